@@ -1,0 +1,10 @@
+//! tcplab's discrete-event engine. It knows nothing about networks: integer time, a totally
+//! ordered event queue, restartable timers and named random streams.
+
+mod rng;
+mod scheduler;
+mod time;
+
+pub use rng::Rng;
+pub use scheduler::{Scheduler, Timer};
+pub use time::Time;

@@ -1,0 +1,177 @@
+//! The event queue: a binary heap ordered by (time, insertion number).
+//!
+//! Ties are broken by insertion order, which is what ns-2's scheduler does for events at equal
+//! times, so a model that schedules in the same order as ns-2 dispatches in the same order too.
+//! Events are small `Copy` values chosen by the model; the queue never allocates per event once
+//! the heap has grown to the run's working size.
+
+use crate::Time;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+struct Entry<E> {
+    time: Time,
+    seq: u64,
+    event: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.time == other.time && self.seq == other.seq
+    }
+}
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Entry<E> {
+    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.time, other.seq).cmp(&(self.time, self.seq))
+    }
+}
+
+pub struct Scheduler<E: Copy> {
+    heap: BinaryHeap<Entry<E>>,
+    now: Time,
+    next_seq: u64,
+}
+
+impl<E: Copy> Default for Scheduler<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E: Copy> Scheduler<E> {
+    pub fn new() -> Self {
+        Scheduler { heap: BinaryHeap::with_capacity(1024), now: Time::ZERO, next_seq: 0 }
+    }
+
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Schedules `event` at absolute time `at`, which may not lie in the past.
+    pub fn schedule(&mut self, at: Time, event: E) {
+        assert!(at >= self.now, "event scheduled in the past: {at:?} < {:?}", self.now);
+        self.heap.push(Entry { time: at, seq: self.next_seq, event });
+        self.next_seq += 1;
+    }
+
+    pub fn schedule_in(&mut self, delay: Time, event: E) {
+        self.schedule(self.now + delay, event);
+    }
+
+    /// Time of the next event, if any.
+    pub fn peek_time(&self) -> Option<Time> {
+        self.heap.peek().map(|e| e.time)
+    }
+
+    /// Removes the next event and advances the clock to its time.
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        let entry = self.heap.pop()?;
+        debug_assert!(entry.time >= self.now, "time went backwards");
+        self.now = entry.time;
+        Some((entry.time, entry.event))
+    }
+
+    /// Moves the clock forward to `t` without dispatching (used when a run stops between events).
+    pub fn advance_to(&mut self, t: Time) {
+        assert!(t >= self.now, "clock moved backwards");
+        self.now = t;
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+/// A restartable timer without a handle into the heap: arming it bumps a generation number that
+/// the scheduled event carries, and an event whose generation is no longer current is stale and
+/// skipped when it fires. Rescheduling therefore costs one push, as in ns-2's `resched`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Timer {
+    gen: u32,
+    pending: bool,
+    expiry: Time,
+}
+
+impl Timer {
+    /// Arms (or re-arms) the timer for `at`; returns the generation the event must carry.
+    pub fn arm(&mut self, at: Time) -> u32 {
+        self.gen = self.gen.wrapping_add(1);
+        self.pending = true;
+        self.expiry = at;
+        self.gen
+    }
+
+    pub fn cancel(&mut self) {
+        self.gen = self.gen.wrapping_add(1);
+        self.pending = false;
+    }
+
+    /// True if an event of generation `gen` is the live expiry; the timer is then no longer pending.
+    pub fn fire(&mut self, gen: u32) -> bool {
+        if self.pending && gen == self.gen {
+            self.pending = false;
+            true
+        } else {
+            false
+        }
+    }
+
+    pub fn pending(&self) -> bool {
+        self.pending
+    }
+
+    pub fn expiry(&self) -> Option<Time> {
+        self.pending.then_some(self.expiry)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_times_dispatch_in_insertion_order() {
+        let mut s = Scheduler::new();
+        s.schedule(Time::from_millis(2), 'c');
+        s.schedule(Time::from_millis(1), 'a');
+        s.schedule(Time::from_millis(1), 'b');
+        s.schedule(Time::from_millis(2), 'd');
+        let order: String = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, "abcd");
+        assert_eq!(s.now(), Time::from_millis(2));
+    }
+
+    #[test]
+    #[should_panic(expected = "in the past")]
+    fn scheduling_in_the_past_panics() {
+        let mut s = Scheduler::new();
+        s.schedule(Time::from_millis(5), ());
+        s.pop();
+        s.schedule(Time::from_millis(4), ());
+    }
+
+    #[test]
+    fn stale_timer_events_are_skipped() {
+        let mut t = Timer::default();
+        let g1 = t.arm(Time::from_millis(1));
+        let g2 = t.arm(Time::from_millis(3));
+        assert!(!t.fire(g1), "a re-armed timer's old event is stale");
+        assert!(t.pending());
+        assert!(t.fire(g2));
+        assert!(!t.pending());
+        let g3 = t.arm(Time::from_millis(4));
+        t.cancel();
+        assert!(!t.fire(g3), "a cancelled timer never fires");
+    }
+}

@@ -1,0 +1,113 @@
+//! Simulated time as an integer number of picoseconds.
+//!
+//! Integer time keeps runs exact and reproducible: 1040 bytes at 2 Mb/s is exactly 4.16 ms, and
+//! 2^64 ps is about 213 days of simulated time. The same type serves as an instant and a duration,
+//! as ns-2's double does, which keeps protocol code close to the formulas it implements.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Time(pub u64);
+
+impl Time {
+    pub const ZERO: Time = Time(0);
+    pub const MAX: Time = Time(u64::MAX);
+    pub const PS_PER_SEC: u64 = 1_000_000_000_000;
+
+    pub const fn from_ps(ps: u64) -> Time {
+        Time(ps)
+    }
+    pub const fn from_micros(us: u64) -> Time {
+        Time(us * 1_000_000)
+    }
+    pub const fn from_millis(ms: u64) -> Time {
+        Time(ms * 1_000_000_000)
+    }
+    pub const fn from_secs(s: u64) -> Time {
+        Time(s * Self::PS_PER_SEC)
+    }
+    /// Nearest picosecond; negative or NaN inputs give zero, huge ones saturate.
+    pub fn from_secs_f64(s: f64) -> Time {
+        let ps = (s * Self::PS_PER_SEC as f64).round();
+        if ps.is_nan() || ps <= 0.0 {
+            Time::ZERO
+        } else if ps >= u64::MAX as f64 {
+            Time::MAX
+        } else {
+            Time(ps as u64)
+        }
+    }
+    pub const fn ps(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / Self::PS_PER_SEC as f64
+    }
+    /// Time to serialise `bytes` at `rate_bps`, rounded to the nearest picosecond.
+    pub fn tx_time(bytes: u32, rate_bps: u64) -> Time {
+        let num = bytes as u128 * 8 * Self::PS_PER_SEC as u128;
+        let rate = rate_bps as u128;
+        Time(((num + rate / 2) / rate) as u64)
+    }
+    pub fn saturating_sub(self, other: Time) -> Time {
+        Time(self.0.saturating_sub(other.0))
+    }
+    /// Whole microseconds, rounded half up (ns-2 rounds trace times to 1e-6 s).
+    pub fn round_micros(self) -> u64 {
+        (self.0 + 500_000) / 1_000_000
+    }
+}
+
+impl Add for Time {
+    type Output = Time;
+    fn add(self, rhs: Time) -> Time {
+        Time(self.0.checked_add(rhs.0).expect("simulated time overflow"))
+    }
+}
+
+impl AddAssign for Time {
+    fn add_assign(&mut self, rhs: Time) {
+        *self = *self + rhs;
+    }
+}
+
+impl Sub for Time {
+    type Output = Time;
+    fn sub(self, rhs: Time) -> Time {
+        Time(self.0.checked_sub(rhs.0).expect("negative simulated duration"))
+    }
+}
+
+impl fmt::Debug for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}s", self.as_secs_f64())
+    }
+}
+
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}s", self.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transmission_times_are_exact() {
+        assert_eq!(Time::tx_time(1040, 2_000_000), Time::from_micros(4160));
+        assert_eq!(Time::tx_time(1040, 10_000_000), Time::from_micros(832));
+        assert_eq!(Time::tx_time(40, 100_000_000), Time::from_ps(3_200_000));
+    }
+
+    #[test]
+    fn seconds_round_trip() {
+        assert_eq!(Time::from_secs_f64(0.05), Time::from_millis(50));
+        assert_eq!(Time::from_secs_f64(-1.0), Time::ZERO);
+        assert_eq!(Time::from_millis(1500).as_secs_f64(), 1.5);
+        assert_eq!(Time::from_ps(128_133_499_999).round_micros(), 128_133);
+        assert_eq!(Time::from_ps(128_133_500_000).round_micros(), 128_134);
+    }
+}
