@@ -1,0 +1,300 @@
+//! Scenarios: load TOML or JSON, check every field, and produce a validated `Scenario`.
+//!
+//! See docs/scenarios.md for the format. Every error carries the path of the field it is about
+//! (`links[2].bandwidth`) and a one-line message; nothing here panics on bad input.
+
+mod raw;
+mod validate;
+
+use std::fmt;
+use tcplab_des::Time;
+
+pub use validate::validate;
+
+/// A scenario error: the field path and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub path: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { path: path.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Toml,
+    Json,
+}
+
+impl Scenario {
+    /// Parses and validates a scenario written in `format`.
+    pub fn parse(text: &str, format: Format) -> Result<Scenario, ScenarioError> {
+        let raw = match format {
+            Format::Toml => parse_toml(text)?,
+            Format::Json => parse_json(text)?,
+        };
+        validate(raw)
+    }
+
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        Self::parse(text, Format::Toml)
+    }
+}
+
+/// serde's path ("links[2].bandwidth") or, at the top level, "scenario".
+fn path_or_top(path: &serde_path_to_error::Path) -> String {
+    let p = path.to_string();
+    if p == "." || p.is_empty() {
+        "scenario".to_string()
+    } else {
+        p
+    }
+}
+
+/// serde messages end with "at line 3 column 5" for JSON and are multi-line for TOML; keep one line.
+fn one_line(message: &str) -> String {
+    message.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+fn parse_toml(text: &str) -> Result<raw::RawScenario, ScenarioError> {
+    let de = toml::Deserializer::new(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = path_or_top(e.path());
+        let inner = e.into_inner();
+        let mut message = one_line(inner.message());
+        if let Some(span) = inner.span() {
+            message = format!("{message} (line {})", line_of(text, span.start));
+        }
+        ScenarioError::new(path, message)
+    })
+}
+
+fn parse_json(text: &str) -> Result<raw::RawScenario, ScenarioError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let raw: raw::RawScenario = serde_path_to_error::deserialize(&mut de)
+        .map_err(|e| ScenarioError::new(path_or_top(e.path()), one_line(&e.inner().to_string())))?;
+    de.end().map_err(|e| ScenarioError::new("scenario", one_line(&e.to_string())))?;
+    Ok(raw)
+}
+
+/// A validated scenario: names resolved to ids, quantities in integer units.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub name: String,
+    pub duration: Time,
+    pub seed: u64,
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkConfig>,
+    pub flows: Vec<FlowConfig>,
+    pub traces: Traces,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Traces {
+    /// ns-2 wired trace of every link (`trace.tr`).
+    pub ns2: bool,
+    /// ns-2 cwnd trace of every TCP sender (`cwnd.tr`) and the cwnd time series.
+    pub cwnd: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct LinkConfig {
+    pub a: usize,
+    pub b: usize,
+    pub bandwidth_bps: u64,
+    pub delay: Time,
+    pub queue: QueueConfig,
+}
+
+#[derive(Debug, Clone)]
+pub struct QueueConfig {
+    /// ns-2 `limit_`.
+    pub limit: u32,
+    pub kind: QueueKind,
+}
+
+#[derive(Debug, Clone)]
+pub enum QueueKind {
+    DropTail,
+    Red(RedParams),
+}
+
+/// ns-2.35 `Queue/RED` variables (see ns2-semantics.md §1.3 and §2.8).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RedParams {
+    pub bytes: bool,
+    pub queue_in_bytes: bool,
+    pub mean_pktsize: u32,
+    pub thresh: f64,
+    pub maxthresh: f64,
+    pub q_weight: f64,
+    pub linterm: f64,
+    pub wait: bool,
+    pub gentle: bool,
+    pub setbit: bool,
+    pub mark_p: f64,
+    pub use_mark_p: bool,
+    pub drop_tail: bool,
+    pub targetdelay: f64,
+}
+
+impl Default for RedParams {
+    fn default() -> Self {
+        RedParams {
+            bytes: true,
+            queue_in_bytes: true,
+            mean_pktsize: 500,
+            thresh: 0.0,
+            maxthresh: 0.0,
+            q_weight: -1.0,
+            linterm: 10.0,
+            wait: true,
+            gentle: true,
+            setbit: false,
+            mark_p: 0.1,
+            use_mark_p: true,
+            drop_tail: true,
+            targetdelay: 0.005,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct FlowConfig {
+    pub name: String,
+    pub from: usize,
+    pub to: usize,
+    pub transport: Transport,
+    pub app: AppConfig,
+    pub start: Time,
+    /// None: runs until the end of the simulation.
+    pub stop: Option<Time>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Transport {
+    Tcp { variant: TcpVariant, sink: SinkKind, params: TcpParams },
+    Udp,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TcpVariant {
+    Tahoe,
+    Reno,
+    NewReno,
+}
+
+impl TcpVariant {
+    pub fn name(self) -> &'static str {
+        match self {
+            TcpVariant::Tahoe => "tahoe",
+            TcpVariant::Reno => "reno",
+            TcpVariant::NewReno => "newreno",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SinkKind {
+    /// `Agent/TCPSink`: one ACK per segment.
+    PerSegment,
+    /// `Agent/TCPSink/DelAck` with its `interval_`.
+    Delayed { interval: Time },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppConfig {
+    /// FTP: unlimited backlog, or `packets` segments (ns-2 `produce n`).
+    Ftp { packets: Option<u64> },
+    /// Constant bit rate: `size` bytes every size*8/rate seconds.
+    Cbr { rate_bps: u64, size: u32 },
+}
+
+/// The ns-2 knobs of one TCP sender. Times are seconds as doubles because ns-2's RTT estimator
+/// works in double arithmetic and the ns-2 profile reproduces it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TcpParams {
+    pub packet_size: u32,
+    pub window: u32,
+    pub window_init: u32,
+    pub window_init_option: u32,
+    pub syn: bool,
+    pub delay_growth: bool,
+    pub max_cwnd: u32,
+    pub maxburst: u32,
+    pub tcp_tick: f64,
+    pub rtxcur_init: f64,
+    pub minrto: f64,
+    pub maxrto: f64,
+    pub srtt_init: f64,
+    pub rttvar_init: f64,
+    pub numdupacks: u32,
+    pub singledup: bool,
+    pub bug_fix: bool,
+    pub precision_reduce: bool,
+    pub ecn: bool,
+    pub timestamps: bool,
+    pub slow_start_restart: bool,
+    pub decrease_num: f64,
+    pub increase_num: f64,
+    pub newreno_changes: bool,
+    pub newreno_changes1: bool,
+    pub partial_window_deflation: bool,
+    pub exit_recovery_fix: bool,
+    pub tcpip_base_hdr_size: u32,
+}
+
+impl Default for TcpParams {
+    /// ns-2.35's defaults (`tcl/lib/ns-default.tcl`), Newreno's included.
+    fn default() -> Self {
+        TcpParams {
+            packet_size: 1000,
+            window: 20,
+            window_init: 2,
+            window_init_option: 1,
+            syn: true,
+            delay_growth: true,
+            max_cwnd: 0,
+            maxburst: 0,
+            tcp_tick: 0.01,
+            rtxcur_init: 3.0,
+            minrto: 0.2,
+            maxrto: 60.0,
+            srtt_init: 0.0,
+            rttvar_init: 12.0,
+            numdupacks: 3,
+            singledup: true,
+            bug_fix: true,
+            precision_reduce: true,
+            ecn: false,
+            timestamps: false,
+            slow_start_restart: true,
+            decrease_num: 0.5,
+            increase_num: 1.0,
+            newreno_changes: false,
+            newreno_changes1: true,
+            partial_window_deflation: true,
+            exit_recovery_fix: false,
+            tcpip_base_hdr_size: 40,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

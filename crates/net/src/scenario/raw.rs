@@ -1,0 +1,126 @@
+//! The scenario as written: every field optional, unknown fields rejected.
+//!
+//! Parsing into these structs only checks shapes (a table here, a list there); units, ranges and
+//! cross-references are checked by `validate`, which knows each field's path. Keeping serde out of
+//! the semantic checks is what lets every message name the exact field.
+
+use serde::Deserialize;
+
+/// A number or a string with a unit: `duration = 10` and `duration = "10s"` are both accepted.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(untagged)]
+pub enum Quantity {
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+/// ns-2 switches are ints (`singledup_ 1`) or booleans (`syn_ true`); both spellings are accepted.
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(untagged)]
+pub enum Flag {
+    Bool(bool),
+    Int(i64),
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    pub name: Option<String>,
+    pub duration: Option<Quantity>,
+    pub seed: Option<i64>,
+    pub profile: Option<String>,
+    pub nodes: Option<Vec<String>>,
+    pub links: Option<Vec<RawLink>>,
+    pub flows: Option<Vec<RawFlow>>,
+    pub tcp: Option<RawTcp>,
+    pub output: Option<RawOutput>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawLink {
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub bandwidth: Option<Quantity>,
+    pub delay: Option<Quantity>,
+    pub queue: Option<String>,
+    pub queue_limit: Option<i64>,
+    pub red: Option<RawRed>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawRed {
+    pub bytes: Option<Flag>,
+    pub queue_in_bytes: Option<Flag>,
+    pub mean_pktsize: Option<i64>,
+    pub thresh: Option<f64>,
+    pub maxthresh: Option<f64>,
+    pub q_weight: Option<f64>,
+    pub linterm: Option<f64>,
+    pub wait: Option<Flag>,
+    pub gentle: Option<Flag>,
+    pub setbit: Option<Flag>,
+    pub mark_p: Option<f64>,
+    pub use_mark_p: Option<Flag>,
+    pub drop_tail: Option<Flag>,
+    pub targetdelay: Option<Quantity>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawFlow {
+    pub name: Option<String>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub protocol: Option<String>,
+    pub sink: Option<String>,
+    pub app: Option<String>,
+    pub start: Option<Quantity>,
+    pub stop: Option<Quantity>,
+    pub packets: Option<i64>,
+    pub rate: Option<Quantity>,
+    pub packet_size: Option<Quantity>,
+    pub delack_interval: Option<Quantity>,
+    pub tcp: Option<RawTcp>,
+}
+
+/// ns-2 `Agent/TCP` variables, trailing underscore dropped, snake_case.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawTcp {
+    pub window: Option<i64>,
+    pub window_init: Option<i64>,
+    pub window_init_option: Option<i64>,
+    pub syn: Option<Flag>,
+    pub delay_growth: Option<Flag>,
+    pub max_cwnd: Option<i64>,
+    pub maxburst: Option<i64>,
+    pub tcp_tick: Option<Quantity>,
+    pub rtxcur_init: Option<Quantity>,
+    pub minrto: Option<Quantity>,
+    pub maxrto: Option<Quantity>,
+    pub srtt_init: Option<Quantity>,
+    pub rttvar_init: Option<Quantity>,
+    pub numdupacks: Option<i64>,
+    pub singledup: Option<Flag>,
+    pub bug_fix: Option<Flag>,
+    pub precision_reduce: Option<Flag>,
+    pub ecn: Option<Flag>,
+    pub timestamps: Option<Flag>,
+    pub slow_start_restart: Option<Flag>,
+    pub decrease_num: Option<f64>,
+    pub increase_num: Option<f64>,
+    pub newreno_changes: Option<Flag>,
+    pub newreno_changes1: Option<Flag>,
+    pub partial_window_deflation: Option<Flag>,
+    pub exit_recovery_fix: Option<Flag>,
+    pub tcpip_base_hdr_size: Option<i64>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawOutput {
+    pub trace: Option<Vec<String>>,
+}

@@ -1,0 +1,118 @@
+use super::*;
+
+const GOOD: &str = r#"
+name = "t"
+duration = "10s"
+nodes = ["a", "r", "b", "island"]
+
+[tcp]
+window = 17
+
+[[links]]
+from = "a"
+to = "r"
+bandwidth = "10Mb"
+delay = "10ms"
+
+[[links]]
+from = "r"
+to = "b"
+bandwidth = "2Mb"
+delay = "50ms"
+queue = "red"
+queue_limit = 25
+
+[[flows]]
+name = "A"
+from = "a"
+to = "b"
+protocol = "reno"
+packet_size = "1460B"
+
+[flows.tcp]
+minrto = "1s"
+
+[[flows]]
+name = "C"
+from = "b"
+to = "a"
+protocol = "udp"
+rate = "64kb"
+start = 1
+"#;
+
+#[test]
+fn a_good_scenario_resolves_names_units_and_knobs() {
+    let s = Scenario::from_toml(GOOD).unwrap();
+    assert_eq!(s.duration, Time::from_secs(10));
+    assert_eq!((s.links[1].a, s.links[1].b, s.links[1].bandwidth_bps), (1, 2, 2_000_000));
+    assert_eq!(s.links[1].delay, Time::from_millis(50));
+    assert!(matches!(s.links[1].queue.kind, QueueKind::Red(ref r) if *r == RedParams::default()));
+    assert_eq!(s.links[0].queue.limit, 50);
+    match &s.flows[0].transport {
+        Transport::Tcp { variant, params, sink } => {
+            assert_eq!(*variant, TcpVariant::Reno);
+            assert_eq!(*sink, SinkKind::PerSegment);
+            assert_eq!((params.window, params.packet_size, params.minrto), (17, 1460, 1.0));
+            assert_eq!(params.maxrto, 60.0, "untouched knobs keep ns-2's defaults");
+        }
+        t => panic!("{t:?}"),
+    }
+    assert_eq!(s.flows[1].app, AppConfig::Cbr { rate_bps: 64_000, size: 210 });
+    assert_eq!(s.flows[1].start, Time::from_secs(1));
+}
+
+#[test]
+fn json_gives_the_same_scenario() {
+    let json = r#"{"duration": "5s", "nodes": ["a","b"], "links": [{"from":"a","to":"b","bandwidth":"1Mb","delay":"1ms"}],
+                   "flows": [{"from":"a","to":"b","protocol":"tahoe","tcp":{"window":8}}]}"#;
+    let s = Scenario::parse(json, Format::Json).unwrap();
+    assert_eq!(s.flows[0].name, "flow0");
+    let bad = json.replace("\"window\":8", "\"windw\":8");
+    let e = Scenario::parse(&bad, Format::Json).unwrap_err();
+    assert_eq!(e.path, "flows[0].tcp.windw");
+    assert!(e.message.contains("windw"), "{e}");
+}
+
+/// Each broken scenario must fail with exactly this field path, and a one-line message.
+#[test]
+fn malformed_scenarios_name_the_field() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("bandwidth = \"10Mb\"", "bandwidth = \"2 Mbs\"", "links[0].bandwidth"),
+        ("delay = \"10ms\"", "delay = \"-10ms\"", "links[0].delay"),
+        ("protocol = \"reno\"", "protocol = \"cubic\"", "flows[0].protocol"),
+        ("to = \"b\"\nprotocol", "to = \"mars\"\nprotocol", "flows[0].to"),
+        ("duration = \"10s\"", "", "duration"),
+        ("nodes = [\"a\", \"r\", \"b\", \"island\"]", "", "nodes"),
+        ("to = \"b\"\nprotocol", "to = \"island\"\nprotocol", "flows[0].to"),
+        ("queue_limit = 25", "queue_limit = 0", "links[1].queue_limit"),
+        ("packet_size = \"1460B\"", "packet_size = \"10GB\"", "flows[0].packet_size"),
+        ("window = 17", "window = -3", "tcp.window"),
+        ("minrto = \"1s\"", "minrto = \"1 fortnight\"", "flows[0].tcp.minrto"),
+        ("minrto = \"1s\"", "min_rto = \"1s\"", "flows[0].tcp.min_rto"),
+        ("queue = \"red\"", "queue = \"codel\"", "links[1].queue"),
+        ("name = \"C\"", "name = \"A\"", "flows[1].name"),
+        ("start = 1", "start = 1\nstop = 0.5", "flows[1].stop"),
+        ("rate = \"64kb\"", "rate = \"64kb\"\npackets = 3", "flows[1].packets"),
+        ("duration = \"10s\"", "duration = \"10s\"\nseed = -4", "seed"),
+        ("nodes = [\"a\", \"r\", \"b\", \"island\"]", "nodes = [\"a\", \"r\", \"b\", \"a\"]", "nodes[3]"),
+        ("from = \"a\"\nto = \"b\"", "from = \"a\"\nto = \"a\"", "flows[0].to"),
+        ("name = \"t\"", "name = \"t\"\nprofile = 3", "profile"),
+        ("[tcp]", "[tcpp]", "tcpp"),
+        ("bandwidth = \"10Mb\"", "bandwidth = \"10Tb\"\nbandwidth2 = 1", "links[0].bandwidth2"),
+    ];
+    for (from, to, path) in cases {
+        assert!(GOOD.contains(from), "case {path}: pattern {from:?} not in the good scenario");
+        let text = GOOD.replacen(from, to, 1);
+        let e = Scenario::from_toml(&text).expect_err(&format!("case {path} should fail"));
+        assert_eq!(&e.path, path, "wrong path for {to:?}: {e}");
+        assert!(!e.to_string().contains('\n'), "message must be one line: {e}");
+    }
+}
+
+#[test]
+fn toml_syntax_errors_are_one_line_with_a_line_number() {
+    let e = Scenario::from_toml("duration = \"10s\"\nnodes = [\"a\"\n").unwrap_err();
+    assert!(e.message.contains("line"), "{e}");
+    assert!(!e.to_string().contains('\n'));
+}

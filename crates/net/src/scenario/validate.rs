@@ -1,0 +1,385 @@
+//! Semantic checks: units, ranges, names and reachability, each error with its field path.
+
+use super::raw::{Flag, Quantity, RawFlow, RawLink, RawRed, RawScenario, RawTcp};
+use super::*;
+use crate::units;
+use std::collections::{HashMap, VecDeque};
+
+type Res<T> = Result<T, ScenarioError>;
+
+fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Res<T> {
+    Err(ScenarioError::new(path, message))
+}
+
+fn time(q: &Quantity, path: &str) -> Res<Time> {
+    let r = match q {
+        Quantity::Int(i) => units::seconds_to_time(*i as f64).map_err(|e| format!("{i} {e}")),
+        Quantity::Float(f) => units::seconds_to_time(*f).map_err(|e| format!("{f} {e}")),
+        Quantity::Text(s) => units::parse_time(s),
+    };
+    r.map_err(|m| ScenarioError::new(path, m))
+}
+
+fn seconds(q: &Quantity, path: &str) -> Res<f64> {
+    time(q, path).map(Time::as_secs_f64)
+}
+
+fn rate(q: &Quantity, path: &str) -> Res<u64> {
+    let r = match q {
+        Quantity::Int(i) => units::rate_from_bps(*i as f64).map_err(|e| format!("{i} {e}")),
+        Quantity::Float(f) => units::rate_from_bps(*f).map_err(|e| format!("{f} {e}")),
+        Quantity::Text(s) => units::parse_rate(s),
+    };
+    r.map_err(|m| ScenarioError::new(path, m))
+}
+
+fn size(q: &Quantity, path: &str) -> Res<u64> {
+    let r = match q {
+        Quantity::Int(i) if *i >= 0 => Ok(*i as u64),
+        Quantity::Int(i) => Err(format!("{i} is negative")),
+        Quantity::Float(f) => Err(format!("{f} is not a whole number of bytes")),
+        Quantity::Text(s) => units::parse_size(s),
+    };
+    r.map_err(|m| ScenarioError::new(path, m))
+}
+
+fn flag(f: Flag, path: &str) -> Res<bool> {
+    match f {
+        Flag::Bool(b) => Ok(b),
+        Flag::Int(0) => Ok(false),
+        Flag::Int(1) => Ok(true),
+        Flag::Int(i) => err(path, format!("{i} is not a switch (use true/false or 1/0)")),
+    }
+}
+
+/// An integer in [lo, hi].
+fn int_in(v: i64, lo: i64, hi: i64, path: &str) -> Res<u32> {
+    if v < lo || v > hi {
+        err(path, format!("{v} is out of range (expected {lo}..={hi})"))
+    } else {
+        Ok(v as u32)
+    }
+}
+
+fn real_in(v: f64, lo: f64, hi: f64, path: &str) -> Res<f64> {
+    if !v.is_finite() || v < lo || v > hi {
+        err(path, format!("{v} is out of range (expected {lo}..={hi})"))
+    } else {
+        Ok(v)
+    }
+}
+
+fn one_of<'a>(value: &str, choices: &[&'a str], what: &str, path: &str) -> Res<&'a str> {
+    choices
+        .iter()
+        .find(|c| **c == value)
+        .copied()
+        .ok_or_else(|| ScenarioError::new(path, format!("unknown {what} \"{value}\" (expected one of: {})", choices.join(", "))))
+}
+
+/// The largest packet any agent may send: an IPv4 datagram.
+const MAX_PACKET: u64 = 65_535;
+
+pub fn validate(raw: RawScenario) -> Res<Scenario> {
+    let name = raw.name.unwrap_or_else(|| "scenario".to_string());
+    let duration = time(raw.duration.as_ref().ok_or_else(|| ScenarioError::new("duration", "is required (e.g. duration = \"100s\")"))?, "duration")?;
+    if duration == Time::ZERO {
+        return err("duration", "must be longer than zero");
+    }
+    let seed = match raw.seed {
+        None => 1,
+        Some(s) if s >= 0 => s as u64,
+        Some(s) => return err("seed", format!("{s} is negative")),
+    };
+    if let Some(p) = &raw.profile {
+        one_of(p, &["ns2"], "profile", "profile")?;
+    }
+
+    let nodes = raw.nodes.ok_or_else(|| ScenarioError::new("nodes", "is required (a list of node names)"))?;
+    if nodes.is_empty() {
+        return err("nodes", "is empty");
+    }
+    let mut node_ids = HashMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        if n.trim().is_empty() {
+            return err(format!("nodes[{i}]"), "is an empty name");
+        }
+        if node_ids.insert(n.as_str(), i).is_some() {
+            return err(format!("nodes[{i}]"), format!("\"{n}\" appears twice"));
+        }
+    }
+    let node = |name: &Option<String>, path: String| -> Res<usize> {
+        let n = name.as_ref().ok_or_else(|| ScenarioError::new(&path, "is required (a node name)"))?;
+        node_ids.get(n.as_str()).copied().ok_or_else(|| ScenarioError::new(&path, format!("unknown node \"{n}\"")))
+    };
+
+    let raw_links = raw.links.ok_or_else(|| ScenarioError::new("links", "is required (a list of links)"))?;
+    let mut links = Vec::with_capacity(raw_links.len());
+    for (i, l) in raw_links.iter().enumerate() {
+        links.push(link(l, i, &node)?);
+    }
+    for (i, l) in links.iter().enumerate() {
+        if let Some(j) = links[..i].iter().position(|o| (o.a, o.b) == (l.a, l.b) || (o.a, o.b) == (l.b, l.a)) {
+            return err(format!("links[{i}]"), format!("duplicates links[{j}] between \"{}\" and \"{}\"", nodes[l.a], nodes[l.b]));
+        }
+    }
+
+    let global_tcp = match &raw.tcp {
+        Some(t) => tcp_params(TcpParams::default(), t, "tcp")?,
+        None => TcpParams::default(),
+    };
+    let raw_flows = raw.flows.ok_or_else(|| ScenarioError::new("flows", "is required (a list of flows)"))?;
+    if raw_flows.is_empty() {
+        return err("flows", "is empty");
+    }
+    let adjacency = adjacency(nodes.len(), &links);
+    let mut flows: Vec<FlowConfig> = Vec::with_capacity(raw_flows.len());
+    for (i, f) in raw_flows.iter().enumerate() {
+        let cfg = flow(f, i, &node, &global_tcp, duration)?;
+        if !reachable(&adjacency, cfg.from, cfg.to) {
+            return err(format!("flows[{i}].to"), format!("node \"{}\" is not reachable from \"{}\"", nodes[cfg.to], nodes[cfg.from]));
+        }
+        if let Some(j) = flows.iter().position(|o| o.name == cfg.name) {
+            return err(format!("flows[{i}].name"), format!("\"{}\" is already the name of flows[{j}]", cfg.name));
+        }
+        flows.push(cfg);
+    }
+
+    let mut traces = Traces::default();
+    if let Some(out) = &raw.output {
+        for (i, t) in out.trace.iter().flatten().enumerate() {
+            match one_of(t, &["ns2", "cwnd"], "trace", &format!("output.trace[{i}]"))? {
+                "ns2" => traces.ns2 = true,
+                _ => traces.cwnd = true,
+            }
+        }
+    }
+    Ok(Scenario { name, duration, seed, nodes, links, flows, traces })
+}
+
+fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>) -> Res<LinkConfig> {
+    let p = |f: &str| format!("links[{i}].{f}");
+    let a = node(&l.from, p("from"))?;
+    let b = node(&l.to, p("to"))?;
+    if a == b {
+        return err(p("to"), "is the same node as `from`");
+    }
+    let bandwidth_bps = rate(l.bandwidth.as_ref().ok_or_else(|| ScenarioError::new(p("bandwidth"), "is required (e.g. \"10Mb\")"))?, &p("bandwidth"))?;
+    let delay = time(l.delay.as_ref().ok_or_else(|| ScenarioError::new(p("delay"), "is required (e.g. \"10ms\")"))?, &p("delay"))?;
+    let limit = match l.queue_limit {
+        None => 50,
+        Some(v) if v < 1 => return err(p("queue_limit"), format!("{v} is not a queue size: a queue must hold at least 1 packet (ns-2 limit_ >= 1)")),
+        Some(v) => int_in(v, 1, 10_000_000, &p("queue_limit"))?,
+    };
+    let kind = match one_of(l.queue.as_deref().unwrap_or("droptail"), &["droptail", "red"], "queue", &p("queue"))? {
+        "red" => QueueKind::Red(red(l.red.clone().unwrap_or_default(), &p("red"))?),
+        _ => {
+            if l.red.is_some() {
+                return err(p("red"), "is only allowed with queue = \"red\"");
+            }
+            QueueKind::DropTail
+        }
+    };
+    Ok(LinkConfig { a, b, bandwidth_bps, delay, queue: QueueConfig { limit, kind } })
+}
+
+fn red(r: RawRed, path: &str) -> Res<RedParams> {
+    let p = |f: &str| format!("{path}.{f}");
+    let mut out = RedParams::default();
+    if let Some(v) = r.bytes { out.bytes = flag(v, &p("bytes"))?; }
+    if let Some(v) = r.queue_in_bytes { out.queue_in_bytes = flag(v, &p("queue_in_bytes"))?; }
+    if let Some(v) = r.mean_pktsize { out.mean_pktsize = int_in(v, 1, MAX_PACKET as i64, &p("mean_pktsize"))?; }
+    if let Some(v) = r.thresh { out.thresh = real_in(v, 0.0, 1e9, &p("thresh"))?; }
+    if let Some(v) = r.maxthresh { out.maxthresh = real_in(v, 0.0, 1e9, &p("maxthresh"))?; }
+    if let Some(v) = r.q_weight {
+        if v != -1.0 && !(v > 0.0 && v <= 1.0) {
+            return err(p("q_weight"), format!("{v} is not a weight in (0, 1] (or -1 for automatic)"));
+        }
+        out.q_weight = v;
+    }
+    if let Some(v) = r.linterm { out.linterm = real_in(v, 1.0, 1e9, &p("linterm"))?; }
+    if let Some(v) = r.wait { out.wait = flag(v, &p("wait"))?; }
+    if let Some(v) = r.gentle { out.gentle = flag(v, &p("gentle"))?; }
+    if let Some(v) = r.setbit { out.setbit = flag(v, &p("setbit"))?; }
+    if let Some(v) = r.mark_p { out.mark_p = real_in(v, 0.0, 1.0, &p("mark_p"))?; }
+    if let Some(v) = r.use_mark_p { out.use_mark_p = flag(v, &p("use_mark_p"))?; }
+    if let Some(v) = r.drop_tail { out.drop_tail = flag(v, &p("drop_tail"))?; }
+    if let Some(v) = &r.targetdelay { out.targetdelay = seconds(v, &p("targetdelay"))?; }
+    if out.thresh > 0.0 && out.maxthresh > 0.0 && out.maxthresh <= out.thresh {
+        return err(p("maxthresh"), format!("{} must be above thresh ({})", out.maxthresh, out.thresh));
+    }
+    Ok(out)
+}
+
+/// Applies the knobs present in `raw` on top of `base`.
+fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
+    let p = |f: &str| format!("{path}.{f}");
+    if let Some(v) = raw.window { t.window = int_in(v, 1, 1_000_000, &p("window"))?; }
+    if let Some(v) = raw.window_init { t.window_init = int_in(v, 1, 1_000_000, &p("window_init"))?; }
+    if let Some(v) = raw.window_init_option { t.window_init_option = int_in(v, 1, 2, &p("window_init_option"))?; }
+    if let Some(v) = raw.syn { t.syn = flag(v, &p("syn"))?; }
+    if let Some(v) = raw.delay_growth { t.delay_growth = flag(v, &p("delay_growth"))?; }
+    if let Some(v) = raw.max_cwnd { t.max_cwnd = int_in(v, 0, 1_000_000, &p("max_cwnd"))?; }
+    if let Some(v) = raw.maxburst { t.maxburst = int_in(v, 0, 1_000_000, &p("maxburst"))?; }
+    if let Some(v) = &raw.tcp_tick {
+        t.tcp_tick = seconds(v, &p("tcp_tick"))?;
+        if t.tcp_tick <= 0.0 {
+            return err(p("tcp_tick"), "must be longer than zero");
+        }
+    }
+    if let Some(v) = &raw.rtxcur_init { t.rtxcur_init = seconds(v, &p("rtxcur_init"))?; }
+    if let Some(v) = &raw.minrto { t.minrto = seconds(v, &p("minrto"))?; }
+    if let Some(v) = &raw.maxrto { t.maxrto = seconds(v, &p("maxrto"))?; }
+    if let Some(v) = &raw.srtt_init { t.srtt_init = seconds(v, &p("srtt_init"))?; }
+    if let Some(v) = &raw.rttvar_init { t.rttvar_init = seconds(v, &p("rttvar_init"))?; }
+    if let Some(v) = raw.numdupacks { t.numdupacks = int_in(v, 1, 1000, &p("numdupacks"))?; }
+    if let Some(v) = raw.singledup { t.singledup = flag(v, &p("singledup"))?; }
+    if let Some(v) = raw.bug_fix { t.bug_fix = flag(v, &p("bug_fix"))?; }
+    if let Some(v) = raw.precision_reduce { t.precision_reduce = flag(v, &p("precision_reduce"))?; }
+    if let Some(v) = raw.ecn { t.ecn = flag(v, &p("ecn"))?; }
+    if let Some(v) = raw.timestamps { t.timestamps = flag(v, &p("timestamps"))?; }
+    if let Some(v) = raw.slow_start_restart { t.slow_start_restart = flag(v, &p("slow_start_restart"))?; }
+    if let Some(v) = raw.decrease_num { t.decrease_num = real_in(v, 0.0, 1.0, &p("decrease_num"))?; }
+    if let Some(v) = raw.increase_num { t.increase_num = real_in(v, 0.0, 1e6, &p("increase_num"))?; }
+    if let Some(v) = raw.newreno_changes { t.newreno_changes = flag(v, &p("newreno_changes"))?; }
+    if let Some(v) = raw.newreno_changes1 { t.newreno_changes1 = flag(v, &p("newreno_changes1"))?; }
+    if let Some(v) = raw.partial_window_deflation { t.partial_window_deflation = flag(v, &p("partial_window_deflation"))?; }
+    if let Some(v) = raw.exit_recovery_fix { t.exit_recovery_fix = flag(v, &p("exit_recovery_fix"))?; }
+    if let Some(v) = raw.tcpip_base_hdr_size { t.tcpip_base_hdr_size = int_in(v, 1, 1000, &p("tcpip_base_hdr_size"))?; }
+    if t.maxrto < t.minrto {
+        return err(p("maxrto"), format!("{} s is below minrto ({} s)", t.maxrto, t.minrto));
+    }
+    Ok(t)
+}
+
+fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>, global_tcp: &TcpParams, duration: Time) -> Res<FlowConfig> {
+    let p = |f: &str| format!("flows[{i}].{f}");
+    let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
+    let from = node(&f.from, p("from"))?;
+    let to = node(&f.to, p("to"))?;
+    if from == to {
+        return err(p("to"), "is the same node as `from`");
+    }
+    let protocol = f.protocol.as_deref().ok_or_else(|| ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno or udp)"))?;
+    let protocol = one_of(protocol, &["tahoe", "reno", "newreno", "udp"], "protocol", &p("protocol"))?;
+    let is_tcp = protocol != "udp";
+
+    let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
+    let app = one_of(app, &["ftp", "cbr"], "app", &p("app"))?;
+    if app == "ftp" && !is_tcp {
+        return err(p("app"), "ftp needs a TCP protocol (tahoe, reno or newreno)");
+    }
+    if app == "cbr" && is_tcp {
+        return err(p("app"), "cbr runs over protocol = \"udp\"");
+    }
+    let packet_size = match &f.packet_size {
+        Some(q) => {
+            let s = size(q, &p("packet_size"))?;
+            if s == 0 || s > MAX_PACKET - 40 {
+                return err(p("packet_size"), format!("{s} B is not a packet size (expected 1..={} B)", MAX_PACKET - 40));
+            }
+            Some(s as u32)
+        }
+        None => None,
+    };
+    let only = |field: &str, present: bool, needs: &str| -> Res<()> {
+        if present { err(p(field), format!("is only allowed {needs}")) } else { Ok(()) }
+    };
+    only("packets", f.packets.is_some() && app != "ftp", "with app = \"ftp\"")?;
+    only("rate", f.rate.is_some() && app != "cbr", "with app = \"cbr\"")?;
+    only("sink", f.sink.is_some() && !is_tcp, "with a TCP protocol")?;
+    only("tcp", f.tcp.is_some() && !is_tcp, "with a TCP protocol")?;
+    only("delack_interval", f.delack_interval.is_some() && f.sink.as_deref() != Some("delack"), "with sink = \"delack\"")?;
+
+    let app = if app == "ftp" {
+        let packets = match f.packets {
+            None => None,
+            Some(n) if n >= 1 => Some(n as u64),
+            Some(n) => return err(p("packets"), format!("{n} is not a packet count (expected at least 1)")),
+        };
+        AppConfig::Ftp { packets }
+    } else {
+        let rate_bps = match &f.rate {
+            Some(q) => rate(q, &p("rate"))?,
+            None => 448_000,
+        };
+        AppConfig::Cbr { rate_bps, size: packet_size.unwrap_or(210) }
+    };
+
+    let transport = if is_tcp {
+        let variant = match protocol {
+            "tahoe" => TcpVariant::Tahoe,
+            "reno" => TcpVariant::Reno,
+            _ => TcpVariant::NewReno,
+        };
+        let sink = match one_of(f.sink.as_deref().unwrap_or("tcpsink"), &["tcpsink", "delack"], "sink", &p("sink"))? {
+            "delack" => {
+                let interval = match &f.delack_interval {
+                    Some(q) => time(q, &p("delack_interval"))?,
+                    None => Time::from_millis(100),
+                };
+                if interval == Time::ZERO {
+                    return err(p("delack_interval"), "must be longer than zero");
+                }
+                SinkKind::Delayed { interval }
+            }
+            _ => SinkKind::PerSegment,
+        };
+        let mut params = match &f.tcp {
+            Some(t) => tcp_params(global_tcp.clone(), t, &p("tcp"))?,
+            None => global_tcp.clone(),
+        };
+        if let Some(s) = packet_size {
+            params.packet_size = s;
+        }
+        Transport::Tcp { variant, sink, params }
+    } else {
+        Transport::Udp
+    };
+
+    let start = match &f.start {
+        Some(q) => time(q, &p("start"))?,
+        None => Time::ZERO,
+    };
+    if start >= duration {
+        return err(p("start"), format!("{start} is not before the end of the run ({duration})"));
+    }
+    let stop = match &f.stop {
+        Some(q) => {
+            let s = time(q, &p("stop"))?;
+            if s <= start {
+                return err(p("stop"), format!("{s} is not after start ({start})"));
+            }
+            Some(s)
+        }
+        None => None,
+    };
+    Ok(FlowConfig { name, from, to, transport, app, start, stop })
+}
+
+fn adjacency(n: usize, links: &[LinkConfig]) -> Vec<Vec<usize>> {
+    let mut adj = vec![Vec::new(); n];
+    for l in links {
+        adj[l.a].push(l.b);
+        adj[l.b].push(l.a);
+    }
+    adj
+}
+
+fn reachable(adj: &[Vec<usize>], from: usize, to: usize) -> bool {
+    let mut seen = vec![false; adj.len()];
+    let mut queue = VecDeque::from([from]);
+    seen[from] = true;
+    while let Some(n) = queue.pop_front() {
+        if n == to {
+            return true;
+        }
+        for &m in &adj[n] {
+            if !seen[m] {
+                seen[m] = true;
+                queue.push_back(m);
+            }
+        }
+    }
+    false
+}

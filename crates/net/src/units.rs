@@ -1,0 +1,163 @@
+//! Quantities as people write them: "50ms", "2Mb", "1500B".
+//!
+//! Each parser returns a message that says what was wrong and shows a valid example; the
+//! scenario loader adds the field path in front of it.
+
+use tcplab_des::Time;
+
+/// Splits "12.5Mbps" into (12.5, "Mbps"); the number may use exponents ("1e-3s").
+fn split_number(text: &str) -> Option<(f64, &str)> {
+    let t = text.trim();
+    let mut end = 0;
+    let bytes = t.as_bytes();
+    while end < bytes.len() {
+        let c = bytes[end] as char;
+        let exp_sign = (c == '+' || c == '-') && end > 0 && matches!(bytes[end - 1], b'e' | b'E');
+        let exp = (c == 'e' || c == 'E') && end > 0 && bytes.get(end + 1).is_some_and(|b| b.is_ascii_digit() || *b == b'-' || *b == b'+');
+        if c.is_ascii_digit() || c == '.' || (c == '-' && end == 0) || exp_sign || exp {
+            end += 1;
+        } else {
+            break;
+        }
+    }
+    let value: f64 = t[..end].parse().ok()?;
+    value.is_finite().then_some((value, &t[end..]))
+}
+
+/// A time such as "50ms", "1.5s", "20us", "100ns" or bare seconds ("0.5").
+pub fn parse_time(text: &str) -> Result<Time, String> {
+    let bad = || format!("\"{text}\" is not a time (try \"50ms\", \"1.5s\", \"20us\")");
+    let (value, unit) = split_number(text).ok_or_else(bad)?;
+    let scale = match unit.trim() {
+        "" | "s" | "sec" => 1.0,
+        "ms" => 1e-3,
+        "us" | "µs" => 1e-6,
+        "ns" => 1e-9,
+        "ps" => 1e-12,
+        _ => return Err(bad()),
+    };
+    seconds_to_time(value * scale).map_err(|e| format!("\"{text}\" {e}"))
+}
+
+/// Seconds as a number (TOML float or integer) to `Time`.
+pub fn seconds_to_time(seconds: f64) -> Result<Time, String> {
+    if !seconds.is_finite() {
+        return Err("is not a finite time".into());
+    }
+    if seconds < 0.0 {
+        return Err("is negative".into());
+    }
+    if seconds > 1.0e7 {
+        return Err("is too long (at most 10^7 s of simulated time)".into());
+    }
+    Ok(Time::from_secs_f64(seconds))
+}
+
+/// A rate in bit/s: "2Mb", "448kb", "10Mbps", "1.5Gb"; "B" forms ("1MB") are bytes per second.
+/// Prefixes are decimal, as in ns-2 (1Mb = 10^6 bit/s).
+pub fn parse_rate(text: &str) -> Result<u64, String> {
+    let bad = || format!("\"{text}\" is not a rate (try \"2Mb\", \"10Mbps\", \"448kb\")");
+    let (value, unit) = split_number(text).ok_or_else(bad)?;
+    let unit = unit.trim();
+    let (prefix, rest) = match unit.chars().next() {
+        Some('k' | 'K') => (1e3, &unit[1..]),
+        Some('M' | 'm') => (1e6, &unit[1..]),
+        Some('G' | 'g') => (1e9, &unit[1..]),
+        Some('T') => (1e12, &unit[1..]),
+        _ => (1.0, unit),
+    };
+    let per_unit = match rest {
+        "" | "b" | "bps" | "bit" | "bit/s" | "b/s" => 1.0,
+        "B" | "Bps" | "B/s" => 8.0,
+        _ => return Err(bad()),
+    };
+    if unit.is_empty() && value != value.trunc() {
+        return Err(bad());
+    }
+    rate_from_bps(value * prefix * per_unit).map_err(|e| format!("\"{text}\" {e}"))
+}
+
+pub fn rate_from_bps(bps: f64) -> Result<u64, String> {
+    if !bps.is_finite() || bps <= 0.0 {
+        return Err("is not a positive rate".into());
+    }
+    if bps > 1.0e13 {
+        return Err("is too fast (at most 10Tb)".into());
+    }
+    if bps < 1.0 {
+        return Err("is below 1 bit/s".into());
+    }
+    Ok(bps.round() as u64)
+}
+
+/// A size in bytes: "1500B", "1.5KB" (10^3), "64KiB" (2^10), "1MB", or a bare integer.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let bad = || format!("\"{text}\" is not a size (try \"1500B\", \"64KB\", \"1MiB\")");
+    let (value, unit) = split_number(text).ok_or_else(bad)?;
+    let scale = match unit.trim() {
+        "" | "B" | "bytes" => 1.0,
+        "KB" | "kB" => 1e3,
+        "KiB" => 1024.0,
+        "MB" => 1e6,
+        "MiB" => 1024.0 * 1024.0,
+        "GB" => 1e9,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(bad()),
+    };
+    let bytes = value * scale;
+    if bytes < 0.0 {
+        return Err(format!("\"{text}\" is negative"));
+    }
+    if bytes != bytes.trunc() {
+        return Err(format!("\"{text}\" is not a whole number of bytes"));
+    }
+    if bytes > 1.0e15 {
+        return Err(format!("\"{text}\" is too large"));
+    }
+    Ok(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times() {
+        assert_eq!(parse_time("50ms"), Ok(Time::from_millis(50)));
+        assert_eq!(parse_time("1.5s"), Ok(Time::from_millis(1500)));
+        assert_eq!(parse_time("0.5"), Ok(Time::from_millis(500)));
+        assert_eq!(parse_time("20us"), Ok(Time::from_micros(20)));
+        assert_eq!(parse_time("1e-3s"), Ok(Time::from_millis(1)));
+        assert_eq!(parse_time(" 2 ms "), Ok(Time::from_millis(2)));
+        for bad in ["", "ms", "5 parsecs", "abc", "1..2s", "inf"] {
+            assert!(parse_time(bad).unwrap_err().contains("is not a time"), "{bad}");
+        }
+        assert!(parse_time("-1s").unwrap_err().contains("negative"));
+    }
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("2Mb"), Ok(2_000_000));
+        assert_eq!(parse_rate("10Mbps"), Ok(10_000_000));
+        assert_eq!(parse_rate("448kb"), Ok(448_000));
+        assert_eq!(parse_rate("1.5Gb"), Ok(1_500_000_000));
+        assert_eq!(parse_rate("1MB"), Ok(8_000_000));
+        assert_eq!(parse_rate("800Kb"), Ok(800_000));
+        assert_eq!(parse_rate("9600"), Ok(9600));
+        assert!(parse_rate("2 Mbs").unwrap_err().contains("is not a rate"));
+        assert!(parse_rate("0Mb").unwrap_err().contains("positive"));
+        assert!(parse_rate("-2Mb").unwrap_err().contains("positive"));
+        assert!(parse_rate("2Mhz").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1500B"), Ok(1500));
+        assert_eq!(parse_size("1.5KB"), Ok(1500));
+        assert_eq!(parse_size("64KiB"), Ok(65536));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert!(parse_size("1.5B").unwrap_err().contains("whole"));
+        assert!(parse_size("10 apples").unwrap_err().contains("is not a size"));
+        assert!(parse_size("-5B").unwrap_err().contains("negative"));
+    }
+}
