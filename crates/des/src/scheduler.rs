@@ -1,9 +1,11 @@
-//! The event queue: a binary heap ordered by (time, insertion number).
+//! The event queue: a binary heap ordered by (time, exact seconds, insertion number).
 //!
-//! Ties are broken by insertion order, which is what ns-2's scheduler does for events at equal
-//! times, so a model that schedules in the same order as ns-2 dispatches in the same order too.
-//! Events are small `Copy` values chosen by the model; the queue never allocates per event once
-//! the heap has grown to the run's working size.
+//! Time is integer picoseconds. An event may also carry the exact double-precision time a
+//! double-clock simulator such as ns-2 would have computed for it (`schedule_exact`); rounding to
+//! picoseconds keeps the order of distinct times, and the double breaks the ties that rounding
+//! creates, so events come out in ns-2's order, float noise included. Remaining ties go by
+//! insertion order, as in ns-2's scheduler. Events are small `Copy` values chosen by the model;
+//! the queue never allocates per event once the heap has grown to the run's working size.
 
 use crate::Time;
 use std::cmp::Ordering;
@@ -11,13 +13,14 @@ use std::collections::BinaryHeap;
 
 struct Entry<E> {
     time: Time,
+    exact: f64,
     seq: u64,
     event: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.cmp(other) == Ordering::Equal
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -29,13 +32,14 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.time.cmp(&self.time).then(other.exact.total_cmp(&self.exact)).then(other.seq.cmp(&self.seq))
     }
 }
 
 pub struct Scheduler<E: Copy> {
     heap: BinaryHeap<Entry<E>>,
     now: Time,
+    now_exact: f64,
     next_seq: u64,
 }
 
@@ -47,22 +51,38 @@ impl<E: Copy> Default for Scheduler<E> {
 
 impl<E: Copy> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::with_capacity(1024), now: Time::ZERO, next_seq: 0 }
+        Scheduler { heap: BinaryHeap::with_capacity(1024), now: Time::ZERO, now_exact: 0.0, next_seq: 0 }
     }
 
     pub fn now(&self) -> Time {
         self.now
     }
 
+    /// The current time in seconds as a double: the exact value the current event was scheduled
+    /// with by `schedule_exact`, else the integer time converted.
+    pub fn now_exact(&self) -> f64 {
+        self.now_exact
+    }
+
     /// Schedules `event` at absolute time `at`, which may not lie in the past.
     pub fn schedule(&mut self, at: Time, event: E) {
-        assert!(at >= self.now, "event scheduled in the past: {at:?} < {:?}", self.now);
-        self.heap.push(Entry { time: at, seq: self.next_seq, event });
-        self.next_seq += 1;
+        self.push(at, at.as_secs_f64(), event);
     }
 
     pub fn schedule_in(&mut self, delay: Time, event: E) {
         self.schedule(self.now + delay, event);
+    }
+
+    /// Schedules `event` at `exact` seconds computed in double precision (ns-2's clock).
+    pub fn schedule_exact(&mut self, exact: f64, event: E) {
+        assert!(exact >= self.now_exact, "event scheduled in the past: {exact} < {}", self.now_exact);
+        self.push(Time::from_secs_f64(exact), exact, event);
+    }
+
+    fn push(&mut self, time: Time, exact: f64, event: E) {
+        assert!(time >= self.now, "event scheduled in the past: {time:?} < {:?}", self.now);
+        self.heap.push(Entry { time, exact, seq: self.next_seq, event });
+        self.next_seq += 1;
     }
 
     /// Time of the next event, if any.
@@ -75,6 +95,7 @@ impl<E: Copy> Scheduler<E> {
         let entry = self.heap.pop()?;
         debug_assert!(entry.time >= self.now, "time went backwards");
         self.now = entry.time;
+        self.now_exact = entry.exact;
         Some((entry.time, entry.event))
     }
 
@@ -82,6 +103,7 @@ impl<E: Copy> Scheduler<E> {
     pub fn advance_to(&mut self, t: Time) {
         assert!(t >= self.now, "clock moved backwards");
         self.now = t;
+        self.now_exact = t.as_secs_f64();
     }
 
     pub fn len(&self) -> usize {
@@ -150,6 +172,18 @@ mod tests {
         let order: String = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, "abcd");
         assert_eq!(s.now(), Time::from_millis(2));
+    }
+
+    #[test]
+    fn exact_times_break_ties_left_by_rounding() {
+        let mut s = Scheduler::new();
+        // Both round to 2.179104 s in picoseconds; the double decides, as in ns-2.
+        s.schedule_exact(2.179104 + 1e-15, 'b');
+        s.schedule_exact(2.179104, 'a');
+        s.schedule(Time::from_secs(3), 'c');
+        let order: String = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, "abc");
+        assert_eq!(s.now_exact(), 3.0);
     }
 
     #[test]

@@ -1,6 +1,16 @@
 //! tcplab's network model. See the README's architecture section for the map.
 
+pub mod metrics;
+pub mod network;
+pub mod packet;
+pub mod queue;
+pub mod routing;
 pub mod scenario;
+pub mod sim;
+pub mod tcp;
+pub mod trace;
+pub mod udp;
 pub mod units;
 
 pub use scenario::{Format, Scenario, ScenarioError};
+pub use sim::{RunOptions, RunResult, Simulation};

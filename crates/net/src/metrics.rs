@@ -1,0 +1,174 @@
+//! Always-on counters and the run summary computed from them.
+
+use serde::Serialize;
+use tcplab_des::Time;
+
+/// Per-flow counters. "Data" packets are the sender's (TCP segments incl. the SYN, or CBR).
+#[derive(Default, Debug)]
+pub struct FlowStats {
+    pub data_sent: u64,
+    pub data_bytes_sent: u64,
+    pub data_retransmitted: u64,
+    pub data_dropped: u64,
+    /// Data packets that reached the receiving agent (duplicates included).
+    pub data_delivered: u64,
+    /// Wire bytes of those packets.
+    pub data_bytes_delivered: u64,
+    /// New application bytes handed to the receiver's application, in order.
+    pub goodput_bytes: u64,
+    /// One-way delay of every delivered data packet, in picoseconds.
+    pub delays: Vec<u64>,
+    pub acks_sent: u64,
+    pub acks_dropped: u64,
+    pub acks_delivered: u64,
+}
+
+impl FlowStats {
+    pub fn on_data_sent(&mut self, size: u32) {
+        self.data_sent += 1;
+        self.data_bytes_sent += size as u64;
+    }
+
+    pub fn on_data_delivered(&mut self, size: u32, delay: Time) {
+        self.data_delivered += 1;
+        self.data_bytes_delivered += size as u64;
+        self.delays.push(delay.ps());
+    }
+}
+
+#[derive(Default, Debug)]
+pub struct LinkStats {
+    pub arrivals: u64,
+    pub departures: u64,
+    pub drops: u64,
+    pub busy_time: Time,
+    pub queue_max: usize,
+    /// Integral of the number of waiting packets over time, in packet-picoseconds.
+    queue_area: u128,
+    last_change: Time,
+}
+
+impl LinkStats {
+    /// Records that the waiting count changed from `before` to `after` at `now`.
+    pub fn queue_changed(&mut self, now: Time, before: usize, after: usize) {
+        self.queue_area += before as u128 * (now - self.last_change).ps() as u128;
+        self.last_change = now;
+        self.queue_max = self.queue_max.max(after);
+    }
+
+    pub fn queue_mean(&self, duration: Time) -> f64 {
+        if duration == Time::ZERO {
+            0.0
+        } else {
+            self.queue_area as f64 / duration.ps() as f64
+        }
+    }
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Summary {
+    pub name: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    pub jain_fairness: f64,
+    pub flows: Vec<FlowSummary>,
+    pub links: Vec<LinkSummary>,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct FlowSummary {
+    pub name: String,
+    pub protocol: String,
+    pub from: String,
+    pub to: String,
+    pub goodput_bps: f64,
+    pub throughput_bps: f64,
+    pub delay_mean_s: f64,
+    pub delay_p50_s: f64,
+    pub delay_p95_s: f64,
+    pub delay_p99_s: f64,
+    pub delay_max_s: f64,
+    pub packets_sent: u64,
+    pub packets_delivered: u64,
+    pub packets_dropped: u64,
+    pub packets_retransmitted: u64,
+    pub packets_in_flight: u64,
+    pub efficiency: f64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct LinkSummary {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub arrivals: u64,
+    pub departures: u64,
+    pub drops: u64,
+    pub queue_mean_pkts: f64,
+    pub queue_max_pkts: u64,
+    pub utilization: f64,
+}
+
+/// Nearest-rank percentile of sorted values (p in (0, 1]).
+pub fn percentile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = (p * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// Jain's fairness index (Σx)²/(n·Σx²); 1 for a single flow or when nobody got anything.
+pub fn jain(xs: &[f64]) -> f64 {
+    let sum: f64 = xs.iter().sum();
+    let sum_sq: f64 = xs.iter().map(|x| x * x).sum();
+    if xs.is_empty() || sum_sq == 0.0 {
+        1.0
+    } else {
+        sum * sum / (xs.len() as f64 * sum_sq)
+    }
+}
+
+/// Delay statistics in seconds: mean, p50, p95, p99, max.
+pub fn delay_stats(delays: &mut [u64]) -> [f64; 5] {
+    if delays.is_empty() {
+        return [0.0; 5];
+    }
+    delays.sort_unstable();
+    let secs = |ps: u64| Time::from_ps(ps).as_secs_f64();
+    let sum: u128 = delays.iter().map(|&d| d as u128).sum();
+    let mean = sum as f64 / delays.len() as f64 / Time::PS_PER_SEC as f64;
+    [mean, secs(percentile(delays, 0.5)), secs(percentile(delays, 0.95)), secs(percentile(delays, 0.99)), secs(delays[delays.len() - 1])]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_use_nearest_rank() {
+        let v: Vec<u64> = (1..=100).collect();
+        assert_eq!(percentile(&v, 0.5), 50);
+        assert_eq!(percentile(&v, 0.95), 95);
+        assert_eq!(percentile(&v, 1.0), 100);
+        assert_eq!(percentile(&[7], 0.99), 7);
+        assert_eq!(percentile(&[], 0.5), 0);
+    }
+
+    #[test]
+    fn jain_index_bounds() {
+        assert_eq!(jain(&[5.0, 5.0, 5.0]), 1.0);
+        assert!((jain(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        assert_eq!(jain(&[0.0, 0.0]), 1.0);
+    }
+
+    #[test]
+    fn queue_mean_is_time_weighted() {
+        let mut s = LinkStats::default();
+        s.queue_changed(Time::from_secs(0), 0, 2);
+        s.queue_changed(Time::from_secs(1), 2, 0);
+        s.queue_changed(Time::from_secs(4), 0, 0);
+        assert_eq!(s.queue_mean(Time::from_secs(4)), 0.5);
+        assert_eq!(s.queue_max, 2);
+    }
+}

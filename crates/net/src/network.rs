@@ -1,0 +1,197 @@
+//! The network every agent talks to: the clock, packets, links with their queues, routes,
+//! counters and trace writers. Agents get `&mut Network` and send through it synchronously, as
+//! ns-2 agents call `target_->recv`, so events are scheduled in the same order as in ns-2.
+
+use crate::metrics::{FlowStats, LinkStats};
+use crate::packet::{FlowId, Kind, Packet, PacketId, PacketPool};
+use crate::queue::{Queue, Verdict};
+use crate::routing::Routes;
+use crate::trace::Tracer;
+use tcplab_des::{Scheduler, Time, Timer};
+
+/// Everything that can happen, as a small plain value.
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// A link finished serialising a packet and may start the next one.
+    LinkFree(u32),
+    /// A packet reaches the far end of a link.
+    Arrive(u32, PacketId),
+    /// A flow's timer fired; stale unless `gen` is the timer's current generation.
+    Timer(FlowId, TimerKind, u32),
+    AppStart(FlowId),
+    AppStop(FlowId),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerKind {
+    /// The TCP sender's retransmission timer.
+    Rtx,
+    /// The delayed-ACK sink's timer.
+    DelAck,
+    /// The CBR source's next packet.
+    Cbr,
+}
+
+/// One direction of a link: a queue, then serialisation at `rate_bps`, then `delay`.
+pub struct Link {
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    /// Propagation delay in seconds (a double, as ns-2's `delay_`).
+    pub delay_secs: f64,
+    pub queue: Queue,
+    /// A packet is being serialised.
+    pub busy: bool,
+    /// When the last transmission started ends.
+    pub busy_until: Time,
+    pub stats: LinkStats,
+}
+
+pub struct Network {
+    pub sched: Scheduler<Event>,
+    pub pkts: PacketPool,
+    pub links: Vec<Link>,
+    pub routes: Routes,
+    pub flow_stats: Vec<FlowStats>,
+    pub tracer: Tracer,
+    next_uid: u64,
+}
+
+impl Network {
+    pub fn new(links: Vec<Link>, routes: Routes, flows: usize, tracer: Tracer) -> Network {
+        Network {
+            sched: Scheduler::new(),
+            pkts: PacketPool::default(),
+            links,
+            routes,
+            flow_stats: (0..flows).map(|_| FlowStats::default()).collect(),
+            tracer,
+            next_uid: 0,
+        }
+    }
+
+    pub fn now(&self) -> Time {
+        self.sched.now()
+    }
+
+    /// The current time in seconds, as ns-2's double clock holds it.
+    pub fn now_secs(&self) -> f64 {
+        self.sched.now_exact()
+    }
+
+    /// A fresh packet id, as ns-2's global `Agent::uidcnt_`.
+    pub fn next_uid(&mut self) -> u64 {
+        let uid = self.next_uid;
+        self.next_uid += 1;
+        uid
+    }
+
+    /// Arms `timer` to fire `delay` seconds from now and schedules its event. Delays are doubles
+    /// added to the double clock, as ns-2's `Scheduler::schedule` does.
+    pub fn arm(&mut self, timer: &mut Timer, flow: FlowId, kind: TimerKind, delay: f64) {
+        let at = self.now_secs() + delay;
+        let gen = timer.arm(Time::from_secs_f64(at));
+        self.sched.schedule_exact(at, Event::Timer(flow, kind, gen));
+    }
+
+    /// An agent at `node` sends `pkt` towards `pkt.dst.node`.
+    pub fn send(&mut self, node: u32, pkt: Packet) {
+        let flow = pkt.flow.0 as usize;
+        match pkt.kind {
+            Kind::Tcp | Kind::Cbr => self.flow_stats[flow].on_data_sent(pkt.size),
+            Kind::Ack => self.flow_stats[flow].acks_sent += 1,
+        }
+        let id = self.pkts.alloc(pkt);
+        self.forward(node, id);
+    }
+
+    /// Hands a packet at `node` to the link towards its destination.
+    fn forward(&mut self, node: u32, id: PacketId) {
+        let dst = self.pkts.get(id).dst.node;
+        let link = self
+            .routes
+            .next_link(node as usize, dst as usize)
+            .expect("validated scenarios only have reachable destinations");
+        self.enqueue(link, id);
+    }
+
+    fn enqueue(&mut self, l: usize, id: PacketId) {
+        let now = self.now();
+        let now_s = self.now_secs();
+        let link = &mut self.links[l];
+        let pkt = self.pkts.get_mut(id);
+        self.tracer.link_event('+', now_s, link.from, link.to, pkt);
+        link.stats.arrivals += 1;
+        let waiting = link.queue.len();
+        match link.queue.enqueue(id, pkt, now) {
+            Verdict::Queued => {
+                link.stats.queue_changed(now, waiting, link.queue.len());
+                if !link.busy {
+                    self.start_transmission(l);
+                }
+            }
+            Verdict::Dropped => {
+                self.tracer.link_event('d', now_s, link.from, link.to, pkt);
+                link.stats.drops += 1;
+                let pkt = self.pkts.release(id);
+                let stats = &mut self.flow_stats[pkt.flow.0 as usize];
+                match pkt.kind {
+                    Kind::Tcp | Kind::Cbr => stats.data_dropped += 1,
+                    Kind::Ack => stats.acks_dropped += 1,
+                }
+            }
+        }
+    }
+
+    /// Takes the head of the queue onto the wire (ns-2: queue -> `-` trace -> DelayLink).
+    fn start_transmission(&mut self, l: usize) {
+        let now = self.now();
+        let now_s = self.now_secs();
+        let link = &mut self.links[l];
+        let waiting = link.queue.len();
+        let Some(id) = link.queue.dequeue(now) else {
+            return;
+        };
+        link.stats.queue_changed(now, waiting, link.queue.len());
+        let pkt = self.pkts.get(id);
+        self.tracer.link_event('-', now_s, link.from, link.to, pkt);
+        link.busy = true;
+        link.stats.departures += 1;
+        let tx = Time::tx_time(pkt.size, link.rate_bps);
+        link.stats.busy_time += tx;
+        link.busy_until = now + tx;
+        // ns-2's LinkDelay::recv in ns-2's arithmetic and order: the arrival, then the release.
+        let txt = pkt.size as f64 * 8.0 / link.rate_bps as f64;
+        self.sched.schedule_exact(now_s + (txt + link.delay_secs), Event::Arrive(l as u32, id));
+        self.sched.schedule_exact(now_s + txt, Event::LinkFree(l as u32));
+    }
+
+    pub fn on_link_free(&mut self, l: u32) {
+        self.links[l as usize].busy = false;
+        self.start_transmission(l as usize);
+    }
+
+    /// A packet reaches the end of link `l`: it is forwarded, or returned if it is home.
+    pub fn on_arrive(&mut self, l: u32, id: PacketId) -> Option<Packet> {
+        let now_s = self.now_secs();
+        let link = &self.links[l as usize];
+        let to = link.to;
+        let pkt = self.pkts.get(id);
+        self.tracer.link_event('r', now_s, link.from, to, pkt);
+        if pkt.dst.node == to {
+            Some(self.pkts.release(id))
+        } else {
+            self.forward(to, id);
+            None
+        }
+    }
+
+    /// Closes the books at the end of the run (time-weighted queue averages).
+    pub fn finish(&mut self) {
+        let now = self.now();
+        for link in &mut self.links {
+            let waiting = link.queue.len();
+            link.stats.queue_changed(now, waiting, waiting);
+        }
+    }
+}

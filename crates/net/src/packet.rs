@@ -1,0 +1,126 @@
+//! Packets and the pool that recycles them.
+//!
+//! Packets live in one slab and travel as `PacketId`s inside events, so an event stays a few
+//! bytes and a finished packet's slot is reused: no allocation per packet once the pool has grown.
+
+use tcplab_des::Time;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct FlowId(pub u32);
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct PacketId(u32);
+
+/// An agent's address as ns-2 prints it: `node.port`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Addr {
+    pub node: u32,
+    pub port: u32,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// TCP data (or the 40-byte SYN, seqno 0).
+    Tcp,
+    /// A TCP acknowledgement.
+    Ack,
+    /// A CBR packet over UDP.
+    Cbr,
+}
+
+impl Kind {
+    /// The packet-type name in ns-2 traces.
+    pub fn ns2_name(self) -> &'static str {
+        match self {
+            Kind::Tcp => "tcp",
+            Kind::Ack => "ack",
+            Kind::Cbr => "cbr",
+        }
+    }
+}
+
+/// ns-2's `hdr_flags` bits, in trace-column order.
+pub mod flags {
+    /// ECN-echo (trace column 1, `C`).
+    pub const ECN_ECHO: u8 = 1 << 0;
+    /// Priority (`P`).
+    pub const PRI: u8 = 1 << 1;
+    /// Congestion action / CWR (`A`).
+    pub const CWR: u8 = 1 << 2;
+    /// Congestion experienced (`E`).
+    pub const CE: u8 = 1 << 3;
+    /// Fast start (`F`).
+    pub const FAST_START: u8 = 1 << 4;
+    /// ECN-capable transport (`N`).
+    pub const ECT: u8 = 1 << 5;
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    /// Global id, new for every packet an agent creates (retransmissions and ACKs included).
+    pub uid: u64,
+    pub flow: FlowId,
+    pub kind: Kind,
+    /// Bytes on the wire.
+    pub size: u32,
+    /// Application bytes carried (0 for SYN, ACKs).
+    pub payload: u32,
+    /// TCP seqno, the cumulative ACK number for ACKs, the RTP seqno for CBR.
+    pub seq: i64,
+    pub src: Addr,
+    pub dst: Addr,
+    pub flags: u8,
+    /// The sender's timestamp (ns-2 `hdr_tcp::ts`), also the start of the one-way delay.
+    pub ts: Time,
+    /// The timestamp echoed back by the receiver.
+    pub ts_echo: Time,
+}
+
+impl Packet {
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+#[derive(Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketPool {
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = p;
+                PacketId(i)
+            }
+            None => {
+                self.slots.push(p);
+                PacketId(self.slots.len() as u32 - 1)
+            }
+        }
+    }
+
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id.0 as usize]
+    }
+
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id.0 as usize]
+    }
+
+    /// Returns the packet's slot to the pool and hands back a copy of the packet.
+    pub fn release(&mut self, id: PacketId) -> Packet {
+        self.free.push(id.0);
+        self.slots[id.0 as usize]
+    }
+
+    /// Packets currently allocated (in queues, on links or in flight).
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}

@@ -1,0 +1,341 @@
+//! Link queues with ns-2.35's semantics: DropTail and RED (with optional ECN marking).
+
+use crate::packet::{flags, Packet, PacketId};
+use crate::scenario::{QueueConfig, QueueKind, RedParams};
+use std::collections::VecDeque;
+use tcplab_des::{Rng, Time};
+
+/// What happened to an arriving packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Queued,
+    /// The arriving packet was dropped.
+    Dropped,
+}
+
+/// A FIFO of waiting packets with its byte count.
+#[derive(Default)]
+struct Fifo {
+    packets: VecDeque<(PacketId, u32)>,
+    bytes: u64,
+}
+
+impl Fifo {
+    fn push(&mut self, id: PacketId, size: u32) {
+        self.packets.push_back((id, size));
+        self.bytes += size as u64;
+    }
+    fn pop(&mut self) -> Option<PacketId> {
+        let (id, size) = self.packets.pop_front()?;
+        self.bytes -= size as u64;
+        Some(id)
+    }
+    fn len(&self) -> usize {
+        self.packets.len()
+    }
+}
+
+pub struct Queue {
+    fifo: Fifo,
+    limit: u32,
+    red: Option<Red>,
+}
+
+impl Queue {
+    /// `bandwidth_bps` and `delay` feed RED's automatic configuration.
+    pub fn new(cfg: &QueueConfig, bandwidth_bps: u64, delay: Time, rng: Rng) -> Queue {
+        let red = match &cfg.kind {
+            QueueKind::DropTail => None,
+            QueueKind::Red(p) => Some(Red::new(p, bandwidth_bps, delay, rng)),
+        };
+        Queue { fifo: Fifo::default(), limit: cfg.limit, red }
+    }
+
+    /// Packets waiting (not counting the one being transmitted).
+    pub fn len(&self) -> usize {
+        self.fifo.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fifo.len() == 0
+    }
+
+    /// Offers an arriving packet; RED may set its CE bit instead of dropping it.
+    pub fn enqueue(&mut self, id: PacketId, pkt: &mut Packet, now: Time) -> Verdict {
+        let accept = match &mut self.red {
+            None => {
+                // ns-2 DropTail: drop when the waiting packets plus this one reach limit_.
+                self.fifo.len() + 1 < self.limit as usize
+            }
+            Some(red) => red.admit(pkt, self.fifo.len(), self.fifo.bytes, self.limit, now),
+        };
+        if accept {
+            self.fifo.push(id, pkt.size);
+            Verdict::Queued
+        } else {
+            Verdict::Dropped
+        }
+    }
+
+    pub fn dequeue(&mut self, now: Time) -> Option<PacketId> {
+        let id = self.fifo.pop();
+        if let Some(red) = &mut self.red {
+            red.on_dequeue(id.is_some(), now);
+        }
+        id
+    }
+}
+
+/// Random Early Detection as ns-2.35's `REDQueue` (gentle, wait, byte mode, automatic parameters).
+struct Red {
+    p: RedParams,
+    rng: Rng,
+    /// Packets (of mean_pktsize bytes) the link sends per second.
+    ptc: f64,
+    q_w: f64,
+    /// Thresholds in the queue's unit (bytes when queue_in_bytes).
+    th_min: f64,
+    th_max: f64,
+    max_p: f64,
+    ave: f64,
+    count: u64,
+    count_bytes: u64,
+    /// Whether the previous arrival already found avg above th_min.
+    old: bool,
+    idle: bool,
+    idle_since: Time,
+}
+
+impl Red {
+    fn new(p: &RedParams, bandwidth_bps: u64, delay: Time, rng: Rng) -> Red {
+        let ptc = bandwidth_bps as f64 / (8.0 * p.mean_pktsize as f64);
+        let q_w = if p.q_weight == -1.0 {
+            let rtt = (3.0 * (delay.as_secs_f64() + 1.0 / ptc)).max(0.1);
+            1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
+        } else if p.q_weight == 0.0 {
+            1.0 - (-1.0 / ptc).exp()
+        } else {
+            p.q_weight
+        };
+        let th_min_pkts = if p.thresh == 0.0 { (p.targetdelay * ptc / 2.0).max(5.0) } else { p.thresh };
+        let th_max_pkts = if p.maxthresh == 0.0 { 3.0 * th_min_pkts } else { p.maxthresh };
+        let unit = if p.queue_in_bytes { p.mean_pktsize as f64 } else { 1.0 };
+        Red {
+            p: p.clone(),
+            rng,
+            ptc,
+            q_w,
+            th_min: th_min_pkts * unit,
+            th_max: th_max_pkts * unit,
+            max_p: 1.0 / p.linterm,
+            ave: 0.0,
+            count: 0,
+            count_bytes: 0,
+            old: false,
+            idle: true,
+            idle_since: Time::ZERO,
+        }
+    }
+
+    fn on_dequeue(&mut self, got_packet: bool, now: Time) {
+        if got_packet {
+            self.idle = false;
+        } else {
+            self.idle = true;
+            self.idle_since = now;
+        }
+    }
+
+    /// The drop probability before the count correction (ns-2 `calculate_p_new`).
+    fn base_probability(&self) -> f64 {
+        let th_diff = if self.th_max == self.th_min { 1.0 } else { self.th_max - self.th_min };
+        let p = if self.p.gentle && self.ave >= self.th_max {
+            (1.0 - self.max_p) / self.th_max * self.ave + (2.0 * self.max_p - 1.0)
+        } else if !self.p.gentle && self.ave >= self.th_max {
+            1.0
+        } else {
+            (self.ave - self.th_min) / th_diff * self.max_p
+        };
+        p.min(1.0)
+    }
+
+    /// ns-2 `modify_p`: spreads drops out with the count since the last one.
+    fn spread(&self, p: f64, size: u32) -> f64 {
+        let mean = self.p.mean_pktsize as u64;
+        let count = if self.p.bytes { (self.count_bytes / mean) as f64 } else { self.count as f64 };
+        let mut p = if self.p.wait {
+            if count * p < 1.0 {
+                0.0
+            } else if count * p < 2.0 {
+                p / (2.0 - count * p)
+            } else {
+                1.0
+            }
+        } else if count * p < 1.0 {
+            p / (1.0 - count * p)
+        } else {
+            1.0
+        };
+        if self.p.bytes && p < 1.0 {
+            p = p * size as f64 / mean as f64;
+        }
+        p.min(1.0)
+    }
+
+    /// Decides on one arrival; true to enqueue it (possibly CE-marked).
+    fn admit(&mut self, pkt: &mut Packet, qlen_pkts: usize, qlen_bytes: u64, limit: u32, now: Time) -> bool {
+        let mut m = 0i64;
+        if self.idle {
+            self.idle = false;
+            m = (self.ptc * (now - self.idle_since).as_secs_f64()) as i64;
+        }
+        let (qlen, qlim) = if self.p.queue_in_bytes {
+            (qlen_bytes as f64, limit as f64 * self.p.mean_pktsize as f64)
+        } else {
+            (qlen_pkts as f64, limit as f64)
+        };
+        // avg <- (1-w)^(m+1) avg + w q, with the idle decay applied one factor at a time as ns-2 does.
+        for _ in 0..(m + 1) {
+            self.ave *= 1.0 - self.q_w;
+        }
+        self.ave += self.q_w * qlen;
+
+        self.count += 1;
+        self.count_bytes += pkt.size as u64;
+        let mut forced = false;
+        let mut early = false;
+        if self.ave >= self.th_min && qlen > 1.0 {
+            let over = if self.p.gentle { self.ave >= 2.0 * self.th_max } else { self.ave >= self.th_max };
+            if !self.p.use_mark_p && over {
+                forced = true;
+            } else if !self.old {
+                self.count = 1;
+                self.count_bytes = pkt.size as u64;
+                self.old = true;
+            } else {
+                let p1 = self.base_probability();
+                let p = self.spread(p1, pkt.size);
+                if self.rng.uniform() <= p {
+                    self.count = 0;
+                    self.count_bytes = 0;
+                    let mark = self.p.setbit && pkt.has(flags::ECT) && (!self.p.use_mark_p || p1 < self.p.mark_p);
+                    if mark {
+                        pkt.flags |= flags::CE;
+                    } else {
+                        early = true;
+                    }
+                }
+            }
+        } else {
+            self.old = false;
+        }
+        if qlen >= qlim {
+            forced = true;
+        }
+        if forced {
+            self.count = 0;
+            self.count_bytes = 0;
+        }
+        !(forced || early)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{Addr, FlowId, Kind, PacketPool};
+
+    fn pkt(size: u32) -> Packet {
+        Packet {
+            uid: 0,
+            flow: FlowId(0),
+            kind: Kind::Tcp,
+            size,
+            payload: 0,
+            seq: 0,
+            src: Addr::default(),
+            dst: Addr::default(),
+            flags: 0,
+            ts: Time::ZERO,
+            ts_echo: Time::ZERO,
+        }
+    }
+
+    #[test]
+    fn droptail_keeps_limit_minus_one_waiting() {
+        let cfg = QueueConfig { limit: 15, kind: QueueKind::DropTail };
+        let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, Rng::stream(1, "q"));
+        let mut pool = PacketPool::default();
+        let verdicts: Vec<Verdict> = (0..16)
+            .map(|_| {
+                let mut p = pkt(1000);
+                let id = pool.alloc(p);
+                q.enqueue(id, &mut p, Time::ZERO)
+            })
+            .collect();
+        assert!(verdicts[..14].iter().all(|v| *v == Verdict::Queued));
+        assert_eq!(&verdicts[14..], &[Verdict::Dropped, Verdict::Dropped]);
+        assert_eq!(q.len(), 14);
+    }
+
+    #[test]
+    fn droptail_limit_one_drops_everything() {
+        let cfg = QueueConfig { limit: 1, kind: QueueKind::DropTail };
+        let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, Rng::stream(1, "q"));
+        let mut p = pkt(40);
+        let id = PacketPool::default().alloc(p);
+        assert_eq!(q.enqueue(id, &mut p, Time::ZERO), Verdict::Dropped);
+    }
+
+    /// The automatic parameters ns-2.35 prints for two links (ns2-semantics.md §1.3, verified).
+    #[test]
+    fn red_automatic_parameters_match_ns2() {
+        let r = Red::new(&RedParams::default(), 1_500_000, Time::from_millis(20), Rng::stream(1, "r"));
+        assert_eq!((r.th_min / 500.0, r.th_max / 500.0), (5.0, 15.0));
+        assert!((r.q_w - 0.0026631).abs() < 5e-8, "{}", r.q_w);
+        let r = Red::new(&RedParams::default(), 10_000_000, Time::from_millis(2), Rng::stream(1, "r"));
+        assert_eq!((r.th_min / 500.0, r.th_max / 500.0), (6.25, 18.75));
+        assert!((r.q_w - 0.00039992).abs() < 5e-9, "{}", r.q_w);
+    }
+
+    #[test]
+    fn red_byte_mode_hard_limit_is_limit_times_500_bytes() {
+        let cfg = QueueConfig { limit: 5, kind: QueueKind::Red(RedParams { thresh: 1000.0, maxthresh: 2000.0, ..RedParams::default() }) };
+        let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, Rng::stream(1, "q"));
+        let mut pool = PacketPool::default();
+        let mut queued = 0;
+        for _ in 0..10 {
+            let mut p = pkt(1000);
+            let id = pool.alloc(p);
+            if q.enqueue(id, &mut p, Time::ZERO) == Verdict::Queued {
+                queued += 1;
+            }
+        }
+        // 2500 bytes: arrivals are accepted while fewer than 2500 bytes wait.
+        assert_eq!(queued, 3);
+    }
+
+    #[test]
+    fn red_marks_ect_packets_instead_of_dropping_when_setbit() {
+        let params = RedParams { setbit: true, thresh: 1.0, maxthresh: 3.0, q_weight: 1.0, queue_in_bytes: false, bytes: false, ..RedParams::default() };
+        let cfg = QueueConfig { limit: 1000, kind: QueueKind::Red(params) };
+        let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, Rng::stream(1, "q"));
+        let mut pool = PacketPool::default();
+        let (mut marked, mut dropped) = (0, 0);
+        for _ in 0..200 {
+            let mut p = pkt(1000);
+            p.flags = flags::ECT;
+            let id = pool.alloc(p);
+            match q.enqueue(id, &mut p, Time::ZERO) {
+                Verdict::Queued if p.has(flags::CE) => marked += 1,
+                Verdict::Queued => {}
+                Verdict::Dropped => dropped += 1,
+            }
+            if q.len() > 2 {
+                q.dequeue(Time::ZERO);
+            }
+        }
+        assert!(marked > 0, "ECT packets get CE marks");
+        assert_eq!(dropped, 0, "below the hard limit and with p < mark_p nothing is dropped");
+    }
+}

@@ -1,0 +1,326 @@
+//! A simulation run: builds the network and agents from a scenario, dispatches events, and
+//! summarises the counters at the end.
+
+use crate::metrics::{delay_stats, jain, FlowSummary, LinkSummary, Summary};
+use crate::network::{Event, Link, Network, TimerKind};
+use crate::packet::{Addr, FlowId, Kind, Packet};
+use crate::queue::Queue;
+use crate::routing::Routes;
+use crate::scenario::{AppConfig, Scenario, SinkKind, Traces, Transport};
+use crate::tcp::{TcpSender, TcpSink};
+use crate::trace::{Sink, Tracer};
+use crate::udp::CbrSource;
+use serde::Serialize;
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::PathBuf;
+use tcplab_des::{Rng, Time};
+
+/// Per-run options that override or add to the scenario (the CLI's flags).
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    pub seed: Option<u64>,
+    /// Stop at this time instead of the scenario's duration.
+    pub until: Option<Time>,
+    /// Where trace files go; needed when a file trace is on.
+    pub out_dir: Option<PathBuf>,
+    /// Traces added to the scenario's own.
+    pub traces: Traces,
+}
+
+enum Sender {
+    Tcp(TcpSender),
+    Cbr(CbrSource),
+}
+
+enum Receiver {
+    Tcp(TcpSink),
+    /// `Agent/Null`: counts and discards.
+    Null,
+}
+
+struct Flow {
+    sender: Sender,
+    receiver: Receiver,
+    app: AppConfig,
+}
+
+pub struct Simulation {
+    net: Network,
+    flows: Vec<Flow>,
+    scenario: Scenario,
+    seed: u64,
+    end: Time,
+}
+
+/// What a run produces: the summary and any traced time series.
+#[derive(Serialize, Debug)]
+pub struct RunResult {
+    pub summary: Summary,
+    pub series: Series,
+}
+
+#[derive(Serialize, Debug, Default)]
+pub struct Series {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwnd: Option<CwndSeries>,
+}
+
+#[derive(Serialize, Debug, Default)]
+pub struct CwndSeries {
+    pub time: Vec<f64>,
+    pub flow: Vec<String>,
+    pub cwnd: Vec<f64>,
+    pub ssthresh: Vec<i64>,
+}
+
+impl RunResult {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("results serialise")
+    }
+}
+
+fn open_trace(dir: &Option<PathBuf>, name: &str) -> io::Result<Sink> {
+    let dir = dir.as_ref().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("the {name} trace needs an output directory")))?;
+    std::fs::create_dir_all(dir)?;
+    let file = File::create(dir.join(name))?;
+    Ok(Box::new(BufWriter::with_capacity(1 << 20, file)))
+}
+
+impl Simulation {
+    pub fn new(scenario: Scenario, opts: &RunOptions) -> io::Result<Simulation> {
+        let seed = opts.seed.unwrap_or(scenario.seed);
+        let end = opts.until.unwrap_or(scenario.duration);
+        let traces = Traces { ns2: scenario.traces.ns2 || opts.traces.ns2, cwnd: scenario.traces.cwnd || opts.traces.cwnd };
+        let mut tracer = Tracer::default();
+        if traces.ns2 {
+            tracer.ns2 = Some(open_trace(&opts.out_dir, "trace.tr")?);
+        }
+        if traces.cwnd {
+            tracer.cwnd_series = Some(Vec::new());
+            if opts.out_dir.is_some() {
+                tracer.cwnd = Some(open_trace(&opts.out_dir, "cwnd.tr")?);
+            }
+        }
+
+        // Each duplex link i becomes simplex links 2i (a->b) and 2i+1 (b->a).
+        let mut links = Vec::with_capacity(2 * scenario.links.len());
+        for l in &scenario.links {
+            for (from, to) in [(l.a, l.b), (l.b, l.a)] {
+                let rng = Rng::stream(seed, &format!("link/{}->{}", scenario.nodes[from], scenario.nodes[to]));
+                links.push(Link {
+                    from: from as u32,
+                    to: to as u32,
+                    rate_bps: l.bandwidth_bps,
+                    delay_secs: l.delay.as_secs_f64(),
+                    queue: Queue::new(&l.queue, l.bandwidth_bps, l.delay, rng),
+                    busy: false,
+                    busy_until: Time::ZERO,
+                    stats: Default::default(),
+                });
+            }
+        }
+        let ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from as usize, l.to as usize)).collect();
+        let routes = Routes::shortest_paths(scenario.nodes.len(), &ends);
+        let mut net = Network::new(links, routes, scenario.flows.len(), tracer);
+
+        // Agents get ports on their node in the order they are attached (sender, then sink),
+        // as ns-2's `attach-agent` does.
+        let mut next_port = vec![0u32; scenario.nodes.len()];
+        let mut port = |node: usize| {
+            let p = next_port[node];
+            next_port[node] += 1;
+            Addr { node: node as u32, port: p }
+        };
+        let mut flows = Vec::with_capacity(scenario.flows.len());
+        for (i, f) in scenario.flows.iter().enumerate() {
+            let id = FlowId(i as u32);
+            let (src, dst) = (port(f.from), port(f.to));
+            let (sender, receiver) = match (&f.transport, f.app) {
+                (Transport::Tcp { variant, sink, params }, _) => {
+                    let mut rng = Rng::stream(seed, &format!("flow/{}/tcp", f.name));
+                    let tcp = TcpSender::new(*variant, params.clone(), id, f.from as u32, src, dst, &mut rng);
+                    tcp.trace_cwnd(&mut net);
+                    let delack = match sink {
+                        SinkKind::PerSegment => None,
+                        SinkKind::Delayed { interval } => Some(*interval),
+                    };
+                    (Sender::Tcp(tcp), Receiver::Tcp(TcpSink::new(id, f.to as u32, dst, src, delack)))
+                }
+                (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
+                    (Sender::Cbr(CbrSource::new(id, f.from as u32, src, dst, rate_bps, size)), Receiver::Null)
+                }
+                (Transport::Udp, AppConfig::Ftp { .. }) => unreachable!("validation pairs FTP with TCP"),
+            };
+            flows.push(Flow { sender, receiver, app: f.app });
+            net.sched.schedule(f.start, Event::AppStart(id));
+            if let Some(stop) = f.stop {
+                net.sched.schedule(stop, Event::AppStop(id));
+            }
+        }
+        Ok(Simulation { net, flows, scenario, seed, end })
+    }
+
+    pub fn now(&self) -> Time {
+        self.net.now()
+    }
+
+    pub fn end(&self) -> Time {
+        self.end
+    }
+
+    /// Runs every event before `min(to, end)`; true while the run has not reached its end.
+    /// Events at exactly the end time are not run, as ns-2's `finish` scheduled at that time
+    /// comes before them.
+    pub fn advance(&mut self, to: Time) -> bool {
+        let stop = to.min(self.end);
+        while let Some(t) = self.net.sched.peek_time() {
+            if t >= self.end || t > stop {
+                break;
+            }
+            let (_, ev) = self.net.sched.pop().expect("peeked");
+            self.dispatch(ev);
+        }
+        if stop > self.net.now() {
+            self.net.sched.advance_to(stop);
+        }
+        self.net.now() < self.end
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        let net = &mut self.net;
+        match ev {
+            Event::LinkFree(l) => net.on_link_free(l),
+            Event::Arrive(l, id) => {
+                if let Some(pkt) = net.on_arrive(l, id) {
+                    Self::deliver(net, &mut self.flows[pkt.flow.0 as usize], &pkt);
+                }
+            }
+            Event::Timer(f, kind, gen) => {
+                let flow = &mut self.flows[f.0 as usize];
+                match (kind, &mut flow.sender, &mut flow.receiver) {
+                    (TimerKind::Rtx, Sender::Tcp(tcp), _) => tcp.on_timer(net, gen),
+                    (TimerKind::Cbr, Sender::Cbr(cbr), _) => cbr.on_timer(net, gen),
+                    (TimerKind::DelAck, _, Receiver::Tcp(sink)) => sink.on_timer(net, gen),
+                    _ => unreachable!("timer {kind:?} of a flow without one"),
+                }
+            }
+            Event::AppStart(f) => {
+                let flow = &mut self.flows[f.0 as usize];
+                match (&mut flow.sender, flow.app) {
+                    (Sender::Tcp(tcp), AppConfig::Ftp { packets: None }) => tcp.send_unlimited(net),
+                    (Sender::Tcp(tcp), AppConfig::Ftp { packets: Some(n) }) => tcp.advance(net, n as i64),
+                    (Sender::Cbr(cbr), _) => cbr.start(net),
+                    (Sender::Tcp(_), AppConfig::Cbr { .. }) => unreachable!("validation pairs CBR with UDP"),
+                }
+            }
+            Event::AppStop(f) => match &mut self.flows[f.0 as usize].sender {
+                Sender::Tcp(tcp) => tcp.stop(net),
+                Sender::Cbr(cbr) => cbr.stop(),
+            },
+        }
+    }
+
+    /// A packet reached the node of the agent it is addressed to.
+    fn deliver(net: &mut Network, flow: &mut Flow, pkt: &Packet) {
+        let now = net.now();
+        let stats = &mut net.flow_stats[pkt.flow.0 as usize];
+        match pkt.kind {
+            Kind::Tcp | Kind::Cbr => {
+                stats.on_data_delivered(pkt.size, now - pkt.ts);
+                match &mut flow.receiver {
+                    Receiver::Tcp(sink) => sink.recv(net, pkt),
+                    Receiver::Null => stats.goodput_bytes += pkt.payload as u64,
+                }
+            }
+            Kind::Ack => {
+                stats.acks_delivered += 1;
+                if let Sender::Tcp(tcp) = &mut flow.sender {
+                    tcp.recv(net, pkt);
+                }
+            }
+        }
+    }
+
+    /// Packets of any flow still in queues or on links.
+    pub fn packets_in_network(&self) -> usize {
+        self.net.pkts.live()
+    }
+
+    /// Runs to the end, flushes the writers and computes the summary.
+    pub fn finish(mut self) -> io::Result<RunResult> {
+        self.advance(self.end);
+        self.net.finish();
+        self.net.tracer.flush()?;
+        let summary = self.summary();
+        let mut series = Series::default();
+        if let Some(points) = self.net.tracer.cwnd_series.take() {
+            let mut s = CwndSeries::default();
+            for (t, f, c, ss) in points {
+                s.time.push(t);
+                s.flow.push(self.scenario.flows[f as usize].name.clone());
+                s.cwnd.push(c);
+                s.ssthresh.push(ss);
+            }
+            series.cwnd = Some(s);
+        }
+        Ok(RunResult { summary, series })
+    }
+
+    fn summary(&mut self) -> Summary {
+        let sc = &self.scenario;
+        let end = self.end;
+        let mut flows = Vec::with_capacity(sc.flows.len());
+        for (cfg, stats) in sc.flows.iter().zip(self.net.flow_stats.iter_mut()) {
+            let active_end = cfg.stop.unwrap_or(end).min(end);
+            let active = active_end.saturating_sub(cfg.start).as_secs_f64();
+            let per_second = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
+            let [mean, p50, p95, p99, max] = delay_stats(&mut stats.delays);
+            let protocol = match &cfg.transport {
+                Transport::Tcp { variant, .. } => variant.name(),
+                Transport::Udp => "udp",
+            };
+            flows.push(FlowSummary {
+                name: cfg.name.clone(),
+                protocol: protocol.to_string(),
+                from: sc.nodes[cfg.from].clone(),
+                to: sc.nodes[cfg.to].clone(),
+                goodput_bps: per_second(stats.goodput_bytes),
+                throughput_bps: per_second(stats.data_bytes_delivered),
+                delay_mean_s: mean,
+                delay_p50_s: p50,
+                delay_p95_s: p95,
+                delay_p99_s: p99,
+                delay_max_s: max,
+                packets_sent: stats.data_sent,
+                packets_delivered: stats.data_delivered,
+                packets_dropped: stats.data_dropped,
+                packets_retransmitted: stats.data_retransmitted,
+                packets_in_flight: stats.data_sent - stats.data_delivered - stats.data_dropped,
+                efficiency: if stats.data_sent > 0 { stats.data_delivered as f64 / stats.data_sent as f64 } else { 0.0 },
+            });
+        }
+        let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+        let links = self
+            .net
+            .links
+            .iter()
+            .map(|l| {
+                let (from, to) = (&sc.nodes[l.from as usize], &sc.nodes[l.to as usize]);
+                let busy = l.stats.busy_time.saturating_sub(l.busy_until.saturating_sub(end));
+                LinkSummary {
+                    name: format!("{from}->{to}"),
+                    from: from.clone(),
+                    to: to.clone(),
+                    arrivals: l.stats.arrivals,
+                    departures: l.stats.departures,
+                    drops: l.stats.drops,
+                    queue_mean_pkts: l.stats.queue_mean(end),
+                    queue_max_pkts: l.stats.queue_max as u64,
+                    utilization: busy.as_secs_f64() / end.as_secs_f64(),
+                }
+            })
+            .collect();
+        Summary { name: sc.name.clone(), seed: self.seed, duration_s: end.as_secs_f64(), jain_fairness: jain(&goodputs), flows, links }
+    }
+}

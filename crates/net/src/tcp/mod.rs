@@ -1,0 +1,7 @@
+//! TCP agents, ns-2 profile.
+
+mod sender;
+mod sink;
+
+pub use sender::TcpSender;
+pub use sink::TcpSink;

@@ -1,0 +1,738 @@
+//! ns-2.35's one-way TCP senders: `Agent/TCP` (Tahoe), `Agent/TCP/Reno`, `Agent/TCP/Newreno`.
+//!
+//! The three share ns-2's `TcpAgent` machinery (send rule, RTT estimator in clock ticks, timeout,
+//! slowdown) and differ in how they react to ACKs; where ns-2 overrides a method, the variant is
+//! matched at that point, so each function below reads like the ns-2 method it reproduces. State
+//! keeps ns-2's types: cwnd is a double, sequence numbers and ssthresh are integers, RTT state is
+//! fixed point in ticks. Only the behaviour of ns-2's defaults and the knobs in `TcpParams` is
+//! modelled (no Quick-Start, F-RTO, ELN, HighSpeed or binomial windows).
+
+use crate::network::{Network, TimerKind};
+use crate::packet::{flags, Addr, FlowId, Kind, Packet};
+use crate::scenario::{TcpParams, TcpVariant};
+use tcplab_des::{Rng, Time, Timer};
+
+/// ns-2's TCP_MAXSEQ: "infinite" data for `send -1`.
+const TCP_MAXSEQ: i64 = 1_073_741_824;
+const T_SRTT_BITS: u32 = 3;
+const T_RTTVAR_BITS: u32 = 2;
+const RTTVAR_EXP: u32 = 2;
+
+/// ns-2's `last_cwnd_action_`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum CwndAction {
+    None,
+    Dupack,
+    Timeout,
+    Ecn,
+    Exited,
+}
+
+/// `slowdown()` options (ns-2's CLOSE_* flags, only those the modelled agents use).
+#[derive(Clone, Copy)]
+struct Slowdown {
+    ssthresh_half: bool,
+    cwnd: CwndCut,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CwndCut {
+    Half,
+    /// `wnd_restart_` (1) after a timeout.
+    Restart,
+    One,
+}
+
+pub struct TcpSender {
+    variant: TcpVariant,
+    p: TcpParams,
+    flow: FlowId,
+    node: u32,
+    pub src: Addr,
+    pub dst: Addr,
+    rtx_timer: Timer,
+
+    cwnd: f64,
+    ssthresh: i64,
+    wnd: f64,
+    wnd_init: f64,
+    wnd_init_option: u32,
+    /// Reno/Newreno window inflation during fast recovery (always 0 for Tahoe).
+    dupwnd: i64,
+    dupacks: i64,
+    t_seqno: i64,
+    maxseq: i64,
+    last_ack: i64,
+    highest_ack: i64,
+    curseq: i64,
+    recover: i64,
+    last_cwnd_action: CwndAction,
+    /// Set the CWR ('A') flag on the next new data packet.
+    cong_action: bool,
+    first_decrease: bool,
+    closed: bool,
+
+    // RTT estimator, in ticks (srtt x8, rttvar x4).
+    t_rtt: i32,
+    t_srtt: i32,
+    t_rttvar: i32,
+    t_rtxcur: f64,
+    t_backoff: i32,
+    rtt_active: bool,
+    rtt_seq: i64,
+    rtt_ts: f64,
+    /// The agent's clock phase, one uniform draw in [0, tick) per agent.
+    boot_time: f64,
+    ts_peer: Time,
+
+    ecn_backoff: bool,
+    ect: bool,
+    ecn_burst: bool,
+
+    // Newreno
+    firstpartial: bool,
+    acked: u64,
+    firstsent: f64,
+    basertt: f64,
+    ack2: f64,
+}
+
+impl TcpSender {
+    pub fn new(variant: TcpVariant, p: TcpParams, flow: FlowId, node: u32, src: Addr, dst: Addr, rng: &mut Rng) -> TcpSender {
+        let mut s = TcpSender {
+            variant,
+            flow,
+            node,
+            src,
+            dst,
+            rtx_timer: Timer::default(),
+            cwnd: 0.0,
+            ssthresh: 0,
+            wnd: p.window as f64,
+            wnd_init: p.window_init as f64,
+            wnd_init_option: p.window_init_option,
+            dupwnd: 0,
+            dupacks: 0,
+            t_seqno: 0,
+            maxseq: -1,
+            last_ack: -1,
+            highest_ack: -1,
+            curseq: 0,
+            recover: 0,
+            last_cwnd_action: CwndAction::None,
+            cong_action: false,
+            first_decrease: true,
+            closed: false,
+            t_rtt: 0,
+            t_srtt: 0,
+            t_rttvar: 0,
+            t_rtxcur: 0.0,
+            t_backoff: 1,
+            rtt_active: false,
+            rtt_seq: -1,
+            rtt_ts: 0.0,
+            boot_time: 0.0,
+            ts_peer: Time::ZERO,
+            ecn_backoff: false,
+            ect: false,
+            ecn_burst: false,
+            firstpartial: false,
+            acked: 0,
+            firstsent: 0.0,
+            basertt: 0.0,
+            ack2: 0.0,
+            p,
+        };
+        // TcpAgent::reset()
+        s.rtt_init();
+        s.cwnd = if s.p.syn && s.p.delay_growth { 1.0 } else { s.initial_window() };
+        s.ssthresh = s.wnd as i64;
+        s.boot_time = rng.uniform() * s.p.tcp_tick;
+        s
+    }
+
+    pub fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+
+    pub fn ssthresh(&self) -> i64 {
+        self.ssthresh
+    }
+
+    /// Assigns cwnd; like ns-2's traced variable, a change is written to the cwnd trace.
+    fn set_cwnd(&mut self, net: &mut Network, v: f64) {
+        let changed = v != self.cwnd;
+        self.cwnd = v;
+        if changed {
+            self.trace_cwnd(net);
+        }
+    }
+
+    /// Writes the current cwnd to the cwnd trace (ns-2 also prints it when tracing starts).
+    pub fn trace_cwnd(&self, net: &mut Network) {
+        if net.tracer.cwnd_enabled() {
+            let now = net.now_secs();
+            net.tracer.cwnd_event(now, self.flow.0, (self.src.node, self.src.port), (self.dst.node, self.dst.port), self.cwnd, self.ssthresh);
+        }
+    }
+
+    // ----- application interface -----
+
+    /// FTP `start`: `send -1`, an unlimited backlog.
+    pub fn send_unlimited(&mut self, net: &mut Network) {
+        if self.curseq <= TCP_MAXSEQ {
+            self.curseq = TCP_MAXSEQ;
+        }
+        self.send_much(net, self.p.maxburst);
+    }
+
+    /// FTP `produce n` (`advance n`): send up to seqno n.
+    pub fn advance(&mut self, net: &mut Network, n: i64) {
+        let delta = if n > self.maxseq { n - self.curseq } else { self.maxseq - self.curseq };
+        self.curseq += delta;
+        if delta > 0 {
+            self.closed = false;
+        }
+        self.send_much(net, self.p.maxburst);
+    }
+
+    /// FTP `stop`: `advance 0`, no new data beyond what was sent.
+    pub fn stop(&mut self, net: &mut Network) {
+        self.advance(net, 0);
+    }
+
+    // ----- windows -----
+
+    /// ns-2 `window()`: the usable window in packets.
+    fn window(&self) -> i64 {
+        let wnd = self.wnd as i64;
+        match self.variant {
+            TcpVariant::Tahoe => {
+                if self.cwnd < self.wnd {
+                    self.cwnd as i64
+                } else {
+                    wnd
+                }
+            }
+            TcpVariant::Reno | TcpVariant::NewReno => (self.cwnd as i64 + self.dupwnd).min(wnd),
+        }
+    }
+
+    /// ns-2 `windowd()`: the same as a real number.
+    fn windowd(&self) -> f64 {
+        match self.variant {
+            TcpVariant::Tahoe => self.cwnd.min(self.wnd),
+            TcpVariant::Reno | TcpVariant::NewReno => (self.cwnd + self.dupwnd as f64).min(self.wnd),
+        }
+    }
+
+    fn initial_window(&self) -> f64 {
+        if self.wnd_init_option == 2 {
+            // RFC 3390 by segment size, as ns-2's windowInitOption_ 2.
+            match self.p.packet_size {
+                s if s <= 1095 => 4.0,
+                s if s < 2190 => 3.0,
+                _ => 2.0,
+            }
+        } else {
+            self.wnd_init
+        }
+    }
+
+    fn opencwnd(&mut self, net: &mut Network) {
+        let mut cwnd = if self.cwnd < self.ssthresh as f64 {
+            self.cwnd + 1.0
+        } else {
+            self.cwnd + self.p.increase_num / self.cwnd
+        };
+        if self.p.max_cwnd > 0 && cwnd as i64 > self.p.max_cwnd as i64 {
+            cwnd = self.p.max_cwnd as f64;
+        }
+        self.set_cwnd(net, cwnd);
+    }
+
+    fn slowdown(&mut self, net: &mut Network, how: Slowdown) {
+        let slowstart = self.cwnd < self.ssthresh as f64;
+        let (halfwin, decreasewin) = if self.p.precision_reduce {
+            (self.windowd() / 2.0, self.p.decrease_num * self.windowd())
+        } else {
+            ((self.window() / 2) as f64, (self.p.decrease_num * self.window() as f64) as i64 as f64)
+        };
+        if how.ssthresh_half {
+            self.ssthresh = if self.first_decrease || slowstart || self.last_cwnd_action == CwndAction::Timeout {
+                halfwin as i64
+            } else {
+                decreasewin as i64
+            };
+        }
+        let cwnd = match how.cwnd {
+            CwndCut::Half if self.first_decrease || slowstart || self.p.decrease_num == 0.5 => halfwin,
+            CwndCut::Half => decreasewin,
+            CwndCut::Restart | CwndCut::One => 1.0,
+        };
+        if self.ssthresh < 2 {
+            self.ssthresh = 2;
+        }
+        self.set_cwnd(net, cwnd);
+        self.cong_action = true;
+        self.first_decrease = false;
+    }
+
+    // ----- RTT estimation (ns-2 ticks) -----
+
+    fn rtt_init(&mut self) {
+        self.t_rtt = 0;
+        self.t_srtt = ((self.p.srtt_init / self.p.tcp_tick) as i32) << T_SRTT_BITS;
+        self.t_rttvar = ((self.p.rttvar_init / self.p.tcp_tick) as i32) << T_RTTVAR_BITS;
+        self.t_rtxcur = self.p.rtxcur_init;
+        self.t_backoff = 1;
+    }
+
+    fn rtt_timeout(&self) -> f64 {
+        // rfc2988_ (ns-2's default): clamp to minrto before backing off.
+        let mut timeout = if self.t_rtxcur < self.p.minrto { self.p.minrto } else { self.t_rtxcur } * self.t_backoff as f64;
+        if timeout > self.p.maxrto {
+            timeout = self.p.maxrto;
+        }
+        if timeout < 2.0 * self.p.tcp_tick {
+            timeout = 2.0 * self.p.tcp_tick;
+        }
+        timeout
+    }
+
+    fn rtt_update(&mut self, now: f64, tao: f64) {
+        let tick = self.p.tcp_tick;
+        self.t_rtt = if self.p.timestamps {
+            (tao / tick + 0.5) as i32
+        } else {
+            let sendtime = now - tao + self.boot_time;
+            let tickoff = sendtime % tick;
+            ((tao + tickoff) / tick) as i32
+        };
+        if self.t_rtt < 1 {
+            self.t_rtt = 1;
+        }
+        if self.t_srtt != 0 {
+            // ns-2 does this in a `short`; keep its wrap-around.
+            let mut delta = (self.t_rtt - (self.t_srtt >> T_SRTT_BITS)) as i16;
+            self.t_srtt += delta as i32;
+            if self.t_srtt <= 0 {
+                self.t_srtt = 1;
+            }
+            if delta < 0 {
+                delta = delta.wrapping_neg();
+            }
+            delta = delta.wrapping_sub((self.t_rttvar >> T_RTTVAR_BITS) as i16);
+            self.t_rttvar += delta as i32;
+            if self.t_rttvar <= 0 {
+                self.t_rttvar = 1;
+            }
+        } else {
+            self.t_srtt = self.t_rtt << T_SRTT_BITS;
+            self.t_rttvar = self.t_rtt << (T_RTTVAR_BITS - 1);
+        }
+        let shift = RTTVAR_EXP + T_SRTT_BITS - T_RTTVAR_BITS;
+        self.t_rtxcur = (((self.t_rttvar << shift) + self.t_srtt) >> T_SRTT_BITS) as f64 * tick;
+    }
+
+    fn rtt_backoff(&mut self) {
+        if self.t_backoff < 64 || self.rtt_timeout() < self.p.maxrto {
+            self.t_backoff <<= 1;
+        }
+        if self.t_backoff > 8 {
+            self.t_rttvar += self.t_srtt >> T_SRTT_BITS;
+            self.t_srtt = 0;
+        }
+    }
+
+    fn set_rtx_timer(&mut self, net: &mut Network) {
+        let rto = self.rtt_timeout();
+        net.arm(&mut self.rtx_timer, self.flow, TimerKind::Rtx, rto);
+    }
+
+    fn reset_rtx_timer(&mut self, net: &mut Network, mild: bool, backoff: bool) {
+        if backoff {
+            self.rtt_backoff();
+        }
+        self.set_rtx_timer(net);
+        if !mild {
+            self.t_seqno = self.highest_ack + 1;
+        }
+        self.rtt_active = false;
+    }
+
+    /// Restart the timer if data is still outstanding, else cancel it.
+    fn newtimer(&mut self, net: &mut Network, ack: i64) {
+        if self.t_seqno > ack || ack < self.maxseq || self.cwnd < 1.0 {
+            self.set_rtx_timer(net);
+        } else {
+            self.rtx_timer.cancel();
+        }
+    }
+
+    // ----- sending -----
+
+    fn output(&mut self, net: &mut Network, seqno: i64) {
+        let now = net.now();
+        let mut f = 0u8;
+        if self.p.ecn {
+            f |= flags::ECT;
+        }
+        if self.cong_action {
+            // SetCWRonRetransmit_ (true): a retransmission may carry the flag too.
+            f |= flags::CWR;
+            self.cong_action = false;
+        }
+        let (size, payload) = if seqno == 0 && self.p.syn {
+            if self.maxseq == -1 {
+                self.curseq += 1;
+            }
+            (self.p.tcpip_base_hdr_size, 0)
+        } else {
+            let hdr = self.p.tcpip_base_hdr_size + if self.p.timestamps { 10 } else { 0 };
+            (self.p.packet_size + hdr, self.p.packet_size)
+        };
+        if seqno == 0 && self.p.ecn {
+            f |= flags::ECN_ECHO;
+            f &= !flags::ECT;
+        }
+        let force_set_rtx_timer = self.highest_ack == self.maxseq;
+        let pkt = Packet {
+            uid: net.next_uid(),
+            flow: self.flow,
+            kind: Kind::Tcp,
+            size,
+            payload,
+            seq: seqno,
+            src: self.src,
+            dst: self.dst,
+            flags: f,
+            ts: now,
+            ts_echo: self.ts_peer,
+        };
+        net.send(self.node, pkt);
+        if seqno > self.maxseq {
+            self.maxseq = seqno;
+            if !self.rtt_active {
+                self.rtt_active = true;
+                if seqno > self.rtt_seq {
+                    self.rtt_seq = seqno;
+                    self.rtt_ts = net.now_secs();
+                }
+            }
+        } else {
+            net.flow_stats[self.flow.0 as usize].data_retransmitted += 1;
+        }
+        if !self.rtx_timer.pending() || force_set_rtx_timer {
+            self.set_rtx_timer(net);
+        }
+    }
+
+    fn send_much(&mut self, net: &mut Network, maxburst: u32) {
+        let mut win = self.window();
+        if self.t_seqno == 0 {
+            self.firstsent = net.now_secs();
+        }
+        let mut npackets = 0;
+        while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
+            self.output(net, self.t_seqno);
+            npackets += 1;
+            self.t_seqno += 1;
+            win = self.window();
+            if maxburst > 0 && npackets == maxburst {
+                break;
+            }
+        }
+    }
+
+    /// Limited Transmit (singledup_): one new segment on the first and second dupack.
+    fn send_one(&mut self, net: &mut Network) {
+        let t = self.t_seqno as f64;
+        let base = self.highest_ack as f64;
+        if t <= base + self.wnd && self.t_seqno < self.curseq && t <= base + self.cwnd + self.dupacks as f64 {
+            self.output(net, self.t_seqno);
+            self.t_seqno += 1;
+        }
+    }
+
+    // ----- receiving ACKs -----
+
+    pub fn recv(&mut self, net: &mut Network, ack: &Packet) {
+        let seq = ack.seq;
+        if self.variant == TcpVariant::NewReno {
+            self.newreno_estimate_ssthresh(net.now_secs());
+        }
+        self.ts_peer = ack.ts;
+        if ack.has(flags::ECN_ECHO) && self.p.ecn {
+            self.ecn(net, seq);
+        }
+        let numdupacks = self.p.numdupacks as i64;
+        if seq > self.last_ack {
+            match self.variant {
+                TcpVariant::Tahoe => self.full_newack(net, ack),
+                TcpVariant::Reno => {
+                    if self.last_cwnd_action == CwndAction::Dupack {
+                        self.last_cwnd_action = CwndAction::Exited;
+                    }
+                    self.dupwnd = 0;
+                    self.full_newack(net, ack);
+                }
+                TcpVariant::NewReno => {
+                    if seq >= self.recover || self.last_cwnd_action != CwndAction::Dupack {
+                        if self.dupwnd > 0 {
+                            self.dupwnd = 0;
+                            if self.last_cwnd_action == CwndAction::Dupack {
+                                self.last_cwnd_action = CwndAction::Exited;
+                            }
+                            if self.p.exit_recovery_fix {
+                                let outstanding = self.maxseq - seq + 1;
+                                let c = if self.ssthresh < outstanding { self.ssthresh } else { outstanding };
+                                self.set_cwnd(net, c as f64);
+                            }
+                        }
+                        self.firstpartial = false;
+                        self.full_newack(net, ack);
+                    } else {
+                        // A partial ACK: stay in fast recovery.
+                        if !self.p.partial_window_deflation {
+                            self.dupwnd = 0;
+                        }
+                        self.partial_newack(net, ack);
+                    }
+                }
+            }
+        } else if seq == self.last_ack {
+            self.dupacks += 1;
+            let in_recovery = self.last_cwnd_action == CwndAction::Dupack;
+            if self.dupacks == numdupacks {
+                self.dupack_action(net);
+            } else if self.dupacks > numdupacks && self.variant != TcpVariant::Tahoe && in_recovery {
+                // exitFastRetrans_ (true): inflate only while in fast recovery.
+                self.dupwnd += 1;
+                if self.variant == TcpVariant::NewReno && self.p.newreno_changes && self.dupacks % 2 == 1 {
+                    let s = self.t_seqno;
+                    self.t_seqno += 1;
+                    self.output(net, s);
+                }
+            } else if self.dupacks < numdupacks && self.p.singledup {
+                self.send_one(net);
+            }
+        }
+        // aggressive_maxburst_ (1): try to send whether or not the ACK was valid.
+        match self.variant {
+            TcpVariant::Tahoe => self.send_much(net, self.p.maxburst),
+            TcpVariant::Reno => {
+                if self.dupacks == 0 || self.dupacks > numdupacks - 1 {
+                    self.send_much(net, self.p.maxburst);
+                }
+            }
+            TcpVariant::NewReno => {
+                if self.dupacks == 0 {
+                    self.send_much(net, self.p.maxburst);
+                } else if self.dupacks > numdupacks - 1 && !self.p.newreno_changes {
+                    self.send_much(net, 2);
+                }
+            }
+        }
+    }
+
+    /// A new ACK that is not a Newreno partial ACK (ns-2 `recv_newack_helper` + delay_growth).
+    fn full_newack(&mut self, net: &mut Network, ack: &Packet) {
+        self.newack(net, ack);
+        let echo = ack.has(flags::ECN_ECHO);
+        if !self.ect || !echo {
+            self.opencwnd(net);
+        }
+        if self.ect {
+            if !echo {
+                self.ecn_backoff = false;
+            }
+            self.ecn_burst = echo;
+        }
+        if !self.ect && echo && !ack.has(flags::CWR) {
+            self.ect = true;
+        }
+        if self.highest_ack >= self.curseq - 1 && !self.closed {
+            self.closed = true;
+        }
+        if self.last_ack == 0 && self.p.delay_growth {
+            let w = self.initial_window();
+            self.set_cwnd(net, w);
+        }
+    }
+
+    fn newack(&mut self, net: &mut Network, ack: &Packet) {
+        let now = net.now_secs();
+        self.dupacks = 0;
+        self.last_ack = ack.seq;
+        self.highest_ack = self.last_ack;
+        if self.t_seqno < self.last_ack + 1 {
+            self.t_seqno = self.last_ack + 1;
+        }
+        if self.p.timestamps {
+            self.rtt_update(now, now - ack.ts_echo.as_secs_f64());
+        }
+        if self.rtt_active && ack.seq >= self.rtt_seq {
+            if !self.ect || !self.ecn_backoff || !ack.has(flags::ECN_ECHO) {
+                self.t_backoff = 1;
+                self.ecn_backoff = false;
+            }
+            self.rtt_active = false;
+            if !self.p.timestamps {
+                self.rtt_update(now, now - self.rtt_ts);
+            }
+        }
+        // timerfix_ (true): restart the timer after the RTT update.
+        self.newtimer(net, ack.seq);
+    }
+
+    /// Newreno's partial ACK: deflate, retransmit the next hole, restart the timer once.
+    fn partial_newack(&mut self, net: &mut Network, ack: &Packet) {
+        if !self.p.newreno_changes1 || !self.firstpartial {
+            self.firstpartial = true;
+            self.newtimer(net, ack.seq);
+        }
+        if self.p.partial_window_deflation {
+            let deflate = ack.seq - self.last_ack;
+            if self.dupwnd > deflate {
+                self.dupwnd -= deflate - 1;
+            } else {
+                let c = self.cwnd - (deflate - self.dupwnd) as f64;
+                self.dupwnd = 1;
+                self.set_cwnd(net, c);
+            }
+            if self.cwnd < 1.0 {
+                self.set_cwnd(net, 1.0);
+            }
+        }
+        self.last_ack = ack.seq;
+        self.highest_ack = self.last_ack;
+        if self.t_seqno < self.last_ack + 1 {
+            self.t_seqno = self.last_ack + 1;
+        }
+        if self.rtt_active && ack.seq >= self.rtt_seq {
+            self.rtt_active = false;
+            self.t_backoff = 1;
+        }
+        self.output(net, self.last_ack + 1);
+    }
+
+    /// Newreno's ssthresh estimate from the first ACKs (only used with newreno_changes).
+    fn newreno_estimate_ssthresh(&mut self, now: f64) {
+        self.acked += 1;
+        match self.acked {
+            1 => self.basertt = now - self.firstsent,
+            2 => self.ack2 = now,
+            3 if self.p.newreno_changes && now > self.ack2 => {
+                let size = self.p.packet_size as f64;
+                let estimate = ((self.basertt * (size / (now - self.ack2))) / size) as i64;
+                if estimate < self.ssthresh {
+                    self.ssthresh = estimate;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn dupack_action(&mut self, net: &mut Network) {
+        let recovered = self.highest_ack > self.recover;
+        let reno_allows = self.variant == TcpVariant::Reno && self.last_cwnd_action == CwndAction::Dupack;
+        // bugfix_ss_ (1): a fast retransmit is allowed when the first data packet was lost.
+        let act = recovered || (!self.p.bug_fix && !self.p.ecn) || reno_allows || self.highest_ack == 0;
+        if !act {
+            if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
+                self.last_cwnd_action = CwndAction::Dupack;
+                if self.variant == TcpVariant::Tahoe {
+                    self.slowdown(net, Slowdown { ssthresh_half: false, cwnd: CwndCut::One });
+                    self.reset_rtx_timer(net, false, false);
+                } else {
+                    self.reset_rtx_timer(net, true, false);
+                    self.output(net, self.last_ack + 1);
+                    self.dupwnd = self.p.numdupacks as i64;
+                }
+                return;
+            }
+            if self.p.bug_fix {
+                // Not again within the window that is already being recovered.
+                return;
+            }
+        }
+        self.recover = self.maxseq;
+        self.last_cwnd_action = CwndAction::Dupack;
+        match self.variant {
+            TcpVariant::Tahoe => {
+                self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::One });
+                self.reset_rtx_timer(net, false, false);
+            }
+            TcpVariant::Reno | TcpVariant::NewReno => {
+                // Newreno restarts the timer before cutting the window, Reno after; neither
+                // reads the other's result, so one order serves both.
+                self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::Half });
+                self.reset_rtx_timer(net, true, false);
+                self.output(net, self.last_ack + 1);
+                self.dupwnd = self.p.numdupacks as i64;
+            }
+        }
+    }
+
+    /// The response to an ECN-echo: halve at most once per window.
+    fn ecn(&mut self, net: &mut Network, seqno: i64) {
+        if seqno > self.recover || self.last_cwnd_action == CwndAction::Timeout {
+            self.recover = self.maxseq;
+            self.last_cwnd_action = CwndAction::Ecn;
+            if self.cwnd <= 1.0 {
+                if self.ecn_backoff {
+                    self.rtt_backoff();
+                } else {
+                    self.ecn_backoff = true;
+                }
+            } else {
+                self.ecn_backoff = false;
+            }
+            self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::Half });
+        }
+    }
+
+    // ----- timeout -----
+
+    pub fn on_timer(&mut self, net: &mut Network, gen: u32) {
+        if self.rtx_timer.fire(gen) {
+            self.timeout(net);
+        }
+    }
+
+    fn timeout(&mut self, net: &mut Network) {
+        if self.variant != TcpVariant::Tahoe {
+            self.dupwnd = 0;
+            self.dupacks = 0;
+            if self.p.bug_fix {
+                self.recover = self.maxseq;
+            }
+        }
+        if self.cwnd < 1.0 {
+            self.set_cwnd(net, 1.0);
+        }
+        let idle = self.highest_ack == self.maxseq;
+        if !(idle && !self.p.slow_start_restart) {
+            self.recover = self.maxseq;
+            if self.highest_ack == -1 && self.wnd_init_option == 2 {
+                self.wnd_init_option = 1;
+            } else if self.highest_ack == -1 && self.wnd_init_option == 1 && self.wnd_init > 1.0 {
+                // A lost first packet: no larger initial window (bugfix_ss_).
+                self.wnd_init = 1.0;
+            }
+            if idle {
+                // restart_bugfix_: nothing outstanding, keep ssthresh.
+                self.slowdown(net, Slowdown { ssthresh_half: false, cwnd: CwndCut::One });
+            } else if self.highest_ack < self.recover && self.last_cwnd_action == CwndAction::Ecn {
+                self.slowdown(net, Slowdown { ssthresh_half: false, cwnd: CwndCut::One });
+            } else {
+                self.last_cwnd_action = CwndAction::Timeout;
+                self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::Restart });
+            }
+        }
+        self.reset_rtx_timer(net, false, !idle);
+        self.last_cwnd_action = CwndAction::Timeout;
+        self.send_much(net, self.p.maxburst);
+    }
+}

@@ -1,0 +1,153 @@
+//! Trace writers. Each is an `Option`: when a writer is off, the hot path pays one branch and
+//! never formats anything.
+
+use crate::packet::{flags, Packet};
+use std::io::{self, Write};
+
+pub type Sink = Box<dyn Write + Send + Sync>;
+
+#[derive(Default)]
+pub struct Tracer {
+    /// ns-2 wired trace (`$ns trace-all`).
+    pub ns2: Option<Sink>,
+    /// ns-2 cwnd trace (`$tcp trace cwnd_`).
+    pub cwnd: Option<Sink>,
+    /// cwnd time series for Python: (time, flow, cwnd, ssthresh).
+    pub cwnd_series: Option<Vec<(f64, u32, f64, i64)>>,
+    /// The first write error; writing stops there and the run reports it at the end.
+    pub error: Option<io::Error>,
+}
+
+/// C's "%.15g": 15 significant digits, trailing zeros dropped, exponent form outside 1e-4..1e15.
+pub fn fmt_g15(x: f64) -> String {
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    let sci = format!("{x:.14e}");
+    let (mantissa, exp) = sci.split_once('e').expect("exponent form");
+    let exp: i32 = exp.parse().expect("integer exponent");
+    let trim = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if !(-4..15).contains(&exp) {
+        format!("{}e{}{:02}", trim(mantissa), if exp < 0 { '-' } else { '+' }, exp.abs())
+    } else {
+        trim(&format!("{x:.*}", (14 - exp) as usize))
+    }
+}
+
+/// A trace time as ns-2 prints it: rounded to 1e-6 s, then "%.15g" ("0.1", "3", "0.418544").
+pub fn ns2_time(secs: f64) -> String {
+    fmt_g15((secs * 1e6 + 0.5).floor() / 1e6)
+}
+
+/// ns-2's 7-character flag column: C P - A E F N.
+pub fn ns2_flags(f: u8) -> [u8; 7] {
+    let bit = |b: u8, c: u8| if f & b != 0 { c } else { b'-' };
+    [
+        bit(flags::ECN_ECHO, b'C'),
+        bit(flags::PRI, b'P'),
+        b'-',
+        bit(flags::CWR, b'A'),
+        bit(flags::CE, b'E'),
+        bit(flags::FAST_START, b'F'),
+        bit(flags::ECT, b'N'),
+    ]
+}
+
+impl Tracer {
+    fn write(&mut self, which: fn(&mut Tracer) -> &mut Option<Sink>, line: std::fmt::Arguments) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Some(w) = which(self) {
+            if let Err(e) = w.write_fmt(line) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    /// One line of the wired trace: `ev time from to type size flags fid src dst seq uid`.
+    #[inline]
+    pub fn link_event(&mut self, ev: char, now: f64, from: u32, to: u32, p: &Packet) {
+        if self.ns2.is_none() {
+            return;
+        }
+        let fl = ns2_flags(p.flags);
+        let fl = std::str::from_utf8(&fl).expect("ascii");
+        self.write(
+            |t| &mut t.ns2,
+            format_args!(
+                "{ev} {} {from} {to} {} {} {fl} {} {}.{} {}.{} {} {}\n",
+                ns2_time(now),
+                p.kind.ns2_name(),
+                p.size,
+                p.flow.0,
+                p.src.node,
+                p.src.port,
+                p.dst.node,
+                p.dst.port,
+                p.seq,
+                p.uid
+            ),
+        );
+    }
+
+    pub fn cwnd_enabled(&self) -> bool {
+        self.cwnd.is_some() || self.cwnd_series.is_some()
+    }
+
+    /// A cwnd assignment, in ns-2's `traceVar` format ("%-8.5f %-2d %-2d %-2d %-2d cwnd_ %-6.3f").
+    pub fn cwnd_event(&mut self, now: f64, flow: u32, src: (u32, u32), dst: (u32, u32), cwnd: f64, ssthresh: i64) {
+        if let Some(series) = &mut self.cwnd_series {
+            series.push((now, flow, cwnd, ssthresh));
+        }
+        if self.cwnd.is_some() {
+            let t = now;
+            self.write(
+                |t| &mut t.cwnd,
+                format_args!("{t:<8.5} {:<2} {:<2} {:<2} {:<2} cwnd_ {cwnd:<6.3}\n", src.0, src.1, dst.0, dst.1),
+            );
+        }
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        for w in [&mut self.ns2, &mut self.cwnd].into_iter().flatten() {
+            w.flush()?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_print_like_percent_15g_of_rounded_seconds() {
+        assert_eq!(ns2_time(0.1), "0.1");
+        assert_eq!(ns2_time(3.0), "3");
+        assert_eq!(ns2_time(0.418544), "0.418544");
+        assert_eq!(ns2_time(0.1281334999), "0.128133");
+        assert_eq!(ns2_time(0.0), "0");
+        assert_eq!(ns2_time(12.000001), "12.000001");
+        assert_eq!(ns2_time(0.00005), "5e-05");
+        assert_eq!(fmt_g15(123456.5), "123456.5");
+        assert_eq!(fmt_g15(1e15), "1e+15");
+        assert_eq!(fmt_g15(0.1 + 0.2), "0.3");
+    }
+
+    #[test]
+    fn flags_column() {
+        assert_eq!(&ns2_flags(0), b"-------");
+        assert_eq!(&ns2_flags(flags::ECT | flags::CWR), b"---A--N");
+        assert_eq!(&ns2_flags(flags::ECN_ECHO | flags::CE), b"C---E--");
+    }
+}

@@ -1,0 +1,118 @@
+//! `tcplab._core`: the Python binding. Glue only: parse, run with the GIL released, return JSON.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyOSError};
+use pyo3::prelude::*;
+use std::path::PathBuf;
+use tcplab_net::scenario::Traces;
+use tcplab_net::{units, Format, RunOptions, Scenario, ScenarioError};
+
+create_exception!(_core, ScenarioError_, PyException, "A scenario field is missing or wrong: args are (path, message).");
+
+fn scenario_error(e: ScenarioError) -> PyErr {
+    ScenarioError_::new_err((e.path, e.message))
+}
+
+fn format_of(name: &str) -> PyResult<Format> {
+    match name {
+        "toml" => Ok(Format::Toml),
+        "json" => Ok(Format::Json),
+        other => Err(scenario_error(ScenarioError::new("format", format!("unknown scenario format \"{other}\" (toml or json)")))),
+    }
+}
+
+/// Checks a scenario; returns a JSON description of its size.
+#[pyfunction]
+fn validate(text: &str, format: &str) -> PyResult<String> {
+    let s = Scenario::parse(text, format_of(format)?).map_err(scenario_error)?;
+    Ok(format!(
+        "{{\"name\": {}, \"nodes\": {}, \"links\": {}, \"flows\": {}, \"duration_s\": {}}}",
+        serde_json::to_string(&s.name).expect("a string serialises"),
+        s.nodes.len(),
+        s.links.len(),
+        s.flows.len(),
+        s.duration.as_secs_f64()
+    ))
+}
+
+/// A run in progress. `advance` steps it with the GIL released so Python can show progress.
+#[pyclass(module = "tcplab._core")]
+struct Simulation {
+    sim: Option<tcplab_net::Simulation>,
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    #[pyo3(signature = (text, format, seed=None, until=None, out_dir=None, traces=Vec::new()))]
+    fn new(text: &str, format: &str, seed: Option<i64>, until: Option<&str>, out_dir: Option<PathBuf>, traces: Vec<String>) -> PyResult<Self> {
+        let scenario = Scenario::parse(text, format_of(format)?).map_err(scenario_error)?;
+        let seed = match seed {
+            Some(s) if s < 0 => return Err(scenario_error(ScenarioError::new("--seed", format!("{s} is negative")))),
+            s => s.map(|s| s as u64),
+        };
+        let until = match until {
+            None => None,
+            Some(t) => {
+                let t = units::parse_time(t).map_err(|m| scenario_error(ScenarioError::new("--until", m)))?;
+                if t.ps() == 0 {
+                    return Err(scenario_error(ScenarioError::new("--until", "must be later than 0s")));
+                }
+                Some(t)
+            }
+        };
+        let mut extra = Traces::default();
+        for t in &traces {
+            match t.as_str() {
+                "ns2" => extra.ns2 = true,
+                "cwnd" => extra.cwnd = true,
+                other => return Err(scenario_error(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2 or cwnd)")))),
+            }
+        }
+        let opts = RunOptions { seed, until, out_dir, traces: extra };
+        let sim = tcplab_net::Simulation::new(scenario, &opts).map_err(|e| PyOSError::new_err(e.to_string()))?;
+        Ok(Simulation { sim: Some(sim) })
+    }
+
+    #[getter]
+    fn now(&self) -> PyResult<f64> {
+        Ok(self.get()?.now().as_secs_f64())
+    }
+
+    #[getter]
+    fn end(&self) -> PyResult<f64> {
+        Ok(self.get()?.end().as_secs_f64())
+    }
+
+    /// Runs up to simulated time `to` (seconds); true while the run has not reached its end.
+    fn advance(&mut self, py: Python<'_>, to: f64) -> PyResult<bool> {
+        let sim = self.sim.as_mut().ok_or_else(finished)?;
+        let to = tcplab_des::Time::from_secs_f64(to);
+        Ok(py.allow_threads(|| sim.advance(to)))
+    }
+
+    /// Runs to the end and returns the results as JSON.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
+        let sim = self.sim.take().ok_or_else(finished)?;
+        py.allow_threads(|| sim.finish().map(|r| r.to_json())).map_err(|e| PyOSError::new_err(e.to_string()))
+    }
+}
+
+impl Simulation {
+    fn get(&self) -> PyResult<&tcplab_net::Simulation> {
+        self.sim.as_ref().ok_or_else(finished)
+    }
+}
+
+fn finished() -> PyErr {
+    PyException::new_err("this simulation has already finished")
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError_>())?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_class::<Simulation>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
