@@ -124,3 +124,21 @@ impl PacketPool {
         self.slots.len() - self.free.len()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn released_slots_are_reused() {
+        let p = Packet { uid: 1, flow: FlowId(0), kind: Kind::Tcp, size: 40, payload: 0, seq: 0, src: Addr::default(), dst: Addr::default(), flags: 0, ts: Time::ZERO, ts_echo: Time::ZERO };
+        let mut pool = PacketPool::default();
+        let a = pool.alloc(p);
+        let b = pool.alloc(Packet { uid: 2, ..p });
+        assert_eq!(pool.live(), 2);
+        assert_eq!(pool.release(a).uid, 1);
+        let c = pool.alloc(Packet { uid: 3, ..p });
+        assert_eq!(c, a, "the freed slot is reused");
+        assert_eq!((pool.get(b).uid, pool.get(c).uid, pool.live()), (2, 3, 2));
+    }
+}

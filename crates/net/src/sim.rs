@@ -242,11 +242,6 @@ impl Simulation {
         }
     }
 
-    /// Packets of any flow still in queues or on links.
-    pub fn packets_in_network(&self) -> usize {
-        self.net.pkts.live()
-    }
-
     /// Runs to the end, flushes the writers and computes the summary.
     pub fn finish(mut self) -> io::Result<RunResult> {
         self.advance(self.end);

@@ -1,0 +1,107 @@
+//! Scenario tests: run the example scenarios and check what must hold whatever the protocol does.
+
+use std::path::{Path, PathBuf};
+use tcplab_des::Time;
+use tcplab_net::scenario::{QueueKind, Traces};
+use tcplab_net::{RunOptions, Scenario, Simulation};
+
+fn scenario_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files = Vec::new();
+    for sub in std::fs::read_dir(&dir).expect("scenarios/ exists") {
+        let sub = sub.unwrap().path();
+        if sub.is_dir() {
+            for f in std::fs::read_dir(&sub).unwrap() {
+                let f = f.unwrap().path();
+                if f.extension().is_some_and(|e| e == "toml") {
+                    files.push(f);
+                }
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 15, "the example scenarios are missing");
+    files
+}
+
+fn load(path: &Path) -> Scenario {
+    let text = std::fs::read_to_string(path).unwrap();
+    Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn example_scenarios_conserve_packets_and_respect_capacity() {
+    for path in scenario_files() {
+        let scenario = load(&path);
+        let until = Time::from_secs(20);
+        let limits: Vec<(u64, u32, bool)> = scenario
+            .links
+            .iter()
+            .flat_map(|l| {
+                let droptail = matches!(l.queue.kind, QueueKind::DropTail);
+                [(l.bandwidth_bps, l.queue.limit, droptail); 2]
+            })
+            .collect();
+        let sim = Simulation::new(scenario, &RunOptions { until: Some(until), ..Default::default() }).unwrap();
+        let result = sim.finish().unwrap();
+        let s = &result.summary;
+        let name = path.display();
+        let slowest = limits.iter().map(|l| l.0).min().unwrap() as f64;
+        let mut total = 0.0;
+        for f in &s.flows {
+            assert_eq!(f.packets_sent, f.packets_delivered + f.packets_dropped + f.packets_in_flight, "{name}: {} loses packets", f.name);
+            assert!(f.packets_in_flight < 1000, "{name}: {} has {} in flight", f.name, f.packets_in_flight);
+            assert!(f.goodput_bps > 0.0, "{name}: {} delivered nothing", f.name);
+            assert!(f.goodput_bps <= f.throughput_bps, "{name}: goodput above throughput");
+            assert!(f.delay_p50_s <= f.delay_p95_s && f.delay_p95_s <= f.delay_p99_s && f.delay_p99_s <= f.delay_max_s);
+            total += f.goodput_bps;
+        }
+        assert!(total <= slowest * 1.0001, "{name}: goodput {total} above the bottleneck's {slowest}");
+        for (l, (_, limit, droptail)) in s.links.iter().zip(&limits) {
+            assert!(l.utilization <= 1.0 + 1e-9, "{name}: {} busier than possible", l.name);
+            let waiting = l.arrivals - l.departures - l.drops;
+            assert!(waiting <= l.queue_max_pkts, "{name}: {} ends with {waiting} waiting", l.name);
+            if *droptail {
+                assert!(l.queue_max_pkts < *limit as u64, "{name}: {} held {} packets with limit {limit}", l.name, l.queue_max_pkts);
+            }
+        }
+        assert!(s.jain_fairness > 0.0 && s.jain_fairness <= 1.0);
+    }
+}
+
+#[test]
+fn same_seed_same_bytes() {
+    let path = scenario_files().into_iter().find(|p| p.ends_with("yew2011-wired/lossy-reno.toml")).unwrap();
+    let run = |dir: &Path| {
+        let opts = RunOptions {
+            until: Some(Time::from_secs(10)),
+            out_dir: Some(dir.to_path_buf()),
+            traces: Traces { ns2: true, cwnd: true },
+            ..Default::default()
+        };
+        let json = Simulation::new(load(&path), &opts).unwrap().finish().unwrap().to_json();
+        (json, std::fs::read(dir.join("trace.tr")).unwrap(), std::fs::read(dir.join("cwnd.tr")).unwrap())
+    };
+    let base = std::env::temp_dir().join(format!("tcplab-determinism-{}", std::process::id()));
+    let a = run(&base.join("a"));
+    let b = run(&base.join("b"));
+    std::fs::remove_dir_all(&base).ok();
+    assert!(a.1.len() > 10_000, "the trace was written");
+    assert!(a == b, "two runs with the same seed differ");
+}
+
+/// Stepping a run in small chunks (as the Python progress display does) changes nothing.
+#[test]
+fn advancing_in_steps_gives_the_same_result() {
+    let path = scenario_files().into_iter().find(|p| p.ends_with("yew2011-wired/lossy-newreno.toml")).unwrap();
+    let opts = RunOptions { until: Some(Time::from_secs(5)), ..Default::default() };
+    let whole = Simulation::new(load(&path), &opts).unwrap().finish().unwrap().to_json();
+    let mut stepped = Simulation::new(load(&path), &opts).unwrap();
+    let mut t = Time::ZERO;
+    while stepped.advance(t) {
+        assert!(stepped.now() <= t);
+        t += Time::from_millis(37);
+    }
+    assert_eq!(stepped.now(), Time::from_secs(5));
+    assert_eq!(stepped.finish().unwrap().to_json(), whole);
+}
