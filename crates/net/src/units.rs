@@ -26,7 +26,7 @@ fn split_number(text: &str) -> Option<(f64, &str)> {
 
 /// A time such as "50ms", "1.5s", "20us", "100ns" or bare seconds ("0.5").
 pub fn parse_time(text: &str) -> Result<Time, String> {
-    let bad = || format!("\"{text}\" is not a time (try \"50ms\", \"1.5s\", \"20us\")");
+    let bad = || format!("{text:?} is not a time (try \"50ms\", \"1.5s\", \"20us\")");
     let (value, unit) = split_number(text).ok_or_else(bad)?;
     let scale = match unit.trim() {
         "" | "s" | "sec" => 1.0,
@@ -36,7 +36,7 @@ pub fn parse_time(text: &str) -> Result<Time, String> {
         "ps" => 1e-12,
         _ => return Err(bad()),
     };
-    seconds_to_time(value * scale).map_err(|e| format!("\"{text}\" {e}"))
+    seconds_to_time(value * scale).map_err(|e| format!("{text:?} {e}"))
 }
 
 /// Seconds as a number (TOML float or integer) to `Time`.
@@ -56,7 +56,7 @@ pub fn seconds_to_time(seconds: f64) -> Result<Time, String> {
 /// A rate in bit/s: "2Mb", "448kb", "10Mbps", "1.5Gb"; "B" forms ("1MB") are bytes per second.
 /// Prefixes are decimal, as in ns-2 (1Mb = 10^6 bit/s).
 pub fn parse_rate(text: &str) -> Result<u64, String> {
-    let bad = || format!("\"{text}\" is not a rate (try \"2Mb\", \"10Mbps\", \"448kb\")");
+    let bad = || format!("{text:?} is not a rate (try \"2Mb\", \"10Mbps\", \"448kb\")");
     let (value, unit) = split_number(text).ok_or_else(bad)?;
     let unit = unit.trim();
     let (prefix, rest) = match unit.chars().next() {
@@ -74,7 +74,7 @@ pub fn parse_rate(text: &str) -> Result<u64, String> {
     if unit.is_empty() && value != value.trunc() {
         return Err(bad());
     }
-    rate_from_bps(value * prefix * per_unit).map_err(|e| format!("\"{text}\" {e}"))
+    rate_from_bps(value * prefix * per_unit).map_err(|e| format!("{text:?} {e}"))
 }
 
 pub fn rate_from_bps(bps: f64) -> Result<u64, String> {
@@ -92,7 +92,7 @@ pub fn rate_from_bps(bps: f64) -> Result<u64, String> {
 
 /// A size in bytes: "1500B", "1.5KB" (10^3), "64KiB" (2^10), "1MB", or a bare integer.
 pub fn parse_size(text: &str) -> Result<u64, String> {
-    let bad = || format!("\"{text}\" is not a size (try \"1500B\", \"64KB\", \"1MiB\")");
+    let bad = || format!("{text:?} is not a size (try \"1500B\", \"64KB\", \"1MiB\")");
     let (value, unit) = split_number(text).ok_or_else(bad)?;
     let scale = match unit.trim() {
         "" | "B" | "bytes" => 1.0,
@@ -106,13 +106,13 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     };
     let bytes = value * scale;
     if bytes < 0.0 {
-        return Err(format!("\"{text}\" is negative"));
+        return Err(format!("{text:?} is negative"));
     }
     if bytes != bytes.trunc() {
-        return Err(format!("\"{text}\" is not a whole number of bytes"));
+        return Err(format!("{text:?} is not a whole number of bytes"));
     }
     if bytes > 1.0e15 {
-        return Err(format!("\"{text}\" is too large"));
+        return Err(format!("{text:?} is too large"));
     }
     Ok(bytes as u64)
 }

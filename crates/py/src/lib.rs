@@ -21,10 +21,15 @@ fn format_of(name: &str) -> PyResult<Format> {
     }
 }
 
-/// Checks a scenario; returns a JSON description of its size.
+fn parse(text: &str, format: &str, source: Option<&str>) -> PyResult<Scenario> {
+    Scenario::parse_from(text, format_of(format)?, source.unwrap_or("scenario")).map_err(scenario_error)
+}
+
+/// Checks a scenario; returns a JSON description of its size. `source` is the file it came from.
 #[pyfunction]
-fn validate(text: &str, format: &str) -> PyResult<String> {
-    let s = Scenario::parse(text, format_of(format)?).map_err(scenario_error)?;
+#[pyo3(signature = (text, format, source=None))]
+fn validate(text: &str, format: &str, source: Option<&str>) -> PyResult<String> {
+    let s = parse(text, format, source)?;
     Ok(format!(
         "{{\"name\": {}, \"nodes\": {}, \"links\": {}, \"flows\": {}, \"duration_s\": {}}}",
         serde_json::to_string(&s.name).expect("a string serialises"),
@@ -44,9 +49,17 @@ struct Simulation {
 #[pymethods]
 impl Simulation {
     #[new]
-    #[pyo3(signature = (text, format, seed=None, until=None, out_dir=None, traces=Vec::new()))]
-    fn new(text: &str, format: &str, seed: Option<i64>, until: Option<&str>, out_dir: Option<PathBuf>, traces: Vec<String>) -> PyResult<Self> {
-        let scenario = Scenario::parse(text, format_of(format)?).map_err(scenario_error)?;
+    #[pyo3(signature = (text, format, seed=None, until=None, out_dir=None, traces=Vec::new(), source=None))]
+    fn new(
+        text: &str,
+        format: &str,
+        seed: Option<i64>,
+        until: Option<&str>,
+        out_dir: Option<PathBuf>,
+        traces: Vec<String>,
+        source: Option<&str>,
+    ) -> PyResult<Self> {
+        let scenario = parse(text, format, source)?;
         let seed = match seed {
             Some(s) if s < 0 => return Err(scenario_error(ScenarioError::new("--seed", format!("{s} is negative")))),
             s => s.map(|s| s as u64),

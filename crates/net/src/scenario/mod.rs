@@ -41,11 +41,18 @@ pub enum Format {
 impl Scenario {
     /// Parses and validates a scenario written in `format`.
     pub fn parse(text: &str, format: Format) -> Result<Scenario, ScenarioError> {
+        Self::parse_from(text, format, "scenario")
+    }
+
+    /// As `parse`, for text read from `source` (a file name): errors about the document as a
+    /// whole name the file, and the scenario's name defaults to the file's stem.
+    pub fn parse_from(text: &str, format: Format, source: &str) -> Result<Scenario, ScenarioError> {
         let raw = match format {
-            Format::Toml => parse_toml(text)?,
-            Format::Json => parse_json(text)?,
+            Format::Toml => parse_toml(text, source)?,
+            Format::Json => parse_json(text, source)?,
         };
-        validate(raw)
+        let stem = std::path::Path::new(source).file_stem().and_then(|s| s.to_str()).unwrap_or(source);
+        validate(raw, stem)
     }
 
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
@@ -53,11 +60,11 @@ impl Scenario {
     }
 }
 
-/// serde's path ("links[2].bandwidth") or, at the top level, "scenario".
-fn path_or_top(path: &serde_path_to_error::Path) -> String {
+/// serde's path ("links[2].bandwidth") or, for the document itself, its source.
+fn path_or(path: &serde_path_to_error::Path, source: &str) -> String {
     let p = path.to_string();
     if p == "." || p.is_empty() {
-        "scenario".to_string()
+        source.to_string()
     } else {
         p
     }
@@ -72,10 +79,10 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
-fn parse_toml(text: &str) -> Result<raw::RawScenario, ScenarioError> {
+fn parse_toml(text: &str, source: &str) -> Result<raw::RawScenario, ScenarioError> {
     let de = toml::Deserializer::new(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = path_or_top(e.path());
+        let path = path_or(e.path(), source);
         let inner = e.into_inner();
         let mut message = one_line(inner.message());
         if let Some(span) = inner.span() {
@@ -85,11 +92,15 @@ fn parse_toml(text: &str) -> Result<raw::RawScenario, ScenarioError> {
     })
 }
 
-fn parse_json(text: &str) -> Result<raw::RawScenario, ScenarioError> {
+fn parse_json(text: &str, source: &str) -> Result<raw::RawScenario, ScenarioError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let raw: raw::RawScenario = serde_path_to_error::deserialize(&mut de)
-        .map_err(|e| ScenarioError::new(path_or_top(e.path()), one_line(&e.inner().to_string())))?;
-    de.end().map_err(|e| ScenarioError::new("scenario", one_line(&e.to_string())))?;
+    let raw: raw::RawScenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        // A syntax error is about the document, not a field (serde's path would end in "?").
+        let inner = e.inner();
+        let path = if inner.is_syntax() || inner.is_eof() { source.to_string() } else { path_or(e.path(), source) };
+        ScenarioError::new(path, one_line(&inner.to_string()))
+    })?;
+    de.end().map_err(|e| ScenarioError::new(source, one_line(&e.to_string())))?;
     Ok(raw)
 }
 

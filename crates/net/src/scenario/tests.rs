@@ -111,8 +111,25 @@ fn malformed_scenarios_name_the_field() {
 }
 
 #[test]
-fn toml_syntax_errors_are_one_line_with_a_line_number() {
-    let e = Scenario::from_toml("duration = \"10s\"\nnodes = [\"a\"\n").unwrap_err();
-    assert!(e.message.contains("line"), "{e}");
+fn toml_syntax_errors_name_the_file_on_one_line_with_a_line_number() {
+    let e = Scenario::parse_from("duration = \"10s\"\nnodes = [\"a\"\n", Format::Toml, "x/dumb.toml").unwrap_err();
+    assert_eq!(e.path, "x/dumb.toml");
+    assert!(e.message.contains("(line 3)"), "{e}");
     assert!(!e.to_string().contains('\n'));
+}
+
+#[test]
+fn the_name_defaults_to_the_file_stem() {
+    let text = GOOD.replace("name = \"t\"\n", "");
+    assert_eq!(Scenario::parse_from(&text, Format::Toml, "some/dir/ee-reno.toml").unwrap().name, "ee-reno");
+    assert_eq!(Scenario::from_toml(&text).unwrap().name, "scenario");
+}
+
+#[test]
+fn json_syntax_errors_name_the_file_with_a_line_number() {
+    for text in ["{\n  \"duration\": \"5s\",\n}", "{\"links\": [{\"from\": \"a\" \"to\": 1}]}", "{\"duration\": \"5s\""] {
+        let e = Scenario::parse_from(text, Format::Json, "x/dumb.json").unwrap_err();
+        assert_eq!(e.path, "x/dumb.json", "{text}: {e}");
+        assert!(e.message.contains("line "), "{e}");
+    }
 }

@@ -74,14 +74,15 @@ fn one_of<'a>(value: &str, choices: &[&'a str], what: &str, path: &str) -> Res<&
         .iter()
         .find(|c| **c == value)
         .copied()
-        .ok_or_else(|| ScenarioError::new(path, format!("unknown {what} \"{value}\" (expected one of: {})", choices.join(", "))))
+        .ok_or_else(|| ScenarioError::new(path, format!("unknown {what} {value:?} (expected one of: {})", choices.join(", "))))
 }
 
 /// The largest packet any agent may send: an IPv4 datagram.
 const MAX_PACKET: u64 = 65_535;
 
-pub fn validate(raw: RawScenario) -> Res<Scenario> {
-    let name = raw.name.unwrap_or_else(|| "scenario".to_string());
+/// Checks `raw`; `default_name` names a scenario that has no `name`.
+pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
+    let name = raw.name.unwrap_or_else(|| default_name.to_string());
     let duration = time(raw.duration.as_ref().ok_or_else(|| ScenarioError::new("duration", "is required (e.g. duration = \"100s\")"))?, "duration")?;
     if duration == Time::ZERO {
         return err("duration", "must be longer than zero");
@@ -105,12 +106,12 @@ pub fn validate(raw: RawScenario) -> Res<Scenario> {
             return err(format!("nodes[{i}]"), "is an empty name");
         }
         if node_ids.insert(n.as_str(), i).is_some() {
-            return err(format!("nodes[{i}]"), format!("\"{n}\" appears twice"));
+            return err(format!("nodes[{i}]"), format!("{n:?} appears twice"));
         }
     }
     let node = |name: &Option<String>, path: String| -> Res<usize> {
         let n = name.as_ref().ok_or_else(|| ScenarioError::new(&path, "is required (a node name)"))?;
-        node_ids.get(n.as_str()).copied().ok_or_else(|| ScenarioError::new(&path, format!("unknown node \"{n}\"")))
+        node_ids.get(n.as_str()).copied().ok_or_else(|| ScenarioError::new(&path, format!("unknown node {n:?}")))
     };
 
     let raw_links = raw.links.ok_or_else(|| ScenarioError::new("links", "is required (a list of links)"))?;
@@ -120,7 +121,7 @@ pub fn validate(raw: RawScenario) -> Res<Scenario> {
     }
     for (i, l) in links.iter().enumerate() {
         if let Some(j) = links[..i].iter().position(|o| (o.a, o.b) == (l.a, l.b) || (o.a, o.b) == (l.b, l.a)) {
-            return err(format!("links[{i}]"), format!("duplicates links[{j}] between \"{}\" and \"{}\"", nodes[l.a], nodes[l.b]));
+            return err(format!("links[{i}]"), format!("duplicates links[{j}] between {:?} and {:?}", nodes[l.a], nodes[l.b]));
         }
     }
 
@@ -137,10 +138,10 @@ pub fn validate(raw: RawScenario) -> Res<Scenario> {
     for (i, f) in raw_flows.iter().enumerate() {
         let cfg = flow(f, i, &node, &global_tcp, duration)?;
         if !reachable(&adjacency, cfg.from, cfg.to) {
-            return err(format!("flows[{i}].to"), format!("node \"{}\" is not reachable from \"{}\"", nodes[cfg.to], nodes[cfg.from]));
+            return err(format!("flows[{i}].to"), format!("node {:?} is not reachable from {:?}", nodes[cfg.to], nodes[cfg.from]));
         }
         if let Some(j) = flows.iter().position(|o| o.name == cfg.name) {
-            return err(format!("flows[{i}].name"), format!("\"{}\" is already the name of flows[{j}]", cfg.name));
+            return err(format!("flows[{i}].name"), format!("{:?} is already the name of flows[{j}]", cfg.name));
         }
         flows.push(cfg);
     }
