@@ -1,0 +1,375 @@
+"""tcplab: a packet-level TCP congestion-control simulator (Rust core, Python front end).
+
+    >>> import tcplab
+    >>> res = tcplab.run("python/tests/data/dumbbell.toml", seed=3, trace=["cwnd"])
+    >>> res.flows[["name", "goodput_bps", "delay_p95_s"]]
+    >>> res.series["cwnd"]            # time, flow, cwnd, ssthresh
+    >>> res.save("results/dumbbell")  # summary.json
+
+The scenario format is described in docs/scenarios.md.  All simulation work is done by the
+compiled extension ``tcplab._core``; this module turns scenarios given as files, TOML text or
+dicts into what the core expects, drives the run in chunks and wraps the result.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
+
+__all__ = ["run", "validate", "Result", "ScenarioError", "CoreMissingError", "TRACES", "__version__"]
+
+try:
+    from importlib.metadata import PackageNotFoundError, version as _dist_version
+
+    __version__ = _dist_version("tcplab")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
+
+#: writers that can be asked for on top of a scenario's own ``output.trace``
+TRACES = ("ns2", "cwnd")
+
+# Wall-clock time one ``advance`` call should take.  Short enough that Ctrl-C (handled by
+# Python between calls, since the core runs with the GIL released) and progress updates feel
+# immediate, long enough that the per-call overhead is negligible.
+_CHUNK_WALL_S = 0.1
+
+
+class ScenarioError(ValueError):
+    """A scenario or run option is invalid.
+
+    ``path`` names the offending field (``links[0].bandwidth``, ``flows[1].protocol``,
+    ``--until``), or the file name when the file itself cannot be read or parsed;
+    ``message`` says what is wrong.  ``source`` is the scenario file, when there is one.
+    """
+
+    def __init__(self, path: str, message: str, source: str | None = None):
+        super().__init__(path, message)
+        self.path = path
+        self.message = message
+        self.source = source
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class CoreMissingError(ImportError):
+    """The compiled extension ``tcplab._core`` is not built / not importable."""
+
+
+def _load_core():
+    # (Not named _core: importing the submodule tcplab._core sets that attribute.)
+    # Imported lazily so that ``import tcplab`` and ``tcplab --help`` work without the
+    # extension, with a clear error (CoreMissingError) when it is missing.
+    try:
+        return importlib.import_module("tcplab._core")
+    except ImportError as e:
+        raise CoreMissingError(
+            f"the compiled extension tcplab._core is not available ({e}); "
+            "build it with scripts/setup.sh (maturin develop)"
+        ) from e
+
+
+class _Translate:
+    """Context manager turning ``_core.ScenarioError`` into tcplab's own ScenarioError."""
+
+    def __init__(self, core, inp: "_Input"):
+        self.core = core
+        self.source = inp.source
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, etype, exc, tb):
+        if exc is not None and isinstance(exc, self.core.ScenarioError):
+            path, message = exc.args
+            raise ScenarioError(str(path), str(message), self.source) from None
+        return False
+
+
+# --------------------------------------------------------------------------------------
+# Scenario input: path, TOML text or dict  ->  what the core takes
+# --------------------------------------------------------------------------------------
+
+class _Input(NamedTuple):
+    text: str
+    format: str  # "toml" or "json"
+    source: str | None = None  # the file it came from
+
+
+def _looks_like_path(s: str) -> bool:
+    if "\n" in s or not s.strip():
+        return False
+    if os.path.exists(s) or s.lower().endswith((".toml", ".json")):
+        return True
+    # TOML needs '=' (a key/value pair) or '[' (a table); a bare word is a file name.
+    return "=" not in s and "[" not in s
+
+
+def _scenario_input(scenario: Any) -> _Input:
+    if isinstance(scenario, Mapping):
+        return _Input(json.dumps(_jsonable(scenario, "")), "json")
+    if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and _looks_like_path(scenario)):
+        return _read_file(os.fspath(scenario))
+    if isinstance(scenario, str):
+        return _Input(scenario, "toml")
+    raise TypeError(
+        f"scenario must be a file path, TOML text or a dict, not {type(scenario).__name__}"
+    )
+
+
+def _read_file(path: str) -> _Input:
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise ScenarioError(path, "no such file", path) from None
+    except IsADirectoryError:
+        raise ScenarioError(path, "is a directory, not a scenario file", path) from None
+    except UnicodeDecodeError as e:
+        raise ScenarioError(path, f"not UTF-8 text (byte {e.start})", path) from None
+    except OSError as e:
+        raise ScenarioError(path, f"cannot read file: {e.strerror or e}", path) from None
+    # The core names the scenario after the file's stem unless it has a `name`.
+    return _Input(text, "json" if path.lower().endswith(".json") else "toml", path)
+
+
+def _jsonable(value: Any, path: str) -> Any:
+    """Check that a dict scenario maps onto JSON, naming the field that does not."""
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise ScenarioError(path or "scenario", f"key {k!r} is not a string")
+            out[k] = _jsonable(v, f"{path}.{k}" if path else k)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ScenarioError(path, f"{value} is not a finite number")
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    raise ScenarioError(path, f"a {type(value).__name__} cannot be used in a scenario")
+
+
+# --------------------------------------------------------------------------------------
+# Run options
+# --------------------------------------------------------------------------------------
+
+def _seed_option(seed: Any) -> int | None:
+    if seed is None:
+        return None
+    if isinstance(seed, str) and seed.strip().isdigit():
+        seed = int(seed)
+    # Checked here: a huge int would fail in PyO3's conversion (the core takes an i64) with
+    # an OverflowError instead of a ScenarioError.
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise ScenarioError("--seed", f"{seed!r} is not an integer between 0 and 2^63-1")
+    return seed
+
+
+def _until_option(until: Any) -> str | None:
+    if until is None or isinstance(until, str):
+        return until  # the core parses time strings ("5s", "250ms", "2.5")
+    if isinstance(until, bool) or not isinstance(until, (int, float)) or not math.isfinite(until):
+        raise ScenarioError("--until", f"{until!r} is not a time")
+    if isinstance(until, int):
+        return str(until)
+    # Fixed-point with picosecond resolution: the core's parser need not know exponents.
+    return f"{until:.12f}".rstrip("0").rstrip(".")
+
+
+def _trace_option(trace: str | Iterable[str]) -> list[str]:
+    names = [trace] if isinstance(trace, str) else list(trace)
+    out: list[str] = []
+    for t in names:
+        if t not in TRACES:
+            raise ScenarioError("--trace", f"{t!r} is not a trace (try {', '.join(TRACES)})")
+        if t not in out:
+            out.append(t)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Public API
+# --------------------------------------------------------------------------------------
+
+def validate(scenario: Any) -> dict:
+    """Check a scenario without running it.
+
+    Returns ``{"name", "nodes", "links", "flows", "duration_s"}`` (counts for nodes, links,
+    flows); raises :class:`ScenarioError` naming the first offending field.
+    """
+    inp = _scenario_input(scenario)
+    core = _load_core()
+    with _Translate(core, inp):
+        return json.loads(core.validate(inp.text, inp.format, inp.source))
+
+
+def run(
+    scenario: Any,
+    *,
+    seed: int | None = None,
+    until: str | float | None = None,
+    out: str | os.PathLike | None = None,
+    trace: str | Iterable[str] = (),
+    progress: Callable[[float, float], Any] | None = None,
+) -> "Result":
+    """Run a scenario and return its :class:`Result`.
+
+    scenario: path of a .toml/.json file, TOML text, or a dict with the same structure.
+    seed:     overrides the scenario's ``seed``.
+    until:    stop at this simulated time instead of the scenario's ``duration`` ("5s", 2.5, ...).
+    out:      directory for the trace files and summary.json (created if needed).
+    trace:    extra writers on top of the scenario's ``output.trace``: "ns2", "cwnd".
+    progress: called as ``progress(now, end)`` (simulated seconds) between chunks of work.
+    """
+    inp = _scenario_input(scenario)
+    seed = _seed_option(seed)
+    until = _until_option(until)
+    traces = _trace_option(trace)
+    out_dir = None
+    created: list[str] = []  # directories made here, removed again if the run cannot start
+    if out is not None:
+        out_dir = os.fspath(out)
+        d = os.path.abspath(out_dir)
+        while not os.path.exists(d):
+            created.append(d)
+            d = os.path.dirname(d)
+        try:
+            os.makedirs(out_dir, exist_ok=True)
+        except OSError as e:
+            raise ScenarioError("--out", f"cannot create directory {out_dir}: {e.strerror or e}") from None
+
+    core = _load_core()
+    with _Translate(core, inp):
+        try:
+            try:
+                sim = core.Simulation(inp.text, inp.format, seed, until, out_dir, traces, inp.source)
+            except BaseException:
+                for d in created:  # innermost first; rmdir leaves anything non-empty alone
+                    try:
+                        os.rmdir(d)
+                    except OSError:
+                        break
+                raise
+            raw = _drive(sim, progress)
+        except OSError as e:
+            # The core could not write its outputs (read-only directory, disk full): a
+            # problem of the user's environment, not a bug.
+            raise ScenarioError("--out", f"cannot write the outputs: {e}") from None
+    result = Result(json.loads(raw), out_dir=out_dir)
+    if out_dir is not None:
+        try:
+            result.save(out_dir)
+        except OSError as e:
+            raise ScenarioError("--out", f"cannot write summary.json: {e}") from None
+    return result
+
+
+def _drive(sim, progress, clock: Callable[[], float] = time.perf_counter) -> str:
+    """Advance ``sim`` to its end in chunks of about _CHUNK_WALL_S wall time each."""
+    end = sim.end
+    # Start small and adapt: simulation speed depends on the scenario by orders of magnitude.
+    step = end / 1000 if end > 0 else 0.0
+    min_step = end * 1e-9
+    if progress is not None:
+        progress(sim.now, end)
+    running = sim.now < end
+    while running:
+        target = min(sim.now + step, end)
+        t0 = clock()
+        running = sim.advance(target)
+        spent = clock() - t0
+        if progress is not None:
+            progress(sim.now, end)
+        if target >= end:
+            break  # finish() takes care of anything float rounding left over
+        if spent < _CHUNK_WALL_S / 2:
+            step *= 2
+        elif spent > _CHUNK_WALL_S * 2:
+            step = max(step / 2, min_step)
+    raw = sim.finish()
+    if progress is not None:
+        progress(end, end)
+    return raw
+
+
+_FLOW_COLUMNS = [
+    "name", "protocol", "from", "to", "goodput_bps", "throughput_bps", "delay_mean_s",
+    "delay_p50_s", "delay_p95_s", "delay_p99_s", "delay_max_s", "packets_sent",
+    "packets_delivered", "packets_dropped", "packets_retransmitted", "packets_in_flight",
+    "efficiency",
+]
+_LINK_COLUMNS = [
+    "name", "from", "to", "arrivals", "departures", "drops", "queue_mean_pkts",
+    "queue_max_pkts", "utilization",
+]
+
+
+def _frame(rows: list, columns: list[str]):
+    import pandas as pd  # imported lazily: it is slow to import and the CLI rarely needs it
+
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    return pd.DataFrame.from_records(rows)  # keeps the core's column order
+
+
+class Result:
+    """The outcome of :func:`run`.
+
+    summary       the summary dict, as the core produced it (what summary.json holds)
+    flows, links  pandas DataFrames with one row per flow / per link direction
+    series        dict of DataFrames for the traced time series (e.g. "cwnd")
+    jain_fairness Jain's fairness index over the flows' goodput
+    """
+
+    def __init__(self, raw: dict, out_dir: str | None = None):
+        self.summary: dict = raw["summary"]
+        self._series_raw: dict = raw.get("series") or {}
+        self.out_dir = out_dir
+
+    @property
+    def name(self) -> str:
+        return self.summary["name"]
+
+    @property
+    def jain_fairness(self) -> float | None:
+        return self.summary.get("jain_fairness")
+
+    @property
+    def flows(self):
+        return _frame(self.summary.get("flows", []), _FLOW_COLUMNS)
+
+    @property
+    def links(self):
+        return _frame(self.summary.get("links", []), _LINK_COLUMNS)
+
+    @property
+    def series(self) -> dict:
+        import pandas as pd
+
+        return {k: pd.DataFrame(v) for k, v in self._series_raw.items()}
+
+    def summary_json(self) -> str:
+        # The core emits keys in a fixed order and json round-trips floats exactly, so this
+        # is byte-identical for equal runs.
+        return json.dumps(self.summary, indent=2, sort_keys=False) + "\n"
+
+    def save(self, directory: str | os.PathLike) -> Path:
+        """Write summary.json into ``directory`` (created if needed); returns its path."""
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        p = d / "summary.json"
+        p.write_text(self.summary_json(), encoding="utf-8")
+        return p
+
+    def __repr__(self) -> str:
+        return (
+            f"<tcplab.Result {self.name!r}: {len(self.summary.get('flows', []))} flows, "
+            f"jain_fairness={self.jain_fairness}>"
+        )

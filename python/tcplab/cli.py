@@ -1,0 +1,306 @@
+"""The ``tcplab`` command line.
+
+    tcplab run SCENARIO... [--out DIR] [--seed N] [--trace ns2|cwnd]... [--until T]
+    tcplab validate SCENARIO...
+
+Exit status: 0 ok, 2 invalid scenario or options (one ``tcplab: error: <path>: <message>``
+line on stderr), 130 interrupted, 1 anything unexpected (set TCPLAB_DEBUG=1 for the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+import traceback
+from typing import Callable, TextIO
+
+import tcplab
+from tcplab import CoreMissingError, ScenarioError
+
+PROG = "tcplab"
+
+_clock = time.monotonic  # wall clock of the progress line (replaceable in tests)
+
+
+# --------------------------------------------------------------------------------------
+# Progress line
+# --------------------------------------------------------------------------------------
+
+class Progress:
+    """``progress(now, end)`` callback that shows the share of simulated time done.
+
+    Nothing is shown for runs shorter than ``delay`` seconds of wall time, and afterwards the
+    line is refreshed at most every ``interval`` seconds.  On a terminal the line is rewritten
+    in place and erased at the end; elsewhere (TCPLAB_PROGRESS=1 into a file or pipe) each
+    update is its own line.
+    """
+
+    def __init__(
+        self,
+        label: str,
+        stream: TextIO | None = None,
+        enabled: bool | None = None,
+        clock: Callable[[], float] | None = None,
+        delay: float = 2.0,
+        interval: float = 0.5,
+    ):
+        self.label = label
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = _isatty(self.stream)
+        if enabled is None:
+            env = os.environ.get("TCPLAB_PROGRESS", "")
+            enabled = env == "1" or (env != "0" and self.tty)
+        self.enabled = enabled
+        self.clock = clock or _clock
+        self.delay = delay
+        self.interval = interval
+        self.started = self.clock()
+        self.last: float | None = None  # wall time of the last update shown
+        self.shown = False
+
+    def __call__(self, now: float, end: float) -> None:
+        if not self.enabled:
+            return
+        t = self.clock()
+        if t - self.started <= self.delay:
+            return
+        if self.last is not None and t - self.last < self.interval:
+            return
+        self.last = t
+        pct = 100.0 * now / end if end > 0 else 100.0
+        text = f"{PROG}: {self.label}: {pct:3.0f}% ({now:.2f} s of {end:g} s simulated)"
+        if self.tty:
+            self.stream.write(f"\r{text}\x1b[K")  # \x1b[K erases the rest of the line
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown and self.tty:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+        self.shown = False
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+# --------------------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------------------
+
+def _num(fmt: str, scale: float = 1.0) -> Callable:
+    def f(v):
+        return "-" if v is None else format(v * scale, fmt)
+    return f
+
+
+def _plain(v) -> str:
+    return "-" if v is None else str(v)
+
+
+# (header, summary key or None for the scenario column, formatter, right-aligned)
+_TABLE = [
+    ("scenario", None, _plain, False),
+    ("flow", "name", _plain, False),
+    ("protocol", "protocol", _plain, False),
+    ("goodput kb/s", "goodput_bps", _num(".1f", 1e-3), True),
+    ("mean delay ms", "delay_mean_s", _num(".2f", 1e3), True),
+    ("p95 delay ms", "delay_p95_s", _num(".2f", 1e3), True),
+    ("sent", "packets_sent", _plain, True),
+    ("delivered", "packets_delivered", _plain, True),
+    ("dropped", "packets_dropped", _plain, True),
+    ("retrans", "packets_retransmitted", _plain, True),
+    ("efficiency", "efficiency", _num(".3f"), True),
+    ("jain", "jain", _num(".3f"), True),  # Jain's index over the scenario's flows
+]
+
+
+def format_flow_table(summaries: list[dict]) -> str:
+    """One aligned row per flow of each run summary, under one header line."""
+    rows = [[h for h, _, _, _ in _TABLE]]
+    for summary in summaries:
+        for flow in summary.get("flows", []):
+            rows.append([
+                fmt(summary.get("jain_fairness")) if key == "jain" else
+                summary.get("name", "") if key is None else fmt(flow.get(key))
+                for _, key, fmt, _ in _TABLE
+            ])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(_TABLE))]
+    lines = []
+    for r in rows:
+        cells = [
+            c.rjust(w) if right else c.ljust(w)
+            for c, w, (_, _, _, right) in zip(r, widths, _TABLE)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def _error(e: ScenarioError, several: bool) -> None:
+    # With several scenarios, say which file a field error belongs to.
+    msg = str(e)
+    if several and e.source and e.path != e.source and not e.path.startswith("--"):
+        msg = f"{e.source}: {msg}"
+    print(f"{PROG}: error: {_one_line(msg)}", file=sys.stderr)
+
+
+def _one_line(s: str) -> str:
+    return " ".join(s.split())
+
+
+def _dir_name(name: str) -> str:
+    # A scenario name is free text; keep it to one harmless path component.
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
+    return safe if safe not in ("", ".", "..") else "scenario"
+
+
+# --------------------------------------------------------------------------------------
+# Commands
+# --------------------------------------------------------------------------------------
+
+def cmd_validate(args) -> int:
+    several = len(args.scenario) > 1
+    status = 0
+    for src in args.scenario:
+        try:
+            info = tcplab.validate(src)
+        except ScenarioError as e:
+            _error(e, several)
+            status = 2
+            continue
+        print(f"ok: {info['name']} ({info['nodes']} nodes, {info['links']} links, {info['flows']} flows)")
+    return status
+
+
+def cmd_run(args) -> int:
+    several = len(args.scenario) > 1
+    # Check every scenario before running any, so a typo in the last file is reported
+    # before a long run of the first one.
+    plan = []
+    failed = False
+    for src in args.scenario:
+        try:
+            plan.append((src, tcplab.validate(src)["name"]))
+        except ScenarioError as e:
+            _error(e, several)
+            failed = True
+    if failed:
+        return 2
+
+    seen: dict[str, str] = {}
+    jobs = []
+    for src, name in plan:
+        d = _dir_name(name)
+        if d in seen:
+            print(f"{PROG}: error: {src}: scenario name {name!r} is also used by {seen[d]} "
+                  "(their results would overwrite each other)", file=sys.stderr)
+            return 2
+        seen[d] = src
+        if args.out is None:
+            out = os.path.join("results", d)
+        elif several:
+            out = os.path.join(args.out, d)
+        else:
+            out = args.out
+        jobs.append((src, name, out))
+
+    summaries = []
+    for src, name, out in jobs:
+        progress = Progress(name)
+        try:
+            res = tcplab.run(src, seed=args.seed, until=args.until, out=out,
+                             trace=args.trace, progress=progress)
+        except ScenarioError as e:
+            _error(e, several)
+            return 2
+        finally:
+            progress.close()
+        summaries.append(res.summary)
+    print(format_flow_table(summaries))
+    # Several scenarios write to sibling directories: name their parent.
+    print(f"results: {os.path.dirname(jobs[0][2]) if several else jobs[0][2]}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Packet-level TCP congestion-control simulator (ns-2 compatible).",
+        epilog="Scenario format: docs/scenarios.md. Exit status: 0 ok, 2 invalid scenario "
+               "or option, 130 interrupted, 1 internal error (TCPLAB_DEBUG=1 shows the traceback).",
+    )
+    p.add_argument("--version", action="version", version=f"{PROG} {tcplab.__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    r = sub.add_parser(
+        "run",
+        help="run scenarios and write their results",
+        description="Run each SCENARIO (a .toml or .json file), write summary.json and the "
+                    "requested traces, and print one row per flow.",
+    )
+    r.add_argument("scenario", nargs="+", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    r.add_argument("--out", metavar="DIR",
+                   help="output directory (default results/<scenario name>; with several "
+                        "scenarios each writes to DIR/<scenario name>)")
+    r.add_argument("--seed", metavar="N", help="master seed, overrides the scenario's seed")
+    r.add_argument("--trace", action="append", default=[], metavar="{ns2,cwnd}",
+                   help="also write this trace (ns2: trace.tr, cwnd: cwnd.tr); repeatable")
+    r.add_argument("--until", metavar="T",
+                   help="stop at simulated time T instead of the scenario's duration (e.g. 5s, 250ms)")
+    r.set_defaults(func=cmd_run)
+
+    v = sub.add_parser(
+        "validate",
+        help="check scenarios without running them",
+        description="Check each SCENARIO and print a one-line description of it.",
+    )
+    v.add_argument("scenario", nargs="+", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    v.set_defaults(func=cmd_validate)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ScenarioError as e:  # e.g. a bad --seed raised outside the per-scenario handling
+        _error(e, False)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except CoreMissingError as e:
+        print(f"{PROG}: error: {_one_line(str(e))}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # stdout closed early (`tcplab run ... | head`): stop quietly, and keep Python from
+        # complaining again while flushing stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except BaseException as e:  # noqa: BLE001 - PyO3's PanicException is a BaseException
+        if isinstance(e, (SystemExit, GeneratorExit)):
+            raise
+        if os.environ.get("TCPLAB_DEBUG") == "1":
+            traceback.print_exc()
+        detail = _one_line(str(e))[:300]
+        print(f"{PROG}: internal error: {type(e).__name__}: {detail} -- please report this "
+              "as a bug (set TCPLAB_DEBUG=1 to see the traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

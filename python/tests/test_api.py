@@ -1,0 +1,358 @@
+"""Tests of the Python API (tcplab.run / validate / Result / ScenarioError), on the real core."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tcplab
+from support import DUMBBELL, DUMBBELL_TEXT, dumbbell_doc, without_name
+
+FLOW_COLUMNS = tcplab._FLOW_COLUMNS
+LINK_COLUMNS = tcplab._LINK_COLUMNS
+
+
+def raises_scenario_error(call, *args, **kwargs) -> tcplab.ScenarioError:
+    with pytest.raises(tcplab.ScenarioError) as ei:
+        call(*args, **kwargs)
+    return ei.value
+
+
+def line_of(text: str, line: str) -> int:
+    """1-based number of the line of ``text`` that is exactly ``line``."""
+    return text.splitlines().index(line) + 1
+
+
+# ======================================================================================
+# Scenario inputs
+# ======================================================================================
+
+class TestInputs:
+    def test_validate(self):
+        assert tcplab.validate(DUMBBELL) == {
+            "name": "dumbbell", "nodes": 6, "links": 5, "flows": 3, "duration_s": 5.0,
+        }
+
+    def test_path_str_pathlib_toml_text_and_dict_all_run_alike(self):
+        summary = tcplab.run(DUMBBELL).summary
+        assert summary["name"] == "dumbbell" and len(summary["flows"]) == 3
+        for scenario in (str(DUMBBELL), DUMBBELL_TEXT, dumbbell_doc()):
+            assert tcplab.run(scenario).summary == summary, type(scenario)
+
+    def test_name_defaults_to_file_stem_toml(self, tmp_path):
+        p = tmp_path / "my-scenario.toml"
+        p.write_text(without_name(DUMBBELL_TEXT))
+        assert tcplab.validate(p)["name"] == "my-scenario"
+        assert tcplab.run(p).name == "my-scenario"
+
+    def test_name_defaults_to_file_stem_json(self, tmp_path):
+        doc = dumbbell_doc()
+        del doc["name"]
+        p = tmp_path / "from-json.json"
+        p.write_text(json.dumps(doc, indent=2))
+        assert tcplab.validate(p)["name"] == "from-json"
+        assert tcplab.run(p).name == "from-json"
+
+    def test_text_and_dict_without_name_are_called_scenario(self):
+        assert tcplab.validate(without_name(DUMBBELL_TEXT))["name"] == "scenario"
+        doc = dumbbell_doc()
+        del doc["name"]
+        assert tcplab.validate(doc)["name"] == "scenario"
+
+    def test_explicit_name_wins_over_stem(self, tmp_path):
+        p = tmp_path / "other.toml"
+        p.write_text(DUMBBELL_TEXT)
+        assert tcplab.validate(p)["name"] == "dumbbell"
+        p = tmp_path / "other.json"
+        p.write_text(json.dumps(dumbbell_doc()))
+        assert tcplab.validate(p)["name"] == "dumbbell"
+
+    @pytest.mark.parametrize("named", [True, False])
+    def test_toml_syntax_error_names_the_file_and_line(self, tmp_path, named):
+        base = DUMBBELL_TEXT if named else without_name(DUMBBELL_TEXT)
+        text = base.replace("window = 20", "window = = 20")
+        p = tmp_path / "bad.toml"
+        p.write_text(text)
+        e = raises_scenario_error(tcplab.validate, p)
+        assert (e.path, e.source) == (str(p), str(p))
+        n = line_of(text, "window = = 20")
+        assert e.message.endswith(f"(line {n})"), e.message
+
+    def test_field_error_quotes_the_line_of_a_nameless_file(self, tmp_path):
+        text = without_name(DUMBBELL_TEXT).replace('delay = "7ms"', 'delay = "7ms"\nbandwith = "1Mb"')
+        p = tmp_path / "typo.toml"
+        p.write_text(text)
+        e = raises_scenario_error(tcplab.validate, p)
+        assert e.path == "links[1].bandwith"
+        n = line_of(text, 'bandwith = "1Mb"')
+        assert e.message.endswith(f"(line {n})"), e.message
+
+    def test_toml_text_syntax_error(self):
+        e = raises_scenario_error(tcplab.validate, 'duration = "5s"\nnodes = [\n')
+        assert (e.path, e.source) == ("scenario", None)
+        assert "(line 3)" in e.message
+
+    def test_json_syntax_error_names_the_file(self, tmp_path):
+        p = tmp_path / "bad.json"
+        p.write_text('{\n  "duration": "5s",\n}')
+        e = raises_scenario_error(tcplab.validate, p)
+        assert (e.path, e.source) == (str(p), str(p))
+        assert "line 3" in e.message
+
+    def test_missing_file(self):
+        e = raises_scenario_error(tcplab.run, "no/such/scenario.toml")
+        assert e.path == "no/such/scenario.toml"
+        assert str(e) == "no/such/scenario.toml: no such file"
+
+    def test_bare_word_is_taken_as_a_file_name(self):
+        assert raises_scenario_error(tcplab.validate, "missing").path == "missing"
+
+    def test_directory(self, tmp_path):
+        e = raises_scenario_error(tcplab.validate, tmp_path)
+        assert e.path == str(tmp_path) and "directory" in e.message
+
+    def test_binary_file(self, tmp_path):
+        p = tmp_path / "bin.toml"
+        p.write_bytes(b'name = "\xff\xfe"\n')
+        e = raises_scenario_error(tcplab.validate, p)
+        assert e.path == str(p) and "UTF-8" in e.message
+
+    @pytest.mark.parametrize("where,value,path", [
+        (("links", 1, "delay"), math.nan, "links[1].delay"),
+        (("links", 0, "bandwidth"), math.inf, "links[0].bandwidth"),
+        (("flows", 0, "start"), object(), "flows[0].start"),
+        (("flows", 2, "rate"), {1: "x"}, "flows[2].rate"),
+    ])
+    def test_dict_values_json_cannot_carry(self, where, value, path):
+        doc = dumbbell_doc()
+        table, i, key = where
+        doc[table][i][key] = value
+        assert raises_scenario_error(tcplab.validate, doc).path == path
+
+    def test_not_a_scenario(self):
+        with pytest.raises(TypeError):
+            tcplab.run(42)
+
+
+# ======================================================================================
+# Errors and run options
+# ======================================================================================
+
+class TestErrorsAndOptions:
+    def test_core_error_becomes_tcplab_error(self):
+        doc = dumbbell_doc()
+        doc["flows"][1]["to"] = "nowhere"
+        e = raises_scenario_error(tcplab.run, doc)
+        assert type(e) is tcplab.ScenarioError and isinstance(e, ValueError)
+        assert (e.path, e.message) == ("flows[1].to", 'unknown node "nowhere"')
+        assert str(e) == 'flows[1].to: unknown node "nowhere"'
+        assert e.source is None
+
+    def test_error_from_a_file_knows_its_source(self, tmp_path):
+        p = tmp_path / "x.toml"
+        p.write_text(DUMBBELL_TEXT.replace('to = "k1"\nprotocol', 'to = "k9"\nprotocol'))
+        e = raises_scenario_error(tcplab.validate, p)
+        assert (e.path, e.source) == ("flows[0].to", str(p))
+
+    def test_field_error_in_a_dict(self):
+        doc = dumbbell_doc()
+        doc["links"][2]["bandwidth"] = "2 Mbs"
+        e = raises_scenario_error(tcplab.run, doc)
+        assert e.path == "links[2].bandwidth" and "is not a rate" in e.message
+
+    def test_seed(self):
+        assert tcplab.run(DUMBBELL).summary["seed"] == 1  # the scenario's own
+        assert tcplab.run(DUMBBELL, seed=7).summary["seed"] == 7
+        assert tcplab.run(DUMBBELL, seed="8").summary["seed"] == 8
+
+    @pytest.mark.parametrize("seed", [-1, 2**63, 1.5, "abc", True])
+    def test_bad_seed(self, seed):
+        assert raises_scenario_error(tcplab.run, DUMBBELL, seed=seed).path == "--seed"
+
+    @pytest.mark.parametrize("until,duration", [
+        ("2s", 2.0), ("250ms", 0.25), (2, 2.0), (0.25, 0.25), (1e-5, 1e-5), (None, 5.0),
+    ])
+    def test_until(self, until, duration):
+        assert tcplab.run(DUMBBELL, until=until).summary["duration_s"] == duration
+
+    @pytest.mark.parametrize("until", [math.inf, math.nan, True, [1], "soon", "-1s"])
+    def test_bad_until(self, until):
+        assert raises_scenario_error(tcplab.run, DUMBBELL, until=until).path == "--until"
+
+    @pytest.mark.parametrize("trace,files", [
+        ("ns2", ["summary.json", "trace.tr"]),
+        (["cwnd", "ns2", "cwnd"], ["cwnd.tr", "summary.json", "trace.tr"]),
+        ([], ["summary.json"]),
+    ])
+    def test_trace(self, tmp_path, trace, files):
+        tcplab.run(DUMBBELL, out=tmp_path, trace=trace)
+        assert sorted(p.name for p in tmp_path.iterdir()) == files
+
+    @pytest.mark.parametrize("trace", ["pcap", ["ns2", "pcap"]])
+    def test_bad_trace(self, trace):
+        assert raises_scenario_error(tcplab.run, DUMBBELL, trace=trace).path == "--trace"
+
+    def test_out_that_cannot_be_a_directory(self, tmp_path):
+        f = tmp_path / "file"
+        f.write_text("")
+        assert raises_scenario_error(tcplab.run, DUMBBELL, out=f / "sub").path == "--out"
+
+    def test_outputs_that_cannot_be_written(self, tmp_path):
+        (tmp_path / "trace.tr").mkdir()  # the core cannot create its trace file
+        e = raises_scenario_error(tcplab.run, DUMBBELL, out=tmp_path, trace=["ns2"])
+        assert e.path == "--out" and "cannot write" in e.message
+
+    def test_invalid_scenario_creates_no_output_directory(self, tmp_path):
+        doc = dumbbell_doc()
+        doc["duration"] = "-1s"
+        raises_scenario_error(tcplab.run, doc, out=tmp_path / "a" / "b")
+        assert list(tmp_path.iterdir()) == []
+
+    def test_missing_extension_is_reported_clearly(self, monkeypatch):
+        monkeypatch.setitem(sys.modules, "tcplab._core", None)  # makes the import fail
+        with pytest.raises(tcplab.CoreMissingError, match="setup.sh"):
+            tcplab.validate(DUMBBELL)
+
+
+# ======================================================================================
+# Results
+# ======================================================================================
+
+class TestResult:
+    def test_frames_and_fields(self):
+        res = tcplab.run(DUMBBELL, trace=["cwnd"])
+        s = res.summary
+        assert list(s) == ["name", "seed", "duration_s", "jain_fairness", "flows", "links"]
+        assert (s["name"], s["seed"], s["duration_s"]) == ("dumbbell", 1, 5.0)
+        assert list(res.flows.columns) == FLOW_COLUMNS
+        assert list(res.flows["name"]) == ["A", "B", "C"]
+        assert list(res.flows["protocol"]) == ["reno", "newreno", "udp"]
+        assert list(res.links.columns) == LINK_COLUMNS
+        assert len(res.links) == 10
+        assert {"r1->r2", "r2->r1", "s1->r1", "r1->s1"} <= set(res.links["name"])
+        assert 0 < res.jain_fairness <= 1
+        assert res.jain_fairness == s["jain_fairness"]
+        for f in s["flows"]:
+            assert 0 < f["packets_delivered"] <= f["packets_sent"], f
+            assert 0 < f["goodput_bps"] <= 2e6, f  # the bottleneck is 2 Mb/s
+        cw = res.series["cwnd"]
+        assert list(cw.columns) == ["time", "flow", "cwnd", "ssthresh"]
+        assert len(cw) > 0 and set(cw["flow"]) == {"A", "B"}  # the TCP senders, by name
+        assert "dumbbell" in repr(res)
+
+    def test_series_only_when_traced(self):
+        assert tcplab.run(DUMBBELL).series == {}
+
+    def test_empty_tables_keep_their_columns(self):
+        res = tcplab.Result({"summary": {"name": "x", "flows": [], "links": []}})
+        assert list(res.flows.columns) == FLOW_COLUMNS and len(res.flows) == 0
+        assert list(res.links.columns) == LINK_COLUMNS
+        assert res.jain_fairness is None
+
+    def test_save_writes_the_summary_verbatim(self, tmp_path):
+        res = tcplab.run(DUMBBELL)
+        p = res.save(tmp_path / "a" / "b")
+        assert p == tmp_path / "a" / "b" / "summary.json"
+        assert p.read_text() == json.dumps(res.summary, indent=2) + "\n"
+
+    def test_run_with_out_writes_the_summary(self, tmp_path):
+        res = tcplab.run(DUMBBELL, out=tmp_path / "o", seed=4)
+        assert json.loads((tmp_path / "o" / "summary.json").read_text()) == res.summary
+        assert res.out_dir == str(tmp_path / "o")
+
+    def test_same_seed_same_summary(self):
+        a = tcplab.run(DUMBBELL, seed=5).summary_json()
+        assert tcplab.run(DUMBBELL, seed=5).summary_json() == a
+        assert json.loads(a)["seed"] == 5
+
+
+# ======================================================================================
+# Driving the run in chunks
+# ======================================================================================
+
+class SimClock:
+    """A stand-in for the wall clock: ``cost`` seconds per simulated second of ``sim``."""
+
+    def __init__(self, sim, cost):
+        self.sim, self.cost, self.reads = sim, cost, []
+
+    def __call__(self):
+        self.reads.append(self.sim.now * self.cost)
+        return self.reads[-1]
+
+    def chunks(self):
+        """The "wall time" of each advance() call (_drive reads the clock around each)."""
+        return [b - a for a, b in zip(self.reads[::2], self.reads[1::2])]
+
+
+class TestDriving:
+    @pytest.mark.parametrize("cost", [1e-4, 1.0, 40.0])
+    def test_chunks_adapt_to_about_a_tenth_of_a_second(self, cost):
+        sim = tcplab._load_core().Simulation(DUMBBELL_TEXT, "toml")
+        clock = SimClock(sim, cost)
+        summary = json.loads(tcplab._drive(sim, None, clock))["summary"]
+        assert summary["duration_s"] == 5.0
+        chunks = clock.chunks()
+        total = 5.0 * cost
+        if total > 2:
+            # after the first few doublings, every chunk but the last stays near the target
+            steady = chunks[12:-1]
+            assert steady and all(0.02 <= c <= 0.45 for c in steady), steady
+        assert len(chunks) < 40 + total / 0.02
+
+    def test_progress_sees_increasing_time_ending_at_end(self):
+        calls = []
+        tcplab.run(DUMBBELL, progress=lambda now, end: calls.append((now, end)))
+        nows = [now for now, _ in calls]
+        assert len(calls) > 2
+        assert nows == sorted(nows) and len(set(nows)) > 2
+        assert {end for _, end in calls} == {5.0}
+        assert calls[0] == (0.0, 5.0) and calls[-1] == (5.0, 5.0)
+
+    def test_until_shortens_the_progress_too(self):
+        calls = []
+        tcplab.run(DUMBBELL, until="1s", progress=lambda now, end: calls.append((now, end)))
+        assert calls[-1] == (1.0, 1.0)
+        assert all(now <= 1.0 for now, _ in calls)
+
+    def test_keyboard_interrupt_between_chunks_propagates(self):
+        def progress(now, end):
+            if now > 1.0:
+                raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            tcplab.run(DUMBBELL, progress=progress)
+
+
+# ======================================================================================
+# Any value in a quantity field is accepted or rejected with that field's path
+# ======================================================================================
+
+_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+_quantity = st.one_of(
+    _text,
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.from_regex(r"-?[0-9]{1,4}(\.[0-9]{1,3})? ?(|s|ms|us|ns|b|Kb|Mb|Gb|bps|B|KB|MB)", fullmatch=True),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(field=st.sampled_from([
+    ("links", 0, "bandwidth"), ("links", 2, "delay"), ("flows", 0, "start"),
+    ("flows", 2, "rate"), ("flows", 1, "packet_size"), ("flows", 2, "stop"),
+]), value=_quantity)
+def test_any_value_is_accepted_or_rejected_with_its_path(field, value):
+    """No input makes the core fail in any other way than a ScenarioError for that field."""
+    table, index, key = field
+    doc = dumbbell_doc()
+    doc[table][index][key] = value
+    try:
+        tcplab.validate(doc)
+    except tcplab.ScenarioError as e:
+        assert e.path == f"{table}[{index}].{key}", (value, str(e))

@@ -1,0 +1,489 @@
+"""Tests of the ``tcplab`` command line, on the real core.
+
+In-process tests call ``tcplab.cli.main(argv)``; a few run the real command in a subprocess.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tcplab
+from support import DUMBBELL, DUMBBELL_TEXT, REPO, dumbbell_doc
+from tcplab import cli
+
+
+def tcplab_cmd(*args, cwd=None, env=None):
+    """Run ``python -m tcplab ARGS`` (the same entry point as the console script)."""
+    e = dict(os.environ)
+    e["PYTHONPATH"] = os.pathsep.join([str(REPO / "python"), e.get("PYTHONPATH", "")])
+    e.pop("TCPLAB_PROGRESS", None)
+    e.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "tcplab", *map(str, args)],
+        cwd=cwd, env=e, capture_output=True, text=True, timeout=300,
+    )
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp_dir(tmp_path, monkeypatch):
+    # `tcplab run` writes to ./results by default: keep that out of the source tree.
+    monkeypatch.chdir(tmp_path)
+
+
+def stderr_line(err: str) -> str:
+    """The single line written to stderr (fails if there are more)."""
+    lines = err.splitlines()
+    assert len(lines) == 1, f"expected one stderr line, got:\n{err}"
+    return lines[0]
+
+
+# ======================================================================================
+# Help, version, argument handling
+# ======================================================================================
+
+@pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["validate", "--help"]])
+def test_help(argv, capsys):
+    with pytest.raises(SystemExit) as ei:
+        cli.main(argv)
+    assert ei.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: tcplab")
+
+
+def test_run_help_lists_the_options(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--help"])
+    out = capsys.readouterr().out
+    for opt in ("--out", "--seed", "--trace", "--until", "SCENARIO"):
+        assert opt in out
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as ei:
+        cli.main(["--version"])
+    assert ei.value.code == 0
+    assert re.fullmatch(r"tcplab \S+\n", capsys.readouterr().out)
+
+
+def test_no_command_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as ei:
+        cli.main([])
+    assert ei.value.code == 2
+
+
+def test_subprocess_version_and_missing_file(tmp_path):
+    r = tcplab_cmd("--version")
+    assert r.returncode == 0 and r.stdout.startswith("tcplab ")
+    r = tcplab_cmd("validate", "nope.toml", cwd=tmp_path)
+    assert r.returncode == 2
+    assert stderr_line(r.stderr) == "tcplab: error: nope.toml: no such file"
+    assert r.stdout == ""
+
+
+# ======================================================================================
+# Commands
+# ======================================================================================
+
+def fail_midway(monkeypatch, exc: BaseException):
+    """Make runs raise ``exc`` half-way through (after the core has simulated half the run)."""
+    def drive(sim, progress, *args):
+        sim.advance(sim.end / 2)
+        raise exc
+
+    monkeypatch.setattr(tcplab, "_drive", drive)
+
+
+def test_validate_ok(capfd):
+    assert cli.main(["validate", str(DUMBBELL)]) == 0
+    assert capfd.readouterr() == ("ok: dumbbell (6 nodes, 5 links, 3 flows)\n", "")
+
+
+def test_validate_reports_every_bad_file(capfd, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(DUMBBELL_TEXT.replace('to = "k1"\nprotocol', 'to = "k9"\nprotocol'))
+    assert cli.main(["validate", str(bad), str(DUMBBELL), str(tmp_path / "gone.toml")]) == 2
+    out, err = capfd.readouterr()
+    assert out == "ok: dumbbell (6 nodes, 5 links, 3 flows)\n"
+    assert err.splitlines() == [
+        f'tcplab: error: {bad}: flows[0].to: unknown node "k9"',  # several files: file named
+        f"tcplab: error: {tmp_path / 'gone.toml'}: no such file",
+    ]
+
+
+def test_run_prints_table_and_writes_default_dir(capfd, tmp_path):
+    assert cli.main(["run", str(DUMBBELL), "--trace", "ns2"]) == 0
+    out, err = capfd.readouterr()
+    assert err == ""
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["scenario", "flow", "protocol"]
+    for col in ("goodput kb/s", "mean delay ms", "p95 delay ms", "sent", "delivered",
+                "dropped", "retrans", "efficiency", "jain"):
+        assert col in lines[0]
+    rows = lines[1:4]
+    assert [r.split()[:3] for r in rows] == [
+        ["dumbbell", "A", "reno"], ["dumbbell", "B", "newreno"], ["dumbbell", "C", "udp"]]
+    assert len({len(l) for l in lines[:4]}) == 1, "columns are aligned"
+    assert all(re.fullmatch(r"[01]\.\d{3}", r.split()[-1]) for r in rows), "Jain's index"
+    assert lines[4] == "results: results/dumbbell"
+    assert len(lines) == 5
+    d = tmp_path / "results" / "dumbbell"
+    assert sorted(p.name for p in d.iterdir()) == ["summary.json", "trace.tr"]
+
+
+def test_run_options_take_effect(tmp_path):
+    out = tmp_path / "o"
+    rc = cli.main(["run", str(DUMBBELL), "--out", str(out), "--seed", "9", "--until", "2s",
+                   "--trace", "cwnd", "--trace", "ns2"])
+    assert rc == 0
+    assert sorted(p.name for p in out.iterdir()) == ["cwnd.tr", "summary.json", "trace.tr"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["seed"], summary["duration_s"]) == (9, 2.0)
+
+
+def test_run_several_scenarios(capfd, tmp_path):
+    other = tmp_path / "other.toml"
+    other.write_text(DUMBBELL_TEXT.replace('name = "dumbbell"', 'name = "other one"'))
+    assert cli.main(["run", str(DUMBBELL), str(other), "--out", str(tmp_path / "r")]) == 0
+    assert (tmp_path / "r" / "dumbbell" / "summary.json").exists()
+    assert (tmp_path / "r" / "other_one" / "summary.json").exists()
+    out = capfd.readouterr().out
+    assert out.count("\nother one  A") == 1, "one table for both scenarios"
+    assert sum(line.startswith("scenario ") for line in out.splitlines()) == 1
+    assert out.splitlines()[-1] == f"results: {tmp_path / 'r'}"
+
+
+def test_run_names_nameless_scenarios_after_their_files(capfd, tmp_path):
+    p = tmp_path / "my-run.toml"
+    p.write_text(DUMBBELL_TEXT.replace('name = "dumbbell"\n', ""))
+    assert cli.main(["run", str(p)]) == 0
+    assert capfd.readouterr().out.splitlines()[1].split()[:2] == ["my-run", "A"]
+    assert (tmp_path / "results" / "my-run" / "summary.json").exists()
+
+
+def test_run_checks_all_scenarios_before_running_any(capfd, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(DUMBBELL_TEXT.replace("duration", "durations"))
+    assert cli.main(["run", str(DUMBBELL), str(bad), "--out", str(tmp_path / "r")]) == 2
+    line = stderr_line(capfd.readouterr().err)
+    assert line.startswith(f"tcplab: error: {bad}: ")
+    assert not (tmp_path / "r").exists(), "the good scenario was not run either"
+
+
+def test_run_refuses_two_scenarios_with_one_name(capfd, tmp_path):
+    copy = tmp_path / "copy.toml"
+    copy.write_text(DUMBBELL_TEXT)
+    assert cli.main(["run", str(DUMBBELL), str(copy), "--out", str(tmp_path / "r")]) == 2
+    assert "dumbbell" in stderr_line(capfd.readouterr().err)
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("argv,path", [
+    (["--seed", "-1"], "--seed"),
+    (["--seed", "x"], "--seed"),
+    (["--seed", "1.5"], "--seed"),
+    (["--trace", "pcap"], "--trace"),
+    (["--until", "soon"], "--until"),
+    (["--until=-2s"], "--until"),
+    (["--out", "/dev/null/x"], "--out"),
+])
+def test_bad_options_exit_2_with_one_line(capfd, tmp_path, argv, path):
+    assert cli.main(["run", str(DUMBBELL), *argv]) == 2
+    out, err = capfd.readouterr()
+    assert stderr_line(err).startswith(f"tcplab: error: {path}: ")
+    assert out == ""
+    assert list(tmp_path.iterdir()) == [], "a run that cannot start leaves no directories"
+
+
+def test_output_write_failure_is_a_user_error(capfd, tmp_path):
+    (tmp_path / "o" / "trace.tr").mkdir(parents=True)  # the core cannot create its trace
+    assert cli.main(["run", str(DUMBBELL), "--out", str(tmp_path / "o"), "--trace", "ns2"]) == 2
+    line = stderr_line(capfd.readouterr().err)
+    assert line.startswith("tcplab: error: --out: cannot write the outputs: "), line
+
+
+def test_unexpected_error_is_one_line_and_exit_1(capfd, monkeypatch, tmp_path):
+    fail_midway(monkeypatch, RuntimeError("disk on fire\nsecond line"))
+    monkeypatch.delenv("TCPLAB_DEBUG", raising=False)
+    assert cli.main(["run", str(DUMBBELL), "--out", str(tmp_path)]) == 1
+    line = stderr_line(capfd.readouterr().err)
+    assert line.startswith("tcplab: internal error: RuntimeError: disk on fire second line")
+    assert "report" in line and "TCPLAB_DEBUG=1" in line
+
+
+def test_tcplab_debug_shows_the_traceback(capfd, monkeypatch, tmp_path):
+    fail_midway(monkeypatch, RuntimeError("disk on fire"))
+    monkeypatch.setenv("TCPLAB_DEBUG", "1")
+    assert cli.main(["run", str(DUMBBELL), "--out", str(tmp_path)]) == 1
+    err = capfd.readouterr().err
+    assert "Traceback" in err and err.rstrip().splitlines()[-1].startswith("tcplab: internal error")
+
+
+def test_rust_panic_is_handled_too(capfd, monkeypatch, tmp_path):
+    class PanicException(BaseException):  # what PyO3 raises for a Rust panic
+        pass
+
+    fail_midway(monkeypatch, PanicException("index out of bounds"))
+    assert cli.main(["run", str(DUMBBELL), "--out", str(tmp_path)]) == 1
+    assert "PanicException: index out of bounds" in stderr_line(capfd.readouterr().err)
+
+
+def test_keyboard_interrupt_exits_130(capfd, monkeypatch, tmp_path):
+    fail_midway(monkeypatch, KeyboardInterrupt())
+    assert cli.main(["run", str(DUMBBELL), "--out", str(tmp_path)]) == 130
+    assert stderr_line(capfd.readouterr().err) == "tcplab: interrupted"
+
+
+def test_missing_extension_exit_1(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "tcplab._core", None)
+    assert cli.main(["validate", str(DUMBBELL)]) == 1
+    assert "setup.sh" in stderr_line(capsys.readouterr().err)
+
+
+# ======================================================================================
+# Output helpers
+# ======================================================================================
+
+def test_flow_table_formats_units_and_missing_values():
+    summary = {"name": "s", "jain_fairness": 0.5, "flows": [
+        {"name": "A", "protocol": "reno", "goodput_bps": 1234567.0, "delay_mean_s": 0.0815,
+         "delay_p95_s": 0.12, "packets_sent": 1000, "packets_delivered": 990,
+         "packets_dropped": 10, "packets_retransmitted": 12, "efficiency": 0.98765},
+        {"name": "long-name", "protocol": "udp", "goodput_bps": 0.0, "delay_mean_s": None,
+         "delay_p95_s": None, "packets_sent": 0, "packets_delivered": 0,
+         "packets_dropped": 0, "packets_retransmitted": 0, "efficiency": None},
+    ]}
+    lines = cli.format_flow_table([summary, {**summary, "name": "t", "jain_fairness": None}]).splitlines()
+    assert lines[1].split() == ["s", "A", "reno", "1234.6", "81.50", "120.00", "1000", "990",
+                                "10", "12", "0.988", "0.500"]
+    assert lines[2].split() == ["s", "long-name", "udp", "0.0", "-", "-", "0", "0", "0", "0", "-", "0.500"]
+    assert lines[3].split()[:2] == ["t", "A"] and lines[3].split()[-1] == "-"
+    assert len(lines) == 5
+    assert len({len(l) for l in lines}) == 1
+
+
+class FakeTTY(io.StringIO):
+    def isatty(self):
+        return True
+
+
+class Clock:
+    t = 0.0
+
+    def __call__(self):
+        return self.t
+
+
+def test_progress_waits_two_seconds_then_updates_every_half_second():
+    clock = Clock()
+    s = io.StringIO()
+    p = cli.Progress("x", stream=s, enabled=True, clock=clock)
+    for t, now in [(0.5, 1), (1.9, 2), (2.1, 3), (2.3, 4), (2.7, 5), (5.0, 10)]:
+        clock.t = t
+        p(now, 10.0)
+    assert s.getvalue().splitlines() == [
+        "tcplab: x:  30% (3.00 s of 10 s simulated)",
+        "tcplab: x:  50% (5.00 s of 10 s simulated)",
+        "tcplab: x: 100% (10.00 s of 10 s simulated)",
+    ]
+
+
+def test_progress_on_a_terminal_rewrites_and_erases_its_line(monkeypatch):
+    monkeypatch.delenv("TCPLAB_PROGRESS", raising=False)
+    clock = Clock()
+    s = FakeTTY()
+    p = cli.Progress("x", stream=s, clock=clock)
+    assert p.enabled
+    clock.t = 3.0
+    p(1.0, 4.0)
+    p.close()
+    assert s.getvalue() == "\rtcplab: x:  25% (1.00 s of 4 s simulated)\x1b[K\r\x1b[K"
+
+
+@pytest.mark.parametrize("env,tty,enabled", [
+    (None, False, False), (None, True, True), ("1", False, True), ("0", True, False),
+])
+def test_progress_enabled_by_tty_or_env(monkeypatch, env, tty, enabled):
+    if env is None:
+        monkeypatch.delenv("TCPLAB_PROGRESS", raising=False)
+    else:
+        monkeypatch.setenv("TCPLAB_PROGRESS", env)
+    p = cli.Progress("x", stream=FakeTTY() if tty else io.StringIO())
+    assert p.enabled is enabled
+
+
+def test_progress_shows_during_a_long_run(capfd, monkeypatch, tmp_path):
+    monkeypatch.setenv("TCPLAB_PROGRESS", "1")
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(cli, "_clock", lambda: next(ticks))  # each reading "takes" a second
+    assert cli.main(["run", str(DUMBBELL), "--out", str(tmp_path)]) == 0
+    lines = capfd.readouterr().err.splitlines()
+    assert len(lines) > 1
+    assert all(re.fullmatch(r"tcplab: dumbbell: +\d+% \(\d+\.\d\d s of 5 s simulated\)", l) for l in lines), lines
+    assert lines[-1] == "tcplab: dumbbell: 100% (5.00 s of 5 s simulated)"
+
+
+# ======================================================================================
+# Malformed scenarios: exit status 2 and one stderr line naming the field
+# ======================================================================================
+
+def edit(old: str, new: str, nth: int = 0):
+    """A scenario edit replacing the nth occurrence of ``old`` (which must exist)."""
+    def apply(text: str) -> str:
+        start = -1
+        for _ in range(nth + 1):
+            start = text.index(old, start + 1)
+        return text[:start] + new + text[start + len(old):]
+    return apply
+
+
+def drop_tables(header: str):
+    """A scenario edit removing every ``header`` table (the data file separates tables by blank lines)."""
+    def apply(text: str) -> str:
+        blocks = text.split("\n\n")
+        kept = [b for b in blocks if not b.lstrip().startswith(header)]
+        assert len(kept) < len(blocks)
+        return "\n\n".join(kept)
+    return apply
+
+
+def append(extra: str):
+    return lambda text: text + extra
+
+
+# (id, edit, the stderr line must start with "tcplab: error: " + this, and contain these)
+MALFORMED = [
+    ("rate-unit", edit('bandwidth = "10Mb"', 'bandwidth = "2 Mbs"'), "links[0].bandwidth:", ["not a rate"]),
+    ("rate-negative", edit('bandwidth = "10Mb"', 'bandwidth = "-10Mb"', 2), "links[3].bandwidth:", []),
+    ("rate-number-unit", edit('bandwidth = "2Mb"', 'bandwidth = "2 parsecs"'), "links[2].bandwidth:", []),
+    ("time-unit", edit('delay = "7ms"', 'delay = "7 fortnights"'), "links[1].delay:", ["not a time"]),
+    ("time-negative", edit('delay = "20ms"', 'delay = "-20ms"'), "links[2].delay:", ["negative"]),
+    ("duration-negative", edit('duration = "5s"', 'duration = "-5s"'), "duration:", []),
+    ("duration-zero", edit('duration = "5s"', 'duration = "0s"'), "duration:", []),
+    ("duration-wrong-type", edit('duration = "5s"', "duration = true"), "duration:", []),
+    ("duration-missing", edit('duration = "5s"\n', ""), "duration:", []),
+    ("nodes-missing", edit('nodes = ["s1", "s2", "r1", "r2", "k1", "k2"]\n', ""), "nodes:", []),
+    ("nodes-not-a-list", edit('nodes = ["s1", "s2", "r1", "r2", "k1", "k2"]', 'nodes = "s1"'), "nodes:", []),
+    ("nodes-duplicate", edit('"k1", "k2"]', '"k1", "k2", "r1"]'), "nodes[6]:", ["r1"]),
+    ("links-missing", drop_tables("[[links]]"), "links:", []),
+    ("flows-missing", drop_tables("[[flows]]"), "flows:", []),
+    ("protocol-unknown", edit('protocol = "newreno"', 'protocol = "cubic"'), "flows[1].protocol:", ["cubic"]),
+    ("flow-to-unknown-node", edit('to = "k1"', 'to = "k9"', 1), "flows[0].to:", ["k9"]),
+    ("link-from-unknown-node", edit('from = "s2"', 'from = "s9"'), "links[1].from:", ["s9"]),
+    ("link-to-itself", edit('to = "r1"', 'to = "s1"'), "links[0].to:", []),
+    ("flow-from-equals-to", edit('to = "k1"', 'to = "s1"', 1), "flows[0].to:", []),
+    ("flow-disconnected", lambda t: edit('"k1", "k2"]', '"k1", "k2", "island"]')(
+        edit('to = "k2"', 'to = "island"', 1)(t)), "flows[1].to:", ["island"]),
+    ("queue-limit-zero", edit("queue_limit = 20", "queue_limit = 0"), "links[2].queue_limit:", []),
+    ("queue-unknown", edit("queue_limit = 20", 'queue_limit = 20\nqueue = "fifo"'), "links[2].queue:", ["fifo"]),
+    ("red-knobs-on-droptail", edit("queue_limit = 20", "queue_limit = 20\nred = { thresh = 5 }"), "links[2].red:", []),
+    ("packet-size-absurd", edit('packet_size = "1000B"', 'packet_size = "10GB"'), "flows[0].packet_size:", []),
+    ("packet-size-zero", edit('packet_size = "1000B"', 'packet_size = "0B"'), "flows[0].packet_size:", []),
+    ("packet-size-unit", edit('packet_size = "1000B"', 'packet_size = "1000 bits"'), "flows[0].packet_size:", []),
+    ("rate-on-tcp-flow", edit('packet_size = "1000B"', 'packet_size = "1000B"\nrate = "1Mb"'), "flows[0].rate:", []),
+    ("cbr-rate-bad", edit('rate = "200Kb"', 'rate = "fast"'), "flows[2].rate:", ["fast"]),
+    ("packets-zero", edit('start = "0.5s"', 'start = "0.5s"\npackets = 0'), "flows[1].packets:", []),
+    ("start-after-end", edit('start = "0.5s"', 'start = "9s"'), "flows[1].start:", []),
+    ("stop-before-start", edit('stop = "4s"', 'stop = "0.5s"'), "flows[2].stop:", []),
+    ("flow-name-duplicate", edit('name = "B"', 'name = "A"'), "flows[1].name:", []),
+    ("seed-negative", edit("seed = 1", "seed = -1"), "seed:", []),
+    ("profile-unknown", edit("seed = 1", 'seed = 1\nprofile = "rfc"'), "profile:", ["rfc"]),
+    ("tcp-window-zero", edit("window = 20", "window = 0"), "tcp.window:", []),
+    ("tcp-window-type", edit("window = 20", 'window = "x"'), "tcp.window:", []),
+    ("unknown-field-in-link", edit('delay = "7ms"', 'delay = "7ms"\nbandwith = "1Mb"'), "links[1].bandwith:", ["unknown field"]),
+    ("unknown-top-level-field", edit("seed = 1", "seed = 1\ndurration = 3"), "durration:", ["unknown field"]),
+    ("unknown-trace", append('\n[output]\ntrace = ["pcap"]\n'), "output.trace[0]:", ["pcap"]),
+]
+BAD_SYNTAX = ("toml-syntax", edit("window = 20", "window = = 20"))
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+@pytest.mark.parametrize("case", MALFORMED, ids=[c[0] for c in MALFORMED])
+def test_malformed_scenarios_exit_2_naming_the_field(capfd, tmp_path, command, case):
+    name, change, prefix, words = case
+    p = tmp_path / "bad.toml"
+    p.write_text(change(DUMBBELL_TEXT))
+    extra = ["--out", str(tmp_path / "out")] if command == "run" else []
+    assert cli.main([command, str(p), *extra]) == 2
+    out, err = capfd.readouterr()
+    line = stderr_line(err)
+    assert line.startswith("tcplab: error: " + prefix), line
+    for w in words:
+        assert w in line, line
+    assert out == ""
+    assert not (tmp_path / "out").exists(), "nothing is written for an invalid scenario"
+
+
+def test_malformed_table_is_big_enough():
+    assert len(MALFORMED) >= 20
+    assert len({c[0] for c in MALFORMED}) == len(MALFORMED)
+
+
+def test_malformed_edits_apply_cleanly():
+    # Every edit must change the text (catches a data-file change that breaks an edit).
+    for name, change, _, _ in MALFORMED + [(*BAD_SYNTAX, "", [])]:
+        assert change(DUMBBELL_TEXT) != DUMBBELL_TEXT, name
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_bad_toml_syntax_names_file_and_line(capfd, tmp_path, command):
+    p = tmp_path / "bad.toml"
+    p.write_text(BAD_SYNTAX[1](DUMBBELL_TEXT))
+    assert cli.main([command, str(p)]) == 2
+    out, err = capfd.readouterr()
+    line = stderr_line(err)
+    n = DUMBBELL_TEXT.splitlines().index("window = 20") + 1
+    assert line.startswith(f"tcplab: error: {p}: ") and line.endswith(f"(line {n})"), line
+    assert out == ""
+
+
+def test_malformed_json_scenario(capfd, tmp_path):
+    doc = dumbbell_doc()
+    doc["links"][4]["delay"] = "6 ms please"
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(doc, indent=2))
+    assert cli.main(["validate", str(p)]) == 2
+    assert stderr_line(capfd.readouterr().err).startswith("tcplab: error: links[4].delay: ")
+
+
+def test_bad_json_syntax_names_the_file(capfd, tmp_path):
+    p = tmp_path / "bad.json"
+    p.write_text('{\n  "duration": "5s",\n}')
+    assert cli.main(["validate", str(p)]) == 2
+    line = stderr_line(capfd.readouterr().err)
+    assert line.startswith(f"tcplab: error: {p}: ") and "line 3" in line, line
+
+
+# ======================================================================================
+# End to end
+# ======================================================================================
+
+def test_same_seed_gives_byte_identical_outputs(tmp_path):
+    outs = []
+    for run_dir in ("a", "b"):
+        r = tcplab_cmd("run", DUMBBELL, "--seed", "7", "--trace", "ns2", "--trace", "cwnd",
+                       "--out", tmp_path / run_dir)
+        assert r.returncode == 0, r.stderr
+        outs.append(tmp_path / run_dir)
+    a, b = outs
+    for f in ("summary.json", "trace.tr", "cwnd.tr"):
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f
+        assert (a / f).stat().st_size > 0, f
+    assert json.loads((a / "summary.json").read_text())["seed"] == 7
+
+
+def test_console_script(tmp_path):
+    # Installed by `maturin develop` next to the interpreter.
+    exe = Path(sys.executable).parent / "tcplab"
+    assert exe.exists(), f"{exe} missing: run scripts/setup.sh"
+    r = subprocess.run([str(exe), "validate", str(DUMBBELL)], capture_output=True, text=True)
+    assert (r.returncode, r.stdout) == (0, "ok: dumbbell (6 nodes, 5 links, 3 flows)\n")
+    r = subprocess.run([str(exe), "validate", str(tmp_path / "x.toml")], capture_output=True, text=True)
+    assert r.returncode == 2 and stderr_line(r.stderr).endswith("x.toml: no such file")
