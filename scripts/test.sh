@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Every test: installs what they need (ns-2 from Debian, the Python tooling), builds tcplab,
+# then runs the Rust tests and the Python tests (which include the comparisons with ns-2).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash conformance/install-ns2.sh
+bash scripts/setup.sh
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+fi
+# The PyO3 crate only links inside a Python process, so it is tested through pytest.
+cargo test --workspace --exclude tcplab-py
+.venv/bin/pytest -q python/tests
