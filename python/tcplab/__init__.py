@@ -199,15 +199,17 @@ def _trace_option(trace: str | Iterable[str]) -> list[str]:
 # --------------------------------------------------------------------------------------
 
 def validate(scenario: Any) -> dict:
-    """Check a scenario without running it.
+    """Check a scenario without running it and return it as tcplab understands it.
 
-    Returns ``{"name", "nodes", "links", "flows", "duration_s"}`` (counts for nodes, links,
-    flows); raises :class:`ScenarioError` naming the first offending field.
+    The result has every default filled in (each TCP flow's full set of ns-2 knobs, queue
+    parameters), node references as ids (positions in ``nodes``), times in seconds (``*_s``),
+    rates in bit/s and sizes in bytes. Raises :class:`ScenarioError` naming the first
+    offending field.
     """
     inp = _scenario_input(scenario)
     core = _load_core()
     with _Translate(core, inp):
-        return json.loads(core.validate(inp.text, inp.format, inp.source))
+        return json.loads(core.normalize(inp.text, inp.format, inp.source))
 
 
 def run(

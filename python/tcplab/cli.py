@@ -177,7 +177,8 @@ def cmd_validate(args) -> int:
             _error(e, several)
             status = 2
             continue
-        print(f"ok: {info['name']} ({info['nodes']} nodes, {info['links']} links, {info['flows']} flows)")
+        print(f"ok: {info['name']} ({len(info['nodes'])} nodes, {len(info['links'])} links, "
+              f"{len(info['flows'])} flows)")
     return status
 
 

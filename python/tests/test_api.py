@@ -33,10 +33,14 @@ def line_of(text: str, line: str) -> int:
 # ======================================================================================
 
 class TestInputs:
-    def test_validate(self):
-        assert tcplab.validate(DUMBBELL) == {
-            "name": "dumbbell", "nodes": 6, "links": 5, "flows": 3, "duration_s": 5.0,
-        }
+    def test_validate_returns_the_normalized_scenario(self):
+        s = tcplab.validate(DUMBBELL)
+        assert (s["name"], s["duration_s"], len(s["nodes"]), len(s["links"]), len(s["flows"])) == (
+            "dumbbell", 5.0, 6, 5, 3)
+        a = s["flows"][0]
+        assert (a["variant"], a["app"], a["sink"]["kind"]) == ("reno", "ftp", "tcpsink")
+        assert a["params"]["maxrto"] == 60.0, "defaults are filled in"
+        assert s["links"][0]["queue"]["limit"] == 50
 
     def test_path_str_pathlib_toml_text_and_dict_all_run_alike(self):
         summary = tcplab.run(DUMBBELL).summary

@@ -25,19 +25,12 @@ fn parse(text: &str, format: &str, source: Option<&str>) -> PyResult<Scenario> {
     Scenario::parse_from(text, format_of(format)?, source.unwrap_or("scenario")).map_err(scenario_error)
 }
 
-/// Checks a scenario; returns a JSON description of its size. `source` is the file it came from.
+/// Checks a scenario; returns it normalized (every default filled in) as JSON.
+/// `source` is the file it came from.
 #[pyfunction]
 #[pyo3(signature = (text, format, source=None))]
-fn validate(text: &str, format: &str, source: Option<&str>) -> PyResult<String> {
-    let s = parse(text, format, source)?;
-    Ok(format!(
-        "{{\"name\": {}, \"nodes\": {}, \"links\": {}, \"flows\": {}, \"duration_s\": {}}}",
-        serde_json::to_string(&s.name).expect("a string serialises"),
-        s.nodes.len(),
-        s.links.len(),
-        s.flows.len(),
-        s.duration.as_secs_f64()
-    ))
+fn normalize(text: &str, format: &str, source: Option<&str>) -> PyResult<String> {
+    Ok(parse(text, format, source)?.normalized_json())
 }
 
 /// A run in progress. `advance` steps it with the GIL released so Python can show progress.
@@ -124,7 +117,7 @@ fn finished() -> PyErr {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError_>())?;
-    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

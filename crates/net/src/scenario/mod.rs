@@ -6,6 +6,7 @@
 mod raw;
 mod validate;
 
+use serde::{Serialize, Serializer};
 use std::fmt;
 use tcplab_des::Time;
 
@@ -58,6 +59,23 @@ impl Scenario {
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
         Self::parse(text, Format::Toml)
     }
+
+    /// The scenario as tcplab understands it, as JSON: every default filled in, node references
+    /// as ids (positions in `nodes`), times in seconds, rates in bit/s, sizes in bytes.
+    pub fn normalized_json(&self) -> String {
+        serde_json::to_string(self).expect("scenarios serialise")
+    }
+}
+
+fn secs<S: Serializer>(t: &Time, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(t.as_secs_f64())
+}
+
+fn opt_secs<S: Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
+    match t {
+        Some(t) => s.serialize_f64(t.as_secs_f64()),
+        None => s.serialize_none(),
+    }
 }
 
 /// serde's path ("links[2].bandwidth") or, for the document itself, its source.
@@ -105,9 +123,10 @@ fn parse_json(text: &str, source: &str) -> Result<raw::RawScenario, ScenarioErro
 }
 
 /// A validated scenario: names resolved to ids, quantities in integer units.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Scenario {
     pub name: String,
+    #[serde(rename = "duration_s", serialize_with = "secs")]
     pub duration: Time,
     pub seed: u64,
     pub nodes: Vec<String>,
@@ -116,7 +135,7 @@ pub struct Scenario {
     pub traces: Traces,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Traces {
     /// ns-2 wired trace of every link (`trace.tr`).
     pub ns2: bool,
@@ -124,30 +143,35 @@ pub struct Traces {
     pub cwnd: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct LinkConfig {
+    #[serde(rename = "from")]
     pub a: usize,
+    #[serde(rename = "to")]
     pub b: usize,
     pub bandwidth_bps: u64,
+    #[serde(rename = "delay_s", serialize_with = "secs")]
     pub delay: Time,
     pub queue: QueueConfig,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct QueueConfig {
     /// ns-2 `limit_`.
     pub limit: u32,
+    #[serde(flatten)]
     pub kind: QueueKind,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
 pub enum QueueKind {
     DropTail,
     Red(RedParams),
 }
 
 /// ns-2.35 `Queue/RED` variables (see ns2-semantics.md §1.3 and §2.8).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RedParams {
     pub bytes: bool,
     pub queue_in_bytes: bool,
@@ -186,25 +210,31 @@ impl Default for RedParams {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct FlowConfig {
     pub name: String,
     pub from: usize,
     pub to: usize,
+    #[serde(flatten)]
     pub transport: Transport,
+    #[serde(flatten)]
     pub app: AppConfig,
+    #[serde(rename = "start_s", serialize_with = "secs")]
     pub start: Time,
     /// None: runs until the end of the simulation.
+    #[serde(rename = "stop_s", serialize_with = "opt_secs")]
     pub stop: Option<Time>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "transport", rename_all = "lowercase")]
 pub enum Transport {
     Tcp { variant: TcpVariant, sink: SinkKind, params: TcpParams },
     Udp,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TcpVariant {
     Tahoe,
     Reno,
@@ -221,15 +251,22 @@ impl TcpVariant {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind")]
 pub enum SinkKind {
     /// `Agent/TCPSink`: one ACK per segment.
+    #[serde(rename = "tcpsink")]
     PerSegment,
     /// `Agent/TCPSink/DelAck` with its `interval_`.
-    Delayed { interval: Time },
+    #[serde(rename = "delack")]
+    Delayed {
+        #[serde(rename = "interval_s", serialize_with = "secs")]
+        interval: Time,
+    },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "app", rename_all = "lowercase")]
 pub enum AppConfig {
     /// FTP: unlimited backlog, or `packets` segments (ns-2 `produce n`).
     Ftp { packets: Option<u64> },
@@ -239,7 +276,7 @@ pub enum AppConfig {
 
 /// The ns-2 knobs of one TCP sender. Times are seconds as doubles because ns-2's RTT estimator
 /// works in double arithmetic and the ns-2 profile reproduces it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TcpParams {
     pub packet_size: u32,
     pub window: u32,

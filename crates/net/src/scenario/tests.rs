@@ -133,3 +133,25 @@ fn json_syntax_errors_name_the_file_with_a_line_number() {
         assert!(e.message.contains("line "), "{e}");
     }
 }
+
+#[test]
+fn the_normalized_form_spells_out_every_default() {
+    let s = Scenario::from_toml(GOOD).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&s.normalized_json()).unwrap();
+    assert_eq!(v["duration_s"], 10.0);
+    assert_eq!(v["links"][1]["from"], 1);
+    assert_eq!(v["links"][1]["delay_s"], 0.05);
+    assert_eq!(v["links"][1]["queue"]["limit"], 25);
+    assert_eq!(v["links"][1]["queue"]["kind"], "red");
+    assert_eq!(v["links"][1]["queue"]["q_weight"], -1.0);
+    assert_eq!(v["links"][0]["queue"]["kind"], "droptail");
+    let a = &v["flows"][0];
+    assert_eq!((&a["transport"], &a["variant"], &a["app"]), (&"tcp".into(), &"reno".into(), &"ftp".into()));
+    assert_eq!(a["sink"]["kind"], "tcpsink");
+    assert_eq!(a["params"]["window"], 17);
+    assert_eq!(a["params"]["minrto"], 1.0);
+    assert_eq!(a["params"]["tcp_tick"], 0.01);
+    assert_eq!(a["stop_s"], serde_json::Value::Null);
+    let c = &v["flows"][1];
+    assert_eq!((&c["transport"], &c["app"], &c["rate_bps"], &c["start_s"]), (&"udp".into(), &"cbr".into(), &64000.into(), &1.0.into()));
+}
