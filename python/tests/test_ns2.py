@@ -1,8 +1,10 @@
-"""Tests for tcplab.ns2: scenario -> ns-2.35 Tcl translation and the ns runner."""
+"""Tests for tcplab.ns2: normalized scenario -> ns-2.35 Tcl translation and the ns runner."""
 
+import copy
+import re
 import shutil
+import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -10,11 +12,13 @@ import pytest
 # Import from the source tree without needing an installed package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tcplab.ns2 import NS2Error, parse_rate, parse_size, parse_time, run_ns2, scenario_to_tcl  # noqa: E402
+import tcplab  # noqa: E402
+from tcplab.ns2 import NS2Error, RED_VARS, TCP_VARS, run_ns2, scenario_to_tcl  # noqa: E402
 
 HAVE_NS = shutil.which("ns") is not None
+needs_ns = pytest.mark.skipif(not HAVE_NS, reason="ns-2 not installed (conformance/install-ns2.sh)")
 
-SMALL = tomllib.loads('''
+SMALL = '''
 name = "small"
 duration = "20s"
 nodes = ["k1", "r1", "s1", "s2"]
@@ -85,13 +89,16 @@ to = "k1"
 protocol = "udp"
 rate = "100kb"
 packet_size = 500
-''')
+'''
+
+
+def commands(tcl):
+    """The Tcl's commands, comments dropped."""
+    return [ln.strip() for ln in tcl.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
 
 
 def tcl_lines(scenario=SMALL, cwnd="/tmp/c.tr"):
-    text = scenario_to_tcl(scenario, "/tmp/t.tr", cwnd)
-    # drop comments so checks are on commands only
-    return [ln.split(";#")[0].strip() for ln in text.splitlines() if not ln.lstrip().startswith("#")]
+    return commands(scenario_to_tcl(tcplab.validate(scenario), "/tmp/t.tr", cwnd))
 
 
 def block(lines, start):
@@ -103,29 +110,15 @@ def block(lines, start):
     return lines[i:j]
 
 
-# --------------------------------------------------------------------- parsers
-
-def test_parse_units_exact():
-    assert parse_time("0.1ms") == 100_000_000
-    assert parse_time("50ms") == 50 * 10**9
-    assert parse_time(10) == 10 * 10**12
-    assert parse_time("0.5") == 5 * 10**11
-    assert parse_time("3us") == 3 * 10**6
-    assert parse_rate("2Mb") == 2_000_000
-    assert parse_rate("448kb") == 448_000
-    assert parse_rate("448Kb") == 448_000
-    assert parse_rate("1.5Gbps") == 1_500_000_000
-    assert parse_rate("1MB") == 8_000_000  # bytes per second
-    assert parse_size("1500B") == 1500
-    assert parse_size(1000) == 1000
-    assert parse_size("1KB") == 1000
-    assert parse_size("1KiB") == 1024
-
-
-@pytest.mark.parametrize("bad", ["2 Mbs", "2Mbs", "fast", "", True])
-def test_bad_rate_names_field(bad):
-    with pytest.raises(ValueError, match=r"^links\[2\]\.bandwidth"):
-        parse_rate(bad, "links[2].bandwidth")
+def agent_vars(lines, agent):
+    """{ns-2 variable: text} of every `$agent set` line."""
+    out = {}
+    for ln in lines:
+        m = re.fullmatch(rf"\${agent} set (\w+) (\S+)", ln)
+        if m:
+            assert m.group(1) not in out, f"{m.group(1)} set twice on {agent}"
+            out[m.group(1)] = m.group(2)
+    return out
 
 
 # ------------------------------------------------------------------ translator
@@ -141,7 +134,7 @@ def test_nodes_in_list_order_and_trace_before_links():
 
 def test_links_and_queue_limits():
     lines = tcl_lines()
-    # s1=2, r1=1, k1=0, s2=3
+    # s1=2, r1=1, k1=0, s2=3; bandwidth in bit/s, delay in seconds
     assert "$ns duplex-link $n2 $n1 10000000 0.01 DropTail" in lines
     assert "$ns duplex-link $n3 $n1 1500000 0.0001 DropTail" in lines
     assert "$ns duplex-link $n1 $n0 448000 0.05 RED" in lines
@@ -151,38 +144,43 @@ def test_links_and_queue_limits():
     assert [ln.split()[2:4] for ln in links] == [["$n2", "$n1"], ["$n3", "$n1"], ["$n1", "$n0"]]
 
 
-def test_red_knobs_on_both_queues_and_auto_thresholds_reset():
+def test_every_red_knob_on_both_queues():
     lines = tcl_lines()
+    expected = {
+        "bytes_": "true", "queue_in_bytes_": "true", "mean_pktsize_": "500",
+        # the automatic values, written back so ns-2 re-derives them for this link
+        "thresh_": "0.0", "maxthresh_": "0.0", "q_weight_": "-1.0",
+        "linterm_": "10.0", "wait_": "true", "gentle_": "false", "setbit_": "false",
+        "mark_p_": "0.1", "use_mark_p_": "true", "drop_tail_": "true", "targetdelay_": "0.004",
+    }
     for x, y in ((1, 0), (0, 1)):
-        q = f"[[$ns link $n{x} $n{y}] queue] set"
-        assert f"{q} targetdelay_ 0.004" in lines
-        assert f"{q} gentle_ false" in lines
-        # re-armed "automatic" values so ns-2 re-derives them with this link's knobs
-        assert f"{q} thresh_ 0" in lines
-        assert f"{q} maxthresh_ 0" in lines
-        assert f"{q} q_weight_ -1" in lines
+        q = f"[[$ns link $n{x} $n{y}] queue] set "
+        got = dict(ln[len(q):].split(" ", 1) for ln in lines if ln.startswith(q))
+        assert got == expected
     assert not any(ln.startswith("Queue/RED set") for ln in lines)
+    assert not any("queue] set" in ln for ln in lines if "$n2" in ln or "$n3" in ln)
 
 
-def test_reno_flow_agents_knobs_and_ftp():
+def test_reno_flow_every_knob_and_ftp():
     lines = tcl_lines()
     a = block(lines, "set agent0 [new Agent/TCP/Reno]")
     assert a[1] == "$ns attach-agent $n2 $agent0"            # sender before sink
     assert a[2] == "set sink0 [new Agent/TCPSink]"
     assert a[3] == "$ns attach-agent $n0 $sink0"
     assert "$ns connect $agent0 $sink0" in a
-    assert "$agent0 set fid_ 0" in a
-    assert "$agent0 set packetSize_ 1460" in a
-    assert "$agent0 set window_ 17" in a
-    assert "$agent0 set minrto_ 1" in a
-    assert "$agent0 set tcpTick_ 0.5" in a
-    assert "$agent0 set singledup_ 0" in a
-    assert "$agent0 set precisionReduce_ false" in a
-    # newreno-only knob from the global table is not put on a Reno agent
-    assert not any("partial_window_deflation_" in ln for ln in a)
+    assert agent_vars(a, "agent0") == {
+        "fid_": "0", "packetSize_": "1460", "window_": "17", "windowInit_": "2",
+        "windowInitOption_": "1", "syn_": "true", "delay_growth_": "true", "maxcwnd_": "0",
+        "maxburst_": "0", "tcpTick_": "0.5", "rtxcur_init_": "3.0", "minrto_": "1.0",
+        "maxrto_": "60.0", "srtt_init_": "0", "rttvar_init_": "12", "numdupacks_": "3",
+        "singledup_": "0", "bugFix_": "true", "precisionReduce_": "false", "ecn_": "false",
+        "timestamps_": "false", "slow_start_restart_": "true", "decrease_num_": "0.5",
+        "increase_num_": "1.0", "tcpip_base_hdr_size_": "40",
+        # no newreno-only knob on a Reno agent
+    }
     assert "$app0 attach-agent $agent0" in a
     assert '$ns at 0.5 "$app0 start"' in a
-    assert '$ns at 15 "$app0 stop"' in a
+    assert '$ns at 15.0 "$app0 stop"' in a
 
 
 def test_newreno_delack_produce_and_override():
@@ -190,15 +188,20 @@ def test_newreno_delack_produce_and_override():
     b = block(lines, "set agent1 [new Agent/TCP/Newreno]")
     assert "set sink1 [new Agent/TCPSink/DelAck]" in b
     assert "$sink1 set interval_ 0.05" in b
-    assert "$agent1 set fid_ 1" in b
-    assert "$agent1 set packetSize_ 1000" in b
-    assert "$agent1 set partial_window_deflation_ 0" in b
-    assert "$agent1 set ecn_ true" in b
-    # the flow's own window overrides the global one, and is set last
-    windows = [ln for ln in b if ln.startswith("$agent1 set window_")]
-    assert windows[-1] == "$agent1 set window_ 9"
-    assert '$ns at 0 "$app1 produce 25"' in b
+    v = agent_vars(b, "agent1")
+    assert v["fid_"] == "1"
+    assert v["packetSize_"] == "1000"
+    assert v["window_"] == "9"                     # the flow's own window over the global one
+    assert v["ecn_"] == "true"
+    assert v["tcpTick_"] == "0.5"                  # global knob
+    assert {k: v[k] for k in ("newreno_changes_", "newreno_changes1_", "partial_window_deflation_",
+                              "exit_recovery_fix_")} == {
+        "newreno_changes_": "0", "newreno_changes1_": "1", "partial_window_deflation_": "0",
+        "exit_recovery_fix_": "0"}
+    assert set(v) == {"fid_"} | set(TCP_VARS.values())
+    assert '$ns at 0.0 "$app1 produce 25"' in b
     assert not any('"$app1 start"' in ln for ln in b)
+    assert not any('"$app1 stop"' in ln for ln in b)
 
 
 def test_tahoe_and_udp_cbr():
@@ -206,14 +209,15 @@ def test_tahoe_and_udp_cbr():
     c = block(lines, "set agent2 [new Agent/TCP]")
     assert "set sink2 [new Agent/TCPSink]" in c
     assert "$agent2 set fid_ 2" in c
+    assert not any("newreno" in ln for ln in c)
     u = block(lines, "set agent3 [new Agent/UDP]")
     assert "set sink3 [new Agent/Null]" in u
-    assert "$agent3 set fid_ 3" in u
+    assert agent_vars(u, "agent3") == {"fid_": "3", "packetSize_": "500"}
     assert "set app3 [new Application/Traffic/CBR]" in u
     assert "$app3 set rate_ 100000" in u
     assert "$app3 set packetSize_ 500" in u
     assert "$app3 attach-agent $agent3" in u
-    assert not any("window_" in ln for ln in u)
+    assert '$ns at 0.0 "$app3 start"' in u
 
 
 def test_cwnd_trace_and_finish():
@@ -222,41 +226,160 @@ def test_cwnd_trace_and_finish():
         assert f"$agent{i} attach $cwndfd" in lines
         assert f"$agent{i} trace cwnd_" in lines
     assert "$agent3 trace cwnd_" not in lines
-    assert '$ns at 20 "finish"' in lines
+    assert '$ns at 20.0 "finish"' in lines
     assert lines[-1] == "$ns run"
     fin = lines[lines.index("proc finish {} {"):]
     assert "$ns flush-trace" in fin and "close $tracefd" in fin and "close $cwndfd" in fin
     assert "exit 0" in fin
     no_cwnd = tcl_lines(cwnd=None)
-    assert not any("cwnd" in ln for ln in no_cwnd)
+    assert not any("cwndfd" in ln or "cwnd_" in ln.split() for ln in no_cwnd)
 
 
-@pytest.mark.parametrize("patch, field", [
-    (lambda s: s["links"][1].update(bandwidth="2 Mbs"), r"links\[1\]\.bandwidth"),
-    (lambda s: s["links"][0].update(to="nowhere"), r"links\[0\]\.to"),
-    (lambda s: s["links"][0].update(colour="red"), r"links\[0\]\.colour"),
-    (lambda s: s["links"][0].update(red={"gentle": True}), r"links\[0\]\.red"),
-    (lambda s: s["flows"][0].update(protocol="vegas"), r"flows\[0\]\.protocol"),
-    (lambda s: s["flows"][0].update(start="soon"), r"flows\[0\]\.start"),
-    (lambda s: s["flows"][0].update(tcp={"newreno_changes": 1}), r"flows\[0\]\.tcp\.newreno_changes"),
-    (lambda s: s["flows"][3].update(app="ftp"), r"flows\[3\]\.app"),
-    (lambda s: s["tcp"].update(rttvar_init="0.5s"), r"tcp\.rttvar_init"),
-    (lambda s: s["tcp"].update(window="lots"), r"tcp\.window"),
-    (lambda s: s["tcp"].update(cwnd=3), r"tcp\.cwnd"),
-    (lambda s: s.update(profile="rfc"), r"profile"),
-])
-def test_untranslatable_fields_raise_valueerror(patch, field):
-    import copy
-    s = copy.deepcopy(SMALL)
+# One knob at a time, away from its default: exactly one line of the Tcl changes, to this
+# ns-2 variable and text.  Fails on any wrong name, wrong formatting or missing knob.
+ONE = {
+    "duration": "2s",
+    "nodes": ["a", "b"],
+    "links": [{"from": "a", "to": "b", "bandwidth": "1Mb", "delay": "10ms", "queue": "red"}],
+    "flows": [{"from": "a", "to": "b", "protocol": "newreno"}],
+}
+
+TCP_CASES = [
+    ("window", 9, "window_", "9"),
+    ("window_init", 3, "windowInit_", "3"),
+    ("window_init_option", 2, "windowInitOption_", "2"),
+    ("syn", False, "syn_", "false"),
+    ("delay_growth", False, "delay_growth_", "false"),
+    ("max_cwnd", 30, "maxcwnd_", "30"),
+    ("maxburst", 4, "maxburst_", "4"),
+    ("tcp_tick", "100ms", "tcpTick_", "0.1"),
+    ("rtxcur_init", "2.5s", "rtxcur_init_", "2.5"),
+    ("minrto", "1s", "minrto_", "1.0"),
+    ("maxrto", "30s", "maxrto_", "30.0"),
+    ("srtt_init", "3s", "srtt_init_", "3"),
+    ("rttvar_init", 5, "rttvar_init_", "5"),
+    ("numdupacks", 4, "numdupacks_", "4"),
+    ("singledup", 0, "singledup_", "0"),
+    ("bug_fix", False, "bugFix_", "false"),
+    ("precision_reduce", False, "precisionReduce_", "false"),
+    ("ecn", True, "ecn_", "true"),
+    ("timestamps", True, "timestamps_", "true"),
+    ("slow_start_restart", False, "slow_start_restart_", "false"),
+    ("decrease_num", 0.25, "decrease_num_", "0.25"),
+    ("increase_num", 2.5, "increase_num_", "2.5"),
+    ("newreno_changes", 1, "newreno_changes_", "1"),
+    ("newreno_changes1", 0, "newreno_changes1_", "0"),
+    ("partial_window_deflation", 0, "partial_window_deflation_", "0"),
+    ("exit_recovery_fix", 1, "exit_recovery_fix_", "1"),
+    ("tcpip_base_hdr_size", 52, "tcpip_base_hdr_size_", "52"),
+]
+
+RED_CASES = [
+    ("bytes", False, "bytes_", "false"),
+    ("queue_in_bytes", False, "queue_in_bytes_", "false"),
+    ("mean_pktsize", 1000, "mean_pktsize_", "1000"),
+    ("thresh", 5, "thresh_", "5.0"),
+    ("maxthresh", 15, "maxthresh_", "15.0"),
+    ("q_weight", 0.002, "q_weight_", "0.002"),
+    ("linterm", 3, "linterm_", "3.0"),
+    ("wait", False, "wait_", "false"),
+    ("gentle", False, "gentle_", "false"),
+    ("setbit", True, "setbit_", "true"),
+    ("mark_p", 0.2, "mark_p_", "0.2"),
+    ("use_mark_p", False, "use_mark_p_", "false"),
+    ("drop_tail", False, "drop_tail_", "false"),
+    ("targetdelay", "2ms", "targetdelay_", "0.002"),
+]
+
+
+def _changed(patch):
+    base = tcl_lines(ONE)
+    s = copy.deepcopy(ONE)
     patch(s)
-    with pytest.raises(ValueError, match="^" + field):
-        scenario_to_tcl(s, "/tmp/t.tr")
+    new = tcl_lines(s)
+    assert len(new) == len(base)
+    return [(b, n) for b, n in zip(base, new) if b != n]
+
+
+def test_cases_cover_every_knob():
+    n = tcplab.validate(ONE)
+    assert {c[0] for c in TCP_CASES} | {"packet_size"} == set(n["flows"][0]["params"]) == set(TCP_VARS)
+    red = set(n["links"][0]["queue"]) - {"kind", "limit"}
+    assert {c[0] for c in RED_CASES} == red == set(RED_VARS)
+
+
+@pytest.mark.parametrize("knob, value, var, text", TCP_CASES, ids=[c[0] for c in TCP_CASES])
+def test_tcp_knob_maps_to_ns2_variable(knob, value, var, text):
+    changed = _changed(lambda s: s["flows"][0].update(tcp={knob: value}))
+    assert len(changed) == 1
+    before, after = changed[0]
+    assert before.startswith(f"$agent0 set {var} ")
+    assert after == f"$agent0 set {var} {text}"
+
+
+def test_packet_size_maps_to_packetsize():
+    changed = _changed(lambda s: s["flows"][0].update(packet_size="1460B"))
+    assert changed == [("$agent0 set packetSize_ 1000", "$agent0 set packetSize_ 1460")]
+
+
+@pytest.mark.parametrize("knob, value, var, text", RED_CASES, ids=[c[0] for c in RED_CASES])
+def test_red_knob_maps_to_ns2_variable(knob, value, var, text):
+    changed = _changed(lambda s: s["links"][0].update(red={knob: value}))
+    assert [a for _, a in changed] == [f"[[$ns link $n{x} $n{y}] queue] set {var} {text}"
+                                       for x, y in ((0, 1), (1, 0))]
+
+
+@pytest.mark.parametrize("variant, cls", [("tahoe", "Agent/TCP"), ("reno", "Agent/TCP/Reno")])
+def test_newreno_only_knobs_only_on_newreno(variant, cls):
+    s = copy.deepcopy(ONE)
+    s["flows"][0]["protocol"] = variant
+    s["tcp"] = {"newreno_changes": 1, "exit_recovery_fix": 1}
+    lines = tcl_lines(s)
+    assert f"set agent0 [new {cls}]" in lines
+    assert set(agent_vars(lines, "agent0")) == {"fid_"} | set(TCP_VARS.values()) - {
+        "newreno_changes_", "newreno_changes1_", "partial_window_deflation_", "exit_recovery_fix_"}
+
+
+def test_times_keep_the_double_tcplab_uses():
+    s = copy.deepcopy(ONE)
+    s["links"][0]["delay"] = "0.3ms"
+    s["flows"][0].update(start="0.1s", stop="1.7s")
+    n = tcplab.validate(s)
+    lines = tcl_lines(s)
+    assert f"$ns duplex-link $n0 $n1 1000000 {n['links'][0]['delay_s']!r} RED" in lines
+    assert f'$ns at {n["flows"][0]["start_s"]!r} "$app0 start"' in lines
+    assert f'$ns at {n["flows"][0]["stop_s"]!r} "$app0 stop"' in lines
+    for ln in lines:
+        for word in re.findall(r"\d+\.\d+(?:e-?\d+)?", ln):
+            assert repr(float(word)) == word
+
+
+def test_names_cannot_break_out_of_comments():
+    s = copy.deepcopy(ONE)
+    s["nodes"] = ["a\nexit 1", "b\\"]
+    s["links"][0].update({"from": "a\nexit 1", "to": "b\\"})
+    s["flows"][0].update({"from": "a\nexit 1", "to": "b\\", "name": "x\nexit 2"})
+    s["name"] = "n\nexit 3"
+    text = scenario_to_tcl(tcplab.validate(s), "/tmp/t.tr")
+    assert not any(ln.startswith("exit") or ln.endswith("\\") for ln in text.splitlines())
+    assert commands(text) == tcl_lines(ONE, cwnd=None)
+
+
+def test_raw_scenario_is_refused():
+    with pytest.raises(TypeError, match="tcplab.validate"):
+        scenario_to_tcl(ONE, "/tmp/t.tr")
 
 
 def test_run_ns2_without_ns(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(NS2Error, match="not on PATH"):
         run_ns2(SMALL, str(tmp_path / "w"))
+
+
+def test_run_ns2_validates(tmp_path):
+    with pytest.raises(tcplab.ScenarioError, match="bandwidth"):
+        run_ns2({**ONE, "links": [{**ONE["links"][0], "bandwidth": "2 Mbs"}]}, str(tmp_path),
+                ns=str(_fake_failing_ns(tmp_path)))
 
 
 # ------------------------------------------------------------ real ns-2 runs
@@ -273,7 +396,7 @@ THREE = {
 }
 
 
-@pytest.mark.skipif(not HAVE_NS, reason="ns-2 not installed (conformance/install-ns2.sh)")
+@needs_ns
 def test_real_ns2_run_three_nodes(tmp_path):
     paths = run_ns2(THREE, str(tmp_path))
     rows = [ln.split() for ln in Path(paths["trace"]).read_text().splitlines() if ln.strip()]
@@ -299,24 +422,100 @@ def test_real_ns2_run_three_nodes(tmp_path):
     assert cwnd[0].split()[5:7] == ["cwnd_", "1.000"]
 
 
-@pytest.mark.skipif(not HAVE_NS, reason="ns-2 not installed (conformance/install-ns2.sh)")
+@needs_ns
 def test_real_ns2_delack_and_drops(tmp_path):
-    s = {
-        "duration": "5s",
-        "nodes": ["a", "r", "b"],
-        "tcp": {"window": 40},
-        "links": [
-            {"from": "a", "to": "r", "bandwidth": "10Mb", "delay": "1ms"},
-            {"from": "r", "to": "b", "bandwidth": "1Mb", "delay": "20ms", "queue_limit": 5},
-        ],
-        "flows": [{"from": "a", "to": "b", "protocol": "newreno", "sink": "delack"}],
-    }
+    # TOML text, as tcplab.validate accepts it
+    s = '''
+duration = "5s"
+nodes = ["a", "r", "b"]
+tcp = { window = 40 }
+links = [
+  { from = "a", to = "r", bandwidth = "10Mb", delay = "1ms" },
+  { from = "r", to = "b", bandwidth = "1Mb", delay = "20ms", queue_limit = 5 },
+]
+flows = [{ from = "a", to = "b", protocol = "newreno", sink = "delack" }]
+'''
     rows = [ln.split() for ln in Path(run_ns2(s, str(tmp_path))["trace"]).read_text().splitlines()]
     drops = [r for r in rows if r[0] == "d"]
     assert drops and all((r[2], r[3]) == ("1", "2") for r in drops)
     data_in = sum(1 for r in rows if r[0] == "r" and r[4] == "tcp" and r[3] == "2")
     acks_out = sum(1 for r in rows if r[0] == "+" and r[4] == "ack" and r[2] == "2")
     assert acks_out < 0.75 * data_in  # delayed ACKs: about one per two segments
+
+
+# Every kind of object with tcplab's defaults: a RED bottleneck that drops, each TCP variant
+# and sink, and CBR over UDP.
+DEFAULTS = {
+    "duration": "10s",
+    "nodes": ["s", "r", "k"],
+    "links": [
+        {"from": "s", "to": "r", "bandwidth": "10Mb", "delay": "2ms"},
+        {"from": "r", "to": "k", "bandwidth": "1Mb", "delay": "30ms", "queue": "red"},
+    ],
+    "flows": [
+        {"from": "s", "to": "k", "protocol": "tahoe"},
+        {"from": "s", "to": "k", "protocol": "reno", "sink": "delack", "start": "0.3s"},
+        {"from": "s", "to": "k", "protocol": "newreno", "start": "0.7s"},
+        {"from": "s", "to": "k", "protocol": "udp"},
+    ],
+}
+
+SET_RE = re.compile(r"(\$\w+|\[\[\$ns link \$n\d+ \$n\d+\] queue\]) set (\w+) (\S+)")
+
+
+@needs_ns
+def test_every_variable_exists_in_ns2_with_that_default(tmp_path):
+    """Each variable written exists on its ns-2 class, and tcplab's defaults are ns-2's."""
+    lines = tcl_lines(DEFAULTS)
+    cls = {"$" + m.group(1): m.group(2) for ln in lines
+           if (m := re.fullmatch(r"set (\w+) \[new ([\w/]+)\]", ln))}
+    probes = []
+    for ln in lines:
+        if (m := SET_RE.fullmatch(ln)):
+            obj, var, text = m.groups()
+            probes.append((cls.get(obj, "Queue/RED"), var, text))
+    assert len(probes) > 100
+    script = tmp_path / "probe.tcl"
+    script.write_text(
+        "set ns [new Simulator]\n"
+        "proc probe {cls var} {\n"
+        "    set o [new $cls]\n"
+        "    if {[catch {$o set $var} v]} { puts \"$cls $var MISSING\" } else { puts \"$cls $var $v\" }\n"
+        "}\n"
+        + "".join(f"probe {c} {v}\n" for c, v, _ in probes) + "exit 0\n")
+    out = subprocess.run(["ns", str(script)], capture_output=True, text=True, timeout=60).stdout
+    defaults = dict(((c, v), d) for c, v, d in (ln.split(" ", 2) for ln in out.splitlines()))
+
+    def number(text):
+        return float({"true": 1, "false": 0}.get(text, text))
+
+    wrong = []
+    for c, v, text in probes:
+        if v == "fid_" or (c, v) == ("Agent/UDP", "packetSize_"):  # set on purpose
+            continue
+        d = defaults[(c, v)]
+        if d == "MISSING" or number(d) != number(text):
+            wrong.append(f"{c} {v}: ns-2 {d}, tcplab {text}")
+    assert not wrong
+
+
+@needs_ns
+def test_setting_every_default_explicitly_changes_nothing_in_ns2(tmp_path):
+    """The same run with all knob lines dropped (ns-2's own defaults) gives the same trace."""
+    tcl = scenario_to_tcl(tcplab.validate(DEFAULTS), "trace.tr")
+    keep = ("fid_", "packetSize_", "interval_", "rate_")
+    bare = "\n".join(ln for ln in tcl.splitlines()
+                     if not (SET_RE.fullmatch(ln) and SET_RE.fullmatch(ln).group(2) not in keep))
+    assert len(bare) < len(tcl) / 2
+    traces = []
+    for name, text in (("full", tcl), ("bare", bare)):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "s.tcl").write_text(text)
+        subprocess.run(["ns", "s.tcl"], cwd=d, check=True, capture_output=True, timeout=120)
+        traces.append((d / "trace.tr").read_text())
+    assert traces[0].count("\nd ") > 10  # RED drops: the knobs matter
+    assert traces[0] == traces[1]
 
 
 def test_run_ns2_reports_ns_failure(tmp_path):

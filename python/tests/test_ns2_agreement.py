@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -31,8 +30,7 @@ needs_ns = pytest.mark.skipif(
 @needs_ns
 @pytest.mark.parametrize("path", LOSSY, ids=lambda p: p.stem)
 def test_lossy_dumbbell_traces_match_ns2(path, tmp_path):
-    scenario = tomllib.loads(path.read_text())
-    theirs = ns2.run_ns2(scenario, str(tmp_path / "ns2"))["trace"]
+    theirs = ns2.run_ns2(path, str(tmp_path / "ns2"))["trace"]
     tcplab.run(path, out=tmp_path / "tcplab", trace=["ns2"])
     ours = tmp_path / "tcplab" / "trace.tr"
 

@@ -90,6 +90,7 @@ fn malformed_scenarios_name_the_field() {
         ("window = 17", "window = -3", "tcp.window"),
         ("minrto = \"1s\"", "minrto = \"1 fortnight\"", "flows[0].tcp.minrto"),
         ("minrto = \"1s\"", "min_rto = \"1s\"", "flows[0].tcp.min_rto"),
+        ("minrto = \"1s\"", "srtt_init = \"0.5s\"", "flows[0].tcp.srtt_init"),
         ("queue = \"red\"", "queue = \"codel\"", "links[1].queue"),
         ("name = \"C\"", "name = \"A\"", "flows[1].name"),
         ("start = 1", "start = 1\nstop = 0.5", "flows[1].stop"),

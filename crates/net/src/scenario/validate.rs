@@ -24,6 +24,15 @@ fn seconds(q: &Quantity, path: &str) -> Res<f64> {
     time(q, path).map(Time::as_secs_f64)
 }
 
+/// ns-2 keeps `srtt_init_` and `rttvar_init_` in C++ ints: whole seconds only.
+fn whole_seconds(q: &Quantity, path: &str) -> Res<f64> {
+    let s = seconds(q, path)?;
+    if s != s.trunc() {
+        return err(path, format!("{s} s is not a whole number of seconds (ns-2 keeps this knob as an integer)"));
+    }
+    Ok(s)
+}
+
 fn rate(q: &Quantity, path: &str) -> Res<u64> {
     let r = match q {
         Quantity::Int(i) => units::rate_from_bps(*i as f64).map_err(|e| format!("{i} {e}")),
@@ -231,8 +240,8 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     if let Some(v) = &raw.rtxcur_init { t.rtxcur_init = seconds(v, &p("rtxcur_init"))?; }
     if let Some(v) = &raw.minrto { t.minrto = seconds(v, &p("minrto"))?; }
     if let Some(v) = &raw.maxrto { t.maxrto = seconds(v, &p("maxrto"))?; }
-    if let Some(v) = &raw.srtt_init { t.srtt_init = seconds(v, &p("srtt_init"))?; }
-    if let Some(v) = &raw.rttvar_init { t.rttvar_init = seconds(v, &p("rttvar_init"))?; }
+    if let Some(v) = &raw.srtt_init { t.srtt_init = whole_seconds(v, &p("srtt_init"))?; }
+    if let Some(v) = &raw.rttvar_init { t.rttvar_init = whole_seconds(v, &p("rttvar_init"))?; }
     if let Some(v) = raw.numdupacks { t.numdupacks = int_in(v, 1, 1000, &p("numdupacks"))?; }
     if let Some(v) = raw.singledup { t.singledup = flag(v, &p("singledup"))?; }
     if let Some(v) = raw.bug_fix { t.bug_fix = flag(v, &p("bug_fix"))?; }
