@@ -1,10 +1,12 @@
 //! tcplab's discrete-event engine. It knows nothing about networks: integer time, a totally
 //! ordered event queue, restartable timers and named random streams.
 
+mod ns2rng;
 mod rng;
 mod scheduler;
 mod time;
 
+pub use ns2rng::Ns2Rng;
 pub use rng::Rng;
 pub use scheduler::{Scheduler, Timer};
 pub use time::Time;

@@ -4,6 +4,7 @@ pub mod metrics;
 pub mod network;
 pub mod packet;
 pub mod queue;
+pub mod random;
 pub mod routing;
 pub mod scenario;
 pub mod sim;

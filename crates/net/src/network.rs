@@ -7,7 +7,7 @@ use crate::packet::{FlowId, Kind, Packet, PacketId, PacketPool};
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
-use tcplab_des::{Scheduler, Time, Timer};
+use tcplab_des::{Ns2Rng, Scheduler, Time, Timer};
 
 /// Everything that can happen, as a small plain value.
 #[derive(Clone, Copy, Debug)]
@@ -54,11 +54,13 @@ pub struct Network {
     pub routes: Routes,
     pub flow_stats: Vec<FlowStats>,
     pub tracer: Tracer,
+    /// ns-2's default generator, for the components that draw from it (`random::Draws::Shared`).
+    pub rng: Ns2Rng,
     next_uid: u64,
 }
 
 impl Network {
-    pub fn new(links: Vec<Link>, routes: Routes, flows: usize, tracer: Tracer) -> Network {
+    pub fn new(links: Vec<Link>, routes: Routes, flows: usize, tracer: Tracer, rng: Ns2Rng) -> Network {
         Network {
             sched: Scheduler::new(),
             pkts: PacketPool::default(),
@@ -66,6 +68,7 @@ impl Network {
             routes,
             flow_stats: (0..flows).map(|_| FlowStats::default()).collect(),
             tracer,
+            rng,
             next_uid: 0,
         }
     }
@@ -123,7 +126,7 @@ impl Network {
         self.tracer.link_event('+', now_s, link.from, link.to, pkt);
         link.stats.arrivals += 1;
         let waiting = link.queue.len();
-        match link.queue.enqueue(id, pkt, now) {
+        match link.queue.enqueue(id, pkt, now, &mut self.rng) {
             Verdict::Queued => {
                 link.stats.queue_changed(now, waiting, link.queue.len());
                 if !link.busy {

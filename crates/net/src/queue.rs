@@ -3,7 +3,8 @@
 use crate::packet::{flags, Packet, PacketId};
 use crate::scenario::{QueueConfig, QueueKind, RedParams};
 use std::collections::VecDeque;
-use tcplab_des::{Rng, Time};
+use crate::random::Draws;
+use tcplab_des::{Ns2Rng, Time};
 
 /// What happened to an arriving packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,11 +43,12 @@ pub struct Queue {
 }
 
 impl Queue {
-    /// `bandwidth_bps` and `delay` feed RED's automatic configuration.
-    pub fn new(cfg: &QueueConfig, bandwidth_bps: u64, delay: Time, rng: Rng) -> Queue {
+    /// `bandwidth_bps` and `delay` feed RED's automatic configuration; RED's drop decisions
+    /// draw from `draws`.
+    pub fn new(cfg: &QueueConfig, bandwidth_bps: u64, delay: Time, draws: Draws) -> Queue {
         let red = match &cfg.kind {
             QueueKind::DropTail => None,
-            QueueKind::Red(p) => Some(Red::new(p, bandwidth_bps, delay, rng)),
+            QueueKind::Red(p) => Some(Red::new(p, bandwidth_bps, delay, draws)),
         };
         Queue { fifo: Fifo::default(), limit: cfg.limit, red }
     }
@@ -60,14 +62,15 @@ impl Queue {
         self.fifo.len() == 0
     }
 
-    /// Offers an arriving packet; RED may set its CE bit instead of dropping it.
-    pub fn enqueue(&mut self, id: PacketId, pkt: &mut Packet, now: Time) -> Verdict {
+    /// Offers an arriving packet; RED may set its CE bit instead of dropping it. `shared` is the
+    /// run's ns-2 generator, for components that draw from it.
+    pub fn enqueue(&mut self, id: PacketId, pkt: &mut Packet, now: Time, shared: &mut Ns2Rng) -> Verdict {
         let accept = match &mut self.red {
             None => {
                 // ns-2 DropTail: drop when the waiting packets plus this one reach limit_.
                 self.fifo.len() + 1 < self.limit as usize
             }
-            Some(red) => red.admit(pkt, self.fifo.len(), self.fifo.bytes, self.limit, now),
+            Some(red) => red.admit(pkt, self.fifo.len(), self.fifo.bytes, self.limit, now, shared),
         };
         if accept {
             self.fifo.push(id, pkt.size);
@@ -89,7 +92,7 @@ impl Queue {
 /// Random Early Detection as ns-2.35's `REDQueue` (gentle, wait, byte mode, automatic parameters).
 struct Red {
     p: RedParams,
-    rng: Rng,
+    draws: Draws,
     /// Packets (of mean_pktsize bytes) the link sends per second.
     ptc: f64,
     q_w: f64,
@@ -107,7 +110,7 @@ struct Red {
 }
 
 impl Red {
-    fn new(p: &RedParams, bandwidth_bps: u64, delay: Time, rng: Rng) -> Red {
+    fn new(p: &RedParams, bandwidth_bps: u64, delay: Time, draws: Draws) -> Red {
         let ptc = bandwidth_bps as f64 / (8.0 * p.mean_pktsize as f64);
         let q_w = if p.q_weight == -1.0 {
             let rtt = (3.0 * (delay.as_secs_f64() + 1.0 / ptc)).max(0.1);
@@ -122,7 +125,7 @@ impl Red {
         let unit = if p.queue_in_bytes { p.mean_pktsize as f64 } else { 1.0 };
         Red {
             p: p.clone(),
-            rng,
+            draws,
             ptc,
             q_w,
             th_min: th_min_pkts * unit,
@@ -183,7 +186,7 @@ impl Red {
     }
 
     /// Decides on one arrival; true to enqueue it (possibly CE-marked).
-    fn admit(&mut self, pkt: &mut Packet, qlen_pkts: usize, qlen_bytes: u64, limit: u32, now: Time) -> bool {
+    fn admit(&mut self, pkt: &mut Packet, qlen_pkts: usize, qlen_bytes: u64, limit: u32, now: Time, shared: &mut Ns2Rng) -> bool {
         let mut m = 0i64;
         if self.idle {
             self.idle = false;
@@ -215,7 +218,7 @@ impl Red {
             } else {
                 let p1 = self.base_probability();
                 let p = self.spread(p1, pkt.size);
-                if self.rng.uniform() <= p {
+                if self.draws.uniform(shared) <= p {
                     self.count = 0;
                     self.count_bytes = 0;
                     let mark = self.p.setbit && pkt.has(flags::ECT) && (!self.p.use_mark_p || p1 < self.p.mark_p);
@@ -244,6 +247,11 @@ impl Red {
 mod tests {
     use super::*;
     use crate::packet::{Addr, FlowId, Kind, PacketPool};
+    use tcplab_des::Rng;
+
+    fn own() -> Draws {
+        Draws::Own(Rng::stream(1, "q"))
+    }
 
     fn pkt(size: u32) -> Packet {
         Packet {
@@ -264,13 +272,13 @@ mod tests {
     #[test]
     fn droptail_keeps_limit_minus_one_waiting() {
         let cfg = QueueConfig { limit: 15, kind: QueueKind::DropTail };
-        let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, Rng::stream(1, "q"));
+        let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, own());
         let mut pool = PacketPool::default();
         let verdicts: Vec<Verdict> = (0..16)
             .map(|_| {
                 let mut p = pkt(1000);
                 let id = pool.alloc(p);
-                q.enqueue(id, &mut p, Time::ZERO)
+                q.enqueue(id, &mut p, Time::ZERO, &mut Ns2Rng::seeded(1))
             })
             .collect();
         assert!(verdicts[..14].iter().all(|v| *v == Verdict::Queued));
@@ -281,19 +289,19 @@ mod tests {
     #[test]
     fn droptail_limit_one_drops_everything() {
         let cfg = QueueConfig { limit: 1, kind: QueueKind::DropTail };
-        let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, Rng::stream(1, "q"));
+        let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, own());
         let mut p = pkt(40);
         let id = PacketPool::default().alloc(p);
-        assert_eq!(q.enqueue(id, &mut p, Time::ZERO), Verdict::Dropped);
+        assert_eq!(q.enqueue(id, &mut p, Time::ZERO, &mut Ns2Rng::seeded(1)), Verdict::Dropped);
     }
 
     /// The automatic parameters ns-2.35 prints for two links (ns2-semantics.md §1.3, verified).
     #[test]
     fn red_automatic_parameters_match_ns2() {
-        let r = Red::new(&RedParams::default(), 1_500_000, Time::from_millis(20), Rng::stream(1, "r"));
+        let r = Red::new(&RedParams::default(), 1_500_000, Time::from_millis(20), own());
         assert_eq!((r.th_min / 500.0, r.th_max / 500.0), (5.0, 15.0));
         assert!((r.q_w - 0.0026631).abs() < 5e-8, "{}", r.q_w);
-        let r = Red::new(&RedParams::default(), 10_000_000, Time::from_millis(2), Rng::stream(1, "r"));
+        let r = Red::new(&RedParams::default(), 10_000_000, Time::from_millis(2), own());
         assert_eq!((r.th_min / 500.0, r.th_max / 500.0), (6.25, 18.75));
         assert!((r.q_w - 0.00039992).abs() < 5e-9, "{}", r.q_w);
     }
@@ -301,13 +309,13 @@ mod tests {
     #[test]
     fn red_byte_mode_hard_limit_is_limit_times_500_bytes() {
         let cfg = QueueConfig { limit: 5, kind: QueueKind::Red(RedParams { thresh: 1000.0, maxthresh: 2000.0, ..RedParams::default() }) };
-        let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, Rng::stream(1, "q"));
+        let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, own());
         let mut pool = PacketPool::default();
         let mut queued = 0;
         for _ in 0..10 {
             let mut p = pkt(1000);
             let id = pool.alloc(p);
-            if q.enqueue(id, &mut p, Time::ZERO) == Verdict::Queued {
+            if q.enqueue(id, &mut p, Time::ZERO, &mut Ns2Rng::seeded(1)) == Verdict::Queued {
                 queued += 1;
             }
         }
@@ -319,14 +327,14 @@ mod tests {
     fn red_marks_ect_packets_instead_of_dropping_when_setbit() {
         let params = RedParams { setbit: true, thresh: 1.0, maxthresh: 3.0, q_weight: 1.0, queue_in_bytes: false, bytes: false, ..RedParams::default() };
         let cfg = QueueConfig { limit: 1000, kind: QueueKind::Red(params) };
-        let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, Rng::stream(1, "q"));
+        let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, own());
         let mut pool = PacketPool::default();
         let (mut marked, mut dropped) = (0, 0);
         for _ in 0..200 {
             let mut p = pkt(1000);
             p.flags = flags::ECT;
             let id = pool.alloc(p);
-            match q.enqueue(id, &mut p, Time::ZERO) {
+            match q.enqueue(id, &mut p, Time::ZERO, &mut Ns2Rng::seeded(1)) {
                 Verdict::Queued if p.has(flags::CE) => marked += 1,
                 Verdict::Queued => {}
                 Verdict::Dropped => dropped += 1,

@@ -5,8 +5,9 @@ use crate::metrics::{delay_stats, jain, FlowSummary, LinkSummary, Summary};
 use crate::network::{Event, Link, Network, TimerKind};
 use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::queue::Queue;
+use crate::random::{tcl_array_order, Draws};
 use crate::routing::Routes;
-use crate::scenario::{AppConfig, Scenario, SinkKind, Traces, Transport};
+use crate::scenario::{AppConfig, RngMode, Scenario, SinkKind, Traces, Transport};
 use crate::tcp::{TcpSender, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
@@ -14,7 +15,7 @@ use serde::Serialize;
 use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::PathBuf;
-use tcplab_des::{Rng, Time};
+use tcplab_des::{Ns2Rng, Rng, Time};
 
 /// Per-run options that override or add to the scenario (the CLI's flags).
 #[derive(Debug, Clone, Default)]
@@ -87,6 +88,36 @@ fn open_trace(dir: &Option<PathBuf>, name: &str) -> io::Result<Sink> {
     Ok(Box::new(BufWriter::with_capacity(1 << 20, file)))
 }
 
+/// Each TCP sender's clock phase (ns-2's `boot_time_` / `tcpTick_`), by flow.
+///
+/// ns-2 draws a phase when it creates a TCP agent and again when `$ns run` resets it; the second
+/// one stays. Resets go node by node in Tcl's `array names` order, agents in attach order (per
+/// flow: sender on `from`, then sink on `to`; sinks draw nothing).
+fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> Vec<f64> {
+    let is_tcp = |f: &crate::scenario::FlowConfig| matches!(f.transport, Transport::Tcp { .. });
+    let mut phases = vec![0.0; scenario.flows.len()];
+    match scenario.rng {
+        RngMode::Streams => {
+            for (i, f) in scenario.flows.iter().enumerate().filter(|(_, f)| is_tcp(f)) {
+                phases[i] = Rng::stream(seed, &format!("flow/{}/tcp", f.name)).uniform();
+            }
+        }
+        RngMode::Ns2 => {
+            for _ in scenario.flows.iter().filter(|f| is_tcp(f)) {
+                shared.uniform(); // the draw at creation, overwritten at `$ns run`
+            }
+            for node in tcl_array_order(scenario.nodes.len()) {
+                for (i, f) in scenario.flows.iter().enumerate() {
+                    if f.from == node && is_tcp(f) {
+                        phases[i] = shared.uniform();
+                    }
+                }
+            }
+        }
+    }
+    phases
+}
+
 impl Simulation {
     pub fn new(scenario: Scenario, opts: &RunOptions) -> io::Result<Simulation> {
         let seed = opts.seed.unwrap_or(scenario.seed);
@@ -103,11 +134,15 @@ impl Simulation {
             }
         }
 
+        let draws = |component: String| match scenario.rng {
+            RngMode::Ns2 => Draws::Shared,
+            RngMode::Streams => Draws::Own(Rng::stream(seed, &component)),
+        };
         // Each duplex link i becomes simplex links 2i (a->b) and 2i+1 (b->a).
         let mut links = Vec::with_capacity(2 * scenario.links.len());
         for l in &scenario.links {
             for (from, to) in [(l.a, l.b), (l.b, l.a)] {
-                let rng = Rng::stream(seed, &format!("link/{}->{}", scenario.nodes[from], scenario.nodes[to]));
+                let rng = draws(format!("link/{}->{}", scenario.nodes[from], scenario.nodes[to]));
                 links.push(Link {
                     from: from as u32,
                     to: to as u32,
@@ -122,7 +157,9 @@ impl Simulation {
         }
         let ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from as usize, l.to as usize)).collect();
         let routes = Routes::shortest_paths(scenario.nodes.len(), &ends);
-        let mut net = Network::new(links, routes, scenario.flows.len(), tracer);
+        let mut shared = Ns2Rng::seeded(seed as u32);
+        let phases = clock_phases(&scenario, seed, &mut shared);
+        let mut net = Network::new(links, routes, scenario.flows.len(), tracer, shared);
 
         // Agents get ports on their node in the order they are attached (sender, then sink),
         // as ns-2's `attach-agent` does.
@@ -138,8 +175,7 @@ impl Simulation {
             let (src, dst) = (port(f.from), port(f.to));
             let (sender, receiver) = match (&f.transport, f.app) {
                 (Transport::Tcp { variant, sink, params }, _) => {
-                    let mut rng = Rng::stream(seed, &format!("flow/{}/tcp", f.name));
-                    let tcp = TcpSender::new(*variant, params.clone(), id, f.from as u32, src, dst, &mut rng);
+                    let tcp = TcpSender::new(*variant, params.clone(), id, f.from as u32, src, dst, phases[i]);
                     tcp.trace_cwnd(&mut net);
                     let delack = match sink {
                         SinkKind::PerSegment => None,

@@ -129,10 +129,21 @@ pub struct Scenario {
     #[serde(rename = "duration_s", serialize_with = "secs")]
     pub duration: Time,
     pub seed: u64,
+    pub rng: RngMode,
     pub nodes: Vec<String>,
     pub links: Vec<LinkConfig>,
     pub flows: Vec<FlowConfig>,
     pub traces: Traces,
+}
+
+/// Where random numbers come from (see `random.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RngMode {
+    /// ns-2's one default generator, drawn in ns-2's order: reproduces ns-2 exactly.
+    Ns2,
+    /// A stream per component from (seed, component name).
+    Streams,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

@@ -29,6 +29,7 @@ pub struct RawScenario {
     pub name: Option<String>,
     pub duration: Option<Quantity>,
     pub seed: Option<i64>,
+    pub rng: Option<String>,
     pub profile: Option<String>,
     pub nodes: Option<Vec<String>>,
     pub links: Option<Vec<RawLink>>,

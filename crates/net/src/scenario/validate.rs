@@ -86,6 +86,9 @@ fn one_of<'a>(value: &str, choices: &[&'a str], what: &str, path: &str) -> Res<&
         .ok_or_else(|| ScenarioError::new(path, format!("unknown {what} {value:?} (expected one of: {})", choices.join(", "))))
 }
 
+/// ns-2 takes seeds below MAXINT (2^31 - 1) for its default generator.
+pub const NS2_MAX_SEED: i64 = 2_147_483_647;
+
 /// The largest packet any agent may send: an IPv4 datagram.
 const MAX_PACKET: u64 = 65_535;
 
@@ -96,10 +99,17 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     if duration == Time::ZERO {
         return err("duration", "must be longer than zero");
     }
+    let rng = match one_of(raw.rng.as_deref().unwrap_or("ns2"), &["ns2", "streams"], "rng", "rng")? {
+        "ns2" => RngMode::Ns2,
+        _ => RngMode::Streams,
+    };
     let seed = match raw.seed {
         None => 1,
-        Some(s) if s >= 0 => s as u64,
-        Some(s) => return err("seed", format!("{s} is negative")),
+        Some(s) if s < 0 => return err("seed", format!("{s} is negative")),
+        Some(s) if rng == RngMode::Ns2 && !(1..NS2_MAX_SEED).contains(&s) => {
+            return err("seed", format!("{s} is not an ns-2 seed (1..={}; or set rng = \"streams\")", NS2_MAX_SEED - 1))
+        }
+        Some(s) => s as u64,
     };
     if let Some(p) = &raw.profile {
         one_of(p, &["ns2"], "profile", "profile")?;
@@ -164,7 +174,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             }
         }
     }
-    Ok(Scenario { name, duration, seed, nodes, links, flows, traces })
+    Ok(Scenario { name, duration, seed, rng, nodes, links, flows, traces })
 }
 
 fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>) -> Res<LinkConfig> {

@@ -10,7 +10,7 @@
 use crate::network::{Network, TimerKind};
 use crate::packet::{flags, Addr, FlowId, Kind, Packet};
 use crate::scenario::{TcpParams, TcpVariant};
-use tcplab_des::{Rng, Time, Timer};
+use tcplab_des::{Time, Timer};
 
 /// ns-2's TCP_MAXSEQ: "infinite" data for `send -1`.
 const TCP_MAXSEQ: i64 = 1_073_741_824;
@@ -98,7 +98,9 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    pub fn new(variant: TcpVariant, p: TcpParams, flow: FlowId, node: u32, src: Addr, dst: Addr, rng: &mut Rng) -> TcpSender {
+    /// `phase` is the agent's clock phase as a fraction of a tick, in [0, 1): ns-2 draws it
+    /// when it resets the agent at `$ns run`.
+    pub fn new(variant: TcpVariant, p: TcpParams, flow: FlowId, node: u32, src: Addr, dst: Addr, phase: f64) -> TcpSender {
         let mut s = TcpSender {
             variant,
             flow,
@@ -147,7 +149,7 @@ impl TcpSender {
         s.rtt_init();
         s.cwnd = if s.p.syn && s.p.delay_growth { 1.0 } else { s.initial_window() };
         s.ssthresh = s.wnd as i64;
-        s.boot_time = rng.uniform() * s.p.tcp_tick;
+        s.boot_time = s.p.tcp_tick * phase;
         s
     }
 
