@@ -198,7 +198,7 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
             emit(f"set {sink} [new Agent/Null]")
         emit(f"$ns attach-agent $n{dst} ${sink}")
         emit(f"$ns connect ${agent} ${sink}")
-        emit(f"${agent} set fid_ {fi}")
+        emit(f"${agent} set fid_ {flow['fid']}")
 
         if is_tcp:
             skip = () if variant == "newreno" else NEWRENO_ONLY

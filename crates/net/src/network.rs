@@ -2,8 +2,9 @@
 //! counters and trace writers. Agents get `&mut Network` and send through it synchronously, as
 //! ns-2 agents call `target_->recv`, so events are scheduled in the same order as in ns-2.
 
+use crate::loss::ListLoss;
 use crate::metrics::{FlowStats, LinkStats};
-use crate::packet::{FlowId, Kind, Packet, PacketId, PacketPool};
+use crate::packet::{Addr, FlowId, Kind, Packet, PacketId, PacketPool};
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
@@ -32,6 +33,42 @@ pub enum TimerKind {
     Cbr,
 }
 
+/// An agent's place in the network: its flow, its address and its peer's.
+#[derive(Clone, Copy, Debug)]
+pub struct Endpoint {
+    pub flow: FlowId,
+    /// ns-2's `fid_`, carried by every packet of the flow.
+    pub fid: u32,
+    pub addr: Addr,
+    pub peer: Addr,
+}
+
+impl Endpoint {
+    /// A packet from this agent to its peer, with a fresh uid and stamped now; the caller fills
+    /// in size, payload, seqno and flags.
+    pub fn packet(&self, net: &mut Network, kind: Kind) -> Packet {
+        Packet {
+            uid: net.next_uid(),
+            flow: self.flow,
+            fid: self.fid,
+            kind,
+            size: 0,
+            payload: 0,
+            seq: 0,
+            src: self.addr,
+            dst: self.peer,
+            flags: 0,
+            ts: net.now(),
+            ts_echo: Time::ZERO,
+        }
+    }
+
+    /// Sends `pkt` from this agent's node.
+    pub fn send(&self, net: &mut Network, pkt: Packet) {
+        net.send(self.addr.node, pkt);
+    }
+}
+
 /// One direction of a link: a queue, then serialisation at `rate_bps`, then `delay`.
 pub struct Link {
     pub from: u32,
@@ -40,6 +77,8 @@ pub struct Link {
     /// Propagation delay in seconds (a double, as ns-2's `delay_`).
     pub delay_secs: f64,
     pub queue: Queue,
+    /// Losses before the queue, if the scenario has any on this link.
+    pub loss: Option<ListLoss>,
     /// A packet is being serialised.
     pub busy: bool,
     /// When the last transmission started ends.
@@ -123,8 +162,14 @@ impl Network {
         let now_s = self.now_secs();
         let link = &mut self.links[l];
         let pkt = self.pkts.get_mut(id);
-        self.tracer.link_event('+', now_s, link.from, link.to, pkt);
         link.stats.arrivals += 1;
+        // The loss model sits at the link's head: a packet it takes shows only as `d`.
+        if link.loss.as_mut().is_some_and(|m| m.drops(pkt.fid)) {
+            self.tracer.link_event('d', now_s, link.from, link.to, pkt);
+            self.drop(l, id);
+            return;
+        }
+        self.tracer.link_event('+', now_s, link.from, link.to, pkt);
         let waiting = link.queue.len();
         match link.queue.enqueue(id, pkt, now, &mut self.rng) {
             Verdict::Queued => {
@@ -135,14 +180,18 @@ impl Network {
             }
             Verdict::Dropped => {
                 self.tracer.link_event('d', now_s, link.from, link.to, pkt);
-                link.stats.drops += 1;
-                let pkt = self.pkts.release(id);
-                let stats = &mut self.flow_stats[pkt.flow.0 as usize];
-                match pkt.kind {
-                    Kind::Tcp | Kind::Cbr => stats.data_dropped += 1,
-                    Kind::Ack => stats.acks_dropped += 1,
-                }
+                self.drop(l, id);
             }
+        }
+    }
+
+    fn drop(&mut self, l: usize, id: PacketId) {
+        self.links[l].stats.drops += 1;
+        let pkt = self.pkts.release(id);
+        let stats = &mut self.flow_stats[pkt.flow.0 as usize];
+        match pkt.kind {
+            Kind::Tcp | Kind::Cbr => stats.data_dropped += 1,
+            Kind::Ack => stats.acks_dropped += 1,
         }
     }
 

@@ -62,7 +62,10 @@ pub mod flags {
 pub struct Packet {
     /// Global id, new for every packet an agent creates (retransmissions and ACKs included).
     pub uid: u64,
+    /// The flow (index into the scenario's flows) the packet belongs to.
     pub flow: FlowId,
+    /// ns-2's flow id (`fid_`), as traces print it.
+    pub fid: u32,
     pub kind: Kind,
     /// Bytes on the wire.
     pub size: u32,
@@ -131,7 +134,7 @@ mod tests {
 
     #[test]
     fn released_slots_are_reused() {
-        let p = Packet { uid: 1, flow: FlowId(0), kind: Kind::Tcp, size: 40, payload: 0, seq: 0, src: Addr::default(), dst: Addr::default(), flags: 0, ts: Time::ZERO, ts_echo: Time::ZERO };
+        let p = Packet { uid: 1, flow: FlowId(0), fid: 0, kind: Kind::Tcp, size: 40, payload: 0, seq: 0, src: Addr::default(), dst: Addr::default(), flags: 0, ts: Time::ZERO, ts_echo: Time::ZERO };
         let mut pool = PacketPool::default();
         let a = pool.alloc(p);
         let b = pool.alloc(Packet { uid: 2, ..p });

@@ -257,6 +257,7 @@ mod tests {
         Packet {
             uid: 0,
             flow: FlowId(0),
+            fid: 0,
             kind: Kind::Tcp,
             size,
             payload: 0,

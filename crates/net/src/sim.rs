@@ -2,7 +2,8 @@
 //! summarises the counters at the end.
 
 use crate::metrics::{delay_stats, jain, FlowSummary, LinkSummary, Summary};
-use crate::network::{Event, Link, Network, TimerKind};
+use crate::loss::ListLoss;
+use crate::network::{Endpoint, Event, Link, Network, TimerKind};
 use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
@@ -122,8 +123,12 @@ impl Simulation {
     pub fn new(scenario: Scenario, opts: &RunOptions) -> io::Result<Simulation> {
         let seed = opts.seed.unwrap_or(scenario.seed);
         let end = opts.until.unwrap_or(scenario.duration);
-        let traces = Traces { ns2: scenario.traces.ns2 || opts.traces.ns2, cwnd: scenario.traces.cwnd || opts.traces.cwnd };
-        let mut tracer = Tracer::default();
+        let traces = Traces {
+            ns2: scenario.traces.ns2 || opts.traces.ns2,
+            cwnd: scenario.traces.cwnd || opts.traces.cwnd,
+            tcp_header: scenario.traces.tcp_header || opts.traces.tcp_header,
+        };
+        let mut tracer = Tracer { tcp_header: traces.tcp_header, ..Tracer::default() };
         if traces.ns2 {
             tracer.ns2 = Some(open_trace(&opts.out_dir, "trace.tr")?);
         }
@@ -149,11 +154,15 @@ impl Simulation {
                     rate_bps: l.bandwidth_bps,
                     delay_secs: l.delay.as_secs_f64(),
                     queue: Queue::new(&l.queue, l.bandwidth_bps, l.delay, rng),
+                    loss: None,
                     busy: false,
                     busy_until: Time::ZERO,
                     stats: Default::default(),
                 });
             }
+        }
+        for l in &scenario.losses {
+            links[l.link].loss = Some(ListLoss::new(l));
         }
         let ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from as usize, l.to as usize)).collect();
         let routes = Routes::shortest_paths(scenario.nodes.len(), &ends);
@@ -173,18 +182,20 @@ impl Simulation {
         for (i, f) in scenario.flows.iter().enumerate() {
             let id = FlowId(i as u32);
             let (src, dst) = (port(f.from), port(f.to));
+            let sender_end = Endpoint { flow: id, fid: f.fid, addr: src, peer: dst };
+            let receiver_end = Endpoint { addr: dst, peer: src, ..sender_end };
             let (sender, receiver) = match (&f.transport, f.app) {
                 (Transport::Tcp { variant, sink, params }, _) => {
-                    let tcp = TcpSender::new(*variant, params.clone(), id, f.from as u32, src, dst, phases[i]);
+                    let tcp = TcpSender::new(*variant, params.clone(), sender_end, phases[i]);
                     tcp.trace_cwnd(&mut net);
                     let delack = match sink {
                         SinkKind::PerSegment => None,
                         SinkKind::Delayed { interval } => Some(*interval),
                     };
-                    (Sender::Tcp(tcp), Receiver::Tcp(TcpSink::new(id, f.to as u32, dst, src, delack)))
+                    (Sender::Tcp(tcp), Receiver::Tcp(TcpSink::new(receiver_end, delack)))
                 }
                 (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
-                    (Sender::Cbr(CbrSource::new(id, f.from as u32, src, dst, rate_bps, size)), Receiver::Null)
+                    (Sender::Cbr(CbrSource::new(sender_end, rate_bps, size)), Receiver::Null)
                 }
                 (Transport::Udp, AppConfig::Ftp { .. }) => unreachable!("validation pairs FTP with TCP"),
             };

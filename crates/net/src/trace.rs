@@ -10,6 +10,8 @@ pub type Sink = Box<dyn Write + Send + Sync>;
 pub struct Tracer {
     /// ns-2 wired trace (`$ns trace-all`).
     pub ns2: Option<Sink>,
+    /// Append the TCP header fields to wired-trace lines (`show_tcphdr_`).
+    pub tcp_header: bool,
     /// ns-2 cwnd trace (`$tcp trace cwnd_`).
     pub cwnd: Option<Sink>,
     /// cwnd time series for Python: (time, flow, cwnd, ssthresh).
@@ -82,17 +84,19 @@ impl Tracer {
         self.write(
             |t| &mut t.ns2,
             format_args!(
-                "{ev} {} {from} {to} {} {} {fl} {} {}.{} {}.{} {} {}\n",
+                "{ev} {} {from} {to} {} {} {fl} {} {}.{} {}.{} {} {}{}\n",
                 ns2_time(now),
                 p.kind.ns2_name(),
                 p.size,
-                p.flow.0,
+                p.fid,
                 p.src.node,
                 p.src.port,
                 p.dst.node,
                 p.dst.port,
                 p.seq,
-                p.uid
+                p.uid,
+                // ackno, flags, header length, SACK blocks: one-way TCP leaves the first three 0.
+                if self.tcp_header { " 0 0x0 0 0" } else { "" }
             ),
         );
     }

@@ -1,14 +1,11 @@
 //! A CBR source over UDP (ns-2 `Application/Traffic/CBR` on `Agent/UDP`, without jitter).
 
-use crate::network::{Network, TimerKind};
-use crate::packet::{Addr, FlowId, Kind, Packet};
-use tcplab_des::{Time, Timer};
+use crate::network::{Endpoint, Network, TimerKind};
+use crate::packet::{Kind, Packet};
+use tcplab_des::Timer;
 
 pub struct CbrSource {
-    flow: FlowId,
-    node: u32,
-    pub src: Addr,
-    pub dst: Addr,
+    ep: Endpoint,
     size: u32,
     /// Seconds between packets, computed as ns-2's CBR_Traffic does.
     interval: f64,
@@ -17,8 +14,8 @@ pub struct CbrSource {
 }
 
 impl CbrSource {
-    pub fn new(flow: FlowId, node: u32, src: Addr, dst: Addr, rate_bps: u64, size: u32) -> CbrSource {
-        CbrSource { flow, node, src, dst, size, interval: (size as f64 * 8.0) / rate_bps as f64, seq: 0, timer: Timer::default() }
+    pub fn new(ep: Endpoint, rate_bps: u64, size: u32) -> CbrSource {
+        CbrSource { ep, size, interval: (size as f64 * 8.0) / rate_bps as f64, seq: 0, timer: Timer::default() }
     }
 
     /// Sends a packet now and every `interval` after, as ns-2's TrafficGenerator does.
@@ -37,21 +34,9 @@ impl CbrSource {
     }
 
     fn send_and_rearm(&mut self, net: &mut Network) {
-        let pkt = Packet {
-            uid: net.next_uid(),
-            flow: self.flow,
-            kind: Kind::Cbr,
-            size: self.size,
-            payload: self.size,
-            seq: self.seq,
-            src: self.src,
-            dst: self.dst,
-            flags: 0,
-            ts: net.now(),
-            ts_echo: Time::ZERO,
-        };
+        let pkt = Packet { size: self.size, payload: self.size, seq: self.seq, ..self.ep.packet(net, Kind::Cbr) };
         self.seq += 1;
-        net.send(self.node, pkt);
-        net.arm(&mut self.timer, self.flow, TimerKind::Cbr, self.interval);
+        self.ep.send(net, pkt);
+        net.arm(&mut self.timer, self.ep.flow, TimerKind::Cbr, self.interval);
     }
 }

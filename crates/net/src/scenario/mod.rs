@@ -133,7 +133,19 @@ pub struct Scenario {
     pub nodes: Vec<String>,
     pub links: Vec<LinkConfig>,
     pub flows: Vec<FlowConfig>,
+    pub losses: Vec<LossConfig>,
     pub traces: Traces,
+}
+
+/// Drops chosen packets on one link direction: of the packets of `fids` (every packet when
+/// empty) entering the link, those counted at positions `packets` (0 = the first), before they
+/// reach the queue, as ns-2's `ErrorModel/List` bound in an `ErrorModule Fid` at a link's head.
+#[derive(Debug, Clone, Serialize)]
+pub struct LossConfig {
+    /// The simplex link: 2i for links[i] from->to, 2i+1 for to->from.
+    pub link: usize,
+    pub fids: Vec<u32>,
+    pub packets: Vec<u64>,
 }
 
 /// Where random numbers come from (see `random.rs`).
@@ -152,6 +164,8 @@ pub struct Traces {
     pub ns2: bool,
     /// ns-2 cwnd trace of every TCP sender (`cwnd.tr`) and the cwnd time series.
     pub cwnd: bool,
+    /// Add the TCP header fields to the wired trace (ns-2 `Trace set show_tcphdr_ 1`).
+    pub tcp_header: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -224,6 +238,8 @@ impl Default for RedParams {
 #[derive(Debug, Clone, Serialize)]
 pub struct FlowConfig {
     pub name: String,
+    /// ns-2's `fid_` (defaults to the flow's position in the list).
+    pub fid: u32,
     pub from: usize,
     pub to: usize,
     #[serde(flatten)]

@@ -35,7 +35,18 @@ pub struct RawScenario {
     pub links: Option<Vec<RawLink>>,
     pub flows: Option<Vec<RawFlow>>,
     pub tcp: Option<RawTcp>,
+    pub losses: Option<Vec<RawLoss>>,
     pub output: Option<RawOutput>,
+}
+
+/// A deterministic loss model on one link direction (ns-2 `ErrorModel/List` in an
+/// `ErrorModule Fid` at the head of the link).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawLoss {
+    pub link: Option<String>,
+    pub flows: Option<Vec<String>>,
+    pub packets: Option<Vec<i64>>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -73,6 +84,7 @@ pub struct RawRed {
 #[serde(deny_unknown_fields)]
 pub struct RawFlow {
     pub name: Option<String>,
+    pub fid: Option<i64>,
     pub from: Option<String>,
     pub to: Option<String>,
     pub protocol: Option<String>,
@@ -124,4 +136,5 @@ pub struct RawTcp {
 #[serde(deny_unknown_fields)]
 pub struct RawOutput {
     pub trace: Option<Vec<String>>,
+    pub tcp_header: Option<Flag>,
 }

@@ -1,6 +1,6 @@
 //! Semantic checks: units, ranges, names and reachability, each error with its field path.
 
-use super::raw::{Flag, Quantity, RawFlow, RawLink, RawRed, RawScenario, RawTcp};
+use super::raw::{Flag, Quantity, RawFlow, RawLink, RawLoss, RawRed, RawScenario, RawTcp};
 use super::*;
 use crate::units;
 use std::collections::{HashMap, VecDeque};
@@ -165,8 +165,16 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         flows.push(cfg);
     }
 
+    let mut losses = Vec::new();
+    for (i, l) in raw.losses.iter().flatten().enumerate() {
+        losses.push(loss(l, i, &nodes, &links, &flows)?);
+    }
+
     let mut traces = Traces::default();
     if let Some(out) = &raw.output {
+        if let Some(f) = out.tcp_header {
+            traces.tcp_header = flag(f, "output.tcp_header")?;
+        }
         for (i, t) in out.trace.iter().flatten().enumerate() {
             match one_of(t, &["ns2", "cwnd"], "trace", &format!("output.trace[{i}]"))? {
                 "ns2" => traces.ns2 = true,
@@ -174,7 +182,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             }
         }
     }
-    Ok(Scenario { name, duration, seed, rng, nodes, links, flows, traces })
+    Ok(Scenario { name, duration, seed, rng, nodes, links, flows, losses, traces })
 }
 
 fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>) -> Res<LinkConfig> {
@@ -201,6 +209,43 @@ fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
         }
     };
     Ok(LinkConfig { a, b, bandwidth_bps, delay, queue: QueueConfig { limit, kind } })
+}
+
+fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], flows: &[FlowConfig]) -> Res<LossConfig> {
+    let p = |f: &str| format!("losses[{i}].{f}");
+    let text = l.link.as_deref().ok_or_else(|| ScenarioError::new(p("link"), "is required (e.g. \"r1->k1\")"))?;
+    let (a, b) = text.split_once("->").ok_or_else(|| ScenarioError::new(p("link"), format!("{text:?} is not a link direction (e.g. \"r1->k1\")")))?;
+    let id = |n: &str| nodes.iter().position(|x| x == n.trim());
+    let link = match (id(a), id(b)) {
+        (Some(a), Some(b)) => links.iter().enumerate().find_map(|(j, l)| {
+            if (l.a, l.b) == (a, b) {
+                Some(2 * j)
+            } else if (l.b, l.a) == (a, b) {
+                Some(2 * j + 1)
+            } else {
+                None
+            }
+        }),
+        _ => None,
+    };
+    let link = link.ok_or_else(|| ScenarioError::new(p("link"), format!("there is no link {text:?}")))?;
+    let mut fids = Vec::new();
+    for (j, name) in l.flows.iter().flatten().enumerate() {
+        let f = flows.iter().find(|f| &f.name == name).ok_or_else(|| ScenarioError::new(format!("{}[{j}]", p("flows")), format!("unknown flow {name:?}")))?;
+        fids.push(f.fid);
+    }
+    let mut packets = Vec::new();
+    for (j, &n) in l.packets.iter().flatten().enumerate() {
+        if n < 0 {
+            return err(format!("{}[{j}]", p("packets")), format!("{n} is negative (packets are counted from 0)"));
+        }
+        packets.push(n as u64);
+    }
+    if packets.is_empty() {
+        return err(p("packets"), "is required (the positions of the packets to drop, from 0)");
+    }
+    packets.sort_unstable(); // ns-2 sorts its drop list
+    Ok(LossConfig { link, fids, packets })
 }
 
 fn red(r: RawRed, path: &str) -> Res<RedParams> {
@@ -275,6 +320,10 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
 fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>, global_tcp: &TcpParams, duration: Time) -> Res<FlowConfig> {
     let p = |f: &str| format!("flows[{i}].{f}");
     let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
+    let fid = match f.fid {
+        None => i as u32,
+        Some(v) => int_in(v, 0, i32::MAX as i64, &p("fid"))?,
+    };
     let from = node(&f.from, p("from"))?;
     let to = node(&f.to, p("to"))?;
     if from == to {
@@ -374,7 +423,7 @@ fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
         }
         None => None,
     };
-    Ok(FlowConfig { name, from, to, transport, app, start, stop })
+    Ok(FlowConfig { name, fid, from, to, transport, app, start, stop })
 }
 
 fn adjacency(n: usize, links: &[LinkConfig]) -> Vec<Vec<usize>> {

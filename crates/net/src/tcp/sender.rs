@@ -7,8 +7,8 @@
 //! fixed point in ticks. Only the behaviour of ns-2's defaults and the knobs in `TcpParams` is
 //! modelled (no Quick-Start, F-RTO, ELN, HighSpeed or binomial windows).
 
-use crate::network::{Network, TimerKind};
-use crate::packet::{flags, Addr, FlowId, Kind, Packet};
+use crate::network::{Endpoint, Network, TimerKind};
+use crate::packet::{flags, Kind, Packet};
 use crate::scenario::{TcpParams, TcpVariant};
 use tcplab_des::{Time, Timer};
 
@@ -46,10 +46,7 @@ enum CwndCut {
 pub struct TcpSender {
     variant: TcpVariant,
     p: TcpParams,
-    flow: FlowId,
-    node: u32,
-    pub src: Addr,
-    pub dst: Addr,
+    ep: Endpoint,
     rtx_timer: Timer,
 
     cwnd: f64,
@@ -100,13 +97,10 @@ pub struct TcpSender {
 impl TcpSender {
     /// `phase` is the agent's clock phase as a fraction of a tick, in [0, 1): ns-2 draws it
     /// when it resets the agent at `$ns run`.
-    pub fn new(variant: TcpVariant, p: TcpParams, flow: FlowId, node: u32, src: Addr, dst: Addr, phase: f64) -> TcpSender {
+    pub fn new(variant: TcpVariant, p: TcpParams, ep: Endpoint, phase: f64) -> TcpSender {
         let mut s = TcpSender {
             variant,
-            flow,
-            node,
-            src,
-            dst,
+            ep,
             rtx_timer: Timer::default(),
             cwnd: 0.0,
             ssthresh: 0,
@@ -174,7 +168,8 @@ impl TcpSender {
     pub fn trace_cwnd(&self, net: &mut Network) {
         if net.tracer.cwnd_enabled() {
             let now = net.now_secs();
-            net.tracer.cwnd_event(now, self.flow.0, (self.src.node, self.src.port), (self.dst.node, self.dst.port), self.cwnd, self.ssthresh);
+            let (a, b) = (self.ep.addr, self.ep.peer);
+            net.tracer.cwnd_event(now, self.ep.flow.0, (a.node, a.port), (b.node, b.port), self.cwnd, self.ssthresh);
         }
     }
 
@@ -349,7 +344,7 @@ impl TcpSender {
 
     fn set_rtx_timer(&mut self, net: &mut Network) {
         let rto = self.rtt_timeout();
-        net.arm(&mut self.rtx_timer, self.flow, TimerKind::Rtx, rto);
+        net.arm(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx, rto);
     }
 
     fn reset_rtx_timer(&mut self, net: &mut Network, mild: bool, backoff: bool) {
@@ -375,7 +370,6 @@ impl TcpSender {
     // ----- sending -----
 
     fn output(&mut self, net: &mut Network, seqno: i64) {
-        let now = net.now();
         let mut f = 0u8;
         if self.p.ecn {
             f |= flags::ECT;
@@ -399,20 +393,8 @@ impl TcpSender {
             f &= !flags::ECT;
         }
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
-        let pkt = Packet {
-            uid: net.next_uid(),
-            flow: self.flow,
-            kind: Kind::Tcp,
-            size,
-            payload,
-            seq: seqno,
-            src: self.src,
-            dst: self.dst,
-            flags: f,
-            ts: now,
-            ts_echo: self.ts_peer,
-        };
-        net.send(self.node, pkt);
+        let pkt = Packet { size, payload, seq: seqno, flags: f, ts_echo: self.ts_peer, ..self.ep.packet(net, Kind::Tcp) };
+        self.ep.send(net, pkt);
         if seqno > self.maxseq {
             self.maxseq = seqno;
             if !self.rtt_active {
@@ -423,7 +405,7 @@ impl TcpSender {
                 }
             }
         } else {
-            net.flow_stats[self.flow.0 as usize].data_retransmitted += 1;
+            net.flow_stats[self.ep.flow.0 as usize].data_retransmitted += 1;
         }
         if !self.rtx_timer.pending() || force_set_rtx_timer {
             self.set_rtx_timer(net);

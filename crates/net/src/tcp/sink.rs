@@ -1,8 +1,8 @@
 //! ns-2.35's `Agent/TCPSink` and `Agent/TCPSink/DelAck`: cumulative ACKs (one per segment, or
 //! delayed up to `interval_` for every other in-order segment), timestamp echo and ECN echo.
 
-use crate::network::{Network, TimerKind};
-use crate::packet::{flags, Addr, FlowId, Kind, Packet};
+use crate::network::{Endpoint, Network, TimerKind};
+use crate::packet::{flags, Kind, Packet};
 use tcplab_des::{Time, Timer};
 
 /// ns-2's `Acker`: which segments arrived, and the next one expected.
@@ -77,24 +77,21 @@ impl Acker {
 }
 
 pub struct TcpSink {
-    flow: FlowId,
-    node: u32,
-    pub addr: Addr,
-    pub peer: Addr,
+    ep: Endpoint,
     acker: Acker,
     /// Delayed ACKs: the interval, the timer and the segment being held.
     delack: Option<(Time, Timer, Option<Packet>)>,
 }
 
 impl TcpSink {
-    pub fn new(flow: FlowId, node: u32, addr: Addr, peer: Addr, delack_interval: Option<Time>) -> TcpSink {
-        TcpSink { flow, node, addr, peer, acker: Acker::new(), delack: delack_interval.map(|i| (i, Timer::default(), None)) }
+    pub fn new(ep: Endpoint, delack_interval: Option<Time>) -> TcpSink {
+        TcpSink { ep, acker: Acker::new(), delack: delack_interval.map(|i| (i, Timer::default(), None)) }
     }
 
     pub fn recv(&mut self, net: &mut Network, pkt: &Packet) {
         self.acker.update_ts(pkt.seq, pkt.ts);
         let delivered = self.acker.update(pkt.seq, pkt.payload);
-        net.flow_stats[self.flow.0 as usize].goodput_bytes += delivered;
+        net.flow_stats[self.ep.flow.0 as usize].goodput_bytes += delivered;
 
         let Some((interval, timer, saved)) = &mut self.delack else {
             self.ack(net, pkt, None);
@@ -106,7 +103,7 @@ impl TcpSink {
             if !fills_gap && pkt.seq != 0 {
                 *saved = Some(*pkt);
                 let interval = interval.as_secs_f64();
-                net.arm(timer, self.flow, TimerKind::DelAck, interval);
+                net.arm(timer, self.ep.flow, TimerKind::DelAck, interval);
                 return;
             }
         }
@@ -148,20 +145,9 @@ impl TcpSink {
         }
         let seq = a.seqno();
         a.last_ack_sent = seq;
-        let ack = Packet {
-            uid: net.next_uid(),
-            flow: self.flow,
-            kind: Kind::Ack,
-            size: 40,
-            payload: 0,
-            seq,
-            src: self.addr,
-            dst: self.peer,
-            flags: f,
-            ts: net.now(),
-            ts_echo: a.ts_to_echo,
-        };
-        net.send(self.node, ack);
+        let ts_echo = a.ts_to_echo;
+        let ack = Packet { size: 40, seq, flags: f, ts_echo, ..self.ep.packet(net, Kind::Ack) };
+        self.ep.send(net, ack);
     }
 }
 
