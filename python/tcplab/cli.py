@@ -232,6 +232,26 @@ def cmd_run(args) -> int:
     return 0
 
 
+def cmd_conformance(args) -> int:
+    import json
+
+    from tcplab import conformance
+
+    def progress(suite):
+        print(f"{PROG}: running {suite} ...", file=sys.stderr, flush=True)
+
+    try:
+        reports = conformance.run(args.suite or None, progress=progress)
+    except conformance.ConformanceError as e:
+        print(f"{PROG}: error: {_one_line(str(e))}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"suites": {k: r.as_json() for k, r in reports.items()}}, indent=2))
+    else:
+        print(conformance.format_table(reports))
+    return 1 if any(r.different for r in reports.values()) else 0
+
+
 # --------------------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------------------
@@ -270,6 +290,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     v.add_argument("scenario", nargs="+", metavar="SCENARIO", help="scenario file (.toml or .json)")
     v.set_defaults(func=cmd_validate)
+
+    c = sub.add_parser(
+        "conformance",
+        help="compare tcplab with ns-2.35 on ns-2's own regression suites",
+        description="Run each ns-2 regression test that has a tcplab scenario under "
+                    "conformance/ns2/<suite>/ with both ns-2 (Debian's ns2 and ns2-examples) "
+                    "and tcplab, and compare the packet traces line by line. Exit status 1 "
+                    "when any trace differs.",
+    )
+    c.add_argument("simulator", choices=["ns2"], help="the reference simulator")
+    c.add_argument("--suite", action="append", default=[], metavar="NAME",
+                   help="only this suite (e.g. tcpVariants); repeatable")
+    c.add_argument("--json", action="store_true", help="print the report as JSON")
+    c.set_defaults(func=cmd_conformance)
     return p
 
 

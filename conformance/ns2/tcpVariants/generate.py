@@ -1,0 +1,120 @@
+"""Writes the tcplab scenarios of ns-2.35's test-suite-tcpVariants.tcl, one file per test.
+
+Run from anywhere: python conformance/ns2/tcpVariants/generate.py
+
+The suite (Debian ns2-examples, tcl/test/test-suite-tcpVariants.tcl) runs one TCP connection
+s1 -> k1 over s1-r1 (8 Mb/s, 0 ms) and r1-k1 (800 kb/s, 100 ms, queue limit 8), with an FTP
+from 1 s, window_ 28, and a drop list on r1 -> k1 (the n-th packet of flow 1 entering the link,
+counted from 0), and traces every link with TCP header fields until 6 s. Its global knobs:
+precisionReduce_ false, rtxcur_init_ 6, minrto_ 1, singledup_ 0 (1 in the _SA_ tests),
+Newreno newreno_changes1_ 0 and partial_window_deflation_ 0. Node s2 carries no traffic but
+exists (node ids s1 0, s2 1, r1 2, k1 3).
+"""
+
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+DROPS = {
+    "onedrop": [14],
+    "twodrops": [14, 28],
+    "threedrops": [14, 26, 28],
+    "fourdrops": [14, 24, 26, 28],
+    "multiple": [11, 12, 13, 14, 16, 17, 18, 19],
+    "multiple2": [11, 12, 13, 14, 16],
+}
+# tcplab protocol for each suite variant that tcplab models
+MODELLED = {"tahoe": "tahoe", "reno": "reno", "newreno": "newreno"}
+NOT_YET = {
+    "sack": "Agent/TCP/Sack1 with TCPSink/Sack1 is not modelled yet",
+    "fack": "Agent/TCP/Fack is not modelled yet",
+    "sackRH": "Agent/TCP/SackRH is not modelled",
+    "partial_ack_sack": "Agent/TCP/Sack1 (partial_ack_) is not modelled yet",
+    "full": "Agent/TCP/FullTcp (two-way TCP) is not modelled",
+}
+
+TEMPLATE = """\
+# ns-2.35 test-suite-tcpVariants.tcl, test {test}: {variant}, drops {drops} on r1->k1.
+# Written by conformance/ns2/tcpVariants/generate.py; compare with `tcplab conformance ns2`.
+name = "{test}"
+duration = "6s"
+nodes = ["s1", "s2", "r1", "k1"]
+
+[tcp]
+window = 28
+precision_reduce = false
+rtxcur_init = "6s"
+minrto = "1s"
+singledup = {singledup}
+newreno_changes1 = 0
+partial_window_deflation = 0
+
+[[links]]
+from = "s1"
+to = "r1"
+bandwidth = "8Mb"
+delay = "0ms"
+
+[[links]]
+from = "s2"
+to = "r1"
+bandwidth = "8Mb"
+delay = "0ms"
+
+[[links]]
+from = "r1"
+to = "k1"
+bandwidth = "800kb"
+delay = "100ms"
+queue_limit = 8
+
+[[flows]]
+name = "tcp1"
+fid = 1
+from = "s1"
+to = "k1"
+protocol = "{protocol}"
+start = "1s"
+
+[[losses]]
+link = "r1->k1"
+flows = ["tcp1"]
+packets = {drops}
+
+[output]
+trace = ["ns2"]
+tcp_header = true
+"""
+
+
+def main() -> None:
+    for old in HERE.glob("*.toml"):
+        old.unlink()
+    skipped = {}
+    for pattern, drops in DROPS.items():
+        multiple = pattern.startswith("multiple")  # these have no fack, sackRH or Full TCP form
+        variants = ["tahoe", "reno", "newreno", "sack"] + ([] if multiple else ["fack", "sackRH"])
+        for variant in variants:
+            for sa in (False, True):
+                if sa and variant in ("fack", "sackRH"):
+                    continue  # the suite has no _SA_ form of these
+                test = f"{pattern}_{'SA_' if sa else ''}{variant}"
+                if variant not in MODELLED:
+                    skipped[test] = NOT_YET[variant]
+                    continue
+                text = TEMPLATE.format(test=test, variant=variant, drops=drops,
+                                       singledup=1 if sa else 0, protocol=MODELLED[variant])
+                (HERE / f"{test}.toml").write_text(text)
+        for full in ("tahoe", "reno", "newreno", "sack"):
+            if not multiple:
+                skipped[f"{pattern}_{full}_full"] = NOT_YET["full"]
+    for pattern in ("multiple", "multiple2"):
+        skipped[f"{pattern}_partial_ack_sack"] = NOT_YET["partial_ack_sack"]
+    lines = ["# Tests of test-suite-tcpVariants.tcl that tcplab does not run, and why.",
+             "# Written by generate.py.", "[skipped]"]
+    lines += [f'{t} = "{why}"' for t, why in sorted(skipped.items())]
+    (HERE / "skipped.toml").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

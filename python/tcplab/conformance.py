@@ -1,0 +1,162 @@
+"""Side-by-side conformance with ns-2.35's own regression suites.
+
+For each suite (``test-suite-<name>.tcl`` from Debian's ``ns2-examples``), every test that has
+a tcplab scenario under ``conformance/ns2/<suite>/<test>.toml`` is run twice: by ns-2, in a
+scratch copy of the examples' test folder, which leaves the packet trace ``all.tr`` behind
+(the suites then call plotting helpers Debian does not ship, so ns exits non-zero after the
+trace is complete), and by tcplab on the scenario. The two traces are compared line by line.
+Tests listed in the suite's ``skipped.toml`` are reported with their reason; tests with neither
+a scenario nor a reason are reported as skipped too ("no tcplab scenario").
+
+    tcplab conformance ns2 [--suite tcpVariants ...] [--json]
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tcplab
+from tcplab.tracediff import diff_traces
+
+#: Where Debian's ns2-examples keeps the suites (override with TCPLAB_NS2_EXAMPLES).
+EXAMPLES = Path(os.environ.get("TCPLAB_NS2_EXAMPLES", "/usr/share/doc/ns2/examples/tcl"))
+
+
+class ConformanceError(RuntimeError):
+    """ns-2 or its suites are missing, or a suite cannot be listed."""
+
+
+def scenario_root() -> Path:
+    """conformance/ns2 of the source tree this package runs from (or of the working directory)."""
+    for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
+        root = base / "conformance" / "ns2"
+        if root.is_dir():
+            return root
+    raise ConformanceError("cannot find conformance/ns2 (run from the tcplab repository)")
+
+
+def available_suites(root: Path | None = None) -> list[str]:
+    root = root or scenario_root()
+    return sorted(p.name for p in root.iterdir() if p.is_dir())
+
+
+@dataclass
+class SuiteReport:
+    tests: list[str] = field(default_factory=list)
+    identical: list[str] = field(default_factory=list)
+    different: list[dict] = field(default_factory=list)
+    skipped: list[dict] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {
+            "total": len(self.identical) + len(self.different),
+            "identical": len(self.identical),
+            "different": self.different,
+            "skipped": self.skipped,
+        }
+
+
+class Ns2Suites:
+    """A scratch copy of the ns-2 examples' tcl/test folder to run suite tests in."""
+
+    def __init__(self, examples: Path = EXAMPLES):
+        self.ns = shutil.which("ns")
+        if self.ns is None:
+            raise ConformanceError("ns-2 (`ns`) is not installed: bash conformance/install-ns2.sh")
+        if not (examples / "test").is_dir():
+            raise ConformanceError(f"no ns-2 test suites in {examples}: install ns2-examples")
+        self._tmp = tempfile.TemporaryDirectory(prefix="tcplab-ns2-suites-")
+        self.dir = Path(self._tmp.name) / "test"
+        shutil.copytree(examples / "test", self.dir)
+
+    def close(self) -> None:
+        self._tmp.cleanup()
+
+    def tests(self, suite: str) -> list[str]:
+        """The suite's test names, as its usage message lists them."""
+        out = self._ns(suite)
+        m = re.search(r"Valid tests are:\s*(.*)", out.stdout + out.stderr)
+        if not m:
+            raise ConformanceError(f"cannot list the tests of test-suite-{suite}.tcl")
+        return m.group(1).split()
+
+    def trace(self, suite: str, test: str, dest: Path) -> Path:
+        """Runs one test and moves its all.tr to ``dest``."""
+        all_tr = self.dir / "all.tr"
+        all_tr.unlink(missing_ok=True)
+        out = self._ns(suite, test, "QUIET")
+        if not all_tr.exists():
+            raise ConformanceError(f"ns-2 wrote no all.tr for {suite}/{test}: {out.stderr.strip()[-300:]}")
+        return Path(shutil.move(all_tr, dest))
+
+    def _ns(self, suite: str, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([self.ns, f"test-suite-{suite}.tcl", *args], cwd=self.dir,
+                              capture_output=True, text=True, timeout=600)
+
+
+def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport:
+    folder = root / suite
+    skipped_file = folder / "skipped.toml"
+    reasons = tomllib.loads(skipped_file.read_text())["skipped"] if skipped_file.exists() else {}
+    report = SuiteReport(tests=ns2.tests(suite))
+    for test in report.tests:
+        scenario = folder / f"{test}.toml"
+        if not scenario.exists():
+            report.skipped.append({"test": test, "reason": reasons.get(test, "no tcplab scenario")})
+            continue
+        theirs = ns2.trace(suite, test, work / f"{suite}-{test}.ns2.tr")
+        out = work / f"{suite}-{test}"
+        tcplab.run(scenario, out=out, trace=["ns2"])
+        diff = diff_traces(str(out / "trace.tr"), str(theirs))
+        if diff.identical:
+            report.identical.append(test)
+        else:
+            report.different.append({
+                "test": test,
+                "equal_lines": diff.equal_prefix,
+                "first_line": diff.first_diff_a,
+                "tcplab": diff.line_a,
+                "ns2": diff.line_b,
+            })
+    return report
+
+
+def run(suites: list[str] | None = None, progress=None) -> dict[str, SuiteReport]:
+    """Runs the given suites (all that have scenarios when None)."""
+    root = scenario_root()
+    suites = suites or available_suites(root)
+    unknown = [s for s in suites if not (root / s).is_dir()]
+    if unknown:
+        raise tcplab.ScenarioError("--suite", f"no scenarios for {', '.join(unknown)} "
+                                   f"(available: {', '.join(available_suites(root))})")
+    ns2 = Ns2Suites()
+    try:
+        with tempfile.TemporaryDirectory(prefix="tcplab-conformance-") as work:
+            reports = {}
+            for suite in suites:
+                if progress:
+                    progress(suite)
+                reports[suite] = run_suite(suite, ns2, root, Path(work))
+            return reports
+    finally:
+        ns2.close()
+
+
+def format_table(reports: dict[str, SuiteReport]) -> str:
+    lines = [f"{'suite':<16} {'compared':>8} {'identical':>9} {'different':>9} {'skipped':>7}"]
+    for name, r in reports.items():
+        j = r.as_json()
+        lines.append(f"{name:<16} {j['total']:>8} {j['identical']:>9} {len(r.different):>9} {len(r.skipped):>7}")
+    for name, r in reports.items():
+        for d in r.different:
+            lines.append(f"\n{name}/{d['test']}: {d['equal_lines']} lines agree, then line {d['first_line']}:")
+            lines.append(f"  tcplab: {d['tcplab']}")
+            lines.append(f"  ns-2:   {d['ns2']}")
+    return "\n".join(lines)

@@ -1,0 +1,44 @@
+"""The ns-2 regression suites, side by side (see tcplab.conformance and docs/conformance.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from tcplab import cli, conformance
+
+needs_ns = pytest.mark.skipif(
+    shutil.which("ns") is None and not os.environ.get("CI"),
+    reason="ns-2 is not installed (bash conformance/install-ns2.sh)",
+)
+
+
+@needs_ns
+@pytest.mark.parametrize("suite", conformance.available_suites())
+def test_every_compared_test_is_identical(suite):
+    report = conformance.run([suite])[suite]
+    assert report.identical, "nothing was compared"
+    assert not report.different, "\n".join(
+        f"{d['test']}: {d['equal_lines']} lines agree, then line {d['first_line']}:\n"
+        f"  tcplab: {d['tcplab']}\n  ns-2:   {d['ns2']}" for d in report.different)
+    listed = set(report.tests)
+    assert set(report.identical) | {s["test"] for s in report.skipped} == listed
+    assert all(s["reason"] != "no tcplab scenario" for s in report.skipped), "give every skip a reason"
+
+
+@needs_ns
+def test_cli_json_report(capsys):
+    assert cli.main(["conformance", "ns2", "--suite", "tcpVariants", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    tv = doc["suites"]["tcpVariants"]
+    assert tv["total"] == tv["identical"] >= 36
+    assert tv["different"] == []
+    assert {"test", "reason"} <= set(tv["skipped"][0])
+
+
+def test_unknown_suite_names_the_option(capsys):
+    assert cli.main(["conformance", "ns2", "--suite", "nosuch"]) == 2
+    assert "--suite: no scenarios for nosuch" in capsys.readouterr().err
