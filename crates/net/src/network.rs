@@ -4,7 +4,7 @@
 
 use crate::loss::ListLoss;
 use crate::metrics::{FlowStats, LinkStats};
-use crate::packet::{Addr, FlowId, Kind, Packet, PacketId, PacketPool};
+use crate::packet::{Addr, FlowId, Kind, Packet, PacketId, PacketPool, MAX_SACK_BLOCKS};
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
@@ -58,8 +58,10 @@ impl Endpoint {
             src: self.addr,
             dst: self.peer,
             flags: 0,
-            ts: net.now(),
-            ts_echo: Time::ZERO,
+            ts: net.now_secs(),
+            ts_echo: 0.0,
+            sack: [(0, 0); MAX_SACK_BLOCKS],
+            nsack: 0,
         }
     }
 

@@ -3,7 +3,6 @@
 //! Packets live in one slab and travel as `PacketId`s inside events, so an event stays a few
 //! bytes and a finished packet's slot is reused: no allocation per packet once the pool has grown.
 
-use tcplab_des::Time;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub u32);
@@ -76,15 +75,26 @@ pub struct Packet {
     pub src: Addr,
     pub dst: Addr,
     pub flags: u8,
-    /// The sender's timestamp (ns-2 `hdr_tcp::ts`), also the start of the one-way delay.
-    pub ts: Time,
+    /// The sender's timestamp in seconds (ns-2 `hdr_tcp::ts`, the exact double ns-2 holds), also
+    /// the start of the one-way delay.
+    pub ts: f64,
     /// The timestamp echoed back by the receiver.
-    pub ts_echo: Time,
+    pub ts_echo: f64,
+    /// SACK blocks [left, right) carried by an ACK (ns-2 `sa_left`/`sa_right`), `nsack` of them.
+    pub sack: [(i64, i64); MAX_SACK_BLOCKS],
+    pub nsack: u8,
 }
+
+/// ns-2's NSA: the TCP header holds at most this many SACK blocks.
+pub const MAX_SACK_BLOCKS: usize = 3;
 
 impl Packet {
     pub fn has(&self, flag: u8) -> bool {
         self.flags & flag != 0
+    }
+
+    pub fn sack_blocks(&self) -> &[(i64, i64)] {
+        &self.sack[..self.nsack as usize]
     }
 }
 
@@ -134,7 +144,7 @@ mod tests {
 
     #[test]
     fn released_slots_are_reused() {
-        let p = Packet { uid: 1, flow: FlowId(0), fid: 0, kind: Kind::Tcp, size: 40, payload: 0, seq: 0, src: Addr::default(), dst: Addr::default(), flags: 0, ts: Time::ZERO, ts_echo: Time::ZERO };
+        let p = Packet { uid: 1, flow: FlowId(0), fid: 0, kind: Kind::Tcp, size: 40, payload: 0, seq: 0, src: Addr::default(), dst: Addr::default(), flags: 0, ts: 0.0, ts_echo: 0.0, sack: [(0, 0); 3], nsack: 0 };
         let mut pool = PacketPool::default();
         let a = pool.alloc(p);
         let b = pool.alloc(Packet { uid: 2, ..p });

@@ -265,8 +265,10 @@ mod tests {
             src: Addr::default(),
             dst: Addr::default(),
             flags: 0,
-            ts: Time::ZERO,
-            ts_echo: Time::ZERO,
+            ts: 0.0,
+            ts_echo: 0.0,
+            sack: [(0, 0); 3],
+            nsack: 0,
         }
     }
 

@@ -270,11 +270,11 @@ impl Simulation {
 
     /// A packet reached the node of the agent it is addressed to.
     fn deliver(net: &mut Network, flow: &mut Flow, pkt: &Packet) {
-        let now = net.now();
+        let delay = Time::from_secs_f64(net.now_secs() - pkt.ts);
         let stats = &mut net.flow_stats[pkt.flow.0 as usize];
         match pkt.kind {
             Kind::Tcp | Kind::Cbr => {
-                stats.on_data_delivered(pkt.size, now - pkt.ts);
+                stats.on_data_delivered(pkt.size, delay);
                 match &mut flow.receiver {
                     Receiver::Tcp(sink) => sink.recv(net, pkt),
                     Receiver::Null => stats.goodput_bytes += pkt.payload as u64,

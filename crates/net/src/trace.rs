@@ -20,6 +20,18 @@ pub struct Tracer {
     pub error: Option<io::Error>,
 }
 
+/// The `show_tcphdr_` fields, when on.
+struct TcpHeader(Option<u8>);
+
+impl std::fmt::Display for TcpHeader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(nsack) => write!(f, " 0 0x0 0 {nsack}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// C's "%.15g": 15 significant digits, trailing zeros dropped, exponent form outside 1e-4..1e15.
 pub fn fmt_g15(x: f64) -> String {
     if x == 0.0 {
@@ -96,7 +108,7 @@ impl Tracer {
                 p.seq,
                 p.uid,
                 // ackno, flags, header length, SACK blocks: one-way TCP leaves the first three 0.
-                if self.tcp_header { " 0 0x0 0 0" } else { "" }
+                TcpHeader(self.tcp_header.then_some(p.nsack))
             ),
         );
     }

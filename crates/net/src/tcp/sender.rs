@@ -10,7 +10,7 @@
 use crate::network::{Endpoint, Network, TimerKind};
 use crate::packet::{flags, Kind, Packet};
 use crate::scenario::{TcpParams, TcpVariant};
-use tcplab_des::{Time, Timer};
+use tcplab_des::Timer;
 
 /// ns-2's TCP_MAXSEQ: "infinite" data for `send -1`.
 const TCP_MAXSEQ: i64 = 1_073_741_824;
@@ -80,7 +80,7 @@ pub struct TcpSender {
     rtt_ts: f64,
     /// The agent's clock phase, one uniform draw in [0, tick) per agent.
     boot_time: f64,
-    ts_peer: Time,
+    ts_peer: f64,
 
     ecn_backoff: bool,
     ect: bool,
@@ -128,7 +128,7 @@ impl TcpSender {
             rtt_seq: -1,
             rtt_ts: 0.0,
             boot_time: 0.0,
-            ts_peer: Time::ZERO,
+            ts_peer: 0.0,
             ecn_backoff: false,
             ect: false,
             ecn_burst: false,
@@ -554,7 +554,7 @@ impl TcpSender {
             self.t_seqno = self.last_ack + 1;
         }
         if self.p.timestamps {
-            self.rtt_update(now, now - ack.ts_echo.as_secs_f64());
+            self.rtt_update(now, now - ack.ts_echo);
         }
         if self.rtt_active && ack.seq >= self.rtt_seq {
             if !self.ect || !self.ecn_backoff || !ack.has(flags::ECN_ECHO) {

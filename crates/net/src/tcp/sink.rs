@@ -11,14 +11,14 @@ struct Acker {
     maxseen: i64,
     /// Ring indexed by seqno & mask; 0 = not seen, else payload + 1 (so a SYN counts as seen).
     seen: Vec<u32>,
-    ts_to_echo: Time,
+    ts_to_echo: f64,
     last_ack_sent: i64,
     ecn_unacked: bool,
 }
 
 impl Acker {
     fn new() -> Acker {
-        Acker { next: 0, maxseen: 0, seen: vec![0; 64], ts_to_echo: Time::ZERO, last_ack_sent: 0, ecn_unacked: false }
+        Acker { next: 0, maxseen: 0, seen: vec![0; 64], ts_to_echo: 0.0, last_ack_sent: 0, ecn_unacked: false }
     }
 
     fn mask(&self) -> i64 {
@@ -30,7 +30,7 @@ impl Acker {
         self.next - 1
     }
 
-    fn update_ts(&mut self, seq: i64, ts: Time) {
+    fn update_ts(&mut self, seq: i64, ts: f64) {
         // ts_echo_rfc1323_ off: echo the newest timestamp of a segment at or before the ACK point.
         if ts >= self.ts_to_echo && seq <= self.last_ack_sent + 1 {
             self.ts_to_echo = ts;
