@@ -58,11 +58,19 @@ TCP_VARS = {
     "newreno_changes1": "newreno_changes1_",
     "partial_window_deflation": "partial_window_deflation_",
     "exit_recovery_fix": "exit_recovery_fix_",
+    "partial_ack": "partial_ack_",
+    "ss_div4": "ss-div4_",
+    "rampdown": "rampdown_",
     "tcpip_base_hdr_size": "tcpip_base_hdr_size_",
 }
 
 # Variables that exist only on Agent/TCP/Newreno (elsewhere they would be dead Tcl variables).
-NEWRENO_ONLY = {"newreno_changes", "newreno_changes1", "partial_window_deflation", "exit_recovery_fix"}
+# Knobs only one agent class binds; setting them on another class would be meaningless.
+VARIANT_ONLY = {
+    "newreno": {"newreno_changes", "newreno_changes1", "partial_window_deflation", "exit_recovery_fix"},
+    "sack1": {"partial_ack"},
+    "fack": {"ss_div4", "rampdown"},
+}
 
 # Switches that are C++ ints (plain bind), written 1/0; the other booleans are
 # bind_bool and written true/false.
@@ -93,8 +101,14 @@ RED_VARS = {
     "targetdelay": "targetdelay_",
 }
 
-TCP_AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno"}
-SINKS = {"tcpsink": "Agent/TCPSink", "delack": "Agent/TCPSink/DelAck"}
+TCP_AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno",
+              "sack1": "Agent/TCP/Sack1", "fack": "Agent/TCP/Fack"}
+
+
+def sink_class(sink: dict) -> str:
+    """Agent/TCPSink, with /Sack1 for SACK blocks and /DelAck for delayed ACKs."""
+    return ("Agent/TCPSink" + ("/Sack1" if sink["sack"] else "")
+            + ("/DelAck" if sink["delack_interval_s"] is not None else ""))
 
 
 def _num(value) -> str:
@@ -191,9 +205,9 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
             emit(f"set {agent} [new Agent/UDP]")
         emit(f"$ns attach-agent $n{src} ${agent}")
         if is_tcp:
-            emit(f"set {sink} [new {SINKS[flow['sink']['kind']]}]")
-            if flow["sink"]["kind"] == "delack":
-                emit(f"${sink} set interval_ {_num(flow['sink']['interval_s'])}")
+            emit(f"set {sink} [new {sink_class(flow['sink'])}]")
+            if flow["sink"]["delack_interval_s"] is not None:
+                emit(f"${sink} set interval_ {_num(flow['sink']['delack_interval_s'])}")
         else:
             emit(f"set {sink} [new Agent/Null]")
         emit(f"$ns attach-agent $n{dst} ${sink}")
@@ -201,7 +215,7 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
         emit(f"${agent} set fid_ {flow['fid']}")
 
         if is_tcp:
-            skip = () if variant == "newreno" else NEWRENO_ONLY
+            skip = set().union(*(knobs for v, knobs in VARIANT_ONLY.items() if v != variant))
             _set_all(emit, f"${agent}", flow["params"], TCP_VARS, f"flows[{fi}].params", skip)
             tcp_agents.append(agent)
 

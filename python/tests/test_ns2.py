@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import tcplab  # noqa: E402
-from tcplab.ns2 import NS2Error, RED_VARS, TCP_VARS, run_ns2, scenario_to_tcl  # noqa: E402
+from tcplab.ns2 import NS2Error, RED_VARS, TCP_VARS, VARIANT_ONLY, run_ns2, scenario_to_tcl  # noqa: E402
 
 HAVE_NS = shutil.which("ns") is not None
 needs_ns = pytest.mark.skipif(not HAVE_NS, reason="ns-2 not installed (conformance/install-ns2.sh)")
@@ -198,7 +198,8 @@ def test_newreno_delack_produce_and_override():
                               "exit_recovery_fix_")} == {
         "newreno_changes_": "0", "newreno_changes1_": "1", "partial_window_deflation_": "0",
         "exit_recovery_fix_": "0"}
-    assert set(v) == {"fid_"} | set(TCP_VARS.values())
+    others = {TCP_VARS[k] for v_, knobs in VARIANT_ONLY.items() if v_ != "newreno" for k in knobs}
+    assert set(v) == {"fid_"} | set(TCP_VARS.values()) - others
     assert '$ns at 0.0 "$app1 produce 25"' in b
     assert not any('"$app1 start"' in ln for ln in b)
     assert not any('"$app1 stop"' in ln for ln in b)
@@ -271,6 +272,9 @@ TCP_CASES = [
     ("newreno_changes1", 0, "newreno_changes1_", "0"),
     ("partial_window_deflation", 0, "partial_window_deflation_", "0"),
     ("exit_recovery_fix", 1, "exit_recovery_fix_", "1"),
+    ("partial_ack", True, "partial_ack_", "true"),
+    ("ss_div4", True, "ss-div4_", "true"),
+    ("rampdown", True, "rampdown_", "true"),
     ("tcpip_base_hdr_size", 52, "tcpip_base_hdr_size_", "52"),
 ]
 
@@ -292,9 +296,16 @@ RED_CASES = [
 ]
 
 
-def _changed(patch):
-    base = tcl_lines(ONE)
-    s = copy.deepcopy(ONE)
+# The agent class that binds each variant-only knob (ONE's flow is Newreno otherwise).
+VARIANT_OF = {"partial_ack": "sack1", "ss_div4": "fack", "rampdown": "fack"}
+
+
+def _changed(patch, protocol=None):
+    one = copy.deepcopy(ONE)
+    if protocol:
+        one["flows"][0]["protocol"] = protocol
+    base = tcl_lines(one)
+    s = copy.deepcopy(one)
     patch(s)
     new = tcl_lines(s)
     assert len(new) == len(base)
@@ -310,7 +321,7 @@ def test_cases_cover_every_knob():
 
 @pytest.mark.parametrize("knob, value, var, text", TCP_CASES, ids=[c[0] for c in TCP_CASES])
 def test_tcp_knob_maps_to_ns2_variable(knob, value, var, text):
-    changed = _changed(lambda s: s["flows"][0].update(tcp={knob: value}))
+    changed = _changed(lambda s: s["flows"][0].update(tcp={knob: value}), VARIANT_OF.get(knob))
     assert len(changed) == 1
     before, after = changed[0]
     assert before.startswith(f"$agent0 set {var} ")
@@ -336,8 +347,9 @@ def test_newreno_only_knobs_only_on_newreno(variant, cls):
     s["tcp"] = {"newreno_changes": 1, "exit_recovery_fix": 1}
     lines = tcl_lines(s)
     assert f"set agent0 [new {cls}]" in lines
-    assert set(agent_vars(lines, "agent0")) == {"fid_"} | set(TCP_VARS.values()) - {
-        "newreno_changes_", "newreno_changes1_", "partial_window_deflation_", "exit_recovery_fix_"}
+    only = {TCP_VARS[k] for knobs in VARIANT_ONLY.values() for k in knobs}
+    assert "exit_recovery_fix_" in only and "ss-div4_" in only
+    assert set(agent_vars(lines, "agent0")) == {"fid_"} | set(TCP_VARS.values()) - only
 
 
 def test_times_keep_the_double_tcplab_uses():
@@ -456,6 +468,8 @@ DEFAULTS = {
         {"from": "s", "to": "k", "protocol": "tahoe"},
         {"from": "s", "to": "k", "protocol": "reno", "sink": "delack", "start": "0.3s"},
         {"from": "s", "to": "k", "protocol": "newreno", "start": "0.7s"},
+        {"from": "s", "to": "k", "protocol": "sack1", "start": "0.9s"},
+        {"from": "s", "to": "k", "protocol": "fack", "sink": "sack1_delack", "start": "1.1s"},
         {"from": "s", "to": "k", "protocol": "udp"},
     ],
 }

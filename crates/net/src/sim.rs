@@ -8,7 +8,7 @@ use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
 use crate::routing::Routes;
-use crate::scenario::{AppConfig, RngMode, Scenario, SinkKind, Traces, Transport};
+use crate::scenario::{AppConfig, RngMode, Scenario, Traces, Transport};
 use crate::tcp::{TcpSender, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
@@ -188,11 +188,7 @@ impl Simulation {
                 (Transport::Tcp { variant, sink, params }, _) => {
                     let tcp = TcpSender::new(*variant, params.clone(), sender_end, phases[i]);
                     tcp.trace_cwnd(&mut net);
-                    let delack = match sink {
-                        SinkKind::PerSegment => None,
-                        SinkKind::Delayed { interval } => Some(*interval),
-                    };
-                    (Sender::Tcp(tcp), Receiver::Tcp(TcpSink::new(receiver_end, delack)))
+                    (Sender::Tcp(tcp), Receiver::Tcp(TcpSink::new(receiver_end, sink)))
                 }
                 (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
                     (Sender::Cbr(CbrSource::new(sender_end, rate_bps, size)), Receiver::Null)

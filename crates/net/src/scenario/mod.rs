@@ -256,7 +256,7 @@ pub struct FlowConfig {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "transport", rename_all = "lowercase")]
 pub enum Transport {
-    Tcp { variant: TcpVariant, sink: SinkKind, params: TcpParams },
+    Tcp { variant: TcpVariant, sink: SinkConfig, params: TcpParams },
     Udp,
 }
 
@@ -266,6 +266,10 @@ pub enum TcpVariant {
     Tahoe,
     Reno,
     NewReno,
+    /// ns-2 `Agent/TCP/Sack1`.
+    Sack1,
+    /// ns-2 `Agent/TCP/Fack`.
+    Fack,
 }
 
 impl TcpVariant {
@@ -274,22 +278,27 @@ impl TcpVariant {
             TcpVariant::Tahoe => "tahoe",
             TcpVariant::Reno => "reno",
             TcpVariant::NewReno => "newreno",
+            TcpVariant::Sack1 => "sack1",
+            TcpVariant::Fack => "fack",
+        }
+    }
+
+    /// The sink ns-2 pairs with it by convention (SACK senders need a SACK sink).
+    pub fn default_sink(self) -> &'static str {
+        match self {
+            TcpVariant::Sack1 | TcpVariant::Fack => "sack1",
+            _ => "tcpsink",
         }
     }
 }
 
+/// ns-2's `Agent/TCPSink` family: `.../Sack1` adds SACK blocks, `.../DelAck` delays ACKs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(tag = "kind")]
-pub enum SinkKind {
-    /// `Agent/TCPSink`: one ACK per segment.
-    #[serde(rename = "tcpsink")]
-    PerSegment,
-    /// `Agent/TCPSink/DelAck` with its `interval_`.
-    #[serde(rename = "delack")]
-    Delayed {
-        #[serde(rename = "interval_s", serialize_with = "secs")]
-        interval: Time,
-    },
+pub struct SinkConfig {
+    pub sack: bool,
+    /// The delayed-ACK `interval_`; None ACKs every segment.
+    #[serde(rename = "delack_interval_s", serialize_with = "opt_secs")]
+    pub delack: Option<Time>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -332,6 +341,12 @@ pub struct TcpParams {
     pub newreno_changes1: bool,
     pub partial_window_deflation: bool,
     pub exit_recovery_fix: bool,
+    /// Sack1: send a segment on every partial ACK.
+    pub partial_ack: bool,
+    /// Fack: halve cwnd again on entering recovery from slow start (`ss-div4_`).
+    pub ss_div4: bool,
+    /// Fack: ramp the window down during recovery.
+    pub rampdown: bool,
     pub tcpip_base_hdr_size: u32,
 }
 
@@ -366,6 +381,9 @@ impl Default for TcpParams {
             newreno_changes1: true,
             partial_window_deflation: true,
             exit_recovery_fix: false,
+            partial_ack: false,
+            ss_div4: false,
+            rampdown: false,
             tcpip_base_hdr_size: 40,
         }
     }

@@ -129,6 +129,9 @@ pub struct RawTcp {
     pub newreno_changes1: Option<Flag>,
     pub partial_window_deflation: Option<Flag>,
     pub exit_recovery_fix: Option<Flag>,
+    pub partial_ack: Option<Flag>,
+    pub ss_div4: Option<Flag>,
+    pub rampdown: Option<Flag>,
     pub tcpip_base_hdr_size: Option<i64>,
 }
 

@@ -52,7 +52,7 @@ fn a_good_scenario_resolves_names_units_and_knobs() {
     match &s.flows[0].transport {
         Transport::Tcp { variant, params, sink } => {
             assert_eq!(*variant, TcpVariant::Reno);
-            assert_eq!(*sink, SinkKind::PerSegment);
+            assert_eq!(*sink, SinkConfig { sack: false, delack: None });
             assert_eq!((params.window, params.packet_size, params.minrto), (17, 1460, 1.0));
             assert_eq!(params.maxrto, 60.0, "untouched knobs keep ns-2's defaults");
         }
@@ -148,7 +148,7 @@ fn the_normalized_form_spells_out_every_default() {
     assert_eq!(v["links"][0]["queue"]["kind"], "droptail");
     let a = &v["flows"][0];
     assert_eq!((&a["transport"], &a["variant"], &a["app"]), (&"tcp".into(), &"reno".into(), &"ftp".into()));
-    assert_eq!(a["sink"]["kind"], "tcpsink");
+    assert_eq!((&a["sink"]["sack"], &a["sink"]["delack_interval_s"]), (&false.into(), &serde_json::Value::Null));
     assert_eq!(a["params"]["window"], 17);
     assert_eq!(a["params"]["minrto"], 1.0);
     assert_eq!(a["params"]["tcp_tick"], 0.01);

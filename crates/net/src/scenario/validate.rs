@@ -310,6 +310,9 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     if let Some(v) = raw.newreno_changes1 { t.newreno_changes1 = flag(v, &p("newreno_changes1"))?; }
     if let Some(v) = raw.partial_window_deflation { t.partial_window_deflation = flag(v, &p("partial_window_deflation"))?; }
     if let Some(v) = raw.exit_recovery_fix { t.exit_recovery_fix = flag(v, &p("exit_recovery_fix"))?; }
+    if let Some(v) = raw.partial_ack { t.partial_ack = flag(v, &p("partial_ack"))?; }
+    if let Some(v) = raw.ss_div4 { t.ss_div4 = flag(v, &p("ss_div4"))?; }
+    if let Some(v) = raw.rampdown { t.rampdown = flag(v, &p("rampdown"))?; }
     if let Some(v) = raw.tcpip_base_hdr_size { t.tcpip_base_hdr_size = int_in(v, 1, 1000, &p("tcpip_base_hdr_size"))?; }
     if t.maxrto < t.minrto {
         return err(p("maxrto"), format!("{} s is below minrto ({} s)", t.maxrto, t.minrto));
@@ -329,14 +332,14 @@ fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
     if from == to {
         return err(p("to"), "is the same node as `from`");
     }
-    let protocol = f.protocol.as_deref().ok_or_else(|| ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno or udp)"))?;
-    let protocol = one_of(protocol, &["tahoe", "reno", "newreno", "udp"], "protocol", &p("protocol"))?;
+    let protocol = f.protocol.as_deref().ok_or_else(|| ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno, sack1, fack or udp)"))?;
+    let protocol = one_of(protocol, &["tahoe", "reno", "newreno", "sack1", "fack", "udp"], "protocol", &p("protocol"))?;
     let is_tcp = protocol != "udp";
 
     let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
     let app = one_of(app, &["ftp", "cbr"], "app", &p("app"))?;
     if app == "ftp" && !is_tcp {
-        return err(p("app"), "ftp needs a TCP protocol (tahoe, reno or newreno)");
+        return err(p("app"), "ftp needs a TCP protocol (tahoe, reno, newreno, sack1 or fack)");
     }
     if app == "cbr" && is_tcp {
         return err(p("app"), "cbr runs over protocol = \"udp\"");
@@ -358,7 +361,8 @@ fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
     only("rate", f.rate.is_some() && app != "cbr", "with app = \"cbr\"")?;
     only("sink", f.sink.is_some() && !is_tcp, "with a TCP protocol")?;
     only("tcp", f.tcp.is_some() && !is_tcp, "with a TCP protocol")?;
-    only("delack_interval", f.delack_interval.is_some() && f.sink.as_deref() != Some("delack"), "with sink = \"delack\"")?;
+    let delayed_sink = matches!(f.sink.as_deref(), Some("delack" | "sack1_delack"));
+    only("delack_interval", f.delack_interval.is_some() && !delayed_sink, "with a delayed-ACK sink (delack, sack1_delack)")?;
 
     let app = if app == "ftp" {
         let packets = match f.packets {
@@ -379,21 +383,25 @@ fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
         let variant = match protocol {
             "tahoe" => TcpVariant::Tahoe,
             "reno" => TcpVariant::Reno,
-            _ => TcpVariant::NewReno,
+            "newreno" => TcpVariant::NewReno,
+            "sack1" => TcpVariant::Sack1,
+            _ => TcpVariant::Fack,
         };
-        let sink = match one_of(f.sink.as_deref().unwrap_or("tcpsink"), &["tcpsink", "delack"], "sink", &p("sink"))? {
-            "delack" => {
-                let interval = match &f.delack_interval {
-                    Some(q) => time(q, &p("delack_interval"))?,
-                    None => Time::from_millis(100),
-                };
-                if interval == Time::ZERO {
-                    return err(p("delack_interval"), "must be longer than zero");
-                }
-                SinkKind::Delayed { interval }
+        let sinks = ["tcpsink", "delack", "sack1", "sack1_delack"];
+        let kind = one_of(f.sink.as_deref().unwrap_or(variant.default_sink()), &sinks, "sink", &p("sink"))?;
+        let delack = if kind.ends_with("delack") {
+            let interval = match &f.delack_interval {
+                Some(q) => time(q, &p("delack_interval"))?,
+                None => Time::from_millis(100),
+            };
+            if interval == Time::ZERO {
+                return err(p("delack_interval"), "must be longer than zero");
             }
-            _ => SinkKind::PerSegment,
+            Some(interval)
+        } else {
+            None
         };
+        let sink = SinkConfig { sack: kind.starts_with("sack1"), delack };
         let mut params = match &f.tcp {
             Some(t) => tcp_params(global_tcp.clone(), t, &p("tcp"))?,
             None => global_tcp.clone(),

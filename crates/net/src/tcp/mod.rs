@@ -1,5 +1,6 @@
 //! TCP agents, ns-2 profile.
 
+mod scoreboard;
 mod sender;
 mod sink;
 

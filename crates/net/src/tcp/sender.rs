@@ -1,12 +1,17 @@
-//! ns-2.35's one-way TCP senders: `Agent/TCP` (Tahoe), `Agent/TCP/Reno`, `Agent/TCP/Newreno`.
+//! ns-2.35's one-way TCP senders: `Agent/TCP` (Tahoe), `Agent/TCP/Reno`, `Agent/TCP/Newreno`,
+//! and the SACK senders `Agent/TCP/Sack1` and `Agent/TCP/Fack` (in `sack1.rs` and `fack.rs`).
 //!
-//! The three share ns-2's `TcpAgent` machinery (send rule, RTT estimator in clock ticks, timeout,
+//! They share ns-2's `TcpAgent` machinery (send rule, RTT estimator in clock ticks, timeout,
 //! slowdown) and differ in how they react to ACKs; where ns-2 overrides a method, the variant is
 //! matched at that point, so each function below reads like the ns-2 method it reproduces. State
 //! keeps ns-2's types: cwnd is a double, sequence numbers and ssthresh are integers, RTT state is
 //! fixed point in ticks. Only the behaviour of ns-2's defaults and the knobs in `TcpParams` is
 //! modelled (no Quick-Start, F-RTO, ELN, HighSpeed or binomial windows).
 
+mod fack;
+mod sack1;
+
+use super::scoreboard::{ArrayScoreboard, RqScoreboard};
 use crate::network::{Endpoint, Network, TimerKind};
 use crate::packet::{flags, Kind, Packet};
 use crate::scenario::{TcpParams, TcpVariant};
@@ -40,6 +45,8 @@ enum CwndCut {
     Half,
     /// `wnd_restart_` (1) after a timeout.
     Restart,
+    /// `wnd_init_` (Fack's timeout with nothing outstanding).
+    Init,
     One,
 }
 
@@ -86,7 +93,23 @@ pub struct TcpSender {
     ect: bool,
     ecn_burst: bool,
 
-    // Newreno
+    // Sack1 and Fack (ns-2 keeps these in the subclasses).
+    fastrecov: bool,
+    /// ns-2's `timeout_`: recovering from a timeout, SACK information is not trusted.
+    timed_out: bool,
+    /// Sack1: segments estimated in flight during fast recovery.
+    pipe: i64,
+    /// Sack1 with partial_ack_: the next hole to retransmit.
+    next_pkt: i64,
+    rq: RqScoreboard,
+    /// Fack: the highest SACKed segment, retransmissions in flight, window trimming.
+    fack: i64,
+    retran_data: i64,
+    wintrim: f64,
+    wintrimmult: f64,
+    array: ArrayScoreboard,
+
+    // Newreno (and Sack1's partial ACKs)
     firstpartial: bool,
     acked: u64,
     firstsent: f64,
@@ -132,6 +155,16 @@ impl TcpSender {
             ecn_backoff: false,
             ect: false,
             ecn_burst: false,
+            fastrecov: false,
+            timed_out: false,
+            pipe: -1,
+            next_pkt: 0,
+            rq: RqScoreboard::new(),
+            fack: -1,
+            retran_data: 0,
+            wintrim: 0.0,
+            wintrimmult: 0.5,
+            array: ArrayScoreboard::default(),
             firstpartial: false,
             acked: 0,
             firstsent: 0.0,
@@ -204,7 +237,7 @@ impl TcpSender {
     fn window(&self) -> i64 {
         let wnd = self.wnd as i64;
         match self.variant {
-            TcpVariant::Tahoe => {
+            TcpVariant::Tahoe | TcpVariant::Sack1 => {
                 if self.cwnd < self.wnd {
                     self.cwnd as i64
                 } else {
@@ -212,14 +245,15 @@ impl TcpSender {
                 }
             }
             TcpVariant::Reno | TcpVariant::NewReno => (self.cwnd as i64 + self.dupwnd).min(wnd),
+            TcpVariant::Fack => (self.cwnd.min(self.wnd) + self.wintrim) as i64,
         }
     }
 
     /// ns-2 `windowd()`: the same as a real number.
     fn windowd(&self) -> f64 {
         match self.variant {
-            TcpVariant::Tahoe => self.cwnd.min(self.wnd),
             TcpVariant::Reno | TcpVariant::NewReno => (self.cwnd + self.dupwnd as f64).min(self.wnd),
+            _ => self.cwnd.min(self.wnd),
         }
     }
 
@@ -266,6 +300,7 @@ impl TcpSender {
             CwndCut::Half if self.first_decrease || slowstart || self.p.decrease_num == 0.5 => halfwin,
             CwndCut::Half => decreasewin,
             CwndCut::Restart | CwndCut::One => 1.0,
+            CwndCut::Init => self.wnd_init as i64 as f64,
         };
         if self.ssthresh < 2 {
             self.ssthresh = 2;
@@ -412,7 +447,16 @@ impl TcpSender {
         }
     }
 
+    /// Sends what the window allows (ns-2's virtual `send_much`).
     fn send_much(&mut self, net: &mut Network, maxburst: u32) {
+        match self.variant {
+            TcpVariant::Sack1 => self.sack1_send_much(net, maxburst),
+            TcpVariant::Fack => self.fack_send_much(net, maxburst),
+            _ => self.base_send_much(net, maxburst),
+        }
+    }
+
+    fn base_send_much(&mut self, net: &mut Network, maxburst: u32) {
         let mut win = self.window();
         if self.t_seqno == 0 {
             self.firstsent = net.now_secs();
@@ -442,6 +486,11 @@ impl TcpSender {
     // ----- receiving ACKs -----
 
     pub fn recv(&mut self, net: &mut Network, ack: &Packet) {
+        match self.variant {
+            TcpVariant::Sack1 => return self.sack1_recv(net, ack),
+            TcpVariant::Fack => return self.fack_recv(net, ack),
+            _ => {}
+        }
         let seq = ack.seq;
         if self.variant == TcpVariant::NewReno {
             self.newreno_estimate_ssthresh(net.now_secs());
@@ -452,8 +501,9 @@ impl TcpSender {
         }
         let numdupacks = self.p.numdupacks as i64;
         if seq > self.last_ack {
+            // (Sack1 and Fack have their own recv; only the first three get here.)
             match self.variant {
-                TcpVariant::Tahoe => self.full_newack(net, ack),
+                TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack => self.full_newack(net, ack),
                 TcpVariant::Reno => {
                     if self.last_cwnd_action == CwndAction::Dupack {
                         self.last_cwnd_action = CwndAction::Exited;
@@ -504,7 +554,7 @@ impl TcpSender {
         }
         // aggressive_maxburst_ (1): try to send whether or not the ACK was valid.
         match self.variant {
-            TcpVariant::Tahoe => self.send_much(net, self.p.maxburst),
+            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack => self.send_much(net, self.p.maxburst),
             TcpVariant::Reno => {
                 if self.dupacks == 0 || self.dupacks > numdupacks - 1 {
                     self.send_much(net, self.p.maxburst);
@@ -644,7 +694,7 @@ impl TcpSender {
         self.recover = self.maxseq;
         self.last_cwnd_action = CwndAction::Dupack;
         match self.variant {
-            TcpVariant::Tahoe => {
+            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack => {
                 self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::One });
                 self.reset_rtx_timer(net, false, false);
             }
@@ -681,12 +731,17 @@ impl TcpSender {
 
     pub fn on_timer(&mut self, net: &mut Network, gen: u32) {
         if self.rtx_timer.fire(gen) {
-            self.timeout(net);
+            match self.variant {
+                TcpVariant::Sack1 => self.sack1_timeout(net),
+                TcpVariant::Fack => self.fack_timeout(net),
+                _ => self.base_timeout(net),
+            }
         }
     }
 
-    fn timeout(&mut self, net: &mut Network) {
-        if self.variant != TcpVariant::Tahoe {
+    /// ns-2 `TcpAgent::timeout` (with Reno's additions for Reno and Newreno).
+    fn base_timeout(&mut self, net: &mut Network) {
+        if matches!(self.variant, TcpVariant::Reno | TcpVariant::NewReno) {
             self.dupwnd = 0;
             self.dupacks = 0;
             if self.p.bug_fix {

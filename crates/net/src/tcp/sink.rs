@@ -1,5 +1,9 @@
-//! ns-2.35's `Agent/TCPSink` and `Agent/TCPSink/DelAck`: cumulative ACKs (one per segment, or
-//! delayed up to `interval_` for every other in-order segment), timestamp echo and ECN echo.
+//! ns-2.35's `Agent/TCPSink` family: cumulative ACKs (one per segment, or with `/DelAck`
+//! delayed up to `interval_` for every other in-order segment), timestamp echo, ECN echo, and
+//! with `/Sack1` up to three SACK blocks, most recent first.
+
+use crate::packet::MAX_SACK_BLOCKS;
+use crate::scenario::SinkConfig;
 
 use crate::network::{Endpoint, Network, TimerKind};
 use crate::packet::{flags, Kind, Packet};
@@ -14,11 +18,13 @@ struct Acker {
     ts_to_echo: f64,
     last_ack_sent: i64,
     ecn_unacked: bool,
+    /// The last segment was a duplicate.
+    is_dup: bool,
 }
 
 impl Acker {
     fn new() -> Acker {
-        Acker { next: 0, maxseen: 0, seen: vec![0; 64], ts_to_echo: 0.0, last_ack_sent: 0, ecn_unacked: false }
+        Acker { next: 0, maxseen: 0, seen: vec![0; 64], ts_to_echo: 0.0, last_ack_sent: 0, ecn_unacked: false, is_dup: false }
     }
 
     fn mask(&self) -> i64 {
@@ -48,7 +54,12 @@ impl Acker {
     }
 
     /// Records segment `seq`; returns the application bytes now deliverable in order.
+    fn seen(&self, seq: i64) -> bool {
+        self.seen[(seq & self.mask()) as usize] != 0
+    }
+
     fn update(&mut self, seq: i64, payload: u32) -> u64 {
+        self.is_dup = seq < self.next;
         while seq + 1 - self.next >= self.mask() {
             self.grow();
         }
@@ -65,7 +76,7 @@ impl Acker {
         }
         let mut delivered = 0u64;
         if seq >= self.next && seq <= self.maxseen {
-            let _duplicate = self.seen[(seq & mask) as usize] != 0 && !just_marked;
+            self.is_dup |= self.seen[(seq & mask) as usize] != 0 && !just_marked;
             self.seen[(seq & mask) as usize] = payload + 1;
             while self.seen[(self.next & mask) as usize] != 0 {
                 delivered += (self.seen[(self.next & mask) as usize] - 1) as u64;
@@ -76,16 +87,85 @@ impl Acker {
     }
 }
 
+/// ns-2's `SackStack`: the SACK blocks reported recently, most recent first.
+struct SackStack {
+    blocks: Vec<(i64, i64)>,
+    size: usize,
+}
+
+impl SackStack {
+    fn head(&self, k: usize) -> (i64, i64) {
+        self.blocks.get(k).copied().unwrap_or((-1, -1))
+    }
+
+    fn push(&mut self, block: (i64, i64)) {
+        self.blocks.truncate(self.size - 1);
+        self.blocks.insert(0, block);
+    }
+}
+
+impl Acker {
+    /// ns-2 `Sacker::append_ack`: the SACK blocks for an ACK sent in answer to `old_seqno`.
+    fn sack_blocks(&self, stack: &mut SackStack, old_seqno: i64, out: &mut [(i64, i64); MAX_SACK_BLOCKS]) -> u8 {
+        let seqno = self.seqno();
+        let mut n = 0;
+        if old_seqno < 0 {
+        } else if seqno >= self.maxseen && !stack.blocks.is_empty() {
+            stack.blocks.clear();
+        } else if (seqno < self.maxseen || self.is_dup) && stack.size > 0 {
+            // The block around the segment just received, unless it was in order.
+            let right = (old_seqno..=self.maxseen).find(|&i| !self.seen(i)).unwrap_or(self.maxseen + 1);
+            let mut left = -1;
+            if old_seqno <= seqno {
+                left = 0;
+            } else {
+                if let Some(i) = (seqno + 1..right).rev().find(|&i| !self.seen(i)) {
+                    left = i + 1;
+                }
+                out[n] = (left, right);
+                n += 1;
+            }
+            let recent = (left, right);
+            // Then the blocks reported before, dropping those the new one covers.
+            let mut k = 0;
+            while n < stack.size {
+                let (l, r) = stack.head(k);
+                if l < 0 || r < 0 || r > self.maxseen + 1 {
+                    break;
+                }
+                if recent.0 <= l && recent.1 >= r {
+                    stack.blocks.remove(k);
+                    continue;
+                }
+                out[n] = (l, r);
+                n += 1;
+                k += 1;
+            }
+            if old_seqno > seqno {
+                stack.push(recent);
+            }
+        }
+        n as u8
+    }
+}
+
 pub struct TcpSink {
     ep: Endpoint,
     acker: Acker,
+    /// With SACK: the blocks reported recently.
+    sack: Option<SackStack>,
     /// Delayed ACKs: the interval, the timer and the segment being held.
     delack: Option<(Time, Timer, Option<Packet>)>,
 }
 
 impl TcpSink {
-    pub fn new(ep: Endpoint, delack_interval: Option<Time>) -> TcpSink {
-        TcpSink { ep, acker: Acker::new(), delack: delack_interval.map(|i| (i, Timer::default(), None)) }
+    pub fn new(ep: Endpoint, cfg: &SinkConfig) -> TcpSink {
+        TcpSink {
+            ep,
+            acker: Acker::new(),
+            sack: cfg.sack.then(|| SackStack { blocks: Vec::with_capacity(MAX_SACK_BLOCKS), size: MAX_SACK_BLOCKS }),
+            delack: cfg.delack.map(|i| (i, Timer::default(), None)),
+        }
     }
 
     pub fn recv(&mut self, net: &mut Network, pkt: &Packet) {
@@ -143,10 +223,12 @@ impl TcpSink {
         if echo_without_ect(of) || (saved.is_some() && echo_without_ect(sf)) {
             f |= flags::ECN_ECHO;
         }
-        let seq = a.seqno();
-        a.last_ack_sent = seq;
-        let ts_echo = a.ts_to_echo;
-        let ack = Packet { size: 40, seq, flags: f, ts_echo, ..self.ep.packet(net, Kind::Ack) };
+        let mut ack = Packet { size: 40, seq: a.seqno(), flags: f, ts_echo: a.ts_to_echo, ..self.ep.packet(net, Kind::Ack) };
+        if let Some(stack) = &mut self.sack {
+            ack.nsack = a.sack_blocks(stack, pkt.seq, &mut ack.sack);
+            ack.size += 8 * ack.nsack as u32;
+        }
+        a.last_ack_sent = ack.seq;
         self.ep.send(net, ack);
     }
 }
