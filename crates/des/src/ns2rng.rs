@@ -11,6 +11,7 @@ const A12: f64 = 1403580.0;
 const A13N: f64 = 810728.0;
 const A21: f64 = 527612.0;
 const A23N: f64 = 1370589.0;
+#[allow(clippy::excessive_precision)] // ns-2's constant, as written there
 const NORM: f64 = 2.328306549295727688e-10;
 
 #[derive(Clone, Debug)]

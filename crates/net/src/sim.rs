@@ -30,11 +30,13 @@ pub struct RunOptions {
     pub traces: Traces,
 }
 
+#[allow(clippy::large_enum_variant)] // one per flow; boxing would cost an indirection per event
 enum Sender {
     Tcp(TcpSender),
     Cbr(CbrSource),
 }
 
+#[allow(clippy::large_enum_variant)]
 enum Receiver {
     Tcp(TcpSink),
     /// `Agent/Null`: counts and discards.

@@ -752,7 +752,7 @@ impl TcpSender {
             self.set_cwnd(net, 1.0);
         }
         let idle = self.highest_ack == self.maxseq;
-        if !(idle && !self.p.slow_start_restart) {
+        if !idle || self.p.slow_start_restart {
             self.recover = self.maxseq;
             if self.highest_ack == -1 && self.wnd_init_option == 2 {
                 self.wnd_init_option = 1;

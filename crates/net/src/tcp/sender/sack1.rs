@@ -76,7 +76,8 @@ impl TcpSender {
 
     fn sack1_dupack_action(&mut self, net: &mut Network) {
         let recovered = self.highest_ack > self.recover;
-        if !(recovered || (!self.p.bug_fix && !self.p.ecn) || self.highest_ack == 0) {
+        let act = recovered || (!self.p.bug_fix && !self.p.ecn) || self.highest_ack == 0;
+        if !act {
             if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
                 self.last_cwnd_action = CwndAction::Dupack;
                 self.reset_rtx_timer(net, true, false);
