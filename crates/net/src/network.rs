@@ -4,7 +4,8 @@
 
 use crate::loss::ListLoss;
 use crate::metrics::{FlowStats, LinkStats};
-use crate::packet::{Addr, FlowId, Kind, Packet, PacketId, PacketPool, MAX_SACK_BLOCKS};
+use crate::packet::{flags, Addr, FlowId, Kind, Packet, PacketId, PacketPool, MAX_SACK_BLOCKS};
+use crate::scenario::LossAction;
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
@@ -17,10 +18,12 @@ pub enum Event {
     LinkFree(u32),
     /// A packet reaches the far end of a link.
     Arrive(u32, PacketId),
+    /// A packet a loss model held back enters link `0` again, after its loss model `2`.
+    Reenter(u32, PacketId, u8),
     /// A flow's timer fired; stale unless `gen` is the timer's current generation.
     Timer(FlowId, TimerKind, u32),
-    AppStart(FlowId),
-    AppStop(FlowId),
+    /// The scenario's action with this index.
+    Act(u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,8 +82,9 @@ pub struct Link {
     /// Propagation delay in seconds (a double, as ns-2's `delay_`).
     pub delay_secs: f64,
     pub queue: Queue,
-    /// Losses before the queue, if the scenario has any on this link.
-    pub loss: Option<ListLoss>,
+    /// Loss models before the queue, in the order packets meet them (ns-2 puts each new error
+    /// module at the head of the link, in front of the older ones).
+    pub losses: Vec<ListLoss>,
     /// A packet is being serialised.
     pub busy: bool,
     /// When the last transmission started ends.
@@ -160,16 +164,34 @@ impl Network {
     }
 
     fn enqueue(&mut self, l: usize, id: PacketId) {
+        self.links[l].stats.arrivals += 1;
+        self.pass_losses(l, id, 0);
+    }
+
+    /// Takes a packet through the link's loss models from model `first` on, then to its queue.
+    /// A dropped packet shows only as `d`; a delayed one re-enters after the model that held it.
+    pub fn pass_losses(&mut self, l: usize, id: PacketId, first: usize) {
         let now = self.now();
         let now_s = self.now_secs();
         let link = &mut self.links[l];
         let pkt = self.pkts.get_mut(id);
-        link.stats.arrivals += 1;
-        // The loss model sits at the link's head: a packet it takes shows only as `d`.
-        if link.loss.as_mut().is_some_and(|m| m.drops(pkt.fid)) {
-            self.tracer.link_event('d', now_s, link.from, link.to, pkt);
-            self.drop(l, id);
-            return;
+        for (i, model) in link.losses.iter_mut().enumerate().skip(first) {
+            if !model.picks(pkt.fid) {
+                continue;
+            }
+            match model.action {
+                LossAction::Drop => {
+                    self.tracer.link_event('d', now_s, link.from, link.to, pkt);
+                    self.drop(l, id);
+                    return;
+                }
+                LossAction::Mark => pkt.flags |= flags::CE,
+                LossAction::Delay { delay } => {
+                    let at = now_s + delay.as_secs_f64();
+                    self.sched.schedule_exact(at, Event::Reenter(l as u32, id, i as u8 + 1));
+                    return;
+                }
+            }
         }
         self.tracer.link_event('+', now_s, link.from, link.to, pkt);
         let waiting = link.queue.len();

@@ -112,11 +112,14 @@ struct Red {
 impl Red {
     fn new(p: &RedParams, bandwidth_bps: u64, delay: Time, draws: Draws) -> Red {
         let ptc = bandwidth_bps as f64 / (8.0 * p.mean_pktsize as f64);
+        // ns-2's automatic weights: 0 (one packet time), -1 (ten RTTs), -2 (ten packet times).
         let q_w = if p.q_weight == -1.0 {
             let rtt = (3.0 * (delay.as_secs_f64() + 1.0 / ptc)).max(0.1);
             1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
         } else if p.q_weight == 0.0 {
             1.0 - (-1.0 / ptc).exp()
+        } else if p.q_weight == -2.0 {
+            1.0 - (-10.0 / ptc).exp()
         } else {
             p.q_weight
         };
@@ -149,15 +152,18 @@ impl Red {
         }
     }
 
-    /// The drop probability before the count correction (ns-2 `calculate_p_new`).
+    /// The drop probability before the count correction (ns-2 `calculate_p_new`), with ns-2's
+    /// precomputed coefficients so that the last bits agree.
     fn base_probability(&self) -> f64 {
         let th_diff = if self.th_max == self.th_min { 1.0 } else { self.th_max - self.th_min };
+        let (v_a, v_b) = (1.0 / th_diff, -self.th_min / th_diff);
         let p = if self.p.gentle && self.ave >= self.th_max {
-            (1.0 - self.max_p) / self.th_max * self.ave + (2.0 * self.max_p - 1.0)
+            let (v_c, v_d) = ((1.0 - self.max_p) / self.th_max, 2.0 * self.max_p - 1.0);
+            v_c * self.ave + v_d
         } else if !self.p.gentle && self.ave >= self.th_max {
             1.0
         } else {
-            (self.ave - self.th_min) / th_diff * self.max_p
+            (v_a * self.ave + v_b) * self.max_p
         };
         p.min(1.0)
     }
@@ -235,7 +241,7 @@ impl Red {
         if qlen >= qlim {
             forced = true;
         }
-        if forced {
+        if forced && !self.p.ns1_compat {
             self.count = 0;
             self.count_bytes = 0;
         }

@@ -8,7 +8,7 @@ use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
 use crate::routing::Routes;
-use crate::scenario::{AppConfig, RngMode, Scenario, Traces, Transport};
+use crate::scenario::{ActionKind, AppConfig, QueueConfig, RngMode, Scenario, Traces, Transport};
 use crate::tcp::{TcpSender, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
@@ -125,12 +125,8 @@ impl Simulation {
     pub fn new(scenario: Scenario, opts: &RunOptions) -> io::Result<Simulation> {
         let seed = opts.seed.unwrap_or(scenario.seed);
         let end = opts.until.unwrap_or(scenario.duration);
-        let traces = Traces {
-            ns2: scenario.traces.ns2 || opts.traces.ns2,
-            cwnd: scenario.traces.cwnd || opts.traces.cwnd,
-            tcp_header: scenario.traces.tcp_header || opts.traces.tcp_header,
-        };
-        let mut tracer = Tracer { tcp_header: traces.tcp_header, ..Tracer::default() };
+        let traces = scenario.traces.union(opts.traces);
+        let mut tracer = Tracer { tcp_header: traces.tcp_header, events: traces.events, ..Tracer::default() };
         if traces.ns2 {
             tracer.ns2 = Some(open_trace(&opts.out_dir, "trace.tr")?);
         }
@@ -148,15 +144,16 @@ impl Simulation {
         // Each duplex link i becomes simplex links 2i (a->b) and 2i+1 (b->a).
         let mut links = Vec::with_capacity(2 * scenario.links.len());
         for l in &scenario.links {
-            for (from, to) in [(l.a, l.b), (l.b, l.a)] {
+            for (from, to, limit) in [(l.a, l.b, l.queue.limit), (l.b, l.a, l.reverse_limit)] {
+                let queue = QueueConfig { limit, ..l.queue.clone() };
                 let rng = draws(format!("link/{}->{}", scenario.nodes[from], scenario.nodes[to]));
                 links.push(Link {
                     from: from as u32,
                     to: to as u32,
                     rate_bps: l.bandwidth_bps,
                     delay_secs: l.delay.as_secs_f64(),
-                    queue: Queue::new(&l.queue, l.bandwidth_bps, l.delay, rng),
-                    loss: None,
+                    queue: Queue::new(&queue, l.bandwidth_bps, l.delay, rng),
+                    losses: Vec::new(),
                     busy: false,
                     busy_until: Time::ZERO,
                     stats: Default::default(),
@@ -164,7 +161,7 @@ impl Simulation {
             }
         }
         for l in &scenario.losses {
-            links[l.link].loss = Some(ListLoss::new(l));
+            links[l.link].losses.insert(0, ListLoss::new(l)); // the newest meets packets first
         }
         let ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from as usize, l.to as usize)).collect();
         let routes = Routes::shortest_paths(scenario.nodes.len(), &ends);
@@ -198,10 +195,9 @@ impl Simulation {
                 (Transport::Udp, AppConfig::Ftp { .. }) => unreachable!("validation pairs FTP with TCP"),
             };
             flows.push(Flow { sender, receiver, app: f.app });
-            net.sched.schedule(f.start, Event::AppStart(id));
-            if let Some(stop) = f.stop {
-                net.sched.schedule(stop, Event::AppStop(id));
-            }
+        }
+        for (i, a) in scenario.actions.iter().enumerate() {
+            net.sched.schedule(a.at, Event::Act(i as u32));
         }
         Ok(Simulation { net, flows, scenario, seed, end })
     }
@@ -236,6 +232,7 @@ impl Simulation {
         let net = &mut self.net;
         match ev {
             Event::LinkFree(l) => net.on_link_free(l),
+            Event::Reenter(l, id, next) => net.pass_losses(l as usize, id, next as usize),
             Event::Arrive(l, id) => {
                 if let Some(pkt) = net.on_arrive(l, id) {
                     Self::deliver(net, &mut self.flows[pkt.flow.0 as usize], &pkt);
@@ -250,19 +247,20 @@ impl Simulation {
                     _ => unreachable!("timer {kind:?} of a flow without one"),
                 }
             }
-            Event::AppStart(f) => {
-                let flow = &mut self.flows[f.0 as usize];
-                match (&mut flow.sender, flow.app) {
-                    (Sender::Tcp(tcp), AppConfig::Ftp { packets: None }) => tcp.send_unlimited(net),
-                    (Sender::Tcp(tcp), AppConfig::Ftp { packets: Some(n) }) => tcp.advance(net, n as i64),
-                    (Sender::Cbr(cbr), _) => cbr.start(net),
-                    (Sender::Tcp(_), AppConfig::Cbr { .. }) => unreachable!("validation pairs CBR with UDP"),
+            Event::Act(i) => {
+                let action = self.scenario.actions[i as usize];
+                let flow = &mut self.flows[action.flow];
+                match (action.kind, &mut flow.sender, flow.app) {
+                    (ActionKind::Start, Sender::Tcp(tcp), AppConfig::Ftp { packets: None }) => tcp.send_unlimited(net),
+                    (ActionKind::Start, Sender::Tcp(tcp), AppConfig::Ftp { packets: Some(n) }) => tcp.advance(net, n as i64),
+                    (ActionKind::Start, Sender::Cbr(cbr), _) => cbr.start(net),
+                    (ActionKind::Stop, Sender::Tcp(tcp), _) => tcp.stop(net),
+                    (ActionKind::Stop, Sender::Cbr(cbr), _) => cbr.stop(),
+                    (ActionKind::Produce { packets }, Sender::Tcp(tcp), _) => tcp.advance(net, packets as i64),
+                    (ActionKind::ProduceMore { packets }, Sender::Tcp(tcp), _) => tcp.advance_by(net, packets as i64),
+                    (kind, _, app) => unreachable!("validation rules out {kind:?} on {app:?}"),
                 }
             }
-            Event::AppStop(f) => match &mut self.flows[f.0 as usize].sender {
-                Sender::Tcp(tcp) => tcp.stop(net),
-                Sender::Cbr(cbr) => cbr.stop(),
-            },
         }
     }
 

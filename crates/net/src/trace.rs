@@ -12,6 +12,8 @@ pub struct Tracer {
     pub ns2: Option<Sink>,
     /// Append the TCP header fields to wired-trace lines (`show_tcphdr_`).
     pub tcp_header: bool,
+    /// Write TCP congestion events into the wired trace (`$ns eventtrace-all`).
+    pub events: bool,
     /// ns-2 cwnd trace (`$tcp trace cwnd_`).
     pub cwnd: Option<Sink>,
     /// cwnd time series for Python: (time, flow, cwnd, ssthresh).
@@ -111,6 +113,15 @@ impl Tracer {
                 TcpHeader(self.tcp_header.then_some(p.nsack))
             ),
         );
+    }
+
+    /// A TCP event line: `E time src dst TCP EVENT fid seqno cwnd` (ns-2 `trace_event`).
+    pub fn tcp_event(&mut self, now: f64, nodes: (u32, u32), event: &str, fid: u32, seqno: i64, cwnd: i64) {
+        if !self.events || self.ns2.is_none() {
+            return;
+        }
+        let t = ns2_time(now);
+        self.write(|t| &mut t.ns2, format_args!("E {t} {} {} TCP {event} {fid} {seqno} {cwnd}\n", nodes.0, nodes.1));
     }
 
     pub fn cwnd_enabled(&self) -> bool {

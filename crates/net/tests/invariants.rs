@@ -76,7 +76,7 @@ fn same_seed_same_bytes() {
         let opts = RunOptions {
             until: Some(Time::from_secs(10)),
             out_dir: Some(dir.to_path_buf()),
-            traces: Traces { ns2: true, cwnd: true, tcp_header: false },
+            traces: Traces { ns2: true, cwnd: true, ..Traces::default() },
             ..Default::default()
         };
         let json = Simulation::new(load(&path), &opts).unwrap().finish().unwrap().to_json();

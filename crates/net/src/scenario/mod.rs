@@ -134,7 +134,39 @@ pub struct Scenario {
     pub links: Vec<LinkConfig>,
     pub flows: Vec<FlowConfig>,
     pub losses: Vec<LossConfig>,
+    /// What the applications do and when, in the order ns-2 would schedule it: each flow's own
+    /// start and stop (in flow order), then the scenario's `actions`.
+    pub actions: Vec<Action>,
     pub traces: Traces,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Action {
+    #[serde(rename = "at_s", serialize_with = "secs")]
+    pub at: Time,
+    pub flow: usize,
+    #[serde(flatten)]
+    pub kind: ActionKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "do", rename_all = "lowercase")]
+pub enum ActionKind {
+    /// The application starts: FTP sends its backlog (or `packets`), CBR starts sending.
+    Start,
+    /// FTP sends no new data (`advance 0`), CBR stops.
+    Stop,
+    /// FTP `produce n`: send up to n packets in all.
+    Produce { packets: u64 },
+    /// FTP `producemore n`: n packets more.
+    ProduceMore { packets: u64 },
+}
+
+impl Traces {
+    /// Every writer either asks for.
+    pub fn union(self, o: Traces) -> Traces {
+        Traces { ns2: self.ns2 || o.ns2, cwnd: self.cwnd || o.cwnd, tcp_header: self.tcp_header || o.tcp_header, events: self.events || o.events }
+    }
 }
 
 /// Drops chosen packets on one link direction: of the packets of `fids` (every packet when
@@ -146,6 +178,22 @@ pub struct LossConfig {
     pub link: usize,
     pub fids: Vec<u32>,
     pub packets: Vec<u64>,
+    #[serde(flatten)]
+    pub action: LossAction,
+}
+
+/// What a loss model does to the packets it picks (ns-2 ErrorModel's drop_, markecn_, delay_pkt_).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "action", rename_all = "lowercase")]
+pub enum LossAction {
+    Drop,
+    /// Set the CE bit and let the packet go on.
+    Mark,
+    /// Hold the packet for this long, then let it into the queue.
+    Delay {
+        #[serde(rename = "delay_s", serialize_with = "secs")]
+        delay: Time,
+    },
 }
 
 /// Where random numbers come from (see `random.rs`).
@@ -166,6 +214,8 @@ pub struct Traces {
     pub cwnd: bool,
     /// Add the TCP header fields to the wired trace (ns-2 `Trace set show_tcphdr_ 1`).
     pub tcp_header: bool,
+    /// TCP congestion events in the wired trace (ns-2 `$ns eventtrace-all`).
+    pub events: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -177,7 +227,10 @@ pub struct LinkConfig {
     pub bandwidth_bps: u64,
     #[serde(rename = "delay_s", serialize_with = "secs")]
     pub delay: Time,
+    /// The from->to direction's queue; to->from has the same but for its limit.
     pub queue: QueueConfig,
+    /// ns-2 `limit_` of the to->from direction (`$ns queue-limit to from n`).
+    pub reverse_limit: u32,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -212,6 +265,8 @@ pub struct RedParams {
     pub use_mark_p: bool,
     pub drop_tail: bool,
     pub targetdelay: f64,
+    /// Keep the count since the last drop after a forced drop (ns-1 behaviour).
+    pub ns1_compat: bool,
 }
 
 impl Default for RedParams {
@@ -231,6 +286,7 @@ impl Default for RedParams {
             use_mark_p: true,
             drop_tail: true,
             targetdelay: 0.005,
+            ns1_compat: false,
         }
     }
 }
@@ -299,6 +355,12 @@ pub struct SinkConfig {
     /// The delayed-ACK `interval_`; None ACKs every segment.
     #[serde(rename = "delack_interval_s", serialize_with = "opt_secs")]
     pub delack: Option<Time>,
+    /// A delayed-ACK sink ACKs seqno 0 at once (`SYN_immediate_ack_`).
+    pub syn_immediate_ack: bool,
+    /// A delayed-ACK sink ACKs a segment that fills a gap at once (`RFC2581_immediate_ack_`).
+    pub rfc2581_immediate_ack: bool,
+    /// Echo timestamps by RFC 1323's rule (`ts_echo_rfc1323_`).
+    pub ts_echo_rfc1323: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -343,6 +405,30 @@ pub struct TcpParams {
     pub exit_recovery_fix: bool,
     /// Sack1: send a segment on every partial ACK.
     pub partial_ack: bool,
+    /// Add the TCP/IP header size to data packets (`useHeaders_`).
+    pub use_headers: bool,
+    /// Sack1: the dupack threshold is max(numdupacks, int(cwnd) / numdupacks_frac) (-1: off).
+    pub numdupacks_frac: i32,
+    /// Tahoe: no fast retransmit at all (`noFastRetrans_`).
+    pub no_fast_retrans: bool,
+    /// `bugfix_ss_`: a fast retransmit is allowed when the first data packet is lost, and a
+    /// lost first packet drops the initial window to 1.
+    pub bugfix_ss: bool,
+    /// `timerfix_`: restart the retransmission timer after the RTT update, not before.
+    pub timerfix: bool,
+    /// `rfc2988_`: clamp the RTO to minrto before backing off.
+    pub rfc2988: bool,
+    /// `old_ecn_`: keep opening cwnd during a burst of ECN-echoes.
+    pub old_ecn: bool,
+    /// The RTT estimator's fixed point (`T_SRTT_BITS`, `T_RTTVAR_BITS`) and `rttvar_exp_`.
+    pub srtt_bits: u32,
+    pub rttvar_bits: u32,
+    pub rttvar_exp: u32,
+    /// Newreno: allow a fast retransmit when the ACK reaches exactly `recover` (`lessCareful_`).
+    pub less_careful: bool,
+    /// Newreno: the `bugFix_ack_` and `bugFix_ts_` heuristics for a new fast retransmit.
+    pub bug_fix_ack: bool,
+    pub bug_fix_ts: bool,
     /// Fack: halve cwnd again on entering recovery from slow start (`ss-div4_`).
     pub ss_div4: bool,
     /// Fack: ramp the window down during recovery.
@@ -382,6 +468,19 @@ impl Default for TcpParams {
             partial_window_deflation: true,
             exit_recovery_fix: false,
             partial_ack: false,
+            use_headers: true,
+            numdupacks_frac: -1,
+            no_fast_retrans: false,
+            bugfix_ss: true,
+            timerfix: true,
+            rfc2988: true,
+            old_ecn: false,
+            srtt_bits: 3,
+            rttvar_bits: 2,
+            rttvar_exp: 2,
+            less_careful: false,
+            bug_fix_ack: false,
+            bug_fix_ts: false,
             ss_div4: false,
             rampdown: false,
             tcpip_base_hdr_size: 40,

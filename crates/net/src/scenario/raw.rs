@@ -35,8 +35,21 @@ pub struct RawScenario {
     pub links: Option<Vec<RawLink>>,
     pub flows: Option<Vec<RawFlow>>,
     pub tcp: Option<RawTcp>,
+    pub tcpsink: Option<RawSink>,
     pub losses: Option<Vec<RawLoss>>,
+    pub actions: Option<Vec<RawAction>>,
     pub output: Option<RawOutput>,
+}
+
+/// Something an application does at a given time (ns-2 `$ns at T "$ftp ..."`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawAction {
+    pub at: Option<Quantity>,
+    pub flow: Option<String>,
+    #[serde(rename = "do")]
+    pub action: Option<String>,
+    pub packets: Option<i64>,
 }
 
 /// A deterministic loss model on one link direction (ns-2 `ErrorModel/List` in an
@@ -47,6 +60,8 @@ pub struct RawLoss {
     pub link: Option<String>,
     pub flows: Option<Vec<String>>,
     pub packets: Option<Vec<i64>>,
+    pub action: Option<String>,
+    pub delay: Option<Quantity>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -58,6 +73,7 @@ pub struct RawLink {
     pub delay: Option<Quantity>,
     pub queue: Option<String>,
     pub queue_limit: Option<i64>,
+    pub reverse_queue_limit: Option<i64>,
     pub red: Option<RawRed>,
 }
 
@@ -77,6 +93,7 @@ pub struct RawRed {
     pub mark_p: Option<f64>,
     pub use_mark_p: Option<Flag>,
     pub drop_tail: Option<Flag>,
+    pub ns1_compat: Option<Flag>,
     pub targetdelay: Option<Quantity>,
 }
 
@@ -97,6 +114,16 @@ pub struct RawFlow {
     pub packet_size: Option<Quantity>,
     pub delack_interval: Option<Quantity>,
     pub tcp: Option<RawTcp>,
+    pub tcpsink: Option<RawSink>,
+}
+
+/// ns-2 `Agent/TCPSink` variables.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawSink {
+    pub syn_immediate_ack: Option<Flag>,
+    pub rfc2581_immediate_ack: Option<Flag>,
+    pub ts_echo_rfc1323: Option<Flag>,
 }
 
 /// ns-2 `Agent/TCP` variables, trailing underscore dropped, snake_case.
@@ -130,6 +157,19 @@ pub struct RawTcp {
     pub partial_window_deflation: Option<Flag>,
     pub exit_recovery_fix: Option<Flag>,
     pub partial_ack: Option<Flag>,
+    pub use_headers: Option<Flag>,
+    pub numdupacks_frac: Option<i64>,
+    pub no_fast_retrans: Option<Flag>,
+    pub bugfix_ss: Option<Flag>,
+    pub timerfix: Option<Flag>,
+    pub rfc2988: Option<Flag>,
+    pub old_ecn: Option<Flag>,
+    pub srtt_bits: Option<i64>,
+    pub rttvar_bits: Option<i64>,
+    pub rttvar_exp: Option<i64>,
+    pub less_careful: Option<Flag>,
+    pub bug_fix_ack: Option<Flag>,
+    pub bug_fix_ts: Option<Flag>,
     pub ss_div4: Option<Flag>,
     pub rampdown: Option<Flag>,
     pub tcpip_base_hdr_size: Option<i64>,
@@ -140,4 +180,5 @@ pub struct RawTcp {
 pub struct RawOutput {
     pub trace: Option<Vec<String>>,
     pub tcp_header: Option<Flag>,
+    pub events: Option<Flag>,
 }

@@ -52,7 +52,7 @@ fn a_good_scenario_resolves_names_units_and_knobs() {
     match &s.flows[0].transport {
         Transport::Tcp { variant, params, sink } => {
             assert_eq!(*variant, TcpVariant::Reno);
-            assert_eq!(*sink, SinkConfig { sack: false, delack: None });
+            assert_eq!(*sink, SinkConfig { sack: false, delack: None, syn_immediate_ack: true, rfc2581_immediate_ack: true, ts_echo_rfc1323: false });
             assert_eq!((params.window, params.packet_size, params.minrto), (17, 1460, 1.0));
             assert_eq!(params.maxrto, 60.0, "untouched knobs keep ns-2's defaults");
         }
@@ -155,4 +155,21 @@ fn the_normalized_form_spells_out_every_default() {
     assert_eq!(a["stop_s"], serde_json::Value::Null);
     let c = &v["flows"][1];
     assert_eq!((&c["transport"], &c["app"], &c["rate_bps"], &c["start_s"]), (&"udp".into(), &"cbr".into(), &64000.into(), &1.0.into()));
+}
+
+#[test]
+fn actions_follow_the_flows_own_starts_and_stops() {
+    let text = GOOD.replace("start = 1\n", "start = 1\nstop = 5\n")
+        + "\n[[actions]]\nat = \"2s\"\nflow = \"A\"\ndo = \"producemore\"\npackets = 10\n";
+    let s = Scenario::from_toml(&text).unwrap();
+    let kinds: Vec<(usize, ActionKind)> = s.actions.iter().map(|a| (a.flow, a.kind)).collect();
+    assert_eq!(kinds, vec![(0, ActionKind::Start), (1, ActionKind::Start), (1, ActionKind::Stop), (0, ActionKind::ProduceMore { packets: 10 })]);
+    // A flow started only by an action has no implicit start at 0.
+    let late = GOOD.replace("[[flows]]\nname = \"C\"", "[[actions]]\nat = 3\nflow = \"A\"\ndo = \"start\"\n\n[[flows]]\nname = \"C\"");
+    let s = Scenario::from_toml(&late).unwrap();
+    let a: Vec<Time> = s.actions.iter().filter(|a| a.flow == 0).map(|a| a.at).collect();
+    assert_eq!(a, vec![Time::from_secs(3)]);
+    assert_eq!(s.flows[0].start, Time::from_secs(3));
+    let bad = text.replace("do = \"producemore\"", "do = \"explode\"");
+    assert_eq!(Scenario::from_toml(&bad).unwrap_err().path, "actions[0].do");
 }

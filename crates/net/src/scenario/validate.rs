@@ -1,6 +1,6 @@
 //! Semantic checks: units, ranges, names and reachability, each error with its field path.
 
-use super::raw::{Flag, Quantity, RawFlow, RawLink, RawLoss, RawRed, RawScenario, RawTcp};
+use super::raw::{Flag, Quantity, RawAction, RawFlow, RawLink, RawLoss, RawRed, RawScenario, RawSink, RawTcp};
 use super::*;
 use crate::units;
 use std::collections::{HashMap, VecDeque};
@@ -144,6 +144,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         }
     }
 
+    let global_sink = raw.tcpsink.clone().unwrap_or_default();
     let global_tcp = match &raw.tcp {
         Some(t) => tcp_params(TcpParams::default(), t, "tcp")?,
         None => TcpParams::default(),
@@ -155,7 +156,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let adjacency = adjacency(nodes.len(), &links);
     let mut flows: Vec<FlowConfig> = Vec::with_capacity(raw_flows.len());
     for (i, f) in raw_flows.iter().enumerate() {
-        let cfg = flow(f, i, &node, &global_tcp, duration)?;
+        let cfg = flow(f, i, &node, &global_tcp, &global_sink, duration)?;
         if !reachable(&adjacency, cfg.from, cfg.to) {
             return err(format!("flows[{i}].to"), format!("node {:?} is not reachable from {:?}", nodes[cfg.to], nodes[cfg.from]));
         }
@@ -165,15 +166,33 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         flows.push(cfg);
     }
 
-    let mut losses = Vec::new();
+    let mut losses: Vec<LossConfig> = Vec::new();
     for (i, l) in raw.losses.iter().flatten().enumerate() {
-        losses.push(loss(l, i, &nodes, &links, &flows)?);
+        let model = loss(l, i, &nodes, &links, &flows)?;
+        if losses.iter().filter(|m| m.link == model.link).count() >= 64 {
+            return err(format!("losses[{i}].link"), "has more than 64 loss models");
+        }
+        losses.push(model);
+    }
+
+    let actions = actions(raw.actions.as_deref().unwrap_or(&[]), &raw_flows, &flows, duration)?;
+    // A flow started by an action is active from then on (for its rates).
+    for (i, f) in flows.iter_mut().enumerate() {
+        if raw_flows[i].start.is_none() {
+            let first = actions.iter().find(|a| a.flow == i && matches!(a.kind, ActionKind::Start | ActionKind::Produce { .. }));
+            if let Some(a) = first {
+                f.start = a.at;
+            }
+        }
     }
 
     let mut traces = Traces::default();
     if let Some(out) = &raw.output {
         if let Some(f) = out.tcp_header {
             traces.tcp_header = flag(f, "output.tcp_header")?;
+        }
+        if let Some(f) = out.events {
+            traces.events = flag(f, "output.events")?;
         }
         for (i, t) in out.trace.iter().flatten().enumerate() {
             match one_of(t, &["ns2", "cwnd"], "trace", &format!("output.trace[{i}]"))? {
@@ -182,7 +201,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             }
         }
     }
-    Ok(Scenario { name, duration, seed, rng, nodes, links, flows, losses, traces })
+    Ok(Scenario { name, duration, seed, rng, nodes, links, flows, losses, actions, traces })
 }
 
 fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>) -> Res<LinkConfig> {
@@ -194,11 +213,15 @@ fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
     }
     let bandwidth_bps = rate(l.bandwidth.as_ref().ok_or_else(|| ScenarioError::new(p("bandwidth"), "is required (e.g. \"10Mb\")"))?, &p("bandwidth"))?;
     let delay = time(l.delay.as_ref().ok_or_else(|| ScenarioError::new(p("delay"), "is required (e.g. \"10ms\")"))?, &p("delay"))?;
-    let limit = match l.queue_limit {
-        None => 50,
-        Some(v) if v < 1 => return err(p("queue_limit"), format!("{v} is not a queue size: a queue must hold at least 1 packet (ns-2 limit_ >= 1)")),
-        Some(v) => int_in(v, 1, 10_000_000, &p("queue_limit"))?,
+    let limit_of = |v: Option<i64>, field: &str, default: u32| -> Res<u32> {
+        match v {
+            None => Ok(default),
+            Some(v) if v < 1 => err(p(field), format!("{v} is not a queue size: a queue must hold at least 1 packet (ns-2 limit_ >= 1)")),
+            Some(v) => int_in(v, 1, 10_000_000, &p(field)),
+        }
     };
+    let limit = limit_of(l.queue_limit, "queue_limit", 50)?;
+    let reverse_limit = limit_of(l.reverse_queue_limit, "reverse_queue_limit", limit)?;
     let kind = match one_of(l.queue.as_deref().unwrap_or("droptail"), &["droptail", "red"], "queue", &p("queue"))? {
         "red" => QueueKind::Red(red(l.red.clone().unwrap_or_default(), &p("red"))?),
         _ => {
@@ -208,7 +231,7 @@ fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
             QueueKind::DropTail
         }
     };
-    Ok(LinkConfig { a, b, bandwidth_bps, delay, queue: QueueConfig { limit, kind } })
+    Ok(LinkConfig { a, b, bandwidth_bps, delay, queue: QueueConfig { limit, kind }, reverse_limit })
 }
 
 fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], flows: &[FlowConfig]) -> Res<LossConfig> {
@@ -245,7 +268,18 @@ fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], flows: &[
         return err(p("packets"), "is required (the positions of the packets to drop, from 0)");
     }
     packets.sort_unstable(); // ns-2 sorts its drop list
-    Ok(LossConfig { link, fids, packets })
+    let action = match one_of(l.action.as_deref().unwrap_or("drop"), &["drop", "mark", "delay"], "action", &p("action"))? {
+        "mark" => LossAction::Mark,
+        "delay" => {
+            let d = l.delay.as_ref().ok_or_else(|| ScenarioError::new(p("delay"), "is required with action = \"delay\""))?;
+            LossAction::Delay { delay: time(d, &p("delay"))? }
+        }
+        _ => LossAction::Drop,
+    };
+    if l.delay.is_some() && !matches!(action, LossAction::Delay { .. }) {
+        return err(p("delay"), "is only allowed with action = \"delay\"");
+    }
+    Ok(LossConfig { link, fids, packets, action })
 }
 
 fn red(r: RawRed, path: &str) -> Res<RedParams> {
@@ -257,8 +291,8 @@ fn red(r: RawRed, path: &str) -> Res<RedParams> {
     if let Some(v) = r.thresh { out.thresh = real_in(v, 0.0, 1e9, &p("thresh"))?; }
     if let Some(v) = r.maxthresh { out.maxthresh = real_in(v, 0.0, 1e9, &p("maxthresh"))?; }
     if let Some(v) = r.q_weight {
-        if v != -1.0 && !(v > 0.0 && v <= 1.0) {
-            return err(p("q_weight"), format!("{v} is not a weight in (0, 1] (or -1 for automatic)"));
+        if ![0.0, -1.0, -2.0].contains(&v) && !(v > 0.0 && v <= 1.0) {
+            return err(p("q_weight"), format!("{v} is not a weight in (0, 1] (or ns-2's automatic 0, -1, -2)"));
         }
         out.q_weight = v;
     }
@@ -266,12 +300,14 @@ fn red(r: RawRed, path: &str) -> Res<RedParams> {
     if let Some(v) = r.wait { out.wait = flag(v, &p("wait"))?; }
     if let Some(v) = r.gentle { out.gentle = flag(v, &p("gentle"))?; }
     if let Some(v) = r.setbit { out.setbit = flag(v, &p("setbit"))?; }
-    if let Some(v) = r.mark_p { out.mark_p = real_in(v, 0.0, 1.0, &p("mark_p"))?; }
+    // mark_p above 1 means "always mark" in ns-2
+    if let Some(v) = r.mark_p { out.mark_p = real_in(v, 0.0, 1e9, &p("mark_p"))?; }
     if let Some(v) = r.use_mark_p { out.use_mark_p = flag(v, &p("use_mark_p"))?; }
     if let Some(v) = r.drop_tail { out.drop_tail = flag(v, &p("drop_tail"))?; }
+    if let Some(v) = r.ns1_compat { out.ns1_compat = flag(v, &p("ns1_compat"))?; }
     if let Some(v) = &r.targetdelay { out.targetdelay = seconds(v, &p("targetdelay"))?; }
-    if out.thresh > 0.0 && out.maxthresh > 0.0 && out.maxthresh <= out.thresh {
-        return err(p("maxthresh"), format!("{} must be above thresh ({})", out.maxthresh, out.thresh));
+    if out.thresh > 0.0 && out.maxthresh > 0.0 && out.maxthresh < out.thresh {
+        return err(p("maxthresh"), format!("{} is below thresh ({})", out.maxthresh, out.thresh));
     }
     Ok(out)
 }
@@ -311,6 +347,27 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     if let Some(v) = raw.partial_window_deflation { t.partial_window_deflation = flag(v, &p("partial_window_deflation"))?; }
     if let Some(v) = raw.exit_recovery_fix { t.exit_recovery_fix = flag(v, &p("exit_recovery_fix"))?; }
     if let Some(v) = raw.partial_ack { t.partial_ack = flag(v, &p("partial_ack"))?; }
+    if let Some(v) = raw.use_headers { t.use_headers = flag(v, &p("use_headers"))?; }
+    if let Some(v) = raw.no_fast_retrans { t.no_fast_retrans = flag(v, &p("no_fast_retrans"))?; }
+    if let Some(v) = raw.bugfix_ss { t.bugfix_ss = flag(v, &p("bugfix_ss"))?; }
+    if let Some(v) = raw.timerfix { t.timerfix = flag(v, &p("timerfix"))?; }
+    if let Some(v) = raw.rfc2988 { t.rfc2988 = flag(v, &p("rfc2988"))?; }
+    if let Some(v) = raw.old_ecn { t.old_ecn = flag(v, &p("old_ecn"))?; }
+    if let Some(v) = raw.srtt_bits { t.srtt_bits = int_in(v, 1, 8, &p("srtt_bits"))?; }
+    if let Some(v) = raw.rttvar_bits { t.rttvar_bits = int_in(v, 1, 8, &p("rttvar_bits"))?; }
+    if let Some(v) = raw.rttvar_exp { t.rttvar_exp = int_in(v, 0, 8, &p("rttvar_exp"))?; }
+    if t.rttvar_exp + t.srtt_bits < t.rttvar_bits {
+        return err(p("rttvar_bits"), "exceeds rttvar_exp + srtt_bits (ns-2 shifts by their difference)");
+    }
+    if let Some(v) = raw.less_careful { t.less_careful = flag(v, &p("less_careful"))?; }
+    if let Some(v) = raw.bug_fix_ack { t.bug_fix_ack = flag(v, &p("bug_fix_ack"))?; }
+    if let Some(v) = raw.bug_fix_ts { t.bug_fix_ts = flag(v, &p("bug_fix_ts"))?; }
+    if let Some(v) = raw.numdupacks_frac {
+        if v == 0 || v > 1_000_000 {
+            return err(p("numdupacks_frac"), format!("{v} is not a divisor (1..=1000000, or -1 for off)"));
+        }
+        t.numdupacks_frac = v.max(-1) as i32; // any negative value turns the rule off, as in ns-2
+    }
     if let Some(v) = raw.ss_div4 { t.ss_div4 = flag(v, &p("ss_div4"))?; }
     if let Some(v) = raw.rampdown { t.rampdown = flag(v, &p("rampdown"))?; }
     if let Some(v) = raw.tcpip_base_hdr_size { t.tcpip_base_hdr_size = int_in(v, 1, 1000, &p("tcpip_base_hdr_size"))?; }
@@ -320,7 +377,30 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     Ok(t)
 }
 
-fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>, global_tcp: &TcpParams, duration: Time) -> Res<FlowConfig> {
+/// The sink knobs: the flow's own over the scenario's `[tcpsink]` table over ns-2's defaults.
+fn sink_knobs(global: &RawSink, own: Option<&RawSink>, path: &str) -> Res<(bool, bool, bool)> {
+    let pick = |field: fn(&RawSink) -> Option<Flag>, name: &str, default: bool| -> Res<bool> {
+        match (own.and_then(field), field(global)) {
+            (Some(f), _) => flag(f, &format!("{path}.tcpsink.{name}")),
+            (None, Some(f)) => flag(f, &format!("tcpsink.{name}")),
+            (None, None) => Ok(default),
+        }
+    };
+    Ok((
+        pick(|s| s.syn_immediate_ack, "syn_immediate_ack", true)?,
+        pick(|s| s.rfc2581_immediate_ack, "rfc2581_immediate_ack", true)?,
+        pick(|s| s.ts_echo_rfc1323, "ts_echo_rfc1323", false)?,
+    ))
+}
+
+fn flow(
+    f: &RawFlow,
+    i: usize,
+    node: &impl Fn(&Option<String>, String) -> Res<usize>,
+    global_tcp: &TcpParams,
+    global_sink: &RawSink,
+    duration: Time,
+) -> Res<FlowConfig> {
     let p = |f: &str| format!("flows[{i}].{f}");
     let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
     let fid = match f.fid {
@@ -361,6 +441,7 @@ fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
     only("rate", f.rate.is_some() && app != "cbr", "with app = \"cbr\"")?;
     only("sink", f.sink.is_some() && !is_tcp, "with a TCP protocol")?;
     only("tcp", f.tcp.is_some() && !is_tcp, "with a TCP protocol")?;
+    only("tcpsink", f.tcpsink.is_some() && !is_tcp, "with a TCP protocol")?;
     let delayed_sink = matches!(f.sink.as_deref(), Some("delack" | "sack1_delack"));
     only("delack_interval", f.delack_interval.is_some() && !delayed_sink, "with a delayed-ACK sink (delack, sack1_delack)")?;
 
@@ -401,7 +482,8 @@ fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
         } else {
             None
         };
-        let sink = SinkConfig { sack: kind.starts_with("sack1"), delack };
+        let (syn_immediate_ack, rfc2581_immediate_ack, ts_echo_rfc1323) = sink_knobs(global_sink, f.tcpsink.as_ref(), &format!("flows[{i}]"))?;
+        let sink = SinkConfig { sack: kind.starts_with("sack1"), delack, syn_immediate_ack, rfc2581_immediate_ack, ts_echo_rfc1323 };
         let mut params = match &f.tcp {
             Some(t) => tcp_params(global_tcp.clone(), t, &p("tcp"))?,
             None => global_tcp.clone(),
@@ -432,6 +514,52 @@ fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
         None => None,
     };
     Ok(FlowConfig { name, fid, from, to, transport, app, start, stop })
+}
+
+/// The flows' own starts and stops, then the scenario's actions, in scheduling order.
+fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], duration: Time) -> Res<Vec<Action>> {
+    let mut user = Vec::with_capacity(raw.len());
+    for (i, a) in raw.iter().enumerate() {
+        let p = |f: &str| format!("actions[{i}].{f}");
+        let at = time(a.at.as_ref().ok_or_else(|| ScenarioError::new(p("at"), "is required (a time)"))?, &p("at"))?;
+        if at >= duration {
+            return err(p("at"), format!("{at} is not before the end of the run ({duration})"));
+        }
+        let name = a.flow.as_ref().ok_or_else(|| ScenarioError::new(p("flow"), "is required (a flow name)"))?;
+        let flow = flows.iter().position(|f| &f.name == name).ok_or_else(|| ScenarioError::new(p("flow"), format!("unknown flow {name:?}")))?;
+        let what = one_of(a.action.as_deref().unwrap_or(""), &["start", "stop", "produce", "producemore"], "action", &p("do"))?;
+        let ftp = matches!(flows[flow].app, AppConfig::Ftp { .. });
+        if what.starts_with("produce") && !ftp {
+            return err(p("do"), format!("{what} needs an FTP flow"));
+        }
+        let packets = match (what.starts_with("produce"), a.packets) {
+            (true, Some(n)) if n >= 0 => n as u64,
+            (true, Some(n)) => return err(p("packets"), format!("{n} is negative")),
+            (true, None) => return err(p("packets"), format!("is required with do = {what:?}")),
+            (false, Some(_)) => return err(p("packets"), "is only allowed with do = \"produce\" or \"producemore\""),
+            (false, None) => 0,
+        };
+        let kind = match what {
+            "start" => ActionKind::Start,
+            "stop" => ActionKind::Stop,
+            "produce" => ActionKind::Produce { packets },
+            _ => ActionKind::ProduceMore { packets },
+        };
+        user.push(Action { at, flow, kind });
+    }
+    let mut all = Vec::with_capacity(2 * flows.len() + user.len());
+    for (i, f) in flows.iter().enumerate() {
+        // A flow started by an action has no implicit start at 0.
+        let started_by_action = user.iter().any(|a| a.flow == i && matches!(a.kind, ActionKind::Start | ActionKind::Produce { .. }));
+        if raw_flows[i].start.is_some() || !started_by_action {
+            all.push(Action { at: f.start, flow: i, kind: ActionKind::Start });
+        }
+        if let Some(stop) = f.stop {
+            all.push(Action { at: stop, flow: i, kind: ActionKind::Stop });
+        }
+    }
+    all.extend(user);
+    Ok(all)
 }
 
 fn adjacency(n: usize, links: &[LinkConfig]) -> Vec<Vec<usize>> {

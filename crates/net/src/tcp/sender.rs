@@ -19,9 +19,6 @@ use tcplab_des::Timer;
 
 /// ns-2's TCP_MAXSEQ: "infinite" data for `send -1`.
 const TCP_MAXSEQ: i64 = 1_073_741_824;
-const T_SRTT_BITS: u32 = 3;
-const T_RTTVAR_BITS: u32 = 2;
-const RTTVAR_EXP: u32 = 2;
 
 /// ns-2's `last_cwnd_action_`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -88,6 +85,12 @@ pub struct TcpSender {
     /// The agent's clock phase, one uniform draw in [0, tick) per agent.
     boot_time: f64,
     ts_peer: f64,
+    /// The timestamp echoed by the last new ACK (timestamps_ only).
+    ts_echo: f64,
+    /// highest_ack before the last new ACK.
+    prev_highest_ack: i64,
+    /// Send time of each recent segment, by seqno modulo its size (bugFix_ts_ only).
+    tss: Vec<f64>,
 
     ecn_backoff: bool,
     ect: bool,
@@ -152,6 +155,9 @@ impl TcpSender {
             rtt_ts: 0.0,
             boot_time: 0.0,
             ts_peer: 0.0,
+            ts_echo: 0.0,
+            prev_highest_ack: -1,
+            tss: Vec::new(),
             ecn_backoff: false,
             ect: false,
             ecn_burst: false,
@@ -206,6 +212,49 @@ impl TcpSender {
         }
     }
 
+    /// A line in the event trace (ns-2 `trace_event`): the event, t_seqno and int(cwnd).
+    fn trace_event(&self, net: &mut Network, event: &str) {
+        let now = net.now_secs();
+        let nodes = (self.ep.addr.node, self.ep.peer.node);
+        net.tracer.tcp_event(now, nodes, event, self.ep.fid, self.t_seqno, self.cwnd as i64);
+    }
+
+    /// The dupack threshold: numdupacks, or int(cwnd) / numdupacks_frac when larger (Sack1).
+    fn numdupacks(&self) -> i64 {
+        let frac = self.cwnd as i64 / self.p.numdupacks_frac as i64;
+        (self.p.numdupacks as i64).max(frac)
+    }
+
+    /// Newreno's `bugFix_ts_` and `bugFix_ack_`: signs that a third dupack is a new loss after
+    /// all, although the ACK has not passed `recover`.
+    fn newreno_bugfix_heuristics(&self) -> bool {
+        if self.variant != TcpVariant::NewReno {
+            return false;
+        }
+        if self.p.bug_fix_ts && !self.tss.is_empty() {
+            let sent = self.tss[self.highest_ack.rem_euclid(self.tss.len() as i64) as usize];
+            return sent == self.ts_echo;
+        }
+        self.p.bug_fix_ack && self.cwnd > 1.0 && self.highest_ack - self.prev_highest_ack <= self.p.numdupacks as i64
+    }
+
+    /// ns-2's `tss` table: 100 entries, doubled when the window nears its size.
+    fn remember_send_time(&mut self, seqno: i64, now: f64) {
+        if self.tss.is_empty() {
+            self.tss = vec![0.0; 100];
+        }
+        let size = self.tss.len() as i64;
+        if (seqno - self.highest_ack) as f64 > size as f64 * 0.9 {
+            let mut bigger = vec![0.0; 2 * size as usize];
+            for i in 0..size {
+                bigger[((self.highest_ack + i).rem_euclid(2 * size)) as usize] = self.tss[((self.highest_ack + i).rem_euclid(size)) as usize];
+            }
+            self.tss = bigger;
+        }
+        let size = self.tss.len() as i64;
+        self.tss[seqno.rem_euclid(size) as usize] = now;
+    }
+
     // ----- application interface -----
 
     /// FTP `start`: `send -1`, an unlimited backlog.
@@ -219,6 +268,11 @@ impl TcpSender {
     /// FTP `produce n` (`advance n`): send up to seqno n.
     pub fn advance(&mut self, net: &mut Network, n: i64) {
         let delta = if n > self.maxseq { n - self.curseq } else { self.maxseq - self.curseq };
+        self.advance_by(net, delta);
+    }
+
+    /// FTP `producemore n` (`advanceby n`): n packets more.
+    pub fn advance_by(&mut self, net: &mut Network, delta: i64) {
         self.curseq += delta;
         if delta > 0 {
             self.closed = false;
@@ -308,21 +362,28 @@ impl TcpSender {
         self.set_cwnd(net, cwnd);
         self.cong_action = true;
         self.first_decrease = false;
+        if self.cwnd == 1.0 || slowstart {
+            self.trace_event(net, "SLOW_START");
+        }
     }
 
     // ----- RTT estimation (ns-2 ticks) -----
 
     fn rtt_init(&mut self) {
         self.t_rtt = 0;
-        self.t_srtt = ((self.p.srtt_init / self.p.tcp_tick) as i32) << T_SRTT_BITS;
-        self.t_rttvar = ((self.p.rttvar_init / self.p.tcp_tick) as i32) << T_RTTVAR_BITS;
+        self.t_srtt = ((self.p.srtt_init / self.p.tcp_tick) as i32) << self.p.srtt_bits;
+        self.t_rttvar = ((self.p.rttvar_init / self.p.tcp_tick) as i32) << self.p.rttvar_bits;
         self.t_rtxcur = self.p.rtxcur_init;
         self.t_backoff = 1;
     }
 
     fn rtt_timeout(&self) -> f64 {
-        // rfc2988_ (ns-2's default): clamp to minrto before backing off.
-        let mut timeout = if self.t_rtxcur < self.p.minrto { self.p.minrto } else { self.t_rtxcur } * self.t_backoff as f64;
+        let mut timeout = if self.p.rfc2988 {
+            // clamp to minrto before backing off
+            (if self.t_rtxcur < self.p.minrto { self.p.minrto } else { self.t_rtxcur }) * self.t_backoff as f64
+        } else {
+            (self.t_rtxcur * self.t_backoff as f64).max(self.p.minrto)
+        };
         if timeout > self.p.maxrto {
             timeout = self.p.maxrto;
         }
@@ -346,7 +407,8 @@ impl TcpSender {
         }
         if self.t_srtt != 0 {
             // ns-2 does this in a `short`; keep its wrap-around.
-            let mut delta = (self.t_rtt - (self.t_srtt >> T_SRTT_BITS)) as i16;
+            let (srtt_bits, rttvar_bits) = (self.p.srtt_bits, self.p.rttvar_bits);
+            let mut delta = (self.t_rtt - (self.t_srtt >> srtt_bits)) as i16;
             self.t_srtt += delta as i32;
             if self.t_srtt <= 0 {
                 self.t_srtt = 1;
@@ -354,25 +416,25 @@ impl TcpSender {
             if delta < 0 {
                 delta = delta.wrapping_neg();
             }
-            delta = delta.wrapping_sub((self.t_rttvar >> T_RTTVAR_BITS) as i16);
+            delta = delta.wrapping_sub((self.t_rttvar >> rttvar_bits) as i16);
             self.t_rttvar += delta as i32;
             if self.t_rttvar <= 0 {
                 self.t_rttvar = 1;
             }
         } else {
-            self.t_srtt = self.t_rtt << T_SRTT_BITS;
-            self.t_rttvar = self.t_rtt << (T_RTTVAR_BITS - 1);
+            self.t_srtt = self.t_rtt << self.p.srtt_bits;
+            self.t_rttvar = self.t_rtt << (self.p.rttvar_bits - 1);
         }
-        let shift = RTTVAR_EXP + T_SRTT_BITS - T_RTTVAR_BITS;
-        self.t_rtxcur = (((self.t_rttvar << shift) + self.t_srtt) >> T_SRTT_BITS) as f64 * tick;
+        let shift = self.p.rttvar_exp + self.p.srtt_bits - self.p.rttvar_bits;
+        self.t_rtxcur = (((self.t_rttvar << shift) + self.t_srtt) >> self.p.srtt_bits) as f64 * tick;
     }
 
     fn rtt_backoff(&mut self) {
-        if self.t_backoff < 64 || self.rtt_timeout() < self.p.maxrto {
+        if self.t_backoff < 64 || (self.p.rfc2988 && self.rtt_timeout() < self.p.maxrto) {
             self.t_backoff <<= 1;
         }
         if self.t_backoff > 8 {
-            self.t_rttvar += self.t_srtt >> T_SRTT_BITS;
+            self.t_rttvar += self.t_srtt >> self.p.srtt_bits;
             self.t_srtt = 0;
         }
     }
@@ -419,10 +481,16 @@ impl TcpSender {
                 self.curseq += 1;
             }
             (self.p.tcpip_base_hdr_size, 0)
+        } else if seqno == 0 || !self.p.use_headers {
+            // ns-2 adds the headers only to data other than seqno 0 (and only with useHeaders_).
+            (self.p.packet_size, self.p.packet_size)
         } else {
             let hdr = self.p.tcpip_base_hdr_size + if self.p.timestamps { 10 } else { 0 };
             (self.p.packet_size + hdr, self.p.packet_size)
         };
+        if self.p.bug_fix_ts {
+            self.remember_send_time(seqno, net.now_secs());
+        }
         if seqno == 0 && self.p.ecn {
             f |= flags::ECN_ECHO;
             f &= !flags::ECT;
@@ -539,9 +607,15 @@ impl TcpSender {
             self.dupacks += 1;
             let in_recovery = self.last_cwnd_action == CwndAction::Dupack;
             if self.dupacks == numdupacks {
-                self.dupack_action(net);
+                // noFastRetrans_ is Tahoe's: no fast retransmit, and no Limited Transmit either
+                if !(self.variant == TcpVariant::Tahoe && self.p.no_fast_retrans) {
+                    self.dupack_action(net);
+                }
             } else if self.dupacks > numdupacks && self.variant != TcpVariant::Tahoe && in_recovery {
                 // exitFastRetrans_ (true): inflate only while in fast recovery.
+                if self.variant == TcpVariant::NewReno {
+                    self.trace_event(net, "NEWRENO_FAST_RECOVERY");
+                }
                 self.dupwnd += 1;
                 if self.variant == TcpVariant::NewReno && self.p.newreno_changes && self.dupacks % 2 == 1 {
                     let s = self.t_seqno;
@@ -574,7 +648,7 @@ impl TcpSender {
     fn full_newack(&mut self, net: &mut Network, ack: &Packet) {
         self.newack(net, ack);
         let echo = ack.has(flags::ECN_ECHO);
-        if !self.ect || !echo {
+        if !self.ect || !echo || (self.p.old_ecn && self.ecn_burst) {
             self.opencwnd(net);
         }
         if self.ect {
@@ -597,13 +671,18 @@ impl TcpSender {
 
     fn newack(&mut self, net: &mut Network, ack: &Packet) {
         let now = net.now_secs();
+        if !self.p.timerfix {
+            self.newtimer(net, ack.seq);
+        }
         self.dupacks = 0;
         self.last_ack = ack.seq;
+        self.prev_highest_ack = self.highest_ack;
         self.highest_ack = self.last_ack;
         if self.t_seqno < self.last_ack + 1 {
             self.t_seqno = self.last_ack + 1;
         }
         if self.p.timestamps {
+            self.ts_echo = ack.ts_echo;
             self.rtt_update(now, now - ack.ts_echo);
         }
         if self.rtt_active && ack.seq >= self.rtt_seq {
@@ -616,8 +695,10 @@ impl TcpSender {
                 self.rtt_update(now, now - self.rtt_ts);
             }
         }
-        // timerfix_ (true): restart the timer after the RTT update.
-        self.newtimer(net, ack.seq);
+        if self.p.timerfix {
+            // restart the timer after the RTT update
+            self.newtimer(net, ack.seq);
+        }
     }
 
     /// Newreno's partial ACK: deflate, retransmit the next hole, restart the timer once.
@@ -672,7 +753,8 @@ impl TcpSender {
         let recovered = self.highest_ack > self.recover;
         let reno_allows = self.variant == TcpVariant::Reno && self.last_cwnd_action == CwndAction::Dupack;
         // bugfix_ss_ (1): a fast retransmit is allowed when the first data packet was lost.
-        let act = recovered || (!self.p.bug_fix && !self.p.ecn) || reno_allows || self.highest_ack == 0;
+        let act = recovered || (!self.p.bug_fix && !self.p.ecn) || reno_allows || (self.p.bugfix_ss && self.highest_ack == 0)
+            || (self.variant == TcpVariant::NewReno && self.p.bug_fix && self.p.less_careful && self.highest_ack == self.recover);
         if !act {
             if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
                 self.last_cwnd_action = CwndAction::Dupack;
@@ -686,10 +768,15 @@ impl TcpSender {
                 }
                 return;
             }
-            if self.p.bug_fix {
+            if self.p.bug_fix && !self.newreno_bugfix_heuristics() {
                 // Not again within the window that is already being recovered.
                 return;
             }
+        }
+        match self.variant {
+            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack => self.trace_event(net, "FAST_RETX"),
+            TcpVariant::Reno => self.trace_event(net, "RENO_FAST_RETX"),
+            TcpVariant::NewReno => self.trace_event(net, "NEWRENO_FAST_RETX"),
         }
         self.recover = self.maxseq;
         self.last_cwnd_action = CwndAction::Dupack;
@@ -700,7 +787,8 @@ impl TcpSender {
             }
             TcpVariant::Reno | TcpVariant::NewReno => {
                 // Newreno restarts the timer before cutting the window, Reno after; neither
-                // reads the other's result, so one order serves both.
+                // reads the other's result (the event line above prints neither), so one
+                // order serves both.
                 self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::Half });
                 self.reset_rtx_timer(net, true, false);
                 self.output(net, self.last_ack + 1);
@@ -741,6 +829,7 @@ impl TcpSender {
 
     /// ns-2 `TcpAgent::timeout` (with Reno's additions for Reno and Newreno).
     fn base_timeout(&mut self, net: &mut Network) {
+        self.trace_event(net, "TIMEOUT");
         if matches!(self.variant, TcpVariant::Reno | TcpVariant::NewReno) {
             self.dupwnd = 0;
             self.dupacks = 0;
@@ -756,7 +845,7 @@ impl TcpSender {
             self.recover = self.maxseq;
             if self.highest_ack == -1 && self.wnd_init_option == 2 {
                 self.wnd_init_option = 1;
-            } else if self.highest_ack == -1 && self.wnd_init_option == 1 && self.wnd_init > 1.0 {
+            } else if self.highest_ack == -1 && self.wnd_init_option == 1 && self.wnd_init > 1.0 && self.p.bugfix_ss {
                 // A lost first packet: no larger initial window (bugfix_ss_).
                 self.wnd_init = 1.0;
             }

@@ -36,9 +36,12 @@ impl Acker {
         self.next - 1
     }
 
-    fn update_ts(&mut self, seq: i64, ts: f64) {
-        // ts_echo_rfc1323_ off: echo the newest timestamp of a segment at or before the ACK point.
-        if ts >= self.ts_to_echo && seq <= self.last_ack_sent + 1 {
+    fn update_ts(&mut self, seq: i64, ts: f64, rfc1323: bool) {
+        if rfc1323 && seq == self.last_ack_sent + 1 {
+            // RFC 1323: the timestamp of the segment that advances the ACK
+            self.ts_to_echo = ts;
+        } else if ts >= self.ts_to_echo && seq <= self.last_ack_sent + 1 {
+            // the newest timestamp of a segment at or before the ACK point
             self.ts_to_echo = ts;
         }
     }
@@ -151,6 +154,7 @@ impl Acker {
 
 pub struct TcpSink {
     ep: Endpoint,
+    cfg: SinkConfig,
     acker: Acker,
     /// With SACK: the blocks reported recently.
     sack: Option<SackStack>,
@@ -162,6 +166,7 @@ impl TcpSink {
     pub fn new(ep: Endpoint, cfg: &SinkConfig) -> TcpSink {
         TcpSink {
             ep,
+            cfg: *cfg,
             acker: Acker::new(),
             sack: cfg.sack.then(|| SackStack { blocks: Vec::with_capacity(MAX_SACK_BLOCKS), size: MAX_SACK_BLOCKS }),
             delack: cfg.delack.map(|i| (i, Timer::default(), None)),
@@ -169,7 +174,7 @@ impl TcpSink {
     }
 
     pub fn recv(&mut self, net: &mut Network, pkt: &Packet) {
-        self.acker.update_ts(pkt.seq, pkt.ts);
+        self.acker.update_ts(pkt.seq, pkt.ts, self.cfg.ts_echo_rfc1323);
         let delivered = self.acker.update(pkt.seq, pkt.payload);
         net.flow_stats[self.ep.flow.0 as usize].goodput_bytes += delivered;
 
@@ -178,9 +183,10 @@ impl TcpSink {
             return;
         };
         if !timer.pending() && pkt.seq == self.acker.seqno() {
-            // RFC2581_immediate_ack_ and SYN_immediate_ack_: ACK gap fillers and the SYN at once.
-            let fills_gap = pkt.seq < self.acker.maxseen;
-            if !fills_gap && pkt.seq != 0 {
+            // RFC2581_immediate_ack_ and SYN_immediate_ack_: ACK gap fillers and seqno 0 at once.
+            let fills_gap = self.cfg.rfc2581_immediate_ack && pkt.seq < self.acker.maxseen;
+            let syn = self.cfg.syn_immediate_ack && pkt.seq == 0;
+            if !fills_gap && !syn {
                 *saved = Some(*pkt);
                 let interval = interval.as_secs_f64();
                 net.arm(timer, self.ep.flow, TimerKind::DelAck, interval);

@@ -10,7 +10,6 @@ impl TcpSender {
         if ack.has(flags::ECN_ECHO) && self.p.ecn {
             self.ecn(net, seq);
         }
-        let numdupacks = self.p.numdupacks as i64;
         if !self.fastrecov {
             if seq > self.last_ack {
                 self.firstpartial = false;
@@ -24,9 +23,9 @@ impl TcpSender {
                 // Only a duplicate ACK with new SACK information counts.
                 if self.rq.changed() {
                     self.dupacks += 1;
-                    if self.dupacks == numdupacks {
+                    if self.dupacks == self.numdupacks() {
                         self.sack1_dupack_action(net);
-                    } else if self.dupacks < numdupacks && self.p.singledup {
+                    } else if self.dupacks < self.numdupacks() && self.p.singledup {
                         self.send_one(net);
                     }
                 }
@@ -76,12 +75,12 @@ impl TcpSender {
 
     fn sack1_dupack_action(&mut self, net: &mut Network) {
         let recovered = self.highest_ack > self.recover;
-        let act = recovered || (!self.p.bug_fix && !self.p.ecn) || self.highest_ack == 0;
+        let act = recovered || (!self.p.bug_fix && !self.p.ecn) || (self.p.bugfix_ss && self.highest_ack == 0);
         if !act {
             if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
                 self.last_cwnd_action = CwndAction::Dupack;
                 self.reset_rtx_timer(net, true, false);
-                self.pipe = self.maxseq - self.highest_ack - self.p.numdupacks as i64;
+                self.pipe = self.maxseq - self.highest_ack - self.numdupacks();
                 self.fastrecov = true;
                 self.rq.mark_retran(self.highest_ack + 1);
                 self.output(net, self.last_ack + 1);
@@ -92,10 +91,11 @@ impl TcpSender {
             }
         }
         self.recover = self.maxseq;
-        self.pipe = self.maxseq - self.highest_ack - self.p.numdupacks as i64;
+        self.pipe = self.maxseq - self.highest_ack - self.numdupacks();
         self.reset_rtx_timer(net, true, false);
         self.fastrecov = true;
         self.rq.mark_retran(self.highest_ack + 1);
+        self.trace_event(net, "FAST_RECOVERY");
         self.last_cwnd_action = CwndAction::Dupack;
         self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::Half });
         self.output(net, self.last_ack + 1);

@@ -1,0 +1,205 @@
+"""Writes the tcplab scenarios of ns-2.35's test-suite-ecn.tcl, one file per test.
+
+Run from anywhere: python conformance/ns2/ecn/generate.py
+
+The suite is read from Debian's ns2-examples (TCPLAB_NS2_EXAMPLES overrides the folder) and cut
+into its `Class Test/<name>` blocks; each block's init (class-level `Queue/RED set` and
+`Agent/TCP set`, `set net_`) and run body (`ecnsetup`, `drop_pkt`, `drop_pkts`, ...) are read with
+a few regular expressions and turned into a scenario, or into a reason in skipped.toml.
+
+What the suite does (test-suite-ecn.tcl):
+* Globals: `Queue/RED set bytes_ false`, `queue_in_bytes_ false` (packet mode) and
+  `Agent/TCPSink set SYN_immediate_ack_ false`; everything else is ns-2.35's default, which is
+  tcplab's default too (RED thresh_/maxthresh_/q_weight_ automatic, gentle_, wait_, use_mark_p_
+  with mark_p_ 0.1, linterm_ 10; TCP syn_, windowInit_ 2, tcpTick_ 10 ms, minrto_ 200 ms ...).
+* Every test writes all.tr with `trace-all` (`$self next pktTraceFile`), no TCP header fields.
+* Topologies: makenodes always creates s1 s2 r1 r2 s3 s4 r3 (ids 0..6, r3 unused in net2);
+  net2(-lossy): s1-r1 10Mb 2ms, s2-r1 10Mb 3ms, r1-r2 1.5Mb 20ms RED (limit 25 both ways),
+  s3-r2 10Mb 4ms, s4-r2 10Mb 5ms; net3-lossy replaces the last two by r2-r3 100Mb 0ms RED
+  (limit 100), s3-r3 and s4-r3. `ecnsetup` then changes the r1-r2 delay to 10 ms (RED computed
+  its automatic q_weight_ from 20 ms when the link was made, but both delays give ns-2's minimum
+  RTT of 100 ms, so the weight is the same) and sets setbit_ on r1->r2.
+* `-lossy`: an ErrorModule Fid at the head of r1->r2 whose ErrorModel/Periodic (unit pkt,
+  default_drop_ 0) is bound to fid 0. `drop_pkt N` sets offset_ N, period_ 10000: the N-th fid-0
+  packet (1-based, so index N-1 from 0) is dropped, and with burstlen_ B the B-1 packets after it
+  too; the next period is never reached. `drop_pkts L` adds an ErrorModel/List bound to fid 1
+  (tcp1 has fid 1 in those tests). Both are [[losses]] on r1->r2 counting tcp1's packets only.
+  `markecn_ true` (CE-mark instead of drop) has no scenario equivalent: those tests are skipped.
+* ecnsetup: one FTP over TCP (Tahoe, Reno, Newreno or Sack1) s1 -> s3, window_ 30, ecn_ 1, from
+  0 s, run until `stoptime`; `second_tcp Tahoe T` adds a Tahoe s1 -> s3 with fid 2 from T.
+"""
+
+import os
+import re
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SUITE = Path(os.environ.get("TCPLAB_NS2_EXAMPLES", "/usr/share/doc/ns2/examples/tcl")) / "test" / "test-suite-ecn.tcl"
+
+PROTOCOL = {"Tahoe": "tahoe", "Reno": "reno", "Newreno": "newreno", "Sack1": "sack1"}
+SINK = {"Tahoe": "tcpsink", "Reno": "tcpsink", "Newreno": "tcpsink", "Sack1": "sack1"}
+# Class-level Agent/TCP settings the tests make, as scenario [tcp] knobs (None: not expressible).
+TCP_KNOBS = {"bugFix_": ("bug_fix", {"false": "false"}),
+             "slow_start_restart_": ("slow_start_restart", {"false": "false"}),
+             "timerfix_": None}
+
+NODES = {"net2": ["s1", "s2", "r1", "r2", "s3", "s4", "r3"],
+         "net3": ["s1", "s2", "r1", "r2", "s3", "s4", "r3"],
+         "net6": ["s1", "s2", "r1", "k1"]}
+
+
+def link(a, b, bw, delay, red=None, limit=None):
+    lines = ["[[links]]", f'from = "{a}"', f'to = "{b}"', f'bandwidth = "{bw}"', f'delay = "{delay}"']
+    if red is not None:
+        lines.append('queue = "red"')
+    if limit is not None:
+        lines.append(f"queue_limit = {limit}")
+    if red is not None:
+        lines.append("[links.red]")
+        lines += [f"{k} = {v}" for k, v in red.items()]
+    return "\n".join(lines)
+
+
+def flow(name, fid, src, dst, protocol, sink, start, **tcp):
+    lines = ["[[flows]]", f'name = "{name}"', f"fid = {fid}", f'from = "{src}"', f'to = "{dst}"',
+             f'protocol = "{protocol}"', f'sink = "{sink}"', f'start = "{start}s"']
+    if tcp:
+        lines.append("[flows.tcp]")
+        lines += [f"{k} = {v}" for k, v in tcp.items()]
+    return "\n".join(lines)
+
+
+def blocks(text):
+    """{test: (init body, run body)} with comment lines removed and run aliases resolved."""
+    text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    parts = re.split(r"^Class Test/(\S+) -superclass TestSuite\s*$", text, flags=re.M)
+    raw = {parts[i]: parts[i + 1] for i in range(1, len(parts), 2)}
+    out = {}
+    for name, body in raw.items():
+        init = re.search(rf"Test/{re.escape(name)} instproc init \{{\}} \{{(.*?)\n\}}", body, re.S).group(1)
+        alias = re.search(r"instproc run \{\} \[Test/(\S+) info instbody run", init)
+        src = raw[alias.group(1)] if alias else body
+        owner = alias.group(1) if alias else name
+        run = re.search(rf"Test/{re.escape(owner)} instproc run \{{\}} \{{(.*?)\n\}}", src, re.S).group(1)
+        out[name] = (init, run)
+    return out
+
+
+def red_knobs(init, setbit):
+    """[links.red] for the suite's RED queues: packet mode plus the test's class-level settings."""
+    red = {"bytes": "false", "queue_in_bytes": "false"}
+    for k, v in re.findall(r"Queue/RED set (\w+)_ (\S+)", init):
+        red[k] = v
+    if setbit:
+        # ecnsetup sets setbit_ on r1->r2; the reverse queue only carries ACKs, which are not
+        # ECN-capable, so setting it on both directions changes nothing.
+        red["setbit"] = "true"
+    return red
+
+
+def ecnsetup_scenario(test, init, run):
+    """A scenario for a test built on ecnsetup, or a reason why there is none."""
+    m = re.search(r"ecnsetup (\w+) ([\d.]+)(?: (\d+))?(?: (\d+))?", run)
+    tcptype, stop, fid1, delack = m.group(1), float(m.group(2)), int(m.group(3) or 0), int(m.group(4) or 0)
+    net = re.search(r"set net_\s+(\S+)", init).group(1).replace("-lossy", "")
+    if delack:
+        return None, ("DelAck sink with `Agent/TCPSink set SYN_immediate_ack_ false` (the SYN's ACK "
+                      "is delayed too); tcplab's delack sinks always ACK seqno 0 at once")
+    if re.search(r"(lossmodel|errmodel1|errmodel2) set markecn_ true", run):
+        return None, "ErrorModel with markecn_ true (CE-marks the listed packets instead of dropping them) is not a scenario feature"
+    tcp = {}
+    for k, v in re.findall(r"Agent/TCP set (\w+) (\S+)", init):
+        if TCP_KNOBS.get(k) is None:
+            return None, f"Agent/TCP set {k} {v} has no scenario knob"
+        tcp[TCP_KNOBS[k][0]] = TCP_KNOBS[k][1][v]
+    if "drop_pkts2" in run:
+        return None, "second error model on r2->r3 (drop_pkts2) with markecn_"  # only in *Ecn tests
+
+    # Losses on r1->r2, counted over tcp1's packets from 0.
+    if "drop_pkts" in run:
+        drops = [int(x) for x in re.search(r"drop_pkts \{([\d ]+)\}", run).group(1).split()]
+        assert fid1 == 1, test  # the List model is bound to fid 1
+    else:
+        offset = int(re.search(r"(?:drop_pkt|offset_) (\d+)", run).group(1))
+        burst = re.search(r"burstlen_ (\d+)", run)
+        burst = int(burst.group(1)) if burst else 1
+        drops = list(range(offset - 1, offset - 1 + max(burst, 1)))
+        assert fid1 == 0, test  # the Periodic model is bound to fid 0
+
+    red = red_knobs(init, setbit=True)
+    if "thresh" in red and red["thresh"] == red.get("maxthresh"):
+        # thresh_ = maxthresh_ = 100 or 1000: RED that never acts early. ns-2 accepts equal
+        # thresholds, tcplab's validation wants maxthresh > thresh. The average queue can never
+        # reach 100 with a limit of 25 packets, so maxthresh + 1 behaves identically.
+        assert float(red["thresh"]) > 25, test
+        red["maxthresh"] = str(int(red["thresh"]) + 1)
+    links = [link("s1", "r1", "10Mb", "2ms"), link("s2", "r1", "10Mb", "3ms"),
+             link("r1", "r2", "1.5Mb", "10ms", red, 25)]
+    if net == "net2":
+        links += [link("s3", "r2", "10Mb", "4ms"), link("s4", "r2", "10Mb", "5ms")]
+    else:
+        links += [link("r2", "r3", "100Mb", "0ms", red, 100),
+                  link("s3", "r3", "10Mb", "4ms"), link("s4", "r3", "10Mb", "5ms")]
+    flows = [flow("tcp1", fid1, "s1", "s3", PROTOCOL[tcptype], SINK[tcptype], 0.0, window=30, ecn="true")]
+    second = re.search(r"second_tcp (\w+) ([\d.]+)", run)
+    if second:
+        flows.append(flow("tcp2", 2, "s1", "s3", PROTOCOL[second.group(1)], SINK[second.group(1)],
+                          float(second.group(2)), window=30, ecn="true"))
+    losses = f'[[losses]]\nlink = "r1->r2"\nflows = ["tcp1"]\npackets = {drops}'
+    return render(test, stop, NODES[net], tcp, links, flows, losses), None
+
+
+def render(test, stop, nodes, tcp, links, flows, losses=""):
+    head = [f"# ns-2.35 test-suite-ecn.tcl, test {test}.",
+            "# Written by conformance/ns2/ecn/generate.py; compare with `tcplab conformance ns2`.",
+            f'name = "{test}"', f'duration = "{stop}s"', "nodes = [" + ", ".join(f'"{n}"' for n in nodes) + "]", ""]
+    if tcp:
+        head += ["[tcp]"] + [f"{k} = {v}" for k, v in tcp.items()] + [""]
+    body = "\n\n".join(links + flows + ([losses] if losses else []))
+    return "\n".join(head) + "\n" + body + '\n\n[output]\ntrace = ["ns2"]\n'
+
+
+def ecn_test(init):
+    """Test/ecn: two Reno ECN flows over net2 (r1-r2 keeps 20 ms), window_ 15, 10 s."""
+    red = red_knobs(init, setbit=True)
+    links = [link("s1", "r1", "10Mb", "2ms"), link("s2", "r1", "10Mb", "3ms"),
+             link("r1", "r2", "1.5Mb", "20ms", red, 25),
+             link("s3", "r2", "10Mb", "4ms"), link("s4", "r2", "10Mb", "5ms")]
+    flows = [flow("tcp1", 0, "s1", "s3", "reno", "tcpsink", 0.0, window=15, ecn="true"),
+             flow("tcp2", 1, "s2", "s3", "reno", "tcpsink", 3.0, window=15, ecn="true")]
+    return render("ecn", 10.0, NODES["net2"], {}, links, flows)
+
+
+def ecn1_test():
+    """Test/ecn1: net6 (setbit_ true in the topology), Tahoe with ECN and Tahoe without, 10 s."""
+    red = {"bytes": "false", "queue_in_bytes": "false", "setbit": "true"}
+    links = [link("s1", "r1", "8Mb", "5ms"), link("s2", "r1", "8Mb", "5ms"),
+             link("r1", "k1", "800Kb", "20ms", red, 25)]
+    flows = [flow("tcp1", 0, "s1", "k1", "tahoe", "tcpsink", 0.0, window=30, ecn="true"),
+             flow("tcp2", 1, "s2", "k1", "tahoe", "tcpsink", 3.0, window=20, ecn="false")]
+    return render("ecn1", 10.0, NODES["net6"], {}, links, flows)
+
+
+def main() -> None:
+    for old in HERE.glob("*.toml"):
+        old.unlink()
+    skipped = {}
+    for test, (init, run) in blocks(SUITE.read_text()).items():
+        if test == "ecn":
+            text, why = ecn_test(init), None
+        elif test == "ecn1":
+            text, why = ecn1_test(), None
+        else:
+            text, why = ecnsetup_scenario(test, init, run)
+        if text is None:
+            skipped[test] = why
+        else:
+            (HERE / f"{test}.toml").write_text(text)
+    lines = ["# Tests of test-suite-ecn.tcl that tcplab does not run, and why.",
+             "# Written by generate.py.", "[skipped]"]
+    lines += [f'{t} = "{why.replace(chr(34), chr(39))}"' for t, why in sorted(skipped.items())]
+    (HERE / "skipped.toml").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

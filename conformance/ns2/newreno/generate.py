@@ -1,0 +1,193 @@
+"""Writes the tcplab scenarios of ns-2.35's test-suite-newreno.tcl, one file per test.
+
+Run from anywhere: python conformance/ns2/newreno/generate.py
+
+The suite (Debian ns2-examples, tcl/test/test-suite-newreno.tcl) runs one TCP connection
+s1 -> k1 over s1-r1 (8 Mb/s, 0 ms) and r1-k1 (800 kb/s), with an FTP from 1 s and a drop list
+on r1 -> k1 (an ErrorModel/List bound to fid 1: the n-th packet of flow 1 entering the link,
+counted from 0), and traces every link with TCP header fields (`Trace set show_tcphdr_ 1`)
+until `cleanupAll` (6 s; 10 s or 20 s in the impatient/slow tests). Three topologies:
+net4 (r1-k1 100 ms, queue limit 8), net4a (100 ms, limit 80), net4b (200 ms, limit 8).
+Node s2 carries no traffic but exists (node ids s1 0, s2 1, r1 2, k1 3).
+
+Its global knobs: precisionReduce_ false, rtxcur_init_ 6, minrto_ 1, and for Newreno
+newreno_changes1_ 0 and partial_window_deflation_ 0. (updated_rttvar_ false is also set, but
+ns-2.35's C++ never reads that variable.) Each test then sets class defaults (`Agent/TCP set
+...`) in its init or run procedure, always before the agent is created, so they all apply.
+"""
+
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# ns-2 drop lists used by several tests
+D3 = [14, 26, 28]                                   # "three drops"
+D1 = [14, 15, 16, 17, 18, 19, 20, 21, 25]           # "#1, many drops"
+D1A = [24, 25, 26, 27, 28, 29, 31, 33, 36]          # "#1A"
+D2 = [24, 25, 26, 28, 31, 35, 40, 45, 46, 47, 48]   # "#2, multiple fast retransmits"
+RTO_LOSS = list(range(15, 31)) + [37]
+RTO_DUP = D2 + [51]
+
+# Knob sets, named as the suite's Tcl (tcplab names on the right-hand side).
+NOBF = {"bug_fix": False}                           # Agent/TCP set bugFix_ false
+LT, NOLT = {"singledup": 1}, {"singledup": 0}       # Agent/TCP set singledup_ 1 / 0
+NC1 = {"newreno_changes1": 1}                       # Agent/TCP/Newreno set newreno_changes1_ 1
+PWD = {"partial_window_deflation": 1}               # ... partial_window_deflation_ 1
+ERF = {"exit_recovery_fix": 1}                      # ... exit_recovery_fix_ 1
+B = {**NC1, **PWD, **ERF}                           # the "_B" tests set all three
+
+
+def t(protocol, drops, *knobs, topo="net4", stop=6, window=28):
+    """One test: its agent, drop list, the class defaults it sets, and setup's other args."""
+    merged = {}
+    for k in knobs:
+        merged.update(k)
+    return dict(protocol=protocol, drops=drops, knobs=merged, topo=topo, stop=stop, window=window)
+
+
+TESTS = {
+    "reno": t("reno", D3, LT, NOBF),
+    "reno_noLT": t("reno", D3, NOLT, NOBF),
+    "newreno": t("newreno", D3, LT, NOBF),
+    "newreno_noLT": t("newreno", D3, NOLT, NOBF),
+    "newreno_B": t("newreno", D3, LT, NOBF, B),
+    "newreno_B_noLT": t("newreno", D3, NOLT, NOBF, B),
+    "reno1": t("reno", D1, NOBF),
+    "newreno1": t("newreno", D1, NOBF),
+    "newreno1_BF": t("newreno", D1),
+    "newreno1_A": t("newreno", D1, LT, NOBF, NC1),
+    "newreno1_A_noLT": t("newreno", D1, NOLT, NOBF, NC1),
+    "newreno1_A_BF": t("newreno", D1, LT, NC1),
+    "newreno1_B0": t("newreno", D1, NOBF, PWD, ERF),
+    "newreno1_B": t("newreno", D1, LT, NOBF, B),
+    "newreno1_B_BF": t("newreno", D1, LT, B),
+    # runs Test/reno's body: a Reno agent with drops {14 26 28}
+    "newreno1_B_noLT": t("reno", D3, NOLT, NOBF),
+    "newreno1A_A": t("newreno", D1A, LT, NOBF, NC1),
+    "newreno1A_A_BF": t("newreno", D1A, LT, NC1),
+    # despite its name this test does not set lessCareful_: the same as newreno1A_A_BF
+    "newreno1A_A_BF_LC": t("newreno", D1A, LT, NC1),
+    "newreno1A_A_noLT": t("newreno", D1A, NOLT, NOBF, NC1),
+    "reno2": t("reno", D2, LT, NOBF),
+    "reno2_noLT": t("reno", D2, NOLT, NOBF),
+    "reno2_bugfix": t("reno", D2, LT),
+    "reno2_bugfix_noLT": t("reno", D2, NOLT),
+    "newreno2_A": t("newreno", D2, LT, NOBF, NC1),
+    "newreno2_A_noLT": t("newreno", D2, NOLT, NOBF, NC1),
+    "newreno2_A_bugfix": t("newreno", D2, NC1),
+    "newreno2_B": t("newreno", D2, LT, NOBF, B),
+    "newreno2_B_noLT": t("newreno", D2, NOLT, NOBF, B),
+    "newreno2_B_bugfix": t("newreno", D2, B),
+    "newreno6": t("newreno", D3 + [33], LT, NOBF),
+    "newreno_rto_loss": t("newreno", RTO_LOSS, NC1, PWD),          # $self rfc2582
+    "newreno_rto_dup": t("newreno", RTO_DUP),
+    "newreno_rto_dup_ts": t("newreno", RTO_DUP, {"timestamps": True}),
+}
+# impatient (newreno_changes1_ 1) / slow-but-steady (0) pairs on net4b: setup ... 1 stop window
+for n, drops, stop, window in [(1, list(range(15, 28)), 10, 16), (2, list(range(15, 20)), 10, 16),
+                               (3, [15, 16, 17, 18, 19, 22, 27], 10, 16),
+                               (4, list(range(30, 56)), 20, 32)]:
+    for name, nc1 in (("impatient", 1), ("slow", 0)):
+        TESTS[f"{name}{n}"] = t("newreno", drops, {"newreno_changes1": nc1}, PWD, LT,
+                                topo="net4b", stop=stop, window=window)
+
+LESS_CAREFUL = "needs Agent/TCP lessCareful_ true (bugFix_ variant: tcp.cc TcpAgent::dupack_action)"
+REORDER = ("needs an ErrorModel/List with delay_pkt_ true (drop_ false, delay_ 0.05) on s1->r1: "
+           "listed packets are delayed 50 ms, not dropped (reordering)")
+BUGFIX_ACK = "needs Agent/TCP bugFix_ack_ true (ACK heuristic: tcp.cc TcpAgent::dupack_action)"
+BUGFIX_TS = "needs Agent/TCP bugFix_ts_ true (timestamp heuristic: tcp.cc TcpAgent::dupack_action)"
+SKIPPED = {
+    "newreno1_A_BF_LC": LESS_CAREFUL,
+    "newreno1_B_BF_LC": LESS_CAREFUL,
+    "newreno2_A_bugfix_LC": LESS_CAREFUL,
+    "newreno2_B_bugfix_LC": LESS_CAREFUL,
+    **{name: REORDER for name in ["newreno5", "sack5", "newreno5_LC", "newreno5_noLT",
+                                  "newreno5_noLT_LC", "newreno5_noBF", "newreno5_noLT_noBF",
+                                  "reno5", "reno5_noBF", "reno5_noLT_noBF", "reno5a",
+                                  "reno5a_noLT_noBF"]},
+    "newreno_rto_loss_ack": BUGFIX_ACK,
+    "newreno_rto_dup_ack": BUGFIX_ACK,
+    "newreno_rto_loss_ackf": BUGFIX_ACK + "; also drops ACKs 23-26 on k1->r1",
+    "newreno_rto_loss_ts": ("needs Agent/TCPSink ts_echo_rfc1323_ true (RFC 1323 timestamp echo: "
+                            "tcp-sink.cc Acker::update_ts)"),
+    "newreno_rto_loss_tsh": BUGFIX_TS + " and Agent/TCPSink ts_echo_rfc1323_ true",
+    "newreno_rto_dup_tsh": BUGFIX_TS,
+}
+
+# The suite's class defaults, set before any test ($tcp1 set window_ comes from setup's argument).
+GLOBALS = {"precision_reduce": False, "rtxcur_init": '"6s"', "minrto": '"1s"',
+           "newreno_changes1": 0, "partial_window_deflation": 0}
+
+TOPOLOGIES = {"net4": ("100ms", 8), "net4a": ("100ms", 80), "net4b": ("200ms", 8)}
+
+TEMPLATE = """\
+# ns-2.35 test-suite-newreno.tcl, test {test}: {protocol} on {topo}, drops {drops} on r1->k1.
+# Written by conformance/ns2/newreno/generate.py; compare with `tcplab conformance ns2`.
+name = "{test}"
+duration = "{stop}s"
+nodes = ["s1", "s2", "r1", "k1"]
+
+[tcp]
+{knobs}
+[[links]]
+from = "s1"
+to = "r1"
+bandwidth = "8Mb"
+delay = "0ms"
+
+[[links]]
+from = "s2"
+to = "r1"
+bandwidth = "8Mb"
+delay = "0ms"
+
+[[links]]
+from = "r1"
+to = "k1"
+bandwidth = "800kb"
+delay = "{delay}"
+queue_limit = {limit}
+
+[[flows]]
+name = "tcp1"
+fid = 1
+from = "s1"
+to = "k1"
+protocol = "{protocol}"
+start = "1s"
+
+[[losses]]
+link = "r1->k1"
+flows = ["tcp1"]
+packets = {drops}
+
+[output]
+trace = ["ns2"]
+tcp_header = true
+"""
+
+
+def toml_value(v):
+    return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+
+def main() -> None:
+    for old in HERE.glob("*.toml"):
+        old.unlink()
+    assert not set(TESTS) & set(SKIPPED)
+    for test, s in TESTS.items():
+        delay, limit = TOPOLOGIES[s["topo"]]
+        # the suite's globals, then what the test sets (later settings win, as in the Tcl)
+        tcp = {"window": s["window"], **GLOBALS, **s["knobs"]}
+        knobs = "".join(f"{k} = {toml_value(v)}\n" for k, v in tcp.items())
+        text = TEMPLATE.format(test=test, protocol=s["protocol"], topo=s["topo"], drops=s["drops"],
+                               stop=s["stop"], knobs=knobs, delay=delay, limit=limit)
+        (HERE / f"{test}.toml").write_text(text)
+    lines = ["# Tests of test-suite-newreno.tcl that tcplab does not run, and why.",
+             "# Written by generate.py.", "[skipped]"]
+    lines += [f'{name} = "{why}"' for name, why in sorted(SKIPPED.items())]
+    (HERE / "skipped.toml").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
