@@ -61,7 +61,27 @@ TCP_VARS = {
     "partial_ack": "partial_ack_",
     "ss_div4": "ss-div4_",
     "rampdown": "rampdown_",
+    "use_headers": "useHeaders_",
+    "numdupacks_frac": "numdupacksFrac_",
+    "no_fast_retrans": "noFastRetrans_",
+    "less_careful": "lessCareful_",
+    "bug_fix_ack": "bugFix_ack_",
+    "bug_fix_ts": "bugFix_ts_",
+    "bugfix_ss": "bugfix_ss_",
+    "timerfix": "timerfix_",
+    "rfc2988": "rfc2988_",
+    "old_ecn": "old_ecn_",
+    "srtt_bits": "T_SRTT_BITS",
+    "rttvar_bits": "T_RTTVAR_BITS",
+    "rttvar_exp": "rttvar_exp_",
     "tcpip_base_hdr_size": "tcpip_base_hdr_size_",
+}
+
+# Agent/TCPSink variables (all bind_bool).
+SINK_VARS = {
+    "syn_immediate_ack": "SYN_immediate_ack_",
+    "rfc2581_immediate_ack": "RFC2581_immediate_ack_",
+    "ts_echo_rfc1323": "ts_echo_rfc1323_",
 }
 
 # Variables that exist only on Agent/TCP/Newreno (elsewhere they would be dead Tcl variables).
@@ -99,6 +119,7 @@ RED_VARS = {
     "use_mark_p": "use_mark_p_",
     "drop_tail": "drop_tail_",
     "targetdelay": "targetdelay_",
+    "ns1_compat": "ns1_compat_",
 }
 
 TCP_AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno",
@@ -147,6 +168,31 @@ def _tcl_string(s: str) -> str:
     return "{" + s + "}"
 
 
+def _losses(emit, s: dict) -> None:
+    """Each loss model as ns-2's suites build one: an ErrorModule Fid at the head of the link
+    with an ErrorModel/List bound to the flow ids it counts."""
+    for i, loss in enumerate(s["losses"]):
+        link = s["links"][loss["link"] // 2]
+        a, b = (link["from"], link["to"]) if loss["link"] % 2 == 0 else (link["to"], link["from"])
+        emit(f"# loss model {i} on n{a}->n{b} (each new error module goes to the link's head)")
+        emit(f"set em{i} [new ErrorModule Fid]")
+        emit(f"set errmodel{i} [new ErrorModel/List]")
+        emit(f"$errmodel{i} unit pkt")
+        emit(f"$errmodel{i} droplist {{{' '.join(str(p) for p in loss['packets'])}}}")
+        if loss["action"] == "mark":
+            emit(f"$errmodel{i} set markecn_ true")
+        elif loss["action"] == "delay":
+            emit(f"$errmodel{i} set delay_pkt_ true")
+            emit(f"$errmodel{i} set delay_ {_num(loss['delay_s'])}")
+        emit(f"[$ns link $n{a} $n{b}] errormodule $em{i}")
+        emit(f"$em{i} insert $errmodel{i}")
+        emit(f"$em{i} default pass ;# flows it does not count go through")
+        fids = loss["fids"] or sorted({f["fid"] for f in s["flows"]})
+        for fid in fids:
+            emit(f"$em{i} bind $errmodel{i} {fid}")
+        emit("")
+
+
 def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = None) -> str:
     """Return an ns-2.35 Tcl script building `normalized` (the output of tcplab.validate),
     tracing every link to trace_path (and every TCP sender's cwnd_ to cwnd_path when given)."""
@@ -164,9 +210,13 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
     if normalized["seed"] != 1:
         emit(f"$defaultRNG seed {int(normalized['seed'])}")
     # trace-all must precede link creation: links only get trace objects if a
-    # trace file is registered when they are built.
+    # trace file is registered when they are built (and read show_tcphdr_ then).
+    if s["traces"]["tcp_header"]:
+        emit("Trace set show_tcphdr_ 1")
     emit(f"set tracefd [open {_tcl_string(trace_path)} w]")
     emit("$ns trace-all $tracefd")
+    if s["traces"]["events"]:
+        emit("$ns eventtrace-all ;# TCP agents created from here on write E lines")
     if cwnd_path is not None:
         emit(f"set cwndfd [open {_tcl_string(cwnd_path)} w]")
     emit("")
@@ -182,7 +232,7 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
         qtype = {"droptail": "DropTail", "red": "RED"}[queue["kind"]]
         emit(f"$ns duplex-link $n{a} $n{b} {int(link['bandwidth_bps'])} {_num(link['delay_s'])} {qtype}")
         emit(f"$ns queue-limit $n{a} $n{b} {queue['limit']}")
-        emit(f"$ns queue-limit $n{b} $n{a} {queue['limit']}")
+        emit(f"$ns queue-limit $n{b} $n{a} {link['reverse_limit']}")
         if queue["kind"] == "red":
             # Per-link knobs go on the two queue objects, not the Queue/RED class
             # (class defaults would leak into every other RED link).
@@ -208,6 +258,8 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
             emit(f"set {sink} [new {sink_class(flow['sink'])}]")
             if flow["sink"]["delack_interval_s"] is not None:
                 emit(f"${sink} set interval_ {_num(flow['sink']['delack_interval_s'])}")
+            knobs = {k: flow["sink"][k] for k in SINK_VARS}
+            _set_all(emit, f"${sink}", knobs, SINK_VARS, f"flows[{fi}].sink")
         else:
             emit(f"set {sink} [new Agent/Null]")
         emit(f"$ns attach-agent $n{dst} ${sink}")
@@ -219,16 +271,9 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
             _set_all(emit, f"${agent}", flow["params"], TCP_VARS, f"flows[{fi}].params", skip)
             tcp_agents.append(agent)
 
-        start = _num(flow["start_s"])
         if flow["app"] == "ftp":
             emit(f"set {appv} [new Application/FTP]")
             emit(f"${appv} attach-agent ${agent}")
-            if flow["packets"] is not None:
-                # `produce n` = agent advance n (curseq_ = n): seqnos 0..n go out, i.e.
-                # with syn_ on the 40-B SYN (seqno 0) plus n data segments. [checked on ns]
-                emit(f'$ns at {start} "${appv} produce {flow["packets"]}"')
-            else:
-                emit(f'$ns at {start} "${appv} start"')
         else:
             # The UDP agent's packetSize_ is a *maximum* above which it fragments each
             # CBR message, so it is set to the CBR size to send whole packets.
@@ -237,10 +282,21 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
             emit(f"${appv} set packetSize_ {flow['size']}")
             emit(f"${appv} set rate_ {int(flow['rate_bps'])}")
             emit(f"${appv} attach-agent ${agent}")
-            emit(f'$ns at {start} "${appv} start"')
-        if flow["stop_s"] is not None:
-            emit(f'$ns at {_num(flow["stop_s"])} "${appv} stop"')
         emit("")
+
+    _losses(emit, s)
+    emit("# what the applications do, in tcplab's scheduling order")
+    for a in s["actions"]:
+        flow = s["flows"][a["flow"]]
+        what = a["do"]
+        if what == "start" and flow["app"] == "ftp" and flow["packets"] is not None:
+            # `produce n` = agent advance n (curseq_ = n): seqnos 0..n go out, i.e.
+            # with syn_ on the 40-B SYN (seqno 0) plus n data segments. [checked on ns]
+            what = f"produce {flow['packets']}"
+        elif what in ("produce", "producemore"):
+            what = f"{what} {a['packets']}"
+        emit(f'$ns at {_num(a["at_s"])} "$app{a["flow"]} {what}"')
+    emit("")
 
     if cwnd_path is not None and tcp_agents:
         emit("# cwnd_ trace of every TCP sender (one line per change)")

@@ -152,6 +152,7 @@ def test_every_red_knob_on_both_queues():
         "thresh_": "0.0", "maxthresh_": "0.0", "q_weight_": "-1.0",
         "linterm_": "10.0", "wait_": "true", "gentle_": "false", "setbit_": "false",
         "mark_p_": "0.1", "use_mark_p_": "true", "drop_tail_": "true", "targetdelay_": "0.004",
+        "ns1_compat_": "false",
     }
     for x, y in ((1, 0), (0, 1)):
         q = f"[[$ns link $n{x} $n{y}] queue] set "
@@ -166,7 +167,9 @@ def test_reno_flow_every_knob_and_ftp():
     a = block(lines, "set agent0 [new Agent/TCP/Reno]")
     assert a[1] == "$ns attach-agent $n2 $agent0"            # sender before sink
     assert a[2] == "set sink0 [new Agent/TCPSink]"
-    assert a[3] == "$ns attach-agent $n0 $sink0"
+    assert a[3:6] == ["$sink0 set SYN_immediate_ack_ true", "$sink0 set RFC2581_immediate_ack_ true",
+                      "$sink0 set ts_echo_rfc1323_ false"]
+    assert a[6] == "$ns attach-agent $n0 $sink0"
     assert "$ns connect $agent0 $sink0" in a
     assert agent_vars(a, "agent0") == {
         "fid_": "0", "packetSize_": "1460", "window_": "17", "windowInit_": "2",
@@ -175,12 +178,17 @@ def test_reno_flow_every_knob_and_ftp():
         "maxrto_": "60.0", "srtt_init_": "0", "rttvar_init_": "12", "numdupacks_": "3",
         "singledup_": "0", "bugFix_": "true", "precisionReduce_": "false", "ecn_": "false",
         "timestamps_": "false", "slow_start_restart_": "true", "decrease_num_": "0.5",
-        "increase_num_": "1.0", "tcpip_base_hdr_size_": "40",
+        "increase_num_": "1.0", "tcpip_base_hdr_size_": "40", "useHeaders_": "true",
+        "numdupacksFrac_": "-1", "noFastRetrans_": "false", "lessCareful_": "false",
+        "bugFix_ack_": "false", "bugFix_ts_": "false", "bugfix_ss_": "true", "timerfix_": "true",
+        "rfc2988_": "true", "old_ecn_": "false", "T_SRTT_BITS": "3", "T_RTTVAR_BITS": "2",
+        "rttvar_exp_": "2",
         # no newreno-only knob on a Reno agent
     }
     assert "$app0 attach-agent $agent0" in a
-    assert '$ns at 0.5 "$app0 start"' in a
-    assert '$ns at 15.0 "$app0 stop"' in a
+    # the applications' actions come after every flow, in order
+    assert '$ns at 0.5 "$app0 start"' in lines
+    assert lines.index('$ns at 0.5 "$app0 start"') + 1 == lines.index('$ns at 15.0 "$app0 stop"')
 
 
 def test_newreno_delack_produce_and_override():
@@ -200,7 +208,7 @@ def test_newreno_delack_produce_and_override():
         "exit_recovery_fix_": "0"}
     others = {TCP_VARS[k] for v_, knobs in VARIANT_ONLY.items() if v_ != "newreno" for k in knobs}
     assert set(v) == {"fid_"} | set(TCP_VARS.values()) - others
-    assert '$ns at 0.0 "$app1 produce 25"' in b
+    assert '$ns at 0.0 "$app1 produce 25"' in lines
     assert not any('"$app1 start"' in ln for ln in b)
     assert not any('"$app1 stop"' in ln for ln in b)
 
@@ -276,6 +284,19 @@ TCP_CASES = [
     ("ss_div4", True, "ss-div4_", "true"),
     ("rampdown", True, "rampdown_", "true"),
     ("tcpip_base_hdr_size", 52, "tcpip_base_hdr_size_", "52"),
+    ("use_headers", False, "useHeaders_", "false"),
+    ("numdupacks_frac", 4, "numdupacksFrac_", "4"),
+    ("no_fast_retrans", True, "noFastRetrans_", "true"),
+    ("less_careful", True, "lessCareful_", "true"),
+    ("bug_fix_ack", True, "bugFix_ack_", "true"),
+    ("bug_fix_ts", True, "bugFix_ts_", "true"),
+    ("bugfix_ss", False, "bugfix_ss_", "false"),
+    ("timerfix", False, "timerfix_", "false"),
+    ("rfc2988", False, "rfc2988_", "false"),
+    ("old_ecn", True, "old_ecn_", "true"),
+    ("srtt_bits", 4, "T_SRTT_BITS", "4"),
+    ("rttvar_bits", 3, "T_RTTVAR_BITS", "3"),
+    ("rttvar_exp", 3, "rttvar_exp_", "3"),
 ]
 
 RED_CASES = [
@@ -293,6 +314,7 @@ RED_CASES = [
     ("use_mark_p", False, "use_mark_p_", "false"),
     ("drop_tail", False, "drop_tail_", "false"),
     ("targetdelay", "2ms", "targetdelay_", "0.002"),
+    ("ns1_compat", True, "ns1_compat_", "true"),
 ]
 
 

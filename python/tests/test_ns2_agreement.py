@@ -78,3 +78,99 @@ def test_two_tcp_flows_and_cbr_match_ns2_whatever_the_seed(seed, tmp_path):
         f"{report.equal_prefix} lines agree, then line {report.first_diff_a}:\n"
         f"  tcplab: {report.line_a}\n  ns-2:   {report.line_b}"
     )
+
+
+FEATURES = """
+name = "features"
+duration = "12s"
+nodes = ["s1", "s2", "r1", "k1"]
+
+[tcp]
+window = 20
+timestamps = true
+
+[tcpsink]
+syn_immediate_ack = false
+
+[[links]]
+from = "s1"
+to = "r1"
+bandwidth = "8Mb"
+delay = "1ms"
+
+[[links]]
+from = "s2"
+to = "r1"
+bandwidth = "8Mb"
+delay = "1ms"
+
+[[links]]
+from = "r1"
+to = "k1"
+bandwidth = "800kb"
+delay = "50ms"
+queue_limit = 9
+reverse_queue_limit = 5
+
+[[flows]]
+name = "A"
+from = "s1"
+to = "k1"
+protocol = "newreno"
+sink = "delack"
+packets = 150
+
+[[flows]]
+name = "B"
+fid = 7
+from = "s2"
+to = "k1"
+protocol = "sack1"
+tcp = { ecn = true }
+
+[[losses]]
+link = "r1->k1"
+flows = ["A"]
+packets = [20, 21, 40]
+
+[[losses]]
+link = "s2->r1"
+flows = ["B"]
+packets = [30]
+action = "delay"
+delay = "80ms"
+
+[[losses]]
+link = "r1->k1"
+flows = ["B"]
+packets = [12, 50]
+action = "mark"
+
+[[actions]]
+at = "6s"
+flow = "A"
+do = "producemore"
+packets = 40
+
+[output]
+tcp_header = true
+events = true
+"""
+
+
+@needs_ns
+def test_losses_actions_sink_knobs_and_event_lines_match_ns2(tmp_path):
+    """The translator's error modules, `$ns at` actions, sink knobs, reverse queue limits, TCP
+    header fields and event lines, against tcplab's own: same packets, same order."""
+    scenario = tmp_path / "features.toml"
+    scenario.write_text(FEATURES)
+    theirs = ns2.run_ns2(str(scenario), str(tmp_path / "ns2"))["trace"]
+    tcplab.run(scenario, out=tmp_path / "tcplab", trace=["ns2"])
+    text = (tmp_path / "tcplab" / "trace.tr").read_text()
+    assert "\nE " in text, "event lines"
+    assert "----E-N" in text and "\nd " in text
+    report = diff_traces(str(tmp_path / "tcplab" / "trace.tr"), theirs)
+    assert report.identical, (
+        f"{report.equal_prefix} lines agree, then line {report.first_diff_a}:\n"
+        f"  tcplab: {report.line_a}\n  ns-2:   {report.line_b}"
+    )
