@@ -1,7 +1,6 @@
 """Writes the tcplab scenarios of ns-2.35's test-suite-LimTransmit.tcl, one file per test.
 
 Run from anywhere: python conformance/ns2/LimTransmit/generate.py
-                   python conformance/ns2/LimTransmit/generate.py --experiment DIR
 
 The suite (Debian ns2-examples, tcl/test/test-suite-LimTransmit.tcl, framework misc_simple.tcl)
 runs one Agent/TCP/Sack1 -> Agent/TCPSink/Sack1/DelAck connection (fid 1, window_ 28) s1 -> k1
@@ -14,37 +13,25 @@ agent is made), ecn_ 1 in onedrop_ECN_sack, and `Agent/TCPSink set SYN_immediate
 Node s2 carries no traffic but exists (node ids s1 0, s2 1, r1 2, k1 3).
 
 How the knobs map:
-* useHeaders_ false: ns-2 sends data packets of size_ (1000 B) without adding the 40-byte
-  header (TcpAgent::output), but the SYN still has tcpip_base_hdr_size_ (40 B). tcplab always
-  adds the header, so the scenario asks for a 960-byte payload: the wire sizes (1000 and 40)
-  are then exactly ns-2's, and nothing else in the Sack1 sender depends on the payload size.
-* rfc2988_ false changes rtt_timeout() only when t_rtxcur_ < minrto_ and the timer is backed
-  off; with tcpTick_ 0.5, t_rtxcur_ = (t_srtt_ + 8 t_rttvar_) >> 3 ticks >= 2 ticks = 1 s =
-  minrto_ (t_srtt_ >= 8, t_rttvar_ >= 1), so tcplab's rfc2988_ rule gives the same timeouts.
-* SYN_immediate_ack_ false cannot be expressed: tcplab's delayed-ACK sink always ACKs seqno 0
-  at once (ns-2 DelAckSink::recv with SYN_immediate_ack_ true). ns-2 here delays the ACK of
-  the SYN by interval_ (100 ms). So every test is skipped for now.
-
---experiment DIR writes the scenarios anyway (as if SYN_immediate_ack_ were true), for a
-comparison against a copy of the suite with that line removed; see the report.
+* useHeaders_ false: `use_headers = false` with the real packetSize_ (1000 B): data packets are
+  1000 bytes on the wire, the SYN (seqno 0, syn_ true) is tcpip_base_hdr_size_ = 40 bytes.
+* rfc2988_ false: `rfc2988 = false`.
+* SYN_immediate_ack_ false: top-level `[tcpsink] syn_immediate_ack = false` (the DelAck sink
+  delays the ACK of the SYN like any in-order segment).
+* onedrop_ECN_sack: `drop_pkts $list ECN` sets markecn_ true on the ErrorModel/List: the listed
+  packets get CE and go on (`action = "mark"`), and the class default ecn_ 1 is set.
 """
 
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-SYN_ACK = ("Agent/TCPSink set SYN_immediate_ack_ false: the DelAck sink must delay the ACK of "
-           "seqno 0 (the SYN) like any in-order segment; tcplab always ACKs it at once")
-ECN_MARK = ("ErrorModel/List with markecn_ true (sets CE on the listed packets instead of "
-            "dropping them) is not expressible")
-
-# test: (drop list on r1->k1 for fid 1, singledup_, ecn_, reasons it cannot run yet)
+# test: (drop list on r1->k1 for fid 1, singledup_, ecn_ (and markecn_), reasons it cannot run)
 TESTS = {
-    "onedrop_sack": ([1], 0, False, [SYN_ACK]),
-    "onedrop_SA_sack": ([1], 1, False, [SYN_ACK]),
-    "onedrop_ECN_sack": ([1], 0, True, [SYN_ACK, ECN_MARK]),
-    "nodrop_sack": ([1000], 0, False, [SYN_ACK]),  # packet 1000 is never sent: no drop
+    "onedrop_sack": ([1], 0, False, []),
+    "onedrop_SA_sack": ([1], 1, False, []),
+    "onedrop_ECN_sack": ([1], 0, True, []),
+    "nodrop_sack": ([1000], 0, False, []),  # packet 1000 is never sent: no drop
 }
 
 TEMPLATE = """\
@@ -63,6 +50,11 @@ minrto = "1s"
 singledup = {singledup}
 bug_fix = false
 ecn = {ecn}
+rfc2988 = false
+use_headers = false
+
+[tcpsink]
+syn_immediate_ack = false
 
 [[links]]
 from = "s1"
@@ -91,13 +83,13 @@ to = "k1"
 protocol = "sack1"
 sink = "sack1_delack"
 packets = 7
-# useHeaders_ false: 1000-byte data packets on the wire (see generate.py)
-packet_size = "960B"
+packet_size = "1000B"
 
 [[losses]]
 link = "r1->k1"
 flows = ["tcp1"]
 packets = {drops}
+action = "{action}"
 
 [output]
 trace = ["ns2"]
@@ -106,20 +98,18 @@ tcp_header = true
 
 
 def main() -> None:
-    experiment = Path(sys.argv[2]) if sys.argv[1:2] == ["--experiment"] else None
-    out = experiment or HERE
+    out = HERE
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("*.toml"):
         old.unlink()
     skipped = {}
     for test, (drops, singledup, ecn, blockers) in TESTS.items():
-        if experiment is not None:
-            blockers = [b for b in blockers if b != SYN_ACK]
         if blockers:
             skipped[test] = "; ".join(blockers)
             continue
         text = TEMPLATE.format(test=test, drops=drops, singledup=singledup,
-                               ecn="true" if ecn else "false")
+                               ecn="true" if ecn else "false",
+                               action="mark" if ecn else "drop")
         (out / f"{test}.toml").write_text(text)
     lines = ["# Tests of test-suite-LimTransmit.tcl that tcplab does not run, and why.",
              "# Written by generate.py.", "[skipped]"]

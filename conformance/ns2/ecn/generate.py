@@ -9,7 +9,8 @@ a few regular expressions and turned into a scenario, or into a reason in skippe
 
 What the suite does (test-suite-ecn.tcl):
 * Globals: `Queue/RED set bytes_ false`, `queue_in_bytes_ false` (packet mode) and
-  `Agent/TCPSink set SYN_immediate_ack_ false`; everything else is ns-2.35's default, which is
+  `Agent/TCPSink set SYN_immediate_ack_ false` (`[tcpsink] syn_immediate_ack = false`, read only
+  by the DelAck sinks of the *_delack tests); everything else is ns-2.35's default, which is
   tcplab's default too (RED thresh_/maxthresh_/q_weight_ automatic, gentle_, wait_, use_mark_p_
   with mark_p_ 0.1, linterm_ 10; TCP syn_, windowInit_ 2, tcpTick_ 10 ms, minrto_ 200 ms ...).
 * Every test writes all.tr with `trace-all` (`$self next pktTraceFile`), no TCP header fields.
@@ -24,9 +25,13 @@ What the suite does (test-suite-ecn.tcl):
   packet (1-based, so index N-1 from 0) is dropped, and with burstlen_ B the B-1 packets after it
   too; the next period is never reached. `drop_pkts L` adds an ErrorModel/List bound to fid 1
   (tcp1 has fid 1 in those tests). Both are [[losses]] on r1->r2 counting tcp1's packets only.
-  `markecn_ true` (CE-mark instead of drop) has no scenario equivalent: those tests are skipped.
+  `$lossmodel set markecn_ true` / `$errmodel1 set markecn_ true` make that model CE-mark the
+  packets it picks and forward them (`action = "mark"`). drop_pkts2 L (net3-lossy) adds an
+  ErrorModel/List bound to fid 1 to the ErrorModule of r2->r3 (markecn_ false: drops).
 * ecnsetup: one FTP over TCP (Tahoe, Reno, Newreno or Sack1) s1 -> s3, window_ 30, ecn_ 1, from
-  0 s, run until `stoptime`; `second_tcp Tahoe T` adds a Tahoe s1 -> s3 with fid 2 from T.
+  0 s, run until `stoptime`, with TCPSink/DelAck (TCPSink/Sack1/DelAck) when its 4th argument is
+  1; `second_tcp Tahoe T` adds a Tahoe s1 -> s3 with fid 2 from T.
+* Class-level knobs the tests set: bugFix_, slow_start_restart_, timerfix_ (all [tcp] knobs).
 """
 
 import os
@@ -38,10 +43,11 @@ SUITE = Path(os.environ.get("TCPLAB_NS2_EXAMPLES", "/usr/share/doc/ns2/examples/
 
 PROTOCOL = {"Tahoe": "tahoe", "Reno": "reno", "Newreno": "newreno", "Sack1": "sack1"}
 SINK = {"Tahoe": "tcpsink", "Reno": "tcpsink", "Newreno": "tcpsink", "Sack1": "sack1"}
+DELACK_SINK = {"Tahoe": "delack", "Reno": "delack", "Newreno": "delack", "Sack1": "sack1_delack"}
 # Class-level Agent/TCP settings the tests make, as scenario [tcp] knobs (None: not expressible).
 TCP_KNOBS = {"bugFix_": ("bug_fix", {"false": "false"}),
              "slow_start_restart_": ("slow_start_restart", {"false": "false"}),
-             "timerfix_": None}
+             "timerfix_": ("timerfix", {"false": "false", "true": "true"})}
 
 NODES = {"net2": ["s1", "s2", "r1", "r2", "s3", "s4", "r3"],
          "net3": ["s1", "s2", "r1", "r2", "s3", "s4", "r3"],
@@ -102,21 +108,16 @@ def ecnsetup_scenario(test, init, run):
     m = re.search(r"ecnsetup (\w+) ([\d.]+)(?: (\d+))?(?: (\d+))?", run)
     tcptype, stop, fid1, delack = m.group(1), float(m.group(2)), int(m.group(3) or 0), int(m.group(4) or 0)
     net = re.search(r"set net_\s+(\S+)", init).group(1).replace("-lossy", "")
-    if delack:
-        return None, ("DelAck sink with `Agent/TCPSink set SYN_immediate_ack_ false` (the SYN's ACK "
-                      "is delayed too); tcplab's delack sinks always ACK seqno 0 at once")
-    if re.search(r"(lossmodel|errmodel1|errmodel2) set markecn_ true", run):
-        return None, "ErrorModel with markecn_ true (CE-marks the listed packets instead of dropping them) is not a scenario feature"
+    mark = bool(re.search(r"(lossmodel|errmodel1) set markecn_ true", run))
+    assert not re.search(r"errmodel2 set markecn_ true", run), test
     tcp = {}
     for k, v in re.findall(r"Agent/TCP set (\w+) (\S+)", init):
         if TCP_KNOBS.get(k) is None:
             return None, f"Agent/TCP set {k} {v} has no scenario knob"
         tcp[TCP_KNOBS[k][0]] = TCP_KNOBS[k][1][v]
-    if "drop_pkts2" in run:
-        return None, "second error model on r2->r3 (drop_pkts2) with markecn_"  # only in *Ecn tests
 
     # Losses on r1->r2, counted over tcp1's packets from 0.
-    if "drop_pkts" in run:
+    if "drop_pkts " in run:
         drops = [int(x) for x in re.search(r"drop_pkts \{([\d ]+)\}", run).group(1).split()]
         assert fid1 == 1, test  # the List model is bound to fid 1
     else:
@@ -127,12 +128,6 @@ def ecnsetup_scenario(test, init, run):
         assert fid1 == 0, test  # the Periodic model is bound to fid 0
 
     red = red_knobs(init, setbit=True)
-    if "thresh" in red and red["thresh"] == red.get("maxthresh"):
-        # thresh_ = maxthresh_ = 100 or 1000: RED that never acts early. ns-2 accepts equal
-        # thresholds, tcplab's validation wants maxthresh > thresh. The average queue can never
-        # reach 100 with a limit of 25 packets, so maxthresh + 1 behaves identically.
-        assert float(red["thresh"]) > 25, test
-        red["maxthresh"] = str(int(red["thresh"]) + 1)
     links = [link("s1", "r1", "10Mb", "2ms"), link("s2", "r1", "10Mb", "3ms"),
              link("r1", "r2", "1.5Mb", "10ms", red, 25)]
     if net == "net2":
@@ -140,12 +135,20 @@ def ecnsetup_scenario(test, init, run):
     else:
         links += [link("r2", "r3", "100Mb", "0ms", red, 100),
                   link("s3", "r3", "10Mb", "4ms"), link("s4", "r3", "10Mb", "5ms")]
-    flows = [flow("tcp1", fid1, "s1", "s3", PROTOCOL[tcptype], SINK[tcptype], 0.0, window=30, ecn="true")]
+    sink = (DELACK_SINK if delack else SINK)[tcptype]
+    flows = [flow("tcp1", fid1, "s1", "s3", PROTOCOL[tcptype], sink, 0.0, window=30, ecn="true")]
     second = re.search(r"second_tcp (\w+) ([\d.]+)", run)
     if second:
         flows.append(flow("tcp2", 2, "s1", "s3", PROTOCOL[second.group(1)], SINK[second.group(1)],
                           float(second.group(2)), window=30, ecn="true"))
     losses = f'[[losses]]\nlink = "r1->r2"\nflows = ["tcp1"]\npackets = {drops}'
+    if mark:
+        losses += '\naction = "mark"'
+    second_list = re.search(r"drop_pkts2 \{([\d ]+)\}", run)
+    if second_list:
+        assert net == "net3" and fid1 == 1, test
+        drops2 = [int(x) for x in second_list.group(1).split()]
+        losses += f'\n\n[[losses]]\nlink = "r2->r3"\nflows = ["tcp1"]\npackets = {drops2}'
     return render(test, stop, NODES[net], tcp, links, flows, losses), None
 
 
@@ -155,6 +158,7 @@ def render(test, stop, nodes, tcp, links, flows, losses=""):
             f'name = "{test}"', f'duration = "{stop}s"', "nodes = [" + ", ".join(f'"{n}"' for n in nodes) + "]", ""]
     if tcp:
         head += ["[tcp]"] + [f"{k} = {v}" for k, v in tcp.items()] + [""]
+    head += ["[tcpsink]", "syn_immediate_ack = false", ""]
     body = "\n\n".join(links + flows + ([losses] if losses else []))
     return "\n".join(head) + "\n" + body + '\n\n[output]\ntrace = ["ns2"]\n'
 

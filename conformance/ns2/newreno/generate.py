@@ -14,6 +14,14 @@ Its global knobs: precisionReduce_ false, rtxcur_init_ 6, minrto_ 1, and for New
 newreno_changes1_ 0 and partial_window_deflation_ 0. (updated_rttvar_ false is also set, but
 ns-2.35's C++ never reads that variable.) Each test then sets class defaults (`Agent/TCP set
 ...`) in its init or run procedure, always before the agent is created, so they all apply.
+
+The reordering tests (newreno5*, reno5*, sack5, on net4a) set the class defaults `ErrorModel set
+delay_pkt_ true; ErrorModel set delay_ 0.05` (and `drop_ false`, an OTcl variable no C++ code
+binds) and put an ErrorModule Fid with an ErrorModel/List {25} (reno5a: {25 31 35 40}) on
+s1->r1 for fid 1: those data packets are delayed 50 ms, not dropped (`action = "delay"`).
+setup's own drop list there is {100000}, never reached. newreno_rto_loss_ackf also drops ACKs
+23-26 of fid 1 on k1->r1 (drop_acks). The *_ts/_tsh tests set `Agent/TCPSink set
+ts_echo_rfc1323_ true` (`[tcpsink] ts_echo_rfc1323 = true`).
 """
 
 from pathlib import Path
@@ -37,12 +45,27 @@ ERF = {"exit_recovery_fix": 1}                      # ... exit_recovery_fix_ 1
 B = {**NC1, **PWD, **ERF}                           # the "_B" tests set all three
 
 
-def t(protocol, drops, *knobs, topo="net4", stop=6, window=28):
-    """One test: its agent, drop list, the class defaults it sets, and setup's other args."""
+LC = {"less_careful": True}                         # Agent/TCP set lessCareful_ true
+BFACK = {"bug_fix_ack": True}                       # Agent/TCP set bugFix_ack_ true
+BFTS = {"bug_fix_ts": True}                         # Agent/TCP set bugFix_ts_ true
+TS = {"timestamps": True}                           # Agent/TCP set timestamps_ true
+RFC2582 = {**NC1, **PWD}                            # $self rfc2582
+
+
+def t(protocol, drops, *knobs, topo="net4", stop=6, window=28, losses=(), sink=None):
+    """One test: its agent, drop list, the class defaults it sets, and setup's other args;
+    `losses` are extra [[losses]] tables, `sink` the [tcpsink] knobs."""
     merged = {}
     for k in knobs:
         merged.update(k)
-    return dict(protocol=protocol, drops=drops, knobs=merged, topo=topo, stop=stop, window=window)
+    return dict(protocol=protocol, drops=drops, knobs=merged, topo=topo, stop=stop, window=window,
+                losses=list(losses), sink=sink or {})
+
+
+def reorder(packets):
+    """drop_pkts1 under `ErrorModel set delay_pkt_ true; ... delay_ 0.05`: s1->r1, fid 1."""
+    return [{"link": "s1->r1", "flows": ["tcp1"], "packets": packets, "action": "delay",
+             "delay": "50ms"}]
 
 
 TESTS = {
@@ -79,10 +102,39 @@ TESTS = {
     "newreno2_B_noLT": t("newreno", D2, NOLT, NOBF, B),
     "newreno2_B_bugfix": t("newreno", D2, B),
     "newreno6": t("newreno", D3 + [33], LT, NOBF),
-    "newreno_rto_loss": t("newreno", RTO_LOSS, NC1, PWD),          # $self rfc2582
+    "newreno_rto_loss": t("newreno", RTO_LOSS, RFC2582),
     "newreno_rto_dup": t("newreno", RTO_DUP),
-    "newreno_rto_dup_ts": t("newreno", RTO_DUP, {"timestamps": True}),
+    "newreno_rto_dup_ts": t("newreno", RTO_DUP, TS),
+    # Less Careful variants (newreno1_B_BF_LC, like newreno1A_A_BF_LC, does not set lessCareful_)
+    "newreno1_A_BF_LC": t("newreno", D1, LT, NC1, LC),
+    "newreno1_B_BF_LC": t("newreno", D1, LT, B),
+    "newreno2_A_bugfix_LC": t("newreno", D2, NC1, LC),
+    "newreno2_B_bugfix_LC": t("newreno", D2, B, LC),
+    # ACK and timestamp heuristics
+    "newreno_rto_loss_ack": t("newreno", RTO_LOSS, BFACK, RFC2582),
+    "newreno_rto_dup_ack": t("newreno", RTO_DUP, BFACK),
+    "newreno_rto_loss_ackf": t("newreno", list(range(15, 31)) + [43], BFACK, RFC2582,
+                               losses=[{"link": "k1->r1", "flows": ["tcp1"],
+                                        "packets": [23, 24, 25, 26]}]),
+    "newreno_rto_loss_ts": t("newreno", RTO_LOSS, TS, RFC2582, sink={"ts_echo_rfc1323": True}),
+    "newreno_rto_loss_tsh": t("newreno", RTO_LOSS, BFTS, TS, RFC2582,
+                              sink={"ts_echo_rfc1323": True}),
+    "newreno_rto_dup_tsh": t("newreno", RTO_DUP, TS, BFTS),
 }
+# reordering: (agent, delayed packets, class defaults); bugFix_ true/false, singledup_ 1/0
+BF = {"bug_fix": True}
+for name, proto, delayed, knobs in [
+        ("newreno5", "newreno", [25], (BF, LT)), ("newreno5_LC", "newreno", [25], (BF, LC, LT)),
+        ("newreno5_noLT", "newreno", [25], (BF, NOLT)),
+        ("newreno5_noLT_LC", "newreno", [25], (BF, LC, NOLT)),
+        ("newreno5_noBF", "newreno", [25], (NOBF, LT)),
+        ("newreno5_noLT_noBF", "newreno", [25], (NOBF, NOLT)),
+        ("sack5", "sack1", [25], (BF, LT)),
+        ("reno5", "reno", [25], (BF, LT)), ("reno5_noBF", "reno", [25], (NOBF, LT)),
+        ("reno5_noLT_noBF", "reno", [25], (NOBF, NOLT)),
+        ("reno5a", "reno", [25, 31, 35, 40], (BF, LT)),
+        ("reno5a_noLT_noBF", "reno", [25, 31, 35, 40], (NOBF, NOLT))]:
+    TESTS[name] = t(proto, [100000], *knobs, topo="net4a", losses=reorder(delayed))
 # impatient (newreno_changes1_ 1) / slow-but-steady (0) pairs on net4b: setup ... 1 stop window
 for n, drops, stop, window in [(1, list(range(15, 28)), 10, 16), (2, list(range(15, 20)), 10, 16),
                                (3, [15, 16, 17, 18, 19, 22, 27], 10, 16),
@@ -91,31 +143,10 @@ for n, drops, stop, window in [(1, list(range(15, 28)), 10, 16), (2, list(range(
         TESTS[f"{name}{n}"] = t("newreno", drops, {"newreno_changes1": nc1}, PWD, LT,
                                 topo="net4b", stop=stop, window=window)
 
-LESS_CAREFUL = "needs Agent/TCP lessCareful_ true (bugFix_ variant: tcp.cc TcpAgent::dupack_action)"
-REORDER = ("needs an ErrorModel/List with delay_pkt_ true (drop_ false, delay_ 0.05) on s1->r1: "
-           "listed packets are delayed 50 ms, not dropped (reordering)")
-BUGFIX_ACK = "needs Agent/TCP bugFix_ack_ true (ACK heuristic: tcp.cc TcpAgent::dupack_action)"
-BUGFIX_TS = "needs Agent/TCP bugFix_ts_ true (timestamp heuristic: tcp.cc TcpAgent::dupack_action)"
-SKIPPED = {
-    "newreno1_A_BF_LC": LESS_CAREFUL,
-    "newreno1_B_BF_LC": LESS_CAREFUL,
-    "newreno2_A_bugfix_LC": LESS_CAREFUL,
-    "newreno2_B_bugfix_LC": LESS_CAREFUL,
-    **{name: REORDER for name in ["newreno5", "sack5", "newreno5_LC", "newreno5_noLT",
-                                  "newreno5_noLT_LC", "newreno5_noBF", "newreno5_noLT_noBF",
-                                  "reno5", "reno5_noBF", "reno5_noLT_noBF", "reno5a",
-                                  "reno5a_noLT_noBF"]},
-    "newreno_rto_loss_ack": BUGFIX_ACK,
-    "newreno_rto_dup_ack": BUGFIX_ACK,
-    "newreno_rto_loss_ackf": BUGFIX_ACK + "; also drops ACKs 23-26 on k1->r1",
-    "newreno_rto_loss_ts": ("needs Agent/TCPSink ts_echo_rfc1323_ true (RFC 1323 timestamp echo: "
-                            "tcp-sink.cc Acker::update_ts)"),
-    "newreno_rto_loss_tsh": BUGFIX_TS + " and Agent/TCPSink ts_echo_rfc1323_ true",
-    "newreno_rto_dup_tsh": BUGFIX_TS,
-}
+SKIPPED: dict[str, str] = {}
 
 # The suite's class defaults, set before any test ($tcp1 set window_ comes from setup's argument).
-GLOBALS = {"precision_reduce": False, "rtxcur_init": '"6s"', "minrto": '"1s"',
+GLOBALS = {"precision_reduce": False, "rtxcur_init": "6s", "minrto": "1s",
            "newreno_changes1": 0, "partial_window_deflation": 0}
 
 TOPOLOGIES = {"net4": ("100ms", 8), "net4a": ("100ms", 80), "net4b": ("200ms", 8)}
@@ -155,12 +186,12 @@ from = "s1"
 to = "k1"
 protocol = "{protocol}"
 start = "1s"
-
+{sink}
 [[losses]]
 link = "r1->k1"
 flows = ["tcp1"]
 packets = {drops}
-
+{extra}
 [output]
 trace = ["ns2"]
 tcp_header = true
@@ -168,6 +199,10 @@ tcp_header = true
 
 
 def toml_value(v):
+    if isinstance(v, list):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, str):
+        return f'"{v}"'
     return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
 
@@ -180,8 +215,14 @@ def main() -> None:
         # the suite's globals, then what the test sets (later settings win, as in the Tcl)
         tcp = {"window": s["window"], **GLOBALS, **s["knobs"]}
         knobs = "".join(f"{k} = {toml_value(v)}\n" for k, v in tcp.items())
+        extra = "".join("\n[[losses]]\n" + "".join(f"{k} = {toml_value(v)}\n" for k, v in loss.items())
+                        for loss in s["losses"])
+        sink = ""
+        if s["sink"]:
+            sink = "\n[flows.tcpsink]\n" + "".join(f"{k} = {toml_value(v)}\n" for k, v in s["sink"].items())
         text = TEMPLATE.format(test=test, protocol=s["protocol"], topo=s["topo"], drops=s["drops"],
-                               stop=s["stop"], knobs=knobs, delay=delay, limit=limit)
+                               stop=s["stop"], knobs=knobs, delay=delay, limit=limit, extra=extra,
+                               sink=sink)
         (HERE / f"{test}.toml").write_text(text)
     lines = ["# Tests of test-suite-newreno.tcl that tcplab does not run, and why.",
              "# Written by generate.py.", "[skipped]"]

@@ -1,7 +1,6 @@
 """Writes the tcplab scenarios of ns-2.35's test-suite-rfc2581.tcl, one file per test.
 
 Run from anywhere: python conformance/ns2/rfc2581/generate.py
-                   python conformance/ns2/rfc2581/generate.py --experiment DIR
 
 The suite (Debian ns2-examples, tcl/test/test-suite-rfc2581.tcl, framework misc.tcl and
 topologies.tcl) runs one connection s1 -> k1 (fid 1, window_ 28) over s1-r1 (8 Mb/s, 0 ms) and
@@ -19,31 +18,16 @@ delay_growth_ false, rfc2988_ false, singledup_ 0, windowInit_ 1, and
 (NodeTopology/4nodes).
 
 How the knobs map:
-* useHeaders_ false: ns-2 sends data packets of size_ (1000 B) without adding the 40-byte
-  header (TcpAgent::output; syn_ is false so there is no SYN). tcplab always adds the header,
-  so the scenario asks for a 960-byte payload: the wire size is then exactly ns-2's 1000 B.
-* rfc2988_ false differs from tcplab's rfc2988_ rule only when t_rtxcur_ < minrto_; with
-  minrto_ 0 that never happens.
-* SYN_immediate_ack_ false cannot be expressed: with syn_ false seqno 0 is the first data
-  segment, which ns-2's DelAckSink then delays by interval_ (ACK at 1.221 s, not 1.021 s);
-  tcplab always ACKs seqno 0 at once. RFC2581_immediate_ack_ false (noImmediate* tests)
-  cannot be expressed either: tcplab's delayed-ACK sink always ACKs a gap filler at once.
-  So every test is skipped for now.
-
---experiment DIR writes the immediate* scenarios anyway (as if SYN_immediate_ack_ were true),
-for a comparison against a copy of the suite with that line removed; see the report.
+* useHeaders_ false: `use_headers = false` with the real packetSize_ (1000 B); syn_ is false, so
+  seqno 0 is a 1000-byte data packet too.
+* rfc2988_ false: `rfc2988 = false`.
+* `[tcpsink] syn_immediate_ack = false` (with syn_ false seqno 0 is the first data segment, which
+  the DelAck sink then delays by interval_) and `rfc2581_immediate_ack` true or false.
 """
 
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-
-SYN_ACK = ("Agent/TCPSink set SYN_immediate_ack_ false: the DelAck sink must delay the ACK of "
-           "seqno 0 (here the first data segment, syn_ false) like any in-order segment; "
-           "tcplab always ACKs it at once")
-NO_2581 = ("Agent/TCPSink set RFC2581_immediate_ack_ false: the DelAck sink must delay the ACK "
-           "of an in-order segment that fills a gap; tcplab always ACKs it at once")
 
 VARIANTS = {  # suite name: (tcplab protocol, sink)
     "": ("tahoe", "delack"),
@@ -69,6 +53,12 @@ syn = false
 delay_growth = false
 singledup = 0
 window_init = 1
+rfc2988 = false
+use_headers = false
+
+[tcpsink]
+syn_immediate_ack = false
+rfc2581_immediate_ack = {immediate}
 
 [[links]]
 from = "s1"
@@ -99,8 +89,7 @@ sink = "{sink}"
 delack_interval = "200ms"
 start = "1s"
 packets = 10
-# useHeaders_ false: 1000-byte data packets on the wire (see generate.py)
-packet_size = "960B"
+packet_size = "1000B"
 
 [[losses]]
 link = "r1->k1"
@@ -114,8 +103,7 @@ tcp_header = true
 
 
 def main() -> None:
-    experiment = Path(sys.argv[2]) if sys.argv[1:2] == ["--experiment"] else None
-    out = experiment or HERE
+    out = HERE
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("*.toml"):
         old.unlink()
@@ -123,13 +111,8 @@ def main() -> None:
     for suffix, (protocol, sink) in VARIANTS.items():
         for immediate in (True, False):
             test = ("immediateAck" if immediate else "noImmediateAck") + suffix
-            blockers = [] if experiment is not None else [SYN_ACK]
-            if not immediate:
-                blockers.append(NO_2581)
-            if blockers:
-                skipped[test] = "; ".join(blockers)
-                continue
-            text = TEMPLATE.format(test=test, protocol=protocol, sink=sink)
+            text = TEMPLATE.format(test=test, protocol=protocol, sink=sink,
+                                   immediate="true" if immediate else "false")
             (out / f"{test}.toml").write_text(text)
     lines = ["# Tests of test-suite-rfc2581.tcl that tcplab does not run, and why.",
              "# Written by generate.py.", "[skipped]"]

@@ -11,10 +11,17 @@ Agents are made with `create-connection TCP/Sack1 src TCPSink/Sack1 dst fid`, tc
 and tcp2 with fid 1. Class-level knobs a test sets (`Agent/TCP set maxburst_ 4`,
 `Agent/TCP set windowInit_ 1`) apply to every agent it creates.
 
-ns-2 `queue-limit` is per direction, tcplab's `queue_limit` per link. Where a test gives the two
-directions of a link different limits (sackB2: r1->k1 9, k1->r1 6; sackB4/B4a: r1->r2 29,
-r2->r1 25) the scenario uses the data direction's limit; the other direction carries only
-40-byte ACKs that never queue more than a few packets, so its limit is never reached.
+ns-2 `queue-limit` is per direction. Where a test gives the two directions of a link different
+limits (sackB2: r1->k1 9, k1->r1 6; sackB4/B4a: r1->r2 29, r2->r1 25) the scenario sets
+`queue_limit` (from->to) and `reverse_queue_limit` (to->from).
+
+FalsePipe and FalsePipe1 (support.tcl) call June01defaults (windowInit_ 2, singledup_ 1,
+minrto_ 1, syn_ true, delay_growth_ true: all tcplab's defaults but minrto_, which the suite
+sets anyway) and `$ns eventtrace-all` (`[output] events = true`), and put ErrorModule Fid +
+ErrorModel/List with delay_pkt_ true, delay_ D on r1->r2 for fid 1, delaying packets 7-10
+(`action = "delay"`). FalsePipe1 then adds a second ErrorModule dropping packet 7 of fid 1:
+the later module sits at the head of the link, so it is listed after the delay module.
+sack_dupacks1 is sack_dupacks with `Agent/TCP set numdupacksFrac_ 4`.
 """
 
 from pathlib import Path
@@ -39,6 +46,12 @@ TOPOLOGIES = {
               ("r1", "r2", "1.5Mb", "20ms", 25, True),
               ("s3", "r2", "10Mb", "4ms", None, False),
               ("s4", "r2", "10Mb", "5ms", None, False)]),
+    "net3": (["s1", "s2", "r1", "r2", "s3", "s4"],
+             [("s1", "r1", "100Mb", "1ms", None, False),
+              ("s2", "r1", "100Mb", "1ms", None, False),
+              ("r1", "r2", "10Mb", "200ms", None, True),
+              ("s3", "r2", "100Mb", "1ms", None, False),
+              ("s4", "r2", "100Mb", "1ms", None, False)]),
     "net4": (["s1", "s2", "r1", "k1"],
              [("s1", "r1", "10Mb", "5ms", None, False),
               ("s2", "r1", "10Mb", "5ms", None, False),
@@ -53,7 +66,8 @@ def flow(name, fid, src, dst, window, start, packets=None, bug_fix=None):
 
 # ---- the tests ---------------------------------------------------------------------------
 # test: dict(net, duration (cleanupAll time), flows, class-level tcp knobs, link changes)
-# `links` overrides (bandwidth, delay, queue_limit) of a topology link, keyed by "a-b".
+# `links` overrides (bandwidth, delay, queue_limit) of a topology link, keyed by "a-b";
+# `reverse` gives a link's b->a queue limit where it differs; `losses` are [[losses]] tables.
 TESTS = {
     "sack1": dict(net="net0", duration=5, flows=[flow("tcp1", 0, "s1", "k1", 14, 1.0)]),
     "sack1z": dict(net="net0", duration=5, tcp={"maxburst": 4},
@@ -76,14 +90,27 @@ TESTS = {
                           flow("tcp2", 1, "s2", "k1", 50, 1.75, packets=100, bug_fix=False)]),
     # Agent/TCP set windowInit_ 1 in init; queue-limit r1->k1 9 (k1->r1 stays 6)
     "sackB2": dict(net="net0", duration=8, tcp={"window_init": 1}, links={"r1-k1": (None, None, 9)},
+                   reverse={"r1-k1": 6},
                    flows=[flow("tcp1", 0, "s1", "k1", 50, 1.0),
                           flow("tcp2", 1, "s2", "k1", 20, 1.0)]),
     # queue-limit r1->r2 29 (r2->r1 stays 25)
-    "sackB4": dict(net="net2", duration=2, links={"r1-r2": (None, None, 29)},
+    "sackB4": dict(net="net2", duration=2, links={"r1-r2": (None, None, 29)}, reverse={"r1-r2": 25},
                    flows=[flow("tcp1", 0, "s1", "r2", 40, 0.0)]),
     "sackB4a": dict(net="net2", duration=2, tcp={"maxburst": 4}, links={"r1-r2": (None, None, 29)},
+                    reverse={"r1-r2": 25},
                     flows=[flow("tcp1", 0, "s1", "r2", 40, 0.0)]),
     "sack_dupacks": dict(net="net4", duration=3, flows=[flow("tcp1", 0, "s1", "k1", 200, 0.1)]),
+    "sack_dupacks1": dict(net="net4", duration=3, tcp={"numdupacks_frac": 4},
+                          flows=[flow("tcp1", 0, "s1", "k1", 200, 0.1)]),
+    "FalsePipe": dict(net="net3", duration=3, events=True,
+                      flows=[flow("tcp1", 1, "s1", "s3", 8, 0.0)],
+                      losses=[dict(link="r1->r2", flows=["tcp1"], packets=[7, 8, 9, 10],
+                                   action="delay", delay="100ms")]),
+    "FalsePipe1": dict(net="net3", duration=3, events=True,
+                       flows=[flow("tcp1", 1, "s1", "s3", 20, 0.0)],
+                       losses=[dict(link="r1->r2", flows=["tcp1"], packets=[7, 8, 9, 10],
+                                    action="delay", delay="500ms"),
+                               dict(link="r1->r2", flows=["tcp1"], packets=[7])]),
     # The test adds a second duplex-link r1-k1 (100Mb, 5ms, limit 4 both ways); ns-2 routes over
     # the newer link and the old one stays idle, so the scenario just has the new link.
     # `$ftp1 send 21000` at 0.01 = 21 packets (TcpAgent::sendmsg rounds bytes up to packets).
@@ -91,17 +118,12 @@ TESTS = {
                             flows=[flow("tcp1", 0, "r1", "k1", 200, 0.01, packets=21)]),
 }
 
-SKIPPED = {
-    "FalsePipe": "ErrorModel/List with delay_pkt_ true and delay_ 0.1 (delays packets 7-10 of fid 1 "
-                 "on r1->r2 instead of dropping them) is not expressible; also $ns eventtrace-all",
-    "FalsePipe1": "ErrorModel/List with delay_pkt_ true and delay_ 0.5 (delays packets of fid 1 on "
-                  "r1->r2 instead of dropping them) is not expressible; also $ns eventtrace-all",
-    "sack_dupacks1": "Agent/TCP numdupacksFrac_ 4 (dupack threshold max(numdupacks_, cwnd/4)) "
-                     "is not a tcplab knob",
-}
+SKIPPED: dict[str, str] = {}
 
 
 def fmt(v):
+    if isinstance(v, list):
+        return "[" + ", ".join(fmt(x) for x in v) + "]"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, str):
@@ -122,6 +144,8 @@ def scenario(test, t):
                 f'bandwidth = "{bw2 or bw}"', f'delay = "{delay2 or delay}"']
         if limit2 or limit:
             out.append(f"queue_limit = {limit2 or limit}")
+        if f"{a}-{b}" in t.get("reverse", {}):
+            out.append(f"reverse_queue_limit = {t['reverse'][f'{a}-{b}']}")
         if red:
             out.append('queue = "red"')
             out += ["", "[links.red]"] + [f"{k} = {fmt(v)}" for k, v in RED.items()]
@@ -134,7 +158,11 @@ def scenario(test, t):
         out += ["", "[flows.tcp]", f"window = {f['window']}"]
         if f["bug_fix"] is not None:
             out.append(f"bug_fix = {fmt(f['bug_fix'])}")
+    for loss in t.get("losses", []):
+        out += ["", "[[losses]]"] + [f"{k} = {fmt(v)}" for k, v in loss.items()]
     out += ["", "[output]", 'trace = ["ns2"]']
+    if t.get("events"):
+        out.append("events = true")
     return "\n".join(out) + "\n"
 
 

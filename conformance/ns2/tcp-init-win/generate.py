@@ -15,10 +15,14 @@ both ways, the others ns-2's default 50):
 
 Test bodies:
   run_test (X1, X2): tcp1 s1->k1 fid 0, tcp2 s2->k1 fid 1, tcp3 s2->k1 fid 2 (created in this
-      order), FTPs started at 0.0 in the order ftp2, ftp3, ftp1; cleanupAll at 1.0.
+      order), FTPs started at 0.0 in the order ftp2, ftp3, ftp1 (same-time `$ns at` events run
+      in scheduling order): three `[[actions]]` start entries in that order, the flows having
+      no `start` of their own; cleanupAll at 1.0.
   runall_test (X3, slowLink*, dropped*): tcp1 s1->k1 fid 0, FTP at 0.0.
   second_test (X4): tcp1 s1->k1 fid 0 window 40 from 1.0, tcp2 s2->k1 fid 1 window 40 from
-      0.0, cleanupAll at 10.0.
+      0.0, cleanupAll at 10.0. X4's init sets `Queue/RED set ns1_compat_ true` before the
+      topology is built, so net7's RED link has `ns1_compat = true`.
+  dropped*: Agent/TCP windowInit_ 4, windowInitOption_ 1, bugfix_ss_ 0 or 1 (`bugfix_ss`).
   drop_pkt link 0 n: an ErrorModel/Periodic (unit pkt, offset_ n, period_ 1000) in an
       ErrorModule Fid bound to fid 0 on r1->k1. With default_drop_ 0 it drops the n-th packet
       of fid 0 entering the link (1-based), then every 1000th after it: positions n-1,
@@ -54,20 +58,29 @@ def periodic_drops(offset: int, runs: int = 10) -> list[int]:
     return [offset - 1 + 1000 * k for k in range(runs)]
 
 
-def scenario(test, comment, net, duration, flows, tcp=None, losses=None):
+def scenario(test, comment, net, duration, flows, tcp=None, losses=None, actions=None,
+             red=None):
     nodes, links = NETS[net]
+    red_knobs = dict(RED, **(red or {}))
     return {
         "comment": comment, "name": test, "duration": duration, "nodes": nodes,
         "tcp": tcp or {},
         "links": [dict(**{"from": a, "to": b, "bandwidth": bw, "delay": d},
-                       **({"queue": "red", "queue_limit": 25, "red": RED} if red else {}))
-                  for a, b, bw, d, red in links],
-        "flows": flows, "losses": losses or [], "output": {"trace": ["ns2"]},
+                       **({"queue": "red", "queue_limit": 25, "red": red_knobs} if r else {}))
+                  for a, b, bw, d, r in links],
+        "flows": flows, "losses": losses or [], "actions": actions or [],
+        "output": {"trace": ["ns2"]},
     }
 
 
+# run_test: `$ns at 0.0` for ftp2, ftp3, then ftp1
+RUN_TEST_STARTS = [{"at": "0s", "flow": f, "do": "start"} for f in ("tcp2", "tcp3", "tcp1")]
+
+
 def flow(name, fid, src, protocol, start="0s", **extra):
-    f = {"name": name, "fid": fid, "from": src, "to": "k1", "protocol": protocol, "start": start}
+    f = {"name": name, "fid": fid, "from": src, "to": "k1", "protocol": protocol}
+    if start is not None:
+        f["start"] = start
     f.update(extra)
     return f
 
@@ -75,31 +88,35 @@ def flow(name, fid, src, protocol, start="0s", **extra):
 def tests() -> tuple[dict, dict]:
     out, skipped = {}, {}
     for v, proto in VARIANTS.items():
-        # X1: windowInitOption_ 2 (class), packet sizes 1000/1500/2500. ns-2 starts ftp2,
-        # ftp3, then ftp1 at 0.0 (same-time `$ns at` events run in scheduling order); tcplab
-        # starts same-time flows in creation order (tcp1, tcp2, tcp3), which the format cannot
-        # change, so X1 and X2 differ from line 1 until it can.
+        # X1: windowInitOption_ 2 (class), packet sizes 1000/1500/2500; ftp2, ftp3, ftp1.
         out[f"{v}1"] = scenario(
             f"{v}1", f"{v}1: initial windows with different packet sizes", "net6", "1s",
-            [flow("tcp1", 0, "s1", proto, packet_size=1000),
-             flow("tcp2", 1, "s2", proto, packet_size=1500),
-             flow("tcp3", 2, "s2", proto, packet_size=2500)],
-            tcp={"window_init_option": 2})
+            [flow("tcp1", 0, "s1", proto, start=None, packet_size=1000),
+             flow("tcp2", 1, "s2", proto, start=None, packet_size=1500),
+             flow("tcp3", 2, "s2", proto, start=None, packet_size=2500)],
+            tcp={"window_init_option": 2}, actions=RUN_TEST_STARTS)
         # X2: static initial windows, per-agent windowInit_/syn_/delay_growth_.
         out[f"{v}2"] = scenario(
             f"{v}2", f"{v}2: static initial windows", "net6", "1s",
-            [flow("tcp1", 0, "s1", proto, tcp={"window_init": 6, "syn": False, "delay_growth": False}),
-             flow("tcp2", 1, "s2", proto, tcp={"syn": True, "delay_growth": True}),
-             flow("tcp3", 2, "s2", proto, tcp={"window_init": 6, "syn": True, "delay_growth": True})])
+            [flow("tcp1", 0, "s1", proto, start=None,
+                  tcp={"window_init": 6, "syn": False, "delay_growth": False}),
+             flow("tcp2", 1, "s2", proto, start=None, tcp={"syn": True, "delay_growth": True}),
+             flow("tcp3", 2, "s2", proto, start=None,
+                  tcp={"window_init": 6, "syn": True, "delay_growth": True})],
+            actions=RUN_TEST_STARTS)
         # X3: the SYN (first packet of fid 0 on r1->k1) is dropped.
         out[f"{v}3"] = scenario(
             f"{v}3", f"{v}3: dropped SYN", "net6", "10s",
             [flow("tcp1", 0, "s1", proto, packet_size=1000)],
             tcp={"window_init_option": 2},
             losses=[{"link": "r1->k1", "flows": ["tcp1"], "packets": periodic_drops(1)}])
-        # X4 sets `Queue/RED set ns1_compat_ true` before building net7.
-        skipped[f"{v}4"] = ("Queue/RED ns1_compat_ true (RED keeps count_ after a forced drop, "
-                            "red.cc REDQueue::enque) is not expressible")
+        # X4: `Queue/RED set ns1_compat_ true` before building net7; packetSize_ 1000,
+        # windowInitOption_ 2 (class); second_test: tcp1 window 40 from 1.0, tcp2 from 0.0.
+        out[f"{v}4"] = scenario(
+            f"{v}4", f"{v}4: window after a Fast Retransmit", "net7", "10s",
+            [flow("tcp1", 0, "s1", proto, start="1s", tcp={"window": 40}),
+             flow("tcp2", 1, "s2", proto, start="0s", tcp={"window": 40})],
+            tcp={"window_init_option": 2}, red={"ns1_compat": True})
     # slowLink*: Sack over a 9.6 kb/s link, minrto_ 1 (class-level).
     for test, size, wio in (("slowLink", 1000, 2), ("slowLink1", 1500, 2), ("slowLink2", 1500, 1)):
         out[test] = scenario(
@@ -111,13 +128,11 @@ def tests() -> tuple[dict, dict]:
             ("droppedSYN", "newreno", 1, 0), ("droppedSYN1", "newreno", 1, 1),
             ("droppedPKT", "newreno", 2, 0), ("droppedPKT1", "newreno", 2, 1),
             ("droppedPKT2", "sack1", 2, 0), ("droppedPKT3", "sack1", 2, 1)):
-        if not bugfix_ss:
-            skipped[test] = "Agent/TCP bugfix_ss_ 0 is not expressible (tcplab always uses ns-2's default 1)"
-            continue
         out[test] = scenario(
-            test, f"{test}: {proto}, windowInit_ 4, drop packet {offset - 1} of fid 0, bugfix_ss_ 1",
+            test, f"{test}: {proto}, windowInit_ 4, drop packet {offset - 1} of fid 0, "
+            f"bugfix_ss_ {bugfix_ss}",
             "net6", "5s", [flow("tcp1", 0, "s1", proto)],
-            tcp={"window_init": 4, "window_init_option": 1},
+            tcp={"window_init": 4, "window_init_option": 1, "bugfix_ss": bool(bugfix_ss)},
             losses=[{"link": "r1->k1", "flows": ["tcp1"], "packets": periodic_drops(offset)}])
     return out, skipped
 
@@ -156,7 +171,7 @@ def to_toml(s: dict) -> str:
     lines += [f"{k} = {value(s[k])}" for k in ("name", "duration", "nodes")]
     if s["tcp"]:
         lines += [""] + table("[tcp]", s["tcp"])
-    for key in ("links", "flows", "losses"):
+    for key in ("links", "flows", "losses", "actions"):
         for item in s[key]:
             lines += [""] + table(f"[[{key}]]", item)
     lines += [""] + table("[output]", s["output"])

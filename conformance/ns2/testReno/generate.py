@@ -1,6 +1,6 @@
 """Writes the tcplab scenarios of ns-2.35's test-suite-testReno.tcl, one file per test.
 
-Run from anywhere: python conformance/ns2/testReno/generate.py [--draft DIR]
+Run from anywhere: python conformance/ns2/testReno/generate.py
 
 The suite (Debian ns2-examples, tcl/test/test-suite-testReno.tcl) runs one TCP connection
 s1 -> k1 over s1-r1 (8 Mb/s, 0 ms) and r1-k1 (800 kb/s, 100 ms, queue limit 8), with an FTP
@@ -10,43 +10,33 @@ link, counted from 0). It traces every link with TCP header fields until cleanup
 Node s2 carries no traffic but exists (node ids s1 0, s2 1, r1 2, k1 3).
 
 Its global knobs: tcpTick_ 0.1, precisionReduce_ false, rtxcur_init_ 6, windowInit_ 1,
-singledup_ 0, minrto_ 0, syn_ false, delay_growth_ false, useHeaders_ false (emulated: see
-packet_size in TEMPLATE), and two the scenario format cannot express yet (NEEDS below):
-TCPSink SYN_immediate_ack_ false, and misc_simple.tcl's `$ns eventtrace-all` (switched on when
-the script's name contains "testReno", so all.tr also holds TCP event lines "E ...").
-rfc2988_ false needs nothing: with minrto_ 0 ns-2's two RTO rules agree (and backoff never
-reaches 64 in 4 s). updated_rttvar_ is never read by ns-2.35's C++.
-
-So no test is compared yet; every test goes to skipped.toml with what it needs. When the format
-learns a feature, drop it from NEEDS (and add its knob to TEMPLATE / the test's knobs).
-`--draft DIR` writes every scenario anyway, without the missing features, for investigation.
+singledup_ 0, minrto_ 0, syn_ false, delay_growth_ false, rfc2988_ false, useHeaders_ false
+(`use_headers = false` with the real packetSize_ 1000), TCPSink SYN_immediate_ack_ false
+(`[tcpsink] syn_immediate_ack = false`), and misc_simple.tcl's `$ns eventtrace-all` (switched on
+when the script's name contains "testReno", so all.tr also holds TCP event lines "E ...":
+`[output] events = true`). The *_without_Fast_Retransmit tests set noFastRetrans_ true.
+updated_rttvar_ is never read by ns-2.35's C++.
 """
 
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-# What every test needs that the scenario format lacks (ns-2 semantics in the report / README).
-NEEDS = [
-    "Agent/TCPSink SYN_immediate_ack_ false (the DelAck sink also delays the ACK of seqno 0)",
-    "the event trace ($ns eventtrace-all: 'E' lines for TCP events in all.tr)",
-]
-NO_FAST_RETRANSMIT = "Agent/TCP noFastRetrans_ true (no fast retransmit on the third dupack)"
+NO_FAST_RETRANSMIT = {"no_fast_retrans": True}
 
 # test -> (agent, window, drops, knobs the test adds); setup's window_ is per agent
 TWO_DROPS, ONE_DROP = [15, 18], [17]
 TESTS = {
-    "Tahoe_TCP": ("tahoe", 5, TWO_DROPS, []),
-    "Tahoe_TCP_without_Fast_Retransmit": ("tahoe", 5, TWO_DROPS, [NO_FAST_RETRANSMIT]),
-    "Reno_TCP": ("reno", 5, TWO_DROPS, []),
-    "NewReno_TCP": ("newreno", 5, TWO_DROPS, []),
-    "Sack_TCP": ("sack1", 5, TWO_DROPS, []),
-    "Tahoe_TCP2": ("tahoe", 8, ONE_DROP, []),
-    "Tahoe_TCP2_without_Fast_Retransmit": ("tahoe", 8, ONE_DROP, [NO_FAST_RETRANSMIT]),
-    "Reno_TCP2": ("reno", 8, ONE_DROP, []),
-    "NewReno_TCP2": ("newreno", 8, ONE_DROP, []),
-    "Sack_TCP2": ("sack1", 8, ONE_DROP, []),
+    "Tahoe_TCP": ("tahoe", 5, TWO_DROPS, {}),
+    "Tahoe_TCP_without_Fast_Retransmit": ("tahoe", 5, TWO_DROPS, NO_FAST_RETRANSMIT),
+    "Reno_TCP": ("reno", 5, TWO_DROPS, {}),
+    "NewReno_TCP": ("newreno", 5, TWO_DROPS, {}),
+    "Sack_TCP": ("sack1", 5, TWO_DROPS, {}),
+    "Tahoe_TCP2": ("tahoe", 8, ONE_DROP, {}),
+    "Tahoe_TCP2_without_Fast_Retransmit": ("tahoe", 8, ONE_DROP, NO_FAST_RETRANSMIT),
+    "Reno_TCP2": ("reno", 8, ONE_DROP, {}),
+    "NewReno_TCP2": ("newreno", 8, ONE_DROP, {}),
+    "Sack_TCP2": ("sack1", 8, ONE_DROP, {}),
 }
 SINKS = {"tahoe": "delack", "reno": "delack", "newreno": "delack", "sack1": "sack1_delack"}
 
@@ -66,6 +56,11 @@ singledup = 0
 minrto = "0s"
 syn = false
 delay_growth = false
+rfc2988 = false
+use_headers = false{extra}
+
+[tcpsink]
+syn_immediate_ack = false
 
 [[links]]
 from = "s1"
@@ -92,9 +87,7 @@ fid = 1
 from = "s1"
 to = "k1"
 protocol = "{protocol}"
-# useHeaders_ false: ns-2 sends packetSize_ (1000) bytes per segment, with no 40-byte header
-# added; a 960-byte payload gives tcplab the same wire size (the trace shows only that)
-packet_size = "960B"
+packet_size = "1000B"
 sink = "{sink}"
 start = "1s"
 tcp = {{ window = {window} }}
@@ -107,25 +100,19 @@ packets = {drops}
 [output]
 trace = ["ns2"]
 tcp_header = true
+events = true
 """
 
 
 def main() -> None:
-    draft = Path(sys.argv[sys.argv.index("--draft") + 1]) if "--draft" in sys.argv else None
     for old in HERE.glob("*.toml"):
         old.unlink()
     skipped = {}
     for test, (protocol, window, drops, extra) in TESTS.items():
+        knobs = "".join(f"\n{k} = {str(v).lower()}" for k, v in extra.items())
         text = TEMPLATE.format(test=test, protocol=protocol, sink=SINKS[protocol], window=window,
-                               drops=drops)
-        needs = NEEDS + extra
-        if draft:
-            draft.mkdir(parents=True, exist_ok=True)
-            (draft / f"{test}.toml").write_text(text)
-        if needs:
-            skipped[test] = "needs " + "; ".join(needs)
-        else:
-            (HERE / f"{test}.toml").write_text(text)
+                               drops=drops, extra=knobs)
+        (HERE / f"{test}.toml").write_text(text)
     lines = ["# Tests of test-suite-testReno.tcl that tcplab does not run, and why.",
              "# Written by generate.py.", "[skipped]"]
     lines += [f'{t} = "{why}"' for t, why in sorted(skipped.items())]

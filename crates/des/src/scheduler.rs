@@ -85,9 +85,9 @@ impl<E: Copy> Scheduler<E> {
         self.next_seq += 1;
     }
 
-    /// Time of the next event, if any.
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+    /// Time of the next event, if any, and its exact double.
+    pub fn peek_time(&self) -> Option<(Time, f64)> {
+        self.heap.peek().map(|e| (e.time, e.exact))
     }
 
     /// Removes the next event and advances the clock to its time.

@@ -195,7 +195,7 @@ impl Network {
         }
         self.tracer.link_event('+', now_s, link.from, link.to, pkt);
         let waiting = link.queue.len();
-        match link.queue.enqueue(id, pkt, now, &mut self.rng) {
+        match link.queue.enqueue(id, pkt, now_s, &mut self.rng) {
             Verdict::Queued => {
                 link.stats.queue_changed(now, waiting, link.queue.len());
                 if !link.busy {
@@ -225,7 +225,7 @@ impl Network {
         let now_s = self.now_secs();
         let link = &mut self.links[l];
         let waiting = link.queue.len();
-        let Some(id) = link.queue.dequeue(now) else {
+        let Some(id) = link.queue.dequeue(now_s) else {
             return;
         };
         link.stats.queue_changed(now, waiting, link.queue.len());

@@ -62,9 +62,10 @@ impl Queue {
         self.fifo.len() == 0
     }
 
-    /// Offers an arriving packet; RED may set its CE bit instead of dropping it. `shared` is the
-    /// run's ns-2 generator, for components that draw from it.
-    pub fn enqueue(&mut self, id: PacketId, pkt: &mut Packet, now: Time, shared: &mut Ns2Rng) -> Verdict {
+    /// Offers an arriving packet at `now` seconds (ns-2's double clock); RED may set its CE bit
+    /// instead of dropping it. `shared` is the run's ns-2 generator, for components that draw
+    /// from it.
+    pub fn enqueue(&mut self, id: PacketId, pkt: &mut Packet, now: f64, shared: &mut Ns2Rng) -> Verdict {
         let accept = match &mut self.red {
             None => {
                 // ns-2 DropTail: drop when the waiting packets plus this one reach limit_.
@@ -80,7 +81,7 @@ impl Queue {
         }
     }
 
-    pub fn dequeue(&mut self, now: Time) -> Option<PacketId> {
+    pub fn dequeue(&mut self, now: f64) -> Option<PacketId> {
         let id = self.fifo.pop();
         if let Some(red) = &mut self.red {
             red.on_dequeue(id.is_some(), now);
@@ -106,7 +107,9 @@ struct Red {
     /// Whether the previous arrival already found avg above th_min.
     old: bool,
     idle: bool,
-    idle_since: Time,
+    /// When the queue last went empty, on ns-2's double clock (RED's idle decay counts packet
+    /// times in it, and the truncation to whole packets must see ns-2's rounding).
+    idle_since: f64,
 }
 
 impl Red {
@@ -139,11 +142,11 @@ impl Red {
             count_bytes: 0,
             old: false,
             idle: true,
-            idle_since: Time::ZERO,
+            idle_since: 0.0,
         }
     }
 
-    fn on_dequeue(&mut self, got_packet: bool, now: Time) {
+    fn on_dequeue(&mut self, got_packet: bool, now: f64) {
         if got_packet {
             self.idle = false;
         } else {
@@ -192,11 +195,11 @@ impl Red {
     }
 
     /// Decides on one arrival; true to enqueue it (possibly CE-marked).
-    fn admit(&mut self, pkt: &mut Packet, qlen_pkts: usize, qlen_bytes: u64, limit: u32, now: Time, shared: &mut Ns2Rng) -> bool {
+    fn admit(&mut self, pkt: &mut Packet, qlen_pkts: usize, qlen_bytes: u64, limit: u32, now: f64, shared: &mut Ns2Rng) -> bool {
         let mut m = 0i64;
         if self.idle {
             self.idle = false;
-            m = (self.ptc * (now - self.idle_since).as_secs_f64()) as i64;
+            m = (self.ptc * (now - self.idle_since)) as i64;
         }
         let (qlen, qlim) = if self.p.queue_in_bytes {
             (qlen_bytes as f64, limit as f64 * self.p.mean_pktsize as f64)
@@ -287,7 +290,7 @@ mod tests {
             .map(|_| {
                 let mut p = pkt(1000);
                 let id = pool.alloc(p);
-                q.enqueue(id, &mut p, Time::ZERO, &mut Ns2Rng::seeded(1))
+                q.enqueue(id, &mut p, 0.0, &mut Ns2Rng::seeded(1))
             })
             .collect();
         assert!(verdicts[..14].iter().all(|v| *v == Verdict::Queued));
@@ -301,7 +304,7 @@ mod tests {
         let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, own());
         let mut p = pkt(40);
         let id = PacketPool::default().alloc(p);
-        assert_eq!(q.enqueue(id, &mut p, Time::ZERO, &mut Ns2Rng::seeded(1)), Verdict::Dropped);
+        assert_eq!(q.enqueue(id, &mut p, 0.0, &mut Ns2Rng::seeded(1)), Verdict::Dropped);
     }
 
     /// The automatic parameters ns-2.35 prints for two links (ns2-semantics.md §1.3, verified).
@@ -324,7 +327,7 @@ mod tests {
         for _ in 0..10 {
             let mut p = pkt(1000);
             let id = pool.alloc(p);
-            if q.enqueue(id, &mut p, Time::ZERO, &mut Ns2Rng::seeded(1)) == Verdict::Queued {
+            if q.enqueue(id, &mut p, 0.0, &mut Ns2Rng::seeded(1)) == Verdict::Queued {
                 queued += 1;
             }
         }
@@ -343,13 +346,13 @@ mod tests {
             let mut p = pkt(1000);
             p.flags = flags::ECT;
             let id = pool.alloc(p);
-            match q.enqueue(id, &mut p, Time::ZERO, &mut Ns2Rng::seeded(1)) {
+            match q.enqueue(id, &mut p, 0.0, &mut Ns2Rng::seeded(1)) {
                 Verdict::Queued if p.has(flags::CE) => marked += 1,
                 Verdict::Queued => {}
                 Verdict::Dropped => dropped += 1,
             }
             if q.len() > 2 {
-                q.dequeue(Time::ZERO);
+                q.dequeue(0.0);
             }
         }
         assert!(marked > 0, "ECT packets get CE marks");

@@ -210,13 +210,15 @@ impl Simulation {
         self.end
     }
 
-    /// Runs every event before `min(to, end)`; true while the run has not reached its end.
-    /// Events at exactly the end time are not run, as ns-2's `finish` scheduled at that time
-    /// comes before them.
+    /// Runs every event up to `to` and before the end; true while the run has not reached its
+    /// end. The end is judged on ns-2's double clock: events whose double time is below it run
+    /// (even if they round to the end picosecond), those at exactly the end do not, as ns-2's
+    /// halt scheduled for that time comes before them.
     pub fn advance(&mut self, to: Time) -> bool {
         let stop = to.min(self.end);
-        while let Some(t) = self.net.sched.peek_time() {
-            if t >= self.end || t > stop {
+        let end_s = self.end.as_secs_f64();
+        while let Some((t, exact)) = self.net.sched.peek_time() {
+            if exact >= end_s || (t > stop && stop < self.end) {
                 break;
             }
             let (_, ev) = self.net.sched.pop().expect("peeked");
