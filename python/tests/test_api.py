@@ -38,7 +38,8 @@ class TestInputs:
         assert (s["name"], s["duration_s"], len(s["nodes"]), len(s["links"]), len(s["flows"])) == (
             "dumbbell", 5.0, 6, 5, 3)
         a = s["flows"][0]
-        assert (a["variant"], a["app"], a["sink"]) == ("reno", "ftp", {"sack": False, "delack_interval_s": None})
+        assert (a["variant"], a["app"]) == ("reno", "ftp")
+        assert (a["sink"]["sack"], a["sink"]["delack_interval_s"], a["sink"]["syn_immediate_ack"]) == (False, None, True)
         assert a["params"]["maxrto"] == 60.0, "defaults are filled in"
         assert s["links"][0]["queue"]["limit"] == 50
 
