@@ -74,6 +74,9 @@ TCP_VARS = {
     "srtt_bits": "T_SRTT_BITS",
     "rttvar_bits": "T_RTTVAR_BITS",
     "rttvar_exp": "rttvar_exp_",
+    "v_alpha": "v_alpha_",
+    "v_beta": "v_beta_",
+    "v_gamma": "v_gamma_",
     "tcpip_base_hdr_size": "tcpip_base_hdr_size_",
 }
 
@@ -90,6 +93,7 @@ VARIANT_ONLY = {
     "newreno": {"newreno_changes", "newreno_changes1", "partial_window_deflation", "exit_recovery_fix"},
     "sack1": {"partial_ack"},
     "fack": {"ss_div4", "rampdown"},
+    "vegas": {"v_alpha", "v_beta", "v_gamma"},
 }
 
 # Switches that are C++ ints (plain bind), written 1/0; the other booleans are
@@ -123,7 +127,7 @@ RED_VARS = {
 }
 
 TCP_AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno",
-              "sack1": "Agent/TCP/Sack1", "fack": "Agent/TCP/Fack"}
+              "sack1": "Agent/TCP/Sack1", "fack": "Agent/TCP/Fack", "vegas": "Agent/TCP/Vegas"}
 
 
 def sink_class(sink: dict) -> str:

@@ -8,7 +8,7 @@ use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
 use crate::routing::Routes;
-use crate::scenario::{ActionKind, AppConfig, QueueConfig, RngMode, Scenario, Traces, Transport};
+use crate::scenario::{ActionKind, AppConfig, QueueConfig, RngMode, Scenario, TcpVariant, Traces, Transport};
 use crate::tcp::{TcpSender, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
@@ -106,8 +106,12 @@ fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> Vec<f64>
             }
         }
         RngMode::Ns2 => {
-            for _ in scenario.flows.iter().filter(|f| is_tcp(f)) {
-                shared.uniform(); // the draw at creation, overwritten at `$ns run`
+            for f in scenario.flows.iter().filter(|f| is_tcp(f)) {
+                // The draws at creation, overwritten at `$ns run` (Vegas resets itself twice).
+                let vegas = matches!(f.transport, Transport::Tcp { variant: TcpVariant::Vegas, .. });
+                for _ in 0..if vegas { 2 } else { 1 } {
+                    shared.uniform();
+                }
             }
             for node in tcl_array_order(scenario.nodes.len()) {
                 for (i, f) in scenario.flows.iter().enumerate() {

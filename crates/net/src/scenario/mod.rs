@@ -326,6 +326,8 @@ pub enum TcpVariant {
     Sack1,
     /// ns-2 `Agent/TCP/Fack`.
     Fack,
+    /// ns-2 `Agent/TCP/Vegas`.
+    Vegas,
 }
 
 impl TcpVariant {
@@ -336,6 +338,7 @@ impl TcpVariant {
             TcpVariant::NewReno => "newreno",
             TcpVariant::Sack1 => "sack1",
             TcpVariant::Fack => "fack",
+            TcpVariant::Vegas => "vegas",
         }
     }
 
@@ -433,6 +436,11 @@ pub struct TcpParams {
     pub ss_div4: bool,
     /// Fack: ramp the window down during recovery.
     pub rampdown: bool,
+    /// Vegas: keep between alpha and beta packets queued; leave slow start above gamma
+    /// (ns-2's `v_alpha_`, `v_beta_`, `v_gamma_`, integers).
+    pub v_alpha: i32,
+    pub v_beta: i32,
+    pub v_gamma: i32,
     pub tcpip_base_hdr_size: u32,
 }
 
@@ -483,6 +491,9 @@ impl Default for TcpParams {
             bug_fix_ts: false,
             ss_div4: false,
             rampdown: false,
+            v_alpha: 1,
+            v_beta: 3,
+            v_gamma: 1,
             tcpip_base_hdr_size: 40,
         }
     }

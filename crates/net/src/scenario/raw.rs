@@ -172,6 +172,9 @@ pub struct RawTcp {
     pub bug_fix_ts: Option<Flag>,
     pub ss_div4: Option<Flag>,
     pub rampdown: Option<Flag>,
+    pub v_alpha: Option<i64>,
+    pub v_beta: Option<i64>,
+    pub v_gamma: Option<i64>,
     pub tcpip_base_hdr_size: Option<i64>,
 }
 

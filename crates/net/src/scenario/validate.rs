@@ -370,6 +370,12 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     }
     if let Some(v) = raw.ss_div4 { t.ss_div4 = flag(v, &p("ss_div4"))?; }
     if let Some(v) = raw.rampdown { t.rampdown = flag(v, &p("rampdown"))?; }
+    if let Some(v) = raw.v_alpha { t.v_alpha = int_in(v, 0, 1_000_000, &p("v_alpha"))? as i32; }
+    if let Some(v) = raw.v_beta { t.v_beta = int_in(v, 0, 1_000_000, &p("v_beta"))? as i32; }
+    if let Some(v) = raw.v_gamma { t.v_gamma = int_in(v, 0, 1_000_000, &p("v_gamma"))? as i32; }
+    if t.v_beta < t.v_alpha {
+        return err(p("v_beta"), format!("{} is below v_alpha ({})", t.v_beta, t.v_alpha));
+    }
     if let Some(v) = raw.tcpip_base_hdr_size { t.tcpip_base_hdr_size = int_in(v, 1, 1000, &p("tcpip_base_hdr_size"))?; }
     if t.maxrto < t.minrto {
         return err(p("maxrto"), format!("{} s is below minrto ({} s)", t.maxrto, t.minrto));
@@ -412,14 +418,14 @@ fn flow(
     if from == to {
         return err(p("to"), "is the same node as `from`");
     }
-    let protocol = f.protocol.as_deref().ok_or_else(|| ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno, sack1, fack or udp)"))?;
-    let protocol = one_of(protocol, &["tahoe", "reno", "newreno", "sack1", "fack", "udp"], "protocol", &p("protocol"))?;
+    let protocol = f.protocol.as_deref().ok_or_else(|| ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno, sack1, fack, vegas or udp)"))?;
+    let protocol = one_of(protocol, &["tahoe", "reno", "newreno", "sack1", "fack", "vegas", "udp"], "protocol", &p("protocol"))?;
     let is_tcp = protocol != "udp";
 
     let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
     let app = one_of(app, &["ftp", "cbr"], "app", &p("app"))?;
     if app == "ftp" && !is_tcp {
-        return err(p("app"), "ftp needs a TCP protocol (tahoe, reno, newreno, sack1 or fack)");
+        return err(p("app"), "ftp needs a TCP protocol (tahoe, reno, newreno, sack1, fack or vegas)");
     }
     if app == "cbr" && is_tcp {
         return err(p("app"), "cbr runs over protocol = \"udp\"");
@@ -466,7 +472,8 @@ fn flow(
             "reno" => TcpVariant::Reno,
             "newreno" => TcpVariant::NewReno,
             "sack1" => TcpVariant::Sack1,
-            _ => TcpVariant::Fack,
+            "fack" => TcpVariant::Fack,
+            _ => TcpVariant::Vegas,
         };
         let sinks = ["tcpsink", "delack", "sack1", "sack1_delack"];
         let kind = one_of(f.sink.as_deref().unwrap_or(variant.default_sink()), &sinks, "sink", &p("sink"))?;

@@ -10,6 +10,7 @@
 
 mod fack;
 mod sack1;
+mod vegas;
 
 use super::scoreboard::{ArrayScoreboard, RqScoreboard};
 use crate::network::{Endpoint, Network, TimerKind};
@@ -111,6 +112,8 @@ pub struct TcpSender {
     wintrim: f64,
     wintrimmult: f64,
     array: ArrayScoreboard,
+    /// Vegas (ns-2 keeps it in the subclass).
+    v: vegas::VegasState,
 
     // Newreno (and Sack1's partial ACKs)
     firstpartial: bool,
@@ -171,6 +174,7 @@ impl TcpSender {
             wintrim: 0.0,
             wintrimmult: 0.5,
             array: ArrayScoreboard::default(),
+            v: vegas::VegasState::default(),
             firstpartial: false,
             acked: 0,
             firstsent: 0.0,
@@ -291,7 +295,7 @@ impl TcpSender {
     fn window(&self) -> i64 {
         let wnd = self.wnd as i64;
         match self.variant {
-            TcpVariant::Tahoe | TcpVariant::Sack1 => {
+            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Vegas => {
                 if self.cwnd < self.wnd {
                     self.cwnd as i64
                 } else {
@@ -466,7 +470,16 @@ impl TcpSender {
 
     // ----- sending -----
 
+    /// Sends segment `seqno` (ns-2's virtual `output`).
     fn output(&mut self, net: &mut Network, seqno: i64) {
+        if self.variant == TcpVariant::Vegas {
+            self.vegas_output(net, seqno)
+        } else {
+            self.base_output(net, seqno)
+        }
+    }
+
+    fn base_output(&mut self, net: &mut Network, seqno: i64) {
         let mut f = 0u8;
         if self.p.ecn {
             f |= flags::ECT;
@@ -557,6 +570,7 @@ impl TcpSender {
         match self.variant {
             TcpVariant::Sack1 => return self.sack1_recv(net, ack),
             TcpVariant::Fack => return self.fack_recv(net, ack),
+            TcpVariant::Vegas => return self.vegas_recv(net, ack),
             _ => {}
         }
         let seq = ack.seq;
@@ -569,9 +583,9 @@ impl TcpSender {
         }
         let numdupacks = self.p.numdupacks as i64;
         if seq > self.last_ack {
-            // (Sack1 and Fack have their own recv; only the first three get here.)
+            // (Sack1, Fack and Vegas have their own recv; only the first three get here.)
             match self.variant {
-                TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack => self.full_newack(net, ack),
+                TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::Vegas => self.full_newack(net, ack),
                 TcpVariant::Reno => {
                     if self.last_cwnd_action == CwndAction::Dupack {
                         self.last_cwnd_action = CwndAction::Exited;
@@ -628,7 +642,7 @@ impl TcpSender {
         }
         // aggressive_maxburst_ (1): try to send whether or not the ACK was valid.
         match self.variant {
-            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack => self.send_much(net, self.p.maxburst),
+            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::Vegas => self.send_much(net, self.p.maxburst),
             TcpVariant::Reno => {
                 if self.dupacks == 0 || self.dupacks > numdupacks - 1 {
                     self.send_much(net, self.p.maxburst);
@@ -774,14 +788,14 @@ impl TcpSender {
             }
         }
         match self.variant {
-            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack => self.trace_event(net, "FAST_RETX"),
+            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::Vegas => self.trace_event(net, "FAST_RETX"),
             TcpVariant::Reno => self.trace_event(net, "RENO_FAST_RETX"),
             TcpVariant::NewReno => self.trace_event(net, "NEWRENO_FAST_RETX"),
         }
         self.recover = self.maxseq;
         self.last_cwnd_action = CwndAction::Dupack;
         match self.variant {
-            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack => {
+            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::Vegas => {
                 self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::One });
                 self.reset_rtx_timer(net, false, false);
             }
@@ -822,6 +836,7 @@ impl TcpSender {
             match self.variant {
                 TcpVariant::Sack1 => self.sack1_timeout(net),
                 TcpVariant::Fack => self.fack_timeout(net),
+                TcpVariant::Vegas => self.vegas_timeout(net),
                 _ => self.base_timeout(net),
             }
         }
