@@ -297,6 +297,9 @@ TCP_CASES = [
     ("srtt_bits", 4, "T_SRTT_BITS", "4"),
     ("rttvar_bits", 3, "T_RTTVAR_BITS", "3"),
     ("rttvar_exp", 3, "rttvar_exp_", "3"),
+    ("v_alpha", 2, "v_alpha_", "2"),
+    ("v_beta", 4, "v_beta_", "4"),
+    ("v_gamma", 2, "v_gamma_", "2"),
 ]
 
 RED_CASES = [
@@ -319,7 +322,8 @@ RED_CASES = [
 
 
 # The agent class that binds each variant-only knob (ONE's flow is Newreno otherwise).
-VARIANT_OF = {"partial_ack": "sack1", "ss_div4": "fack", "rampdown": "fack"}
+VARIANT_OF = {"partial_ack": "sack1", "ss_div4": "fack", "rampdown": "fack",
+              "v_alpha": "vegas", "v_beta": "vegas", "v_gamma": "vegas"}
 
 
 def _changed(patch, protocol=None):
@@ -492,6 +496,7 @@ DEFAULTS = {
         {"from": "s", "to": "k", "protocol": "newreno", "start": "0.7s"},
         {"from": "s", "to": "k", "protocol": "sack1", "start": "0.9s"},
         {"from": "s", "to": "k", "protocol": "fack", "sink": "sack1_delack", "start": "1.1s"},
+        {"from": "s", "to": "k", "protocol": "vegas", "start": "1.3s"},
         {"from": "s", "to": "k", "protocol": "udp"},
     ],
 }
