@@ -8,6 +8,9 @@ trace is complete), and by tcplab on the scenario. The two traces are compared l
 Tests listed in the suite's ``skipped.toml`` are reported with their reason; tests with neither
 a scenario nor a reason are reported as skipped too ("no tcplab scenario").
 
+A suite whose folder has a ``suite.toml`` saying ``reference = "translate"`` is tcplab's own: its
+tests are its scenario files, and ns-2 runs each one as ``tcplab.ns2`` translates it to Tcl.
+
     tcplab conformance ns2 [--suite tcpVariants ...] [--json]
 """
 
@@ -101,8 +104,39 @@ class Ns2Suites:
                               capture_output=True, text=True, timeout=600)
 
 
+def _own_suite(folder: Path) -> bool:
+    """True for a suite of tcplab scenarios that ns-2 runs through tcplab's translator."""
+    meta = folder / "suite.toml"
+    return meta.exists() and tomllib.loads(meta.read_text()).get("reference") == "translate"
+
+
+def _compare(report: SuiteReport, test: str, ours: Path, theirs: Path) -> None:
+    diff = diff_traces(str(ours), str(theirs))
+    if diff.identical:
+        report.identical.append(test)
+    else:
+        report.different.append({
+            "test": test,
+            "equal_lines": diff.equal_prefix,
+            "first_line": diff.first_diff_a,
+            "tcplab": diff.line_a,
+            "ns2": diff.line_b,
+        })
+
+
 def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport:
     folder = root / suite
+    if _own_suite(folder):
+        from tcplab.ns2 import run_ns2
+
+        report = SuiteReport(tests=sorted(p.stem for p in folder.glob("*.toml") if p.name != "suite.toml"))
+        for test in report.tests:
+            scenario = folder / f"{test}.toml"
+            theirs = run_ns2(scenario, str(work / f"{suite}-{test}.ns2"), cwnd=False)["trace"]
+            out = work / f"{suite}-{test}"
+            tcplab.run(scenario, out=out, trace=["ns2"])
+            _compare(report, test, out / "trace.tr", Path(theirs))
+        return report
     skipped_file = folder / "skipped.toml"
     reasons = tomllib.loads(skipped_file.read_text())["skipped"] if skipped_file.exists() else {}
     report = SuiteReport(tests=ns2.tests(suite))
@@ -114,17 +148,7 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport
         theirs = ns2.trace(suite, test, work / f"{suite}-{test}.ns2.tr")
         out = work / f"{suite}-{test}"
         tcplab.run(scenario, out=out, trace=["ns2"])
-        diff = diff_traces(str(out / "trace.tr"), str(theirs))
-        if diff.identical:
-            report.identical.append(test)
-        else:
-            report.different.append({
-                "test": test,
-                "equal_lines": diff.equal_prefix,
-                "first_line": diff.first_diff_a,
-                "tcplab": diff.line_a,
-                "ns2": diff.line_b,
-            })
+        _compare(report, test, out / "trace.tr", theirs)
     return report
 
 

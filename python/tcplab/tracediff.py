@@ -16,7 +16,10 @@ prints a short report and exits 0 if the (filtered) traces are identical,
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import argparse
+from itertools import zip_longest
 import sys
 from dataclasses import dataclass
 
@@ -77,9 +80,9 @@ def _field_indices(fields) -> list[int] | None:
     return out
 
 
-def _read(path: str, link) -> list[tuple[int, str, list[str]]]:
-    """(1-based line number, stripped text, fields) for the kept lines."""
-    kept = []
+def _read(path: str, link) -> Iterator[tuple[int, str, list[str]]]:
+    """(1-based line number, stripped text, fields) for the kept lines, one at a time: traces
+    of long runs are gigabytes, so neither file is ever held in memory."""
     want = None if link is None else (str(int(link[0])), str(int(link[1])))
     with open(path) as f:
         for number, raw in enumerate(f, 1):
@@ -89,43 +92,40 @@ def _read(path: str, link) -> list[tuple[int, str, list[str]]]:
             parts = text.split()
             if want is not None and (len(parts) < 4 or (parts[2], parts[3]) != want):
                 continue
-            kept.append((number, text, parts))
-    return kept
+            yield number, text, parts
 
 
 def diff_traces(path_a: str, path_b: str, link=None, fields=None) -> Report:
     """Compare two wired traces; link=(from_id, to_id) keeps only that link direction."""
     idx = _field_indices(fields)
-    a = _read(path_a, link)
-    b = _read(path_b, link)
 
     def key(parts):
         if idx is None:
             return parts
         return [parts[i] if i < len(parts) else None for i in idx]
 
-    compared = min(len(a), len(b))
-    equal_prefix = None
-    equal_total = 0
-    first = None
-    for i in range(compared):
-        if key(a[i][2]) == key(b[i][2]):
+    lines_a = lines_b = equal_total = 0
+    first = None  # (line of a or None, line of b or None) at the first difference
+    for ra, rb in zip_longest(_read(path_a, link), _read(path_b, link)):
+        lines_a += ra is not None
+        lines_b += rb is not None
+        if ra is not None and rb is not None and key(ra[2]) == key(rb[2]):
             equal_total += 1
         elif first is None:
-            first = i
-            equal_prefix = i
+            # a differing line, or the shorter file ended: the first difference
+            first = (ra, rb)
+            equal_prefix = min(lines_a, lines_b) - (ra is not None and rb is not None)
+    compared = min(lines_a, lines_b)
     if first is None:
         equal_prefix = compared
-        if len(a) != len(b):
-            first = compared  # the shorter file ends: that is the first difference
-    ra = a[first] if first is not None and first < len(a) else None
-    rb = b[first] if first is not None and first < len(b) else None
+        first = (None, None)
+    ra, rb = first
     return Report(
-        path_a=path_a, path_b=path_b, lines_a=len(a), lines_b=len(b), compared=compared,
+        path_a=path_a, path_b=path_b, lines_a=lines_a, lines_b=lines_b, compared=compared,
         equal_prefix=equal_prefix, equal_total=equal_total,
         first_diff_a=ra[0] if ra else None, first_diff_b=rb[0] if rb else None,
         line_a=ra[1] if ra else None, line_b=rb[1] if rb else None,
-        lengths_differ=len(a) != len(b),
+        lengths_differ=lines_a != lines_b,
     )
 
 
