@@ -9,7 +9,8 @@ Tests listed in the suite's ``skipped.toml`` are reported with their reason; tes
 a scenario nor a reason are reported as skipped too ("no tcplab scenario").
 
 A suite whose folder has a ``suite.toml`` saying ``reference = "translate"`` is tcplab's own: its
-tests are its scenario files, and ns-2 runs each one as ``tcplab.ns2`` translates it to Tcl.
+tests are its scenario files (or those of the repository folder named by ``scenarios``), and
+ns-2 runs each one as ``tcplab.ns2`` translates it to Tcl.
 
     tcplab conformance ns2 [--suite tcpVariants ...] [--json]
 """
@@ -47,7 +48,7 @@ def scenario_root() -> Path:
 
 def available_suites(root: Path | None = None) -> list[str]:
     root = root or scenario_root()
-    return sorted(p.name for p in root.iterdir() if p.is_dir())
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 
 
 @dataclass
@@ -104,10 +105,17 @@ class Ns2Suites:
                               capture_output=True, text=True, timeout=600)
 
 
-def _own_suite(folder: Path) -> bool:
-    """True for a suite of tcplab scenarios that ns-2 runs through tcplab's translator."""
-    meta = folder / "suite.toml"
-    return meta.exists() and tomllib.loads(meta.read_text()).get("reference") == "translate"
+def _own_suite(folder: Path) -> Path | None:
+    """For a suite of tcplab scenarios that ns-2 runs through tcplab's translator, the folder
+    holding its scenarios; None for a suite of ns-2's."""
+    meta_file = folder / "suite.toml"
+    if not meta_file.exists():
+        return None
+    meta = tomllib.loads(meta_file.read_text())
+    if meta.get("reference") != "translate":
+        return None
+    # `scenarios` is relative to the repository (conformance/ns2/<suite> is three levels down)
+    return folder.parents[2] / meta["scenarios"] if "scenarios" in meta else folder
 
 
 def _compare(report: SuiteReport, test: str, ours: Path, theirs: Path) -> None:
@@ -126,12 +134,13 @@ def _compare(report: SuiteReport, test: str, ours: Path, theirs: Path) -> None:
 
 def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport:
     folder = root / suite
-    if _own_suite(folder):
+    own = _own_suite(folder)
+    if own is not None:
         from tcplab.ns2 import run_ns2
 
-        report = SuiteReport(tests=sorted(p.stem for p in folder.glob("*.toml") if p.name != "suite.toml"))
+        report = SuiteReport(tests=sorted(p.stem for p in own.glob("*.toml") if p.name != "suite.toml"))
         for test in report.tests:
-            scenario = folder / f"{test}.toml"
+            scenario = own / f"{test}.toml"
             theirs = run_ns2(scenario, str(work / f"{suite}-{test}.ns2"), cwnd=False)["trace"]
             out = work / f"{suite}-{test}"
             tcplab.run(scenario, out=out, trace=["ns2"])

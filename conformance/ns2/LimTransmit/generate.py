@@ -22,9 +22,14 @@ How the knobs map:
   packets get CE and go on (`action = "mark"`), and the class default ecn_ 1 is set.
 """
 
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.dont_write_bytecode = True  # no __pycache__ folder: tcplab takes each folder here for a suite
+from common import (NODES4, flow_toml, knobs_toml, loss_toml, net4_links,  # noqa: E402
+                    output_toml, scenario_toml, write_suite)
 
 # test: (drop list on r1->k1 for fid 1, singledup_, ecn_ (and markecn_), reasons it cannot run)
 TESTS = {
@@ -34,87 +39,28 @@ TESTS = {
     "nodrop_sack": ([1000], 0, False, []),  # packet 1000 is never sent: no drop
 }
 
-TEMPLATE = """\
-# ns-2.35 test-suite-LimTransmit.tcl, test {test}: Sack1, drops {drops} on r1->k1.
-# Written by conformance/ns2/LimTransmit/generate.py; compare with `tcplab conformance ns2`.
-name = "{test}"
-duration = "6s"
-nodes = ["s1", "s2", "r1", "k1"]
 
-[tcp]
-window = 28
-tcp_tick = "0.5s"
-precision_reduce = false
-rtxcur_init = "6s"
-minrto = "1s"
-singledup = {singledup}
-bug_fix = false
-ecn = {ecn}
-rfc2988 = false
-use_headers = false
-
-[tcpsink]
-syn_immediate_ack = false
-
-[[links]]
-from = "s1"
-to = "r1"
-bandwidth = "8Mb"
-delay = "0ms"
-
-[[links]]
-from = "s2"
-to = "r1"
-bandwidth = "8Mb"
-delay = "0ms"
-
-[[links]]
-from = "r1"
-to = "k1"
-bandwidth = "800kb"
-delay = "100ms"
-queue_limit = 8
-
-[[flows]]
-name = "tcp1"
-fid = 1
-from = "s1"
-to = "k1"
-protocol = "sack1"
-sink = "sack1_delack"
-packets = 7
-packet_size = "1000B"
-
-[[losses]]
-link = "r1->k1"
-flows = ["tcp1"]
-packets = {drops}
-action = "{action}"
-
-[output]
-trace = ["ns2"]
-tcp_header = true
-"""
+def scenario(test, drops, singledup, ecn):
+    tcp = {"window": 28, "tcp_tick": "0.5s", "precision_reduce": False, "rtxcur_init": "6s",
+           "minrto": "1s", "singledup": singledup, "bug_fix": False, "ecn": ecn,
+           "rfc2988": False, "use_headers": False}
+    return scenario_toml(
+        "LimTransmit", f"{test}: Sack1, drops {drops} on r1->k1", test, "6s", NODES4,
+        knobs_toml("tcp", tcp), knobs_toml("tcpsink", {"syn_immediate_ack": False}), net4_links(),
+        flow_toml("tcp1", 1, "s1", "k1", "sack1", sink="sack1_delack", packets=7,
+                  packet_size="1000B"),
+        loss_toml("r1->k1", ["tcp1"], drops, action="mark" if ecn else "drop"),
+        output_toml(tcp_header=True))
 
 
 def main() -> None:
-    out = HERE
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("*.toml"):
-        old.unlink()
-    skipped = {}
+    scenarios, skipped = {}, {}
     for test, (drops, singledup, ecn, blockers) in TESTS.items():
         if blockers:
             skipped[test] = "; ".join(blockers)
-            continue
-        text = TEMPLATE.format(test=test, drops=drops, singledup=singledup,
-                               ecn="true" if ecn else "false",
-                               action="mark" if ecn else "drop")
-        (out / f"{test}.toml").write_text(text)
-    lines = ["# Tests of test-suite-LimTransmit.tcl that tcplab does not run, and why.",
-             "# Written by generate.py.", "[skipped]"]
-    lines += [f'{t} = "{why}"' for t, why in sorted(skipped.items())]
-    (out / "skipped.toml").write_text("\n".join(lines) + "\n")
+        else:
+            scenarios[test] = scenario(test, drops, singledup, ecn)
+    write_suite(HERE, scenarios, skipped)
 
 
 if __name__ == "__main__":

@@ -36,43 +36,38 @@ What the suite does (test-suite-ecn.tcl):
 
 import os
 import re
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.dont_write_bytecode = True  # no __pycache__ folder: tcplab takes each folder here for a suite
+from common import (NODES4, flow_toml, four_node_links, knobs_toml, link_toml,  # noqa: E402
+                    loss_toml, net2_links, output_toml, scenario_toml, tables_toml, write_suite)
+
 SUITE = Path(os.environ.get("TCPLAB_NS2_EXAMPLES", "/usr/share/doc/ns2/examples/tcl")) / "test" / "test-suite-ecn.tcl"
 
 PROTOCOL = {"Tahoe": "tahoe", "Reno": "reno", "Newreno": "newreno", "Sack1": "sack1"}
 SINK = {"Tahoe": "tcpsink", "Reno": "tcpsink", "Newreno": "tcpsink", "Sack1": "sack1"}
 DELACK_SINK = {"Tahoe": "delack", "Reno": "delack", "Newreno": "delack", "Sack1": "sack1_delack"}
 # Class-level Agent/TCP settings the tests make, as scenario [tcp] knobs (None: not expressible).
-TCP_KNOBS = {"bugFix_": ("bug_fix", {"false": "false"}),
-             "slow_start_restart_": ("slow_start_restart", {"false": "false"}),
-             "timerfix_": ("timerfix", {"false": "false", "true": "true"})}
+TCP_KNOBS = {"bugFix_": ("bug_fix", {"false": False}),
+             "slow_start_restart_": ("slow_start_restart", {"false": False}),
+             "timerfix_": ("timerfix", {"false": False, "true": True})}
 
-NODES = {"net2": ["s1", "s2", "r1", "r2", "s3", "s4", "r3"],
-         "net3": ["s1", "s2", "r1", "r2", "s3", "s4", "r3"],
-         "net6": ["s1", "s2", "r1", "k1"]}
-
-
-def link(a, b, bw, delay, red=None, limit=None):
-    lines = ["[[links]]", f'from = "{a}"', f'to = "{b}"', f'bandwidth = "{bw}"', f'delay = "{delay}"']
-    if red is not None:
-        lines.append('queue = "red"')
-    if limit is not None:
-        lines.append(f"queue_limit = {limit}")
-    if red is not None:
-        lines.append("[links.red]")
-        lines += [f"{k} = {v}" for k, v in red.items()]
-    return "\n".join(lines)
+# makenodes: s1 s2 r1 r2 s3 s4 r3 for both net2 and net3
+NODES7 = ["s1", "s2", "r1", "r2", "s3", "s4", "r3"]
 
 
-def flow(name, fid, src, dst, protocol, sink, start, **tcp):
-    lines = ["[[flows]]", f'name = "{name}"', f"fid = {fid}", f'from = "{src}"', f'to = "{dst}"',
-             f'protocol = "{protocol}"', f'sink = "{sink}"', f'start = "{start}s"']
-    if tcp:
-        lines.append("[flows.tcp]")
-        lines += [f"{k} = {v}" for k, v in tcp.items()]
-    return "\n".join(lines)
+def tcl_value(v):
+    """A Tcl value (true, false, 100, 0.5) as a Python one."""
+    if v in ("true", "false"):
+        return v == "true"
+    return float(v) if "." in v else int(v)
+
+
+def flow(name, fid, src, dst, tcptype, sink, start, **tcp):
+    return flow_toml(name, fid, src, dst, PROTOCOL[tcptype], sink=sink, start=f"{start}s", tcp=tcp)
 
 
 def blocks(text):
@@ -93,13 +88,13 @@ def blocks(text):
 
 def red_knobs(init, setbit):
     """[links.red] for the suite's RED queues: packet mode plus the test's class-level settings."""
-    red = {"bytes": "false", "queue_in_bytes": "false"}
+    red = {"bytes": False, "queue_in_bytes": False}
     for k, v in re.findall(r"Queue/RED set (\w+)_ (\S+)", init):
-        red[k] = v
+        red[k] = tcl_value(v)
     if setbit:
         # ecnsetup sets setbit_ on r1->r2; the reverse queue only carries ACKs, which are not
         # ECN-capable, so setting it on both directions changes nothing.
-        red["setbit"] = "true"
+        red["setbit"] = True
     return red
 
 
@@ -127,67 +122,55 @@ def ecnsetup_scenario(test, init, run):
         drops = list(range(offset - 1, offset - 1 + max(burst, 1)))
         assert fid1 == 0, test  # the Periodic model is bound to fid 0
 
-    red = red_knobs(init, setbit=True)
-    links = [link("s1", "r1", "10Mb", "2ms"), link("s2", "r1", "10Mb", "3ms"),
-             link("r1", "r2", "1.5Mb", "10ms", red, 25)]
+    r1r2 = {"queue": "red", "queue_limit": 25, "red": red_knobs(init, setbit=True)}
     if net == "net2":
-        links += [link("s3", "r2", "10Mb", "4ms"), link("s4", "r2", "10Mb", "5ms")]
+        links = net2_links("10ms", **r1r2)
     else:
-        links += [link("r2", "r3", "100Mb", "0ms", red, 100),
-                  link("s3", "r3", "10Mb", "4ms"), link("s4", "r3", "10Mb", "5ms")]
+        links = tables_toml(
+            link_toml("s1", "r1", "10Mb", "2ms"), link_toml("s2", "r1", "10Mb", "3ms"),
+            link_toml("r1", "r2", "1.5Mb", "10ms", **r1r2),
+            link_toml("r2", "r3", "100Mb", "0ms", **dict(r1r2, queue_limit=100)),
+            link_toml("s3", "r3", "10Mb", "4ms"), link_toml("s4", "r3", "10Mb", "5ms"))
     sink = (DELACK_SINK if delack else SINK)[tcptype]
-    flows = [flow("tcp1", fid1, "s1", "s3", PROTOCOL[tcptype], sink, 0.0, window=30, ecn="true")]
+    flows = [flow("tcp1", fid1, "s1", "s3", tcptype, sink, 0.0, window=30, ecn=True)]
     second = re.search(r"second_tcp (\w+) ([\d.]+)", run)
     if second:
-        flows.append(flow("tcp2", 2, "s1", "s3", PROTOCOL[second.group(1)], SINK[second.group(1)],
-                          float(second.group(2)), window=30, ecn="true"))
-    losses = f'[[losses]]\nlink = "r1->r2"\nflows = ["tcp1"]\npackets = {drops}'
-    if mark:
-        losses += '\naction = "mark"'
+        flows.append(flow("tcp2", 2, "s1", "s3", second.group(1), SINK[second.group(1)],
+                          float(second.group(2)), window=30, ecn=True))
+    losses = [loss_toml("r1->r2", ["tcp1"], drops, action="mark" if mark else None)]
     second_list = re.search(r"drop_pkts2 \{([\d ]+)\}", run)
     if second_list:
         assert net == "net3" and fid1 == 1, test
         drops2 = [int(x) for x in second_list.group(1).split()]
-        losses += f'\n\n[[losses]]\nlink = "r2->r3"\nflows = ["tcp1"]\npackets = {drops2}'
-    return render(test, stop, NODES[net], tcp, links, flows, losses), None
+        losses.append(loss_toml("r2->r3", ["tcp1"], drops2))
+    return render(test, stop, NODES7, tcp, links, flows, losses), None
 
 
-def render(test, stop, nodes, tcp, links, flows, losses=""):
-    head = [f"# ns-2.35 test-suite-ecn.tcl, test {test}.",
-            "# Written by conformance/ns2/ecn/generate.py; compare with `tcplab conformance ns2`.",
-            f'name = "{test}"', f'duration = "{stop}s"', "nodes = [" + ", ".join(f'"{n}"' for n in nodes) + "]", ""]
-    if tcp:
-        head += ["[tcp]"] + [f"{k} = {v}" for k, v in tcp.items()] + [""]
-    head += ["[tcpsink]", "syn_immediate_ack = false", ""]
-    body = "\n\n".join(links + flows + ([losses] if losses else []))
-    return "\n".join(head) + "\n" + body + '\n\n[output]\ntrace = ["ns2"]\n'
+def render(test, stop, nodes, tcp, links, flows, losses=()):
+    return scenario_toml("ecn", test, test, f"{stop}s", nodes, knobs_toml("tcp", tcp),
+                         knobs_toml("tcpsink", {"syn_immediate_ack": False}), links, *flows,
+                         *losses, output_toml())
 
 
 def ecn_test(init):
     """Test/ecn: two Reno ECN flows over net2 (r1-r2 keeps 20 ms), window_ 15, 10 s."""
-    red = red_knobs(init, setbit=True)
-    links = [link("s1", "r1", "10Mb", "2ms"), link("s2", "r1", "10Mb", "3ms"),
-             link("r1", "r2", "1.5Mb", "20ms", red, 25),
-             link("s3", "r2", "10Mb", "4ms"), link("s4", "r2", "10Mb", "5ms")]
-    flows = [flow("tcp1", 0, "s1", "s3", "reno", "tcpsink", 0.0, window=15, ecn="true"),
-             flow("tcp2", 1, "s2", "s3", "reno", "tcpsink", 3.0, window=15, ecn="true")]
-    return render("ecn", 10.0, NODES["net2"], {}, links, flows)
+    links = net2_links(queue="red", queue_limit=25, red=red_knobs(init, setbit=True))
+    flows = [flow("tcp1", 0, "s1", "s3", "Reno", "tcpsink", 0.0, window=15, ecn=True),
+             flow("tcp2", 1, "s2", "s3", "Reno", "tcpsink", 3.0, window=15, ecn=True)]
+    return render("ecn", 10.0, NODES7, {}, links, flows)
 
 
 def ecn1_test():
     """Test/ecn1: net6 (setbit_ true in the topology), Tahoe with ECN and Tahoe without, 10 s."""
-    red = {"bytes": "false", "queue_in_bytes": "false", "setbit": "true"}
-    links = [link("s1", "r1", "8Mb", "5ms"), link("s2", "r1", "8Mb", "5ms"),
-             link("r1", "k1", "800Kb", "20ms", red, 25)]
-    flows = [flow("tcp1", 0, "s1", "k1", "tahoe", "tcpsink", 0.0, window=30, ecn="true"),
-             flow("tcp2", 1, "s2", "k1", "tahoe", "tcpsink", 3.0, window=20, ecn="false")]
-    return render("ecn1", 10.0, NODES["net6"], {}, links, flows)
+    red = {"bytes": False, "queue_in_bytes": False, "setbit": True}
+    links = four_node_links(("8Mb", "5ms"), ("800Kb", "20ms"), queue="red", queue_limit=25, red=red)
+    flows = [flow("tcp1", 0, "s1", "k1", "Tahoe", "tcpsink", 0.0, window=30, ecn=True),
+             flow("tcp2", 1, "s2", "k1", "Tahoe", "tcpsink", 3.0, window=20, ecn=False)]
+    return render("ecn1", 10.0, NODES4, {}, links, flows)
 
 
 def main() -> None:
-    for old in HERE.glob("*.toml"):
-        old.unlink()
-    skipped = {}
+    scenarios, skipped = {}, {}
     for test, (init, run) in blocks(SUITE.read_text()).items():
         if test == "ecn":
             text, why = ecn_test(init), None
@@ -196,13 +179,10 @@ def main() -> None:
         else:
             text, why = ecnsetup_scenario(test, init, run)
         if text is None:
-            skipped[test] = why
+            skipped[test] = why.replace('"', "'")
         else:
-            (HERE / f"{test}.toml").write_text(text)
-    lines = ["# Tests of test-suite-ecn.tcl that tcplab does not run, and why.",
-             "# Written by generate.py.", "[skipped]"]
-    lines += [f'{t} = "{why.replace(chr(34), chr(39))}"' for t, why in sorted(skipped.items())]
-    (HERE / "skipped.toml").write_text("\n".join(lines) + "\n")
+            scenarios[test] = text
+    write_suite(HERE, scenarios, skipped)
 
 
 if __name__ == "__main__":

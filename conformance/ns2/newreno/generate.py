@@ -24,9 +24,14 @@ setup's own drop list there is {100000}, never reached. newreno_rto_loss_ackf al
 ts_echo_rfc1323_ true` (`[tcpsink] ts_echo_rfc1323 = true`).
 """
 
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.dont_write_bytecode = True  # no __pycache__ folder: tcplab takes each folder here for a suite
+from common import (NODES4, flow_toml, knobs_toml, loss_toml, net4_links,  # noqa: E402
+                    output_toml, scenario_toml, write_suite)
 
 # ns-2 drop lists used by several tests
 D3 = [14, 26, 28]                                   # "three drops"
@@ -151,83 +156,21 @@ GLOBALS = {"precision_reduce": False, "rtxcur_init": "6s", "minrto": "1s",
 
 TOPOLOGIES = {"net4": ("100ms", 8), "net4a": ("100ms", 80), "net4b": ("200ms", 8)}
 
-TEMPLATE = """\
-# ns-2.35 test-suite-newreno.tcl, test {test}: {protocol} on {topo}, drops {drops} on r1->k1.
-# Written by conformance/ns2/newreno/generate.py; compare with `tcplab conformance ns2`.
-name = "{test}"
-duration = "{stop}s"
-nodes = ["s1", "s2", "r1", "k1"]
 
-[tcp]
-{knobs}
-[[links]]
-from = "s1"
-to = "r1"
-bandwidth = "8Mb"
-delay = "0ms"
-
-[[links]]
-from = "s2"
-to = "r1"
-bandwidth = "8Mb"
-delay = "0ms"
-
-[[links]]
-from = "r1"
-to = "k1"
-bandwidth = "800kb"
-delay = "{delay}"
-queue_limit = {limit}
-
-[[flows]]
-name = "tcp1"
-fid = 1
-from = "s1"
-to = "k1"
-protocol = "{protocol}"
-start = "1s"
-{sink}
-[[losses]]
-link = "r1->k1"
-flows = ["tcp1"]
-packets = {drops}
-{extra}
-[output]
-trace = ["ns2"]
-tcp_header = true
-"""
-
-
-def toml_value(v):
-    if isinstance(v, list):
-        return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    if isinstance(v, str):
-        return f'"{v}"'
-    return ("true" if v else "false") if isinstance(v, bool) else str(v)
+def scenario(test, s):
+    # the suite's globals, then what the test sets (later settings win, as in the Tcl)
+    tcp = {"window": s["window"], **GLOBALS, **s["knobs"]}
+    delay, limit = TOPOLOGIES[s["topo"]]
+    return scenario_toml(
+        "newreno", f"{test}: {s['protocol']} on {s['topo']}, drops {s['drops']} on r1->k1", test,
+        f"{s['stop']}s", NODES4, knobs_toml("tcp", tcp), net4_links(delay, limit),
+        flow_toml("tcp1", 1, "s1", "k1", s["protocol"], start="1s", tcpsink=s["sink"]),
+        loss_toml("r1->k1", ["tcp1"], s["drops"]), *(loss_toml(**loss) for loss in s["losses"]),
+        output_toml(tcp_header=True))
 
 
 def main() -> None:
-    for old in HERE.glob("*.toml"):
-        old.unlink()
-    assert not set(TESTS) & set(SKIPPED)
-    for test, s in TESTS.items():
-        delay, limit = TOPOLOGIES[s["topo"]]
-        # the suite's globals, then what the test sets (later settings win, as in the Tcl)
-        tcp = {"window": s["window"], **GLOBALS, **s["knobs"]}
-        knobs = "".join(f"{k} = {toml_value(v)}\n" for k, v in tcp.items())
-        extra = "".join("\n[[losses]]\n" + "".join(f"{k} = {toml_value(v)}\n" for k, v in loss.items())
-                        for loss in s["losses"])
-        sink = ""
-        if s["sink"]:
-            sink = "\n[flows.tcpsink]\n" + "".join(f"{k} = {toml_value(v)}\n" for k, v in s["sink"].items())
-        text = TEMPLATE.format(test=test, protocol=s["protocol"], topo=s["topo"], drops=s["drops"],
-                               stop=s["stop"], knobs=knobs, delay=delay, limit=limit, extra=extra,
-                               sink=sink)
-        (HERE / f"{test}.toml").write_text(text)
-    lines = ["# Tests of test-suite-newreno.tcl that tcplab does not run, and why.",
-             "# Written by generate.py.", "[skipped]"]
-    lines += [f'{name} = "{why}"' for name, why in sorted(SKIPPED.items())]
-    (HERE / "skipped.toml").write_text("\n".join(lines) + "\n")
+    write_suite(HERE, {test: scenario(test, s) for test, s in TESTS.items()}, SKIPPED)
 
 
 if __name__ == "__main__":

@@ -25,65 +25,48 @@ come later) and `Queue/RED set bytes_ true` (no effect: the RED queues already e
 monitor on r1->r2 (attach-fmon) only counts; it writes nothing to all.tr.
 """
 
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.dont_write_bytecode = True  # no __pycache__ folder: tcplab takes each folder here for a suite
+from common import (NODES6, flow_toml, knobs_toml, link_toml, net2_links,  # noqa: E402
+                    output_toml, scenario_toml, tables_toml, write_suite)
 
-GLOBAL_TCP = """\
-[tcp]
-precision_reduce = false
-rtxcur_init = "6s"
-tcp_tick = "100ms"
-window_init = 1
-singledup = 0
-minrto = "0s"
-syn = false
-delay_growth = false
-rfc2988 = false
-use_headers = false
-"""
-
-NET2 = [("s1", "r1", "10Mb", "2ms"), ("s2", "r1", "10Mb", "3ms"), ("r1", "r2", "1.5Mb", "20ms"),
-        ("s3", "r2", "10Mb", "4ms"), ("s4", "r2", "10Mb", "5ms")]
-NET3 = [("s1", "r1", "10Mb", "0ms"), ("s2", "r1", "10Mb", "1ms"), ("r1", "r2", "1.5Mb", "10ms"),
-        ("s3", "r2", "10Mb", "2ms"), ("s4", "r2", "10Mb", "3ms")]
-NODES = ["s1", "s2", "r1", "r2", "s3", "s4"]
+GLOBAL_TCP = {"precision_reduce": False, "rtxcur_init": "6s", "tcp_tick": "100ms", "window_init": 1,
+              "singledup": 0, "minrto": "0s", "syn": False, "delay_growth": False, "rfc2988": False,
+              "use_headers": False}
 
 # The suite's class-level RED settings.
-RED = {"bytes": "false", "queue_in_bytes": "false", "q_weight": 0.002, "thresh": 5.0,
-       "maxthresh": 15.0, "use_mark_p": "false"}
+RED = {"bytes": False, "queue_in_bytes": False, "q_weight": 0.002, "thresh": 5.0,
+       "maxthresh": 15.0, "use_mark_p": False}
 
 
-def scenario(test, about, net, red, limit, flows, stop, tcp=None):
+def net2(red):
+    return net2_links(queue="red", queue_limit=25, red=red)
+
+
+def net3(red):
+    return tables_toml(
+        link_toml("s1", "r1", "10Mb", "0ms"), link_toml("s2", "r1", "10Mb", "1ms"),
+        link_toml("r1", "r2", "1.5Mb", "10ms", queue="red", queue_limit=100, red=red),
+        link_toml("s3", "r2", "10Mb", "2ms"), link_toml("s4", "r2", "10Mb", "3ms"))
+
+
+def scenario(test, about, links, flows, stop, tcp=None):
     """flows: (name, fid, from, to, protocol, start, window, packetSize_, ecn)."""
-    lines = [f"# ns-2.35 test-suite-red.tcl, test {test}: {about}",
-             "# Written by conformance/ns2/red/generate.py; compare with `tcplab conformance ns2`.",
-             f'name = "{test}"', f'duration = "{stop}s"',
-             "nodes = [" + ", ".join(f'"{n}"' for n in NODES) + "]", "",
-             GLOBAL_TCP + "".join(f"{k} = {v}\n" for k, v in (tcp or {}).items())]
-    for a, b, bw, delay in net:
-        lines += ["[[links]]", f'from = "{a}"', f'to = "{b}"', f'bandwidth = "{bw}"', f'delay = "{delay}"']
-        if (a, b) == ("r1", "r2"):
-            lines += ['queue = "red"', f"queue_limit = {limit}", "[links.red]"]
-            lines += [f"{k} = {v}" for k, v in red.items()]
-        lines.append("")
-    for name, fid, src, dst, protocol, start, window, size, ecn in flows:
-        sink = "sack1" if protocol == "sack1" else "tcpsink"
-        lines += ["[[flows]]", f'name = "{name}"', f"fid = {fid}", f'from = "{src}"', f'to = "{dst}"',
-                  f'protocol = "{protocol}"', f'sink = "{sink}"', f'start = "{start}s"',
-                  f'packet_size = "{size}B"',
-                  "[flows.tcp]", f"window = {window}"]
-        if ecn:
-            lines.append("ecn = true")
-        lines.append("")
-    lines += ["[output]", 'trace = ["ns2"]', ""]
-    (HERE / f"{test}.toml").write_text("\n".join(lines))
+    return scenario_toml(
+        "red", f"{test}: {about}", test, f"{stop}s", NODES6,
+        knobs_toml("tcp", {**GLOBAL_TCP, **(tcp or {})}), links,
+        *(flow_toml(name, fid, src, dst, protocol,
+                    sink="sack1" if protocol == "sack1" else "tcpsink", start=f"{start}s",
+                    packet_size=f"{size}B", tcp={"window": window, "ecn": True if ecn else None})
+          for name, fid, src, dst, protocol, start, window, size, ecn in flows),
+        output_toml())
 
 
-def main() -> None:
-    for old in HERE.glob("*.toml"):
-        old.unlink()
-
+def tests() -> dict[str, str]:
     # net2 tests (mainSim and its copies): two FTPs s1->s3 (fid 0, from 0 s) and s2->s3 (fid 1,
     # from 3 s), window_ 15, 10 s. linterm_ 50 is set on both r1-r2 queues.
     net2_red = dict(RED, linterm=50.0)
@@ -92,39 +75,48 @@ def main() -> None:
         return [("tcp1", 0, "s1", "s3", protocol, 0.0, 15, 1000, False),
                 ("tcp2", 1, "s2", "s3", protocol, 3.0, 15, 1000, False)]
 
-    scenario("red1", "RED, without ECN (mainSim Reno).", NET2, net2_red, 25, two("reno"), 10.0)
-    # red2 sets thresh_ 5, maxthresh_ 10, q_weight_ 0.003 on r1->r2 only; tcplab's [links.red]
-    # covers both directions, and r2->r1 carries only 40-byte ACKs on a 1.5 Mb/s link, whose
-    # queue never holds 2 packets, so its RED never reaches a decision (nor a random draw).
-    scenario("red2", "RED, without ECN, with different parameters.", NET2,
-             dict(net2_red, thresh=5.0, maxthresh=10.0, q_weight=0.003), 25, two("reno"), 10.0)
-    scenario("q_weight", "RED, q_weight 0.002 (mainSim Sack1).", NET2, net2_red, 25, two("sack1"), 10.0)
-    # q_weight_ 0: ns-2 computes 1 - exp(-1/ptc), ptc = link rate / (8 * mean_pktsize_);
-    # maxthresh_ 0 means 3 * thresh_.
-    scenario("q_weight_auto", "RED, q_weight_ and maxthresh_ automatic (mainSim Sack1).", NET2,
-             dict(net2_red, q_weight=0.0, maxthresh=0.0), 25, two("sack1"), 10.0)
-    # Test/ecn: `Queue/RED set setbit_ true` and `Agent/TCP set old_ecn_ 1` in init; two Reno
-    # flows with ecn_ 1, window_ 15, as mainSim.
-    scenario("ecn", "RED with ECN, old_ecn_ 1.", NET2, dict(net2_red, setbit="true"), 25,
-             [("tcp1", 0, "s1", "s3", "reno", 0.0, 15, 1000, True),
-              ("tcp2", 1, "s2", "s3", "reno", 3.0, 15, 1000, True)], 10.0,
-             tcp={"old_ecn": "true"})
+    out = {
+        "red1": scenario("red1", "RED, without ECN (mainSim Reno)", net2(net2_red), two("reno"),
+                         10.0),
+        # red2 sets thresh_ 5, maxthresh_ 10, q_weight_ 0.003 on r1->r2 only; tcplab's [links.red]
+        # covers both directions, and r2->r1 carries only 40-byte ACKs on a 1.5 Mb/s link, whose
+        # queue never holds 2 packets, so its RED never reaches a decision (nor a random draw).
+        "red2": scenario("red2", "RED, without ECN, with different parameters",
+                         net2(dict(net2_red, thresh=5.0, maxthresh=10.0, q_weight=0.003)),
+                         two("reno"), 10.0),
+        "q_weight": scenario("q_weight", "RED, q_weight 0.002 (mainSim Sack1)", net2(net2_red),
+                             two("sack1"), 10.0),
+        # q_weight_ 0: ns-2 computes 1 - exp(-1/ptc), ptc = link rate / (8 * mean_pktsize_);
+        # maxthresh_ 0 means 3 * thresh_.
+        "q_weight_auto": scenario(
+            "q_weight_auto", "RED, q_weight_ and maxthresh_ automatic (mainSim Sack1)",
+            net2(dict(net2_red, q_weight=0.0, maxthresh=0.0)), two("sack1"), 10.0),
+        # Test/ecn: `Queue/RED set setbit_ true` and `Agent/TCP set old_ecn_ 1` in init; two Reno
+        # flows with ecn_ 1, window_ 15, as mainSim.
+        "ecn": scenario("ecn", "RED with ECN, old_ecn_ 1", net2(dict(net2_red, setbit=True)),
+                        [("tcp1", 0, "s1", "s3", "reno", 0.0, 15, 1000, True),
+                         ("tcp2", 1, "s2", "s3", "reno", 3.0, 15, 1000, True)], 10.0,
+                        tcp={"old_ecn": True}),
+    }
 
     # net3 "congested" tests: the run body sets, before the topology, Agent/TCP packetSize_ 1500,
     # window_ 75 (1000 in congested1/2), ecn_ 1, Queue/RED bytes_ true, gentle_ false (true in
     # congested1/2), setbit_ true. Sack1 flows, 5 s.
-    net3_red = dict(RED, bytes="true", gentle="false", setbit="true")
+    net3_red = dict(RED, bytes=True, gentle=False, setbit=True)
     one = [("tcp1", 0, "s1", "s3", "sack1", 0.0, 75, 1500, True)]
-    scenario("congested", "RED, not gentle, ECN.", NET3, net3_red, 100, one, 5.0)
     both = [("tcp1", 0, "s1", "s3", "sack1", 0.0, 1000, 1500, True),
             ("tcp2", 0, "s2", "s4", "sack1", 0.2, 1000, 1500, True)]
-    scenario("congested1_mark_p", "RED, gentle, ECN, mark_p_ 1.0.", NET3,
-             dict(net3_red, gentle="true", use_mark_p="true", mark_p=1.0), 100, both, 5.0)
+    out["congested"] = scenario("congested", "RED, not gentle, ECN", net3(net3_red), one, 5.0)
+    out["congested1_mark_p"] = scenario(
+        "congested1_mark_p", "RED, gentle, ECN, mark_p_ 1.0",
+        net3(dict(net3_red, gentle=True, use_mark_p=True, mark_p=1.0)), both, 5.0)
     # mark_p_ 2.0: RED marks every ECN-capable packet it picks, even where p would be >= 1.
-    scenario("congested_mark_p", "RED, not gentle, ECN, mark_p_ 2.0.", NET3,
-             dict(net3_red, use_mark_p="true", mark_p=2.0), 100, one, 5.0)
-    scenario("congested2_mark_p", "RED, gentle, ECN, mark_p_ 2.0.", NET3,
-             dict(net3_red, gentle="true", use_mark_p="true", mark_p=2.0), 100, both, 5.0)
+    out["congested_mark_p"] = scenario(
+        "congested_mark_p", "RED, not gentle, ECN, mark_p_ 2.0",
+        net3(dict(net3_red, use_mark_p=True, mark_p=2.0)), one, 5.0)
+    out["congested2_mark_p"] = scenario(
+        "congested2_mark_p", "RED, gentle, ECN, mark_p_ 2.0",
+        net3(dict(net3_red, gentle=True, use_mark_p=True, mark_p=2.0)), both, 5.0)
 
     # The ungentle family on net3: eight Sack1 flows, 40 s; packetSize_ 1500 (tcp2 1000, tcp4
     # 512, tcp8 2000), window_ 50, timerfix_ false; ecn_ 1 in the *Ecn* tests.
@@ -137,33 +129,37 @@ def main() -> None:
                 ("tcp6", 5, "s2", "s3", "sack1", 10.0, 50, 1500, ecn),
                 ("tcp7", 6, "s4", "s2", "sack1", 13.0, 50, 1500, ecn),
                 ("tcp8", 7, "s3", "s1", "sack1", 14.0, 50, 2000, ecn)]
-    ungentle_tcp = {"timerfix": "false"}
     for test, about, knobs, ecn in (
-            ("ungentle", "RED, not gentle.", {"gentle": "false"}, False),
-            ("gentle", "RED, gentle.", {"gentle": "true"}, False),
-            ("gentleEcn", "RED, gentle, with ECN.", {"gentle": "true", "setbit": "true"}, True),
-            ("gentleEcn1", "RED, gentle, with ECN, mark_p_ 0.1.",
-             {"gentle": "true", "setbit": "true", "mark_p": 0.1, "use_mark_p": "true"}, True),
-            ("ungentleBadParams", "RED, not gentle, bad RED parameters.",
-             {"gentle": "false", "linterm": 50.0, "maxthresh": 10.0}, False),
-            ("gentleBadParams", "RED, gentle, bad RED parameters.",
-             {"gentle": "true", "linterm": 50.0, "maxthresh": 10.0}, False)):
-        scenario(test, about, NET3, dict(RED, **knobs), 100, eight(ecn), 40.0, tcp=ungentle_tcp)
+            ("ungentle", "RED, not gentle", {"gentle": False}, False),
+            ("gentle", "RED, gentle", {"gentle": True}, False),
+            ("gentleEcn", "RED, gentle, with ECN", {"gentle": True, "setbit": True}, True),
+            ("gentleEcn1", "RED, gentle, with ECN, mark_p_ 0.1",
+             {"gentle": True, "setbit": True, "mark_p": 0.1, "use_mark_p": True}, True),
+            ("ungentleBadParams", "RED, not gentle, bad RED parameters",
+             {"gentle": False, "linterm": 50.0, "maxthresh": 10.0}, False),
+            ("gentleBadParams", "RED, gentle, bad RED parameters",
+             {"gentle": True, "linterm": 50.0, "maxthresh": 10.0}, False)):
+        out[test] = scenario(test, about, net3(dict(RED, **knobs)), eight(ecn), 40.0,
+                             tcp={"timerfix": False})
+    return out
 
-    telnet = ("Application/Telnet with interval_ 0 (tcplib's telnet interarrival distribution, "
-              "tcplib-telnet.cc) on tcp4 is not modelled")
-    skipped = {
-        "red_twoway": telnet,
-        "red_twowaybytes": telnet + "; also bytes_/queue_in_bytes_ true on r1->r2 only (r2->r1 "
-                                    "stays in packets): [links.red] covers both directions",
-        "flows_unforced": "writes no all.tr (noTraceFiles): flow-monitor statistics of CBR/LossMonitor and TCP flows over 500 s",
-        "flows_forced": "writes no all.tr (noTraceFiles): flow-monitor statistics of CBR/LossMonitor and TCP flows over 500 s",
-        "flows_combined": "writes no all.tr (noTraceFiles): flow-monitor statistics of CBR/LossMonitor and TCP flows over 500 s",
-    }
-    lines = ["# Tests of test-suite-red.tcl that tcplab does not run, and why.",
-             "# Written by generate.py.", "[skipped]"]
-    lines += [f'{t} = "{why}"' for t, why in sorted(skipped.items())]
-    (HERE / "skipped.toml").write_text("\n".join(lines) + "\n")
+
+FLOWS = ("writes no all.tr (noTraceFiles): flow-monitor statistics of CBR/LossMonitor and TCP "
+         "flows over 500 s")
+TELNET = ("Application/Telnet with interval_ 0 (tcplib's telnet interarrival distribution, "
+          "tcplib-telnet.cc) on tcp4 is not modelled")
+SKIPPED = {
+    "red_twoway": TELNET,
+    "red_twowaybytes": TELNET + "; also bytes_/queue_in_bytes_ true on r1->r2 only (r2->r1 "
+                                "stays in packets): [links.red] covers both directions",
+    "flows_unforced": FLOWS,
+    "flows_forced": FLOWS,
+    "flows_combined": FLOWS,
+}
+
+
+def main() -> None:
+    write_suite(HERE, tests(), SKIPPED)
 
 
 if __name__ == "__main__":

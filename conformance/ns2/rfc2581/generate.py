@@ -25,9 +25,14 @@ How the knobs map:
   the DelAck sink then delays by interval_) and `rfc2581_immediate_ack` true or false.
 """
 
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.dont_write_bytecode = True  # no __pycache__ folder: tcplab takes each folder here for a suite
+from common import (NODES4, flow_toml, knobs_toml, loss_toml, net4_links,  # noqa: E402
+                    output_toml, scenario_toml, write_suite)
 
 VARIANTS = {  # suite name: (tcplab protocol, sink)
     "": ("tahoe", "delack"),
@@ -36,88 +41,30 @@ VARIANTS = {  # suite name: (tcplab protocol, sink)
     "Sack": ("sack1", "sack1_delack"),
 }
 
-TEMPLATE = """\
-# ns-2.35 test-suite-rfc2581.tcl, test {test}: {protocol}, drops [3, 4] on r1->k1.
-# Written by conformance/ns2/rfc2581/generate.py; compare with `tcplab conformance ns2`.
-name = "{test}"
-duration = "3s"
-nodes = ["s1", "s2", "r1", "k1"]
+# The suite's global Agent/TCP knobs (and window_ 28).
+GLOBAL_TCP = {"window": 28, "precision_reduce": False, "rtxcur_init": "6s", "tcp_tick": "0.1s",
+              "minrto": "0s", "syn": False, "delay_growth": False, "singledup": 0, "window_init": 1,
+              "rfc2988": False, "use_headers": False}
 
-[tcp]
-window = 28
-precision_reduce = false
-rtxcur_init = "6s"
-tcp_tick = "0.1s"
-minrto = "0s"
-syn = false
-delay_growth = false
-singledup = 0
-window_init = 1
-rfc2988 = false
-use_headers = false
 
-[tcpsink]
-syn_immediate_ack = false
-rfc2581_immediate_ack = {immediate}
-
-[[links]]
-from = "s1"
-to = "r1"
-bandwidth = "8Mb"
-delay = "0ms"
-
-[[links]]
-from = "s2"
-to = "r1"
-bandwidth = "8Mb"
-delay = "0ms"
-
-[[links]]
-from = "r1"
-to = "k1"
-bandwidth = "800kb"
-delay = "10ms"
-queue_limit = 8
-
-[[flows]]
-name = "tcp1"
-fid = 1
-from = "s1"
-to = "k1"
-protocol = "{protocol}"
-sink = "{sink}"
-delack_interval = "200ms"
-start = "1s"
-packets = 10
-packet_size = "1000B"
-
-[[losses]]
-link = "r1->k1"
-flows = ["tcp1"]
-packets = [3, 4]
-
-[output]
-trace = ["ns2"]
-tcp_header = true
-"""
+def scenario(test, protocol, sink, immediate):
+    return scenario_toml(
+        "rfc2581", f"{test}: {protocol}, drops [3, 4] on r1->k1", test, "3s", NODES4,
+        knobs_toml("tcp", GLOBAL_TCP),
+        knobs_toml("tcpsink", {"syn_immediate_ack": False, "rfc2581_immediate_ack": immediate}),
+        net4_links(delay="10ms"),
+        flow_toml("tcp1", 1, "s1", "k1", protocol, sink=sink, delack_interval="200ms", start="1s",
+                  packets=10, packet_size="1000B"),
+        loss_toml("r1->k1", ["tcp1"], [3, 4]), output_toml(tcp_header=True))
 
 
 def main() -> None:
-    out = HERE
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("*.toml"):
-        old.unlink()
-    skipped = {}
+    scenarios = {}
     for suffix, (protocol, sink) in VARIANTS.items():
         for immediate in (True, False):
             test = ("immediateAck" if immediate else "noImmediateAck") + suffix
-            text = TEMPLATE.format(test=test, protocol=protocol, sink=sink,
-                                   immediate="true" if immediate else "false")
-            (out / f"{test}.toml").write_text(text)
-    lines = ["# Tests of test-suite-rfc2581.tcl that tcplab does not run, and why.",
-             "# Written by generate.py.", "[skipped]"]
-    lines += [f'{t} = "{why}"' for t, why in sorted(skipped.items())]
-    (out / "skipped.toml").write_text("\n".join(lines) + "\n")
+            scenarios[test] = scenario(test, protocol, sink, immediate)
+    write_suite(HERE, scenarios, {})
 
 
 if __name__ == "__main__":

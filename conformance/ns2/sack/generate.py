@@ -24,35 +24,40 @@ the later module sits at the head of the link, so it is listed after the delay m
 sack_dupacks1 is sack_dupacks with `Agent/TCP set numdupacksFrac_ 4`.
 """
 
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.dont_write_bytecode = True  # no __pycache__ folder: tcplab takes each folder here for a suite
+from common import (NODES4, NODES6, flow_toml, knobs_toml, link_toml, loss_toml,  # noqa: E402
+                    output_toml, scenario_toml, write_suite)
 
 # ---- topologies (Topology/netN in the suite): node order gives ns-2's node ids -------------
 RED = {"bytes": False, "queue_in_bytes": False, "q_weight": 0.002, "thresh": 5.0, "maxthresh": 15.0}
 TOPOLOGIES = {
     # name: (nodes, [(from, to, bandwidth, delay, queue_limit or None, red?)])
-    "net0": (["s1", "s2", "r1", "k1"],
+    "net0": (NODES4,
              [("s1", "r1", "8Mb", "5ms", None, False),
               ("s2", "r1", "8Mb", "5ms", None, False),
               ("r1", "k1", "800kb", "100ms", 6, False)]),
-    "net1": (["s1", "s2", "r1", "k1"],
+    "net1": (NODES4,
              [("s1", "r1", "10Mb", "5ms", None, False),
               ("s2", "r1", "10Mb", "5ms", None, False),
               ("r1", "k1", "1.5Mb", "100ms", 23, False)]),
-    "net2": (["s1", "s2", "r1", "r2", "s3", "s4"],
+    "net2": (NODES6,
              [("s1", "r1", "10Mb", "2ms", None, False),
               ("s2", "r1", "10Mb", "3ms", None, False),
               ("r1", "r2", "1.5Mb", "20ms", 25, True),
               ("s3", "r2", "10Mb", "4ms", None, False),
               ("s4", "r2", "10Mb", "5ms", None, False)]),
-    "net3": (["s1", "s2", "r1", "r2", "s3", "s4"],
+    "net3": (NODES6,
              [("s1", "r1", "100Mb", "1ms", None, False),
               ("s2", "r1", "100Mb", "1ms", None, False),
               ("r1", "r2", "10Mb", "200ms", None, True),
               ("s3", "r2", "100Mb", "1ms", None, False),
               ("s4", "r2", "100Mb", "1ms", None, False)]),
-    "net4": (["s1", "s2", "r1", "k1"],
+    "net4": (NODES4,
              [("s1", "r1", "10Mb", "5ms", None, False),
               ("s2", "r1", "10Mb", "5ms", None, False),
               ("r1", "k1", "1.5Mb", "20ms", 25, False)]),
@@ -60,8 +65,9 @@ TOPOLOGIES = {
 
 
 def flow(name, fid, src, dst, window, start, packets=None, bug_fix=None):
-    return dict(name=name, fid=fid, src=src, dst=dst, window=window, start=start,
-                packets=packets, bug_fix=bug_fix)
+    """A Sack1 -> TCPSink/Sack1 connection (FTP from `start`, or `produce packets`)."""
+    return flow_toml(name, fid, src, dst, "sack1", sink="sack1", start=f"{start}s",
+                     packets=packets, tcp={"window": window, "bug_fix": bug_fix})
 
 
 # ---- the tests ---------------------------------------------------------------------------
@@ -121,60 +127,22 @@ TESTS = {
 SKIPPED: dict[str, str] = {}
 
 
-def fmt(v):
-    if isinstance(v, list):
-        return "[" + ", ".join(fmt(x) for x in v) + "]"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, str):
-        return f'"{v}"'
-    return str(v)
-
-
 def scenario(test, t):
     nodes, links = TOPOLOGIES[t["net"]]
-    out = [f"# ns-2.35 test-suite-sack.tcl, test {test} (topology {t['net']}).",
-           "# Written by conformance/ns2/sack/generate.py; compare with `tcplab conformance ns2`.",
-           f'name = "{test}"', f'duration = "{t["duration"]}s"',
-           "nodes = [" + ", ".join(f'"{n}"' for n in nodes) + "]", "", "[tcp]", "minrto = \"1s\""]
-    out += [f"{k} = {fmt(v)}" for k, v in t.get("tcp", {}).items()]
+    tables = [knobs_toml("tcp", {"minrto": "1s", **t.get("tcp", {})})]
     for a, b, bw, delay, limit, red in links:
         bw2, delay2, limit2 = t.get("links", {}).get(f"{a}-{b}", (None, None, None))
-        out += ["", "[[links]]", f'from = "{a}"', f'to = "{b}"',
-                f'bandwidth = "{bw2 or bw}"', f'delay = "{delay2 or delay}"']
-        if limit2 or limit:
-            out.append(f"queue_limit = {limit2 or limit}")
-        if f"{a}-{b}" in t.get("reverse", {}):
-            out.append(f"reverse_queue_limit = {t['reverse'][f'{a}-{b}']}")
-        if red:
-            out.append('queue = "red"')
-            out += ["", "[links.red]"] + [f"{k} = {fmt(v)}" for k, v in RED.items()]
-    for f in t["flows"]:
-        out += ["", "[[flows]]", f'name = "{f["name"]}"', f"fid = {f['fid']}",
-                f'from = "{f["src"]}"', f'to = "{f["dst"]}"', 'protocol = "sack1"',
-                'sink = "sack1"', f'start = "{f["start"]}s"']
-        if f["packets"] is not None:
-            out.append(f"packets = {f['packets']}")
-        out += ["", "[flows.tcp]", f"window = {f['window']}"]
-        if f["bug_fix"] is not None:
-            out.append(f"bug_fix = {fmt(f['bug_fix'])}")
-    for loss in t.get("losses", []):
-        out += ["", "[[losses]]"] + [f"{k} = {fmt(v)}" for k, v in loss.items()]
-    out += ["", "[output]", 'trace = ["ns2"]']
-    if t.get("events"):
-        out.append("events = true")
-    return "\n".join(out) + "\n"
+        tables.append(link_toml(a, b, bw2 or bw, delay2 or delay, queue_limit=limit2 or limit,
+                                reverse_queue_limit=t.get("reverse", {}).get(f"{a}-{b}"),
+                                queue="red" if red else None, red=RED if red else {}))
+    tables += t["flows"]
+    tables += [loss_toml(**loss) for loss in t.get("losses", [])]
+    return scenario_toml("sack", f"{test} (topology {t['net']})", test, f"{t['duration']}s", nodes,
+                         *tables, output_toml(events=t.get("events")))
 
 
 def main() -> None:
-    for old in HERE.glob("*.toml"):
-        old.unlink()
-    for test, t in TESTS.items():
-        (HERE / f"{test}.toml").write_text(scenario(test, t))
-    lines = ["# Tests of test-suite-sack.tcl that tcplab does not run, and why.",
-             "# Written by generate.py.", "[skipped]"]
-    lines += [f'{t} = "{why}"' for t, why in sorted(SKIPPED.items())]
-    (HERE / "skipped.toml").write_text("\n".join(lines) + "\n")
+    write_suite(HERE, {test: scenario(test, t) for test, t in TESTS.items()}, SKIPPED)
 
 
 if __name__ == "__main__":

@@ -29,9 +29,14 @@ Test bodies:
       n-1+1000, ... counted from 0, which a [[losses]] list expresses exactly.
 """
 
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.dont_write_bytecode = True  # no __pycache__ folder: tcplab takes each folder here for a suite
+from common import (action_toml, flow_toml, knobs_toml, link_toml, loss_toml,  # noqa: E402
+                    output_toml, scenario_toml, write_suite)
 
 RED = {"bytes": False, "queue_in_bytes": False, "q_weight": 0.002, "thresh": 5.0,
        "maxthresh": 15.0, "setbit": True}
@@ -53,36 +58,28 @@ NETS = {
 VARIANTS = {"tahoe": "tahoe", "reno": "reno", "newreno": "newreno", "sack": "sack1"}
 
 
-def periodic_drops(offset: int, runs: int = 10) -> list[int]:
-    """ErrorModel/Periodic offset_ n period_ 1000 as drop positions (from 0)."""
-    return [offset - 1 + 1000 * k for k in range(runs)]
+def periodic_drops(offset: int, runs: int = 10) -> list[str]:
+    """`drop_pkt link 0 offset`: ErrorModel/Periodic offset_ n period_ 1000 for tcp1 on r1->k1,
+    as drop positions (from 0)."""
+    return [loss_toml("r1->k1", ["tcp1"], [offset - 1 + 1000 * k for k in range(runs)])]
 
 
-def scenario(test, comment, net, duration, flows, tcp=None, losses=None, actions=None,
-             red=None):
+def scenario(test, about, net, duration, flows, tcp=None, losses=(), actions=(), red=None):
     nodes, links = NETS[net]
-    red_knobs = dict(RED, **(red or {}))
-    return {
-        "comment": comment, "name": test, "duration": duration, "nodes": nodes,
-        "tcp": tcp or {},
-        "links": [dict(**{"from": a, "to": b, "bandwidth": bw, "delay": d},
-                       **({"queue": "red", "queue_limit": 25, "red": red_knobs} if r else {}))
-                  for a, b, bw, d, r in links],
-        "flows": flows, "losses": losses or [], "actions": actions or [],
-        "output": {"trace": ["ns2"]},
-    }
+    red_link = {"queue": "red", "queue_limit": 25, "red": dict(RED, **(red or {}))}
+    return scenario_toml(
+        "tcp-init-win", about, test, duration, nodes, knobs_toml("tcp", tcp or {}),
+        *(link_toml(a, b, bw, d, **(red_link if r else {})) for a, b, bw, d, r in links),
+        *flows, *losses, *actions, output_toml())
 
 
 # run_test: `$ns at 0.0` for ftp2, ftp3, then ftp1
-RUN_TEST_STARTS = [{"at": "0s", "flow": f, "do": "start"} for f in ("tcp2", "tcp3", "tcp1")]
+RUN_TEST_STARTS = [action_toml("0s", f, "start") for f in ("tcp2", "tcp3", "tcp1")]
 
 
-def flow(name, fid, src, protocol, start="0s", **extra):
-    f = {"name": name, "fid": fid, "from": src, "to": "k1", "protocol": protocol}
-    if start is not None:
-        f["start"] = start
-    f.update(extra)
-    return f
+def flow(name, fid, src, protocol, start="0s", **fields):
+    """tcpN src -> k1 (start None: started by an action)."""
+    return flow_toml(name, fid, src, "k1", protocol, start=start, **fields)
 
 
 def tests() -> tuple[dict, dict]:
@@ -108,8 +105,7 @@ def tests() -> tuple[dict, dict]:
         out[f"{v}3"] = scenario(
             f"{v}3", f"{v}3: dropped SYN", "net6", "10s",
             [flow("tcp1", 0, "s1", proto, packet_size=1000)],
-            tcp={"window_init_option": 2},
-            losses=[{"link": "r1->k1", "flows": ["tcp1"], "packets": periodic_drops(1)}])
+            tcp={"window_init_option": 2}, losses=periodic_drops(1))
         # X4: `Queue/RED set ns1_compat_ true` before building net7; packetSize_ 1000,
         # windowInitOption_ 2 (class); second_test: tcp1 window 40 from 1.0, tcp2 from 0.0.
         out[f"{v}4"] = scenario(
@@ -133,61 +129,12 @@ def tests() -> tuple[dict, dict]:
             f"bugfix_ss_ {bugfix_ss}",
             "net6", "5s", [flow("tcp1", 0, "s1", proto)],
             tcp={"window_init": 4, "window_init_option": 1, "bugfix_ss": bool(bugfix_ss)},
-            losses=[{"link": "r1->k1", "flows": ["tcp1"], "packets": periodic_drops(offset)}])
+            losses=periodic_drops(offset))
     return out, skipped
 
 
-# ----- a small TOML writer for these dicts -----
-
-def value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return '"' + v + '"'
-    if isinstance(v, list):
-        return "[" + ", ".join(value(x) for x in v) + "]"
-    raise TypeError(v)
-
-
-def table(header: str, d: dict) -> list[str]:
-    lines = [header] if header else []
-    subs = []
-    for k, v in d.items():
-        if isinstance(v, dict):
-            subs.append((k, v))
-        else:
-            lines.append(f"{k} = {value(v)}")
-    for k, v in subs:
-        if v:
-            lines += [""] + table(f"[{header.strip('[]')}.{k}]", v)
-    return lines
-
-
-def to_toml(s: dict) -> str:
-    lines = [f"# ns-2.35 test-suite-tcp-init-win.tcl, test {s['comment']}.",
-             "# Written by conformance/ns2/tcp-init-win/generate.py; compare with `tcplab conformance ns2`."]
-    lines += [f"{k} = {value(s[k])}" for k in ("name", "duration", "nodes")]
-    if s["tcp"]:
-        lines += [""] + table("[tcp]", s["tcp"])
-    for key in ("links", "flows", "losses", "actions"):
-        for item in s[key]:
-            lines += [""] + table(f"[[{key}]]", item)
-    lines += [""] + table("[output]", s["output"])
-    return "\n".join(lines) + "\n"
-
-
 def main() -> None:
-    for old in HERE.glob("*.toml"):
-        old.unlink()
-    out, skipped = tests()
-    for test, s in out.items():
-        (HERE / f"{test}.toml").write_text(to_toml(s))
-    lines = ["# Tests of test-suite-tcp-init-win.tcl that tcplab does not run, and why.",
-             "# Written by generate.py.", "[skipped]"]
-    lines += [f'{t} = "{why}"' for t, why in sorted(skipped.items())]
-    (HERE / "skipped.toml").write_text("\n".join(lines) + "\n")
+    write_suite(HERE, *tests())
 
 
 if __name__ == "__main__":

@@ -28,58 +28,52 @@ drop_pkts L: an ErrorModel/List (unit pkt) bound to fid 1 in an ErrorModule Fid 
 Run length: openTrace T schedules cleanup (halt) at T.
 """
 
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.dont_write_bytecode = True  # no __pycache__ folder: tcplab takes each folder here for a suite
+from common import (NODES4, NODES6, action_toml, flow_toml, four_node_links,  # noqa: E402
+                    knobs_toml, link_toml, loss_toml, net2_links, output_toml, scenario_toml,
+                    tables_toml, write_suite)
 
 GLOBAL_TCP = {"tcp_tick": "100ms", "precision_reduce": False, "rtxcur_init": "6s",
               "window_init": 1, "singledup": 0, "minrto": "0s", "syn": False,
               "delay_growth": False, "use_headers": False}
 RED = {"bytes": False, "queue_in_bytes": False, "q_weight": 0.002, "thresh": 5.0,
        "maxthresh": 15.0}
-NODES4 = ["s1", "s2", "r1", "k1"]
-NODES6 = ["s1", "s2", "r1", "r2", "s3", "s4"]
 
 
-def links(net: str, changes: dict | None = None) -> list[dict]:
-    """The topology's links; `changes` maps a link index to fields to override."""
-    def link(a, b, bw, d, **kw):
-        return {"from": a, "to": b, "bandwidth": bw, "delay": d, **kw}
+def links(net: str, **fields) -> str:
+    """The topology's links; `fields` change the bottleneck's (r1-k1, or r1-r2 in net2)."""
     red = {"queue": "red", "queue_limit": 25, "red": dict(RED, setbit=True)}
     if net == "net8":
-        out = [link("s1", "s2", "1000Mb", "0ms"), link("s2", "r1", "9.6Kb", "1ms"),
-               link("r1", "k1", "800Kb", "10ms", **red)]
-    elif net == "net2":
-        out = [link("s1", "r1", "10Mb", "2ms"), link("s2", "r1", "10Mb", "3ms"),
-               link("r1", "r2", "1.5Mb", "20ms", queue="red", queue_limit=25, red=dict(RED)),
-               link("s3", "r2", "10Mb", "4ms"), link("s4", "r2", "10Mb", "5ms")]
-    else:
-        bottleneck = {"net0": ("100ms", {"queue_limit": 6}), "net4": ("10ms", {"queue_limit": 2}),
-                      "net6": ("20ms", red)}[net]
-        out = [link("s1", "r1", "8Mb", "5ms"), link("s2", "r1", "8Mb", "5ms"),
-               link("r1", "k1", "800Kb", bottleneck[0], **bottleneck[1])]
-    for i, fields in (changes or {}).items():
-        out[i].update(fields)
-    return out
+        return tables_toml(link_toml("s1", "s2", "1000Mb", "0ms"),
+                           link_toml("s2", "r1", "9.6Kb", "1ms"),
+                           link_toml("r1", "k1", "800Kb", "10ms", **{**red, **fields}))
+    if net == "net2":
+        return net2_links(**{"queue": "red", "queue_limit": 25, "red": RED, **fields})
+    delay, queue = {"net0": ("100ms", {"queue_limit": 6}), "net4": ("10ms", {"queue_limit": 2}),
+                    "net6": ("20ms", red)}[net]
+    return four_node_links(("8Mb", "5ms"), ("800Kb", delay), **{**queue, **fields})
 
 
-def flow(name, fid, src, protocol, dst="k1", **extra) -> dict:
-    return {"name": name, "fid": fid, "from": src, "to": dst, "protocol": protocol, **extra}
+def flow(name, fid, src, protocol, dst="k1", **fields) -> str:
+    return flow_toml(name, fid, src, dst, protocol, **fields)
 
 
-def scenario(test, comment, duration, links_, flows, tcp=None, drops=None, actions=None,
-             nodes=None) -> dict:
-    losses = []
-    if drops:
-        bound = [f["name"] for f in flows if f["fid"] == 1]  # drop_pkts binds fid 1
-        losses = [{"link": "r1->k1", "flows": bound, "packets": drops}]
-    return {"comment": comment, "name": test, "duration": duration, "nodes": nodes or NODES4,
-            "tcp": dict(GLOBAL_TCP, **(tcp or {})), "tcpsink": {"syn_immediate_ack": False},
-            "links": links_, "flows": flows, "losses": losses, "actions": actions or [],
-            "output": {"trace": ["ns2"]}}
+def scenario(test, comment, duration, links_, flows, tcp=None, drops=None, actions=(),
+             nodes=NODES4) -> str:
+    # drop_pkts binds fid 1, which is tcp1 in every test that drops
+    losses = loss_toml("r1->k1", ["tcp1"], drops) if drops else ""
+    return scenario_toml("tcp", comment, test, duration, nodes,
+                         knobs_toml("tcp", dict(GLOBAL_TCP, **(tcp or {}))),
+                         knobs_toml("tcpsink", {"syn_immediate_ack": False}),
+                         links_, *flows, losses, *actions, output_toml())
 
 
-def timers_a(test, comment, tcp=None) -> dict:
+def timers_a(test, comment, tcp=None) -> str:
     """timersA's body: produce 1600 at 0; its producemore at 25.3 s and later fall after the
     halt at 3.5 s."""
     return scenario(
@@ -88,23 +82,22 @@ def timers_a(test, comment, tcp=None) -> dict:
         tcp=tcp, drops=[2, 7, 9, 10, 11])
 
 
-def timers_n(test, tick, window, duration, packets=None) -> dict:
+def timers_n(test, tick, window, duration, packets=None) -> str:
     """timers1-5: Reno s1->r2 + TCPSink/DelAck (fid 0) on net2, `$ns queue-limit r1 r2 29`
     (r2->r1 stays 25), tcpTick_ set in run before the agent is made."""
-    extra = {"packets": packets} if packets else {}
     what = f"produce {packets}" if packets else "FTP start"
     return scenario(
         test, f"{test}: Reno s1->r2 DelAck sink, tcpTick_ {tick}, window_ {window}, {what} at 0",
-        duration, links("net2", {2: {"queue_limit": 29, "reverse_queue_limit": 25}}),
-        [flow("tcp1", 0, "s1", "reno", dst="r2", sink="delack", tcp={"window": window}, **extra)],
+        duration, links("net2", queue_limit=29, reverse_queue_limit=25),
+        [flow("tcp1", 0, "s1", "reno", dst="r2", sink="delack", packets=packets,
+              tcp={"window": window})],
         tcp={"tcp_tick": tick}, nodes=NODES6)
 
 
-def run1(test, comment, fid, stoptime, drops=None) -> dict:
+def run1(test, comment, fid, stoptime, drops=None) -> str:
     """run1: Tahoe s1->k1 with packetSize_ 100 and window_ 25 (class-level, set in run),
     `produce 100` at 0, `producemore 100` at 2.4 and 2.5."""
-    more = [{"at": t, "flow": "tcp1", "do": "producemore", "packets": 100}
-            for t in ("2.4s", "2.5s")]
+    more = [action_toml(t, "tcp1", "producemore", packets=100) for t in ("2.4s", "2.5s")]
     return scenario(
         test, comment, stoptime, links("net6"),
         [flow("tcp1", fid, "s1", "tahoe", packets=100, packet_size=100, tcp={"window": 25})],
@@ -149,7 +142,9 @@ def tests() -> tuple[dict, dict]:
         # net0 with `$ns delay s2 r1 200ms` (both ways) and queue-limit 10 on r1-k1 (both ways).
         "stats1": scenario(
             "stats1", "stats1: Reno s1->k1 window_ 30 and Tahoe s2->k1 window_ 3, both from 1.0",
-            "10.1s", links("net0", {1: {"delay": "200ms"}, 2: {"queue_limit": 10}}),
+            "10.1s", tables_toml(link_toml("s1", "r1", "8Mb", "5ms"),
+                                 link_toml("s2", "r1", "8Mb", "200ms"),
+                                 link_toml("r1", "k1", "800Kb", "100ms", queue_limit=10)),
             [flow("tcp1", 0, "s1", "reno", start="1s", tcp={"window": 30}),
              flow("tcp2", 1, "s2", "tahoe", start="1s", tcp={"window": 3})]),
         # QOption_ 0 is ns-2's default.
@@ -189,57 +184,8 @@ def tests() -> tuple[dict, dict]:
     return out, skipped
 
 
-# ----- a small TOML writer for these dicts -----
-
-def value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return '"' + v + '"'
-    if isinstance(v, list):
-        return "[" + ", ".join(value(x) for x in v) + "]"
-    raise TypeError(v)
-
-
-def table(header: str, d: dict) -> list[str]:
-    lines = [header]
-    subs = []
-    for k, v in d.items():
-        if isinstance(v, dict):
-            subs.append((k, v))
-        else:
-            lines.append(f"{k} = {value(v)}")
-    for k, v in subs:
-        if v:
-            lines += [""] + table(f"[{header.strip('[]')}.{k}]", v)
-    return lines
-
-
-def to_toml(s: dict) -> str:
-    lines = [f"# ns-2.35 test-suite-tcp.tcl, test {s['comment']}.",
-             "# Written by conformance/ns2/tcp/generate.py; compare with `tcplab conformance ns2`."]
-    lines += [f"{k} = {value(s[k])}" for k in ("name", "duration", "nodes")]
-    lines += [""] + table("[tcp]", s["tcp"])
-    lines += [""] + table("[tcpsink]", s["tcpsink"])
-    for key in ("links", "flows", "losses", "actions"):
-        for item in s[key]:
-            lines += [""] + table(f"[[{key}]]", item)
-    lines += [""] + table("[output]", s["output"])
-    return "\n".join(lines) + "\n"
-
-
 def main() -> None:
-    for old in HERE.glob("*.toml"):
-        old.unlink()
-    out, skipped = tests()
-    for test, s in out.items():
-        (HERE / f"{test}.toml").write_text(to_toml(s))
-    lines = ["# Tests of test-suite-tcp.tcl that tcplab does not run, and why.",
-             "# Written by generate.py.", "[skipped]"]
-    lines += [f'{t} = "{why}"' for t, why in sorted(skipped.items())]
-    (HERE / "skipped.toml").write_text("\n".join(lines) + "\n")
+    write_suite(HERE, *tests())
 
 
 if __name__ == "__main__":

@@ -11,9 +11,14 @@ Newreno newreno_changes1_ 0 and partial_window_deflation_ 0. Node s2 carries no 
 exists (node ids s1 0, s2 1, r1 2, k1 3).
 """
 
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.dont_write_bytecode = True  # no __pycache__ folder: tcplab takes each folder here for a suite
+from common import (NODES4, flow_toml, knobs_toml, loss_toml, net4_links,  # noqa: E402
+                    output_toml, scenario_toml, write_suite)
 
 DROPS = {
     "onedrop": [14],
@@ -31,64 +36,20 @@ NOT_YET = {
     "full": "Agent/TCP/FullTcp (two-way TCP) is not modelled",
 }
 
-TEMPLATE = """\
-# ns-2.35 test-suite-tcpVariants.tcl, test {test}: {variant}, drops {drops} on r1->k1.
-# Written by conformance/ns2/tcpVariants/generate.py; compare with `tcplab conformance ns2`.
-name = "{test}"
-duration = "6s"
-nodes = ["s1", "s2", "r1", "k1"]
 
-[tcp]
-window = 28
-precision_reduce = false
-rtxcur_init = "6s"
-minrto = "1s"
-singledup = {singledup}
-newreno_changes1 = 0
-partial_window_deflation = 0{extra}
-
-[[links]]
-from = "s1"
-to = "r1"
-bandwidth = "8Mb"
-delay = "0ms"
-
-[[links]]
-from = "s2"
-to = "r1"
-bandwidth = "8Mb"
-delay = "0ms"
-
-[[links]]
-from = "r1"
-to = "k1"
-bandwidth = "800kb"
-delay = "100ms"
-queue_limit = 8
-
-[[flows]]
-name = "tcp1"
-fid = 1
-from = "s1"
-to = "k1"
-protocol = "{protocol}"
-start = "1s"
-
-[[losses]]
-link = "r1->k1"
-flows = ["tcp1"]
-packets = {drops}
-
-[output]
-trace = ["ns2"]
-tcp_header = true
-"""
+def scenario(test, variant, drops, singledup, protocol, extra=None):
+    tcp = {"window": 28, "precision_reduce": False, "rtxcur_init": "6s", "minrto": "1s",
+           "singledup": singledup, "newreno_changes1": 0, "partial_window_deflation": 0,
+           **(extra or {})}
+    return scenario_toml(
+        "tcpVariants", f"{test}: {variant}, drops {drops} on r1->k1", test, "6s", NODES4,
+        knobs_toml("tcp", tcp), net4_links(),
+        flow_toml("tcp1", 1, "s1", "k1", protocol, start="1s"),
+        loss_toml("r1->k1", ["tcp1"], drops), output_toml(tcp_header=True))
 
 
 def main() -> None:
-    for old in HERE.glob("*.toml"):
-        old.unlink()
-    skipped = {}
+    scenarios, skipped = {}, {}
     for pattern, drops in DROPS.items():
         multiple = pattern.startswith("multiple")  # these have no fack, sackRH or Full TCP form
         variants = ["tahoe", "reno", "newreno", "sack"] + ([] if multiple else ["fack", "sackRH"])
@@ -100,22 +61,16 @@ def main() -> None:
                 if variant not in MODELLED:
                     skipped[test] = NOT_YET[variant]
                     continue
-                text = TEMPLATE.format(test=test, variant=variant, drops=drops, extra="",
-                                       singledup=1 if sa else 0, protocol=MODELLED[variant])
-                (HERE / f"{test}.toml").write_text(text)
+                scenarios[test] = scenario(test, variant, drops, 1 if sa else 0, MODELLED[variant])
         for full in ("tahoe", "reno", "newreno", "sack"):
             if not multiple:
                 skipped[f"{pattern}_{full}_full"] = NOT_YET["full"]
     for pattern in ("multiple", "multiple2"):
         # Agent/TCP set partial_ack_ 1, then the sack test's body
         test = f"{pattern}_partial_ack_sack"
-        text = TEMPLATE.format(test=test, variant="sack, partial_ack_ 1", drops=DROPS[pattern],
-                               extra="\npartial_ack = true", singledup=0, protocol="sack1")
-        (HERE / f"{test}.toml").write_text(text)
-    lines = ["# Tests of test-suite-tcpVariants.tcl that tcplab does not run, and why.",
-             "# Written by generate.py.", "[skipped]"]
-    lines += [f'{t} = "{why}"' for t, why in sorted(skipped.items())]
-    (HERE / "skipped.toml").write_text("\n".join(lines) + "\n")
+        scenarios[test] = scenario(test, "sack, partial_ack_ 1", DROPS[pattern], 0, "sack1",
+                                   {"partial_ack": True})
+    write_suite(HERE, scenarios, skipped)
 
 
 if __name__ == "__main__":

@@ -18,9 +18,14 @@ when the script's name contains "testReno", so all.tr also holds TCP event lines
 updated_rttvar_ is never read by ns-2.35's C++.
 """
 
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.dont_write_bytecode = True  # no __pycache__ folder: tcplab takes each folder here for a suite
+from common import (NODES4, flow_toml, knobs_toml, loss_toml, net4_links,  # noqa: E402
+                    output_toml, scenario_toml, write_suite)
 
 NO_FAST_RETRANSMIT = {"no_fast_retrans": True}
 
@@ -40,83 +45,25 @@ TESTS = {
 }
 SINKS = {"tahoe": "delack", "reno": "delack", "newreno": "delack", "sack1": "sack1_delack"}
 
-TEMPLATE = """\
-# ns-2.35 test-suite-testReno.tcl, test {test}: {protocol}, window {window}, drops {drops} on r1->k1.
-# Written by conformance/ns2/testReno/generate.py; compare with `tcplab conformance ns2`.
-name = "{test}"
-duration = "4.01s"
-nodes = ["s1", "s2", "r1", "k1"]
+# The suite's global Agent/TCP knobs.
+GLOBAL_TCP = {"tcp_tick": "100ms", "precision_reduce": False, "rtxcur_init": "6s", "window_init": 1,
+              "singledup": 0, "minrto": "0s", "syn": False, "delay_growth": False, "rfc2988": False,
+              "use_headers": False}
 
-[tcp]
-tcp_tick = "100ms"
-precision_reduce = false
-rtxcur_init = "6s"
-window_init = 1
-singledup = 0
-minrto = "0s"
-syn = false
-delay_growth = false
-rfc2988 = false
-use_headers = false{extra}
 
-[tcpsink]
-syn_immediate_ack = false
-
-[[links]]
-from = "s1"
-to = "r1"
-bandwidth = "8Mb"
-delay = "0ms"
-
-[[links]]
-from = "s2"
-to = "r1"
-bandwidth = "8Mb"
-delay = "0ms"
-
-[[links]]
-from = "r1"
-to = "k1"
-bandwidth = "800kb"
-delay = "100ms"
-queue_limit = 8
-
-[[flows]]
-name = "tcp1"
-fid = 1
-from = "s1"
-to = "k1"
-protocol = "{protocol}"
-packet_size = "1000B"
-sink = "{sink}"
-start = "1s"
-tcp = {{ window = {window} }}
-
-[[losses]]
-link = "r1->k1"
-flows = ["tcp1"]
-packets = {drops}
-
-[output]
-trace = ["ns2"]
-tcp_header = true
-events = true
-"""
+def scenario(test, protocol, window, drops, extra):
+    return scenario_toml(
+        "testReno", f"{test}: {protocol}, window {window}, drops {drops} on r1->k1", test, "4.01s",
+        NODES4, knobs_toml("tcp", {**GLOBAL_TCP, **extra}),
+        knobs_toml("tcpsink", {"syn_immediate_ack": False}), net4_links(),
+        flow_toml("tcp1", 1, "s1", "k1", protocol, packet_size="1000B", sink=SINKS[protocol],
+                  start="1s", tcp={"window": window}),
+        loss_toml("r1->k1", ["tcp1"], drops), output_toml(tcp_header=True, events=True))
 
 
 def main() -> None:
-    for old in HERE.glob("*.toml"):
-        old.unlink()
-    skipped = {}
-    for test, (protocol, window, drops, extra) in TESTS.items():
-        knobs = "".join(f"\n{k} = {str(v).lower()}" for k, v in extra.items())
-        text = TEMPLATE.format(test=test, protocol=protocol, sink=SINKS[protocol], window=window,
-                               drops=drops, extra=knobs)
-        (HERE / f"{test}.toml").write_text(text)
-    lines = ["# Tests of test-suite-testReno.tcl that tcplab does not run, and why.",
-             "# Written by generate.py.", "[skipped]"]
-    lines += [f'{t} = "{why}"' for t, why in sorted(skipped.items())]
-    (HERE / "skipped.toml").write_text("\n".join(lines) + "\n")
+    scenarios = {test: scenario(test, *spec) for test, spec in TESTS.items()}
+    write_suite(HERE, scenarios, {})
 
 
 if __name__ == "__main__":
