@@ -69,10 +69,6 @@ impl<E: Copy> Scheduler<E> {
         self.push(at, at.as_secs_f64(), event);
     }
 
-    pub fn schedule_in(&mut self, delay: Time, event: E) {
-        self.schedule(self.now + delay, event);
-    }
-
     /// Schedules `event` at `exact` seconds computed in double precision (ns-2's clock).
     pub fn schedule_exact(&mut self, exact: f64, event: E) {
         assert!(exact >= self.now_exact, "event scheduled in the past: {exact} < {}", self.now_exact);
@@ -106,13 +102,6 @@ impl<E: Copy> Scheduler<E> {
         self.now_exact = t.as_secs_f64();
     }
 
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
 }
 
 /// A restartable timer without a handle into the heap: arming it bumps a generation number that
@@ -122,15 +111,13 @@ impl<E: Copy> Scheduler<E> {
 pub struct Timer {
     gen: u32,
     pending: bool,
-    expiry: Time,
 }
 
 impl Timer {
-    /// Arms (or re-arms) the timer for `at`; returns the generation the event must carry.
-    pub fn arm(&mut self, at: Time) -> u32 {
+    /// Arms (or re-arms) the timer; returns the generation its event must carry.
+    pub fn arm(&mut self) -> u32 {
         self.gen = self.gen.wrapping_add(1);
         self.pending = true;
-        self.expiry = at;
         self.gen
     }
 
@@ -153,9 +140,6 @@ impl Timer {
         self.pending
     }
 
-    pub fn expiry(&self) -> Option<Time> {
-        self.pending.then_some(self.expiry)
-    }
 }
 
 #[cfg(test)]
@@ -198,13 +182,13 @@ mod tests {
     #[test]
     fn stale_timer_events_are_skipped() {
         let mut t = Timer::default();
-        let g1 = t.arm(Time::from_millis(1));
-        let g2 = t.arm(Time::from_millis(3));
+        let g1 = t.arm();
+        let g2 = t.arm();
         assert!(!t.fire(g1), "a re-armed timer's old event is stale");
         assert!(t.pending());
         assert!(t.fire(g2));
         assert!(!t.pending());
-        let g3 = t.arm(Time::from_millis(4));
+        let g3 = t.arm();
         t.cancel();
         assert!(!t.fire(g3), "a cancelled timer never fires");
     }

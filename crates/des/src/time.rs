@@ -53,10 +53,6 @@ impl Time {
     pub fn saturating_sub(self, other: Time) -> Time {
         Time(self.0.saturating_sub(other.0))
     }
-    /// Whole microseconds, rounded half up (ns-2 rounds trace times to 1e-6 s).
-    pub fn round_micros(self) -> u64 {
-        (self.0 + 500_000) / 1_000_000
-    }
 }
 
 impl Add for Time {
@@ -107,7 +103,5 @@ mod tests {
         assert_eq!(Time::from_secs_f64(0.05), Time::from_millis(50));
         assert_eq!(Time::from_secs_f64(-1.0), Time::ZERO);
         assert_eq!(Time::from_millis(1500).as_secs_f64(), 1.5);
-        assert_eq!(Time::from_ps(128_133_499_999).round_micros(), 128_133);
-        assert_eq!(Time::from_ps(128_133_500_000).round_micros(), 128_134);
     }
 }

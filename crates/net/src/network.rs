@@ -138,7 +138,7 @@ impl Network {
     /// added to the double clock, as ns-2's `Scheduler::schedule` does.
     pub fn arm(&mut self, timer: &mut Timer, flow: FlowId, kind: TimerKind, delay: f64) {
         let at = self.now_secs() + delay;
-        let gen = timer.arm(Time::from_secs_f64(at));
+        let gen = timer.arm();
         self.sched.schedule_exact(at, Event::Timer(flow, kind, gen));
     }
 

@@ -291,7 +291,8 @@ fn red(r: RawRed, path: &str) -> Res<RedParams> {
     if let Some(v) = r.thresh { out.thresh = real_in(v, 0.0, 1e9, &p("thresh"))?; }
     if let Some(v) = r.maxthresh { out.maxthresh = real_in(v, 0.0, 1e9, &p("maxthresh"))?; }
     if let Some(v) = r.q_weight {
-        if ![0.0, -1.0, -2.0].contains(&v) && !(v > 0.0 && v <= 1.0) {
+        let automatic = [0.0, -1.0, -2.0].contains(&v);
+        if !(automatic || (v > 0.0 && v <= 1.0)) {
             return err(p("q_weight"), format!("{v} is not a weight in (0, 1] (or ns-2's automatic 0, -1, -2)"));
         }
         out.q_weight = v;

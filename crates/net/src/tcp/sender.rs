@@ -190,14 +190,6 @@ impl TcpSender {
         s
     }
 
-    pub fn cwnd(&self) -> f64 {
-        self.cwnd
-    }
-
-    pub fn ssthresh(&self) -> i64 {
-        self.ssthresh
-    }
-
     /// Assigns cwnd; like ns-2's traced variable, a change is written to the cwnd trace.
     fn set_cwnd(&mut self, net: &mut Network, v: f64) {
         let changed = v != self.cwnd;
