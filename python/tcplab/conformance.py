@@ -87,31 +87,39 @@ class Ns2Suites:
         """The suite's test names, as its usage message lists them."""
         out = self._ns(suite)
         m = re.search(r"Valid tests are:\s*(.*)", out.stdout + out.stderr)
-        if not m:
+        if m:
+            return m.group(1).split()
+        # A suite with its own usage message (rbp): its tests are its Test/ classes.
+        tests = re.findall(r"^Class Test/(\S+)", (self.dir / f"test-suite-{suite}.tcl").read_text(), re.M)
+        if not tests:
             raise ConformanceError(f"cannot list the tests of test-suite-{suite}.tcl")
-        return m.group(1).split()
+        return tests
 
-    def trace(self, suite: str, test: str, dest: Path) -> Path:
-        """Runs one test and moves its all.tr to ``dest``."""
-        all_tr = self.dir / "all.tr"
-        all_tr.unlink(missing_ok=True)
+    def trace(self, suite: str, test: str, dest: Path, name: str = "all.tr") -> Path:
+        """Runs one test and moves its packet trace (`name`, all.tr for most suites) to `dest`."""
+        trace = self.dir / name
+        trace.unlink(missing_ok=True)
         out = self._ns(suite, test, "QUIET")
-        if not all_tr.exists():
-            raise ConformanceError(f"ns-2 wrote no all.tr for {suite}/{test}: {out.stderr.strip()[-300:]}")
-        return Path(shutil.move(all_tr, dest))
+        if not trace.exists():
+            raise ConformanceError(f"ns-2 wrote no {name} for {suite}/{test}: {out.stderr.strip()[-300:]}")
+        return Path(shutil.move(trace, dest))
 
     def _ns(self, suite: str, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run([self.ns, f"test-suite-{suite}.tcl", *args], cwd=self.dir,
                               capture_output=True, text=True, timeout=600)
 
 
+def _meta(folder: Path) -> dict:
+    """The suite's suite.toml: `reference = "translate"` (and `scenarios`) for tcplab's own
+    suites, `trace` for an ns-2 suite whose tests write their trace elsewhere than all.tr."""
+    meta_file = folder / "suite.toml"
+    return tomllib.loads(meta_file.read_text()) if meta_file.exists() else {}
+
+
 def _own_suite(folder: Path) -> Path | None:
     """For a suite of tcplab scenarios that ns-2 runs through tcplab's translator, the folder
     holding its scenarios; None for a suite of ns-2's."""
-    meta_file = folder / "suite.toml"
-    if not meta_file.exists():
-        return None
-    meta = tomllib.loads(meta_file.read_text())
+    meta = _meta(folder)
     if meta.get("reference") != "translate":
         return None
     # `scenarios` is relative to the repository (conformance/ns2/<suite> is three levels down)
@@ -154,7 +162,7 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport
         if not scenario.exists():
             report.skipped.append({"test": test, "reason": reasons.get(test, "no tcplab scenario")})
             continue
-        theirs = ns2.trace(suite, test, work / f"{suite}-{test}.ns2.tr")
+        theirs = ns2.trace(suite, test, work / f"{suite}-{test}.ns2.tr", _meta(folder).get("trace", "all.tr"))
         out = work / f"{suite}-{test}"
         tcplab.run(scenario, out=out, trace=["ns2"])
         _compare(report, test, out / "trace.tr", theirs)

@@ -77,6 +77,8 @@ TCP_VARS = {
     "v_alpha": "v_alpha_",
     "v_beta": "v_beta_",
     "v_gamma": "v_gamma_",
+    "rbp_scale": "rbp_scale_",
+    "rbp_rate_algorithm": "rbp_rate_algorithm_",
     "tcpip_base_hdr_size": "tcpip_base_hdr_size_",
 }
 
@@ -254,7 +256,8 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
         emit(f"# flow {fi}: {_comment(flow['name'])}")
         if is_tcp:
             variant = flow["variant"]
-            emit(f"set {agent} [new {TCP_AGENTS[variant]}]")
+            rbp = flow["params"]["rbp"]  # the RBP subclass paces after idle periods
+            emit(f"set {agent} [new {TCP_AGENTS[variant]}{'/RBP' if rbp else ''}]")
         else:
             emit(f"set {agent} [new Agent/UDP]")
         emit(f"$ns attach-agent $n{src} ${agent}")
@@ -271,7 +274,11 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
         emit(f"${agent} set fid_ {flow['fid']}")
 
         if is_tcp:
-            skip = set().union(*(knobs for v, knobs in VARIANT_ONLY.items() if v != variant))
+            skip = set().union(*(knobs for v, knobs in VARIANT_ONLY.items() if v != variant)) | {"rbp"}
+            if not rbp:
+                skip |= {"rbp_scale", "rbp_rate_algorithm"}
+            elif variant == "reno":
+                skip.add("rbp_rate_algorithm")  # Reno/RBP always paces by cwnd
             _set_all(emit, f"${agent}", flow["params"], TCP_VARS, f"flows[{fi}].params", skip)
             tcp_agents.append(agent)
 

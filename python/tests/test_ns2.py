@@ -206,7 +206,7 @@ def test_newreno_delack_produce_and_override():
                               "exit_recovery_fix_")} == {
         "newreno_changes_": "0", "newreno_changes1_": "1", "partial_window_deflation_": "0",
         "exit_recovery_fix_": "0"}
-    others = {TCP_VARS[k] for v_, knobs in VARIANT_ONLY.items() if v_ != "newreno" for k in knobs}
+    others = {TCP_VARS[k] for v_, knobs in VARIANT_ONLY.items() if v_ != "newreno" for k in knobs} | RBP_VARS
     assert set(v) == {"fid_"} | set(TCP_VARS.values()) - others
     assert '$ns at 0.0 "$app1 produce 25"' in lines
     assert not any('"$app1 start"' in ln for ln in b)
@@ -300,6 +300,8 @@ TCP_CASES = [
     ("v_alpha", 2, "v_alpha_", "2"),
     ("v_beta", 4, "v_beta_", "4"),
     ("v_gamma", 2, "v_gamma_", "2"),
+    ("rbp_scale", 0.5, "rbp_scale_", "0.5"),
+    ("rbp_rate_algorithm", 2, "rbp_rate_algorithm_", "2"),
 ]
 
 RED_CASES = [
@@ -323,13 +325,19 @@ RED_CASES = [
 
 # The agent class that binds each variant-only knob (ONE's flow is Newreno otherwise).
 VARIANT_OF = {"partial_ack": "sack1", "ss_div4": "fack", "rampdown": "fack",
-              "v_alpha": "vegas", "v_beta": "vegas", "v_gamma": "vegas"}
+              "v_alpha": "vegas", "v_beta": "vegas", "v_gamma": "vegas",
+              "rbp_scale": "vegas/RBP", "rbp_rate_algorithm": "vegas/RBP"}
+# Written only on the RBP classes (the `rbp` knob itself picks the class).
+RBP_VARS = {"rbp_scale_", "rbp_rate_algorithm_"}
 
 
 def _changed(patch, protocol=None):
     one = copy.deepcopy(ONE)
     if protocol:
+        protocol, rbp = protocol.removesuffix("/RBP"), protocol.endswith("/RBP")
         one["flows"][0]["protocol"] = protocol
+        if rbp:
+            one["tcp"] = {**one.get("tcp", {}), "rbp": True}
     base = tcl_lines(one)
     s = copy.deepcopy(one)
     patch(s)
@@ -340,7 +348,8 @@ def _changed(patch, protocol=None):
 
 def test_cases_cover_every_knob():
     n = tcplab.validate(ONE)
-    assert {c[0] for c in TCP_CASES} | {"packet_size"} == set(n["flows"][0]["params"]) == set(TCP_VARS)
+    params = set(n["flows"][0]["params"]) - {"rbp"}  # rbp picks the agent class
+    assert {c[0] for c in TCP_CASES} | {"packet_size"} == params == set(TCP_VARS)
     red = set(n["links"][0]["queue"]) - {"kind", "limit"}
     assert {c[0] for c in RED_CASES} == red == set(RED_VARS)
 
@@ -373,7 +382,7 @@ def test_newreno_only_knobs_only_on_newreno(variant, cls):
     s["tcp"] = {"newreno_changes": 1, "exit_recovery_fix": 1}
     lines = tcl_lines(s)
     assert f"set agent0 [new {cls}]" in lines
-    only = {TCP_VARS[k] for knobs in VARIANT_ONLY.values() for k in knobs}
+    only = {TCP_VARS[k] for knobs in VARIANT_ONLY.values() for k in knobs} | RBP_VARS
     assert "exit_recovery_fix_" in only and "ss-div4_" in only
     assert set(agent_vars(lines, "agent0")) == {"fid_"} | set(TCP_VARS.values()) - only
 
@@ -497,6 +506,8 @@ DEFAULTS = {
         {"from": "s", "to": "k", "protocol": "sack1", "start": "0.9s"},
         {"from": "s", "to": "k", "protocol": "fack", "sink": "sack1_delack", "start": "1.1s"},
         {"from": "s", "to": "k", "protocol": "vegas", "start": "1.3s"},
+        {"from": "s", "to": "k", "protocol": "vegas", "start": "1.5s", "tcp": {"rbp": True}},
+        {"from": "s", "to": "k", "protocol": "reno", "start": "1.7s", "tcp": {"rbp": True}},
         {"from": "s", "to": "k", "protocol": "udp"},
     ],
 }

@@ -34,6 +34,8 @@ pub enum TimerKind {
     DelAck,
     /// The CBR source's next packet.
     Cbr,
+    /// An RBP sender's next paced segment.
+    Pace,
 }
 
 /// An agent's place in the network: its flow, its address and its peer's.

@@ -130,7 +130,8 @@ impl Simulation {
         let seed = opts.seed.unwrap_or(scenario.seed);
         let end = opts.until.unwrap_or(scenario.duration);
         let traces = scenario.traces.union(opts.traces);
-        let mut tracer = Tracer { tcp_header: traces.tcp_header, events: traces.events, ..Tracer::default() };
+        let only_links = scenario.trace_links.as_ref().map(|l| l.iter().map(|&(a, b)| (a as u32, b as u32)).collect());
+        let mut tracer = Tracer { tcp_header: traces.tcp_header, events: traces.events, only_links, ..Tracer::default() };
         if traces.ns2 {
             tracer.ns2 = Some(open_trace(&opts.out_dir, "trace.tr")?);
         }
@@ -201,7 +202,7 @@ impl Simulation {
             flows.push(Flow { sender, receiver, app: f.app });
         }
         for (i, a) in scenario.actions.iter().enumerate() {
-            net.sched.schedule(a.at, Event::Act(i as u32));
+            net.sched.schedule_exact(a.at_s, Event::Act(i as u32));
         }
         Ok(Simulation { net, flows, scenario, seed, end })
     }
@@ -248,6 +249,7 @@ impl Simulation {
                 let flow = &mut self.flows[f.0 as usize];
                 match (kind, &mut flow.sender, &mut flow.receiver) {
                     (TimerKind::Rtx, Sender::Tcp(tcp), _) => tcp.on_timer(net, gen),
+                    (TimerKind::Pace, Sender::Tcp(tcp), _) => tcp.on_pace_timer(net, gen),
                     (TimerKind::Cbr, Sender::Cbr(cbr), _) => cbr.on_timer(net, gen),
                     (TimerKind::DelAck, _, Receiver::Tcp(sink)) => sink.on_timer(net, gen),
                     _ => unreachable!("timer {kind:?} of a flow without one"),

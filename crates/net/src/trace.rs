@@ -14,6 +14,8 @@ pub struct Tracer {
     pub tcp_header: bool,
     /// Write TCP congestion events into the wired trace (`$ns eventtrace-all`).
     pub events: bool,
+    /// Only these link directions (from, to) in the wired trace; None: all of them.
+    pub only_links: Option<Vec<(u32, u32)>>,
     /// ns-2 cwnd trace (`$tcp trace cwnd_`).
     pub cwnd: Option<Sink>,
     /// cwnd time series for Python: (time, flow, cwnd, ssthresh).
@@ -91,6 +93,9 @@ impl Tracer {
     #[inline]
     pub fn link_event(&mut self, ev: char, now: f64, from: u32, to: u32, p: &Packet) {
         if self.ns2.is_none() {
+            return;
+        }
+        if self.only_links.as_ref().is_some_and(|only| !only.contains(&(from, to))) {
             return;
         }
         let fl = ns2_flags(p.flags);

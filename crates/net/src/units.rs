@@ -26,6 +26,12 @@ fn split_number(text: &str) -> Option<(f64, &str)> {
 
 /// A time such as "50ms", "1.5s", "20us", "100ns" or bare seconds ("0.5").
 pub fn parse_time(text: &str) -> Result<Time, String> {
+    parse_seconds(text).map(Time::from_secs_f64)
+}
+
+/// A time in seconds as the double ns-2's `time_parse` makes of it (value times the unit's
+/// scale, e.g. 10 * 1e-3 for "10ms"); range-checked like `parse_time`.
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
     let bad = || format!("{text:?} is not a time (try \"50ms\", \"1.5s\", \"20us\")");
     let (value, unit) = split_number(text).ok_or_else(bad)?;
     let scale = match unit.trim() {
@@ -36,7 +42,8 @@ pub fn parse_time(text: &str) -> Result<Time, String> {
         "ps" => 1e-12,
         _ => return Err(bad()),
     };
-    seconds_to_time(value * scale).map_err(|e| format!("{text:?} {e}"))
+    seconds_to_time(value * scale).map_err(|e| format!("{text:?} {e}"))?;
+    Ok(value * scale)
 }
 
 /// Seconds as a number (TOML float or integer) to `Time`.

@@ -138,12 +138,17 @@ pub struct Scenario {
     /// start and stop (in flow order), then the scenario's `actions`.
     pub actions: Vec<Action>,
     pub traces: Traces,
+    /// Trace only these link directions (from, to node ids), as ns-2's `trace-queue` does;
+    /// None traces every link (`trace-all`).
+    pub trace_links: Option<Vec<(usize, usize)>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Action {
-    #[serde(rename = "at_s", serialize_with = "secs")]
+    #[serde(skip)]
     pub at: Time,
+    /// The time as the exact double given (ns-2 schedules `$ns at` on it).
+    pub at_s: f64,
     pub flow: usize,
     #[serde(flatten)]
     pub kind: ActionKind,
@@ -441,6 +446,12 @@ pub struct TcpParams {
     pub v_alpha: i32,
     pub v_beta: i32,
     pub v_gamma: i32,
+    /// Rate-based pacing after idle periods (ns-2's `Agent/TCP/Vegas/RBP`, `Agent/TCP/Reno/RBP`):
+    /// the paced window is `rbp_scale` times Vegas's measured rate times its RTT
+    /// (`rbp_rate_algorithm` 1) or times cwnd (2, and always for Reno).
+    pub rbp: bool,
+    pub rbp_scale: f64,
+    pub rbp_rate_algorithm: u32,
     pub tcpip_base_hdr_size: u32,
 }
 
@@ -494,6 +505,9 @@ impl Default for TcpParams {
             v_alpha: 1,
             v_beta: 3,
             v_gamma: 1,
+            rbp: false,
+            rbp_scale: 0.75,
+            rbp_rate_algorithm: 1,
             tcpip_base_hdr_size: 40,
         }
     }

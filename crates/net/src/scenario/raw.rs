@@ -175,6 +175,9 @@ pub struct RawTcp {
     pub v_alpha: Option<i64>,
     pub v_beta: Option<i64>,
     pub v_gamma: Option<i64>,
+    pub rbp: Option<Flag>,
+    pub rbp_scale: Option<f64>,
+    pub rbp_rate_algorithm: Option<i64>,
     pub tcpip_base_hdr_size: Option<i64>,
 }
 
@@ -184,4 +187,5 @@ pub struct RawOutput {
     pub trace: Option<Vec<String>>,
     pub tcp_header: Option<Flag>,
     pub events: Option<Flag>,
+    pub trace_links: Option<Vec<String>>,
 }

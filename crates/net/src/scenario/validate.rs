@@ -20,6 +20,17 @@ fn time(q: &Quantity, path: &str) -> Res<Time> {
     r.map_err(|m| ScenarioError::new(path, m))
 }
 
+/// A time as the exact double ns-2 would hold (events scheduled from the scenario use it).
+fn exact_seconds(q: &Quantity, path: &str) -> Res<f64> {
+    let s = match q {
+        Quantity::Int(i) => *i as f64,
+        Quantity::Float(f) => *f,
+        Quantity::Text(s) => units::parse_seconds(s).map_err(|m| ScenarioError::new(path, m))?,
+    };
+    time(q, path)?; // the range checks
+    Ok(s)
+}
+
 fn seconds(q: &Quantity, path: &str) -> Res<f64> {
     time(q, path).map(Time::as_secs_f64)
 }
@@ -187,12 +198,23 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     }
 
     let mut traces = Traces::default();
+    let mut trace_links = None;
     if let Some(out) = &raw.output {
         if let Some(f) = out.tcp_header {
             traces.tcp_header = flag(f, "output.tcp_header")?;
         }
         if let Some(f) = out.events {
             traces.events = flag(f, "output.events")?;
+        }
+        if let Some(list) = &out.trace_links {
+            let mut dirs = Vec::with_capacity(list.len());
+            for (i, text) in list.iter().enumerate() {
+                let path = format!("output.trace_links[{i}]");
+                let link = link_direction(text, &nodes, &links, &path)?;
+                let l = &links[link / 2];
+                dirs.push(if link % 2 == 0 { (l.a, l.b) } else { (l.b, l.a) });
+            }
+            trace_links = Some(dirs);
         }
         for (i, t) in out.trace.iter().flatten().enumerate() {
             match one_of(t, &["ns2", "cwnd"], "trace", &format!("output.trace[{i}]"))? {
@@ -201,7 +223,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             }
         }
     }
-    Ok(Scenario { name, duration, seed, rng, nodes, links, flows, losses, actions, traces })
+    Ok(Scenario { name, duration, seed, rng, nodes, links, flows, losses, actions, traces, trace_links })
 }
 
 fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>) -> Res<LinkConfig> {
@@ -234,10 +256,9 @@ fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
     Ok(LinkConfig { a, b, bandwidth_bps, delay, queue: QueueConfig { limit, kind }, reverse_limit })
 }
 
-fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], flows: &[FlowConfig]) -> Res<LossConfig> {
-    let p = |f: &str| format!("losses[{i}].{f}");
-    let text = l.link.as_deref().ok_or_else(|| ScenarioError::new(p("link"), "is required (e.g. \"r1->k1\")"))?;
-    let (a, b) = text.split_once("->").ok_or_else(|| ScenarioError::new(p("link"), format!("{text:?} is not a link direction (e.g. \"r1->k1\")")))?;
+/// "a->b" to the simplex link id: 2i for links[i] from->to, 2i+1 for to->from.
+fn link_direction(text: &str, nodes: &[String], links: &[LinkConfig], path: &str) -> Res<usize> {
+    let (a, b) = text.split_once("->").ok_or_else(|| ScenarioError::new(path, format!("{text:?} is not a link direction (e.g. \"r1->k1\")")))?;
     let id = |n: &str| nodes.iter().position(|x| x == n.trim());
     let link = match (id(a), id(b)) {
         (Some(a), Some(b)) => links.iter().enumerate().find_map(|(j, l)| {
@@ -251,7 +272,13 @@ fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], flows: &[
         }),
         _ => None,
     };
-    let link = link.ok_or_else(|| ScenarioError::new(p("link"), format!("there is no link {text:?}")))?;
+    link.ok_or_else(|| ScenarioError::new(path, format!("there is no link {text:?}")))
+}
+
+fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], flows: &[FlowConfig]) -> Res<LossConfig> {
+    let p = |f: &str| format!("losses[{i}].{f}");
+    let text = l.link.as_deref().ok_or_else(|| ScenarioError::new(p("link"), "is required (e.g. \"r1->k1\")"))?;
+    let link = link_direction(text, nodes, links, &p("link"))?;
     let mut fids = Vec::new();
     for (j, name) in l.flows.iter().flatten().enumerate() {
         let f = flows.iter().find(|f| &f.name == name).ok_or_else(|| ScenarioError::new(format!("{}[{j}]", p("flows")), format!("unknown flow {name:?}")))?;
@@ -374,6 +401,9 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     if let Some(v) = raw.v_alpha { t.v_alpha = int_in(v, 0, 1_000_000, &p("v_alpha"))? as i32; }
     if let Some(v) = raw.v_beta { t.v_beta = int_in(v, 0, 1_000_000, &p("v_beta"))? as i32; }
     if let Some(v) = raw.v_gamma { t.v_gamma = int_in(v, 0, 1_000_000, &p("v_gamma"))? as i32; }
+    if let Some(v) = raw.rbp { t.rbp = flag(v, &p("rbp"))?; }
+    if let Some(v) = raw.rbp_scale { t.rbp_scale = real_in(v, 0.0, 1e6, &p("rbp_scale"))?; }
+    if let Some(v) = raw.rbp_rate_algorithm { t.rbp_rate_algorithm = int_in(v, 1, 2, &p("rbp_rate_algorithm"))?; }
     if t.v_beta < t.v_alpha {
         return err(p("v_beta"), format!("{} is below v_alpha ({})", t.v_beta, t.v_alpha));
     }
@@ -496,6 +526,9 @@ fn flow(
             Some(t) => tcp_params(global_tcp.clone(), t, &p("tcp"))?,
             None => global_tcp.clone(),
         };
+        if params.rbp && !matches!(variant, TcpVariant::Vegas | TcpVariant::Reno) {
+            return err(p("tcp.rbp"), format!("ns-2 has rate-based pacing for vegas and reno only, not {}", variant.name()));
+        }
         if let Some(s) = packet_size {
             params.packet_size = s;
         }
@@ -529,7 +562,8 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
     let mut user = Vec::with_capacity(raw.len());
     for (i, a) in raw.iter().enumerate() {
         let p = |f: &str| format!("actions[{i}].{f}");
-        let at = time(a.at.as_ref().ok_or_else(|| ScenarioError::new(p("at"), "is required (a time)"))?, &p("at"))?;
+        let at_q = a.at.as_ref().ok_or_else(|| ScenarioError::new(p("at"), "is required (a time)"))?;
+        let (at, at_s) = (time(at_q, &p("at"))?, exact_seconds(at_q, &p("at"))?);
         if at >= duration {
             return err(p("at"), format!("{at} is not before the end of the run ({duration})"));
         }
@@ -553,17 +587,22 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             "produce" => ActionKind::Produce { packets },
             _ => ActionKind::ProduceMore { packets },
         };
-        user.push(Action { at, flow, kind });
+        user.push(Action { at, at_s, flow, kind });
     }
     let mut all = Vec::with_capacity(2 * flows.len() + user.len());
     for (i, f) in flows.iter().enumerate() {
         // A flow started by an action has no implicit start at 0.
         let started_by_action = user.iter().any(|a| a.flow == i && matches!(a.kind, ActionKind::Start | ActionKind::Produce { .. }));
+        let exact = |q: &Option<Quantity>, field: &str, default: f64| -> Res<f64> {
+            q.as_ref().map_or(Ok(default), |q| exact_seconds(q, &format!("flows[{i}].{field}")))
+        };
         if raw_flows[i].start.is_some() || !started_by_action {
-            all.push(Action { at: f.start, flow: i, kind: ActionKind::Start });
+            let at_s = exact(&raw_flows[i].start, "start", 0.0)?;
+            all.push(Action { at: f.start, at_s, flow: i, kind: ActionKind::Start });
         }
         if let Some(stop) = f.stop {
-            all.push(Action { at: stop, flow: i, kind: ActionKind::Stop });
+            let at_s = exact(&raw_flows[i].stop, "stop", 0.0)?;
+            all.push(Action { at: stop, at_s, flow: i, kind: ActionKind::Stop });
         }
     }
     all.extend(user);

@@ -9,6 +9,7 @@
 //! modelled (no Quick-Start, F-RTO, ELN, HighSpeed or binomial windows).
 
 mod fack;
+mod rbp;
 mod sack1;
 mod vegas;
 
@@ -114,6 +115,10 @@ pub struct TcpSender {
     array: ArrayScoreboard,
     /// Vegas (ns-2 keeps it in the subclass).
     v: vegas::VegasState,
+    /// Rate-based pacing after idle (the RBP subclasses).
+    rbp_mode: rbp::RbpMode,
+    rbp_delay: f64,
+    pace_timer: Timer,
 
     // Newreno (and Sack1's partial ACKs)
     firstpartial: bool,
@@ -175,6 +180,9 @@ impl TcpSender {
             wintrimmult: 0.5,
             array: ArrayScoreboard::default(),
             v: vegas::VegasState::default(),
+            rbp_mode: rbp::RbpMode::Off,
+            rbp_delay: 0.0,
+            pace_timer: Timer::default(),
             firstpartial: false,
             acked: 0,
             firstsent: 0.0,
@@ -522,6 +530,9 @@ impl TcpSender {
 
     /// Sends what the window allows (ns-2's virtual `send_much`).
     fn send_much(&mut self, net: &mut Network, maxburst: u32) {
+        if self.p.rbp && self.rbp_send_much(net) {
+            return;
+        }
         match self.variant {
             TcpVariant::Sack1 => self.sack1_send_much(net, maxburst),
             TcpVariant::Fack => self.fack_send_much(net, maxburst),
@@ -559,6 +570,9 @@ impl TcpSender {
     // ----- receiving ACKs -----
 
     pub fn recv(&mut self, net: &mut Network, ack: &Packet) {
+        if self.p.rbp {
+            self.rbp_on_ack(net, ack);
+        }
         match self.variant {
             TcpVariant::Sack1 => return self.sack1_recv(net, ack),
             TcpVariant::Fack => return self.fack_recv(net, ack),
@@ -825,6 +839,9 @@ impl TcpSender {
 
     pub fn on_timer(&mut self, net: &mut Network, gen: u32) {
         if self.rtx_timer.fire(gen) {
+            if self.p.rbp && self.rbp_on_timeout() {
+                return;
+            }
             match self.variant {
                 TcpVariant::Sack1 => self.sack1_timeout(net),
                 TcpVariant::Fack => self.fack_timeout(net),

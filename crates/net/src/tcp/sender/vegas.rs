@@ -26,8 +26,8 @@ pub(super) struct VegasState {
     incr: f64,
     inc_flag: bool,
     newcwnd: f64,
-    actual: f64,
-    rtt: f64,
+    pub(super) actual: f64,
+    pub(super) rtt: f64,
     /// Send time and transmission count of each unacked segment, by seqno modulo `int(window_)`.
     sendtime: Vec<f64>,
     transmits: Vec<i32>,
