@@ -511,6 +511,16 @@ impl TcpSender {
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
         let pkt = Packet { size, payload, seq: seqno, flags: f, ts_echo: self.ts_peer, ..self.ep.packet(net, Kind::Tcp) };
         self.ep.send(net, pkt);
+        self.note_sent(net, seqno);
+        if !self.rtx_timer.pending() || force_set_rtx_timer {
+            self.set_rtx_timer(net);
+        }
+    }
+
+    /// Sends what the window allows (ns-2's virtual `send_much`).
+    /// After sending `seqno`: the highest seqno sent, the RTT timing of one segment per RTT,
+    /// or a retransmission counted.
+    fn note_sent(&mut self, net: &mut Network, seqno: i64) {
         if seqno > self.maxseq {
             self.maxseq = seqno;
             if !self.rtt_active {
@@ -523,12 +533,8 @@ impl TcpSender {
         } else {
             net.flow_stats[self.ep.flow.0 as usize].data_retransmitted += 1;
         }
-        if !self.rtx_timer.pending() || force_set_rtx_timer {
-            self.set_rtx_timer(net);
-        }
     }
 
-    /// Sends what the window allows (ns-2's virtual `send_much`).
     fn send_much(&mut self, net: &mut Network, maxburst: u32) {
         if self.p.rbp && self.rbp_send_much(net) {
             return;

@@ -5,7 +5,7 @@
 
 use super::{CwndAction, CwndCut, Slowdown, TcpSender};
 use crate::network::Network;
-use crate::packet::{flags, Packet};
+use crate::packet::{flags, Kind, Packet};
 
 /// Vegas's own state (ns-2 `VegasTcpAgent`); times are on Vegas's clock, seconds since the
 /// first packet was sent.
@@ -71,7 +71,6 @@ impl TcpSender {
 
     /// Vegas's `output`: no header, no SYN, no ECN flags; every send is timed.
     pub(super) fn vegas_output(&mut self, net: &mut Network, seqno: i64) {
-        let now = net.now_secs();
         if seqno == 0 {
             let w = self.wnd as usize;
             self.v.sendtime = vec![-1.0; w];
@@ -80,20 +79,9 @@ impl TcpSender {
         let slot = self.v_slot(seqno);
         self.v.sendtime[slot] = self.vegastime(net);
         self.v.transmits[slot] += 1;
-        let pkt = Packet { size: self.p.packet_size, payload: self.p.packet_size, seq: seqno, ..self.ep.packet(net, crate::packet::Kind::Tcp) };
+        let pkt = Packet { size: self.p.packet_size, payload: self.p.packet_size, seq: seqno, ..self.ep.packet(net, Kind::Tcp) };
         self.ep.send(net, pkt);
-        if seqno > self.maxseq {
-            self.maxseq = seqno;
-            if !self.rtt_active {
-                self.rtt_active = true;
-                if seqno > self.rtt_seq {
-                    self.rtt_seq = seqno;
-                    self.rtt_ts = now;
-                }
-            }
-        } else {
-            net.flow_stats[self.ep.flow.0 as usize].data_retransmitted += 1;
-        }
+        self.note_sent(net, seqno);
         if !self.rtx_timer.pending() {
             self.set_rtx_timer(net);
         }
