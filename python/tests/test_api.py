@@ -175,9 +175,15 @@ class TestErrorsAndOptions:
         assert tcplab.run(DUMBBELL, seed=7).summary["seed"] == 7
         assert tcplab.run(DUMBBELL, seed="8").summary["seed"] == 8
 
-    @pytest.mark.parametrize("seed", [-1, 2**63, 1.5, "abc", True])
+    @pytest.mark.parametrize("seed", [-1, 2**63, 1.5, "abc", True, 0, 2**31])
     def test_bad_seed(self, seed):
+        # 0 and 2^31 fit no ns-2 generator (the default rng = "ns2")
         assert raises_scenario_error(tcplab.run, DUMBBELL, seed=seed).path == "--seed"
+
+    def test_streams_take_any_seed(self):
+        streams = DUMBBELL_TEXT.replace('name = "dumbbell"', 'name = "dumbbell"\nrng = "streams"')
+        assert tcplab.run(streams, seed=0).summary["seed"] == 0
+        assert tcplab.run(streams, seed=2**40).summary["seed"] == 2**40
 
     @pytest.mark.parametrize("until,duration", [
         ("2s", 2.0), ("250ms", 0.25), (2, 2.0), (0.25, 0.25), (1e-5, 1e-5), (None, 5.0),

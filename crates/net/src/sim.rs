@@ -170,7 +170,8 @@ impl Simulation {
         }
         let ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from as usize, l.to as usize)).collect();
         let routes = Routes::shortest_paths(scenario.nodes.len(), &ends);
-        let mut shared = Ns2Rng::seeded(seed as u32);
+        // ns-2's generator (unused, and so seeded 1, with per-component streams)
+        let mut shared = Ns2Rng::seeded(if scenario.rng == RngMode::Ns2 { seed as u32 } else { 1 });
         let phases = clock_phases(&scenario, seed, &mut shared);
         let mut net = Network::new(links, routes, scenario.flows.len(), tracer, shared);
 

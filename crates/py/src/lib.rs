@@ -4,7 +4,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
-use tcplab_net::scenario::Traces;
+use tcplab_net::scenario::{check_seed, Traces};
 use tcplab_net::{units, Format, RunOptions, Scenario, ScenarioError};
 
 create_exception!(_core, ScenarioError_, PyException, "A scenario field is missing or wrong: args are (path, message).");
@@ -54,8 +54,8 @@ impl Simulation {
     ) -> PyResult<Self> {
         let scenario = parse(text, format, source)?;
         let seed = match seed {
-            Some(s) if s < 0 => return Err(scenario_error(ScenarioError::new("--seed", format!("{s} is negative")))),
-            s => s.map(|s| s as u64),
+            Some(s) => Some(check_seed(scenario.rng, s, "--seed").map_err(scenario_error)?),
+            None => None,
         };
         let until = match until {
             None => None,

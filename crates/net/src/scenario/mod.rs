@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 use std::fmt;
 use tcplab_des::Time;
 
-pub use validate::validate;
+pub use validate::{check_seed, validate};
 
 /// A scenario error: the field path and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -173,3 +173,13 @@ fn actions_follow_the_flows_own_starts_and_stops() {
     let bad = text.replace("do = \"producemore\"", "do = \"explode\"");
     assert_eq!(Scenario::from_toml(&bad).unwrap_err().path, "actions[0].do");
 }
+
+#[test]
+fn seeds_fit_the_generator() {
+    assert_eq!(check_seed(RngMode::Ns2, 7, "seed"), Ok(7));
+    assert_eq!(check_seed(RngMode::Ns2, 0, "--seed").unwrap_err().path, "--seed");
+    assert!(check_seed(RngMode::Ns2, 1 << 40, "seed").is_err());
+    assert_eq!(check_seed(RngMode::Streams, 0, "seed"), Ok(0));
+    assert_eq!(check_seed(RngMode::Streams, 1 << 40, "seed"), Ok(1 << 40));
+    assert!(check_seed(RngMode::Streams, -1, "seed").is_err());
+}

@@ -98,7 +98,18 @@ fn one_of<'a>(value: &str, choices: &[&'a str], what: &str, path: &str) -> Res<&
 }
 
 /// ns-2 takes seeds below MAXINT (2^31 - 1) for its default generator.
-pub const NS2_MAX_SEED: i64 = 2_147_483_647;
+const NS2_MAX_SEED: i64 = 2_147_483_647;
+
+/// A master seed for `rng` (the scenario's `seed`, or a run's override at `path`).
+pub fn check_seed(rng: RngMode, seed: i64, path: &str) -> Res<u64> {
+    if seed < 0 {
+        err(path, format!("{seed} is negative"))
+    } else if rng == RngMode::Ns2 && !(1..NS2_MAX_SEED).contains(&seed) {
+        err(path, format!("{seed} is not an ns-2 seed (1..={}; or set rng = \"streams\")", NS2_MAX_SEED - 1))
+    } else {
+        Ok(seed as u64)
+    }
+}
 
 /// The largest packet any agent may send: an IPv4 datagram.
 const MAX_PACKET: u64 = 65_535;
@@ -116,11 +127,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     };
     let seed = match raw.seed {
         None => 1,
-        Some(s) if s < 0 => return err("seed", format!("{s} is negative")),
-        Some(s) if rng == RngMode::Ns2 && !(1..NS2_MAX_SEED).contains(&s) => {
-            return err("seed", format!("{s} is not an ns-2 seed (1..={}; or set rng = \"streams\")", NS2_MAX_SEED - 1))
-        }
-        Some(s) => s as u64,
+        Some(s) => check_seed(rng, s, "seed")?,
     };
     if let Some(p) = &raw.profile {
         one_of(p, &["ns2"], "profile", "profile")?;
