@@ -1,5 +1,7 @@
 //! ns-2.35's one-way TCP senders: `Agent/TCP` (Tahoe), `Agent/TCP/Reno`, `Agent/TCP/Newreno`,
-//! and the SACK senders `Agent/TCP/Sack1` and `Agent/TCP/Fack` (in `sack1.rs` and `fack.rs`).
+//! the SACK senders `Agent/TCP/Sack1` and `Agent/TCP/Fack` (`sender/sack1.rs`, `sender/fack.rs`),
+//! `Agent/TCP/Vegas` (`sender/vegas.rs`), and the `.../RBP` pacing of Vegas and Reno
+//! (`sender/rbp.rs`).
 //!
 //! They share ns-2's `TcpAgent` machinery (send rule, RTT estimator in clock ticks, timeout,
 //! slowdown) and differ in how they react to ACKs; where ns-2 overrides a method, the variant is
