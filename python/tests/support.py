@@ -1,10 +1,14 @@
-"""Shared bits of the tcplab API/CLI tests (test_api.py, test_cli.py)."""
+"""Shared bits of the tcplab tests."""
 
 from __future__ import annotations
 
 import importlib
+import os
+import shutil
 import sys
 from pathlib import Path
+
+import pytest
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -16,6 +20,13 @@ try:
     importlib.import_module("tcplab._core")
 except ImportError as e:  # pragma: no cover
     raise ImportError(f"tcplab._core is not built ({e}): run scripts/setup.sh first") from e
+
+# Tests that run ns-2 itself: skipped where it is not installed, except under CI, which
+# installs it (scripts/test.sh), so that there a missing ns-2 fails instead of skipping.
+needs_ns = pytest.mark.skipif(
+    shutil.which("ns") is None and not os.environ.get("CI"),
+    reason="ns-2 is not installed (bash conformance/install-ns2.sh)",
+)
 
 DATA = Path(__file__).parent / "data"
 DUMBBELL = DATA / "dumbbell.toml"

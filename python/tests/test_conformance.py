@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 
 import pytest
+from support import needs_ns
 
 from tcplab import cli, conformance
 
-needs_ns = pytest.mark.skipif(
-    shutil.which("ns") is None and not os.environ.get("CI"),
-    reason="ns-2 is not installed (bash conformance/install-ns2.sh)",
-)
 
 
 @needs_ns

@@ -2,7 +2,6 @@
 
 import copy
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,10 +12,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import tcplab  # noqa: E402
+from support import needs_ns  # noqa: E402
 from tcplab.ns2 import NS2Error, RED_VARS, TCP_VARS, VARIANT_ONLY, run_ns2, scenario_to_tcl  # noqa: E402
 
-HAVE_NS = shutil.which("ns") is not None
-needs_ns = pytest.mark.skipif(not HAVE_NS, reason="ns-2 not installed (conformance/install-ns2.sh)")
 
 SMALL = '''
 name = "small"

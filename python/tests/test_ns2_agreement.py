@@ -9,11 +9,10 @@ skipped, except under CI, which installs it.
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
+from support import needs_ns
 
 import tcplab
 from tcplab import ns2
@@ -22,10 +21,6 @@ from tcplab.tracediff import diff_traces
 REPO = Path(__file__).resolve().parents[2]
 LOSSY_RENO = REPO / "scenarios" / "yew2011-wired" / "lossy-reno.toml"
 
-needs_ns = pytest.mark.skipif(
-    shutil.which("ns") is None and not os.environ.get("CI"),
-    reason="ns-2 is not installed (bash conformance/install-ns2.sh)",
-)
 
 
 CROSS_TRAFFIC = """
