@@ -112,6 +112,7 @@ _TABLE = [
     ("scenario", None, _plain, False),
     ("flow", "name", _plain, False),
     ("protocol", "protocol", _plain, False),
+    ("profile", "profile", _plain, False),
     ("goodput kb/s", "goodput_bps", _num(".1f", 1e-3), True),
     ("mean delay ms", "delay_mean_s", _num(".2f", 1e3), True),
     ("p95 delay ms", "delay_p95_s", _num(".2f", 1e3), True),

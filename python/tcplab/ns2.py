@@ -255,6 +255,10 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
         agent, sink, appv = f"agent{fi}", f"sink{fi}", f"app{fi}"
         emit(f"# flow {fi}: {_comment(flow['name'])}")
         if is_tcp:
+            if flow["profile"] != "ns2":
+                raise ValueError(f"flows[{fi}].profile: the {flow['profile']} profile has no ns-2 agent (use profile = \"ns2\")")
+            if "pacing" in flow:
+                raise ValueError(f"flows[{fi}].pacing: ns-2 has no packet spacing or gap pacing (its RBP is tcp.rbp)")
             variant = flow["variant"]
             rbp = flow["params"]["rbp"]  # the RBP subclass paces after idle periods
             emit(f"set {agent} [new {TCP_AGENTS[variant]}{'/RBP' if rbp else ''}]")

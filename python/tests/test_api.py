@@ -367,3 +367,42 @@ def test_any_value_is_accepted_or_rejected_with_its_path(field, value):
         tcplab.validate(doc)
     except tcplab.ScenarioError as e:
         assert e.path == f"{table}[{index}].{key}", (value, str(e))
+
+
+# ======================================================================================
+# The rfc profile, its controllers and pacing
+# ======================================================================================
+
+RFC = {
+    "duration": "10s",
+    "profile": "rfc",
+    "nodes": ["s", "r", "k"],
+    "links": [{"from": "s", "to": "r", "bandwidth": "10Mb", "delay": "1ms"},
+              {"from": "r", "to": "k", "bandwidth": "1Mb", "delay": "20ms", "queue_limit": 30}],
+    "flows": [{"name": "v", "from": "s", "to": "k", "protocol": "vegas", "vegas": {"progressive": "p1"}},
+              {"name": "f", "from": "s", "to": "k", "protocol": "fast", "start": "1s"},
+              {"name": "n", "from": "s", "to": "k", "protocol": "newreno", "profile": "ns2", "start": "2s",
+               "pacing": {"rtt": "initial", "depth": 2}}],
+}
+
+
+class TestRfcProfile:
+    def test_normalized_scenario_spells_out_every_algorithm_knob(self):
+        v, f, n = tcplab.validate(RFC)["flows"]
+        assert (v["profile"], f["profile"], n["profile"]) == ("rfc", "rfc", "ns2")
+        assert v["vegas"]["progressive"] == {"mode": "p1", "gain": 0.5}
+        assert v["vegas"]["slow_start"] == "every_rtt", "progressive cwnd grows every RTT in slow start"
+        assert (v["vegas"]["alpha"], v["vegas"]["beta"], v["vegas"]["epoch_rtt"]) == (2.0, 4.0, "last")
+        assert f["fast"] == {"alpha": 20.0, "gamma": 0.5, "period": None}
+        assert n["pacing"] == {"rtt": "initial", "depth": 2.0, "gain": 1.0}
+        assert "pacing" not in v
+        assert v["params"]["minrto"] == 1.0 and n["params"]["minrto"] == 0.2, "each profile's defaults"
+
+    def test_runs_deterministically_and_reports_the_profile(self):
+        a, b = tcplab.run(RFC), tcplab.run(RFC)
+        assert list(a.flows["profile"]) == ["rfc", "rfc", "ns2"]
+        assert a.flows.equals(b.flows)
+        assert (a.flows["goodput_bps"] > 0).all()
+        # the three share a 1 Mb/s link (each rate is over the flow's own active time)
+        active = [10, 9, 8]
+        assert sum(a.flows["goodput_bps"] * active) <= 1e6 * 10

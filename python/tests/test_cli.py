@@ -253,17 +253,17 @@ def test_missing_extension_exit_1(monkeypatch, capsys):
 
 def test_flow_table_formats_units_and_missing_values():
     summary = {"name": "s", "jain_fairness": 0.5, "flows": [
-        {"name": "A", "protocol": "reno", "goodput_bps": 1234567.0, "delay_mean_s": 0.0815,
+        {"name": "A", "protocol": "reno", "profile": "ns2", "goodput_bps": 1234567.0, "delay_mean_s": 0.0815,
          "delay_p95_s": 0.12, "packets_sent": 1000, "packets_delivered": 990,
          "packets_dropped": 10, "packets_retransmitted": 12, "efficiency": 0.98765},
-        {"name": "long-name", "protocol": "udp", "goodput_bps": 0.0, "delay_mean_s": None,
+        {"name": "long-name", "protocol": "udp", "profile": None, "goodput_bps": 0.0, "delay_mean_s": None,
          "delay_p95_s": None, "packets_sent": 0, "packets_delivered": 0,
          "packets_dropped": 0, "packets_retransmitted": 0, "efficiency": None},
     ]}
     lines = cli.format_flow_table([summary, {**summary, "name": "t", "jain_fairness": None}]).splitlines()
-    assert lines[1].split() == ["s", "A", "reno", "1234.6", "81.50", "120.00", "1000", "990",
+    assert lines[1].split() == ["s", "A", "reno", "ns2", "1234.6", "81.50", "120.00", "1000", "990",
                                 "10", "12", "0.988", "0.500"]
-    assert lines[2].split() == ["s", "long-name", "udp", "0.0", "-", "-", "0", "0", "0", "0", "-", "0.500"]
+    assert lines[2].split() == ["s", "long-name", "udp", "-", "0.0", "-", "-", "0", "0", "0", "0", "-", "0.500"]
     assert lines[3].split()[:2] == ["t", "A"] and lines[3].split()[-1] == "-"
     assert len(lines) == 5
     assert len({len(l) for l in lines}) == 1
@@ -394,7 +394,22 @@ MALFORMED = [
     ("stop-before-start", edit('stop = "4s"', 'stop = "0.5s"'), "flows[2].stop:", []),
     ("flow-name-duplicate", edit('name = "B"', 'name = "A"'), "flows[1].name:", []),
     ("seed-negative", edit("seed = 1", "seed = -1"), "seed:", []),
-    ("profile-unknown", edit("seed = 1", 'seed = 1\nprofile = "rfc"'), "profile:", ["rfc"]),
+    ("profile-unknown", edit("seed = 1", 'seed = 1\nprofile = "ns3"'), "profile:", ["ns3"]),
+    ("rfc-profile-has-no-reno-agent", edit("seed = 1", 'seed = 1\nprofile = "rfc"'), "flows[0].protocol:", ["ns-2 profile agent"]),
+    ("fast-needs-rfc", edit('protocol = "newreno"', 'protocol = "fast"'), "flows[1].protocol:", ["rfc profile"]),
+    ("ns2-knob-in-rfc-flow", edit('protocol = "newreno"', 'protocol = "newreno"\nprofile = "rfc"\ntcp = { bug_fix = false }'),
+     "flows[1].tcp.bug_fix:", ["ns-2 profile knob"]),
+    ("vegas-table-without-rfc-vegas", append('\n[vegas]\nalpha = 3\n'), "vegas:", ["no flow uses it"]),
+    ("vegas-table-on-ns2-vegas", edit('protocol = "newreno"', 'protocol = "vegas"\nvegas = { alpha = 3 }'), "flows[1].vegas:", ["rfc profile"]),
+    ("vegas-beta-below-alpha", edit('protocol = "newreno"', 'protocol = "vegas"\nprofile = "rfc"\nvegas = { alpha = 3, beta = 2 }'),
+     "flows[1].vegas.beta:", ["below alpha"]),
+    ("vegas-progressive-unknown", edit('protocol = "newreno"', 'protocol = "vegas"\nprofile = "rfc"\nvegas = { progressive = "p3" }'),
+     "flows[1].vegas.progressive:", ["p3"]),
+    ("fast-period-zero", edit('protocol = "newreno"', 'protocol = "fast"\nprofile = "rfc"\nfast = { period = "0s" }'), "flows[1].fast.period:", []),
+    ("pacing-depth-below-one", append('\n[pacing]\ndepth = 0.5\n'), "pacing.depth:", []),
+    ("pacing-rtt-unknown", edit('protocol = "newreno"', 'protocol = "newreno"\npacing = { rtt = "median" }'), "flows[1].pacing.rtt:", ["median"]),
+    ("pacing-on-udp", edit('protocol = "udp"', 'protocol = "udp"\npacing = { depth = 2 }'), "flows[2].pacing:", ["TCP"]),
+    ("pacing-with-rbp", edit('protocol = "reno"', 'protocol = "reno"\ntcp = { rbp = true }\npacing = { depth = 1 }'), "flows[0].pacing:", ["rbp"]),
     ("tcp-window-zero", edit("window = 20", "window = 0"), "tcp.window:", []),
     ("tcp-window-type", edit("window = 20", 'window = "x"'), "tcp.window:", []),
     ("unknown-field-in-link", edit('delay = "7ms"', 'delay = "7ms"\nbandwith = "1Mb"'), "links[1].bandwith:", ["unknown field"]),

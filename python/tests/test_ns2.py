@@ -578,3 +578,13 @@ def _fake_failing_ns(tmp_path):
     script.write_text("#!/bin/sh\necho 'invalid command name' >&2\nexit 1\n")
     script.chmod(0o755)
     return script
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"profile": "rfc"}, "flows[0].profile"),
+    ({"pacing": {"depth": 2}}, "flows[0].pacing"),
+])
+def test_what_ns2_lacks_is_refused_naming_the_field(change, field):
+    s = tcplab.validate({**ONE, **change})
+    with pytest.raises(ValueError, match=field.replace("[", r"\[").replace("]", r"\]")):
+        scenario_to_tcl(s, "out.tr")

@@ -25,7 +25,7 @@ pub use newreno::NewReno;
 pub use pacer::{Pacer, PacingConfig, RttSource};
 pub use progressive::Progressive;
 pub use rto::Rto;
-pub use vegas::{SlowStart, Vegas, VegasConfig};
+pub use vegas::{EpochRtt, SlowStart, Vegas, VegasConfig};
 
 /// What one ACK tells the controller. Sequence numbers count segments.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -4,8 +4,9 @@
 //! differs in many details, is the ns-2 profile's (`tcplab-net`, `tcp/sender/vegas.rs`).
 //!
 //! Once per RTT, when the ACK passes the first segment sent in the epoch, Vegas estimates the
-//! segments it keeps queued, q = cwnd·(RTT − BaseRTT)/RTT, with RTT the smallest sample of the
-//! epoch and BaseRTT the smallest ever (ns-3's normalisation, the paper's). Slow start grows
+//! segments it keeps queued, q = cwnd·(RTT − BaseRTT)/RTT (the paper's normalisation, and
+//! ns-3's), with RTT the sample of the segment that ends the epoch (the paper's) or the
+//! smallest of the epoch (Linux's and ns-3's) and BaseRTT the smallest ever. Slow start grows
 //! one segment per ACK in every other epoch (or every epoch) and ends when q exceeds gamma;
 //! congestion avoidance then steps cwnd to keep q between alpha and beta. A loss repaired by
 //! fast retransmit cuts a quarter of the window, as the paper does.
@@ -25,12 +26,24 @@ pub enum SlowStart {
     EveryRtt,
 }
 
+/// Which RTT of an epoch the backlog estimate uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EpochRtt {
+    /// The RTT of the segment that ends the epoch, the paper's "distinguished segment".
+    Last,
+    /// The smallest sample of the epoch (Linux, ns-3): robust to delayed ACKs, but while the
+    /// window grows it sees the queue of the epoch's start, so slow start stops late.
+    Min,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VegasConfig {
     /// Keep at least alpha and at most beta segments queued; leave slow start above gamma.
     pub alpha: f64,
     pub beta: f64,
     pub gamma: f64,
+    pub epoch_rtt: EpochRtt,
     pub slow_start: SlowStart,
     /// The fraction of cwnd given up on a loss repaired by fast retransmit.
     pub loss_decrease: f64,
@@ -54,6 +67,7 @@ impl Default for VegasConfig {
             alpha: 2.0,
             beta: 4.0,
             gamma: 1.0,
+            epoch_rtt: EpochRtt::Last,
             slow_start: SlowStart::EveryOtherRtt,
             loss_decrease: 0.25,
             ecn_decrease: 0.5,
@@ -72,8 +86,9 @@ pub struct Vegas {
     cwnd: f64,
     ssthresh: f64,
     base_rtt: f64,
-    /// The smallest RTT sample of the current epoch, and how many samples it has seen.
+    /// The smallest and the latest RTT sample of the current epoch, and how many it has seen.
     epoch_min: f64,
+    epoch_last: f64,
     samples: u32,
     /// The epoch ends when the ACK reaches this segment.
     beg_snd_nxt: u64,
@@ -98,6 +113,7 @@ impl Vegas {
             ssthresh: f64::INFINITY,
             base_rtt: f64::INFINITY,
             epoch_min: f64::INFINITY,
+            epoch_last: 0.0,
             samples: 0,
             beg_snd_nxt: 0,
             restart: false,
@@ -131,7 +147,10 @@ impl Vegas {
             // Too few samples to tell queueing from a delayed ACK: grow as NewReno would.
             self.cwnd = newreno::grow(self.cwnd, self.ssthresh, ack.acked);
         } else {
-            let rtt = self.epoch_min;
+            let rtt = match self.cfg.epoch_rtt {
+                EpochRtt::Last => self.epoch_last,
+                EpochRtt::Min => self.epoch_min,
+            };
             let q = self.cwnd * (rtt - self.base_rtt) / rtt;
             self.backlog = q;
             self.measure.on_epoch(q);
@@ -190,6 +209,7 @@ impl CongestionControl for Vegas {
         if let Some(r) = ack.rtt {
             self.base_rtt = self.base_rtt.min(r);
             self.epoch_min = self.epoch_min.min(r);
+            self.epoch_last = r;
             self.samples += 1;
             self.srtt = if self.srtt == 0.0 { r } else { 0.875 * self.srtt + 0.125 * r };
         }
@@ -263,12 +283,23 @@ mod tests {
         v
     }
 
-    /// Feeds one epoch of three ACKs whose smallest RTT is `rtt`, the last ending the epoch.
+    /// Feeds one epoch of three ACKs, the last (ending the epoch) and smallest measuring `rtt`.
     fn epoch(v: &mut Vegas, rtt: f64) {
         let start = v.beg_snd_nxt;
         v.on_ack(&ack(1.0, start - 2, start + 20, rtt + 0.01));
-        v.on_ack(&ack(1.0, start - 1, start + 20, rtt));
-        v.on_ack(&ack(1.0, start, start + 20, rtt + 0.02));
+        v.on_ack(&ack(1.0, start - 1, start + 20, rtt + 0.02));
+        v.on_ack(&ack(1.0, start, start + 20, rtt));
+    }
+
+    #[test]
+    fn the_epoch_rtt_is_the_last_sample_or_the_smallest() {
+        for (epoch_rtt, backlog) in [(EpochRtt::Last, 20.0 * 0.1 / 0.2), (EpochRtt::Min, 20.0 * 0.05 / 0.15)] {
+            let mut v = steady(VegasConfig { epoch_rtt, ..VegasConfig::default() }, 20.0);
+            v.on_ack(&ack(1.0, 98, 120, 0.15));
+            v.on_ack(&ack(1.0, 99, 120, 0.3));
+            v.on_ack(&ack(1.0, 100, 120, 0.2));
+            assert!((v.backlog() - backlog).abs() < 1e-12, "{epoch_rtt:?}: {}", v.backlog());
+        }
     }
 
     #[test]

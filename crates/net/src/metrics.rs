@@ -1,5 +1,6 @@
 //! Always-on counters and the run summary computed from them.
 
+use crate::scenario::Profile;
 use serde::Serialize;
 use tcplab_des::Time;
 
@@ -46,6 +47,7 @@ pub struct LinkStats {
     /// Integral of the number of waiting packets over time, in packet-picoseconds.
     queue_area: u128,
     last_change: Time,
+    waiting: usize,
 }
 
 impl LinkStats {
@@ -53,7 +55,15 @@ impl LinkStats {
     pub fn queue_changed(&mut self, now: Time, before: usize, after: usize) {
         self.queue_area += before as u128 * (now - self.last_change).ps() as u128;
         self.last_change = now;
+        self.waiting = after;
         self.queue_max = self.queue_max.max(after);
+    }
+
+    /// The integral of the number of waiting packets from the start to `now`, in
+    /// packet-seconds: the mean queue over an interval is the difference over its length.
+    pub fn queue_integral(&self, now: Time) -> f64 {
+        let area = self.queue_area + self.waiting as u128 * now.saturating_sub(self.last_change).ps() as u128;
+        area as f64 * 1e-12
     }
 
     pub fn queue_mean(&self, duration: Time) -> f64 {
@@ -79,6 +89,8 @@ pub struct Summary {
 pub struct FlowSummary {
     pub name: String,
     pub protocol: String,
+    /// The TCP profile (none for UDP).
+    pub profile: Option<Profile>,
     pub from: String,
     pub to: String,
     pub goodput_bps: f64,

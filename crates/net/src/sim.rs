@@ -8,8 +8,8 @@ use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
 use crate::routing::Routes;
-use crate::scenario::{ActionKind, AppConfig, QueueConfig, RngMode, Scenario, TcpVariant, Traces, Transport};
-use crate::tcp::{TcpSender, TcpSink};
+use crate::scenario::{ActionKind, AppConfig, FlowConfig, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Traces, Transport};
+use crate::tcp::{Agent, Ftp, RfcSender, TcpSender, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
 use serde::Serialize;
@@ -32,8 +32,21 @@ pub struct RunOptions {
 
 #[allow(clippy::large_enum_variant)] // one per flow; boxing would cost an indirection per event
 enum Sender {
+    /// An ns-2 agent.
     Tcp(TcpSender),
+    /// The rfc profile's sender.
+    Rfc(RfcSender),
     Cbr(CbrSource),
+}
+
+impl Sender {
+    fn ftp(&mut self) -> Option<&mut dyn Ftp> {
+        match self {
+            Sender::Tcp(t) => Some(t),
+            Sender::Rfc(r) => Some(r),
+            Sender::Cbr(_) => None,
+        }
+    }
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -97,7 +110,8 @@ fn open_trace(dir: &Option<PathBuf>, name: &str) -> io::Result<Sink> {
 /// one stays. Resets go node by node in Tcl's `array names` order, agents in attach order (per
 /// flow: sender on `from`, then sink on `to`; sinks draw nothing).
 fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> Vec<f64> {
-    let is_tcp = |f: &crate::scenario::FlowConfig| matches!(f.transport, Transport::Tcp { .. });
+    // Only ns-2's agents have a clock phase.
+    let is_tcp = |f: &FlowConfig| matches!(&f.transport, Transport::Tcp(t) if t.profile == Profile::Ns2);
     let mut phases = vec![0.0; scenario.flows.len()];
     match scenario.rng {
         RngMode::Streams => {
@@ -108,7 +122,7 @@ fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> Vec<f64>
         RngMode::Ns2 => {
             for f in scenario.flows.iter().filter(|f| is_tcp(f)) {
                 // The draws at creation, overwritten at `$ns run` (Vegas resets itself twice).
-                let vegas = matches!(f.transport, Transport::Tcp { variant: TcpVariant::Vegas, .. });
+                let vegas = matches!(&f.transport, Transport::Tcp(t) if t.variant == TcpVariant::Vegas);
                 for _ in 0..if vegas { 2 } else { 1 } {
                     shared.uniform();
                 }
@@ -190,10 +204,20 @@ impl Simulation {
             let sender_end = Endpoint { flow: id, fid: f.fid, addr: src, peer: dst };
             let receiver_end = Endpoint { addr: dst, peer: src, ..sender_end };
             let (sender, receiver) = match (&f.transport, f.app) {
-                (Transport::Tcp { variant, sink, params }, _) => {
-                    let tcp = TcpSender::new(*variant, params.clone(), sender_end, phases[i]);
-                    tcp.trace_cwnd(&mut net);
-                    (Sender::Tcp(tcp), Receiver::Tcp(TcpSink::new(receiver_end, sink)))
+                (Transport::Tcp(t), _) => {
+                    let sender = match (t.profile, Agent::of(t.variant)) {
+                        (Profile::Ns2, Some(agent)) => {
+                            let tcp = TcpSender::new(agent, t.params.clone(), t.pacing.clone(), sender_end, phases[i]);
+                            tcp.trace_cwnd(&mut net);
+                            Sender::Tcp(tcp)
+                        }
+                        _ => {
+                            let mut rfc = RfcSender::new(t, sender_end);
+                            rfc.trace_cwnd(&mut net);
+                            Sender::Rfc(rfc)
+                        }
+                    };
+                    (sender, Receiver::Tcp(TcpSink::new(receiver_end, &t.sink)))
                 }
                 (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
                     (Sender::Cbr(CbrSource::new(sender_end, rate_bps, size)), Receiver::Null)
@@ -214,6 +238,20 @@ impl Simulation {
 
     pub fn end(&self) -> Time {
         self.end
+    }
+
+    /// The queue integral of the link direction `from`->`to` so far (packet-seconds; see
+    /// `LinkStats::queue_integral`), for measurements over part of a run.
+    pub fn queue_integral(&self, from: &str, to: &str) -> Option<f64> {
+        let nodes = &self.scenario.nodes;
+        let id = |n: &str| nodes.iter().position(|x| x == n).map(|i| i as u32);
+        let (a, b) = (id(from)?, id(to)?);
+        self.net.links.iter().find(|l| (l.from, l.to) == (a, b)).map(|l| l.stats.queue_integral(self.net.now()))
+    }
+
+    /// Each flow's in-order bytes delivered to its application so far.
+    pub fn goodput_bytes(&self) -> Vec<u64> {
+        self.net.flow_stats.iter().map(|f| f.goodput_bytes).collect()
     }
 
     /// Runs every event up to `to` and before the end; true while the run has not reached its
@@ -251,6 +289,8 @@ impl Simulation {
                 match (kind, &mut flow.sender, &mut flow.receiver) {
                     (TimerKind::Rtx, Sender::Tcp(tcp), _) => tcp.on_timer(net, gen),
                     (TimerKind::Pace, Sender::Tcp(tcp), _) => tcp.on_pace_timer(net, gen),
+                    (TimerKind::Rtx, Sender::Rfc(tcp), _) => tcp.on_timer(net, gen),
+                    (TimerKind::Pace, Sender::Rfc(tcp), _) => tcp.on_pace_timer(net, gen),
                     (TimerKind::Cbr, Sender::Cbr(cbr), _) => cbr.on_timer(net, gen),
                     (TimerKind::DelAck, _, Receiver::Tcp(sink)) => sink.on_timer(net, gen),
                     _ => unreachable!("timer {kind:?} of a flow without one"),
@@ -259,15 +299,22 @@ impl Simulation {
             Event::Act(i) => {
                 let action = self.scenario.actions[i as usize];
                 let flow = &mut self.flows[action.flow];
-                match (action.kind, &mut flow.sender, flow.app) {
-                    (ActionKind::Start, Sender::Tcp(tcp), AppConfig::Ftp { packets: None }) => tcp.send_unlimited(net),
-                    (ActionKind::Start, Sender::Tcp(tcp), AppConfig::Ftp { packets: Some(n) }) => tcp.advance(net, n as i64),
-                    (ActionKind::Start, Sender::Cbr(cbr), _) => cbr.start(net),
-                    (ActionKind::Stop, Sender::Tcp(tcp), _) => tcp.stop(net),
-                    (ActionKind::Stop, Sender::Cbr(cbr), _) => cbr.stop(),
-                    (ActionKind::Produce { packets }, Sender::Tcp(tcp), _) => tcp.advance(net, packets as i64),
-                    (ActionKind::ProduceMore { packets }, Sender::Tcp(tcp), _) => tcp.advance_by(net, packets as i64),
-                    (kind, _, app) => unreachable!("validation rules out {kind:?} on {app:?}"),
+                let app = flow.app;
+                if let Sender::Cbr(cbr) = &mut flow.sender {
+                    match action.kind {
+                        ActionKind::Start => cbr.start(net),
+                        ActionKind::Stop => cbr.stop(),
+                        kind => unreachable!("validation rules out {kind:?} on {app:?}"),
+                    }
+                } else if let Some(tcp) = flow.sender.ftp() {
+                    match (action.kind, app) {
+                        (ActionKind::Start, AppConfig::Ftp { packets: None }) => tcp.send_unlimited(net),
+                        (ActionKind::Start, AppConfig::Ftp { packets: Some(n) }) => tcp.advance(net, n as i64),
+                        (ActionKind::Stop, _) => tcp.stop(net),
+                        (ActionKind::Produce { packets }, _) => tcp.advance(net, packets as i64),
+                        (ActionKind::ProduceMore { packets }, _) => tcp.advance_by(net, packets as i64),
+                        (kind, app) => unreachable!("validation rules out {kind:?} on {app:?}"),
+                    }
                 }
             }
         }
@@ -287,8 +334,10 @@ impl Simulation {
             }
             Kind::Ack => {
                 stats.acks_delivered += 1;
-                if let Sender::Tcp(tcp) = &mut flow.sender {
-                    tcp.recv(net, pkt);
+                match &mut flow.sender {
+                    Sender::Tcp(tcp) => tcp.recv(net, pkt),
+                    Sender::Rfc(tcp) => tcp.recv(net, pkt),
+                    Sender::Cbr(_) => {}
                 }
             }
         }
@@ -323,13 +372,14 @@ impl Simulation {
             let active = active_end.saturating_sub(cfg.start).as_secs_f64();
             let per_second = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
             let [mean, p50, p95, p99, max] = delay_stats(&mut stats.delays);
-            let protocol = match &cfg.transport {
-                Transport::Tcp { variant, .. } => variant.name(),
-                Transport::Udp => "udp",
+            let (protocol, profile) = match &cfg.transport {
+                Transport::Tcp(t) => (t.variant.name(), Some(t.profile)),
+                Transport::Udp => ("udp", None),
             };
             flows.push(FlowSummary {
                 name: cfg.name.clone(),
                 protocol: protocol.to_string(),
+                profile,
                 from: sc.nodes[cfg.from].clone(),
                 to: sc.nodes[cfg.to].clone(),
                 goodput_bps: per_second(stats.goodput_bytes),

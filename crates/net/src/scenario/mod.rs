@@ -3,11 +3,13 @@
 //! See docs/scenarios.md for the format. Every error carries the path of the field it is about
 //! (`links[2].bandwidth`) and a one-line message; nothing here panics on bad input.
 
+mod algorithms;
 mod raw;
 mod validate;
 
 use serde::{Serialize, Serializer};
 use std::fmt;
+use tcplab_cc::{FastConfig, PacingConfig, VegasConfig};
 use tcplab_des::Time;
 
 pub use validate::{check_seed, validate};
@@ -317,8 +319,36 @@ pub struct FlowConfig {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "transport", rename_all = "lowercase")]
 pub enum Transport {
-    Tcp { variant: TcpVariant, sink: SinkConfig, params: TcpParams },
+    Tcp(Box<TcpConfig>),
     Udp,
+}
+
+/// One TCP flow's sender and sink.
+#[derive(Debug, Clone, Serialize)]
+pub struct TcpConfig {
+    pub variant: TcpVariant,
+    pub profile: Profile,
+    pub sink: SinkConfig,
+    /// The sender's knobs (the rfc profile reads only some of them, see docs/scenarios.md).
+    pub params: TcpParams,
+    /// The rfc profile's Vegas and its enhancements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vegas: Option<VegasConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fast: Option<FastConfig>,
+    /// Pacing of new segments (either profile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<PacingConfig>,
+}
+
+/// Which behaviour a TCP sender follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// ns-2.35's agents, exactly.
+    Ns2,
+    /// The RFCs (5681, 6582, 6298, 3168) with a congestion controller from `tcplab_cc`.
+    Rfc,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -331,8 +361,10 @@ pub enum TcpVariant {
     Sack1,
     /// ns-2 `Agent/TCP/Fack`.
     Fack,
-    /// ns-2 `Agent/TCP/Vegas`.
+    /// ns-2 `Agent/TCP/Vegas`, or the rfc profile's Vegas.
     Vegas,
+    /// FAST TCP (rfc profile only).
+    Fast,
 }
 
 impl TcpVariant {
@@ -344,6 +376,7 @@ impl TcpVariant {
             TcpVariant::Sack1 => "sack1",
             TcpVariant::Fack => "fack",
             TcpVariant::Vegas => "vegas",
+            TcpVariant::Fast => "fast",
         }
     }
 
@@ -510,6 +543,33 @@ impl Default for TcpParams {
             rbp_rate_algorithm: 1,
             tcpip_base_hdr_size: 40,
         }
+    }
+}
+
+impl TcpParams {
+    /// RFC 3390's (and RFC 5681's) initial window for this segment size: 4380 bytes, in two
+    /// to four segments (ns-2's `windowInitOption_ 2`).
+    pub fn rfc3390_window(&self) -> f64 {
+        match self.packet_size {
+            s if s <= 1095 => 4.0,
+            s if s < 2190 => 3.0,
+            _ => 2.0,
+        }
+    }
+
+    /// The initial window in segments, by `window_init_option`.
+    pub fn initial_window(&self) -> f64 {
+        if self.window_init_option == 2 {
+            self.rfc3390_window()
+        } else {
+            self.window_init as f64
+        }
+    }
+
+    /// The rfc profile's defaults: RFC 5681's initial window, RFC 6298's initial and minimum
+    /// RTO of one second, and a receive window that does not limit (as with window scaling).
+    pub fn rfc() -> Self {
+        TcpParams { window: 10_000, window_init_option: 2, rtxcur_init: 1.0, minrto: 1.0, ..TcpParams::default() }
     }
 }
 

@@ -4,10 +4,10 @@
 //! cross-references are checked by `validate`, which knows each field's path. Keeping serde out of
 //! the semantic checks is what lets every message name the exact field.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// A number or a string with a unit: `duration = 10` and `duration = "10s"` are both accepted.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, Serialize, Debug, Clone)]
 #[serde(untagged)]
 pub enum Quantity {
     Int(i64),
@@ -16,7 +16,7 @@ pub enum Quantity {
 }
 
 /// ns-2 switches are ints (`singledup_ 1`) or booleans (`syn_ true`); both spellings are accepted.
-#[derive(Deserialize, Debug, Clone, Copy)]
+#[derive(Deserialize, Serialize, Debug, Clone, Copy)]
 #[serde(untagged)]
 pub enum Flag {
     Bool(bool),
@@ -36,6 +36,9 @@ pub struct RawScenario {
     pub flows: Option<Vec<RawFlow>>,
     pub tcp: Option<RawTcp>,
     pub tcpsink: Option<RawSink>,
+    pub vegas: Option<RawVegas>,
+    pub fast: Option<RawFast>,
+    pub pacing: Option<RawPacing>,
     pub losses: Option<Vec<RawLoss>>,
     pub actions: Option<Vec<RawAction>>,
     pub output: Option<RawOutput>,
@@ -105,6 +108,7 @@ pub struct RawFlow {
     pub from: Option<String>,
     pub to: Option<String>,
     pub protocol: Option<String>,
+    pub profile: Option<String>,
     pub sink: Option<String>,
     pub app: Option<String>,
     pub start: Option<Quantity>,
@@ -115,6 +119,46 @@ pub struct RawFlow {
     pub delack_interval: Option<Quantity>,
     pub tcp: Option<RawTcp>,
     pub tcpsink: Option<RawSink>,
+    pub vegas: Option<RawVegas>,
+    pub fast: Option<RawFast>,
+    pub pacing: Option<RawPacing>,
+}
+
+/// The rfc profile's Vegas and its enhancements (`tcplab_cc::VegasConfig`).
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawVegas {
+    pub alpha: Option<f64>,
+    pub beta: Option<f64>,
+    pub gamma: Option<f64>,
+    pub slow_start: Option<String>,
+    pub loss_decrease: Option<f64>,
+    pub ecn_decrease: Option<f64>,
+    pub progressive: Option<String>,
+    pub progressive_gain: Option<f64>,
+    pub congestion_measure: Option<Flag>,
+    pub spurious_loss_decrease: Option<f64>,
+    pub rebase_epochs: Option<i64>,
+    pub rebase_backlog: Option<f64>,
+}
+
+/// FAST TCP (`tcplab_cc::FastConfig`).
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawFast {
+    pub alpha: Option<f64>,
+    pub gamma: Option<f64>,
+    pub period: Option<Quantity>,
+}
+
+/// Pacing of new segments (`tcplab_cc::PacingConfig`).
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawPacing {
+    pub enabled: Option<Flag>,
+    pub rtt: Option<String>,
+    pub depth: Option<f64>,
+    pub gain: Option<f64>,
 }
 
 /// ns-2 `Agent/TCPSink` variables.
@@ -126,8 +170,9 @@ pub struct RawSink {
     pub ts_echo_rfc1323: Option<Flag>,
 }
 
-/// ns-2 `Agent/TCP` variables, trailing underscore dropped, snake_case.
-#[derive(Deserialize, Debug, Default, Clone)]
+/// ns-2 `Agent/TCP` variables, trailing underscore dropped, snake_case. (Serialised only to
+/// list the knobs a table sets.)
+#[derive(Deserialize, Serialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct RawTcp {
     pub window: Option<i64>,

@@ -50,8 +50,9 @@ fn a_good_scenario_resolves_names_units_and_knobs() {
     assert!(matches!(s.links[1].queue.kind, QueueKind::Red(ref r) if *r == RedParams::default()));
     assert_eq!(s.links[0].queue.limit, 50);
     match &s.flows[0].transport {
-        Transport::Tcp { variant, params, sink } => {
-            assert_eq!(*variant, TcpVariant::Reno);
+        Transport::Tcp(t) => {
+            let (variant, params, sink) = (&t.variant, &t.params, &t.sink);
+            assert_eq!((*variant, t.profile), (TcpVariant::Reno, Profile::Ns2));
             assert_eq!(*sink, SinkConfig { sack: false, delack: None, syn_immediate_ack: true, rfc2581_immediate_ack: true, ts_echo_rfc1323: false });
             assert_eq!((params.window, params.packet_size, params.minrto), (17, 1460, 1.0));
             assert_eq!(params.maxrto, 60.0, "untouched knobs keep ns-2's defaults");

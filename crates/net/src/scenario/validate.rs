@@ -1,17 +1,18 @@
 //! Semantic checks: units, ranges, names and reachability, each error with its field path.
 
-use super::raw::{Flag, Quantity, RawAction, RawFlow, RawLink, RawLoss, RawRed, RawScenario, RawSink, RawTcp};
+use super::algorithms::{fast_config, ns2_knob_error, ns2_only_knobs, pacing_config, vegas_config};
+use super::raw::{Flag, Quantity, RawAction, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed, RawScenario, RawSink, RawTcp, RawVegas};
 use super::*;
 use crate::units;
 use std::collections::{HashMap, VecDeque};
 
-type Res<T> = Result<T, ScenarioError>;
+pub(super) type Res<T> = Result<T, ScenarioError>;
 
-fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Res<T> {
+pub(super) fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Res<T> {
     Err(ScenarioError::new(path, message))
 }
 
-fn time(q: &Quantity, path: &str) -> Res<Time> {
+pub(super) fn time(q: &Quantity, path: &str) -> Res<Time> {
     let r = match q {
         Quantity::Int(i) => units::seconds_to_time(*i as f64).map_err(|e| format!("{i} {e}")),
         Quantity::Float(f) => units::seconds_to_time(*f).map_err(|e| format!("{f} {e}")),
@@ -63,7 +64,7 @@ fn size(q: &Quantity, path: &str) -> Res<u64> {
     r.map_err(|m| ScenarioError::new(path, m))
 }
 
-fn flag(f: Flag, path: &str) -> Res<bool> {
+pub(super) fn flag(f: Flag, path: &str) -> Res<bool> {
     match f {
         Flag::Bool(b) => Ok(b),
         Flag::Int(0) => Ok(false),
@@ -73,7 +74,7 @@ fn flag(f: Flag, path: &str) -> Res<bool> {
 }
 
 /// An integer in [lo, hi].
-fn int_in(v: i64, lo: i64, hi: i64, path: &str) -> Res<u32> {
+pub(super) fn int_in(v: i64, lo: i64, hi: i64, path: &str) -> Res<u32> {
     if v < lo || v > hi {
         err(path, format!("{v} is out of range (expected {lo}..={hi})"))
     } else {
@@ -81,7 +82,7 @@ fn int_in(v: i64, lo: i64, hi: i64, path: &str) -> Res<u32> {
     }
 }
 
-fn real_in(v: f64, lo: f64, hi: f64, path: &str) -> Res<f64> {
+pub(super) fn real_in(v: f64, lo: f64, hi: f64, path: &str) -> Res<f64> {
     if !v.is_finite() || v < lo || v > hi {
         err(path, format!("{v} is out of range (expected {lo}..={hi})"))
     } else {
@@ -89,7 +90,7 @@ fn real_in(v: f64, lo: f64, hi: f64, path: &str) -> Res<f64> {
     }
 }
 
-fn one_of<'a>(value: &str, choices: &[&'a str], what: &str, path: &str) -> Res<&'a str> {
+pub(super) fn one_of<'a>(value: &str, choices: &[&'a str], what: &str, path: &str) -> Res<&'a str> {
     choices
         .iter()
         .find(|c| **c == value)
@@ -129,9 +130,10 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         None => 1,
         Some(s) => check_seed(rng, s, "seed")?,
     };
-    if let Some(p) = &raw.profile {
-        one_of(p, &["ns2"], "profile", "profile")?;
-    }
+    let profile = match &raw.profile {
+        Some(p) => profile_named(p, "profile")?,
+        None => Profile::Ns2,
+    };
 
     let nodes = raw.nodes.ok_or_else(|| ScenarioError::new("nodes", "is required (a list of node names)"))?;
     if nodes.is_empty() {
@@ -162,10 +164,17 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         }
     }
 
-    let global_sink = raw.tcpsink.clone().unwrap_or_default();
-    let global_tcp = match &raw.tcp {
-        Some(t) => tcp_params(TcpParams::default(), t, "tcp")?,
-        None => TcpParams::default(),
+    let no_tcp = RawTcp::default();
+    let raw_tcp = raw.tcp.as_ref().unwrap_or(&no_tcp);
+    let defaults = FlowDefaults {
+        profile,
+        ns2_tcp: tcp_params(TcpParams::default(), raw_tcp, "tcp")?,
+        rfc_tcp: tcp_params(TcpParams::rfc(), raw_tcp, "tcp")?,
+        raw_tcp,
+        sink: raw.tcpsink.clone().unwrap_or_default(),
+        vegas: raw.vegas.as_ref(),
+        fast: raw.fast.as_ref(),
+        pacing: raw.pacing.as_ref(),
     };
     let raw_flows = raw.flows.ok_or_else(|| ScenarioError::new("flows", "is required (a list of flows)"))?;
     if raw_flows.is_empty() {
@@ -174,7 +183,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let adjacency = adjacency(nodes.len(), &links);
     let mut flows: Vec<FlowConfig> = Vec::with_capacity(raw_flows.len());
     for (i, f) in raw_flows.iter().enumerate() {
-        let cfg = flow(f, i, &node, &global_tcp, &global_sink, duration)?;
+        let cfg = flow(f, i, &node, &defaults, duration)?;
         if !reachable(&adjacency, cfg.from, cfg.to) {
             return err(format!("flows[{i}].to"), format!("node {:?} is not reachable from {:?}", nodes[cfg.to], nodes[cfg.from]));
         }
@@ -183,6 +192,8 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         }
         flows.push(cfg);
     }
+
+    unused_tables(defaults.vegas.is_some(), defaults.fast.is_some(), raw.tcp.as_ref(), &flows)?;
 
     let mut losses: Vec<LossConfig> = Vec::new();
     for (i, l) in raw.losses.iter().flatten().enumerate() {
@@ -437,14 +448,50 @@ fn sink_knobs(global: &RawSink, own: Option<&RawSink>, path: &str) -> Res<(bool,
     ))
 }
 
-fn flow(
-    f: &RawFlow,
-    i: usize,
-    node: &impl Fn(&Option<String>, String) -> Res<usize>,
-    global_tcp: &TcpParams,
-    global_sink: &RawSink,
-    duration: Time,
-) -> Res<FlowConfig> {
+fn profile_named(text: &str, path: &str) -> Res<Profile> {
+    Ok(match one_of(text, &["ns2", "rfc"], "profile", path)? {
+        "ns2" => Profile::Ns2,
+        _ => Profile::Rfc,
+    })
+}
+
+/// What the scenario's top-level tables give every flow.
+struct FlowDefaults<'a> {
+    profile: Profile,
+    /// `[tcp]` over each profile's defaults.
+    ns2_tcp: TcpParams,
+    rfc_tcp: TcpParams,
+    raw_tcp: &'a RawTcp,
+    sink: RawSink,
+    vegas: Option<&'a RawVegas>,
+    fast: Option<&'a RawFast>,
+    pacing: Option<&'a RawPacing>,
+}
+
+/// A top-level table no flow reads is a mistake worth naming.
+fn unused_tables(vegas: bool, fast: bool, tcp: Option<&RawTcp>, flows: &[FlowConfig]) -> Res<()> {
+    let of = |f: &FlowConfig| match &f.transport {
+        Transport::Tcp(t) => Some((t.variant, t.profile)),
+        Transport::Udp => None,
+    };
+    let any = |want: &dyn Fn(TcpVariant, Profile) -> bool| flows.iter().filter_map(of).any(|(v, p)| want(v, p));
+    if vegas && !any(&|v, p| v == TcpVariant::Vegas && p == Profile::Rfc) {
+        return err("vegas", "no flow uses it: it configures protocol = \"vegas\" in the rfc profile (ns-2's Vegas takes tcp.v_alpha, v_beta, v_gamma)");
+    }
+    if fast && !any(&|v, _| v == TcpVariant::Fast) {
+        return err("fast", "no flow uses it (protocol = \"fast\")");
+    }
+    if let Some(t) = tcp {
+        if !any(&|_, p| p == Profile::Ns2) {
+            if let Some(knob) = ns2_only_knobs(t).first() {
+                return ns2_knob_error("tcp", knob);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>, defaults: &FlowDefaults, duration: Time) -> Res<FlowConfig> {
     let p = |f: &str| format!("flows[{i}].{f}");
     let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
     let fid = match f.fid {
@@ -456,8 +503,8 @@ fn flow(
     if from == to {
         return err(p("to"), "is the same node as `from`");
     }
-    let protocol = f.protocol.as_deref().ok_or_else(|| ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno, sack1, fack, vegas or udp)"))?;
-    let protocol = one_of(protocol, &["tahoe", "reno", "newreno", "sack1", "fack", "vegas", "udp"], "protocol", &p("protocol"))?;
+    let protocol = f.protocol.as_deref().ok_or_else(|| ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno, sack1, fack, vegas, fast or udp)"))?;
+    let protocol = one_of(protocol, &["tahoe", "reno", "newreno", "sack1", "fack", "vegas", "fast", "udp"], "protocol", &p("protocol"))?;
     let is_tcp = protocol != "udp";
 
     let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
@@ -486,6 +533,8 @@ fn flow(
     only("sink", f.sink.is_some() && !is_tcp, "with a TCP protocol")?;
     only("tcp", f.tcp.is_some() && !is_tcp, "with a TCP protocol")?;
     only("tcpsink", f.tcpsink.is_some() && !is_tcp, "with a TCP protocol")?;
+    only("profile", f.profile.is_some() && !is_tcp, "with a TCP protocol")?;
+    only("pacing", f.pacing.is_some() && !is_tcp, "with a TCP protocol")?;
     let delayed_sink = matches!(f.sink.as_deref(), Some("delack" | "sack1_delack"));
     only("delack_interval", f.delack_interval.is_some() && !delayed_sink, "with a delayed-ACK sink (delack, sack1_delack)")?;
 
@@ -511,8 +560,23 @@ fn flow(
             "newreno" => TcpVariant::NewReno,
             "sack1" => TcpVariant::Sack1,
             "fack" => TcpVariant::Fack,
+            "fast" => TcpVariant::Fast,
             _ => TcpVariant::Vegas,
         };
+        let profile = match &f.profile {
+            Some(text) => profile_named(text, &p("profile"))?,
+            None => defaults.profile,
+        };
+        match (profile, variant) {
+            (Profile::Ns2, TcpVariant::Fast) => return err(p("protocol"), "fast exists in the rfc profile only (set profile = \"rfc\")"),
+            (Profile::Rfc, TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::Sack1 | TcpVariant::Fack) => {
+                return err(p("protocol"), format!("{protocol} is an ns-2 profile agent; the rfc profile has newreno, vegas and fast"))
+            }
+            _ => {}
+        }
+        let rfc_vegas = profile == Profile::Rfc && variant == TcpVariant::Vegas;
+        only("vegas", f.vegas.is_some() && !rfc_vegas, "with protocol = \"vegas\" in the rfc profile (ns-2's Vegas takes tcp.v_alpha, v_beta, v_gamma)")?;
+        only("fast", f.fast.is_some() && variant != TcpVariant::Fast, "with protocol = \"fast\"")?;
         let sinks = ["tcpsink", "delack", "sack1", "sack1_delack"];
         let kind = one_of(f.sink.as_deref().unwrap_or(variant.default_sink()), &sinks, "sink", &p("sink"))?;
         let delack = if kind.ends_with("delack") {
@@ -527,19 +591,36 @@ fn flow(
         } else {
             None
         };
-        let (syn_immediate_ack, rfc2581_immediate_ack, ts_echo_rfc1323) = sink_knobs(global_sink, f.tcpsink.as_ref(), &format!("flows[{i}]"))?;
+        let (syn_immediate_ack, rfc2581_immediate_ack, ts_echo_rfc1323) = sink_knobs(&defaults.sink, f.tcpsink.as_ref(), &format!("flows[{i}]"))?;
         let sink = SinkConfig { sack: kind.starts_with("sack1"), delack, syn_immediate_ack, rfc2581_immediate_ack, ts_echo_rfc1323 };
+        let base = if profile == Profile::Ns2 { &defaults.ns2_tcp } else { &defaults.rfc_tcp };
         let mut params = match &f.tcp {
-            Some(t) => tcp_params(global_tcp.clone(), t, &p("tcp"))?,
-            None => global_tcp.clone(),
+            Some(t) => tcp_params(base.clone(), t, &p("tcp"))?,
+            None => base.clone(),
         };
-        if params.rbp && !matches!(variant, TcpVariant::Vegas | TcpVariant::Reno) {
+        if profile == Profile::Rfc {
+            if let Some(knob) = f.tcp.as_ref().and_then(|t| ns2_only_knobs(t).into_iter().next()) {
+                return ns2_knob_error(&p("tcp"), &knob);
+            }
+            // An initial window given as a number is taken over RFC 5681's formula.
+            let set = |get: fn(&RawTcp) -> bool| f.tcp.as_ref().is_some_and(get) || get(defaults.raw_tcp);
+            if set(|t| t.window_init.is_some()) && !set(|t| t.window_init_option.is_some()) {
+                params.window_init_option = 1;
+            }
+        } else if params.rbp && !matches!(variant, TcpVariant::Vegas | TcpVariant::Reno) {
             return err(p("tcp.rbp"), format!("ns-2 has rate-based pacing for vegas and reno only, not {}", variant.name()));
         }
         if let Some(s) = packet_size {
             params.packet_size = s;
         }
-        Transport::Tcp { variant, sink, params }
+        let flow_path = format!("flows[{i}]");
+        let vegas = if rfc_vegas { Some(vegas_config(f.vegas.as_ref(), defaults.vegas, &flow_path)?) } else { None };
+        let fast = if variant == TcpVariant::Fast { Some(fast_config(f.fast.as_ref(), defaults.fast, &flow_path)?) } else { None };
+        let pacing = pacing_config(f.pacing.as_ref(), defaults.pacing, &flow_path)?;
+        if pacing.is_some() && params.rbp && profile == Profile::Ns2 {
+            return err(p("pacing"), "cannot be combined with tcp.rbp (both pace the sender)");
+        }
+        Transport::Tcp(Box::new(TcpConfig { variant, profile, sink, params, vegas, fast, pacing }))
     } else {
         Transport::Udp
     };

@@ -16,13 +16,41 @@ mod sack1;
 mod vegas;
 
 use super::scoreboard::{ArrayScoreboard, RqScoreboard};
+use super::Ftp;
 use crate::network::{Endpoint, Network, TimerKind};
 use crate::packet::{flags, Kind, Packet};
 use crate::scenario::{TcpParams, TcpVariant};
+use tcplab_cc::{Pacer, PacingConfig};
 use tcplab_des::Timer;
 
 /// ns-2's TCP_MAXSEQ: "infinite" data for `send -1`.
 const TCP_MAXSEQ: i64 = 1_073_741_824;
+
+/// The ns-2 agents: the protocols of the ns-2 profile.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Agent {
+    Tahoe,
+    Reno,
+    NewReno,
+    Sack1,
+    Fack,
+    Vegas,
+}
+
+impl Agent {
+    /// The agent for a scenario's protocol; None for the rfc profile's own (FAST).
+    pub fn of(variant: TcpVariant) -> Option<Agent> {
+        Some(match variant {
+            TcpVariant::Tahoe => Agent::Tahoe,
+            TcpVariant::Reno => Agent::Reno,
+            TcpVariant::NewReno => Agent::NewReno,
+            TcpVariant::Sack1 => Agent::Sack1,
+            TcpVariant::Fack => Agent::Fack,
+            TcpVariant::Vegas => Agent::Vegas,
+            TcpVariant::Fast => return None,
+        })
+    }
+}
 
 /// ns-2's `last_cwnd_action_`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -52,7 +80,7 @@ enum CwndCut {
 }
 
 pub struct TcpSender {
-    variant: TcpVariant,
+    variant: Agent,
     p: TcpParams,
     ep: Endpoint,
     rtx_timer: Timer,
@@ -120,6 +148,9 @@ pub struct TcpSender {
     /// Rate-based pacing after idle (the RBP subclasses).
     rbp_mode: rbp::RbpMode,
     rbp_delay: f64,
+    /// Packet spacing or gap pacing of new segments (tcplab's, not ns-2's); its timer is
+    /// `pace_timer`, which RBP uses otherwise.
+    pacer: Option<Pacer>,
     pace_timer: Timer,
 
     // Newreno (and Sack1's partial ACKs)
@@ -130,10 +161,40 @@ pub struct TcpSender {
     ack2: f64,
 }
 
+impl Ftp for TcpSender {
+    /// FTP `start`: `send -1`, an unlimited backlog.
+    fn send_unlimited(&mut self, net: &mut Network) {
+        if self.curseq <= TCP_MAXSEQ {
+            self.curseq = TCP_MAXSEQ;
+        }
+        self.send_much(net, self.p.maxburst);
+    }
+
+    /// FTP `produce n` (`advance n`): send up to seqno n.
+    fn advance(&mut self, net: &mut Network, n: i64) {
+        let delta = if n > self.maxseq { n - self.curseq } else { self.maxseq - self.curseq };
+        self.advance_by(net, delta);
+    }
+
+    /// FTP `producemore n` (`advanceby n`): n packets more.
+    fn advance_by(&mut self, net: &mut Network, delta: i64) {
+        self.curseq += delta;
+        if delta > 0 {
+            self.closed = false;
+        }
+        self.send_much(net, self.p.maxburst);
+    }
+
+    /// FTP `stop`: `advance 0`, no new data beyond what was sent.
+    fn stop(&mut self, net: &mut Network) {
+        self.advance(net, 0);
+    }
+}
+
 impl TcpSender {
     /// `phase` is the agent's clock phase as a fraction of a tick, in [0, 1): ns-2 draws it
     /// when it resets the agent at `$ns run`.
-    pub fn new(variant: TcpVariant, p: TcpParams, ep: Endpoint, phase: f64) -> TcpSender {
+    pub fn new(variant: Agent, p: TcpParams, pacing: Option<PacingConfig>, ep: Endpoint, phase: f64) -> TcpSender {
         let mut s = TcpSender {
             variant,
             ep,
@@ -184,6 +245,7 @@ impl TcpSender {
             v: vegas::VegasState::default(),
             rbp_mode: rbp::RbpMode::Off,
             rbp_delay: 0.0,
+            pacer: pacing.map(Pacer::new),
             pace_timer: Timer::default(),
             firstpartial: false,
             acked: 0,
@@ -234,7 +296,7 @@ impl TcpSender {
     /// Newreno's `bugFix_ts_` and `bugFix_ack_`: signs that a third dupack is a new loss after
     /// all, although the ACK has not passed `recover`.
     fn newreno_bugfix_heuristics(&self) -> bool {
-        if self.variant != TcpVariant::NewReno {
+        if self.variant != Agent::NewReno {
             return false;
         }
         if self.p.bug_fix_ts && !self.tss.is_empty() {
@@ -261,70 +323,35 @@ impl TcpSender {
         self.tss[seqno.rem_euclid(size) as usize] = now;
     }
 
-    // ----- application interface -----
-
-    /// FTP `start`: `send -1`, an unlimited backlog.
-    pub fn send_unlimited(&mut self, net: &mut Network) {
-        if self.curseq <= TCP_MAXSEQ {
-            self.curseq = TCP_MAXSEQ;
-        }
-        self.send_much(net, self.p.maxburst);
-    }
-
-    /// FTP `produce n` (`advance n`): send up to seqno n.
-    pub fn advance(&mut self, net: &mut Network, n: i64) {
-        let delta = if n > self.maxseq { n - self.curseq } else { self.maxseq - self.curseq };
-        self.advance_by(net, delta);
-    }
-
-    /// FTP `producemore n` (`advanceby n`): n packets more.
-    pub fn advance_by(&mut self, net: &mut Network, delta: i64) {
-        self.curseq += delta;
-        if delta > 0 {
-            self.closed = false;
-        }
-        self.send_much(net, self.p.maxburst);
-    }
-
-    /// FTP `stop`: `advance 0`, no new data beyond what was sent.
-    pub fn stop(&mut self, net: &mut Network) {
-        self.advance(net, 0);
-    }
-
     // ----- windows -----
 
     /// ns-2 `window()`: the usable window in packets.
     fn window(&self) -> i64 {
         let wnd = self.wnd as i64;
         match self.variant {
-            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Vegas => {
+            Agent::Tahoe | Agent::Sack1 | Agent::Vegas => {
                 if self.cwnd < self.wnd {
                     self.cwnd as i64
                 } else {
                     wnd
                 }
             }
-            TcpVariant::Reno | TcpVariant::NewReno => (self.cwnd as i64 + self.dupwnd).min(wnd),
-            TcpVariant::Fack => (self.cwnd.min(self.wnd) + self.wintrim) as i64,
+            Agent::Reno | Agent::NewReno => (self.cwnd as i64 + self.dupwnd).min(wnd),
+            Agent::Fack => (self.cwnd.min(self.wnd) + self.wintrim) as i64,
         }
     }
 
     /// ns-2 `windowd()`: the same as a real number.
     fn windowd(&self) -> f64 {
         match self.variant {
-            TcpVariant::Reno | TcpVariant::NewReno => (self.cwnd + self.dupwnd as f64).min(self.wnd),
+            Agent::Reno | Agent::NewReno => (self.cwnd + self.dupwnd as f64).min(self.wnd),
             _ => self.cwnd.min(self.wnd),
         }
     }
 
     fn initial_window(&self) -> f64 {
         if self.wnd_init_option == 2 {
-            // RFC 3390 by segment size, as ns-2's windowInitOption_ 2.
-            match self.p.packet_size {
-                s if s <= 1095 => 4.0,
-                s if s < 2190 => 3.0,
-                _ => 2.0,
-            }
+            self.p.rfc3390_window()
         } else {
             self.wnd_init
         }
@@ -474,7 +501,7 @@ impl TcpSender {
 
     /// Sends segment `seqno` (ns-2's virtual `output`).
     fn output(&mut self, net: &mut Network, seqno: i64) {
-        if self.variant == TcpVariant::Vegas {
+        if self.variant == Agent::Vegas {
             self.vegas_output(net, seqno)
         } else {
             self.base_output(net, seqno)
@@ -525,6 +552,10 @@ impl TcpSender {
     fn note_sent(&mut self, net: &mut Network, seqno: i64) {
         if seqno > self.maxseq {
             self.maxseq = seqno;
+            let cwnd = self.windowd();
+            if let Some(p) = &mut self.pacer {
+                p.on_send(net.now_secs(), cwnd);
+            }
             if !self.rtt_active {
                 self.rtt_active = true;
                 if seqno > self.rtt_seq {
@@ -542,8 +573,8 @@ impl TcpSender {
             return;
         }
         match self.variant {
-            TcpVariant::Sack1 => self.sack1_send_much(net, maxburst),
-            TcpVariant::Fack => self.fack_send_much(net, maxburst),
+            Agent::Sack1 => self.sack1_send_much(net, maxburst),
+            Agent::Fack => self.fack_send_much(net, maxburst),
             _ => self.base_send_much(net, maxburst),
         }
     }
@@ -555,12 +586,38 @@ impl TcpSender {
         }
         let mut npackets = 0;
         while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
+            if self.t_seqno > self.maxseq && self.held_by_pacer(net) {
+                break;
+            }
             self.output(net, self.t_seqno);
             npackets += 1;
             self.t_seqno += 1;
             win = self.window();
             if maxburst > 0 && npackets == maxburst {
                 break;
+            }
+        }
+    }
+
+    /// True if the pacer holds the next new segment back (and its timer is set for it).
+    fn held_by_pacer(&mut self, net: &mut Network) -> bool {
+        let cwnd = self.windowd();
+        let Some(pacer) = &mut self.pacer else { return false };
+        match pacer.wait(net.now_secs(), cwnd) {
+            None => false,
+            Some(delay) => {
+                net.arm(&mut self.pace_timer, self.ep.flow, TimerKind::Pace, delay);
+                true
+            }
+        }
+    }
+
+    pub fn on_pace_timer(&mut self, net: &mut Network, gen: u32) {
+        if self.pace_timer.fire(gen) {
+            if self.pacer.is_some() {
+                self.send_much(net, self.p.maxburst);
+            } else {
+                self.rbp_paced_send_one(net);
             }
         }
     }
@@ -578,17 +635,23 @@ impl TcpSender {
     // ----- receiving ACKs -----
 
     pub fn recv(&mut self, net: &mut Network, ack: &Packet) {
+        if let Some(p) = &mut self.pacer {
+            // RFC 7323: only an ACK that advances the window gives an RTT sample.
+            if ack.seq > self.last_ack {
+                p.on_rtt(net.now_secs() - ack.ts_echo);
+            }
+        }
         if self.p.rbp {
             self.rbp_on_ack(net, ack);
         }
         match self.variant {
-            TcpVariant::Sack1 => return self.sack1_recv(net, ack),
-            TcpVariant::Fack => return self.fack_recv(net, ack),
-            TcpVariant::Vegas => return self.vegas_recv(net, ack),
+            Agent::Sack1 => return self.sack1_recv(net, ack),
+            Agent::Fack => return self.fack_recv(net, ack),
+            Agent::Vegas => return self.vegas_recv(net, ack),
             _ => {}
         }
         let seq = ack.seq;
-        if self.variant == TcpVariant::NewReno {
+        if self.variant == Agent::NewReno {
             self.newreno_estimate_ssthresh(net.now_secs());
         }
         self.ts_peer = ack.ts;
@@ -599,15 +662,15 @@ impl TcpSender {
         if seq > self.last_ack {
             // (Sack1, Fack and Vegas have their own recv; only the first three get here.)
             match self.variant {
-                TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::Vegas => self.full_newack(net, ack),
-                TcpVariant::Reno => {
+                Agent::Tahoe | Agent::Sack1 | Agent::Fack | Agent::Vegas => self.full_newack(net, ack),
+                Agent::Reno => {
                     if self.last_cwnd_action == CwndAction::Dupack {
                         self.last_cwnd_action = CwndAction::Exited;
                     }
                     self.dupwnd = 0;
                     self.full_newack(net, ack);
                 }
-                TcpVariant::NewReno => {
+                Agent::NewReno => {
                     if seq >= self.recover || self.last_cwnd_action != CwndAction::Dupack {
                         if self.dupwnd > 0 {
                             self.dupwnd = 0;
@@ -636,16 +699,16 @@ impl TcpSender {
             let in_recovery = self.last_cwnd_action == CwndAction::Dupack;
             if self.dupacks == numdupacks {
                 // noFastRetrans_ is Tahoe's: no fast retransmit, and no Limited Transmit either
-                if !(self.variant == TcpVariant::Tahoe && self.p.no_fast_retrans) {
+                if !(self.variant == Agent::Tahoe && self.p.no_fast_retrans) {
                     self.dupack_action(net);
                 }
-            } else if self.dupacks > numdupacks && self.variant != TcpVariant::Tahoe && in_recovery {
+            } else if self.dupacks > numdupacks && self.variant != Agent::Tahoe && in_recovery {
                 // exitFastRetrans_ (true): inflate only while in fast recovery.
-                if self.variant == TcpVariant::NewReno {
+                if self.variant == Agent::NewReno {
                     self.trace_event(net, "NEWRENO_FAST_RECOVERY");
                 }
                 self.dupwnd += 1;
-                if self.variant == TcpVariant::NewReno && self.p.newreno_changes && self.dupacks % 2 == 1 {
+                if self.variant == Agent::NewReno && self.p.newreno_changes && self.dupacks % 2 == 1 {
                     let s = self.t_seqno;
                     self.t_seqno += 1;
                     self.output(net, s);
@@ -656,13 +719,13 @@ impl TcpSender {
         }
         // aggressive_maxburst_ (1): try to send whether or not the ACK was valid.
         match self.variant {
-            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::Vegas => self.send_much(net, self.p.maxburst),
-            TcpVariant::Reno => {
+            Agent::Tahoe | Agent::Sack1 | Agent::Fack | Agent::Vegas => self.send_much(net, self.p.maxburst),
+            Agent::Reno => {
                 if self.dupacks == 0 || self.dupacks > numdupacks - 1 {
                     self.send_much(net, self.p.maxburst);
                 }
             }
-            TcpVariant::NewReno => {
+            Agent::NewReno => {
                 if self.dupacks == 0 {
                     self.send_much(net, self.p.maxburst);
                 } else if self.dupacks > numdupacks - 1 && !self.p.newreno_changes {
@@ -779,14 +842,14 @@ impl TcpSender {
 
     fn dupack_action(&mut self, net: &mut Network) {
         let recovered = self.highest_ack > self.recover;
-        let reno_allows = self.variant == TcpVariant::Reno && self.last_cwnd_action == CwndAction::Dupack;
+        let reno_allows = self.variant == Agent::Reno && self.last_cwnd_action == CwndAction::Dupack;
         // bugfix_ss_ (1): a fast retransmit is allowed when the first data packet was lost.
         let act = recovered || (!self.p.bug_fix && !self.p.ecn) || reno_allows || (self.p.bugfix_ss && self.highest_ack == 0)
-            || (self.variant == TcpVariant::NewReno && self.p.bug_fix && self.p.less_careful && self.highest_ack == self.recover);
+            || (self.variant == Agent::NewReno && self.p.bug_fix && self.p.less_careful && self.highest_ack == self.recover);
         if !act {
             if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
                 self.last_cwnd_action = CwndAction::Dupack;
-                if self.variant == TcpVariant::Tahoe {
+                if self.variant == Agent::Tahoe {
                     self.slowdown(net, Slowdown { ssthresh_half: false, cwnd: CwndCut::One });
                     self.reset_rtx_timer(net, false, false);
                 } else {
@@ -802,18 +865,18 @@ impl TcpSender {
             }
         }
         match self.variant {
-            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::Vegas => self.trace_event(net, "FAST_RETX"),
-            TcpVariant::Reno => self.trace_event(net, "RENO_FAST_RETX"),
-            TcpVariant::NewReno => self.trace_event(net, "NEWRENO_FAST_RETX"),
+            Agent::Tahoe | Agent::Sack1 | Agent::Fack | Agent::Vegas => self.trace_event(net, "FAST_RETX"),
+            Agent::Reno => self.trace_event(net, "RENO_FAST_RETX"),
+            Agent::NewReno => self.trace_event(net, "NEWRENO_FAST_RETX"),
         }
         self.recover = self.maxseq;
         self.last_cwnd_action = CwndAction::Dupack;
         match self.variant {
-            TcpVariant::Tahoe | TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::Vegas => {
+            Agent::Tahoe | Agent::Sack1 | Agent::Fack | Agent::Vegas => {
                 self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::One });
                 self.reset_rtx_timer(net, false, false);
             }
-            TcpVariant::Reno | TcpVariant::NewReno => {
+            Agent::Reno | Agent::NewReno => {
                 // Newreno restarts the timer before cutting the window, Reno after; neither
                 // reads the other's result (the event line above prints neither), so one
                 // order serves both.
@@ -851,9 +914,9 @@ impl TcpSender {
                 return;
             }
             match self.variant {
-                TcpVariant::Sack1 => self.sack1_timeout(net),
-                TcpVariant::Fack => self.fack_timeout(net),
-                TcpVariant::Vegas => self.vegas_timeout(net),
+                Agent::Sack1 => self.sack1_timeout(net),
+                Agent::Fack => self.fack_timeout(net),
+                Agent::Vegas => self.vegas_timeout(net),
                 _ => self.base_timeout(net),
             }
         }
@@ -862,7 +925,7 @@ impl TcpSender {
     /// ns-2 `TcpAgent::timeout` (with Reno's additions for Reno and Newreno).
     fn base_timeout(&mut self, net: &mut Network) {
         self.trace_event(net, "TIMEOUT");
-        if matches!(self.variant, TcpVariant::Reno | TcpVariant::NewReno) {
+        if matches!(self.variant, Agent::Reno | Agent::NewReno) {
             self.dupwnd = 0;
             self.dupacks = 0;
             if self.p.bug_fix {

@@ -156,6 +156,9 @@ impl TcpSender {
                     if self.fastrecov && self.t_seqno > self.highest_ack + self.wnd as i64 {
                         break;
                     }
+                    if self.t_seqno > self.maxseq && self.held_by_pacer(net) {
+                        break;
+                    }
                     self.t_seqno += 1;
                     self.t_seqno - 1
                 }

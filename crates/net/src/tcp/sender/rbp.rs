@@ -6,7 +6,7 @@
 use super::TcpSender;
 use crate::network::{Network, TimerKind};
 use crate::packet::Packet;
-use crate::scenario::TcpVariant;
+use super::Agent;
 
 /// The pacing window is never below this many segments (ns-2 `RBP_MIN_SEGMENTS`).
 const RBP_MIN_SEGMENTS: f64 = 2.0;
@@ -25,7 +25,7 @@ impl TcpSender {
     pub(super) fn rbp_on_ack(&mut self, net: &mut Network, ack: &Packet) {
         if self.rbp_mode != RbpMode::Off {
             self.rbp_mode = RbpMode::Off;
-            if self.variant == TcpVariant::Reno && ack.seq > self.last_ack {
+            if self.variant == Agent::Reno && ack.seq > self.last_ack {
                 let c = (self.maxseq - self.last_ack) as f64;
                 self.set_cwnd(net, c);
             }
@@ -48,7 +48,7 @@ impl TcpSender {
             return false;
         }
         self.rbp_mode = RbpMode::Going;
-        let rbwin = if self.variant == TcpVariant::Vegas && self.p.rbp_rate_algorithm == 1 {
+        let rbwin = if self.variant == Agent::Vegas && self.p.rbp_rate_algorithm == 1 {
             self.v.actual * self.v.rtt * self.p.rbp_scale
         } else {
             self.cwnd * self.p.rbp_scale
@@ -56,7 +56,7 @@ impl TcpSender {
         let rbwin = ((rbwin + 0.5) as i64 as f64).max(RBP_MIN_SEGMENTS);
         let c = self.cwnd.min(rbwin);
         self.set_cwnd(net, c);
-        let rtt = if self.variant == TcpVariant::Vegas {
+        let rtt = if self.variant == Agent::Vegas {
             self.v.rtt
         } else {
             let srtt_scale = 1.0 / (1u64 << self.p.srtt_bits) as f64;
@@ -71,19 +71,13 @@ impl TcpSender {
         self.t_seqno < self.curseq && self.t_seqno <= self.highest_ack + self.window()
     }
 
-    fn rbp_paced_send_one(&mut self, net: &mut Network) {
+    pub(super) fn rbp_paced_send_one(&mut self, net: &mut Network) {
         if self.rbp_mode == RbpMode::Going && self.rbp_able_to_send_one() {
             let s = self.t_seqno;
             self.t_seqno += 1;
             self.output(net, s);
             let delay = self.rbp_delay;
             net.arm(&mut self.pace_timer, self.ep.flow, TimerKind::Pace, delay);
-        }
-    }
-
-    pub fn on_pace_timer(&mut self, net: &mut Network, gen: u32) {
-        if self.pace_timer.fire(gen) {
-            self.rbp_paced_send_one(net);
         }
     }
 }

@@ -149,6 +149,9 @@ impl TcpSender {
                     if !(room && self.t_seqno < self.curseq) {
                         break;
                     }
+                    if self.t_seqno > self.maxseq && self.held_by_pacer(net) {
+                        break;
+                    }
                     self.t_seqno += 1;
                     self.t_seqno - 1
                 }
