@@ -114,9 +114,10 @@ impl RfcSender {
         (self.maxseq + 1 - self.snd_una) as f64
     }
 
-    /// Writes cwnd and ssthresh to the cwnd trace when either changed.
+    /// Writes cwnd and ssthresh to the cwnd trace when either changed. As in ns-2's trace of
+    /// `cwnd_`, the window is the controller's, without the inflation of fast recovery.
     pub fn trace_cwnd(&mut self, net: &mut Network) {
-        let now = (self.cwnd(), self.cc.ssthresh().min(self.rwnd) as i64);
+        let now = (self.cc.cwnd().min(self.rwnd), self.cc.ssthresh().min(self.rwnd) as i64);
         if now != self.traced && net.tracer.cwnd_enabled() {
             let (a, b) = (self.ep.addr, self.ep.peer);
             net.tracer.cwnd_event(net.now_secs(), self.ep.flow.0, (a.node, a.port), (b.node, b.port), now.0, now.1);
@@ -193,7 +194,8 @@ impl RfcSender {
         let una = ack.seq + 1;
         if self.ecn && ack.has(flags::ECN_ECHO) {
             self.cc.on_ecn_echo(now);
-            if una > self.ecn_recover && self.recovery.is_none() {
+            // once per window: not for ACKs of data sent before the last reaction
+            if ack.seq > self.ecn_recover && self.recovery.is_none() {
                 self.ecn_recover = self.maxseq;
                 self.cc.on_congestion(now, Signal::Ecn, self.flight());
                 self.cwr = true;
