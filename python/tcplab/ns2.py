@@ -176,15 +176,25 @@ def _tcl_string(s: str) -> str:
 
 def _losses(emit, s: dict) -> None:
     """Each loss model as ns-2's suites build one: an ErrorModule Fid at the head of the link
-    with an ErrorModel/List bound to the flow ids it counts."""
+    with an ErrorModel/List (or a uniform ErrorModel) bound to the flow ids it counts."""
     for i, loss in enumerate(s["losses"]):
         link = s["links"][loss["link"] // 2]
         a, b = (link["from"], link["to"]) if loss["link"] % 2 == 0 else (link["to"], link["from"])
         emit(f"# loss model {i} on n{a}->n{b} (each new error module goes to the link's head)")
         emit(f"set em{i} [new ErrorModule Fid]")
-        emit(f"set errmodel{i} [new ErrorModel/List]")
-        emit(f"$errmodel{i} unit pkt")
-        emit(f"$errmodel{i} droplist {{{' '.join(str(p) for p in loss['packets'])}}}")
+        model = loss["model"]
+        if model == "list":
+            emit(f"set errmodel{i} [new ErrorModel/List]")
+            emit(f"$errmodel{i} unit pkt")
+            emit(f"$errmodel{i} droplist {{{' '.join(str(p) for p in loss['packets'])}}}")
+        elif model in ("uniform", "ber"):
+            # ns-2's ErrorModel draws from its own uniform variable: the same law, other numbers
+            emit(f"set errmodel{i} [new ErrorModel]")
+            emit(f"$errmodel{i} unit {'pkt' if model == 'uniform' else 'bit'}")
+            emit(f"$errmodel{i} set rate_ {_num(loss['rate' if model == 'uniform' else 'ber'])}")
+            emit(f"$errmodel{i} ranvar [new RandomVariable/Uniform]")
+        else:
+            raise ValueError(f"losses[{i}].model: ns-2 has no per-packet Gilbert-Elliott model")
         if loss["action"] == "mark":
             emit(f"$errmodel{i} set markecn_ true")
         elif loss["action"] == "delay":

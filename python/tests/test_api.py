@@ -406,3 +406,16 @@ class TestRfcProfile:
         # the three share a 1 Mb/s link (each rate is over the flow's own active time)
         active = [10, 9, 8]
         assert sum(a.flows["goodput_bps"] * active) <= 1e6 * 10
+
+
+def test_random_loss_models_lose_their_share():
+    doc = {"duration": "100s", "rng": "streams", "nodes": ["a", "b"],
+           "links": [{"from": "a", "to": "b", "bandwidth": "10Mb", "delay": "1ms"}],
+           "flows": [{"from": "a", "to": "b", "protocol": "udp", "rate": "1Mb", "packet_size": 500}]}
+    models = {"uniform": {"rate": 0.1}, "ber": {"ber": 2.5e-5},
+              "gilbert": {"p_good_bad": 0.01, "p_bad_good": 0.09}}
+    for model, fields in models.items():
+        r = tcplab.run({**doc, "losses": [{"link": "a->b", "model": model, **fields}]})
+        f = r.flows.iloc[0]
+        # about 10% each: 1 - (1 - 2.5e-5)^4000 = 0.095; the chain is bad 0.01/0.1 of the time
+        assert 0.08 < f.packets_dropped / f.packets_sent < 0.12, model

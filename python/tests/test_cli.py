@@ -414,6 +414,10 @@ MALFORMED = [
     ("tcp-window-type", edit("window = 20", 'window = "x"'), "tcp.window:", []),
     ("unknown-field-in-link", edit('delay = "7ms"', 'delay = "7ms"\nbandwith = "1Mb"'), "links[1].bandwith:", ["unknown field"]),
     ("unknown-top-level-field", edit("seed = 1", "seed = 1\ndurration = 3"), "durration:", ["unknown field"]),
+    ("loss-model-unknown", append('\n[[losses]]\nlink = "r1->r2"\nmodel = "markov"\nrate = 0.1\n'), "losses[0].model:", ["markov"]),
+    ("loss-rate-above-one", append('\n[[losses]]\nlink = "r1->r2"\nmodel = "uniform"\nrate = 1.5\n'), "losses[0].rate:", []),
+    ("loss-field-of-another-model", append('\n[[losses]]\nlink = "r1->r2"\nmodel = "ber"\nrate = 0.1\n'), "losses[0].rate:", ["ber model"]),
+    ("gilbert-needs-its-chain", append('\n[[losses]]\nlink = "r1->r2"\nmodel = "gilbert"\np_good_bad = 0.1\n'), "losses[0].p_bad_good:", []),
     ("unknown-trace", append('\n[output]\ntrace = ["pcap"]\n'), "output.trace[0]:", ["pcap"]),
 ]
 BAD_SYNTAX = ("toml-syntax", edit("window = 20", "window = = 20"))

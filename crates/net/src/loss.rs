@@ -1,47 +1,91 @@
 //! Loss models at the head of a link, before its queue (ns-2's `ErrorModule` on a link).
 
-use crate::scenario::{LossAction, LossConfig};
+use crate::random::Draws;
+use crate::scenario::{LossAction, LossConfig, LossModel};
+use tcplab_des::Ns2Rng;
 
-/// ns-2's `ErrorModel/List` with packet units, bound to some flow ids: counts the packets of
-/// those flows and picks the ones whose count is listed, to drop, mark or delay.
-pub struct ListLoss {
+/// One loss model bound to some flow ids: it sees the packets of those flows entering the link
+/// and picks some, to drop, mark or delay.
+pub struct Loss {
     pub action: LossAction,
     fids: Vec<u32>,
-    drops: Vec<u64>,
-    next: usize,
-    count: u64,
+    kind: Kind,
+    draws: Draws,
 }
 
-impl ListLoss {
-    pub fn new(cfg: &LossConfig) -> ListLoss {
-        ListLoss { action: cfg.action, fids: cfg.fids.clone(), drops: cfg.packets.clone(), next: 0, count: 0 }
+enum Kind {
+    /// ns-2's `ErrorModel/List` with packet units: the packets whose count is listed.
+    List { picks: Vec<u64>, next: usize, count: u64 },
+    Uniform { rate: f64 },
+    Ber { ber: f64 },
+    Gilbert { p_good_bad: f64, p_bad_good: f64, loss_good: f64, loss_bad: f64, bad: bool },
+}
+
+impl Loss {
+    pub fn new(cfg: &LossConfig, draws: Draws) -> Loss {
+        let kind = match cfg.model.clone() {
+            LossModel::List { packets } => Kind::List { picks: packets, next: 0, count: 0 },
+            LossModel::Uniform { rate } => Kind::Uniform { rate },
+            LossModel::Ber { ber } => Kind::Ber { ber },
+            LossModel::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad } => {
+                Kind::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad, bad: false }
+            }
+        };
+        Loss { action: cfg.action, fids: cfg.fids.clone(), kind, draws }
     }
 
-    /// Whether this model picks a packet of flow id `fid` entering the link.
-    pub fn picks(&mut self, fid: u32) -> bool {
+    /// Whether this model picks a packet of flow id `fid` and `size` bytes entering the link.
+    pub fn picks(&mut self, fid: u32, size: u32, shared: &mut Ns2Rng) -> bool {
         if !self.fids.is_empty() && !self.fids.contains(&fid) {
             return false; // unbound flow ids pass the error module untouched
         }
-        let drop = self.drops.get(self.next) == Some(&self.count);
-        if drop {
-            self.next += 1;
+        let draws = &mut self.draws;
+        match &mut self.kind {
+            Kind::List { picks, next, count } => {
+                let pick = picks.get(*next) == Some(count);
+                if pick {
+                    *next += 1;
+                }
+                *count += 1;
+                pick
+            }
+            Kind::Uniform { rate } => draws.uniform(shared) < *rate,
+            Kind::Ber { ber } => draws.uniform(shared) < 1.0 - (1.0 - *ber).powi(size as i32 * 8),
+            Kind::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad, bad } => {
+                let lost = draws.uniform(shared) < if *bad { *loss_bad } else { *loss_good };
+                let leave = if *bad { *p_bad_good } else { *p_good_bad };
+                if draws.uniform(shared) < leave {
+                    *bad = !*bad;
+                }
+                lost
+            }
         }
-        self.count += 1;
-        drop
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tcplab_des::Rng;
+
+    fn model(fids: Vec<u32>, model: LossModel) -> Loss {
+        let cfg = LossConfig { link: 0, fids, model, action: LossAction::Drop };
+        Loss::new(&cfg, Draws::Own(Rng::stream(7, "loss")))
+    }
+
+    fn share(m: &mut Loss, size: u32, n: usize) -> f64 {
+        let mut rng = Ns2Rng::seeded(1);
+        (0..n).filter(|_| m.picks(0, size, &mut rng)).count() as f64 / n as f64
+    }
 
     #[test]
     fn drops_the_listed_packets_of_its_flows_only() {
-        let mut m = ListLoss::new(&LossConfig { link: 0, fids: vec![1], packets: vec![2, 4, 5], action: LossAction::Drop });
+        let mut m = model(vec![1], LossModel::List { packets: vec![2, 4, 5] });
+        let mut rng = Ns2Rng::seeded(1);
         let mut dropped = Vec::new();
         for i in 0..8 {
-            assert!(!m.picks(7), "other flows pass and are not counted");
-            if m.picks(1) {
+            assert!(!m.picks(7, 100, &mut rng), "other flows pass and are not counted");
+            if m.picks(1, 100, &mut rng) {
                 dropped.push(i);
             }
         }
@@ -51,8 +95,37 @@ mod tests {
     /// ns-2 quirk kept: a repeated entry can never match again and blocks the rest of the list.
     #[test]
     fn repeated_entries_block_the_list_as_in_ns2() {
-        let mut m = ListLoss::new(&LossConfig { link: 0, fids: vec![], packets: vec![1, 1, 3], action: LossAction::Drop });
-        let dropped: Vec<u32> = (0..5).filter(|_| m.picks(0)).collect();
-        assert_eq!(dropped.len(), 1);
+        let mut m = model(vec![], LossModel::List { packets: vec![1, 1, 3] });
+        assert_eq!(share(&mut m, 100, 5), 0.2);
+    }
+
+    #[test]
+    fn uniform_loses_its_rate() {
+        let p = share(&mut model(vec![], LossModel::Uniform { rate: 0.1 }), 1000, 100_000);
+        assert!((p - 0.1).abs() < 0.003, "{p}");
+    }
+
+    #[test]
+    fn ber_loses_more_of_bigger_packets() {
+        let ber = 1e-5;
+        for size in [100u32, 1000] {
+            let p = share(&mut model(vec![], LossModel::Ber { ber }), size, 100_000);
+            let expected = 1.0 - (1.0 - ber).powi(size as i32 * 8);
+            assert!((p - expected).abs() < 0.003, "{size} B: {p} vs {expected}");
+        }
+    }
+
+    #[test]
+    fn gilbert_loses_the_stationary_share_in_bursts() {
+        // stationary bad share 0.01/(0.01 + 0.1) = 1/11, all lost there: loss 9.1%
+        let mut m = model(vec![], LossModel::Gilbert { p_good_bad: 0.01, p_bad_good: 0.1, loss_good: 0.0, loss_bad: 1.0 });
+        let mut rng = Ns2Rng::seeded(1);
+        let lost: Vec<bool> = (0..200_000).map(|_| m.picks(0, 100, &mut rng)).collect();
+        let p = lost.iter().filter(|&&l| l).count() as f64 / lost.len() as f64;
+        assert!((p - 1.0 / 11.0).abs() < 0.005, "{p}");
+        // the mean burst is 1/p_bad_good = 10 packets
+        let bursts = lost.windows(2).filter(|w| !w[0] && w[1]).count() as f64;
+        let mean_burst = lost.iter().filter(|&&l| l).count() as f64 / bursts;
+        assert!((mean_burst - 10.0).abs() < 0.5, "{mean_burst}");
     }
 }

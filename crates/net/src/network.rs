@@ -2,7 +2,7 @@
 //! counters and trace writers. Agents get `&mut Network` and send through it synchronously, as
 //! ns-2 agents call `target_->recv`, so events are scheduled in the same order as in ns-2.
 
-use crate::loss::ListLoss;
+use crate::loss::Loss;
 use crate::metrics::{FlowStats, LinkStats};
 use crate::packet::{flags, Addr, FlowId, Kind, Packet, PacketId, PacketPool, MAX_SACK_BLOCKS};
 use crate::scenario::LossAction;
@@ -86,7 +86,7 @@ pub struct Link {
     pub queue: Queue,
     /// Loss models before the queue, in the order packets meet them (ns-2 puts each new error
     /// module at the head of the link, in front of the older ones).
-    pub losses: Vec<ListLoss>,
+    pub losses: Vec<Loss>,
     /// A packet is being serialised.
     pub busy: bool,
     /// When the last transmission started ends.
@@ -178,7 +178,7 @@ impl Network {
         let link = &mut self.links[l];
         let pkt = self.pkts.get_mut(id);
         for (i, model) in link.losses.iter_mut().enumerate().skip(first) {
-            if !model.picks(pkt.fid) {
+            if !model.picks(pkt.fid, pkt.size, &mut self.rng) {
                 continue;
             }
             match model.action {

@@ -2,7 +2,7 @@
 //! summarises the counters at the end.
 
 use crate::metrics::{delay_stats, jain, FlowSummary, LinkSummary, Summary};
-use crate::loss::ListLoss;
+use crate::loss::Loss;
 use crate::network::{Endpoint, Event, Link, Network, TimerKind};
 use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::queue::Queue;
@@ -179,8 +179,9 @@ impl Simulation {
                 });
             }
         }
-        for l in &scenario.losses {
-            links[l.link].losses.insert(0, ListLoss::new(l)); // the newest meets packets first
+        for (i, l) in scenario.losses.iter().enumerate() {
+            let loss = Loss::new(l, draws(format!("loss/{i}")));
+            links[l.link].losses.insert(0, loss); // the newest meets packets first
         }
         let ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from as usize, l.to as usize)).collect();
         let routes = Routes::shortest_paths(scenario.nodes.len(), &ends);

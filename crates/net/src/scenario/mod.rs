@@ -176,17 +176,34 @@ impl Traces {
     }
 }
 
-/// Drops chosen packets on one link direction: of the packets of `fids` (every packet when
-/// empty) entering the link, those counted at positions `packets` (0 = the first), before they
-/// reach the queue, as ns-2's `ErrorModel/List` bound in an `ErrorModule Fid` at a link's head.
+/// A loss model on one link direction, before its queue, as ns-2's error models in an
+/// `ErrorModule Fid` at a link's head: of the packets of `fids` (every packet when empty)
+/// entering the link, it picks some (by `model`) to drop, mark or delay.
 #[derive(Debug, Clone, Serialize)]
 pub struct LossConfig {
     /// The simplex link: 2i for links[i] from->to, 2i+1 for to->from.
     pub link: usize,
     pub fids: Vec<u32>,
-    pub packets: Vec<u64>,
+    #[serde(flatten)]
+    pub model: LossModel,
     #[serde(flatten)]
     pub action: LossAction,
+}
+
+/// Which packets a loss model picks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "model", rename_all = "lowercase")]
+pub enum LossModel {
+    /// Those counted at these positions (0 = the first), as ns-2's `ErrorModel/List`.
+    List { packets: Vec<u64> },
+    /// Each with probability `rate` (a packet error rate).
+    Uniform { rate: f64 },
+    /// Each with probability 1 − (1 − ber)^bits: bigger packets are lost more often.
+    Ber { ber: f64 },
+    /// The two-state Gilbert-Elliott chain, stepped once per packet: in the good state a packet
+    /// is lost with `loss_good`, in the bad with `loss_bad`; after each packet the chain moves
+    /// good→bad with `p_good_bad` and bad→good with `p_bad_good`.
+    Gilbert { p_good_bad: f64, p_bad_good: f64, loss_good: f64, loss_bad: f64 },
 }
 
 /// What a loss model does to the packets it picks (ns-2 ErrorModel's drop_, markecn_, delay_pkt_).

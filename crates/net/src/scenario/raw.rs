@@ -55,14 +55,21 @@ pub struct RawAction {
     pub packets: Option<i64>,
 }
 
-/// A deterministic loss model on one link direction (ns-2 `ErrorModel/List` in an
-/// `ErrorModule Fid` at the head of the link).
+/// A loss model on one link direction (ns-2's error models in an `ErrorModule Fid` at the head
+/// of the link).
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct RawLoss {
     pub link: Option<String>,
     pub flows: Option<Vec<String>>,
+    pub model: Option<String>,
     pub packets: Option<Vec<i64>>,
+    pub rate: Option<f64>,
+    pub ber: Option<f64>,
+    pub p_good_bad: Option<f64>,
+    pub p_bad_good: Option<f64>,
+    pub loss_good: Option<f64>,
+    pub loss_bad: Option<f64>,
     pub action: Option<String>,
     pub delay: Option<Quantity>,
 }

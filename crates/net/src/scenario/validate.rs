@@ -302,17 +302,7 @@ fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], flows: &[
         let f = flows.iter().find(|f| &f.name == name).ok_or_else(|| ScenarioError::new(format!("{}[{j}]", p("flows")), format!("unknown flow {name:?}")))?;
         fids.push(f.fid);
     }
-    let mut packets = Vec::new();
-    for (j, &n) in l.packets.iter().flatten().enumerate() {
-        if n < 0 {
-            return err(format!("{}[{j}]", p("packets")), format!("{n} is negative (packets are counted from 0)"));
-        }
-        packets.push(n as u64);
-    }
-    if packets.is_empty() {
-        return err(p("packets"), "is required (the positions of the packets to drop, from 0)");
-    }
-    packets.sort_unstable(); // ns-2 sorts its drop list
+    let model = loss_model(l, &p)?;
     let action = match one_of(l.action.as_deref().unwrap_or("drop"), &["drop", "mark", "delay"], "action", &p("action"))? {
         "mark" => LossAction::Mark,
         "delay" => {
@@ -324,7 +314,60 @@ fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], flows: &[
     if l.delay.is_some() && !matches!(action, LossAction::Delay { .. }) {
         return err(p("delay"), "is only allowed with action = \"delay\"");
     }
-    Ok(LossConfig { link, fids, packets, action })
+    Ok(LossConfig { link, fids, model, action })
+}
+
+fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
+    let kind = one_of(l.model.as_deref().unwrap_or("list"), &["list", "uniform", "ber", "gilbert"], "loss model", &p("model"))?;
+    let fields: [(&str, bool); 7] = [
+        ("packets", l.packets.is_some()),
+        ("rate", l.rate.is_some()),
+        ("ber", l.ber.is_some()),
+        ("p_good_bad", l.p_good_bad.is_some()),
+        ("p_bad_good", l.p_bad_good.is_some()),
+        ("loss_good", l.loss_good.is_some()),
+        ("loss_bad", l.loss_bad.is_some()),
+    ];
+    let own: &[&str] = match kind {
+        "list" => &["packets"],
+        "uniform" => &["rate"],
+        "ber" => &["ber"],
+        _ => &["p_good_bad", "p_bad_good", "loss_good", "loss_bad"],
+    };
+    if let Some((field, _)) = fields.iter().find(|(f, set)| *set && !own.contains(f)) {
+        return err(p(field), format!("is not a field of the {kind} model"));
+    }
+    let prob = |v: Option<f64>, field: &str, default: Option<f64>| -> Res<f64> {
+        match (v, default) {
+            (Some(v), _) => real_in(v, 0.0, 1.0, &p(field)),
+            (None, Some(d)) => Ok(d),
+            (None, None) => err(p(field), format!("is required by the {kind} model (a probability)")),
+        }
+    };
+    Ok(match kind {
+        "uniform" => LossModel::Uniform { rate: prob(l.rate, "rate", None)? },
+        "ber" => LossModel::Ber { ber: prob(l.ber, "ber", None)? },
+        "gilbert" => LossModel::Gilbert {
+            p_good_bad: prob(l.p_good_bad, "p_good_bad", None)?,
+            p_bad_good: prob(l.p_bad_good, "p_bad_good", None)?,
+            loss_good: prob(l.loss_good, "loss_good", Some(0.0))?,
+            loss_bad: prob(l.loss_bad, "loss_bad", Some(1.0))?,
+        },
+        _ => {
+            let mut packets = Vec::new();
+            for (j, &n) in l.packets.iter().flatten().enumerate() {
+                if n < 0 {
+                    return err(format!("{}[{j}]", p("packets")), format!("{n} is negative (packets are counted from 0)"));
+                }
+                packets.push(n as u64);
+            }
+            if packets.is_empty() {
+                return err(p("packets"), "is required (the positions of the packets to drop, from 0)");
+            }
+            packets.sort_unstable(); // ns-2 sorts its drop list
+            LossModel::List { packets }
+        }
+    })
 }
 
 fn red(r: RawRed, path: &str) -> Res<RedParams> {
