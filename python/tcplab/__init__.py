@@ -307,6 +307,10 @@ _FLOW_COLUMNS = [
     "packets_delivered", "packets_dropped", "packets_retransmitted", "packets_in_flight",
     "efficiency",
 ]
+_RADIO_COLUMNS = [
+    "wlan", "node", "rts", "cts", "data", "acks", "retries", "retry_drops", "queue_drops",
+    "collisions",
+]
 _LINK_COLUMNS = [
     "name", "from", "to", "arrivals", "departures", "drops", "queue_mean_pkts",
     "queue_max_pkts", "utilization",
@@ -350,6 +354,11 @@ class Result:
     @property
     def links(self):
         return _frame(self.summary.get("links", []), _LINK_COLUMNS)
+
+    @property
+    def radios(self):
+        """The MAC counters of every radio of the wireless LANs (an empty frame without any)."""
+        return _frame(self.summary.get("radios", []), _RADIO_COLUMNS)
 
     @property
     def series(self) -> dict:

@@ -13,6 +13,7 @@ pub mod tcp;
 pub mod trace;
 pub mod udp;
 pub mod units;
+pub mod wifi;
 
 pub use scenario::{Format, Scenario, ScenarioError};
 pub use sim::{RunOptions, RunResult, Simulation};

@@ -83,6 +83,9 @@ pub struct Summary {
     pub jain_fairness: f64,
     pub flows: Vec<FlowSummary>,
     pub links: Vec<LinkSummary>,
+    /// The radios of the wireless LANs, if any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub radios: Vec<RadioSummary>,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -119,6 +122,15 @@ pub struct LinkSummary {
     pub queue_mean_pkts: f64,
     pub queue_max_pkts: u64,
     pub utilization: f64,
+}
+
+/// One radio's MAC counters.
+#[derive(Serialize, Debug, Clone)]
+pub struct RadioSummary {
+    pub wlan: String,
+    pub node: String,
+    #[serde(flatten)]
+    pub mac: crate::wifi::MacStats,
 }
 
 /// Nearest-rank percentile of sorted values (p in (0, 1]).

@@ -9,6 +9,7 @@ use crate::scenario::LossAction;
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
+use crate::wifi::{Wifi, WifiEvent};
 use tcplab_des::{Ns2Rng, Scheduler, Time, Timer};
 
 /// Everything that can happen, as a small plain value.
@@ -24,6 +25,8 @@ pub enum Event {
     Timer(FlowId, TimerKind, u32),
     /// The scenario's action with this index.
     Act(u32),
+    /// Something on a wireless LAN.
+    Wifi(WifiEvent),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,7 +101,11 @@ pub struct Network {
     pub sched: Scheduler<Event>,
     pub pkts: PacketPool,
     pub links: Vec<Link>,
+    /// The wireless LANs and their radios.
+    pub wifi: Wifi,
+    /// Routes over the wired links (edges 0..links.len()) and then these radio pairs.
     pub routes: Routes,
+    pub wifi_edges: Vec<(u32, u32)>,
     pub flow_stats: Vec<FlowStats>,
     pub tracer: Tracer,
     /// ns-2's default generator, for the components that draw from it (`random::Draws::Shared`).
@@ -107,12 +114,20 @@ pub struct Network {
 }
 
 impl Network {
-    pub fn new(links: Vec<Link>, routes: Routes, flows: usize, tracer: Tracer, rng: Ns2Rng) -> Network {
+    /// The network of `links` and `wifi`, routed by fewest hops over both.
+    pub fn new(nodes: usize, links: Vec<Link>, wifi: Wifi, flows: usize, tracer: Tracer, rng: Ns2Rng) -> Network {
+        let wifi_edges = wifi.edges();
+        let mut ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from as usize, l.to as usize)).collect();
+        let radio_node = |r: u32| wifi.stations[r as usize].node as usize;
+        ends.extend(wifi_edges.iter().map(|&(a, b)| (radio_node(a), radio_node(b))));
+        let routes = Routes::shortest_paths(nodes, &ends);
         Network {
             sched: Scheduler::new(),
             pkts: PacketPool::default(),
             links,
+            wifi,
             routes,
+            wifi_edges,
             flow_stats: (0..flows).map(|_| FlowStats::default()).collect(),
             tracer,
             rng,
@@ -155,14 +170,31 @@ impl Network {
         self.forward(node, id);
     }
 
-    /// Hands a packet at `node` to the link towards its destination.
+    /// Hands a packet at `node` to the link (or radio) towards its destination.
     fn forward(&mut self, node: u32, id: PacketId) {
         let dst = self.pkts.get(id).dst.node;
-        let link = self
+        let edge = self
             .routes
             .next_link(node as usize, dst as usize)
             .expect("validated scenarios only have reachable destinations");
-        self.enqueue(link, id);
+        match edge.checked_sub(self.links.len()) {
+            None => self.enqueue(edge, id),
+            Some(w) => {
+                let (from, to) = self.wifi_edges[w];
+                self.wifi_enqueue(from, to, id);
+            }
+        }
+    }
+
+    /// A packet `pkt` arrived at `node` off the air: it is home, or it goes on.
+    pub fn arrive_at(&mut self, node: u32, pkt: Packet) -> Option<Packet> {
+        if pkt.dst.node == node {
+            Some(pkt)
+        } else {
+            let id = self.pkts.alloc(pkt);
+            self.forward(node, id);
+            None
+        }
     }
 
     fn enqueue(&mut self, l: usize, id: PacketId) {
@@ -213,6 +245,11 @@ impl Network {
 
     fn drop(&mut self, l: usize, id: PacketId) {
         self.links[l].stats.drops += 1;
+        self.drop_packet(id);
+    }
+
+    /// A packet is lost: counted against its flow and returned to the pool.
+    pub fn drop_packet(&mut self, id: PacketId) {
         let pkt = self.pkts.release(id);
         let stats = &mut self.flow_stats[pkt.flow.0 as usize];
         match pkt.kind {

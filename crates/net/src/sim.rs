@@ -1,17 +1,17 @@
 //! A simulation run: builds the network and agents from a scenario, dispatches events, and
 //! summarises the counters at the end.
 
-use crate::metrics::{delay_stats, jain, FlowSummary, LinkSummary, Summary};
+use crate::metrics::{delay_stats, jain, FlowSummary, LinkSummary, RadioSummary, Summary};
 use crate::loss::Loss;
 use crate::network::{Endpoint, Event, Link, Network, TimerKind};
 use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
-use crate::routing::Routes;
 use crate::scenario::{ActionKind, AppConfig, FlowConfig, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Traces, Transport};
 use crate::tcp::{Agent, Ftp, RfcSender, TcpSender, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
+use crate::wifi::Wifi;
 use serde::Serialize;
 use std::fs::File;
 use std::io::{self, BufWriter};
@@ -183,12 +183,11 @@ impl Simulation {
             let loss = Loss::new(l, draws(format!("loss/{i}")));
             links[l.link].losses.insert(0, loss); // the newest meets packets first
         }
-        let ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from as usize, l.to as usize)).collect();
-        let routes = Routes::shortest_paths(scenario.nodes.len(), &ends);
         // ns-2's generator (unused, and so seeded 1, with per-component streams)
         let mut shared = Ns2Rng::seeded(if scenario.rng == RngMode::Ns2 { seed as u32 } else { 1 });
         let phases = clock_phases(&scenario, seed, &mut shared);
-        let mut net = Network::new(links, routes, scenario.flows.len(), tracer, shared);
+        let wifi = Wifi::new(scenario.wlans.clone(), draws);
+        let mut net = Network::new(scenario.nodes.len(), links, wifi, scenario.flows.len(), tracer, shared);
 
         // Agents get ports on their node in the order they are attached (sender, then sink),
         // as ns-2's `attach-agent` does.
@@ -295,6 +294,11 @@ impl Simulation {
                     (TimerKind::Cbr, Sender::Cbr(cbr), _) => cbr.on_timer(net, gen),
                     (TimerKind::DelAck, _, Receiver::Tcp(sink)) => sink.on_timer(net, gen),
                     _ => unreachable!("timer {kind:?} of a flow without one"),
+                }
+            }
+            Event::Wifi(ev) => {
+                if let Some(pkt) = net.on_wifi(ev) {
+                    Self::deliver(net, &mut self.flows[pkt.flow.0 as usize], &pkt);
                 }
             }
             Event::Act(i) => {
@@ -419,6 +423,13 @@ impl Simulation {
                 }
             })
             .collect();
-        Summary { name: sc.name.clone(), seed: self.seed, duration_s: end.as_secs_f64(), jain_fairness: jain(&goodputs), flows, links }
+        let radios = self
+            .net
+            .wifi
+            .stations
+            .iter()
+            .map(|s| RadioSummary { wlan: sc.wlans[s.wlan_index()].name.clone(), node: sc.nodes[s.node as usize].clone(), mac: s.stats.clone() })
+            .collect();
+        Summary { name: sc.name.clone(), seed: self.seed, duration_s: end.as_secs_f64(), jain_fairness: jain(&goodputs), flows, links, radios }
     }
 }

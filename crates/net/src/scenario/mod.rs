@@ -6,6 +6,7 @@
 mod algorithms;
 mod raw;
 mod validate;
+mod wireless;
 
 use serde::{Serialize, Serializer};
 use std::fmt;
@@ -134,6 +135,8 @@ pub struct Scenario {
     pub rng: RngMode,
     pub nodes: Vec<String>,
     pub links: Vec<LinkConfig>,
+    /// 802.11b LANs.
+    pub wlans: Vec<crate::wifi::WlanConfig>,
     pub flows: Vec<FlowConfig>,
     pub losses: Vec<LossConfig>,
     /// What the applications do and when, in the order ns-2 would schedule it: each flow's own

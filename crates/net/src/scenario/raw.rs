@@ -33,6 +33,8 @@ pub struct RawScenario {
     pub profile: Option<String>,
     pub nodes: Option<Vec<String>>,
     pub links: Option<Vec<RawLink>>,
+    pub wlans: Option<Vec<RawWlan>>,
+    pub positions: Option<std::collections::BTreeMap<String, Vec<f64>>>,
     pub flows: Option<Vec<RawFlow>>,
     pub tcp: Option<RawTcp>,
     pub tcpsink: Option<RawSink>,
@@ -42,6 +44,28 @@ pub struct RawScenario {
     pub losses: Option<Vec<RawLoss>>,
     pub actions: Option<Vec<RawAction>>,
     pub output: Option<RawOutput>,
+}
+
+/// An 802.11b wireless LAN (`crate::wifi::WlanConfig`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawWlan {
+    pub name: Option<String>,
+    pub nodes: Option<Vec<String>>,
+    pub access_point: Option<String>,
+    pub profile: Option<String>,
+    pub data_rate: Option<Quantity>,
+    pub basic_rate: Option<Quantity>,
+    pub preamble: Option<String>,
+    pub rts_threshold: Option<i64>,
+    pub cw_min: Option<i64>,
+    pub cw_max: Option<i64>,
+    pub short_retry_limit: Option<i64>,
+    pub long_retry_limit: Option<i64>,
+    pub backoff_when_idle: Option<Flag>,
+    pub queue_limit: Option<i64>,
+    pub propagation: Option<String>,
+    pub mac_overhead: Option<i64>,
 }
 
 /// Something an application does at a given time (ns-2 `$ns at T "$ftp ..."`).

@@ -153,7 +153,12 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         node_ids.get(n.as_str()).copied().ok_or_else(|| ScenarioError::new(&path, format!("unknown node {n:?}")))
     };
 
-    let raw_links = raw.links.ok_or_else(|| ScenarioError::new("links", "is required (a list of links)"))?;
+    // A scenario needs links, unless its nodes talk over wireless LANs only.
+    let raw_links = match raw.links {
+        Some(l) => l,
+        None if raw.wlans.as_ref().is_some_and(|w| !w.is_empty()) => Vec::new(),
+        None => return err("links", "is required (a list of links)"),
+    };
     let mut links = Vec::with_capacity(raw_links.len());
     for (i, l) in raw_links.iter().enumerate() {
         links.push(link(l, i, &node)?);
@@ -163,6 +168,8 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             return err(format!("links[{i}]"), format!("duplicates links[{j}] between {:?} and {:?}", nodes[l.a], nodes[l.b]));
         }
     }
+
+    let wlans = super::wireless::wlans(raw.wlans.as_deref().unwrap_or(&[]), raw.positions.as_ref(), &node_ids, profile)?;
 
     let no_tcp = RawTcp::default();
     let raw_tcp = raw.tcp.as_ref().unwrap_or(&no_tcp);
@@ -180,7 +187,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     if raw_flows.is_empty() {
         return err("flows", "is empty");
     }
-    let adjacency = adjacency(nodes.len(), &links);
+    let adjacency = adjacency(nodes.len(), &links, &wlans);
     let mut flows: Vec<FlowConfig> = Vec::with_capacity(raw_flows.len());
     for (i, f) in raw_flows.iter().enumerate() {
         let cfg = flow(f, i, &node, &defaults, duration)?;
@@ -241,7 +248,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             }
         }
     }
-    Ok(Scenario { name, duration, seed, rng, nodes, links, flows, losses, actions, traces, trace_links })
+    Ok(Scenario { name, duration, seed, rng, nodes, links, wlans, flows, losses, actions, traces, trace_links })
 }
 
 fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>) -> Res<LinkConfig> {
@@ -740,11 +747,16 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
     Ok(all)
 }
 
-fn adjacency(n: usize, links: &[LinkConfig]) -> Vec<Vec<usize>> {
+fn adjacency(n: usize, links: &[LinkConfig], wlans: &[crate::wifi::WlanConfig]) -> Vec<Vec<usize>> {
     let mut adj = vec![Vec::new(); n];
     for l in links {
         adj[l.a].push(l.b);
         adj[l.b].push(l.a);
+    }
+    for w in wlans {
+        for (a, b) in w.pairs() {
+            adj[w.nodes[a]].push(w.nodes[b]);
+        }
     }
     adj
 }

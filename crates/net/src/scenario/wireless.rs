@@ -1,0 +1,123 @@
+//! The `[[wlans]]` tables and `[positions]`: 802.11b LANs and where their radios are.
+
+use super::raw::{RawWlan, Quantity};
+use super::validate::{err, flag, int_in, one_of, Res};
+use super::{Profile, ScenarioError};
+use crate::units;
+use crate::wifi::phy::{Preamble, Propagation, Radio, Timing};
+use crate::wifi::WlanConfig;
+use std::collections::{BTreeMap, HashMap};
+
+fn bits_per_second(q: &Quantity, path: &str) -> Res<f64> {
+    let r = match q {
+        Quantity::Int(i) => units::rate_from_bps(*i as f64),
+        Quantity::Float(f) => units::rate_from_bps(*f),
+        Quantity::Text(s) => units::parse_rate(s),
+    };
+    let bps = r.map_err(|m| ScenarioError::new(path, m))?;
+    if ![1_000_000, 2_000_000, 5_500_000, 11_000_000].contains(&bps) {
+        return err(path, format!("{bps} b/s is not an 802.11b rate (1, 2, 5.5 or 11 Mb/s)"));
+    }
+    Ok(bps as f64)
+}
+
+/// The WLANs, with every default filled in: ns-2's (`profile = "ns2"`: 1 Mb/s data, RTS/CTS on
+/// every frame, backoff even on an idle medium, ns-2's 34-byte MAC overhead) or the standard's
+/// (`"standard"`: 11 Mb/s, RTS/CTS off, no backoff on an idle medium, 36 bytes of MAC header,
+/// FCS and LLC/SNAP).
+pub(super) fn wlans(
+    raw: &[RawWlan],
+    positions: Option<&BTreeMap<String, Vec<f64>>>,
+    node_ids: &HashMap<&str, usize>,
+    default_profile: Profile,
+) -> Res<Vec<WlanConfig>> {
+    let mut out: Vec<WlanConfig> = Vec::with_capacity(raw.len());
+    for (i, w) in raw.iter().enumerate() {
+        let p = |f: &str| format!("wlans[{i}].{f}");
+        let name = w.name.clone().unwrap_or_else(|| format!("wlan{i}"));
+        if let Some(j) = out.iter().position(|o| o.name == name) {
+            return err(p("name"), format!("{name:?} is already the name of wlans[{j}]"));
+        }
+        let names = w.nodes.as_ref().ok_or_else(|| ScenarioError::new(p("nodes"), "is required (the nodes with a radio on it)"))?;
+        if names.len() < 2 {
+            return err(p("nodes"), "needs at least two nodes");
+        }
+        let mut nodes = Vec::with_capacity(names.len());
+        let mut at = Vec::with_capacity(names.len());
+        for (j, n) in names.iter().enumerate() {
+            let path = format!("{}[{j}]", p("nodes"));
+            let id = *node_ids.get(n.as_str()).ok_or_else(|| ScenarioError::new(&path, format!("unknown node {n:?}")))?;
+            if nodes.contains(&id) {
+                return err(path, format!("{n:?} appears twice"));
+            }
+            let xy = positions.and_then(|m| m.get(n)).ok_or_else(|| ScenarioError::new(&path, format!("{n:?} has no position (add it to [positions], in metres)")))?;
+            if xy.len() != 2 || xy.iter().any(|v| !v.is_finite()) {
+                return err(format!("positions.{n}"), "is not a position [x, y] in metres");
+            }
+            nodes.push(id);
+            at.push((xy[0], xy[1]));
+        }
+        let access_point = match &w.access_point {
+            None => None,
+            Some(n) => {
+                let id = node_ids.get(n.as_str()).copied().filter(|id| nodes.contains(id));
+                Some(id.ok_or_else(|| ScenarioError::new(p("access_point"), format!("{n:?} is not one of the WLAN's nodes")))?)
+            }
+        };
+        let ns2 = match w.profile.as_deref() {
+            Some(text) => one_of(text, &["ns2", "standard"], "WLAN profile", &p("profile"))? == "ns2",
+            None => default_profile == Profile::Ns2,
+        };
+        let rate = |q: &Option<Quantity>, field: &str, default: f64| -> Res<f64> {
+            q.as_ref().map_or(Ok(default), |q| bits_per_second(q, &p(field)))
+        };
+        let preamble = match w.preamble.as_deref() {
+            None | Some("long") => Preamble::Long,
+            Some(text) => {
+                one_of(text, &["long", "short"], "preamble", &p("preamble"))?;
+                Preamble::Short
+            }
+        };
+        let timing = Timing {
+            slot: 20e-6,
+            sifs: 10e-6,
+            preamble,
+            data_rate: rate(&w.data_rate, "data_rate", if ns2 { 1e6 } else { 11e6 })?,
+            basic_rate: rate(&w.basic_rate, "basic_rate", 1e6)?,
+            mac_overhead: match w.mac_overhead {
+                Some(v) => int_in(v, 0, 1000, &p("mac_overhead"))?,
+                None if ns2 => 34,
+                None => 36,
+            },
+        };
+        let propagation = match one_of(w.propagation.as_deref().unwrap_or("two_ray_ground"), &["two_ray_ground", "free_space"], "propagation model", &p("propagation"))? {
+            "free_space" => Propagation::FreeSpace,
+            _ => Propagation::TwoRayGround,
+        };
+        let int = |v: Option<i64>, field: &str, lo: i64, hi: i64, default: u32| -> Res<u32> { v.map_or(Ok(default), |v| int_in(v, lo, hi, &p(field))) };
+        let cw_min = int(w.cw_min, "cw_min", 1, 1023, 31)?;
+        let cw_max = int(w.cw_max, "cw_max", 1, 65535, 1023)?;
+        if cw_max < cw_min {
+            return err(p("cw_max"), format!("{cw_max} is below cw_min ({cw_min})"));
+        }
+        out.push(WlanConfig {
+            name,
+            nodes,
+            positions: at,
+            access_point,
+            timing,
+            radio: Radio { propagation, ..Radio::default() },
+            rts_threshold: int(w.rts_threshold, "rts_threshold", 0, 100_000, if ns2 { 0 } else { 3000 })?,
+            cw_min,
+            cw_max,
+            short_retry_limit: int(w.short_retry_limit, "short_retry_limit", 1, 255, 7)?,
+            long_retry_limit: int(w.long_retry_limit, "long_retry_limit", 1, 255, 4)?,
+            backoff_when_idle: match w.backoff_when_idle {
+                Some(f) => flag(f, &p("backoff_when_idle"))?,
+                None => ns2,
+            },
+            queue_limit: int(w.queue_limit, "queue_limit", 1, 1_000_000, 50)?,
+        });
+    }
+    Ok(out)
+}

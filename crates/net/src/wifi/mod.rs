@@ -1,0 +1,656 @@
+//! 802.11b wireless LANs: a shared channel per WLAN and the DCF MAC of every radio on it.
+//!
+//! Every radio hears every transmission on its WLAN whose power reaches the carrier-sense
+//! threshold; it receives the frame if the power also reaches the receive threshold and nothing
+//! else overlaps it (a weaker overlapping frame is captured when the first is `capture_ratio`
+//! times stronger, as in ns-2). The MAC is the distributed coordination function: carrier sense
+//! (physical and the NAV), DIFS/EIFS, slotted binary exponential backoff frozen while the
+//! medium is busy, RTS/CTS above a size threshold, MAC ACKs after SIFS, short and long retry
+//! limits, duplicate filtering. Frames are small values in a slab; the IP packet of a data frame
+//! stays in the packet pool until its ACK (or its last retry).
+
+pub mod phy;
+
+use crate::network::{Event, Network};
+use crate::packet::PacketId;
+use crate::random::Draws;
+use phy::{Radio, Timing, ACK_BYTES, CTS_BYTES, RTS_BYTES};
+use serde::Serialize;
+use std::collections::VecDeque;
+use tcplab_des::Timer;
+
+/// A WLAN's MAC and PHY settings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WlanConfig {
+    pub name: String,
+    /// The nodes with a radio on this WLAN, and their positions (m).
+    pub nodes: Vec<usize>,
+    pub positions: Vec<(f64, f64)>,
+    /// Infrastructure mode: stations talk only to (and through) this node.
+    pub access_point: Option<usize>,
+    pub timing: Timing,
+    pub radio: Radio,
+    /// Data frames whose MAC frame is longer than this many bytes go after an RTS/CTS exchange
+    /// (0: every frame, ns-2's default).
+    pub rts_threshold: u32,
+    pub cw_min: u32,
+    pub cw_max: u32,
+    pub short_retry_limit: u32,
+    pub long_retry_limit: u32,
+    /// Back off before every frame, even one that finds the medium idle (ns-2's `bugFix_timer_`).
+    pub backoff_when_idle: bool,
+    /// The interface queue of each radio, packets.
+    pub queue_limit: u32,
+}
+
+impl WlanConfig {
+    /// The (from, to) positions in `nodes` of the radios that exchange frames: each station
+    /// and its access point, or (ad hoc) every pair within receive range.
+    pub fn pairs(&self) -> Vec<(usize, usize)> {
+        let mut pairs = Vec::new();
+        for a in 0..self.nodes.len() {
+            for b in 0..self.nodes.len() {
+                let linked = a != b
+                    && match self.access_point {
+                        Some(ap) => (self.nodes[a] == ap) != (self.nodes[b] == ap),
+                        None => self.radio.rx_power(distance(self.positions[a], self.positions[b])) >= self.radio.rx_threshold,
+                    };
+                if linked {
+                    pairs.push((a, b));
+                }
+            }
+        }
+        pairs
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameKind {
+    Rts,
+    Cts,
+    Data,
+    Ack,
+}
+
+/// A frame on the air.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    kind: FrameKind,
+    src: u32,
+    dst: u32,
+    /// The duration field: how long after its end the medium stays reserved, s.
+    nav: f64,
+    pkt: Option<PacketId>,
+    seq: u16,
+    /// Events still to come that refer to it (its end at the sender, its ends at receivers).
+    refs: u32,
+}
+
+/// What a radio's MAC is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Nothing to send.
+    Idle,
+    /// Waiting for the medium (DIFS/EIFS plus backoff) to send the head of its queue.
+    Contend,
+    /// Sending its RTS or DATA, then waiting for the CTS or ACK.
+    Send,
+    WaitCts,
+    WaitAck,
+}
+
+/// The MAC timers of a radio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MacTimer {
+    /// The backoff ran out: transmit.
+    Access,
+    /// No CTS or ACK came in time.
+    Timeout,
+    /// SIFS after a frame: send the CTS, DATA or ACK it calls for.
+    Respond,
+    /// The NAV ran out.
+    Nav,
+}
+
+/// Radio events, carried in `Event::Wifi`.
+#[derive(Debug, Clone, Copy)]
+pub enum WifiEvent {
+    /// Radio `0` finished sending frame `1`.
+    TxEnd(u32, u32),
+    /// Frame `1` starts / stops arriving at radio `0`.
+    RxStart(u32, u32),
+    RxEnd(u32, u32),
+    Timer(u32, MacTimer, u32),
+}
+
+/// Per-radio counters.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct MacStats {
+    pub rts: u64,
+    pub cts: u64,
+    pub data: u64,
+    pub acks: u64,
+    /// Data frames sent again after a missing CTS or ACK.
+    pub retries: u64,
+    /// Packets given up after the retry limit, or refused by a full interface queue.
+    pub retry_drops: u64,
+    pub queue_drops: u64,
+    /// Frames lost to an overlapping frame at this receiver.
+    pub collisions: u64,
+}
+
+/// A radio: one node's interface on one WLAN.
+pub struct Station {
+    pub node: u32,
+    wlan: u32,
+    pos: (f64, f64),
+    /// Packets waiting, with the radio each goes to.
+    queue: VecDeque<(PacketId, u32)>,
+    state: State,
+    cw: u32,
+    /// Backoff slots still to count down; None when no backoff is pending.
+    backoff: Option<u32>,
+    /// When the current countdown's slots began (idle time + IFS).
+    count_from: f64,
+    short_retries: u32,
+    long_retries: u32,
+    nav_until: f64,
+    tx_until: f64,
+    /// Signals above the carrier-sense threshold on the air here.
+    sensing: u32,
+    /// When the medium last became idle (physically).
+    idle_since: f64,
+    /// The frame being received: (frame, power, still intact).
+    rx: Option<(u32, f64, bool)>,
+    /// The last frame sensed was errored: wait EIFS instead of DIFS.
+    eifs: bool,
+    /// The frame to send SIFS after the one just received.
+    respond: Option<(FrameKind, u32, f64)>,
+    access: Timer,
+    timeout: Timer,
+    response: Timer,
+    nav_timer: Timer,
+    seq: u16,
+    /// The last data sequence number received from each radio (duplicate filter).
+    last_seq: Vec<(u32, u16)>,
+    draws: Draws,
+    pub stats: MacStats,
+}
+
+/// All WLANs of a run.
+#[derive(Default)]
+pub struct Wifi {
+    pub wlans: Vec<WlanConfig>,
+    pub stations: Vec<Station>,
+    frames: Vec<Frame>,
+    free: Vec<u32>,
+}
+
+/// Slack for comparing times computed along different paths.
+const EPS: f64 = 1e-12;
+
+impl Wifi {
+    /// One radio per (WLAN, node); `draws(name)` gives each its random numbers.
+    pub fn new(wlans: Vec<WlanConfig>, mut draws: impl FnMut(String) -> Draws) -> Wifi {
+        let mut stations = Vec::new();
+        for (w, cfg) in wlans.iter().enumerate() {
+            for (&node, &pos) in cfg.nodes.iter().zip(&cfg.positions) {
+                stations.push(Station {
+                    node: node as u32,
+                    wlan: w as u32,
+                    pos,
+                    queue: VecDeque::new(),
+                    state: State::Idle,
+                    cw: cfg.cw_min,
+                    backoff: None,
+                    count_from: 0.0,
+                    short_retries: 0,
+                    long_retries: 0,
+                    nav_until: 0.0,
+                    tx_until: 0.0,
+                    sensing: 0,
+                    idle_since: 0.0,
+                    rx: None,
+                    eifs: false,
+                    respond: None,
+                    access: Timer::default(),
+                    timeout: Timer::default(),
+                    response: Timer::default(),
+                    nav_timer: Timer::default(),
+                    seq: 0,
+                    last_seq: Vec::new(),
+                    draws: draws(format!("wifi/{}/{}", cfg.name, node)),
+                    stats: MacStats::default(),
+                });
+            }
+        }
+        Wifi { wlans, stations, frames: Vec::new(), free: Vec::new() }
+    }
+
+    /// The radio of `node` on WLAN `wlan`.
+    pub fn radio(&self, wlan: usize, node: usize) -> Option<u32> {
+        self.stations.iter().position(|s| s.wlan as usize == wlan && s.node as usize == node).map(|i| i as u32)
+    }
+
+    /// Pairs of radios that can exchange frames (see `WlanConfig::pairs`).
+    pub fn edges(&self) -> Vec<(u32, u32)> {
+        let mut edges = Vec::new();
+        let mut first = 0u32;
+        for cfg in &self.wlans {
+            edges.extend(cfg.pairs().into_iter().map(|(a, b)| (first + a as u32, first + b as u32)));
+            first += cfg.nodes.len() as u32;
+        }
+        edges
+    }
+
+    fn frame(&mut self, f: Frame) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.frames[i as usize] = f;
+                i
+            }
+            None => {
+                self.frames.push(f);
+                self.frames.len() as u32 - 1
+            }
+        }
+    }
+
+    fn unref(&mut self, f: u32) {
+        let frame = &mut self.frames[f as usize];
+        frame.refs -= 1;
+        if frame.refs == 0 {
+            self.free.push(f);
+        }
+    }
+}
+
+impl Station {
+    /// The WLAN (position in the scenario's `wlans`) this radio is on.
+    pub fn wlan_index(&self) -> usize {
+        self.wlan as usize
+    }
+}
+
+fn distance(a: (f64, f64), b: (f64, f64)) -> f64 {
+    ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt()
+}
+
+impl Network {
+    fn wlan_of(&self, r: u32) -> &WlanConfig {
+        &self.wifi.wlans[self.wifi.stations[r as usize].wlan as usize]
+    }
+
+    fn medium_busy(&self, r: u32, now: f64) -> bool {
+        let s = &self.wifi.stations[r as usize];
+        s.sensing > 0 || s.tx_until > now + EPS || s.nav_until > now + EPS
+    }
+
+    fn arm_mac(&mut self, r: u32, which: MacTimer, at: f64) {
+        let s = &mut self.wifi.stations[r as usize];
+        let timer = match which {
+            MacTimer::Access => &mut s.access,
+            MacTimer::Timeout => &mut s.timeout,
+            MacTimer::Respond => &mut s.response,
+            MacTimer::Nav => &mut s.nav_timer,
+        };
+        let gen = timer.arm();
+        let at = at.max(self.now_secs());
+        self.sched.schedule_exact(at, Event::Wifi(WifiEvent::Timer(r, which, gen)));
+    }
+
+    fn draw_backoff(&mut self, r: u32) -> u32 {
+        let s = &mut self.wifi.stations[r as usize];
+        let u = s.draws.uniform(&mut self.rng);
+        ((u * (s.cw + 1) as f64) as u32).min(s.cw)
+    }
+
+    /// Queues `id` at radio `r` for radio `to`.
+    pub fn wifi_enqueue(&mut self, r: u32, to: u32, id: PacketId) {
+        let limit = self.wlan_of(r).queue_limit as usize;
+        let s = &mut self.wifi.stations[r as usize];
+        if s.queue.len() >= limit {
+            s.stats.queue_drops += 1;
+            self.drop_packet(id);
+            return;
+        }
+        s.queue.push_back((id, to));
+        if s.state == State::Idle {
+            s.state = State::Contend;
+            if s.backoff.is_none() {
+                let now = self.now_secs();
+                let backoff_always = self.wlan_of(r).backoff_when_idle;
+                // A frame that finds the medium idle goes after DIFS without a backoff
+                // (unless the profile backs off always); one that finds it busy backs off.
+                let slots = if backoff_always || self.medium_busy(r, now) { self.draw_backoff(r) } else { 0 };
+                self.wifi.stations[r as usize].backoff = Some(slots);
+            }
+            self.try_access(r);
+        }
+    }
+
+    /// Starts (or restarts) the countdown towards sending the queue's head, if the medium is idle.
+    fn try_access(&mut self, r: u32) {
+        let now = self.now_secs();
+        let s = &self.wifi.stations[r as usize];
+        if s.state != State::Contend || s.queue.is_empty() || self.medium_busy(r, now) {
+            return;
+        }
+        let cfg = self.wlan_of(r);
+        let ifs = if s.eifs { cfg.timing.eifs() } else { cfg.timing.difs() };
+        let slot = cfg.timing.slot;
+        let idle_from = s.idle_since.max(s.nav_until);
+        let count_from = idle_from + ifs;
+        let slots = s.backoff.unwrap_or(0);
+        self.wifi.stations[r as usize].count_from = count_from;
+        self.arm_mac(r, MacTimer::Access, count_from + slots as f64 * slot);
+    }
+
+    /// The medium turned busy: a running countdown keeps the slots it has left.
+    fn freeze(&mut self, r: u32) {
+        let now = self.now_secs();
+        let slot = self.wlan_of(r).timing.slot;
+        let s = &mut self.wifi.stations[r as usize];
+        if !s.access.pending() {
+            return;
+        }
+        s.access.cancel();
+        if let Some(slots) = s.backoff {
+            let counted = if now > s.count_from { ((now - s.count_from) / slot + EPS).floor() as u32 } else { 0 };
+            s.backoff = Some(slots - counted.min(slots));
+        }
+    }
+
+    /// The medium may have turned idle at `now`.
+    fn medium_maybe_idle(&mut self, r: u32) {
+        let now = self.now_secs();
+        if !self.medium_busy(r, now) {
+            self.try_access(r);
+        }
+    }
+
+    /// Puts a frame on the air from radio `r`; every radio that senses it gets its start and end.
+    fn transmit(&mut self, r: u32, kind: FrameKind, dst: u32, nav: f64, pkt: Option<PacketId>, seq: u16) {
+        let now = self.now_secs();
+        let (wlan, timing) = {
+            let cfg = self.wlan_of(r);
+            (self.wifi.stations[r as usize].wlan, cfg.timing.clone())
+        };
+        let air = match kind {
+            FrameKind::Rts => timing.control(RTS_BYTES),
+            FrameKind::Cts => timing.control(CTS_BYTES),
+            FrameKind::Ack => timing.control(ACK_BYTES),
+            FrameKind::Data => timing.data(self.pkts.get(pkt.expect("data carries a packet")).size),
+        };
+        let stats = &mut self.wifi.stations[r as usize].stats;
+        match kind {
+            FrameKind::Rts => stats.rts += 1,
+            FrameKind::Cts => stats.cts += 1,
+            FrameKind::Data => stats.data += 1,
+            FrameKind::Ack => stats.acks += 1,
+        }
+        let f = self.wifi.frame(Frame { kind, src: r, dst, nav, pkt, seq, refs: 1 });
+        self.freeze(r);
+        {
+            let s = &mut self.wifi.stations[r as usize];
+            s.tx_until = now + air;
+            if let Some((_, _, intact)) = &mut s.rx {
+                *intact = false; // half duplex: whatever it was receiving is lost
+            }
+        }
+        self.sched.schedule_exact(now + air, Event::Wifi(WifiEvent::TxEnd(r, f)));
+        let cfg = &self.wifi.wlans[wlan as usize];
+        let from = self.wifi.stations[r as usize].pos;
+        for (o, other) in self.wifi.stations.iter().enumerate() {
+            if o as u32 == r || other.wlan != wlan {
+                continue;
+            }
+            let d = distance(from, other.pos);
+            if cfg.radio.rx_power(d) < cfg.radio.cs_threshold {
+                continue;
+            }
+            let prop = d / phy::LIGHT;
+            self.sched.schedule_exact(now + prop, Event::Wifi(WifiEvent::RxStart(o as u32, f)));
+            self.sched.schedule_exact(now + prop + air, Event::Wifi(WifiEvent::RxEnd(o as u32, f)));
+            self.wifi.frames[f as usize].refs += 1;
+        }
+    }
+
+    /// Handles a radio event; returns a packet that reached its destination node.
+    pub fn on_wifi(&mut self, ev: WifiEvent) -> Option<crate::packet::Packet> {
+        match ev {
+            WifiEvent::TxEnd(r, f) => self.tx_end(r, f),
+            WifiEvent::RxStart(r, f) => self.rx_start(r, f),
+            WifiEvent::RxEnd(r, f) => return self.rx_end(r, f),
+            WifiEvent::Timer(r, which, gen) => self.mac_timer(r, which, gen),
+        }
+        None
+    }
+
+    fn tx_end(&mut self, r: u32, f: u32) {
+        let now = self.now_secs();
+        let frame = self.wifi.frames[f as usize];
+        self.wifi.unref(f);
+        let timing = self.wlan_of(r).timing.clone();
+        let s = &mut self.wifi.stations[r as usize];
+        s.idle_since = now;
+        match (s.state, frame.kind) {
+            (State::Send, FrameKind::Rts) => {
+                s.state = State::WaitCts;
+                self.arm_mac(r, MacTimer::Timeout, now + timing.sifs + timing.control(CTS_BYTES) + timing.slot);
+            }
+            (State::Send, FrameKind::Data) => {
+                s.state = State::WaitAck;
+                self.arm_mac(r, MacTimer::Timeout, now + timing.sifs + timing.control(ACK_BYTES) + timing.slot);
+            }
+            _ => self.medium_maybe_idle(r), // a CTS or ACK sent in response
+        }
+    }
+
+    fn rx_start(&mut self, r: u32, f: u32) {
+        let now = self.now_secs();
+        let frame = self.wifi.frames[f as usize];
+        let cfg = self.wlan_of(r);
+        let power = cfg.radio.rx_power(distance(self.wifi.stations[frame.src as usize].pos, self.wifi.stations[r as usize].pos));
+        let (rx_threshold, capture) = (cfg.radio.rx_threshold, cfg.radio.capture_ratio);
+        let was_busy = self.medium_busy(r, now);
+        let s = &mut self.wifi.stations[r as usize];
+        s.sensing += 1;
+        if s.tx_until > now + EPS {
+            // sending: it cannot receive
+        } else if let Some((_, current, intact)) = &mut s.rx {
+            if *current < capture * power && *intact {
+                *intact = false;
+                s.stats.collisions += 1;
+            }
+        } else if power >= rx_threshold {
+            s.rx = Some((f, power, true));
+        }
+        if !was_busy {
+            self.freeze(r);
+        }
+    }
+
+    fn rx_end(&mut self, r: u32, f: u32) -> Option<crate::packet::Packet> {
+        let now = self.now_secs();
+        let s = &mut self.wifi.stations[r as usize];
+        s.sensing -= 1;
+        let received = match s.rx {
+            Some((g, _, intact)) if g == f => {
+                s.rx = None;
+                intact
+            }
+            _ => false,
+        };
+        s.eifs = !received;
+        if s.sensing == 0 {
+            s.idle_since = now;
+        }
+        let frame = self.wifi.frames[f as usize];
+        self.wifi.unref(f);
+        let delivered = if received { self.mac_receive(r, frame) } else { None };
+        self.medium_maybe_idle(r);
+        delivered
+    }
+
+    /// An intact frame arrived at radio `r`.
+    fn mac_receive(&mut self, r: u32, frame: Frame) -> Option<crate::packet::Packet> {
+        let now = self.now_secs();
+        let timing = self.wlan_of(r).timing.clone();
+        if frame.dst != r {
+            // Someone else's exchange: keep off the medium for its duration (virtual carrier sense).
+            let until = now + frame.nav;
+            let s = &mut self.wifi.stations[r as usize];
+            if until > s.nav_until + EPS {
+                s.nav_until = until;
+                self.freeze(r);
+                self.arm_mac(r, MacTimer::Nav, until);
+            }
+            return None;
+        }
+        let s = &mut self.wifi.stations[r as usize];
+        match frame.kind {
+            FrameKind::Rts => {
+                if s.nav_until <= now + EPS && s.tx_until <= now + EPS {
+                    let nav = frame.nav - timing.sifs - timing.control(CTS_BYTES);
+                    s.respond = Some((FrameKind::Cts, frame.src, nav));
+                    self.arm_mac(r, MacTimer::Respond, now + timing.sifs);
+                }
+            }
+            FrameKind::Cts => {
+                if s.state == State::WaitCts {
+                    s.timeout.cancel();
+                    s.respond = Some((FrameKind::Data, frame.src, timing.sifs + timing.control(ACK_BYTES)));
+                    self.arm_mac(r, MacTimer::Respond, now + timing.sifs);
+                }
+            }
+            FrameKind::Data => {
+                s.respond = Some((FrameKind::Ack, frame.src, 0.0));
+                self.arm_mac(r, MacTimer::Respond, now + timing.sifs);
+                let s = &mut self.wifi.stations[r as usize];
+                let seen = s.last_seq.iter_mut().find(|(src, _)| *src == frame.src);
+                let duplicate = seen.as_ref().is_some_and(|(_, q)| *q == frame.seq);
+                match seen {
+                    Some(entry) => entry.1 = frame.seq,
+                    None => s.last_seq.push((frame.src, frame.seq)),
+                }
+                if !duplicate {
+                    let pkt = *self.pkts.get(frame.pkt.expect("data carries a packet"));
+                    let node = self.wifi.stations[r as usize].node;
+                    return self.arrive_at(node, pkt);
+                }
+            }
+            FrameKind::Ack => {
+                if s.state == State::WaitAck {
+                    s.timeout.cancel();
+                    self.sent_ok(r);
+                }
+            }
+        }
+        None
+    }
+
+    fn mac_timer(&mut self, r: u32, which: MacTimer, gen: u32) {
+        let s = &mut self.wifi.stations[r as usize];
+        let live = match which {
+            MacTimer::Access => s.access.fire(gen),
+            MacTimer::Timeout => s.timeout.fire(gen),
+            MacTimer::Respond => s.response.fire(gen),
+            MacTimer::Nav => s.nav_timer.fire(gen),
+        };
+        if !live {
+            return;
+        }
+        match which {
+            MacTimer::Access => self.send_head(r),
+            MacTimer::Timeout => self.exchange_failed(r),
+            MacTimer::Respond => {
+                if let Some((kind, to, nav)) = self.wifi.stations[r as usize].respond.take() {
+                    let (pkt, seq) = match kind {
+                        FrameKind::Data => {
+                            let s = &self.wifi.stations[r as usize];
+                            (Some(s.queue.front().expect("a CTS answers our RTS").0), s.seq)
+                        }
+                        _ => (None, 0),
+                    };
+                    if kind == FrameKind::Data {
+                        self.wifi.stations[r as usize].state = State::Send;
+                    }
+                    self.transmit(r, kind, to, nav, pkt, seq);
+                }
+            }
+            MacTimer::Nav => self.medium_maybe_idle(r),
+        }
+    }
+
+    /// The backoff ran out: send the head of the queue, after an RTS if it is long.
+    fn send_head(&mut self, r: u32) {
+        let cfg = self.wlan_of(r);
+        let timing = cfg.timing.clone();
+        let threshold = cfg.rts_threshold;
+        let s = &mut self.wifi.stations[r as usize];
+        let Some(&(id, to)) = s.queue.front() else { return };
+        s.backoff = None;
+        s.state = State::Send;
+        let seq = s.seq;
+        let size = self.pkts.get(id).size;
+        let ack = timing.sifs + timing.control(ACK_BYTES);
+        if size + timing.mac_overhead > threshold {
+            let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + timing.data(size) + ack;
+            self.transmit(r, FrameKind::Rts, to, nav, None, seq);
+        } else {
+            self.transmit(r, FrameKind::Data, to, ack, Some(id), seq);
+        }
+    }
+
+    /// The ACK for the head of the queue came: on to the next packet, after a fresh backoff.
+    fn sent_ok(&mut self, r: u32) {
+        let cw_min = self.wlan_of(r).cw_min;
+        let s = &mut self.wifi.stations[r as usize];
+        let (id, _) = s.queue.pop_front().expect("an ACK for the head");
+        s.seq = s.seq.wrapping_add(1);
+        s.cw = cw_min;
+        s.short_retries = 0;
+        s.long_retries = 0;
+        self.pkts.release(id);
+        self.after_exchange(r);
+    }
+
+    /// No CTS or ACK: back off longer and try again, or give the packet up.
+    fn exchange_failed(&mut self, r: u32) {
+        let cfg = self.wlan_of(r);
+        let (threshold, overhead, cw_min, cw_max) = (cfg.rts_threshold, cfg.timing.mac_overhead, cfg.cw_min, cfg.cw_max);
+        let (short_limit, long_limit) = (cfg.short_retry_limit, cfg.long_retry_limit);
+        let s = &mut self.wifi.stations[r as usize];
+        let (id, _) = *s.queue.front().expect("a frame in flight");
+        let long = self.pkts.get(id).size + overhead > threshold;
+        let failed = if s.state == State::WaitCts || !long {
+            s.short_retries += 1;
+            s.short_retries >= short_limit
+        } else {
+            s.long_retries += 1;
+            s.long_retries >= long_limit
+        };
+        if failed {
+            s.queue.pop_front();
+            s.seq = s.seq.wrapping_add(1);
+            s.cw = cw_min;
+            s.short_retries = 0;
+            s.long_retries = 0;
+            s.stats.retry_drops += 1;
+            self.drop_packet(id);
+        } else {
+            s.stats.retries += 1;
+            s.cw = (2 * s.cw + 1).min(cw_max);
+        }
+        self.after_exchange(r);
+    }
+
+    fn after_exchange(&mut self, r: u32) {
+        let slots = self.draw_backoff(r);
+        let s = &mut self.wifi.stations[r as usize];
+        s.backoff = Some(slots); // the backoff after every exchange, even with nothing queued
+        s.state = if s.queue.is_empty() { State::Idle } else { State::Contend };
+        self.medium_maybe_idle(r);
+    }
+}

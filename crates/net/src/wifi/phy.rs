@@ -1,0 +1,176 @@
+//! The 802.11b physical layer: frame timing (DSSS/HR-DSSS, long or short PLCP) and radio
+//! propagation (two-ray ground or free space) with ns-2's radio defaults.
+
+use serde::Serialize;
+
+/// Speed of light, m/s (ns-2's SPEED_OF_LIGHT).
+pub const LIGHT: f64 = 299_792_458.0;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Preamble {
+    /// 144-bit preamble + 48-bit header at 1 Mb/s: 192 µs.
+    Long,
+    /// 72-bit preamble at 1 Mb/s + 48-bit header at 2 Mb/s: 96 µs.
+    Short,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Propagation {
+    /// Friis up to the crossover distance 4π·ht·hr/λ, then Pt·Gt·Gr·ht²·hr²/(d⁴·L).
+    TwoRayGround,
+    FreeSpace,
+}
+
+/// The radio's constants (ns-2's `Phy/WirelessPhy` and `Antenna/OmniAntenna` defaults).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Radio {
+    pub propagation: Propagation,
+    /// Transmit power, W.
+    pub tx_power: f64,
+    /// Carrier frequency, Hz.
+    pub frequency: f64,
+    /// A frame is received above this power (W), sensed as carrier above `cs_threshold`, and
+    /// survives a later one that is `capture_ratio` times weaker.
+    pub rx_threshold: f64,
+    pub cs_threshold: f64,
+    pub capture_ratio: f64,
+    /// Antenna height, m; system loss.
+    pub antenna_height: f64,
+    pub system_loss: f64,
+}
+
+impl Default for Radio {
+    fn default() -> Self {
+        Radio {
+            propagation: Propagation::TwoRayGround,
+            tx_power: 0.281_838_15,
+            frequency: 914e6,
+            rx_threshold: 3.652e-10,
+            cs_threshold: 1.559e-11,
+            capture_ratio: 10.0,
+            antenna_height: 1.5,
+            system_loss: 1.0,
+        }
+    }
+}
+
+impl Radio {
+    /// Received power (W) at distance `d` metres (antenna gains 1).
+    pub fn rx_power(&self, d: f64) -> f64 {
+        let lambda = LIGHT / self.frequency;
+        let friis = |d: f64| self.tx_power * lambda * lambda / ((4.0 * std::f64::consts::PI * d).powi(2) * self.system_loss);
+        let d = d.max(1e-3);
+        match self.propagation {
+            Propagation::FreeSpace => friis(d),
+            Propagation::TwoRayGround => {
+                let h = self.antenna_height;
+                let crossover = 4.0 * std::f64::consts::PI * h * h / lambda;
+                if d < crossover {
+                    friis(d)
+                } else {
+                    self.tx_power * h * h * h * h / (d.powi(4) * self.system_loss)
+                }
+            }
+        }
+    }
+
+    /// The distance up to which a frame is received.
+    pub fn rx_range(&self) -> f64 {
+        self.range_at(self.rx_threshold)
+    }
+
+    /// The distance up to which a frame is sensed as carrier.
+    pub fn cs_range(&self) -> f64 {
+        self.range_at(self.cs_threshold)
+    }
+
+    fn range_at(&self, threshold: f64) -> f64 {
+        // rx_power falls with distance: bisect.
+        let (mut lo, mut hi) = (1e-3, 1e6);
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if self.rx_power(mid) >= threshold {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+}
+
+/// 802.11b timing: interframe spaces, PLCP and frame sizes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Timing {
+    pub slot: f64,
+    pub sifs: f64,
+    pub preamble: Preamble,
+    /// Bits per second of data frames and of control frames (RTS, CTS, ACK).
+    pub data_rate: f64,
+    pub basic_rate: f64,
+    /// Bytes a data frame adds to its IP packet (MAC header, FCS and LLC/SNAP).
+    pub mac_overhead: u32,
+}
+
+/// MAC frame bodies of the control frames, bytes (with FCS).
+pub const RTS_BYTES: u32 = 20;
+pub const CTS_BYTES: u32 = 14;
+pub const ACK_BYTES: u32 = 14;
+
+impl Timing {
+    pub fn difs(&self) -> f64 {
+        self.sifs + 2.0 * self.slot
+    }
+
+    /// After an errored frame: SIFS + an ACK at the basic rate + DIFS.
+    pub fn eifs(&self) -> f64 {
+        self.sifs + self.control(ACK_BYTES) + self.difs()
+    }
+
+    pub fn plcp(&self) -> f64 {
+        match self.preamble {
+            Preamble::Long => 192e-6,
+            Preamble::Short => 96e-6,
+        }
+    }
+
+    /// Air time of a MAC frame of `bytes` at `rate`.
+    pub fn air(&self, bytes: u32, rate: f64) -> f64 {
+        self.plcp() + bytes as f64 * 8.0 / rate
+    }
+
+    /// Air time of a control frame (at the basic rate).
+    pub fn control(&self, bytes: u32) -> f64 {
+        self.air(bytes, self.basic_rate)
+    }
+
+    /// Air time of a data frame carrying an IP packet of `ip_bytes`.
+    pub fn data(&self, ip_bytes: u32) -> f64 {
+        self.air(ip_bytes + self.mac_overhead, self.data_rate)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ns2_ranges_are_250_and_550_metres() {
+        let r = Radio::default();
+        assert!((r.rx_range() - 250.0).abs() < 0.5, "{}", r.rx_range());
+        assert!((r.cs_range() - 550.0).abs() < 1.0, "{}", r.cs_range());
+    }
+
+    #[test]
+    fn frame_times() {
+        let t = Timing { slot: 20e-6, sifs: 10e-6, preamble: Preamble::Long, data_rate: 1e6, basic_rate: 1e6, mac_overhead: 34 };
+        // ns-2: a 1000-byte IP packet is a 1058-byte frame with PLCP: 8.464 ms at 1 Mb/s
+        assert!((t.data(1000) - 8.464e-3).abs() < 1e-12);
+        assert!((t.control(ACK_BYTES) - 304e-6).abs() < 1e-12);
+        assert!((t.eifs() - 364e-6).abs() < 1e-12, "ns-2's EIFS");
+        let short = Timing { preamble: Preamble::Short, data_rate: 11e6, basic_rate: 2e6, ..t };
+        assert!((short.control(ACK_BYTES) - (96e-6 + 56e-6)).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,96 @@
+//! 802.11b DCF against theory: the saturation throughput of one station (closed form) and of n
+//! stations (Bianchi, "Performance analysis of the IEEE 802.11 distributed coordination
+//! function", JSAC 18(3), 2000), each station sending UDP to the access point as fast as the
+//! MAC lets it.
+
+use tcplab_net::wifi::phy::{Preamble, Timing, ACK_BYTES, CTS_BYTES, RTS_BYTES};
+use tcplab_net::{RunOptions, Scenario, Simulation};
+
+const PACKET: u32 = 1000;
+const SECONDS: f64 = 10.0;
+
+/// `n` stations 10 m around an access point, each with a saturating UDP flow to it; returns
+/// the total throughput (bit/s) and the WLAN's timing.
+fn saturated(n: usize, rate: &str, preamble: &str, rts: bool) -> (f64, Timing) {
+    let mut text = format!("duration = \"{SECONDS}s\"\nrng = \"streams\"\nnodes = [\"ap\"");
+    for i in 0..n {
+        text += &format!(", \"s{i}\"");
+    }
+    text += "]\n[positions]\nap = [0, 0]\n";
+    for i in 0..n {
+        // all within a metre of each other: every station hears every other (no hidden nodes)
+        text += &format!("s{i} = [10, {:.3}]\n", i as f64 * 0.01);
+    }
+    let rts_threshold = if rts { 0 } else { 3000 };
+    text += &format!(
+        "[[wlans]]\nnodes = [\"ap\"{}]\naccess_point = \"ap\"\nprofile = \"standard\"\ndata_rate = \"{rate}\"\npreamble = \"{preamble}\"\nrts_threshold = {rts_threshold}\n",
+        (0..n).map(|i| format!(", \"s{i}\"")).collect::<String>()
+    );
+    for i in 0..n {
+        text += &format!("[[flows]]\nfrom = \"s{i}\"\nto = \"ap\"\nprotocol = \"udp\"\nrate = \"12Mb\"\npacket_size = {PACKET}\n");
+    }
+    let scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let timing = scenario.wlans[0].timing.clone();
+    let result = Simulation::new(scenario, &RunOptions::default()).unwrap().finish().unwrap();
+    (result.summary.flows.iter().map(|f| f.throughput_bps).sum(), timing)
+}
+
+/// One exchange's air time and gaps, without the backoff: (RTS, SIFS, CTS, SIFS,) DATA, SIFS, ACK.
+fn exchange(t: &Timing, rts: bool) -> f64 {
+    let basic = t.data(PACKET) + t.sifs + t.control(ACK_BYTES);
+    if rts {
+        t.control(RTS_BYTES) + t.sifs + t.control(CTS_BYTES) + t.sifs + basic
+    } else {
+        basic
+    }
+}
+
+#[test]
+fn one_station_matches_the_closed_form() {
+    for rate in ["1Mb", "11Mb"] {
+        for preamble in ["long", "short"] {
+            for rts in [false, true] {
+                let (got, t) = saturated(1, rate, preamble, rts);
+                // every frame waits DIFS and a backoff of cw_min/2 slots on average
+                let cycle = t.difs() + 15.5 * t.slot + exchange(&t, rts);
+                let expected = PACKET as f64 * 8.0 / cycle;
+                let error = (got - expected).abs() / expected;
+                assert!(error < 0.01, "{rate} {preamble} rts={rts}: {got:.0} b/s, closed form {expected:.0} ({:.2}% off)", error * 100.0);
+            }
+        }
+    }
+    assert_eq!(Timing { preamble: Preamble::Short, ..saturated(1, "2Mb", "short", false).1 }.plcp(), 96e-6);
+}
+
+/// Bianchi's saturation throughput for `n` stations (W = 32, m = 5 backoff stages). A
+/// collision keeps the medium for the data frame and then EIFS, as the standard has it.
+fn bianchi(n: usize, t: &Timing) -> f64 {
+    let (w, m) = (32.0, 5);
+    let tau_of = |p: f64| 2.0 * (1.0 - 2.0 * p) / ((1.0 - 2.0 * p) * (w + 1.0) + p * w * (1.0 - (2.0 * p).powi(m)));
+    // p = 1 - (1 - tau(p))^(n-1) has one root in (0, 1): bisect
+    let (mut lo, mut hi) = (0.0, 0.999);
+    for _ in 0..200 {
+        let p = 0.5 * (lo + hi);
+        if 1.0 - (1.0 - tau_of(p)).powi(n as i32 - 1) > p {
+            lo = p;
+        } else {
+            hi = p;
+        }
+    }
+    let tau = tau_of(0.5 * (lo + hi));
+    let ptr = 1.0 - (1.0 - tau).powi(n as i32);
+    let ps = n as f64 * tau * (1.0 - tau).powi(n as i32 - 1) / ptr;
+    let ts = t.difs() + exchange(t, false);
+    let tc = t.data(PACKET) + t.eifs();
+    ps * ptr * PACKET as f64 * 8.0 / ((1.0 - ptr) * t.slot + ptr * ps * ts + ptr * (1.0 - ps) * tc)
+}
+
+#[test]
+fn n_stations_match_bianchi() {
+    for n in [5, 10, 20] {
+        let (got, t) = saturated(n, "11Mb", "long", false);
+        let expected = bianchi(n, &t);
+        let error = (got - expected).abs() / expected;
+        assert!(error < 0.05, "{n} stations: {got:.0} b/s, Bianchi {expected:.0} ({:.2}% off)", error * 100.0);
+    }
+}
