@@ -307,6 +307,9 @@ _FLOW_COLUMNS = [
     "packets_delivered", "packets_dropped", "packets_retransmitted", "packets_in_flight",
     "efficiency",
 ]
+# The parts of a handover's disruption, in order (docs/mobility.md).
+_HANDOVER_PARTS = ["part_until_link_lost_s", "part_l2_handoff_s", "part_movement_detection_s", "part_dad_s",
+                   "part_binding_s", "part_resumption_s"]
 _RADIO_COLUMNS = [
     "wlan", "node", "rts", "cts", "data", "acks", "retries", "retry_drops", "queue_drops",
     "collisions",
@@ -354,6 +357,22 @@ class Result:
     @property
     def links(self):
         return _frame(self.summary.get("links", []), _LINK_COLUMNS)
+
+    @property
+    def handovers(self):
+        """One row per handover and flow towards its mobile node: the timeline (absolute times)
+        and the flow's disruption, its parts, packets lost and recovery time (docs/mobility.md)."""
+        import pandas as pd
+
+        rows = []
+        for h in self.summary.get("handovers", []):
+            base = {k: v for k, v in h.items() if k != "flows"}
+            for f in h.get("flows") or [{}]:
+                row = {**base, **{k: v for k, v in f.items() if k != "parts_s"}}
+                for name, value in zip(_HANDOVER_PARTS, f.get("parts_s") or [None] * 6):
+                    row[name] = value
+                rows.append(row)
+        return pd.DataFrame(rows)
 
     @property
     def radios(self):

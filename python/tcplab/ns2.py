@@ -221,6 +221,9 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
     emit(f"# scenario: {_comment(s['name'])}")
     if normalized["rng"] != "ns2":
         raise ValueError(f'rng: {normalized["rng"]!r} has no ns-2 equivalent (use rng = "ns2")')
+    if normalized.get("wlans"):
+        raise ValueError("wlans: the ns-2 translation covers wired scenarios only (ns-2 has no"
+                         " Mobile IPv6; conformance/ns2-wifi keeps a hand-written script)")
     emit("set ns [new Simulator]")
     # tcplab's rng = "ns2" draws from ns-2's default generator, seeded the same way.
     if normalized["seed"] != 1:

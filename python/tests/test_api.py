@@ -419,3 +419,13 @@ def test_random_loss_models_lose_their_share():
         f = r.flows.iloc[0]
         # about 10% each: 1 - (1 - 2.5e-5)^4000 = 0.095; the chain is bad 0.01/0.1 of the time
         assert 0.08 < f.packets_dropped / f.packets_sent < 0.12, model
+
+
+def test_handovers_as_a_table():
+    r = tcplab.run(str(__import__("pathlib").Path(__file__).resolve().parents[2] / "scenarios" / "yew2011-handover" / "vegas.toml"))
+    h = r.handovers
+    assert list(h["to"]) == ["ar1", "ar2"]
+    parts = h[[c for c in h.columns if c.startswith("part_")]]
+    assert parts.shape[1] == 6
+    assert (parts.sum(axis=1) - h["disruption_s"]).abs().max() < 1e-9
+    assert list(r.radios["wlan"].unique()) == ["home", "fn1", "fn2"]

@@ -2,6 +2,7 @@
 
 pub mod loss;
 pub mod metrics;
+pub mod mobility;
 pub mod network;
 pub mod packet;
 pub mod queue;

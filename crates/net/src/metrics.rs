@@ -86,6 +86,9 @@ pub struct Summary {
     /// The radios of the wireless LANs, if any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub radios: Vec<RadioSummary>,
+    /// The handovers of the mobile nodes, if any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub handovers: Vec<crate::mobility::Handover>,
 }
 
 #[derive(Serialize, Debug, Clone)]

@@ -9,6 +9,7 @@ use crate::scenario::LossAction;
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
+use crate::mobility::{Mip, MipTimer};
 use crate::wifi::{Wifi, WifiEvent};
 use tcplab_des::{Ns2Rng, Scheduler, Time, Timer};
 
@@ -27,6 +28,8 @@ pub enum Event {
     Act(u32),
     /// Something on a wireless LAN.
     Wifi(WifiEvent),
+    /// A mobile node's timer (its index, which timer, generation).
+    Mip(u32, MipTimer, u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +73,8 @@ impl Endpoint {
             ts_echo: 0.0,
             sack: [(0, 0); MAX_SACK_BLOCKS],
             nsack: 0,
+            encaps: 0,
+            via: crate::mobility::NO_VIA,
         }
     }
 
@@ -106,6 +111,10 @@ pub struct Network {
     /// Routes over the wired links (edges 0..links.len()) and then these radio pairs.
     pub routes: Routes,
     pub wifi_edges: Vec<(u32, u32)>,
+    /// Mobile nodes and Mobile IPv6.
+    pub mip: Mip,
+    /// Node names, for records.
+    pub node_names: Vec<String>,
     pub flow_stats: Vec<FlowStats>,
     pub tracer: Tracer,
     /// ns-2's default generator, for the components that draw from it (`random::Draws::Shared`).
@@ -115,12 +124,14 @@ pub struct Network {
 
 impl Network {
     /// The network of `links` and `wifi`, routed by fewest hops over both.
-    pub fn new(nodes: usize, links: Vec<Link>, wifi: Wifi, flows: usize, tracer: Tracer, rng: Ns2Rng) -> Network {
-        let wifi_edges = wifi.edges();
+    /// Static routes never run over a mobile node's radios: Mobile IPv6 finds the way to it.
+    pub fn new(node_names: Vec<String>, links: Vec<Link>, wifi: Wifi, mip: Mip, flows: usize, tracer: Tracer, rng: Ns2Rng) -> Network {
+        let radio_node = |r: u32| wifi.stations[r as usize].node;
+        let wifi_edges: Vec<(u32, u32)> =
+            wifi.edges().into_iter().filter(|&(a, b)| !mip.is_mobile(radio_node(a)) && !mip.is_mobile(radio_node(b))).collect();
         let mut ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from as usize, l.to as usize)).collect();
-        let radio_node = |r: u32| wifi.stations[r as usize].node as usize;
-        ends.extend(wifi_edges.iter().map(|&(a, b)| (radio_node(a), radio_node(b))));
-        let routes = Routes::shortest_paths(nodes, &ends);
+        ends.extend(wifi_edges.iter().map(|&(a, b)| (radio_node(a) as usize, radio_node(b) as usize)));
+        let routes = Routes::shortest_paths(node_names.len(), &ends);
         Network {
             sched: Scheduler::new(),
             pkts: PacketPool::default(),
@@ -128,6 +139,8 @@ impl Network {
             wifi,
             routes,
             wifi_edges,
+            mip,
+            node_names,
             flow_stats: (0..flows).map(|_| FlowStats::default()).collect(),
             tracer,
             rng,
@@ -165,14 +178,15 @@ impl Network {
         match pkt.kind {
             Kind::Tcp | Kind::Cbr => self.flow_stats[flow].on_data_sent(pkt.size),
             Kind::Ack => self.flow_stats[flow].acks_sent += 1,
+            Kind::BindingUpdate | Kind::BindingAck => {}
         }
         let id = self.pkts.alloc(pkt);
         self.forward(node, id);
     }
 
     /// Hands a packet at `node` to the link (or radio) towards its destination.
-    fn forward(&mut self, node: u32, id: PacketId) {
-        let dst = self.pkts.get(id).dst.node;
+    pub fn forward(&mut self, node: u32, id: PacketId) {
+        let Some(dst) = self.forward_mobile(node, id) else { return };
         let edge = self
             .routes
             .next_link(node as usize, dst as usize)
@@ -187,8 +201,13 @@ impl Network {
     }
 
     /// A packet `pkt` arrived at `node` off the air: it is home, or it goes on.
-    pub fn arrive_at(&mut self, node: u32, pkt: Packet) -> Option<Packet> {
-        if pkt.dst.node == node {
+    pub fn arrive_at(&mut self, node: u32, mut pkt: Packet) -> Option<Packet> {
+        if pkt.dst.node == node && pkt.via == crate::mobility::NO_VIA {
+            Network::decapsulate(&mut pkt);
+            if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {
+                self.on_signalling(node, pkt);
+                return None;
+            }
             Some(pkt)
         } else {
             let id = self.pkts.alloc(pkt);
@@ -251,10 +270,17 @@ impl Network {
     /// A packet is lost: counted against its flow and returned to the pool.
     pub fn drop_packet(&mut self, id: PacketId) {
         let pkt = self.pkts.release(id);
+        if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {
+            return;
+        }
         let stats = &mut self.flow_stats[pkt.flow.0 as usize];
         match pkt.kind {
             Kind::Tcp | Kind::Cbr => stats.data_dropped += 1,
             Kind::Ack => stats.acks_dropped += 1,
+            Kind::BindingUpdate | Kind::BindingAck => {}
+        }
+        if matches!(pkt.kind, Kind::Tcp | Kind::Cbr) && self.mip.is_mobile(pkt.dst.node) {
+            self.mip.drops.push((self.now_secs(), pkt.flow.0));
         }
     }
 
@@ -293,8 +319,9 @@ impl Network {
         let to = link.to;
         let pkt = self.pkts.get(id);
         self.tracer.link_event('r', now_s, link.from, to, pkt);
-        if pkt.dst.node == to {
-            Some(self.pkts.release(id))
+        if pkt.dst.node == to && pkt.via == crate::mobility::NO_VIA {
+            let pkt = self.pkts.release(id);
+            self.arrive_at(to, pkt)
         } else {
             self.forward(to, id);
             None

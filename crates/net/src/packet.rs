@@ -28,6 +28,10 @@ pub enum Kind {
     Ack,
     /// A CBR packet over UDP.
     Cbr,
+    /// Mobile IPv6 signalling: a binding update (`seq`: the care-of router's node) and its
+    /// acknowledgement (`seq`: the anchor's node).
+    BindingUpdate,
+    BindingAck,
 }
 
 impl Kind {
@@ -37,6 +41,8 @@ impl Kind {
             Kind::Tcp => "tcp",
             Kind::Ack => "ack",
             Kind::Cbr => "cbr",
+            Kind::BindingUpdate => "BU",
+            Kind::BindingAck => "BA",
         }
     }
 }
@@ -83,6 +89,10 @@ pub struct Packet {
     /// SACK blocks [left, right) carried by an ACK (ns-2 `sa_left`/`sa_right`), `nsack` of them.
     pub sack: [(i64, i64); MAX_SACK_BLOCKS],
     pub nsack: u8,
+    /// IPv6-in-IPv6 headers around it (Mobile IPv6 tunnels), and the node the outermost one
+    /// goes to (`mobility::NO_VIA` when none).
+    pub encaps: u8,
+    pub via: u32,
 }
 
 /// ns-2's NSA: the TCP header holds at most this many SACK blocks.
@@ -144,7 +154,7 @@ mod tests {
 
     #[test]
     fn released_slots_are_reused() {
-        let p = Packet { uid: 1, flow: FlowId(0), fid: 0, kind: Kind::Tcp, size: 40, payload: 0, seq: 0, src: Addr::default(), dst: Addr::default(), flags: 0, ts: 0.0, ts_echo: 0.0, sack: [(0, 0); 3], nsack: 0 };
+        let p = Packet { uid: 1, flow: FlowId(0), fid: 0, kind: Kind::Tcp, size: 40, payload: 0, seq: 0, src: Addr::default(), dst: Addr::default(), flags: 0, ts: 0.0, ts_echo: 0.0, sack: [(0, 0); 3], nsack: 0, encaps: 0, via: u32::MAX };
         let mut pool = PacketPool::default();
         let a = pool.alloc(p);
         let b = pool.alloc(Packet { uid: 2, ..p });

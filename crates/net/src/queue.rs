@@ -278,6 +278,8 @@ mod tests {
             ts_echo: 0.0,
             sack: [(0, 0); 3],
             nsack: 0,
+            encaps: 0,
+            via: u32::MAX,
         }
     }
 

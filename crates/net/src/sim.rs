@@ -11,6 +11,7 @@ use crate::scenario::{ActionKind, AppConfig, FlowConfig, Profile, QueueConfig, R
 use crate::tcp::{Agent, Ftp, RfcSender, TcpSender, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
+use crate::mobility::Mip;
 use crate::wifi::Wifi;
 use serde::Serialize;
 use std::fs::File;
@@ -186,8 +187,21 @@ impl Simulation {
         // ns-2's generator (unused, and so seeded 1, with per-component streams)
         let mut shared = Ns2Rng::seeded(if scenario.rng == RngMode::Ns2 { seed as u32 } else { 1 });
         let phases = clock_phases(&scenario, seed, &mut shared);
-        let wifi = Wifi::new(scenario.wlans.clone(), draws);
-        let mut net = Network::new(scenario.nodes.len(), links, wifi, scenario.flows.len(), tracer, shared);
+        let mut wifi = Wifi::new(scenario.wlans.clone(), draws);
+        wifi.paths = scenario.paths();
+        // each mobile node's radios, with the access point of their WLAN
+        let access = |node: usize| -> Vec<(u32, u32)> {
+            let mut pairs = Vec::new();
+            for (w, cfg) in scenario.wlans.iter().enumerate() {
+                if let (Some(ap), Some(r)) = (cfg.access_point, wifi.radio(w, node)) {
+                    pairs.extend(wifi.radio(w, ap).filter(|_| ap != node).map(|a| (r, a)));
+                }
+            }
+            pairs
+        };
+        let mip = Mip::new(scenario.nodes.len(), scenario.mobile_nodes.clone(), access, draws("mip".to_string()));
+        let mut net = Network::new(scenario.nodes.clone(), links, wifi, mip, scenario.flows.len(), tracer, shared);
+        net.start_mobility();
 
         // Agents get ports on their node in the order they are attached (sender, then sink),
         // as ns-2's `attach-agent` does.
@@ -301,6 +315,7 @@ impl Simulation {
                     Self::deliver(net, &mut self.flows[pkt.flow.0 as usize], &pkt);
                 }
             }
+            Event::Mip(m, which, gen) => net.on_mip(m, which, gen),
             Event::Act(i) => {
                 let action = self.scenario.actions[i as usize];
                 let flow = &mut self.flows[action.flow];
@@ -337,6 +352,7 @@ impl Simulation {
                     Receiver::Null => stats.goodput_bytes += pkt.payload as u64,
                 }
             }
+            Kind::BindingUpdate | Kind::BindingAck => unreachable!("signalling ends in the network"),
             Kind::Ack => {
                 stats.acks_delivered += 1;
                 match &mut flow.sender {
@@ -430,6 +446,8 @@ impl Simulation {
             .iter()
             .map(|s| RadioSummary { wlan: sc.wlans[s.wlan_index()].name.clone(), node: sc.nodes[s.node as usize].clone(), mac: s.stats.clone() })
             .collect();
-        Summary { name: sc.name.clone(), seed: self.seed, duration_s: end.as_secs_f64(), jain_fairness: jain(&goodputs), flows, links, radios }
+        let flow_ends: Vec<(String, u32)> = sc.flows.iter().map(|f| (f.name.clone(), f.to as u32)).collect();
+        let handovers = self.net.mip.handovers(&flow_ends);
+        Summary { name: sc.name.clone(), seed: self.seed, duration_s: end.as_secs_f64(), jain_fairness: jain(&goodputs), flows, links, radios, handovers }
     }
 }

@@ -137,6 +137,9 @@ pub struct Scenario {
     pub links: Vec<LinkConfig>,
     /// 802.11b LANs.
     pub wlans: Vec<crate::wifi::WlanConfig>,
+    /// Node movements, and the mobile nodes that run Mobile IPv6.
+    pub moves: Vec<crate::mobility::path::Move>,
+    pub mobile_nodes: Vec<crate::mobility::MobileConfig>,
     pub flows: Vec<FlowConfig>,
     pub losses: Vec<LossConfig>,
     /// What the applications do and when, in the order ns-2 would schedule it: each flow's own
@@ -170,6 +173,19 @@ pub enum ActionKind {
     Produce { packets: u64 },
     /// FTP `producemore n`: n packets more.
     ProduceMore { packets: u64 },
+}
+
+impl Scenario {
+    /// Each node's path (None for nodes that never move), starting from its WLAN position.
+    pub fn paths(&self) -> Vec<Option<crate::mobility::path::Path>> {
+        (0..self.nodes.len())
+            .map(|n| {
+                let moves: Vec<_> = self.moves.iter().filter(|m| m.node == n).collect();
+                let start = self.wlans.iter().find_map(|w| w.nodes.iter().position(|&x| x == n).map(|i| w.positions[i]))?;
+                (!moves.is_empty()).then(|| crate::mobility::path::Path::new(start, &moves))
+            })
+            .collect()
+    }
 }
 
 impl Traces {

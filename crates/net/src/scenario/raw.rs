@@ -35,6 +35,8 @@ pub struct RawScenario {
     pub links: Option<Vec<RawLink>>,
     pub wlans: Option<Vec<RawWlan>>,
     pub positions: Option<std::collections::BTreeMap<String, Vec<f64>>>,
+    pub moves: Option<Vec<RawMove>>,
+    pub mobile_nodes: Option<Vec<RawMobile>>,
     pub flows: Option<Vec<RawFlow>>,
     pub tcp: Option<RawTcp>,
     pub tcpsink: Option<RawSink>,
@@ -66,6 +68,30 @@ pub struct RawWlan {
     pub queue_limit: Option<i64>,
     pub propagation: Option<String>,
     pub mac_overhead: Option<i64>,
+}
+
+/// A node heads somewhere (`crate::mobility::path::Move`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawMove {
+    pub node: Option<String>,
+    pub at: Option<Quantity>,
+    pub to: Option<Vec<f64>>,
+    pub speed: Option<f64>,
+}
+
+/// A mobile node running Mobile IPv6 (`crate::mobility::MobileConfig`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawMobile {
+    pub node: Option<String>,
+    pub home_agent: Option<String>,
+    pub map: Option<String>,
+    pub map_domain: Option<Vec<String>>,
+    pub l2_handoff: Option<Quantity>,
+    pub beacon_interval: Option<Quantity>,
+    pub ra_interval: Option<Vec<Quantity>>,
+    pub dad: Option<Quantity>,
 }
 
 /// Something an application does at a given time (ns-2 `$ns at T "$ftp ..."`).

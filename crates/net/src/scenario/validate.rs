@@ -32,7 +32,7 @@ fn exact_seconds(q: &Quantity, path: &str) -> Res<f64> {
     Ok(s)
 }
 
-fn seconds(q: &Quantity, path: &str) -> Res<f64> {
+pub(super) fn seconds(q: &Quantity, path: &str) -> Res<f64> {
     time(q, path).map(Time::as_secs_f64)
 }
 
@@ -170,6 +170,8 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     }
 
     let wlans = super::wireless::wlans(raw.wlans.as_deref().unwrap_or(&[]), raw.positions.as_ref(), &node_ids, profile)?;
+    let moves = super::wireless::moves(raw.moves.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
+    let mobile_nodes = super::wireless::mobile_nodes(raw.mobile_nodes.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
 
     let no_tcp = RawTcp::default();
     let raw_tcp = raw.tcp.as_ref().unwrap_or(&no_tcp);
@@ -248,7 +250,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             }
         }
     }
-    Ok(Scenario { name, duration, seed, rng, nodes, links, wlans, flows, losses, actions, traces, trace_links })
+    Ok(Scenario { name, duration, seed, rng, nodes, links, wlans, moves, mobile_nodes, flows, losses, actions, traces, trace_links })
 }
 
 fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>) -> Res<LinkConfig> {

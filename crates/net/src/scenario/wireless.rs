@@ -1,10 +1,12 @@
 //! The `[[wlans]]` tables and `[positions]`: 802.11b LANs and where their radios are.
 
-use super::raw::{RawWlan, Quantity};
-use super::validate::{err, flag, int_in, one_of, Res};
+use super::raw::{Quantity, RawMobile, RawMove, RawWlan};
+use super::validate::{err, flag, int_in, one_of, seconds, Res};
 use super::{Profile, ScenarioError};
 use crate::units;
 use crate::wifi::phy::{Preamble, Propagation, Radio, Timing};
+use crate::mobility::path::Move;
+use crate::mobility::MobileConfig;
 use crate::wifi::WlanConfig;
 use std::collections::{BTreeMap, HashMap};
 
@@ -117,6 +119,104 @@ pub(super) fn wlans(
                 None => ns2,
             },
             queue_limit: int(w.queue_limit, "queue_limit", 1, 1_000_000, 50)?,
+        });
+    }
+    Ok(out)
+}
+
+fn node_named(name: &Option<String>, path: &str, node_ids: &HashMap<&str, usize>) -> Res<usize> {
+    let n = name.as_ref().ok_or_else(|| ScenarioError::new(path, "is required (a node name)"))?;
+    node_ids.get(n.as_str()).copied().ok_or_else(|| ScenarioError::new(path, format!("unknown node {n:?}")))
+}
+
+fn positive_seconds(q: &Quantity, path: &str) -> Res<f64> {
+    let s = seconds(q, path)?;
+    if s < 0.0 {
+        return err(path, "is negative");
+    }
+    Ok(s)
+}
+
+/// `[[moves]]`: each node that moves must have a position (it is on a WLAN).
+pub(super) fn moves(raw: &[RawMove], node_ids: &HashMap<&str, usize>, wlans: &[WlanConfig]) -> Res<Vec<Move>> {
+    let mut out: Vec<Move> = Vec::with_capacity(raw.len());
+    for (i, m) in raw.iter().enumerate() {
+        let p = |f: &str| format!("moves[{i}].{f}");
+        let node = node_named(&m.node, &p("node"), node_ids)?;
+        if !wlans.iter().any(|w| w.nodes.contains(&node)) {
+            return err(p("node"), "is on no WLAN: only nodes with a radio move");
+        }
+        let at = positive_seconds(m.at.as_ref().ok_or_else(|| ScenarioError::new(p("at"), "is required (a time)"))?, &p("at"))?;
+        let to = m.to.as_ref().ok_or_else(|| ScenarioError::new(p("to"), "is required ([x, y] in metres)"))?;
+        if to.len() != 2 || to.iter().any(|v| !v.is_finite()) {
+            return err(p("to"), "is not a position [x, y] in metres");
+        }
+        let speed = m.speed.ok_or_else(|| ScenarioError::new(p("speed"), "is required (m/s)"))?;
+        if !(speed > 0.0 && speed.is_finite()) {
+            return err(p("speed"), format!("{speed} is not a speed (m/s, above zero)"));
+        }
+        out.push(Move { node, at, to: (to[0], to[1]), speed });
+    }
+    out.sort_by(|a, b| a.at.total_cmp(&b.at)); // stable: moves at the same time keep their order
+    Ok(out)
+}
+
+/// `[[mobile_nodes]]`: Mobile IPv6 (and HMIPv6 with a `map`) on nodes that visit access points.
+pub(super) fn mobile_nodes(raw: &[RawMobile], node_ids: &HashMap<&str, usize>, wlans: &[WlanConfig]) -> Res<Vec<MobileConfig>> {
+    let mut out: Vec<MobileConfig> = Vec::with_capacity(raw.len());
+    for (i, m) in raw.iter().enumerate() {
+        let p = |f: &str| format!("mobile_nodes[{i}].{f}");
+        let node = node_named(&m.node, &p("node"), node_ids)?;
+        if out.iter().any(|o| o.node == node) {
+            return err(p("node"), "is already a mobile node");
+        }
+        // the access points it can reach
+        let aps: Vec<usize> = wlans.iter().filter(|w| w.nodes.contains(&node)).filter_map(|w| w.access_point).filter(|&ap| ap != node).collect();
+        if aps.is_empty() {
+            return err(p("node"), "is a station of no WLAN with an access_point");
+        }
+        let home_agent = node_named(&m.home_agent, &p("home_agent"), node_ids)?;
+        if !aps.contains(&home_agent) {
+            return err(p("home_agent"), "must be the access point of one of the node's WLANs (its home link)");
+        }
+        let map = m.map.as_ref().map(|_| node_named(&m.map, &p("map"), node_ids)).transpose()?;
+        let mut map_domain = Vec::new();
+        for (j, name) in m.map_domain.iter().flatten().enumerate() {
+            let path = format!("{}[{j}]", p("map_domain"));
+            let ar = node_named(&Some(name.clone()), &path, node_ids)?;
+            if !aps.contains(&ar) {
+                return err(path, format!("{name:?} is not an access point of the node's WLANs"));
+            }
+            map_domain.push(ar);
+        }
+        if map.is_some() == map_domain.is_empty() {
+            return err(p(if map.is_some() { "map_domain" } else { "map" }), "map and map_domain go together (HMIPv6)");
+        }
+        let time = |q: &Option<Quantity>, field: &str, default: f64| -> Res<f64> { q.as_ref().map_or(Ok(default), |q| positive_seconds(q, &p(field))) };
+        let beacon_interval = time(&m.beacon_interval, "beacon_interval", 0.1)?;
+        if beacon_interval <= 0.0 {
+            return err(p("beacon_interval"), "must be longer than zero");
+        }
+        let ra_interval = match &m.ra_interval {
+            None => (0.03, 0.07),
+            Some(v) if v.len() == 2 => {
+                let (lo, hi) = (positive_seconds(&v[0], &p("ra_interval[0]"))?, positive_seconds(&v[1], &p("ra_interval[1]"))?);
+                if hi < lo || hi <= 0.0 {
+                    return err(p("ra_interval"), "needs [min, max] with max at least min and above zero");
+                }
+                (lo, hi)
+            }
+            Some(_) => return err(p("ra_interval"), "is [min, max] (e.g. [\"30ms\", \"70ms\"])"),
+        };
+        out.push(MobileConfig {
+            node,
+            home_agent,
+            map,
+            map_domain,
+            l2_handoff: time(&m.l2_handoff, "l2_handoff", 0.1)?,
+            beacon_interval,
+            ra_interval,
+            dad: time(&m.dad, "dad", 1.0)?,
         });
     }
     Ok(out)

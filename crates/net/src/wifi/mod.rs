@@ -182,6 +182,8 @@ pub struct Station {
 pub struct Wifi {
     pub wlans: Vec<WlanConfig>,
     pub stations: Vec<Station>,
+    /// The paths of the nodes that move, by node.
+    pub paths: Vec<Option<crate::mobility::path::Path>>,
     frames: Vec<Frame>,
     free: Vec<u32>,
 }
@@ -224,7 +226,7 @@ impl Wifi {
                 });
             }
         }
-        Wifi { wlans, stations, frames: Vec::new(), free: Vec::new() }
+        Wifi { wlans, stations, paths: Vec::new(), frames: Vec::new(), free: Vec::new() }
     }
 
     /// The radio of `node` on WLAN `wlan`.
@@ -241,6 +243,15 @@ impl Wifi {
             first += cfg.nodes.len() as u32;
         }
         edges
+    }
+
+    /// Where radio `r` is at time `t`.
+    pub fn position(&self, r: u32, t: f64) -> (f64, f64) {
+        let s = &self.stations[r as usize];
+        match self.paths.get(s.node as usize) {
+            Some(Some(path)) => path.at(s.pos, t),
+            _ => s.pos,
+        }
     }
 
     fn frame(&mut self, f: Frame) -> u32 {
@@ -272,7 +283,7 @@ impl Station {
     }
 }
 
-fn distance(a: (f64, f64), b: (f64, f64)) -> f64 {
+pub fn distance(a: (f64, f64), b: (f64, f64)) -> f64 {
     ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt()
 }
 
@@ -400,12 +411,12 @@ impl Network {
         }
         self.sched.schedule_exact(now + air, Event::Wifi(WifiEvent::TxEnd(r, f)));
         let cfg = &self.wifi.wlans[wlan as usize];
-        let from = self.wifi.stations[r as usize].pos;
+        let from = self.wifi.position(r, now);
         for (o, other) in self.wifi.stations.iter().enumerate() {
             if o as u32 == r || other.wlan != wlan {
                 continue;
             }
-            let d = distance(from, other.pos);
+            let d = distance(from, self.wifi.position(o as u32, now));
             if cfg.radio.rx_power(d) < cfg.radio.cs_threshold {
                 continue;
             }
@@ -451,7 +462,7 @@ impl Network {
         let now = self.now_secs();
         let frame = self.wifi.frames[f as usize];
         let cfg = self.wlan_of(r);
-        let power = cfg.radio.rx_power(distance(self.wifi.stations[frame.src as usize].pos, self.wifi.stations[r as usize].pos));
+        let power = cfg.radio.rx_power(distance(self.wifi.position(frame.src, now), self.wifi.position(r, now)));
         let (rx_threshold, capture) = (cfg.radio.rx_threshold, cfg.radio.capture_ratio);
         let was_busy = self.medium_busy(r, now);
         let s = &mut self.wifi.stations[r as usize];
@@ -537,6 +548,8 @@ impl Network {
                 if !duplicate {
                     let pkt = *self.pkts.get(frame.pkt.expect("data carries a packet"));
                     let node = self.wifi.stations[r as usize].node;
+                    let ap = self.wifi.stations[frame.src as usize].node;
+                    self.note_mobile_delivery(&pkt, ap);
                     return self.arrive_at(node, pkt);
                 }
             }
@@ -621,8 +634,11 @@ impl Network {
         let cfg = self.wlan_of(r);
         let (threshold, overhead, cw_min, cw_max) = (cfg.rts_threshold, cfg.timing.mac_overhead, cfg.cw_min, cfg.cw_max);
         let (short_limit, long_limit) = (cfg.short_retry_limit, cfg.long_retry_limit);
+        let (id, to) = *self.wifi.stations[r as usize].queue.front().expect("a frame in flight");
+        let seq = self.wifi.stations[r as usize].seq;
+        // the receiver may have the frame already (only its ACKs were lost)
+        let delivered = self.wifi.stations[to as usize].last_seq.contains(&(r, seq));
         let s = &mut self.wifi.stations[r as usize];
-        let (id, _) = *s.queue.front().expect("a frame in flight");
         let long = self.pkts.get(id).size + overhead > threshold;
         let failed = if s.state == State::WaitCts || !long {
             s.short_retries += 1;
@@ -638,7 +654,11 @@ impl Network {
             s.short_retries = 0;
             s.long_retries = 0;
             s.stats.retry_drops += 1;
-            self.drop_packet(id);
+            if delivered {
+                self.pkts.release(id); // not lost: the receiver took it
+            } else {
+                self.drop_packet(id);
+            }
         } else {
             s.stats.retries += 1;
             s.cw = (2 * s.cw + 1).min(cw_max);

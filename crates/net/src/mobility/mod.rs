@@ -1,0 +1,639 @@
+//! Mobile nodes: movement, 802.11 association and handoff, Mobile IPv6 (RFC 6275) and HMIPv6
+//! (RFC 5380), and the record of every handover.
+//!
+//! A mobile node (MN) has a radio on every WLAN it may visit and is associated with at most one
+//! access point at a time. Every `beacon_interval` it checks the signal of its access point; when
+//! it is gone (below the receive threshold) the link is lost, and after `l2_handoff` (scan and
+//! association) the MN joins the strongest access point in range. It then waits for that
+//! router's next advertisement (movement detection; advertisements come every
+//! U(ra_min, ra_max) seconds, as events rather than frames), runs DAD for its new care-of
+//! address (`dad` seconds; 0 is optimistic DAD), and sends binding updates: to its MAP (a local
+//! binding update, when the new router is in the MAP's domain), then to its home agent when the
+//! MN entered the domain or has no MAP. Each anchor answers with a binding acknowledgement; an
+//! update without one is sent again after 1 s, then 2 s, 4 s...
+//!
+//! Packets for the MN go to its home agent, which tunnels them (+40 bytes) to the care-of
+//! address it knows: the MAP's regional address under HMIPv6, which tunnels them again to the
+//! on-link address, or the access router itself. An access router delivers them over its WLAN
+//! if the MN is associated with it, and drops them otherwise. Away from home, the MN's own
+//! packets go back through the same tunnels (bidirectional tunnelling). Static routes never run
+//! through a mobile node.
+
+pub mod path;
+
+use crate::network::{Event, Network};
+use crate::packet::{Addr, FlowId, Kind, Packet, PacketId};
+use crate::random::Draws;
+use serde::Serialize;
+use tcplab_des::Timer;
+
+/// Bytes an IPv6-in-IPv6 tunnel adds.
+pub const TUNNEL_BYTES: u32 = 40;
+/// A binding update and acknowledgement on the wire: IPv6 header, mobility header, options.
+pub const BU_BYTES: u32 = 72;
+pub const BA_BYTES: u32 = 56;
+/// No tunnel endpoint (`Packet::via`).
+pub const NO_VIA: u32 = u32::MAX;
+/// RFC 6275's INITIAL_BINDACK_TIMEOUT.
+const BINDACK_TIMEOUT: f64 = 1.0;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MobileConfig {
+    pub node: usize,
+    pub home_agent: usize,
+    /// HMIPv6: the mobility anchor point and the access routers of its domain.
+    pub map: Option<usize>,
+    pub map_domain: Vec<usize>,
+    /// Scan and association after the link is lost, s.
+    pub l2_handoff: f64,
+    /// How often the MN checks its access point's signal, s.
+    pub beacon_interval: f64,
+    /// Router advertisements come every U(min, max) seconds.
+    pub ra_interval: (f64, f64),
+    /// Duplicate address detection, s (0: optimistic DAD).
+    pub dad: f64,
+}
+
+/// One handover: its timeline (absolute times, s) and what it did to the flows towards the MN.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Handover {
+    pub node: String,
+    pub from: Option<String>,
+    pub to: String,
+    #[serde(skip)]
+    from_ap: Option<u32>,
+    #[serde(skip)]
+    to_ap: u32,
+    /// The link to the old access point was found lost.
+    pub link_lost_s: f64,
+    /// Associated with the new access point.
+    pub l2_done_s: f64,
+    /// The new router's advertisement arrived.
+    pub movement_detected_s: f64,
+    pub dad_done_s: f64,
+    /// The anchor that redirects the MN's traffic installed the new binding.
+    pub binding_s: f64,
+    /// The last binding acknowledgement reached the MN.
+    pub complete_s: f64,
+    /// Binding updates sent (retransmissions included).
+    pub binding_updates: u32,
+    pub flows: Vec<HandoverFlow>,
+}
+
+/// A handover's effect on one flow towards the MN (see docs/mobility.md).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct HandoverFlow {
+    pub flow: String,
+    /// Last data delivered through the old access point, first through the new one.
+    pub last_old_s: Option<f64>,
+    pub first_new_s: Option<f64>,
+    pub disruption_s: Option<f64>,
+    /// The disruption in parts: last delivery → link loss, L2 handoff, movement detection,
+    /// DAD, binding, binding → first delivery. They add up to the disruption.
+    pub parts_s: Option<[f64; 6]>,
+    /// Data packets of the flow lost between the two deliveries.
+    pub packets_lost: u64,
+    /// From the last old delivery until the goodput over the past second is back at 90% of its
+    /// mean over the 5 s before; None if it never is.
+    pub recovery_s: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Associated and registered (or at home).
+    Attached,
+    /// Link lost: scanning and associating.
+    Scanning,
+    /// Waiting for the new router's advertisement.
+    WaitRa,
+    Dad,
+    /// Waiting for a binding acknowledgement.
+    Binding,
+}
+
+/// The MN's timers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MipTimer {
+    Beacon,
+    Step,
+}
+
+struct Mobile {
+    cfg: MobileConfig,
+    /// The MN's radios, each with the access point radio of its WLAN.
+    radios: Vec<(u32, u32)>,
+    /// (MN radio, access point radio) while associated.
+    assoc: Option<(u32, u32)>,
+    /// What the anchors believe: the home agent tunnels to this node (MAP or access router;
+    /// None: the MN is at home or unknown), the MAP to this access router.
+    ha_binding: Option<u32>,
+    map_binding: Option<u32>,
+    /// The access router of the care-of address in use, and whether it is in the MAP's domain.
+    registered_ar: Option<u32>,
+    phase: Phase,
+    /// The anchors still to update in this handover, in order.
+    pending: Vec<u32>,
+    bu_timeout: f64,
+    beacon: Timer,
+    step: Timer,
+    records: Vec<Handover>,
+}
+
+/// All mobile nodes of a run, and the logs their handover records are computed from.
+#[derive(Default)]
+pub struct Mip {
+    mobiles: Vec<Mobile>,
+    /// Mobile index by node.
+    by_node: Vec<Option<u32>>,
+    /// The next router advertisement of each access router (by node), drawn lazily.
+    next_ra: Vec<f64>,
+    draws: Option<Draws>,
+    /// (time, flow, bytes, access point node) of data delivered to MNs, and (time, flow) of data
+    /// for MNs dropped.
+    pub deliveries: Vec<(f64, u32, u32, u32)>,
+    pub drops: Vec<(f64, u32)>,
+}
+
+impl Mip {
+    /// The mobile nodes of `configs`; `radios(node)` lists a node's (radio, access point radio)
+    /// pairs.
+    pub fn new(nodes: usize, configs: Vec<MobileConfig>, radios: impl Fn(usize) -> Vec<(u32, u32)>, draws: Draws) -> Mip {
+        let mut by_node = vec![None; nodes];
+        let mobiles = configs
+            .into_iter()
+            .enumerate()
+            .map(|(i, cfg)| {
+                by_node[cfg.node] = Some(i as u32);
+                Mobile {
+                    radios: radios(cfg.node),
+                    cfg,
+                    assoc: None,
+                    ha_binding: None,
+                    map_binding: None,
+                    registered_ar: None,
+                    phase: Phase::Attached,
+                    pending: Vec::new(),
+                    bu_timeout: BINDACK_TIMEOUT,
+                    beacon: Timer::default(),
+                    step: Timer::default(),
+                    records: Vec::new(),
+                }
+            })
+            .collect();
+        Mip { mobiles, by_node, next_ra: vec![f64::NAN; nodes], draws: Some(draws), deliveries: Vec::new(), drops: Vec::new() }
+    }
+
+    pub fn is_mobile(&self, node: u32) -> bool {
+        self.mobile(node).is_some()
+    }
+
+    fn mobile(&self, node: u32) -> Option<usize> {
+        self.by_node.get(node as usize).copied().flatten().map(|m| m as usize)
+    }
+
+    /// Every handover that found a new access point, with its effect on each flow towards its
+    /// MN; `flows` gives each flow's name and destination node.
+    pub fn handovers(&self, flows: &[(String, u32)]) -> Vec<Handover> {
+        let mut out = Vec::new();
+        for mob in &self.mobiles {
+            let done: Vec<&Handover> = mob.records.iter().filter(|h| h.l2_done_s > 0.0).collect();
+            for (k, h) in done.iter().enumerate() {
+                let until = done.get(k + 1).map_or(f64::INFINITY, |n| n.link_lost_s);
+                let mut h = (*h).clone();
+                for (f, (name, dst)) in flows.iter().enumerate() {
+                    if *dst as usize == mob.cfg.node {
+                        h.flows.push(self.effect(&h, f as u32, name, until));
+                    }
+                }
+                out.push(h);
+            }
+        }
+        out
+    }
+
+    /// What handover `h` did to flow `f` (deliveries after `until` belong to the next one).
+    fn effect(&self, h: &Handover, f: u32, name: &str, until: f64) -> HandoverFlow {
+        let mine: Vec<&(f64, u32, u32, u32)> = self.deliveries.iter().filter(|d| d.1 == f).collect();
+        let last_old = mine.iter().filter(|d| d.0 <= h.l2_done_s && Some(d.3) == h.from_ap).map(|d| d.0).fold(None, |a: Option<f64>, t| Some(a.map_or(t, |a| a.max(t))));
+        let first_new = mine.iter().find(|d| d.0 >= h.l2_done_s && d.0 < until && d.3 == h.to_ap).map(|d| d.0);
+        let mut e = HandoverFlow { flow: name.to_string(), last_old_s: last_old, first_new_s: first_new, ..HandoverFlow::default() };
+        let (Some(old), Some(new)) = (last_old, first_new) else { return e };
+        e.disruption_s = Some(new - old);
+        e.parts_s = Some([
+            h.link_lost_s - old,
+            h.l2_done_s - h.link_lost_s,
+            h.movement_detected_s - h.l2_done_s,
+            h.dad_done_s - h.movement_detected_s,
+            h.binding_s - h.dad_done_s,
+            new - h.binding_s,
+        ]);
+        e.packets_lost = self.drops.iter().filter(|d| d.1 == f && d.0 > old && d.0 <= new).count() as u64;
+        // recovery: the goodput over the past second back at 90% of the 5 s mean before
+        let bytes_in = |a: f64, b: f64| mine.iter().filter(|d| d.0 > a && d.0 <= b).map(|d| d.2 as f64).sum::<f64>();
+        let before = bytes_in(old - 5.0, old) / 5.0;
+        e.recovery_s = mine.iter().filter(|d| d.0 >= new).map(|d| d.0).find(|&t| bytes_in(t - 1.0, t) >= 0.9 * before).map(|t| t - old);
+        e
+    }
+}
+
+/// Where `forward` sends a packet next.
+enum Route {
+    /// By the static routes, towards this node.
+    Toward(u32),
+    /// Over the air from radio `0` to radio `1`.
+    Radio(u32, u32),
+    Drop,
+}
+
+impl Network {
+    fn mip_timer_at(&mut self, m: usize, which: MipTimer, at: f64) {
+        let mob = &mut self.mip.mobiles[m];
+        let gen = match which {
+            MipTimer::Beacon => mob.beacon.arm(),
+            MipTimer::Step => mob.step.arm(),
+        };
+        self.sched.schedule_exact(at.max(self.now_secs()), Event::Mip(m as u32, which, gen));
+    }
+
+    /// Associates every MN with the strongest access point in range and starts its beacon checks.
+    pub fn start_mobility(&mut self) {
+        for m in 0..self.mip.mobiles.len() {
+            if let Some(pair) = self.best_access_point(m) {
+                let mob = &mut self.mip.mobiles[m];
+                mob.assoc = Some(pair);
+                let ap = self.wifi.stations[pair.1 as usize].node;
+                // It starts registered where it is: at home, or bound at its anchors already.
+                let mob = &mut self.mip.mobiles[m];
+                if ap as usize != mob.cfg.home_agent {
+                    let in_domain = mob.cfg.map.is_some() && mob.cfg.map_domain.contains(&(ap as usize));
+                    mob.map_binding = in_domain.then_some(ap);
+                    mob.ha_binding = Some(if in_domain { mob.cfg.map.expect("in a domain") as u32 } else { ap });
+                }
+                mob.registered_ar = Some(ap);
+            }
+            let t = self.now_secs() + self.mip.mobiles[m].cfg.beacon_interval;
+            self.mip_timer_at(m, MipTimer::Beacon, t);
+        }
+    }
+
+    fn signal(&self, mn_radio: u32, ap_radio: u32) -> f64 {
+        let now = self.now_secs();
+        let cfg = &self.wifi.wlans[self.wifi.stations[ap_radio as usize].wlan_index()];
+        let d = crate::wifi::distance(self.wifi.position(mn_radio, now), self.wifi.position(ap_radio, now));
+        cfg.radio.rx_power(d)
+    }
+
+    fn in_range(&self, mn_radio: u32, ap_radio: u32) -> bool {
+        let cfg = &self.wifi.wlans[self.wifi.stations[ap_radio as usize].wlan_index()];
+        self.signal(mn_radio, ap_radio) >= cfg.radio.rx_threshold
+    }
+
+    fn best_access_point(&self, m: usize) -> Option<(u32, u32)> {
+        let radios = &self.mip.mobiles[m].radios;
+        radios
+            .iter()
+            .copied()
+            .filter(|&(r, ap)| self.in_range(r, ap))
+            .max_by(|a, b| self.signal(a.0, a.1).total_cmp(&self.signal(b.0, b.1)))
+    }
+
+    pub fn on_mip(&mut self, m: u32, which: MipTimer, gen: u32) {
+        let m = m as usize;
+        let mob = &mut self.mip.mobiles[m];
+        let live = match which {
+            MipTimer::Beacon => mob.beacon.fire(gen),
+            MipTimer::Step => mob.step.fire(gen),
+        };
+        if !live {
+            return;
+        }
+        let now = self.now_secs();
+        match which {
+            MipTimer::Beacon => {
+                let interval = self.mip.mobiles[m].cfg.beacon_interval;
+                self.mip_timer_at(m, MipTimer::Beacon, now + interval);
+                let mob = &self.mip.mobiles[m];
+                match mob.assoc {
+                    Some((r, ap)) if !self.in_range(r, ap) => self.link_lost(m, Some(ap)),
+                    None if mob.phase == Phase::Attached => self.link_lost(m, None),
+                    _ => {}
+                }
+            }
+            MipTimer::Step => self.handover_step(m),
+        }
+    }
+
+    fn link_lost(&mut self, m: usize, old_ap: Option<u32>) {
+        let now = self.now_secs();
+        let from = old_ap.map(|ap| self.node_name(self.wifi.stations[ap as usize].node));
+        let node = self.node_name(self.mip.mobiles[m].cfg.node as u32);
+        let from_ap = old_ap.map(|ap| self.wifi.stations[ap as usize].node);
+        let mob = &mut self.mip.mobiles[m];
+        mob.assoc = None;
+        mob.phase = Phase::Scanning;
+        mob.pending.clear();
+        mob.records.push(Handover { node, from, from_ap, link_lost_s: now, ..Handover::default() });
+        let t = now + mob.cfg.l2_handoff;
+        self.mip_timer_at(m, MipTimer::Step, t);
+    }
+
+    fn node_name(&self, node: u32) -> String {
+        self.node_names.get(node as usize).cloned().unwrap_or_else(|| node.to_string())
+    }
+
+    /// The next step of a handover, when its timer fires.
+    fn handover_step(&mut self, m: usize) {
+        let now = self.now_secs();
+        match self.mip.mobiles[m].phase {
+            Phase::Scanning => {
+                let Some(pair) = self.best_access_point(m) else {
+                    // nothing in range: scan again
+                    let t = now + self.mip.mobiles[m].cfg.l2_handoff;
+                    self.mip_timer_at(m, MipTimer::Step, t);
+                    return;
+                };
+                let ap = self.wifi.stations[pair.1 as usize].node;
+                let to = self.node_name(ap);
+                let mob = &mut self.mip.mobiles[m];
+                mob.assoc = Some(pair);
+                mob.phase = Phase::WaitRa;
+                if let Some(h) = mob.records.last_mut() {
+                    h.l2_done_s = now;
+                    h.to = to;
+                    h.to_ap = ap;
+                }
+                let t = self.next_router_advert(ap, now);
+                self.mip_timer_at(m, MipTimer::Step, t);
+            }
+            Phase::WaitRa => {
+                let mob = &mut self.mip.mobiles[m];
+                let ap = self.wifi.stations[mob.assoc.expect("associated").1 as usize].node;
+                if let Some(h) = mob.records.last_mut() {
+                    h.movement_detected_s = now;
+                }
+                if mob.registered_ar == Some(ap) {
+                    // back on the same link: the address and bindings still hold
+                    self.handover_complete(m, now);
+                    return;
+                }
+                mob.phase = Phase::Dad;
+                // at home the home address needs no DAD
+                let dad = if ap as usize == mob.cfg.home_agent { 0.0 } else { mob.cfg.dad };
+                self.mip_timer_at(m, MipTimer::Step, now + dad);
+            }
+            Phase::Dad => {
+                let mob = &mut self.mip.mobiles[m];
+                if let Some(h) = mob.records.last_mut() {
+                    h.dad_done_s = now;
+                }
+                let ap = self.wifi.stations[mob.assoc.expect("associated").1 as usize].node;
+                let home = mob.cfg.home_agent as u32;
+                let in_domain = |ar: Option<u32>| mob.cfg.map.is_some() && ar.is_some_and(|a| mob.cfg.map_domain.contains(&(a as usize)));
+                mob.pending = if ap == home || !in_domain(Some(ap)) {
+                    vec![home]
+                } else if in_domain(mob.registered_ar) {
+                    vec![mob.cfg.map.expect("in a domain") as u32]
+                } else {
+                    vec![mob.cfg.map.expect("in a domain") as u32, home]
+                };
+                mob.phase = Phase::Binding;
+                mob.bu_timeout = BINDACK_TIMEOUT;
+                self.send_binding_update(m);
+            }
+            Phase::Binding => {
+                // no acknowledgement: send the update again, waiting twice as long
+                let mob = &mut self.mip.mobiles[m];
+                mob.bu_timeout = (mob.bu_timeout * 2.0).min(32.0);
+                self.send_binding_update(m);
+            }
+            Phase::Attached => {}
+        }
+    }
+
+    /// The next advertisement of the router at `ar`, at or after `now`.
+    fn next_router_advert(&mut self, ar: u32, now: f64) -> f64 {
+        let m = self.mip.mobiles.iter().find(|mob| mob.radios.iter().any(|&(_, ap)| self.wifi.stations[ap as usize].node == ar));
+        let (lo, hi) = m.map_or((0.03, 0.07), |mob| mob.cfg.ra_interval);
+        let draws = self.mip.draws.as_mut().expect("set up");
+        let mut next = self.mip.next_ra[ar as usize];
+        if next.is_nan() {
+            next = draws.uniform(&mut self.rng) * hi; // a phase within the first interval
+        }
+        while next < now {
+            next += lo + draws.uniform(&mut self.rng) * (hi - lo);
+        }
+        self.mip.next_ra[ar as usize] = next;
+        next
+    }
+
+    fn send_binding_update(&mut self, m: usize) {
+        let now = self.now_secs();
+        let mob = &mut self.mip.mobiles[m];
+        let (Some(&anchor), Some((_, ap_radio))) = (mob.pending.first(), mob.assoc) else { return };
+        let ap = self.wifi.stations[ap_radio as usize].node;
+        // the care-of address this update binds: the MAP's regional one when the home agent
+        // is told of a move within the domain, else the new router's
+        let target = match mob.cfg.map {
+            Some(map) if anchor as usize != map && mob.cfg.map_domain.contains(&(ap as usize)) => map as u32,
+            _ => ap,
+        };
+        if let Some(h) = mob.records.last_mut() {
+            h.binding_updates += 1;
+        }
+        let node = mob.cfg.node as u32;
+        let timeout = mob.bu_timeout;
+        let pkt = self.signalling(Kind::BindingUpdate, node, anchor, BU_BYTES, target as i64);
+        self.mip_timer_at(m, MipTimer::Step, now + timeout);
+        let id = self.pkts.alloc(pkt);
+        self.forward(node, id);
+    }
+
+    fn signalling(&mut self, kind: Kind, from: u32, to: u32, size: u32, seq: i64) -> Packet {
+        Packet {
+            uid: self.next_uid(),
+            flow: FlowId(u32::MAX),
+            fid: 0,
+            kind,
+            size,
+            payload: 0,
+            seq,
+            src: Addr { node: from, port: 0 },
+            dst: Addr { node: to, port: 0 },
+            flags: 0,
+            ts: self.now_secs(),
+            ts_echo: 0.0,
+            sack: Default::default(),
+            nsack: 0,
+            encaps: 0,
+            via: NO_VIA,
+        }
+    }
+
+    /// A binding update or acknowledgement reached its destination `node`.
+    pub fn on_signalling(&mut self, node: u32, pkt: Packet) {
+        let now = self.now_secs();
+        match pkt.kind {
+            Kind::BindingUpdate => {
+                let Some(m) = self.mip.mobile(pkt.src.node) else { return };
+                let target = pkt.seq as u32;
+                let mob = &mut self.mip.mobiles[m];
+                let is_map = Some(node as usize) == mob.cfg.map;
+                if is_map {
+                    mob.map_binding = Some(target);
+                } else {
+                    // at home (the home agent's own link) the binding is removed
+                    mob.ha_binding = (target as usize != mob.cfg.home_agent).then_some(target);
+                }
+                // traffic follows the new binding from now if this anchor is the last to learn
+                if mob.pending.last() == Some(&node) {
+                    if let Some(h) = mob.records.last_mut() {
+                        h.binding_s = now;
+                    }
+                }
+                // the acknowledgement goes to the new care-of address: through the router the
+                // MN registered from (the update's target, or the MAP's binding)
+                let ar = if is_map || mob.cfg.map.is_none() || target as usize == mob.cfg.home_agent { target } else { mob.map_binding.unwrap_or(target) };
+                let mut ack = self.signalling(Kind::BindingAck, node, pkt.src.node, BA_BYTES, node as i64);
+                ack.via = ar;
+                let id = self.pkts.alloc(ack);
+                self.forward(node, id);
+            }
+            Kind::BindingAck => {
+                let Some(m) = self.mip.mobile(node) else { return };
+                let mob = &mut self.mip.mobiles[m];
+                if mob.phase != Phase::Binding || mob.pending.first() != Some(&(pkt.seq as u32)) {
+                    return; // a late duplicate
+                }
+                mob.pending.remove(0);
+                if mob.pending.is_empty() {
+                    self.handover_complete(m, now);
+                } else {
+                    mob.bu_timeout = BINDACK_TIMEOUT;
+                    self.send_binding_update(m);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn handover_complete(&mut self, m: usize, now: f64) {
+        let mob = &mut self.mip.mobiles[m];
+        mob.step.cancel();
+        mob.phase = Phase::Attached;
+        mob.registered_ar = mob.assoc.map(|(_, ap)| self.wifi.stations[ap as usize].node);
+        if let Some(h) = mob.records.last_mut() {
+            h.complete_s = now;
+            if h.binding_s == 0.0 {
+                h.binding_s = now; // nothing to bind (the same router again)
+            }
+            if h.dad_done_s == 0.0 {
+                h.dad_done_s = h.movement_detected_s;
+            }
+        }
+    }
+
+    /// Where a packet at `node` goes next under Mobile IPv6, or None for plain static routing.
+    fn mip_route(&mut self, node: u32, id: PacketId) -> Option<Route> {
+        let p = *self.pkts.get(id);
+        let signalling = matches!(p.kind, Kind::BindingUpdate | Kind::BindingAck);
+        // At a mobile node: out through its access point, tunnelled home when away.
+        if let Some(m) = self.mip.mobile(node) {
+            let mob = &self.mip.mobiles[m];
+            let Some((r, ap)) = mob.assoc else { return Some(Route::Drop) };
+            let away = mob.ha_binding.is_some();
+            if p.src.node == node && !signalling && away && p.encaps == 0 && self.mip.mobile(p.dst.node).is_none() {
+                let via_map = mob.map_binding.is_some() && mob.ha_binding == mob.cfg.map.map(|x| x as u32);
+                let pkt = self.pkts.get_mut(id);
+                pkt.encaps = if via_map { 2 } else { 1 };
+                pkt.size += TUNNEL_BYTES * pkt.encaps as u32;
+                pkt.via = if via_map { mob.cfg.map.expect("bound") as u32 } else { mob.cfg.home_agent as u32 };
+            }
+            return Some(Route::Radio(r, ap));
+        }
+        if p.via != NO_VIA && p.via != node {
+            return Some(Route::Toward(p.via));
+        }
+        let arrived = p.via == node;
+        if arrived {
+            self.pkts.get_mut(id).via = NO_VIA;
+            // the end of a reverse tunnel from an MN: the MAP passes it on to the home agent,
+            // the home agent takes the last header off
+            if let Some(m) = self.mip.mobile(p.src.node).filter(|_| self.mip.mobile(p.dst.node).is_none()) {
+                let mob = &self.mip.mobiles[m];
+                let pkt = self.pkts.get_mut(id);
+                pkt.encaps = pkt.encaps.saturating_sub(1);
+                pkt.size -= TUNNEL_BYTES;
+                if Some(node as usize) == mob.cfg.map {
+                    pkt.via = mob.cfg.home_agent as u32;
+                    return Some(Route::Toward(pkt.via));
+                }
+                return None;
+            }
+        }
+        let m = self.mip.mobile(p.dst.node)?;
+        let mob = &self.mip.mobiles[m];
+        let deliver_here = |net: &Network| -> Route {
+            match mob.assoc {
+                Some((r, ap)) if net.wifi.stations[ap as usize].node == node => Route::Radio(ap, r),
+                _ => Route::Drop, // the MN is not (or no longer) on this router's link
+            }
+        };
+        if node as usize == mob.cfg.home_agent && p.encaps == 0 && !signalling {
+            let at_home = mob.assoc.is_some_and(|(_, ap)| self.wifi.stations[ap as usize].node == node);
+            if at_home {
+                return Some(deliver_here(self));
+            }
+            let Some(target) = mob.ha_binding else { return Some(Route::Drop) };
+            let pkt = self.pkts.get_mut(id);
+            pkt.encaps += 1;
+            pkt.size += TUNNEL_BYTES;
+            pkt.via = target;
+            return Some(Route::Toward(target));
+        }
+        if arrived && Some(node as usize) == mob.cfg.map && !signalling {
+            let Some(ar) = mob.map_binding else { return Some(Route::Drop) };
+            let pkt = self.pkts.get_mut(id);
+            pkt.encaps += 1;
+            pkt.size += TUNNEL_BYTES;
+            pkt.via = ar;
+            return Some(Route::Toward(ar));
+        }
+        if arrived {
+            return Some(deliver_here(self));
+        }
+        // not yet tunnelled: to the home network
+        Some(Route::Toward(mob.cfg.home_agent as u32))
+    }
+
+    /// Forwards `id` at `node` if Mobile IPv6 decides its way; false for plain static routing.
+    pub fn forward_mobile(&mut self, node: u32, id: PacketId) -> Option<u32> {
+        if self.mip.mobiles.is_empty() {
+            return Some(self.pkts.get(id).dst.node);
+        }
+        match self.mip_route(node, id) {
+            None => Some(self.pkts.get(id).dst.node),
+            Some(Route::Toward(n)) => Some(n),
+            Some(Route::Radio(a, b)) => {
+                self.wifi_enqueue(a, b, id);
+                None
+            }
+            Some(Route::Drop) => {
+                self.drop_packet(id);
+                None
+            }
+        }
+    }
+
+    /// Notes a data packet delivered to a mobile node through access point `ap`.
+    pub fn note_mobile_delivery(&mut self, pkt: &Packet, ap: u32) {
+        if self.mip.is_mobile(pkt.dst.node) && matches!(pkt.kind, Kind::Tcp | Kind::Cbr) {
+            self.mip.deliveries.push((self.now_secs(), pkt.flow.0, pkt.payload, ap));
+        }
+    }
+
+    /// Takes the tunnel headers off a packet that reached its mobile destination.
+    pub fn decapsulate(pkt: &mut Packet) {
+        pkt.size -= TUNNEL_BYTES * pkt.encaps as u32;
+        pkt.encaps = 0;
+    }
+}

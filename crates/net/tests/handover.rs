@@ -1,0 +1,58 @@
+//! Handovers on the topology of Yew et al. (scenarios/yew2011-handover/vegas.toml): home → AR1
+//! (entering the MAP's domain) and AR1 → AR2 (within it), under HMIPv6 and plain Mobile IPv6.
+
+use std::path::Path;
+use tcplab_net::mobility::Handover;
+use tcplab_net::{RunOptions, RunResult, Scenario, Simulation};
+
+fn run(edit: impl Fn(String) -> String) -> RunResult {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/yew2011-handover/vegas.toml");
+    let text = edit(std::fs::read_to_string(path).unwrap());
+    let scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
+    Simulation::new(scenario, &RunOptions::default()).unwrap().finish().unwrap()
+}
+
+fn handovers(r: &RunResult) -> Vec<&Handover> {
+    r.summary.handovers.iter().collect()
+}
+
+#[test]
+fn every_handover_has_a_timeline_whose_parts_add_up() {
+    let r = run(|t| t);
+    let h = handovers(&r);
+    let moves: Vec<(Option<&str>, &str)> = h.iter().map(|h| (h.from.as_deref(), h.to.as_str())).collect();
+    assert_eq!(moves, [(Some("ha"), "ar1"), (Some("ar1"), "ar2")]);
+    for h in &h {
+        let order = [h.link_lost_s, h.l2_done_s, h.movement_detected_s, h.dad_done_s, h.binding_s, h.complete_s];
+        assert!(order.windows(2).all(|w| w[0] <= w[1]), "{order:?}");
+        assert!((h.dad_done_s - h.movement_detected_s - 1.0).abs() < 1e-9, "DAD takes its second");
+        let f = &h.flows[0];
+        let parts = f.parts_s.expect("the flow resumed");
+        assert!(parts.iter().all(|&p| p >= 0.0), "{parts:?}");
+        assert!((parts.iter().sum::<f64>() - f.disruption_s.unwrap()).abs() < 1e-9);
+        assert!(f.first_new_s.unwrap() > h.binding_s, "data reaches the new router only after the binding");
+    }
+    // home → AR1 binds at the MAP and then at the home agent; AR1 → AR2 at the MAP only
+    assert_eq!((h[0].binding_updates, h[1].binding_updates), (2, 1));
+    // the second scan finds AR2 at once
+    assert!((h[1].l2_done_s - h[1].link_lost_s - 0.1).abs() < 1e-9);
+    for f in &r.summary.flows {
+        assert_eq!(f.packets_sent, f.packets_delivered + f.packets_dropped + f.packets_in_flight, "{}", f.name);
+    }
+}
+
+#[test]
+fn hmipv6_binds_locally_and_optimistic_dad_saves_its_second() {
+    let hmip = run(|t| t);
+    let mip = run(|t| t.replace("map = \"map\"\nmap_domain = [\"ar1\", \"ar2\"]\n", ""));
+    let binding = |r: &RunResult| r.summary.handovers[1].binding_s - r.summary.handovers[1].dad_done_s;
+    // a local binding update crosses one 2 ms link and the WLAN; one to the home agent also
+    // crosses the 2 Mb/s, 50 ms link twice
+    assert!(binding(&hmip) < 0.02, "{}", binding(&hmip));
+    assert!(binding(&mip) > 0.05, "{}", binding(&mip));
+    let optimistic = run(|t| t.replace("map_domain = [\"ar1\", \"ar2\"]\n", "map_domain = [\"ar1\", \"ar2\"]\ndad = 0\n"));
+    let h = &optimistic.summary.handovers[1];
+    assert_eq!(h.dad_done_s, h.movement_detected_s);
+    let disruption = |r: &RunResult| r.summary.handovers[1].flows[0].disruption_s.unwrap();
+    assert!(disruption(&optimistic) < disruption(&hmip) - 0.5, "{} vs {}", disruption(&optimistic), disruption(&hmip));
+}
