@@ -2,7 +2,7 @@
 # on every frame, two-ray ground), DumbAgent routing (no routing traffic), one Reno FTP
 # transfer from node 0 to node 1 for 50 s. Compared with two-node-tcp.toml by
 # python/tests/test_ns2_wifi.py: goodput and MAC frames per data packet.
-# Usage: ns two-node-tcp.tcl TRACE_FILE
+# Usage: ns two-node-tcp.tcl TRACE_FILE [new]   ("new": ns-2's new wireless trace format)
 set val(chan)   Channel/WirelessChannel
 set val(prop)   Propagation/TwoRayGround
 set val(netif)  Phy/WirelessPhy
@@ -14,6 +14,9 @@ set val(ifqlen) 50
 set val(rp)     DumbAgent
 
 set ns [new Simulator]
+if {[llength $argv] > 1 && [lindex $argv 1] == "new"} {
+    $ns use-newtrace
+}
 set tracefd [open [lindex $argv 0] w]
 $ns trace-all $tracefd
 

@@ -8,6 +8,7 @@ skipped, except under CI, which installs it.
 from __future__ import annotations
 
 import collections
+import re
 import subprocess
 from pathlib import Path
 
@@ -50,3 +51,52 @@ def test_two_node_tcp_matches_ns2(tmp_path):
     for kind in ("rts", "cts", "acks"):
         per_data = ours[kind] / ours["data"], theirs[kind] / theirs["data"]
         assert per_data[0] == pytest.approx(per_data[1], abs=0.01), (kind, per_data)
+
+
+# The line grammars of ns-2's wireless traces (ns2-semantics.md §3.3-3.4), as ns-2.35 writes them.
+OLD = [
+    re.compile(r"^[srD] \d+\.\d{9} _\d+_ (AGT|MAC|RTR|IFQ) ( ---| RET| COL|NRTE) \d+ (tcp|ack|cbr) \d+ "
+               r"\[[0-9a-f]+ [0-9a-f]+ [0-9a-f]+ [0-9a-f]+\] ------- \[\d+:\d+ \d+:\d+ \d+ -?\d+\] "
+               r"\[\d+( \d+)?\] \d+ \d+$"),
+    re.compile(r"^[sr] \d+\.\d{9} _\d+_ MAC  --- \d+ (RTS|CTS|ACK) \d+ \[[0-9a-f]+ [0-9a-f]+ [0-9a-f]+ 0\] $"),
+]
+NEW = [
+    re.compile(r"^[srD] -t \d+\.\d{9} -Hs \d+ -Hd -?\d+ -Ni \d+ -Nx [\d.]+ -Ny [\d.]+ -Nz [\d.]+ -Ne -?[\d.]+ "
+               r"-Nl (AGT|MAC|RTR|IFQ) -Nw (---|RET|COL|NRTE) -Ma [0-9a-f]+ -Md [0-9a-f]+ -Ms [0-9a-f]+ -Mt [0-9a-f]+ "
+               r"(-Is \d+\.\d+ -Id \d+\.\d+ -It (tcp|ack|cbr) -Il \d+ -If \d+ -Ii \d+ -Iv \d+ "
+               r"-Pn tcp -Ps \d+ -Pa \d+ -Pf \d+ -Po \d+ )?$"),
+]
+
+
+def line_kinds(lines: list[str], grammar: list[re.Pattern]) -> set[tuple[str, str, str]]:
+    """(event, layer, packet type) of every wireless line; fails on a line outside the grammar."""
+    kinds = set()
+    for line in lines:
+        assert any(g.match(line) for g in grammar), f"not ns-2's wireless grammar: {line!r}"
+        f = line.split()
+        if f[1] == "-t":
+            layer = f[f.index("-Nl") + 1]
+            kind = f[f.index("-It") + 1] if "-It" in f else ("MAC control" if layer == "MAC" else "?")
+        else:
+            layer, kind = f[3], f[6] if f[6] not in ("RTS", "CTS", "ACK") else "MAC control"
+        kinds.add((f[0], layer, kind))
+    return kinds
+
+
+@needs_ns
+@pytest.mark.parametrize("fmt", ["old", "new"])
+def test_wireless_traces_follow_ns2s_grammar(tmp_path, fmt):
+    trace = tmp_path / "ns2.tr"
+    subprocess.run(["ns", str(CASE / "two-node-tcp.tcl"), str(trace), fmt], cwd=tmp_path, check=True,
+                   capture_output=True, timeout=300)
+    theirs = [ln for ln in trace.read_text().splitlines() if " ARP " not in ln and "-P arp" not in ln
+              and " RTR " not in ln and "-Nl RTR" not in ln]
+    doc = tcplab.validate(CASE / "two-node-tcp.toml")
+    text = (CASE / "two-node-tcp.toml").read_text() + f'\n[output]\ntrace = ["ns2"]\nwireless_format = "{fmt}"\n'
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(text.replace('duration = "51s"', 'duration = "3s"'))
+    tcplab.run(scenario, out=tmp_path / "out")
+    ours = (tmp_path / "out" / "trace.tr").read_text().splitlines()
+    grammar = OLD if fmt == "old" else NEW
+    assert line_kinds(ours, grammar) == line_kinds(theirs, grammar)
+    assert doc["wireless_format"] == "old"

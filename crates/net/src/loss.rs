@@ -69,7 +69,7 @@ mod tests {
     use tcplab_des::Rng;
 
     fn model(fids: Vec<u32>, model: LossModel) -> Loss {
-        let cfg = LossConfig { link: 0, fids, model, action: LossAction::Drop };
+        let cfg = LossConfig { at: crate::scenario::LossAt::Link { link: 0 }, fids, model, action: LossAction::Drop };
         Loss::new(&cfg, Draws::Own(Rng::stream(7, "loss")))
     }
 

@@ -180,6 +180,7 @@ impl Network {
             Kind::Ack => self.flow_stats[flow].acks_sent += 1,
             Kind::BindingUpdate | Kind::BindingAck => {}
         }
+        self.trace_radio_packet('s', node, "AGT", "---", &pkt);
         let id = self.pkts.alloc(pkt);
         self.forward(node, id);
     }
@@ -208,6 +209,7 @@ impl Network {
                 self.on_signalling(node, pkt);
                 return None;
             }
+            self.trace_radio_packet('r', node, "AGT", "---", &pkt);
             Some(pkt)
         } else {
             let id = self.pkts.alloc(pkt);

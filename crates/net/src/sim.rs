@@ -7,7 +7,7 @@ use crate::network::{Endpoint, Event, Link, Network, TimerKind};
 use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
-use crate::scenario::{ActionKind, AppConfig, FlowConfig, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Traces, Transport};
+use crate::scenario::{ActionKind, AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Traces, Transport};
 use crate::tcp::{Agent, Ftp, RfcSender, TcpSender, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
@@ -149,6 +149,9 @@ impl Simulation {
         let mut tracer = Tracer { tcp_header: traces.tcp_header, events: traces.events, only_links, ..Tracer::default() };
         if traces.ns2 {
             tracer.ns2 = Some(open_trace(&opts.out_dir, "trace.tr")?);
+            if !scenario.wlans.is_empty() {
+                tracer.wireless = Some(scenario.wireless_format);
+            }
         }
         if traces.cwnd {
             tracer.cwnd_series = Some(Vec::new());
@@ -180,15 +183,23 @@ impl Simulation {
                 });
             }
         }
+        let mut radio_losses = Vec::new();
         for (i, l) in scenario.losses.iter().enumerate() {
             let loss = Loss::new(l, draws(format!("loss/{i}")));
-            links[l.link].losses.insert(0, loss); // the newest meets packets first
+            match l.at {
+                LossAt::Link { link } => links[link].losses.insert(0, loss), // the newest meets packets first
+                LossAt::Radio { wlan, node } => radio_losses.push((wlan, node, loss)),
+            }
         }
         // ns-2's generator (unused, and so seeded 1, with per-component streams)
         let mut shared = Ns2Rng::seeded(if scenario.rng == RngMode::Ns2 { seed as u32 } else { 1 });
         let phases = clock_phases(&scenario, seed, &mut shared);
         let mut wifi = Wifi::new(scenario.wlans.clone(), draws);
         wifi.paths = scenario.paths();
+        for (wlan, node, loss) in radio_losses {
+            let r = wifi.radio(wlan, node).expect("validated: the node is on the WLAN");
+            wifi.stations[r as usize].losses.push(loss);
+        }
         // each mobile node's radios, with the access point of their WLAN
         let access = |node: usize| -> Vec<(u32, u32)> {
             let mut pairs = Vec::new();

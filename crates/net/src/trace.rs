@@ -20,8 +20,40 @@ pub struct Tracer {
     pub cwnd: Option<Sink>,
     /// cwnd time series for Python: (time, flow, cwnd, ssthresh).
     pub cwnd_series: Option<Vec<(f64, u32, f64, i64)>>,
+    /// Wireless events (AGT and MAC layers) in the wired trace's file, in this format.
+    pub wireless: Option<WirelessFormat>,
     /// The first write error; writing stops there and the run reports it at the end.
     pub error: Option<io::Error>,
+}
+
+/// ns-2's two trace formats for mobile nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WirelessFormat {
+    /// The CMU format, ns-2's default: `s 1.003804000 _0_ MAC  --- 0 tcp 98 [13a 1 0 800] ...`.
+    Old,
+    /// `$ns use-newtrace`: `s -t 1.003804000 -Hs 0 -Hd -2 -Ni 0 -Nx 100.00 ...`.
+    New,
+}
+
+/// One wireless trace line: what happened to a packet or frame at a node's layer.
+pub struct WirelessEvent<'a> {
+    pub ev: char,
+    pub now: f64,
+    pub node: u32,
+    pub pos: (f64, f64),
+    /// "AGT", "MAC", "IFQ" or "RTR", and the reason ("---", "RET", "COL", "NRTE").
+    pub layer: &'static str,
+    pub reason: &'static str,
+    /// The MAC header: duration (µs), destination, source, ethertype (0x800 for IP, 0 for control).
+    pub mac: (u32, u32, u32, u32),
+    /// A control frame's name (RTS, CTS, ACK), or the IP packet.
+    pub control: Option<&'static str>,
+    pub packet: Option<&'a Packet>,
+    /// Bytes as printed.
+    pub size: u32,
+    /// Hops the packet has made (ns-2's `num_forwards`).
+    pub forwards: u32,
 }
 
 /// The `show_tcphdr_` fields, when on.
@@ -127,6 +159,46 @@ impl Tracer {
         }
         let t = ns2_time(now);
         self.write(|t| &mut t.ns2, format_args!("E {t} {} {} TCP {event} {fid} {seqno} {cwnd}\n", nodes.0, nodes.1));
+    }
+
+    /// A wireless event line, when the wireless trace is on.
+    pub fn wireless_event(&mut self, e: &WirelessEvent) {
+        let Some(format) = self.wireless else { return };
+        if self.ns2.is_none() {
+            return;
+        }
+        let (dur, dst, src, etype) = e.mac;
+        let name = e.control.or(e.packet.map(|p| p.kind.ns2_name())).unwrap_or("-");
+        let uid = e.packet.map_or(0, |p| p.uid);
+        let line = match format {
+            WirelessFormat::Old => {
+                let mut l = format!("{} {:.9} _{}_ {:>3} {:>4} {uid} {name} {} [{dur:x} {dst:x} {src:x} {etype:x}] ", e.ev, e.now, e.node, e.layer, e.reason, e.size);
+                if let (None, Some(p)) = (e.control, e.packet) {
+                    let next = if e.layer == "MAC" && e.ev == 's' { dst } else { 0 };
+                    l += &format!("------- [{}:{} {}:{} 32 {next}] ", p.src.node, p.src.port, p.dst.node, p.dst.port);
+                    l += &match p.kind {
+                        crate::packet::Kind::Tcp | crate::packet::Kind::Ack => format!("[{} 0] {} 0", p.seq, e.forwards),
+                        _ => format!("[{}] {} 0", p.seq, e.forwards),
+                    };
+                }
+                l.trim_end_matches(' ').to_string() + if e.control.is_some() { " \n" } else { "\n" }
+            }
+            WirelessFormat::New => {
+                let mut l = format!(
+                    "{} -t {:.9} -Hs {} -Hd -2 -Ni {} -Nx {:.2} -Ny {:.2} -Nz 0.00 -Ne -1.000000 -Nl {:>3} -Nw {} -Ma {dur:x} -Md {dst:x} -Ms {src:x} -Mt {etype:x} ",
+                    e.ev, e.now, e.node, e.node, e.pos.0, e.pos.1, e.layer, e.reason
+                );
+                if let (None, Some(p)) = (e.control, e.packet) {
+                    l += &format!("-Is {}.{} -Id {}.{} -It {name} -Il {} -If {} -Ii {uid} -Iv 32 ", p.src.node, p.src.port, p.dst.node, p.dst.port, e.size, p.fid);
+                    l += &match p.kind {
+                        crate::packet::Kind::Tcp | crate::packet::Kind::Ack => format!("-Pn tcp -Ps {} -Pa 0 -Pf {} -Po 0 ", p.seq, e.forwards),
+                        _ => format!("-Pn {name} -Pi {} -Pf {} -Po 0 ", p.seq, e.forwards),
+                    };
+                }
+                l + "\n"
+            }
+        };
+        self.write(|t| &mut t.ns2, format_args!("{line}"));
     }
 
     pub fn cwnd_enabled(&self) -> bool {

@@ -94,3 +94,20 @@ fn n_stations_match_bianchi() {
         assert!(error < 0.05, "{n} stations: {got:.0} b/s, Bianchi {expected:.0} ({:.2}% off)", error * 100.0);
     }
 }
+
+#[test]
+fn a_loss_model_at_a_receiver_corrupts_frames_that_the_mac_retries() {
+    let text = format!(
+        "duration = \"20s\"\nrng = \"streams\"\nnodes = [\"ap\", \"sta\"]\n[positions]\nap = [0, 0]\nsta = [10, 0]\n\
+         [[wlans]]\nnodes = [\"ap\", \"sta\"]\naccess_point = \"ap\"\nprofile = \"standard\"\n\
+         [[flows]]\nfrom = \"sta\"\nto = \"ap\"\nprotocol = \"udp\"\nrate = \"12Mb\"\npacket_size = {PACKET}\n\
+         [[losses]]\nwlan = \"wlan0\"\nnode = \"ap\"\nmodel = \"uniform\"\nrate = 0.1\n"
+    );
+    let scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
+    let r = Simulation::new(scenario, &RunOptions::default()).unwrap().finish().unwrap();
+    let sta = r.summary.radios.iter().find(|s| s.node == "sta").unwrap();
+    // every attempt fails with 0.1: 1/9 retries per frame that gets through
+    let per_frame = sta.mac.retries as f64 / (sta.mac.data - sta.mac.retries) as f64;
+    assert!((per_frame - 1.0 / 9.0).abs() < 0.01, "{per_frame}");
+    assert_eq!(r.summary.flows[0].packets_dropped as u64, sta.mac.queue_drops, "the MAC repairs every error (0.1^7 per frame)");
+}

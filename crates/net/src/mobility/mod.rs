@@ -618,6 +618,8 @@ impl Network {
                 None
             }
             Some(Route::Drop) => {
+                let pkt = *self.pkts.get(id);
+                self.trace_radio_packet('D', node, "RTR", "NRTE", &pkt);
                 self.drop_packet(id);
                 None
             }

@@ -149,6 +149,8 @@ pub struct Scenario {
     /// Trace only these link directions (from, to node ids), as ns-2's `trace-queue` does;
     /// None traces every link (`trace-all`).
     pub trace_links: Option<Vec<(usize, usize)>>,
+    /// How the ns-2 trace writes wireless events.
+    pub wireless_format: crate::trace::WirelessFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -200,13 +202,23 @@ impl Traces {
 /// entering the link, it picks some (by `model`) to drop, mark or delay.
 #[derive(Debug, Clone, Serialize)]
 pub struct LossConfig {
-    /// The simplex link: 2i for links[i] from->to, 2i+1 for to->from.
-    pub link: usize,
+    #[serde(flatten)]
+    pub at: LossAt,
     pub fids: Vec<u32>,
     #[serde(flatten)]
     pub model: LossModel,
     #[serde(flatten)]
     pub action: LossAction,
+}
+
+/// Where a loss model sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum LossAt {
+    /// At the head of a simplex link: 2i for links[i] from->to, 2i+1 for to->from.
+    Link { link: usize },
+    /// At a radio's receiver: frames for `node` on `wlans[wlan]` it picks arrive corrupted.
+    Radio { wlan: usize, node: usize },
 }
 
 /// Which packets a loss model picks.

@@ -111,6 +111,8 @@ pub struct RawAction {
 #[serde(deny_unknown_fields)]
 pub struct RawLoss {
     pub link: Option<String>,
+    pub wlan: Option<String>,
+    pub node: Option<String>,
     pub flows: Option<Vec<String>>,
     pub model: Option<String>,
     pub packets: Option<Vec<i64>>,
@@ -290,4 +292,5 @@ pub struct RawOutput {
     pub tcp_header: Option<Flag>,
     pub events: Option<Flag>,
     pub trace_links: Option<Vec<String>>,
+    pub wireless_format: Option<String>,
 }

@@ -206,8 +206,8 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
 
     let mut losses: Vec<LossConfig> = Vec::new();
     for (i, l) in raw.losses.iter().flatten().enumerate() {
-        let model = loss(l, i, &nodes, &links, &flows)?;
-        if losses.iter().filter(|m| m.link == model.link).count() >= 64 {
+        let model = loss(l, i, &nodes, &links, &wlans, &flows)?;
+        if losses.iter().filter(|m| m.at == model.at).count() >= 64 {
             return err(format!("losses[{i}].link"), "has more than 64 loss models");
         }
         losses.push(model);
@@ -226,12 +226,18 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
 
     let mut traces = Traces::default();
     let mut trace_links = None;
+    let mut wireless_format = crate::trace::WirelessFormat::Old;
     if let Some(out) = &raw.output {
         if let Some(f) = out.tcp_header {
             traces.tcp_header = flag(f, "output.tcp_header")?;
         }
         if let Some(f) = out.events {
             traces.events = flag(f, "output.events")?;
+        }
+        if let Some(f) = &out.wireless_format {
+            if one_of(f, &["old", "new"], "wireless trace format", "output.wireless_format")? == "new" {
+                wireless_format = crate::trace::WirelessFormat::New;
+            }
         }
         if let Some(list) = &out.trace_links {
             let mut dirs = Vec::with_capacity(list.len());
@@ -250,7 +256,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             }
         }
     }
-    Ok(Scenario { name, duration, seed, rng, nodes, links, wlans, moves, mobile_nodes, flows, losses, actions, traces, trace_links })
+    Ok(Scenario { name, duration, seed, rng, nodes, links, wlans, moves, mobile_nodes, flows, losses, actions, traces, trace_links, wireless_format })
 }
 
 fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>) -> Res<LinkConfig> {
@@ -302,10 +308,28 @@ fn link_direction(text: &str, nodes: &[String], links: &[LinkConfig], path: &str
     link.ok_or_else(|| ScenarioError::new(path, format!("there is no link {text:?}")))
 }
 
-fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], flows: &[FlowConfig]) -> Res<LossConfig> {
+fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], wlans: &[crate::wifi::WlanConfig], flows: &[FlowConfig]) -> Res<LossConfig> {
     let p = |f: &str| format!("losses[{i}].{f}");
-    let text = l.link.as_deref().ok_or_else(|| ScenarioError::new(p("link"), "is required (e.g. \"r1->k1\")"))?;
-    let link = link_direction(text, nodes, links, &p("link"))?;
+    let at = match (&l.link, &l.wlan) {
+        (Some(text), None) => {
+            if l.node.is_some() {
+                return err(p("node"), "goes with wlan (a radio's receiver), not with link");
+            }
+            LossAt::Link { link: link_direction(text, nodes, links, &p("link"))? }
+        }
+        (None, Some(name)) => {
+            let wlan = wlans.iter().position(|w| &w.name == name).ok_or_else(|| ScenarioError::new(p("wlan"), format!("unknown WLAN {name:?}")))?;
+            let n = l.node.as_ref().ok_or_else(|| ScenarioError::new(p("node"), "is required with wlan (the receiving node)"))?;
+            let node = nodes.iter().position(|x| x == n).filter(|id| wlans[wlan].nodes.contains(id));
+            let node = node.ok_or_else(|| ScenarioError::new(p("node"), format!("{n:?} has no radio on WLAN {name:?}")))?;
+            if l.action.as_deref().is_some_and(|a| a != "drop") {
+                return err(p("action"), "a radio's loss model corrupts frames: only \"drop\"");
+            }
+            LossAt::Radio { wlan, node }
+        }
+        (Some(_), Some(_)) => return err(p("wlan"), "a loss model sits on a link or on a WLAN, not both"),
+        (None, None) => return err(p("link"), "is required (e.g. \"r1->k1\"), or wlan and node for a radio"),
+    };
     let mut fids = Vec::new();
     for (j, name) in l.flows.iter().flatten().enumerate() {
         let f = flows.iter().find(|f| &f.name == name).ok_or_else(|| ScenarioError::new(format!("{}[{j}]", p("flows")), format!("unknown flow {name:?}")))?;
@@ -323,7 +347,7 @@ fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], flows: &[
     if l.delay.is_some() && !matches!(action, LossAction::Delay { .. }) {
         return err(p("delay"), "is only allowed with action = \"delay\"");
     }
-    Ok(LossConfig { link, fids, model, action })
+    Ok(LossConfig { at, fids, model, action })
 }
 
 fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {

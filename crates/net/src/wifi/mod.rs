@@ -12,7 +12,7 @@
 pub mod phy;
 
 use crate::network::{Event, Network};
-use crate::packet::PacketId;
+use crate::packet::{Packet, PacketId};
 use crate::random::Draws;
 use phy::{Radio, Timing, ACK_BYTES, CTS_BYTES, RTS_BYTES};
 use serde::Serialize;
@@ -160,6 +160,9 @@ pub struct Station {
     sensing: u32,
     /// When the medium last became idle (physically).
     idle_since: f64,
+    /// The countdown starts no earlier than this (a frame's arrival, when the profile backs
+    /// off even on an idle medium).
+    not_before: f64,
     /// The frame being received: (frame, power, still intact).
     rx: Option<(u32, f64, bool)>,
     /// The last frame sensed was errored: wait EIFS instead of DIFS.
@@ -174,6 +177,8 @@ pub struct Station {
     /// The last data sequence number received from each radio (duplicate filter).
     last_seq: Vec<(u32, u16)>,
     draws: Draws,
+    /// Loss models at this receiver: frames they pick arrive corrupted.
+    pub losses: Vec<crate::loss::Loss>,
     pub stats: MacStats,
 }
 
@@ -212,6 +217,7 @@ impl Wifi {
                     tx_until: 0.0,
                     sensing: 0,
                     idle_since: 0.0,
+                    not_before: 0.0,
                     rx: None,
                     eifs: false,
                     respond: None,
@@ -222,6 +228,7 @@ impl Wifi {
                     seq: 0,
                     last_seq: Vec::new(),
                     draws: draws(format!("wifi/{}/{}", cfg.name, node)),
+                    losses: Vec::new(),
                     stats: MacStats::default(),
                 });
             }
@@ -288,6 +295,67 @@ pub fn distance(a: (f64, f64), b: (f64, f64)) -> f64 {
 }
 
 impl Network {
+    /// A MAC line of the wireless trace for `frame` sent ('s') or received ('r') at radio `r`.
+    fn trace_frame(&mut self, ev: char, r: u32, frame: &Frame) {
+        if self.tracer.wireless.is_none() {
+            return;
+        }
+        let now = self.now_secs();
+        let node = |net: &Network, x: u32| net.wifi.stations[x as usize].node;
+        let (control, size, etype) = match frame.kind {
+            FrameKind::Rts => (Some("RTS"), RTS_BYTES + 24, 0),
+            FrameKind::Cts => (Some("CTS"), CTS_BYTES + 24, 0),
+            FrameKind::Ack => (Some("ACK"), ACK_BYTES + 24, 0),
+            FrameKind::Data => {
+                let ip = self.pkts.get(frame.pkt.expect("data carries a packet")).size;
+                // ns-2 prints a data frame's size with its MAC and PLCP bytes when it is sent
+                (None, if ev == 's' { ip + self.wlan_of(r).timing.mac_overhead + 24 } else { ip }, 0x800)
+            }
+        };
+        // CTS and ACK carry no transmitter address
+        let src = if matches!(frame.kind, FrameKind::Cts | FrameKind::Ack) { 0 } else { node(self, frame.src) };
+        let mac = ((frame.nav * 1e6).round() as u32, node(self, frame.dst), src, etype);
+        let packet = frame.pkt.map(|id| *self.pkts.get(id));
+        let e = crate::trace::WirelessEvent {
+            ev,
+            now,
+            node: node(self, r),
+            pos: self.wifi.position(r, now),
+            layer: "MAC",
+            reason: "---",
+            mac,
+            control,
+            packet: packet.as_ref(),
+            size,
+            forwards: u32::from(ev == 'r'),
+        };
+        self.tracer.wireless_event(&e);
+    }
+
+    /// A wireless-trace line for packet `pkt` at a node with a radio (agent sends and receipts,
+    /// drops).
+    pub fn trace_radio_packet(&mut self, ev: char, node: u32, layer: &'static str, reason: &'static str, pkt: &Packet) {
+        if self.tracer.wireless.is_none() {
+            return;
+        }
+        let Some(r) = self.wifi.stations.iter().position(|s| s.node == node) else { return };
+        let now = self.now_secs();
+        let e = crate::trace::WirelessEvent {
+            ev,
+            now,
+            node,
+            pos: self.wifi.position(r as u32, now),
+            layer,
+            reason,
+            mac: (0, 0, 0, 0),
+            control: None,
+            packet: Some(pkt),
+            size: pkt.size,
+            forwards: u32::from(ev == 'r'),
+        };
+        self.tracer.wireless_event(&e);
+    }
+
     fn wlan_of(&self, r: u32) -> &WlanConfig {
         &self.wifi.wlans[self.wifi.stations[r as usize].wlan as usize]
     }
@@ -322,6 +390,8 @@ impl Network {
         let s = &mut self.wifi.stations[r as usize];
         if s.queue.len() >= limit {
             s.stats.queue_drops += 1;
+            let (node, pkt) = (s.node, *self.pkts.get(id));
+            self.trace_radio_packet('D', node, "IFQ", "---", &pkt);
             self.drop_packet(id);
             return;
         }
@@ -335,6 +405,11 @@ impl Network {
                 // (unless the profile backs off always); one that finds it busy backs off.
                 let slots = if backoff_always || self.medium_busy(r, now) { self.draw_backoff(r) } else { 0 };
                 self.wifi.stations[r as usize].backoff = Some(slots);
+            }
+            if self.wlan_of(r).backoff_when_idle {
+                // ns-2 waits DIFS and the backoff from the frame's arrival, however long the
+                // medium was idle before
+                self.wifi.stations[r as usize].not_before = self.now_secs();
             }
             self.try_access(r);
         }
@@ -350,7 +425,7 @@ impl Network {
         let cfg = self.wlan_of(r);
         let ifs = if s.eifs { cfg.timing.eifs() } else { cfg.timing.difs() };
         let slot = cfg.timing.slot;
-        let idle_from = s.idle_since.max(s.nav_until);
+        let idle_from = s.idle_since.max(s.nav_until).max(s.not_before);
         let count_from = idle_from + ifs;
         let slots = s.backoff.unwrap_or(0);
         self.wifi.stations[r as usize].count_from = count_from;
@@ -400,7 +475,9 @@ impl Network {
             FrameKind::Data => stats.data += 1,
             FrameKind::Ack => stats.acks += 1,
         }
-        let f = self.wifi.frame(Frame { kind, src: r, dst, nav, pkt, seq, refs: 1 });
+        let frame = Frame { kind, src: r, dst, nav, pkt, seq, refs: 1 };
+        self.trace_frame('s', r, &frame);
+        let f = self.wifi.frame(frame);
         self.freeze(r);
         {
             let s = &mut self.wifi.stations[r as usize];
@@ -486,12 +563,12 @@ impl Network {
         let now = self.now_secs();
         let s = &mut self.wifi.stations[r as usize];
         s.sensing -= 1;
-        let received = match s.rx {
+        let (received, collided) = match s.rx {
             Some((g, _, intact)) if g == f => {
                 s.rx = None;
-                intact
+                (intact, !intact)
             }
-            _ => false,
+            _ => (false, false),
         };
         s.eifs = !received;
         if s.sensing == 0 {
@@ -499,9 +576,36 @@ impl Network {
         }
         let frame = self.wifi.frames[f as usize];
         self.wifi.unref(f);
+        let received = received && !self.corrupted(r, &frame);
+        if collided && frame.dst == r {
+            if let Some(id) = frame.pkt {
+                let (node, pkt) = (self.wifi.stations[r as usize].node, *self.pkts.get(id));
+                self.trace_radio_packet('D', node, "MAC", "COL", &pkt);
+            }
+        }
         let delivered = if received { self.mac_receive(r, frame) } else { None };
         self.medium_maybe_idle(r);
         delivered
+    }
+
+    /// Whether a loss model at radio `r` corrupts `frame` (one addressed to it).
+    fn corrupted(&mut self, r: u32, frame: &Frame) -> bool {
+        if frame.dst != r || self.wifi.stations[r as usize].losses.is_empty() {
+            return false;
+        }
+        let (fid, size) = match frame.pkt {
+            Some(id) => {
+                let p = self.pkts.get(id);
+                (p.fid, p.size + self.wlan_of(r).timing.mac_overhead)
+            }
+            None => (u32::MAX, match frame.kind { FrameKind::Rts => RTS_BYTES, FrameKind::Cts => CTS_BYTES, _ => ACK_BYTES }),
+        };
+        let s = &mut self.wifi.stations[r as usize];
+        let lost = s.losses.iter_mut().any(|l| l.picks(fid, size, &mut self.rng));
+        if lost {
+            s.eifs = true;
+        }
+        lost
     }
 
     /// An intact frame arrived at radio `r`.
@@ -519,6 +623,7 @@ impl Network {
             }
             return None;
         }
+        self.trace_frame('r', r, &frame);
         let s = &mut self.wifi.stations[r as usize];
         match frame.kind {
             FrameKind::Rts => {
@@ -654,6 +759,8 @@ impl Network {
             s.short_retries = 0;
             s.long_retries = 0;
             s.stats.retry_drops += 1;
+            let (node, pkt) = (s.node, *self.pkts.get(id));
+            self.trace_radio_packet('D', node, "MAC", "RET", &pkt);
             if delivered {
                 self.pkts.release(id); // not lost: the receiver took it
             } else {
