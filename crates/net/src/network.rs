@@ -74,6 +74,7 @@ impl Endpoint {
             sack: [(0, 0); MAX_SACK_BLOCKS],
             nsack: 0,
             encaps: 0,
+            mip_bytes: 0,
             via: crate::mobility::NO_VIA,
         }
     }

@@ -279,6 +279,7 @@ mod tests {
             sack: [(0, 0); 3],
             nsack: 0,
             encaps: 0,
+            mip_bytes: 0,
             via: u32::MAX,
         }
     }

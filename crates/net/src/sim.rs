@@ -210,7 +210,14 @@ impl Simulation {
             }
             pairs
         };
-        let mip = Mip::new(scenario.nodes.len(), scenario.mobile_nodes.clone(), access, draws("mip".to_string()));
+        // each node's correspondents: the other ends of its flows
+        let peers = |node: usize| -> Vec<u32> {
+            let mut p: Vec<u32> = scenario.flows.iter().filter_map(|f| if f.to == node { Some(f.from as u32) } else if f.from == node { Some(f.to as u32) } else { None }).collect();
+            p.sort_unstable();
+            p.dedup();
+            p
+        };
+        let mip = Mip::new(scenario.nodes.len(), scenario.mobile_nodes.clone(), access, peers, draws("mip".to_string()));
         let mut net = Network::new(scenario.nodes.clone(), links, wifi, mip, scenario.flows.len(), tracer, shared);
         net.start_mobility();
 

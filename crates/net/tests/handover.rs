@@ -56,3 +56,18 @@ fn hmipv6_binds_locally_and_optimistic_dad_saves_its_second() {
     let disruption = |r: &RunResult| r.summary.handovers[1].flows[0].disruption_s.unwrap();
     assert!(disruption(&optimistic) < disruption(&hmip) - 0.5, "{} vs {}", disruption(&optimistic), disruption(&hmip));
 }
+
+#[test]
+fn route_optimisation_binds_the_correspondent_and_skips_the_home_agent() {
+    let plain = run(|t| t);
+    let ro = run(|t| t.replace("map_domain = [\"ar1\", \"ar2\"]\n", "map_domain = [\"ar1\", \"ar2\"]\nroute_optimisation = true\n"));
+    let updates: Vec<u32> = ro.summary.handovers.iter().map(|h| h.binding_updates).collect();
+    assert_eq!(updates, [3, 1], "MAP, home agent, correspondent; then the MAP alone");
+    let to_ha = |r: &RunResult| r.summary.links.iter().find(|l| l.name == "n1->ha").unwrap().arrivals;
+    // at home (the first 7 s) the data goes through the home agent, which is the access point,
+    // in both runs; away from home, without route optimisation, over half of it detours there
+    assert!(to_ha(&ro) * 2 < to_ha(&plain), "{} vs {}", to_ha(&ro), to_ha(&plain));
+    let f = &ro.summary.flows[0];
+    assert_eq!(f.packets_sent, f.packets_delivered + f.packets_dropped + f.packets_in_flight);
+    assert!(f.goodput_bps > 0.9 * plain.summary.flows[0].goodput_bps);
+}

@@ -29,6 +29,9 @@ use tcplab_des::Timer;
 
 /// Bytes an IPv6-in-IPv6 tunnel adds.
 pub const TUNNEL_BYTES: u32 = 40;
+/// Bytes route optimisation adds: a type 2 routing header towards the MN, a home address
+/// option from it.
+pub const RO_BYTES: u32 = 24;
 /// A binding update and acknowledgement on the wire: IPv6 header, mobility header, options.
 pub const BU_BYTES: u32 = 72;
 pub const BA_BYTES: u32 = 56;
@@ -52,6 +55,10 @@ pub struct MobileConfig {
     pub ra_interval: (f64, f64),
     /// Duplicate address detection, s (0: optimistic DAD).
     pub dad: f64,
+    /// Route optimisation: after the home agent, the MN sends binding updates to its
+    /// correspondents, which then talk to its care-of address directly (return routability is
+    /// not simulated).
+    pub route_optimisation: bool,
 }
 
 /// One handover: its timeline (absolute times, s) and what it did to the flows towards the MN.
@@ -130,6 +137,10 @@ struct Mobile {
     map_binding: Option<u32>,
     /// The access router of the care-of address in use, and whether it is in the MAP's domain.
     registered_ar: Option<u32>,
+    /// Route optimisation: the correspondent nodes (the other ends of the MN's flows) and the
+    /// care-of address each has in its binding cache.
+    correspondents: Vec<u32>,
+    cn_bindings: Vec<(u32, u32)>,
     phase: Phase,
     /// The anchors still to update in this handover, in order.
     pending: Vec<u32>,
@@ -156,8 +167,8 @@ pub struct Mip {
 
 impl Mip {
     /// The mobile nodes of `configs`; `radios(node)` lists a node's (radio, access point radio)
-    /// pairs.
-    pub fn new(nodes: usize, configs: Vec<MobileConfig>, radios: impl Fn(usize) -> Vec<(u32, u32)>, draws: Draws) -> Mip {
+    /// pairs, `peers(node)` the nodes its flows talk to.
+    pub fn new(nodes: usize, configs: Vec<MobileConfig>, radios: impl Fn(usize) -> Vec<(u32, u32)>, peers: impl Fn(usize) -> Vec<u32>, draws: Draws) -> Mip {
         let mut by_node = vec![None; nodes];
         let mobiles = configs
             .into_iter()
@@ -166,6 +177,8 @@ impl Mip {
                 by_node[cfg.node] = Some(i as u32);
                 Mobile {
                     radios: radios(cfg.node),
+                    correspondents: if cfg.route_optimisation { peers(cfg.node) } else { Vec::new() },
+                    cn_bindings: Vec::new(),
                     cfg,
                     assoc: None,
                     ha_binding: None,
@@ -267,7 +280,9 @@ impl Network {
                 if ap as usize != mob.cfg.home_agent {
                     let in_domain = mob.cfg.map.is_some() && mob.cfg.map_domain.contains(&(ap as usize));
                     mob.map_binding = in_domain.then_some(ap);
-                    mob.ha_binding = Some(if in_domain { mob.cfg.map.expect("in a domain") as u32 } else { ap });
+                    let coa = if in_domain { mob.cfg.map.expect("in a domain") as u32 } else { ap };
+                    mob.ha_binding = Some(coa);
+                    mob.cn_bindings = mob.correspondents.iter().map(|&cn| (cn, coa)).collect();
                 }
                 mob.registered_ar = Some(ap);
             }
@@ -396,6 +411,11 @@ impl Network {
                 } else {
                     vec![mob.cfg.map.expect("in a domain") as u32, home]
                 };
+                // the correspondents learn every new address the home agent learns
+                if mob.pending.contains(&home) {
+                    let cns = mob.correspondents.clone();
+                    mob.pending.extend(cns);
+                }
                 mob.phase = Phase::Binding;
                 mob.bu_timeout = BINDACK_TIMEOUT;
                 self.send_binding_update(m);
@@ -466,6 +486,7 @@ impl Network {
             nsack: 0,
             encaps: 0,
             via: NO_VIA,
+            mip_bytes: 0,
         }
     }
 
@@ -478,11 +499,17 @@ impl Network {
                 let target = pkt.seq as u32;
                 let mob = &mut self.mip.mobiles[m];
                 let is_map = Some(node as usize) == mob.cfg.map;
+                let at_home = target as usize == mob.cfg.home_agent;
                 if is_map {
                     mob.map_binding = Some(target);
-                } else {
+                } else if node as usize == mob.cfg.home_agent {
                     // at home (the home agent's own link) the binding is removed
-                    mob.ha_binding = (target as usize != mob.cfg.home_agent).then_some(target);
+                    mob.ha_binding = (!at_home).then_some(target);
+                } else {
+                    mob.cn_bindings.retain(|&(cn, _)| cn != node);
+                    if !at_home {
+                        mob.cn_bindings.push((node, target));
+                    }
                 }
                 // traffic follows the new binding from now if this anchor is the last to learn
                 if mob.pending.last() == Some(&node) {
@@ -541,11 +568,18 @@ impl Network {
             let mob = &self.mip.mobiles[m];
             let Some((r, ap)) = mob.assoc else { return Some(Route::Drop) };
             let away = mob.ha_binding.is_some();
-            if p.src.node == node && !signalling && away && p.encaps == 0 && self.mip.mobile(p.dst.node).is_none() {
+            let optimised = mob.cn_bindings.iter().any(|&(cn, _)| cn == p.dst.node);
+            if p.src.node == node && !signalling && away && optimised && p.mip_bytes == 0 {
+                // route optimisation: straight to the correspondent, with a home address option
+                let pkt = self.pkts.get_mut(id);
+                pkt.size += RO_BYTES;
+                pkt.mip_bytes += RO_BYTES as u16;
+            } else if p.src.node == node && !signalling && away && p.encaps == 0 && self.mip.mobile(p.dst.node).is_none() {
                 let via_map = mob.map_binding.is_some() && mob.ha_binding == mob.cfg.map.map(|x| x as u32);
                 let pkt = self.pkts.get_mut(id);
                 pkt.encaps = if via_map { 2 } else { 1 };
                 pkt.size += TUNNEL_BYTES * pkt.encaps as u32;
+                pkt.mip_bytes += (TUNNEL_BYTES * pkt.encaps as u32) as u16;
                 pkt.via = if via_map { mob.cfg.map.expect("bound") as u32 } else { mob.cfg.home_agent as u32 };
             }
             return Some(Route::Radio(r, ap));
@@ -563,6 +597,7 @@ impl Network {
                 let pkt = self.pkts.get_mut(id);
                 pkt.encaps = pkt.encaps.saturating_sub(1);
                 pkt.size -= TUNNEL_BYTES;
+                pkt.mip_bytes -= TUNNEL_BYTES as u16;
                 if Some(node as usize) == mob.cfg.map {
                     pkt.via = mob.cfg.home_agent as u32;
                     return Some(Route::Toward(pkt.via));
@@ -572,6 +607,16 @@ impl Network {
         }
         let m = self.mip.mobile(p.dst.node)?;
         let mob = &self.mip.mobiles[m];
+        // route optimisation: a correspondent sends to the care-of address it knows
+        if p.src.node == node && !signalling && p.mip_bytes == 0 {
+            if let Some(&(_, coa)) = mob.cn_bindings.iter().find(|&&(cn, _)| cn == node) {
+                let pkt = self.pkts.get_mut(id);
+                pkt.size += RO_BYTES;
+                pkt.mip_bytes += RO_BYTES as u16;
+                pkt.via = coa;
+                return Some(Route::Toward(coa));
+            }
+        }
         let deliver_here = |net: &Network| -> Route {
             match mob.assoc {
                 Some((r, ap)) if net.wifi.stations[ap as usize].node == node => Route::Radio(ap, r),
@@ -587,6 +632,7 @@ impl Network {
             let pkt = self.pkts.get_mut(id);
             pkt.encaps += 1;
             pkt.size += TUNNEL_BYTES;
+            pkt.mip_bytes += TUNNEL_BYTES as u16;
             pkt.via = target;
             return Some(Route::Toward(target));
         }
@@ -595,6 +641,7 @@ impl Network {
             let pkt = self.pkts.get_mut(id);
             pkt.encaps += 1;
             pkt.size += TUNNEL_BYTES;
+            pkt.mip_bytes += TUNNEL_BYTES as u16;
             pkt.via = ar;
             return Some(Route::Toward(ar));
         }
@@ -633,9 +680,10 @@ impl Network {
         }
     }
 
-    /// Takes the tunnel headers off a packet that reached its mobile destination.
+    /// Takes the Mobile IPv6 headers off a packet that reached its destination.
     pub fn decapsulate(pkt: &mut Packet) {
-        pkt.size -= TUNNEL_BYTES * pkt.encaps as u32;
+        pkt.size -= pkt.mip_bytes as u32;
+        pkt.mip_bytes = 0;
         pkt.encaps = 0;
     }
 }

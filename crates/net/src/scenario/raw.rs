@@ -92,6 +92,7 @@ pub struct RawMobile {
     pub beacon_interval: Option<Quantity>,
     pub ra_interval: Option<Vec<Quantity>>,
     pub dad: Option<Quantity>,
+    pub route_optimisation: Option<Flag>,
 }
 
 /// Something an application does at a given time (ns-2 `$ns at T "$ftp ..."`).

@@ -217,6 +217,10 @@ pub(super) fn mobile_nodes(raw: &[RawMobile], node_ids: &HashMap<&str, usize>, w
             beacon_interval,
             ra_interval,
             dad: time(&m.dad, "dad", 1.0)?,
+            route_optimisation: match m.route_optimisation {
+                Some(f) => flag(f, &p("route_optimisation"))?,
+                None => false,
+            },
         });
     }
     Ok(out)
