@@ -418,6 +418,17 @@ MALFORMED = [
     ("loss-rate-above-one", append('\n[[losses]]\nlink = "r1->r2"\nmodel = "uniform"\nrate = 1.5\n'), "losses[0].rate:", []),
     ("loss-field-of-another-model", append('\n[[losses]]\nlink = "r1->r2"\nmodel = "ber"\nrate = 0.1\n'), "losses[0].rate:", ["ber model"]),
     ("gilbert-needs-its-chain", append('\n[[losses]]\nlink = "r1->r2"\nmodel = "gilbert"\np_good_bad = 0.1\n'), "losses[0].p_bad_good:", []),
+    ("wlan-node-without-position", append('\n[[wlans]]\nnodes = ["s1", "r1"]\n'), "wlans[0].nodes[0]:", ["position"]),
+    ("wlan-rate-not-80211b", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["s1", "r1"]\ndata_rate = "3Mb"\n'),
+     "wlans[0].data_rate:", ["802.11b"]),
+    ("wlan-access-point-elsewhere", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["s1", "r1"]\naccess_point = "k1"\n'),
+     "wlans[0].access_point:", ["k1"]),
+    ("move-without-speed", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["s1", "r1"]\n[[moves]]\nnode = "s1"\nat = 1\nto = [9, 9]\n'),
+     "moves[0].speed:", []),
+    ("mobile-node-home-agent-not-its-ap", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["r1", "s1"]\naccess_point = "r1"\n'
+                                                 '[[mobile_nodes]]\nnode = "s1"\nhome_agent = "k1"\n'), "mobile_nodes[0].home_agent:", ["home link"]),
+    ("radio-loss-with-mark", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["s1", "r1"]\n'
+                                    '[[losses]]\nwlan = "wlan0"\nnode = "r1"\nmodel = "uniform"\nrate = 0.1\naction = "mark"\n'), "losses[0].action:", []),
     ("unknown-trace", append('\n[output]\ntrace = ["pcap"]\n'), "output.trace[0]:", ["pcap"]),
 ]
 BAD_SYNTAX = ("toml-syntax", edit("window = 20", "window = = 20"))
