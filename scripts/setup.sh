@@ -45,8 +45,9 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 # Without --upgrade, pip does not go to the index for requirements already satisfied.
+# dask.distributed runs sweeps on a cluster; matplotlib draws the studies' figures.
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
-    "maturin>=1.5,<2" "pandas>=1.5" "pytest>=7" "hypothesis>=6"
+    "maturin>=1.5,<2" "pandas>=1.5" "pytest>=7" "hypothesis>=6" "dask[distributed]>=2023.1" "matplotlib>=3.6"
 
 # maturin develop installs into the virtualenv named by VIRTUAL_ENV.
 export VIRTUAL_ENV="$VENV"

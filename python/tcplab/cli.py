@@ -15,6 +15,7 @@ import re
 import sys
 import time
 import traceback
+from pathlib import Path
 from typing import Callable, TextIO
 
 import tcplab
@@ -51,8 +52,7 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.tty = _isatty(self.stream)
         if enabled is None:
-            env = os.environ.get("TCPLAB_PROGRESS", "")
-            enabled = env == "1" or (env != "0" and self.tty)
+            enabled = _progress_enabled(self.stream)
         self.enabled = enabled
         self.clock = clock or _clock
         self.delay = delay
@@ -84,6 +84,12 @@ class Progress:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
         self.shown = False
+
+
+def _progress_enabled(stream=None) -> bool:
+    """Progress on stderr: on a terminal, or with TCPLAB_PROGRESS=1; never with TCPLAB_PROGRESS=0."""
+    env = os.environ.get("TCPLAB_PROGRESS", "")
+    return env == "1" or (env != "0" and _isatty(stream if stream is not None else sys.stderr))
 
 
 def _isatty(stream) -> bool:
@@ -253,6 +259,37 @@ def cmd_conformance(args) -> int:
     return 1 if any(r.different for r in reports.values()) else 0
 
 
+def cmd_sweep(args) -> int:
+    from tcplab import sweep as sw
+
+    try:
+        spec = sw.load(args.sweep)
+    except ScenarioError as e:
+        _error(ScenarioError(e.path, e.message, args.sweep), True)
+        return 2
+    out = Path(args.out) if args.out else Path("results") / _dir_name(spec.name)
+    workers = None
+    if args.workers is not None:
+        try:
+            workers = int(args.workers)
+            if workers < 1:
+                raise ValueError
+        except ValueError:
+            _error(ScenarioError("--workers", f"{args.workers!r} is not a number of processes (1 or more)"), False)
+            return 2
+    result = sw.run(spec, out, workers=workers, scheduler=args.scheduler, retry_failed=args.retry_failed,
+                    progress=_progress_enabled())
+    flows = result.flows
+    flows.to_csv(out / "results.csv", index=False)
+    table = result.aggregate(args.metric)
+    if not table.empty:
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    for r in result.failed:
+        print(f"{PROG}: run failed: {r['case']} seed {r['seed']}: {_one_line(r['error'])}", file=sys.stderr)
+    print(f"results: {out} ({len(result.rows)} runs, {len(result.failed)} failed)")
+    return 1 if result.failed else 0
+
+
 # --------------------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------------------
@@ -305,6 +342,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only this suite (e.g. tcpVariants); repeatable")
     c.add_argument("--json", action="store_true", help="print the report as JSON")
     c.set_defaults(func=cmd_conformance)
+
+    w = sub.add_parser(
+        "sweep",
+        help="run a sweep of scenarios over fields and seeds",
+        description="Run every case of SWEEP (a .toml sweep file: scenarios, a grid of fields, "
+                    "seeds) that is not in DIR/results.sqlite yet, storing each run as it "
+                    "finishes; print the mean and 95%% confidence interval per case and flow, and "
+                    "write DIR/results.csv.",
+    )
+    w.add_argument("sweep", metavar="SWEEP", help="sweep file (.toml)")
+    w.add_argument("--out", metavar="DIR", help="results folder (default results/<sweep name>)")
+    w.add_argument("--workers", metavar="N", help="local processes (default: one per core)")
+    w.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (tcp://host:port)")
+    w.add_argument("--retry-failed", action="store_true", help="run again the runs that failed before")
+    w.add_argument("--metric", default="goodput_bps", help="the flow metric to summarise (default goodput_bps)")
+    w.set_defaults(func=cmd_sweep)
     return p
 
 

@@ -28,6 +28,17 @@ needs_ns = pytest.mark.skipif(
     reason="ns-2 is not installed (bash conformance/install-ns2.sh)",
 )
 
+# Tests that start a Dask cluster: skipped where `distributed` is missing, except under CI.
+try:
+    importlib.import_module("distributed")
+    _has_dask = True
+except ImportError:  # pragma: no cover
+    _has_dask = False
+needs_dask = pytest.mark.skipif(
+    not _has_dask and not os.environ.get("CI"),
+    reason="dask.distributed is not installed (scripts/setup.sh installs it)",
+)
+
 DATA = Path(__file__).parent / "data"
 DUMBBELL = DATA / "dumbbell.toml"
 DUMBBELL_TEXT = DUMBBELL.read_text()

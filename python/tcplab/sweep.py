@@ -1,0 +1,376 @@
+"""Sweeps: many runs of scenarios over a grid of fields and seeds, stored as they finish.
+
+A sweep file (TOML) names its cases and how each varies:
+
+    name = "window-vs-delay"
+    scenarios = ["../scenarios/dumbbell.toml"]   # files (globs), relative to the sweep file
+    seeds = 5                                     # seeds 1..5, or a list [1, 7, 9]
+
+    [grid]                                        # every combination, applied to every scenario
+    "tcp.window" = [20, 50]
+    "links[2].delay" = ["10ms", "50ms"]
+
+Each run is the scenario with the grid's values set, at one seed. Its key is a hash of the
+normalised scenario (every default filled in), the seed and the tcplab version, so the same run is
+never computed twice: a finished run is written at once, in its own transaction, to a SQLite
+store (`results.sqlite` in the output folder), and running the sweep again computes only what is
+missing. A run that fails is stored with its error and the sweep goes on.
+
+Runs go to a pool of local processes (every core by default) or, given a scheduler address, to a
+Dask distributed cluster; a worker that dies is replaced and its runs are done again. The same
+scenario and seed give the same bytes whichever way they run.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import itertools
+import json
+import math
+import os
+import re
+import sqlite3
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import tcplab
+from tcplab import ScenarioError
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+__all__ = ["Sweep", "Run", "load", "run", "Store", "SweepResult", "confidence_interval"]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of a sweep: a case (scenario file + grid point) at one seed."""
+    case: str
+    seed: int
+    params: dict  # the grid's values, by field path
+    scenario: dict  # the scenario document with those values set
+    key: str  # hash of the normalised scenario, the seed and the tcplab version
+
+
+@dataclass
+class Sweep:
+    name: str
+    runs: list[Run] = field(default_factory=list)
+    fields: list[str] = field(default_factory=list)  # the varied field paths
+
+
+# --------------------------------------------------------------------------------------
+# Reading a sweep
+# --------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def set_field(doc: dict, path: str, value: Any) -> None:
+    """Sets ``doc[path] = value`` for a path like ``links[2].delay`` or ``tcp.window``; tables
+    on the way are created, list items must exist."""
+    tokens = [(name, int(idx) if idx else None) for name, idx in _TOKEN.findall(path)]
+    if not tokens or tokens[0][0] == "":
+        raise ScenarioError(path, "is not a field path (e.g. links[2].delay)")
+    node: Any = doc
+    for pos, (name, idx) in enumerate(tokens):
+        last = pos == len(tokens) - 1
+        key: Any = name if name else idx
+        if isinstance(key, int):
+            if not isinstance(node, list) or key >= len(node):
+                raise ScenarioError(path, f"has no item [{key}] in the scenario")
+        elif not isinstance(node, dict):
+            raise ScenarioError(path, f"{name!r} is not inside a table")
+        if last:
+            node[key] = value
+        else:
+            if isinstance(key, str) and key not in node:
+                node[key] = {}
+            node = node[key]
+
+
+def _version() -> str:
+    return tcplab.__version__
+
+
+def run_key(normalized: dict, seed: int) -> str:
+    blob = json.dumps({"scenario": normalized, "seed": seed, "tcplab": _version()}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+
+def load(path: str | os.PathLike) -> Sweep:
+    """Reads and checks a sweep file; every run's scenario is validated (errors name the field)."""
+    path = Path(path)
+    try:
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ScenarioError(str(path), "no such file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(str(path), f"not valid TOML: {e}") from None
+    return build(spec, path.parent, default_name=path.stem)
+
+
+def build(spec: dict, base: Path, default_name: str = "sweep") -> Sweep:
+    allowed = {"name", "scenarios", "seeds", "grid"}
+    for k in spec:
+        if k not in allowed:
+            raise ScenarioError(k, f"unknown field (a sweep has {', '.join(sorted(allowed))})")
+    name = spec.get("name", default_name)
+    patterns = spec.get("scenarios")
+    if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) for p in patterns):
+        raise ScenarioError("scenarios", "is required: a list of scenario files (globs allowed)")
+    files: list[Path] = []
+    for i, pat in enumerate(patterns):
+        matches = sorted(glob.glob(str(base / pat)))
+        if not matches:
+            raise ScenarioError(f"scenarios[{i}]", f"{pat!r} matches no file")
+        files.extend(Path(m) for m in matches)
+    seeds = spec.get("seeds", 1)
+    if isinstance(seeds, bool) or not (isinstance(seeds, int) or isinstance(seeds, list)):
+        raise ScenarioError("seeds", "is a count or a list of seeds")
+    seed_list = list(range(1, seeds + 1)) if isinstance(seeds, int) else seeds
+    if not seed_list or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in seed_list):
+        raise ScenarioError("seeds", "needs at least one seed, each a whole number from 1")
+    grid = spec.get("grid", {})
+    if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
+        raise ScenarioError("grid", "maps field paths to non-empty lists of values")
+    fields = list(grid)
+    sweep = Sweep(name=name, fields=fields)
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        try:
+            doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError(str(f), f"not valid TOML: {e}") from None
+        doc.setdefault("name", f.stem)
+        for values in itertools.product(*grid.values()):
+            params = dict(zip(fields, values))
+            scenario = json.loads(json.dumps(doc))  # a deep copy
+            for p, v in params.items():
+                try:
+                    set_field(scenario, p, v)
+                except ScenarioError as e:
+                    raise ScenarioError(f"grid.{p}", f"{f.name}: {e.message}") from None
+            case = scenario["name"] + "".join(f" {p}={v}" for p, v in params.items())
+            try:
+                normalized = tcplab.validate(scenario)
+            except ScenarioError as e:
+                raise ScenarioError(e.path, f"{case}: {e.message}") from None
+            for seed in seed_list:
+                sweep.runs.append(Run(case, seed, params, scenario, run_key(normalized, seed)))
+    return sweep
+
+
+# --------------------------------------------------------------------------------------
+# The store
+# --------------------------------------------------------------------------------------
+
+class Store:
+    """Finished runs on disk: one SQLite row per run, each written in its own transaction."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, sweep TEXT, case_name TEXT,"
+            " seed INTEGER, params TEXT, summary TEXT, error TEXT, version TEXT, wall_s REAL)"
+        )
+        self.db.commit()
+
+    def done(self, retry_failed: bool = False) -> set[str]:
+        q = "SELECT key FROM runs" + (" WHERE error IS NULL" if retry_failed else "")
+        return {k for (k,) in self.db.execute(q)}
+
+    def put(self, sweep: str, run: Run, summary: dict | None, error: str | None, wall_s: float) -> None:
+        with self.db:  # one transaction: the row is there whole or not at all
+            self.db.execute(
+                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run.key, sweep, run.case, run.seed, json.dumps(run.params, sort_keys=True),
+                 None if summary is None else json.dumps(summary, sort_keys=True), error, _version(), wall_s),
+            )
+
+    def rows(self, keys: Iterable[str] | None = None) -> list[dict]:
+        cur = self.db.execute("SELECT key, case_name, seed, params, summary, error FROM runs")
+        wanted = None if keys is None else set(keys)
+        out = []
+        for key, case, seed, params, summary, error in cur:
+            if wanted is None or key in wanted:
+                out.append({"key": key, "case": case, "seed": seed, "params": json.loads(params),
+                            "summary": None if summary is None else json.loads(summary), "error": error})
+        return out
+
+    def close(self) -> None:
+        self.db.close()
+
+
+# --------------------------------------------------------------------------------------
+# Running
+# --------------------------------------------------------------------------------------
+
+def _run_one(scenario: dict, seed: int) -> tuple[dict | None, str | None, float]:
+    """Runs one scenario at one seed in a worker: (summary, None, wall s) or (None, error, wall s)."""
+    t0 = time.perf_counter()
+    try:
+        res = tcplab.run(scenario, seed=seed)
+        return res.summary, None, time.perf_counter() - t0
+    except ScenarioError as e:
+        return None, f"{e.path}: {e.message}", time.perf_counter() - t0
+    except Exception as e:  # noqa: BLE001 - a failed run is recorded, the sweep goes on
+        return None, f"{type(e).__name__}: {e}", time.perf_counter() - t0
+
+
+class _Progress:
+    """A one-line progress report on stderr: counts and the time left."""
+
+    def __init__(self, total: int, stream=sys.stderr, enabled: bool = True):
+        self.total, self.done, self.failed = total, 0, 0
+        self.t0 = time.perf_counter()
+        self.stream, self.enabled = stream, enabled
+        self.last = 0.0
+
+    def update(self, ok: bool) -> None:
+        self.done += 1
+        self.failed += 0 if ok else 1
+        now = time.perf_counter()
+        if not self.enabled or (now - self.last < 0.5 and self.done < self.total):
+            return
+        self.last = now
+        rate = self.done / max(now - self.t0, 1e-9)
+        left = (self.total - self.done) / rate if rate > 0 else math.inf
+        failed = f", {self.failed} failed" if self.failed else ""
+        print(f"tcplab: sweep: {self.done}/{self.total} runs{failed}, about {left:.0f} s left",
+              file=self.stream, flush=True)
+
+
+def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, *,
+        workers: int | None = None, scheduler: str | None = None, retry_failed: bool = False,
+        progress: bool = True) -> "SweepResult":
+    """Runs what is missing from the sweep's store (``out/results.sqlite``) and returns all of
+    its results. ``workers`` local processes (default: every core), or a Dask cluster at
+    ``scheduler`` (``tcp://host:port``)."""
+    if not isinstance(sweep, Sweep):
+        sweep = load(sweep)
+    out = Path(out if out is not None else Path("results") / sweep.name)
+    store = Store(out / "results.sqlite")
+    try:
+        have = store.done(retry_failed)
+        todo = [r for r in sweep.runs if r.key not in have]
+        bar = _Progress(len(todo), enabled=progress and bool(todo))
+        if scheduler:
+            _run_dask(sweep, todo, store, bar, scheduler)
+        elif todo:
+            _run_local(sweep, todo, store, bar, workers or os.cpu_count() or 1)
+        return SweepResult(sweep, store.rows(r.key for r in sweep.runs))
+    finally:
+        store.close()
+
+
+def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, workers: int) -> None:
+    if workers == 1:
+        for r in todo:
+            summary, error, wall = _run_one(r.scenario, r.seed)
+            store.put(sweep.name, r, summary, error, wall)
+            bar.update(error is None)
+        return
+    import multiprocessing
+
+    # spawn: workers start clean whatever the parent holds (threads, open stores)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pending = {pool.submit(_run_one, r.scenario, r.seed): r for r in todo}
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                r = pending.pop(fut)
+                summary, error, wall = fut.result()
+                store.put(sweep.name, r, summary, error, wall)
+                bar.update(error is None)
+
+
+def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, scheduler: str) -> None:
+    try:
+        from distributed import Client, as_completed
+    except ImportError as e:
+        raise RuntimeError("a Dask scheduler needs the `distributed` package (pip install 'dask[distributed]')") from e
+    with Client(scheduler, timeout="30s") as client:
+        futures = {client.submit(_run_one, r.scenario, r.seed, key=f"tcplab-{r.key}", pure=False): r for r in todo}
+        for fut in as_completed(futures):
+            r = futures[fut]
+            summary, error, wall = fut.result()
+            store.put(sweep.name, r, summary, error, wall)
+            bar.update(error is None)
+
+
+# --------------------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------------------
+
+# Two-sided 95% quantiles of Student's t, by degrees of freedom (then about 1.96).
+_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042]
+
+
+def confidence_interval(values: Iterable[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95% confidence interval (Student's t); 0 for one value."""
+    xs = [float(v) for v in values]
+    n = len(xs)
+    if n == 0:
+        return math.nan, math.nan
+    mean = sum(xs) / n
+    if n == 1 or max(xs) == min(xs):
+        return mean, 0.0
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+    t = _T95[n - 2] if n - 2 < len(_T95) else 1.96
+    return mean, t * sd / math.sqrt(n)
+
+
+class SweepResult:
+    """The runs of a sweep as tidy tables."""
+
+    def __init__(self, sweep: Sweep, rows: list[dict]):
+        self.sweep = sweep
+        order = {r.key: i for i, r in enumerate(sweep.runs)}
+        self.rows = sorted(rows, key=lambda r: order.get(r["key"], len(order)))
+
+    @property
+    def failed(self) -> list[dict]:
+        return [r for r in self.rows if r["error"]]
+
+    @property
+    def flows(self):
+        """One row per run and flow: case, seed, the varied fields, then the flow's summary."""
+        import pandas as pd
+
+        out = []
+        for r in self.rows:
+            if r["summary"] is None:
+                continue
+            for f in r["summary"]["flows"]:
+                out.append({"case": r["case"], "seed": r["seed"], **r["params"], "flow": f["name"],
+                            **{k: v for k, v in f.items() if k != "name"},
+                            "jain_fairness": r["summary"]["jain_fairness"]})
+        return pd.DataFrame(out)
+
+    def aggregate(self, metric: str = "goodput_bps"):
+        """Per case and flow: the mean of ``metric`` over the seeds, its 95% CI, min and max."""
+        import pandas as pd
+
+        df = self.flows
+        if df.empty:
+            return df
+        keys = ["case", *self.sweep.fields, "flow", "protocol"]
+        rows = []
+        for group, g in df.groupby(keys, sort=False, dropna=False):
+            mean, half = confidence_interval(g[metric])
+            rows.append({**dict(zip(keys, group)), "runs": len(g), "mean": mean, "ci95": half,
+                         "min": g[metric].min(), "max": g[metric].max()})
+        return pd.DataFrame(rows)

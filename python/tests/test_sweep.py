@@ -1,0 +1,190 @@
+"""Sweeps: reading sweep files, running them serially, in local processes and on Dask, and
+resuming after a crash with exactly one stored result per run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from support import REPO, needs_dask
+
+import tcplab
+from tcplab import ScenarioError, cli
+from tcplab import sweep as sw
+
+LOSSY = REPO / "scenarios" / "yew2011-wired"
+
+
+def write_sweep(tmp_path: Path, seeds: int = 2, duration: str = "10s", extra: str = "") -> Path:
+    p = tmp_path / "sweep.toml"
+    p.write_text(
+        f'name = "t"\nscenarios = ["{LOSSY}/lossy-reno.toml", "{LOSSY}/lossy-vegas.toml"]\nseeds = {seeds}\n'
+        f'[grid]\n"links[2].queue_limit" = [6, 10]\n"duration" = ["{duration}"]\n{extra}'
+    )
+    return p
+
+
+def summaries(result: sw.SweepResult) -> dict:
+    return {(r["case"], r["seed"]): r["summary"] for r in result.rows}
+
+
+def test_set_field_walks_tables_and_lists():
+    doc = {"links": [{"delay": "1ms"}, {"delay": "2ms"}]}
+    sw.set_field(doc, "links[1].delay", "5ms")
+    sw.set_field(doc, "tcp.window", 30)
+    assert doc == {"links": [{"delay": "1ms"}, {"delay": "5ms"}], "tcp": {"window": 30}}
+    with pytest.raises(ScenarioError, match="no item"):
+        sw.set_field(doc, "links[5].delay", "1ms")
+    with pytest.raises(ScenarioError, match="not a field path"):
+        sw.set_field(doc, "[0]", 1)
+
+
+@pytest.mark.parametrize("text, path", [
+    ('scenarios = ["x.toml"]', "scenarios[0]"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nseeds = 0', "seeds"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nsurprise = 1', "surprise"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"links[9].delay" = ["1ms"]', "grid.links[9].delay"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"links[2].bandwidth" = ["fast"]', "links[2].bandwidth"),
+])
+def test_a_bad_sweep_names_the_field(tmp_path, text, path):
+    p = tmp_path / "bad.toml"
+    p.write_text(text)
+    with pytest.raises(ScenarioError) as e:
+        sw.load(p)
+    assert e.value.path == path
+
+
+def test_parallel_equals_serial_and_resuming_runs_only_what_is_missing(tmp_path, monkeypatch):
+    spec = write_sweep(tmp_path)
+    serial = sw.run(spec, tmp_path / "serial", workers=1, progress=False)
+    assert len(serial.rows) == 8 and not serial.failed
+    parallel = sw.run(spec, tmp_path / "parallel", workers=2, progress=False)
+    assert summaries(parallel) == summaries(serial)
+    # a second run of the same sweep computes nothing
+    calls = []
+    real = sw._run_one
+    monkeypatch.setattr(sw, "_run_one", lambda s, seed: calls.append(seed) or real(s, seed))
+    again = sw.run(spec, tmp_path / "serial", workers=1, progress=False)
+    assert calls == [] and summaries(again) == summaries(serial)
+    # a third seed adds exactly the new runs
+    more = sw.run(write_sweep(tmp_path, seeds=3), tmp_path / "serial", workers=1, progress=False)
+    assert len(calls) == 4 and len(more.rows) == 12
+    table = more.aggregate("goodput_bps")
+    assert set(table["runs"]) == {3} and (table["ci95"] >= 0).all()
+
+
+def test_a_failed_run_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
+    spec = write_sweep(tmp_path)
+    real = sw._run_one
+    monkeypatch.setattr(sw, "_run_one", lambda s, seed: (None, "boom", 0.0) if seed == 2 else real(s, seed))
+    res = sw.run(spec, tmp_path / "out", workers=1, progress=False)
+    assert len(res.failed) == 4 and len(res.rows) == 8
+    assert all(r["error"] == "boom" for r in res.failed)
+    monkeypatch.setattr(sw, "_run_one", real)
+    retried = sw.run(spec, tmp_path / "out", workers=1, progress=False, retry_failed=True)
+    assert not retried.failed
+
+
+def test_cli_sweep_prints_means_and_writes_csv(tmp_path, capfd):
+    assert cli.main(["sweep", str(write_sweep(tmp_path)), "--out", str(tmp_path / "o"), "--workers", "1"]) == 0
+    out = capfd.readouterr().out
+    assert "ci95" in out and "results:" in out
+    assert (tmp_path / "o" / "results.csv").read_text().startswith("case,seed,")
+    assert cli.main(["sweep", str(tmp_path / "missing.toml")]) == 2
+
+
+def test_sigkill_half_way_then_resume_gives_one_result_per_run(tmp_path):
+    spec = write_sweep(tmp_path, seeds=6, duration="40s")
+    reference = sw.run(spec, tmp_path / "reference", workers=1, progress=False)
+    out = tmp_path / "killed"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python"), "TCPLAB_PROGRESS": "0"}
+    cmd = [sys.executable, "-m", "tcplab", "sweep", str(spec), "--out", str(out), "--workers", "1"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    db = out / "results.sqlite"
+    deadline = time.time() + 120
+    stored = 0
+    while time.time() < deadline and proc.poll() is None:
+        if db.exists():
+            try:
+                with sqlite3.connect(db) as c:
+                    stored = c.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+            except sqlite3.OperationalError:
+                stored = 0
+            if stored >= len(reference.rows) // 2:
+                break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert 0 < stored < len(reference.rows), "the sweep must be killed half way"
+    resumed = sw.run(spec, out, workers=1, progress=False)
+    with sqlite3.connect(db) as c:
+        keys = [k for (k,) in c.execute("SELECT key FROM runs")]
+    assert len(keys) == len(set(keys)) == len(reference.rows)
+    assert summaries(resumed) == summaries(reference)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@needs_dask
+def test_dask_cluster_gives_the_same_results_and_survives_a_dead_worker(tmp_path):
+    spec = write_sweep(tmp_path, seeds=6, duration="100s")
+    local = sw.run(spec, tmp_path / "local", workers=2, progress=False)
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
+    procs = [subprocess.Popen([sys.executable, "-c", "from distributed.cli.dask_scheduler import main; main()",
+                               "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        for _ in range(2):
+            procs.append(subprocess.Popen(
+                [sys.executable, "-c", "from distributed.cli.dask_worker import main; main()", address,
+                 "--nworkers", "1", "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
+                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        from distributed import Client
+
+        with Client(address, timeout="60s") as c:
+            c.wait_for_workers(2, timeout=60)
+        # kill one worker once the sweep is under way; its runs go to the other
+        import threading
+
+        stored_at_kill = []
+
+        def kill_later():
+            db = tmp_path / "dask" / "results.sqlite"
+            count = 0
+            for _ in range(20000):
+                try:
+                    with sqlite3.connect(db) as conn:
+                        count = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+                    if count >= 2:
+                        break
+                except sqlite3.OperationalError:
+                    pass
+                time.sleep(0.002)
+            procs[1].send_signal(signal.SIGKILL)
+            stored_at_kill.append(count)
+
+        killer = threading.Thread(target=kill_later)
+        killer.start()
+        remote = sw.run(spec, tmp_path / "dask", scheduler=address, progress=False)
+        killer.join()
+        assert procs[1].poll() is not None and stored_at_kill[0] < len(local.rows), "a worker dies mid-sweep"
+        assert not remote.failed and len(remote.rows) == len(local.rows)
+        assert summaries(remote) == summaries(local)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
