@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from support import REPO, needs_dask
 
-import tcplab
 from tcplab import ScenarioError, cli
 from tcplab import sweep as sw
 
