@@ -290,6 +290,35 @@ def cmd_sweep(args) -> int:
     return 1 if result.failed else 0
 
 
+def cmd_reproduce(args) -> int:
+    from tcplab import studies
+
+    if args.list:
+        for name, title in studies.list_studies().items():
+            print(f"{name:24}  {title}")
+        return 0
+    if not args.study:
+        _error(ScenarioError("STUDY", "is required (tcplab reproduce --list shows them)"), False)
+        return 2
+    seeds = None
+    if args.seeds is not None:
+        try:
+            seeds = int(args.seeds)
+            if seeds < 1:
+                raise ValueError
+        except ValueError:
+            _error(ScenarioError("--seeds", f"{args.seeds!r} is not a number of seeds (1 or more)"), False)
+            return 2
+
+    def log(msg: str) -> None:
+        print(f"{PROG}: {args.study}: {msg}", file=sys.stderr, flush=True)
+
+    out = studies.reproduce(args.study, quick=args.quick, seeds=seeds, out=args.out, scheduler=args.scheduler,
+                            progress=_progress_enabled(), log=log)
+    print(f"report: {out / 'report.md'} (and report.html)")
+    return 0
+
+
 # --------------------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------------------
@@ -358,6 +387,21 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--retry-failed", action="store_true", help="run again the runs that failed before")
     w.add_argument("--metric", default="goodput_bps", help="the flow metric to summarise (default goodput_bps)")
     w.set_defaults(func=cmd_sweep)
+
+    rp = sub.add_parser(
+        "reproduce",
+        help="reproduce a paper's study and write its report",
+        description="Run the study's sweep (experiments/STUDY/) and write report.md, report.html "
+                    "and its figures: the paper's numbers, tcplab's (mean and 95%% confidence "
+                    "interval over the seeds) and ns-2.35's for the same scenarios where it runs.",
+    )
+    rp.add_argument("study", nargs="?", metavar="STUDY", help="the study (see --list)")
+    rp.add_argument("--list", action="store_true", help="list the studies")
+    rp.add_argument("--quick", action="store_true", help="the reduced form (shorter runs, fewer seeds)")
+    rp.add_argument("--seeds", metavar="N", help="this many seeds instead of the study's")
+    rp.add_argument("--out", metavar="DIR", help="report folder (default results/<study>)")
+    rp.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS")
+    rp.set_defaults(func=cmd_reproduce)
     return p
 
 

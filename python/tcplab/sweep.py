@@ -339,6 +339,7 @@ class SweepResult:
     def __init__(self, sweep: Sweep, rows: list[dict]):
         self.sweep = sweep
         order = {r.key: i for i, r in enumerate(sweep.runs)}
+        self.by_key = {r.key: r for r in sweep.runs}
         self.rows = sorted(rows, key=lambda r: order.get(r["key"], len(order)))
 
     @property
@@ -347,15 +348,18 @@ class SweepResult:
 
     @property
     def flows(self):
-        """One row per run and flow: case, seed, the varied fields, then the flow's summary."""
+        """One row per run and flow: case, scenario name, seed, the varied fields, then the
+        flow's summary."""
         import pandas as pd
 
         out = []
         for r in self.rows:
             if r["summary"] is None:
                 continue
+            run = self.by_key.get(r["key"])
+            scenario = run.scenario["name"] if run else r["summary"]["name"]
             for f in r["summary"]["flows"]:
-                out.append({"case": r["case"], "seed": r["seed"], **r["params"], "flow": f["name"],
+                out.append({"case": r["case"], "scenario": scenario, "seed": r["seed"], **r["params"], "flow": f["name"],
                             **{k: v for k, v in f.items() if k != "name"},
                             "jain_fairness": r["summary"]["jain_fairness"]})
         return pd.DataFrame(out)

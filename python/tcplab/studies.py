@@ -1,0 +1,323 @@
+"""Studies: a paper's experiments as one command, with a report beside the paper's numbers.
+
+Each study is a folder `experiments/<name>/` with:
+
+- `README.md`: the citation, what is reproduced and the known differences;
+- `study.toml`: the title, the sweep (`[sweep]`: scenarios, grid, seeds; `[quick]`: what
+  `--quick` changes), and the paper's claims (`[[claims]]`);
+- `paper.toml`: the paper's published numbers (`[[cells]]`), each tied to the scenario, flow and
+  metric it is compared with. They are data for comparison only: nothing is computed from them.
+
+`reproduce` runs the sweep (resuming a stored one), then writes `report.md`, `report.html` (one
+self-contained page) and a figure per table (PNG and SVG). Every cell shows the paper's value,
+tcplab's (the mean over seeds with its 95% confidence interval) and, for wired scenarios when
+ns-2 is installed, ns-2.35's for the same scenario.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Callable
+
+import tcplab
+from tcplab import ScenarioError
+from tcplab import sweep as sw
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+
+
+def list_studies() -> dict[str, str]:
+    """Study name -> title."""
+    out = {}
+    for p in sorted(EXPERIMENTS.glob("*/study.toml")):
+        out[p.parent.name] = tomllib.loads(p.read_text()).get("title", "")
+    return out
+
+
+@dataclass
+class Cell:
+    table: str
+    row: str
+    column: str
+    paper: float | None
+    scenario: str
+    metric: str
+    flow: str | None  # a flow name, or None for an aggregate over the flows
+    aggregate: str  # "sum" or "mean" over flows when flow is None
+    scale: float
+
+
+def _cells(study_dir: Path) -> list[Cell]:
+    doc = tomllib.loads((study_dir / "paper.toml").read_text())
+    cells = []
+    for c in doc.get("cells", []):
+        cells.append(Cell(table=c["table"], row=c["row"], column=c["column"], paper=c.get("paper"),
+                          scenario=c["scenario"], metric=c.get("metric", "goodput_bps"), flow=c.get("flow"),
+                          aggregate=c.get("aggregate", "sum"), scale=c.get("scale", 1.0)))
+    return cells
+
+
+def _value(flows, cell: Cell) -> list[float]:
+    """The cell's value in each seed's run."""
+    rows = flows[flows["scenario"] == cell.scenario]
+    if cell.flow is not None:
+        rows = rows[rows["flow"] == cell.flow]
+    out = []
+    for _, g in rows.groupby("seed"):
+        vals = g[cell.metric]
+        v = vals.sum() if (cell.flow is not None or cell.aggregate == "sum") else vals.mean()
+        out.append(float(v) * cell.scale)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# ns-2's numbers for the same scenarios
+# --------------------------------------------------------------------------------------
+
+def ns2_flow_metrics(scenario: dict, trace: str) -> dict[str, dict]:
+    """Per flow, from ns-2's wired trace: goodput (distinct data segments delivered times their
+    payload, over the flow's active time) and the mean one-way delay of delivered data."""
+    norm = tcplab.validate(scenario)
+    flows = norm["flows"]
+    by_fid = {f["fid"]: f for f in flows}
+    sent: dict[int, float] = {}
+    delays: dict[int, list[float]] = {f["fid"]: [] for f in flows}
+    seqs: dict[int, set] = {f["fid"]: set() for f in flows}
+    with open(trace) as fh:
+        for line in fh:
+            p = line.split()
+            if len(p) < 12 or p[4] not in ("tcp", "cbr"):
+                continue
+            ev, t, a, b, fid, uid = p[0], float(p[1]), int(p[2]), int(p[3]), int(p[7]), int(p[11])
+            f = by_fid.get(fid)
+            if f is None:
+                continue
+            if ev == "+" and a == f["from"] and uid not in sent:
+                sent[uid] = t
+            elif ev == "r" and b == f["to"]:
+                if uid in sent:
+                    delays[fid].append(t - sent.pop(uid))
+                seqs[fid].add(int(p[10]))
+    out = {}
+    for f in flows:
+        start = f["start_s"]
+        stop = f["stop_s"] if f["stop_s"] is not None else norm["duration_s"]
+        payload = f["params"]["packet_size"] if f["transport"] == "tcp" else f.get("size", 0)
+        data = len(seqs[f["fid"]] - ({0} if f["transport"] == "tcp" and f["variant"] != "vegas" else set()))
+        d = delays[f["fid"]]
+        out[f["name"]] = {"goodput_bps": data * payload * 8 / max(stop - start, 1e-9),
+                          "delay_mean_s": sum(d) / len(d) if d else math.nan}
+    return out
+
+
+def _ns2_values(cells: list[Cell], scenarios: dict[str, dict]) -> dict[tuple, float]:
+    """The ns-2 value of every cell whose scenario ns-2 can run; empty without ns-2."""
+    if shutil.which("ns") is None:
+        return {}
+    from tcplab import ns2
+
+    metrics: dict[str, dict] = {}
+    for name in sorted({c.scenario for c in cells}):
+        doc = scenarios.get(name)
+        if doc is None or doc.get("wlans") or doc.get("profile") == "rfc":
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                r = ns2.run_ns2(doc, tmp, cwnd=False)
+                metrics[name] = ns2_flow_metrics(doc, r["trace"])
+            except (ns2.NS2Error, ValueError):
+                continue
+    out = {}
+    for c in cells:
+        m = metrics.get(c.scenario)
+        if not m:
+            continue
+        vals = [m[c.flow][c.metric]] if c.flow else [f[c.metric] for f in m.values()]
+        if any(c.metric not in f for f in m.values()):
+            continue
+        v = sum(vals) if (c.flow is not None or c.aggregate == "sum") else sum(vals) / len(vals)
+        out[(c.table, c.row, c.column)] = v * c.scale
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Claims
+# --------------------------------------------------------------------------------------
+
+def _claims(study: dict, values: dict[tuple, float]) -> list[tuple[str, str, str]]:
+    """Each claim with "supported"/"not supported" and the numbers that decide it. A claim is
+    `kind = "lowest"` or `"highest"`: among `cells` (row labels of `table`, every column), the
+    `expect` row has the lowest (highest) value in every column."""
+    out = []
+    for c in study.get("claims", []):
+        table, rows, expect, kind = c["table"], c["rows"], c["expect"], c["kind"]
+        columns = sorted({k[2] for k in values if k[0] == table and k[1] in rows})
+        ok, detail = True, []
+        for col in columns:
+            present = {r: values[(table, r, col)] for r in rows if (table, r, col) in values}
+            if not present:
+                continue
+            best = (min if kind == "lowest" else max)(present, key=present.get)
+            ok &= best == expect
+            detail.append(f"{col}: {best} {present[best]:.4g}")
+        verdict = "supported" if ok and detail else "not supported"
+        out.append((c["text"], verdict, "; ".join(detail)))
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# The report
+# --------------------------------------------------------------------------------------
+
+def _fmt(v: float | None) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    return f"{v:.4g}" if abs(v) < 1e5 else f"{v:.0f}"
+
+
+def _figure(table: str, title: str, cells: list[Cell], ours: dict, ns2: dict, out: Path) -> list[str]:
+    """A grouped bar chart of the table: paper, tcplab (with its 95% CI) and ns-2."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    labels = [f"{c.row}\n{c.column}" for c in cells]
+    x = range(len(cells))
+    width = 0.27
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.55 * len(cells)), 4.2))
+    key = lambda c: (c.table, c.row, c.column)  # noqa: E731
+    paper = [c.paper if c.paper is not None else math.nan for c in cells]
+    mean = [ours.get(key(c), (math.nan, 0))[0] for c in cells]
+    ci = [ours.get(key(c), (math.nan, 0))[1] for c in cells]
+    ax.bar([i - width for i in x], paper, width, label="paper", color="#999999")
+    ax.bar(list(x), mean, width, yerr=ci, label="tcplab (95% CI)", color="#1f77b4", capsize=2)
+    if ns2:
+        ax.bar([i + width for i in x], [ns2.get(key(c), math.nan) for c in cells], width, label="ns-2.35", color="#ff7f0e")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(labels, rotation=90, fontsize=6)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    names = []
+    for ext in ("png", "svg"):
+        p = out / f"table-{table}.{ext}"
+        fig.savefig(p, dpi=120)
+        names.append(p.name)
+    plt.close(fig)
+    return names
+
+
+def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: str | Path | None = None,
+              scheduler: str | None = None, workers: int | None = None, progress: bool = True,
+              log: Callable[[str], None] = lambda s: None) -> Path:
+    """Runs study `name` and writes its report; returns the report's folder."""
+    study_dir = EXPERIMENTS / name
+    if not (study_dir / "study.toml").exists():
+        raise ScenarioError(name, f"no such study (try: {', '.join(list_studies())})")
+    study = tomllib.loads((study_dir / "study.toml").read_text())
+    spec = dict(study["sweep"])
+    if quick:
+        q = study.get("quick", {})
+        spec["grid"] = {**spec.get("grid", {}), **q.get("grid", {})}
+        if "seeds" in q:
+            spec["seeds"] = q["seeds"]
+    if seeds is not None:
+        spec["seeds"] = seeds
+    spec["name"] = name + ("-quick" if quick else "")
+    sweep = sw.build(spec, study_dir, default_name=name)
+    out = Path(out) if out else Path("results") / spec["name"]
+    log(f"{len(sweep.runs)} runs into {out}")
+    result = sw.run(sweep, out, workers=workers, scheduler=scheduler, progress=progress)
+    flows = result.flows
+    cells = _cells(study_dir)
+    ours: dict[tuple, tuple[float, float]] = {}
+    for c in cells:
+        vals = _value(flows, c)
+        if vals:
+            ours[(c.table, c.row, c.column)] = sw.confidence_interval(vals)
+    scenarios = {r.scenario["name"]: r.scenario for r in sweep.runs}
+    ns2 = _ns2_values(cells, scenarios) if study.get("ns2", True) else {}
+    log("ns-2.35 " + ("compared" if ns2 else "not compared (not installed, or no wired scenario)"))
+    claims = _claims(study, {k: v[0] for k, v in ours.items()})
+    tables = []
+    for t in study.get("tables", []):
+        tc = [c for c in cells if c.table == t["id"]]
+        figs = _figure(t["id"], t["title"], tc, ours, ns2, out)
+        tables.append((t, tc, figs))
+    _write_markdown(out, study, name, quick, result, tables, ours, ns2, claims)
+    _write_html(out, study, name, quick, result, tables, ours, ns2, claims)
+    return out
+
+
+def _cell_row(c: Cell, ours: dict, ns2: dict) -> list[str]:
+    k = (c.table, c.row, c.column)
+    mean, ci = ours.get(k, (None, None))
+    ours_s = "–" if mean is None else f"{_fmt(mean)} ± {_fmt(ci)}"
+    return [c.row, c.column, _fmt(c.paper), ours_s, _fmt(ns2.get(k))]
+
+
+def _header(study: dict, name: str, quick: bool, result: sw.SweepResult) -> list[str]:
+    seeds = sorted({r["seed"] for r in result.rows})
+    return [
+        f"study `{name}`{' (quick form)' if quick else ''}, tcplab {tcplab.__version__}, {date.today().isoformat()}",
+        f"{len(result.rows)} runs ({len(result.failed)} failed), seeds {seeds[0]}..{seeds[-1]}" if seeds else "no runs",
+    ]
+
+
+def _write_markdown(out: Path, study, name, quick, result, tables, ours, ns2, claims) -> None:
+    lines = [f"# {study.get('title', name)}", "", *[f"_{h}_  " for h in _header(study, name, quick, result)], ""]
+    if study.get("citation"):
+        lines += [f"Paper: {study['citation']}", ""]
+    for t, tc, figs in tables:
+        lines += [f"## {t['title']}", "", "| row | column | paper | tcplab (mean ± 95% CI) | ns-2.35 |", "|---|---|---|---|---|"]
+        lines += ["| " + " | ".join(_cell_row(c, ours, ns2)) + " |" for c in tc]
+        lines += [""] + [f"![{t['title']}]({f})" for f in figs if f.endswith(".svg")] + [""]
+    if claims:
+        lines += ["## The paper's claims", ""]
+        lines += [f"- {text}: **{verdict}** ({detail})" for text, verdict, detail in claims] + [""]
+    if result.failed:
+        lines += ["## Failed runs", ""] + [f"- {r['case']} seed {r['seed']}: {r['error']}" for r in result.failed] + [""]
+    (out / "report.md").write_text("\n".join(lines))
+
+
+def _write_html(out: Path, study, name, quick, result, tables, ours, ns2, claims) -> None:
+    e = html.escape
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(study.get('title', name))}</title>",
+             "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto}table{border-collapse:collapse}"
+             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child,td:nth-child(2){text-align:left}"
+             ".ok{color:#070}.no{color:#a00}</style></head><body>",
+             f"<h1>{e(study.get('title', name))}</h1>"]
+    parts += [f"<p><i>{e(h)}</i></p>" for h in _header(study, name, quick, result)]
+    if study.get("citation"):
+        parts.append(f"<p>Paper: {e(study['citation'])}</p>")
+    for t, tc, figs in tables:
+        parts.append(f"<h2>{e(t['title'])}</h2><table><tr><th>row</th><th>column</th><th>paper</th>"
+                     "<th>tcplab (mean ± 95% CI)</th><th>ns-2.35</th></tr>")
+        parts += ["<tr>" + "".join(f"<td>{e(v)}</td>" for v in _cell_row(c, ours, ns2)) + "</tr>" for c in tc]
+        parts.append("</table>")
+        for f in figs:
+            if f.endswith(".svg"):  # inline, so that the page needs nothing else
+                svg = (out / f).read_text()
+                parts.append(svg[svg.find("<svg"):])
+    if claims:
+        parts.append("<h2>The paper's claims</h2><ul>")
+        for text, verdict, detail in claims:
+            cls = "ok" if verdict == "supported" else "no"
+            parts.append(f"<li>{e(text)}: <b class='{cls}'>{e(verdict)}</b> ({e(detail)})</li>")
+        parts.append("</ul>")
+    parts.append("</body></html>")
+    (out / "report.html").write_text("\n".join(parts))

@@ -1,0 +1,42 @@
+"""Studies: `tcplab reproduce` runs a study's quick form and writes its report."""
+
+from __future__ import annotations
+
+import html.parser
+
+from support import needs_ns
+
+from tcplab import cli, studies
+
+
+def test_list_names_every_study(capfd):
+    assert cli.main(["reproduce", "--list"]) == 0
+    assert "yew2011-wired" in capfd.readouterr().out
+    assert "yew2011-wired" in studies.list_studies()
+
+
+def test_unknown_study_is_a_user_error(capfd):
+    assert cli.main(["reproduce", "no-such-study"]) == 2
+    assert "no such study" in capfd.readouterr().err
+
+
+@needs_ns
+def test_quick_yew2011_wired_report(tmp_path, capfd):
+    out = tmp_path / "report"
+    assert cli.main(["reproduce", "yew2011-wired", "--quick", "--out", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    # every cell of the paper's two tables, with tcplab's and ns-2's values beside it
+    rows = [ln for ln in md.splitlines() if ln.startswith("| ") and not ln.startswith("| row")]
+    assert len(rows) == 136
+    assert "| Vegas delay (s) | E/E | 0.205 |" in md
+    assert all(not r.endswith("| – |") for r in rows), "ns-2 ran every wired scenario"
+    # tcplab and ns-2 agree on these scenarios trace for trace, so the two columns are equal
+    for r in rows:
+        cells = [c.strip() for c in r.strip("|").split("|")]
+        assert cells[3].split(" ± ")[0] == cells[4], r
+    assert md.count("**supported**") + md.count("**not supported**") == 5
+    for f in ("table-V.png", "table-V.svg", "table-VI.png", "table-VI.svg", "report.html"):
+        assert (out / f).stat().st_size > 0
+    page = (out / "report.html").read_text()
+    html.parser.HTMLParser().feed(page)
+    assert page.count("<svg") == 2 and "http" not in page.split("<svg")[0], "a self-contained page"
