@@ -56,6 +56,7 @@ class Cell:
     flow: str | None  # a flow name, or None for an aggregate over the flows
     aggregate: str  # "sum" or "mean" over flows when flow is None
     scale: float
+    params: dict  # the sweep grid's values of the run it is compared with ({} for any)
 
 
 def _cells(study_dir: Path) -> list[Cell]:
@@ -64,13 +65,16 @@ def _cells(study_dir: Path) -> list[Cell]:
     for c in doc.get("cells", []):
         cells.append(Cell(table=c["table"], row=c["row"], column=c["column"], paper=c.get("paper"),
                           scenario=c["scenario"], metric=c.get("metric", "goodput_bps"), flow=c.get("flow"),
-                          aggregate=c.get("aggregate", "sum"), scale=c.get("scale", 1.0)))
+                          aggregate=c.get("aggregate", "sum"), scale=c.get("scale", 1.0),
+                          params=c.get("params", {})))
     return cells
 
 
 def _value(flows, cell: Cell) -> list[float]:
     """The cell's value in each seed's run."""
     rows = flows[flows["scenario"] == cell.scenario]
+    for field, value in cell.params.items():
+        rows = rows[rows[field] == value]
     if cell.flow is not None:
         rows = rows[rows["flow"] == cell.flow]
     out = []
@@ -86,8 +90,9 @@ def _value(flows, cell: Cell) -> list[float]:
 # --------------------------------------------------------------------------------------
 
 def ns2_flow_metrics(scenario: dict, trace: str) -> dict[str, dict]:
-    """Per flow, from ns-2's wired trace: goodput (distinct data segments delivered times their
-    payload, over the flow's active time) and the mean one-way delay of delivered data."""
+    """Per flow, from ns-2's wired trace: goodput (the data delivered in order, as tcplab counts
+    it: for TCP the segments up to the first one never delivered, for CBR every packet, over the
+    flow's active time) and the mean one-way delay of delivered data."""
     norm = tcplab.validate(scenario)
     flows = norm["flows"]
     by_fid = {f["fid"]: f for f in flows}
@@ -113,34 +118,53 @@ def ns2_flow_metrics(scenario: dict, trace: str) -> dict[str, dict]:
     for f in flows:
         start = f["start_s"]
         stop = f["stop_s"] if f["stop_s"] is not None else norm["duration_s"]
-        payload = f["params"]["packet_size"] if f["transport"] == "tcp" else f.get("size", 0)
-        data = len(seqs[f["fid"]] - ({0} if f["transport"] == "tcp" and f["variant"] != "vegas" else set()))
+        got = seqs[f["fid"]]
+        if f["transport"] == "tcp":
+            payload = f["params"]["packet_size"]
+            in_order = 0
+            while in_order in got:
+                in_order += 1
+            # every agent but Vegas opens with a 40-byte SYN (seqno 0) that carries no data
+            data = in_order - (1 if in_order and f["variant"] != "vegas" and f["params"]["syn"] else 0)
+        else:
+            payload, data = f["size"], len(got)
         d = delays[f["fid"]]
         out[f["name"]] = {"goodput_bps": data * payload * 8 / max(stop - start, 1e-9),
                           "delay_mean_s": sum(d) / len(d) if d else math.nan}
     return out
 
 
-def _ns2_values(cells: list[Cell], scenarios: dict[str, dict]) -> dict[tuple, float]:
-    """The ns-2 value of every cell whose scenario ns-2 can run; empty without ns-2."""
+def _ns2_values(cells: list[Cell], runs: list[sw.Run], max_duration: float) -> dict[tuple, float]:
+    """The ns-2 value of every cell whose scenario ns-2 can run (wired, at most `max_duration`
+    simulated seconds: ns-2 writes a full packet trace); empty without ns-2."""
     if shutil.which("ns") is None:
         return {}
     from tcplab import ns2
 
+    def run_of(c: Cell) -> sw.Run | None:
+        for r in runs:
+            if r.scenario["name"] == c.scenario and all(r.params.get(k) == v for k, v in c.params.items()):
+                return r
+        return None
+
     metrics: dict[str, dict] = {}
-    for name in sorted({c.scenario for c in cells}):
-        doc = scenarios.get(name)
-        if doc is None or doc.get("wlans") or doc.get("profile") == "rfc":
+    for c in cells:
+        r = run_of(c)
+        if r is None or r.key in metrics:
+            continue
+        doc = r.scenario
+        if doc.get("wlans") or doc.get("profile") == "rfc" or tcplab.validate(doc)["duration_s"] > max_duration:
             continue
         with tempfile.TemporaryDirectory() as tmp:
             try:
-                r = ns2.run_ns2(doc, tmp, cwnd=False)
-                metrics[name] = ns2_flow_metrics(doc, r["trace"])
+                res = ns2.run_ns2(doc, tmp, cwnd=False)
+                metrics[r.key] = ns2_flow_metrics(doc, res["trace"])
             except (ns2.NS2Error, ValueError):
                 continue
     out = {}
     for c in cells:
-        m = metrics.get(c.scenario)
+        r = run_of(c)
+        m = metrics.get(r.key) if r else None
         if not m:
             continue
         vals = [m[c.flow][c.metric]] if c.flow else [f[c.metric] for f in m.values()]
@@ -157,12 +181,12 @@ def _ns2_values(cells: list[Cell], scenarios: dict[str, dict]) -> dict[tuple, fl
 
 def _claims(study: dict, values: dict[tuple, float]) -> list[tuple[str, str, str]]:
     """Each claim with "supported"/"not supported" and the numbers that decide it. A claim is
-    `kind = "lowest"` or `"highest"`: among `cells` (row labels of `table`, every column), the
-    `expect` row has the lowest (highest) value in every column."""
+    `kind = "lowest"` or `"highest"`: among `rows` (row labels of `table`) the `expect` row has
+    the lowest (highest) value in every column (or in `columns`)."""
     out = []
     for c in study.get("claims", []):
         table, rows, expect, kind = c["table"], c["rows"], c["expect"], c["kind"]
-        columns = sorted({k[2] for k in values if k[0] == table and k[1] in rows})
+        columns = c.get("columns") or sorted({k[2] for k in values if k[0] == table and k[1] in rows})
         ok, detail = True, []
         for col in columns:
             present = {r: values[(table, r, col)] for r in rows if (table, r, col) in values}
@@ -249,9 +273,8 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
         vals = _value(flows, c)
         if vals:
             ours[(c.table, c.row, c.column)] = sw.confidence_interval(vals)
-    scenarios = {r.scenario["name"]: r.scenario for r in sweep.runs}
-    ns2 = _ns2_values(cells, scenarios) if study.get("ns2", True) else {}
-    log("ns-2.35 " + ("compared" if ns2 else "not compared (not installed, or no wired scenario)"))
+    ns2 = _ns2_values(cells, sweep.runs, study.get("ns2_max_duration", 1000.0)) if study.get("ns2", True) else {}
+    log("ns-2.35 " + ("compared" if ns2 else "not compared (not installed, or no wired scenario short enough)"))
     claims = _claims(study, {k: v[0] for k, v in ours.items()})
     tables = []
     for t in study.get("tables", []):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html.parser
 
+import pytest
 from support import needs_ns
 
 from tcplab import cli, studies
@@ -40,3 +41,16 @@ def test_quick_yew2011_wired_report(tmp_path, capfd):
     page = (out / "report.html").read_text()
     html.parser.HTMLParser().feed(page)
     assert page.count("<svg") == 2 and "http" not in page.split("<svg")[0], "a self-contained page"
+
+
+@pytest.mark.parametrize("study", sorted(studies.list_studies()))
+def test_every_study_has_a_quick_form_that_reports(tmp_path, study):
+    out = studies.reproduce(study, quick=True, out=tmp_path / study, progress=False)
+    md = (out / "report.md").read_text()
+    cells = studies._cells(studies.EXPERIMENTS / study)
+    rows = [ln for ln in md.splitlines() if ln.startswith("| ") and not ln.startswith("| row")]
+    assert len(rows) == len(cells), "every published number has its row"
+    assert "(0 failed)" in md
+    tables = [t["id"] for t in studies.tomllib.loads((studies.EXPERIMENTS / study / "study.toml").read_text())["tables"]]
+    for t in tables:
+        assert (out / f"table-{t}.svg").exists()
