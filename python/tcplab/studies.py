@@ -92,13 +92,15 @@ def _value(flows, cell: Cell) -> list[float]:
 def ns2_flow_metrics(scenario: dict, trace: str) -> dict[str, dict]:
     """Per flow, from ns-2's wired trace: goodput (the data delivered in order, as tcplab counts
     it: for TCP the segments up to the first one never delivered, for CBR every packet, over the
-    flow's active time) and the mean one-way delay of delivered data."""
+    flow's active time), the mean one-way delay of delivered data, and the data packets sent and
+    delivered."""
     norm = tcplab.validate(scenario)
     flows = norm["flows"]
     by_fid = {f["fid"]: f for f in flows}
     sent: dict[int, float] = {}
     delays: dict[int, list[float]] = {f["fid"]: [] for f in flows}
     seqs: dict[int, set] = {f["fid"]: set() for f in flows}
+    counts: dict[int, list[int]] = {f["fid"]: [0, 0] for f in flows}  # data sent, delivered
     with open(trace) as fh:
         for line in fh:
             p = line.split()
@@ -110,7 +112,9 @@ def ns2_flow_metrics(scenario: dict, trace: str) -> dict[str, dict]:
                 continue
             if ev == "+" and a == f["from"] and uid not in sent:
                 sent[uid] = t
+                counts[fid][0] += 1
             elif ev == "r" and b == f["to"]:
+                counts[fid][1] += 1
                 if uid in sent:
                     delays[fid].append(t - sent.pop(uid))
                 seqs[fid].add(int(p[10]))
@@ -130,7 +134,8 @@ def ns2_flow_metrics(scenario: dict, trace: str) -> dict[str, dict]:
             payload, data = f["size"], len(got)
         d = delays[f["fid"]]
         out[f["name"]] = {"goodput_bps": data * payload * 8 / max(stop - start, 1e-9),
-                          "delay_mean_s": sum(d) / len(d) if d else math.nan}
+                          "delay_mean_s": sum(d) / len(d) if d else math.nan,
+                          "packets_sent": counts[f["fid"]][0], "packets_delivered": counts[f["fid"]][1]}
     return out
 
 
@@ -165,11 +170,9 @@ def _ns2_values(cells: list[Cell], runs: list[sw.Run], max_duration: float) -> d
     for c in cells:
         r = run_of(c)
         m = metrics.get(r.key) if r else None
-        if not m:
+        if not m or any(c.metric not in f for f in m.values()):
             continue
         vals = [m[c.flow][c.metric]] if c.flow else [f[c.metric] for f in m.values()]
-        if any(c.metric not in f for f in m.values()):
-            continue
         v = sum(vals) if (c.flow is not None or c.aggregate == "sum") else sum(vals) / len(vals)
         out[(c.table, c.row, c.column)] = v * c.scale
     return out
@@ -207,7 +210,7 @@ def _claims(study: dict, values: dict[tuple, float]) -> list[tuple[str, str, str
 def _fmt(v: float | None) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "–"
-    return f"{v:.4g}" if abs(v) < 1e5 else f"{v:.0f}"
+    return f"{v:.4g}" if abs(v) < 1000 else f"{v:.0f}"
 
 
 def _figure(table: str, title: str, cells: list[Cell], ours: dict, ns2: dict, out: Path) -> list[str]:
