@@ -259,6 +259,19 @@ def cmd_conformance(args) -> int:
     return 1 if any(r.different for r in reports.values()) else 0
 
 
+def _count_option(text: str | None, option: str, what: str) -> int | None:
+    """A count given on the command line (1 or more); None when absent."""
+    if text is None:
+        return None
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ScenarioError(option, f"{text!r} is not a number of {what} (1 or more)")
+    return n
+
+
 def cmd_sweep(args) -> int:
     from tcplab import sweep as sw
 
@@ -268,15 +281,7 @@ def cmd_sweep(args) -> int:
         _error(ScenarioError(e.path, e.message, args.sweep), True)
         return 2
     out = Path(args.out) if args.out else Path("results") / _dir_name(spec.name)
-    workers = None
-    if args.workers is not None:
-        try:
-            workers = int(args.workers)
-            if workers < 1:
-                raise ValueError
-        except ValueError:
-            _error(ScenarioError("--workers", f"{args.workers!r} is not a number of processes (1 or more)"), False)
-            return 2
+    workers = _count_option(args.workers, "--workers", "processes")
     result = sw.run(spec, out, workers=workers, scheduler=args.scheduler, retry_failed=args.retry_failed,
                     progress=_progress_enabled())
     flows = result.flows
@@ -300,15 +305,7 @@ def cmd_reproduce(args) -> int:
     if not args.study:
         _error(ScenarioError("STUDY", "is required (tcplab reproduce --list shows them)"), False)
         return 2
-    seeds = None
-    if args.seeds is not None:
-        try:
-            seeds = int(args.seeds)
-            if seeds < 1:
-                raise ValueError
-        except ValueError:
-            _error(ScenarioError("--seeds", f"{args.seeds!r} is not a number of seeds (1 or more)"), False)
-            return 2
+    seeds = _count_option(args.seeds, "--seeds", "seeds")
 
     def log(msg: str) -> None:
         print(f"{PROG}: {args.study}: {msg}", file=sys.stderr, flush=True)

@@ -8,7 +8,7 @@
 //! which shares a bottleneck in proportion (equally at equal α). The 2w bound makes the law its
 //! own slow start. Losses are handled as Reno does (halve; one segment after a timeout).
 
-use crate::{half_flight, Ack, CongestionControl, Signal};
+use crate::{reno_reaction, Ack, CongestionControl, Signal};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -88,11 +88,7 @@ impl CongestionControl for Fast {
     }
 
     fn on_congestion(&mut self, _now: f64, signal: Signal, flight: f64) {
-        self.ssthresh = half_flight(flight);
-        self.cwnd = match signal {
-            Signal::Loss | Signal::Ecn => self.ssthresh,
-            Signal::Timeout => 1.0,
-        };
+        (self.cwnd, self.ssthresh) = reno_reaction(signal, flight);
     }
 
     fn cwnd(&self) -> f64 {

@@ -115,3 +115,13 @@ impl CongestionControl for Controller {
 pub fn half_flight(flight: f64) -> f64 {
     (flight / 2.0).max(2.0)
 }
+
+/// RFC 5681's (and RFC 3168's) reaction to `signal`: (cwnd, ssthresh). ssthresh is half the
+/// flight; cwnd falls to it, or to one segment after a timeout.
+pub fn reno_reaction(signal: Signal, flight: f64) -> (f64, f64) {
+    let ssthresh = half_flight(flight);
+    match signal {
+        Signal::Loss | Signal::Ecn => (ssthresh, ssthresh),
+        Signal::Timeout => (1.0, ssthresh),
+    }
+}

@@ -1,7 +1,7 @@
 //! RFC 5681 window growth and RFC 5681/6582 reductions: the loss-based baseline of the rfc
 //! profile (the recovery itself, fast retransmit and partial ACKs, is the sender's).
 
-use crate::{half_flight, Ack, CongestionControl, Signal};
+use crate::{reno_reaction, Ack, CongestionControl, Signal};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewReno {
@@ -34,11 +34,7 @@ impl CongestionControl for NewReno {
     }
 
     fn on_congestion(&mut self, _now: f64, signal: Signal, flight: f64) {
-        self.ssthresh = half_flight(flight);
-        self.cwnd = match signal {
-            Signal::Loss | Signal::Ecn => self.ssthresh,
-            Signal::Timeout => 1.0,
-        };
+        (self.cwnd, self.ssthresh) = reno_reaction(signal, flight);
     }
 
     fn cwnd(&self) -> f64 {

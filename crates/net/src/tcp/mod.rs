@@ -5,7 +5,10 @@ mod scoreboard;
 mod sender;
 mod sink;
 
-use crate::network::Network;
+use crate::network::{Network, TimerKind};
+use crate::packet::FlowId;
+use tcplab_cc::Pacer;
+use tcplab_des::Timer;
 pub use rfc::RfcSender;
 pub use sender::{Agent, TcpSender};
 pub use sink::TcpSink;
@@ -20,4 +23,17 @@ pub trait Ftp {
     fn advance_by(&mut self, net: &mut Network, n: i64);
     /// No new data.
     fn stop(&mut self, net: &mut Network);
+}
+
+/// True if `pacer` holds the next new segment back at window `cwnd`; the pace timer is then set
+/// for when it may go. (Either sender's pacing gate.)
+pub(crate) fn held_by_pacer(pacer: &mut Option<Pacer>, timer: &mut Timer, net: &mut Network, flow: FlowId, cwnd: f64) -> bool {
+    let Some(pacer) = pacer else { return false };
+    match pacer.wait(net.now_secs(), cwnd) {
+        None => false,
+        Some(delay) => {
+            net.arm(timer, flow, TimerKind::Pace, delay);
+            true
+        }
+    }
 }

@@ -599,17 +599,9 @@ impl TcpSender {
         }
     }
 
-    /// True if the pacer holds the next new segment back (and its timer is set for it).
     fn held_by_pacer(&mut self, net: &mut Network) -> bool {
         let cwnd = self.windowd();
-        let Some(pacer) = &mut self.pacer else { return false };
-        match pacer.wait(net.now_secs(), cwnd) {
-            None => false,
-            Some(delay) => {
-                net.arm(&mut self.pace_timer, self.ep.flow, TimerKind::Pace, delay);
-                true
-            }
-        }
+        super::held_by_pacer(&mut self.pacer, &mut self.pace_timer, net, self.ep.flow, cwnd)
     }
 
     pub fn on_pace_timer(&mut self, net: &mut Network, gen: u32) {
