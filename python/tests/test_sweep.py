@@ -95,7 +95,7 @@ def test_cli_sweep_prints_means_and_writes_csv(tmp_path, capfd):
     assert cli.main(["sweep", str(write_sweep(tmp_path)), "--out", str(tmp_path / "o"), "--workers", "1"]) == 0
     out = capfd.readouterr().out
     assert "ci95" in out and "results:" in out
-    assert (tmp_path / "o" / "results.csv").read_text().startswith("case,seed,")
+    assert (tmp_path / "o" / "results.csv").read_text().startswith("case,scenario,seed,")
     assert cli.main(["sweep", str(tmp_path / "missing.toml")]) == 2
 
 
