@@ -31,6 +31,7 @@ pub struct RawScenario {
     pub seed: Option<i64>,
     pub rng: Option<String>,
     pub profile: Option<String>,
+    pub ip_version: Option<i64>,
     pub nodes: Option<Vec<String>>,
     pub links: Option<Vec<RawLink>>,
     pub wlans: Option<Vec<RawWlan>>,

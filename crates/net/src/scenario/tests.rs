@@ -184,3 +184,17 @@ fn seeds_fit_the_generator() {
     assert_eq!(check_seed(RngMode::Streams, 1 << 40, "seed"), Ok(1 << 40));
     assert!(check_seed(RngMode::Streams, -1, "seed").is_err());
 }
+
+#[test]
+fn ipv6_headers_unless_the_scenario_sets_its_own() {
+    let header = |text: &str| match &Scenario::from_toml(text).unwrap().flows[0].transport {
+        Transport::Tcp(t) => t.params.tcpip_base_hdr_size,
+        t => panic!("{t:?}"),
+    };
+    assert_eq!(header(GOOD), 40);
+    let v6 = GOOD.replacen("duration", "ip_version = 6\nduration", 1);
+    assert_eq!(header(&v6), 60);
+    assert_eq!(header(&v6.replacen("window = 17", "window = 17\ntcpip_base_hdr_size = 44", 1)), 44);
+    let bad = GOOD.replacen("duration", "ip_version = 5\nduration", 1);
+    assert_eq!(Scenario::from_toml(&bad).unwrap_err().path, "ip_version");
+}

@@ -173,12 +173,19 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let moves = super::wireless::moves(raw.moves.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
     let mobile_nodes = super::wireless::mobile_nodes(raw.mobile_nodes.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
 
+    // IPv6: TCP/IP headers of 60 bytes (20 TCP + 40 IPv6) unless the scenario gives its own
+    let header = match raw.ip_version {
+        None | Some(4) => 40,
+        Some(6) => 60,
+        Some(v) => return err("ip_version", format!("{v} is not an IP version (4 or 6)")),
+    };
     let no_tcp = RawTcp::default();
     let raw_tcp = raw.tcp.as_ref().unwrap_or(&no_tcp);
+    let base = |p: TcpParams| TcpParams { tcpip_base_hdr_size: header, ..p };
     let defaults = FlowDefaults {
         profile,
-        ns2_tcp: tcp_params(TcpParams::default(), raw_tcp, "tcp")?,
-        rfc_tcp: tcp_params(TcpParams::rfc(), raw_tcp, "tcp")?,
+        ns2_tcp: tcp_params(base(TcpParams::default()), raw_tcp, "tcp")?,
+        rfc_tcp: tcp_params(base(TcpParams::rfc()), raw_tcp, "tcp")?,
         raw_tcp,
         sink: raw.tcpsink.clone().unwrap_or_default(),
         vegas: raw.vegas.as_ref(),
