@@ -70,11 +70,17 @@ def _cells(study_dir: Path) -> list[Cell]:
     return cells
 
 
-def _value(flows, cell: Cell) -> list[float]:
-    """The cell's value in each seed's run."""
+def _value(flows, cell: Cell, fields: list[str]) -> list[float]:
+    """The cell's value in each seed's run. When several cases match the cell's scenario and
+    grid values, it is the case that sets the fewest other grid fields (a sweep's parts can vary
+    a field the cell does not name)."""
     rows = flows[flows["scenario"] == cell.scenario]
     for field, value in cell.params.items():
         rows = rows[rows[field] == value]
+    if rows["case"].nunique() > 1:
+        other = [f for f in fields if f in rows.columns and f not in cell.params]
+        setting = rows[other].notna().sum(axis=1)
+        rows = rows[rows["case"] == rows.loc[setting.idxmin(), "case"]]
     if cell.flow is not None:
         rows = rows[rows["flow"] == cell.flow]
     out = []
@@ -147,10 +153,9 @@ def _ns2_values(cells: list[Cell], runs: list[sw.Run], max_duration: float) -> d
     from tcplab import ns2
 
     def run_of(c: Cell) -> sw.Run | None:
-        for r in runs:
-            if r.scenario["name"] == c.scenario and all(r.params.get(k) == v for k, v in c.params.items()):
-                return r
-        return None
+        # as `_value`: the matching run that sets the fewest other grid fields
+        match = [r for r in runs if r.scenario["name"] == c.scenario and all(r.params.get(k) == v for k, v in c.params.items())]
+        return min(match, key=lambda r: len(r.params), default=None)
 
     metrics: dict[str, dict] = {}
     for c in cells:
@@ -259,7 +264,10 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
     spec = dict(study["sweep"])
     if quick:
         q = study.get("quick", {})
-        spec["grid"] = {**spec.get("grid", {}), **q.get("grid", {})}
+        if "parts" in spec:
+            spec["parts"] = [{**p, "grid": {**p.get("grid", {}), **q.get("grid", {})}} for p in spec["parts"]]
+        else:
+            spec["grid"] = {**spec.get("grid", {}), **q.get("grid", {})}
         if "seeds" in q:
             spec["seeds"] = q["seeds"]
     if seeds is not None:
@@ -273,7 +281,7 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
     cells = _cells(study_dir)
     ours: dict[tuple, tuple[float, float]] = {}
     for c in cells:
-        vals = _value(flows, c)
+        vals = _value(flows, c, sweep.fields)
         if vals:
             ours[(c.table, c.row, c.column)] = sw.confidence_interval(vals)
     ns2 = _ns2_values(cells, sweep.runs, study.get("ns2_max_duration", 1000.0)) if study.get("ns2", True) else {}

@@ -118,31 +118,54 @@ def load(path: str | os.PathLike) -> Sweep:
 
 
 def build(spec: dict, base: Path, default_name: str = "sweep") -> Sweep:
-    allowed = {"name", "scenarios", "seeds", "grid"}
+    """A sweep from its TOML document: `scenarios` and `grid`, or several `[[parts]]`, each with
+    its own `scenarios` and `grid` (for studies whose tables vary different fields)."""
+    allowed = {"name", "scenarios", "seeds", "grid", "parts"}
     for k in spec:
         if k not in allowed:
             raise ScenarioError(k, f"unknown field (a sweep has {', '.join(sorted(allowed))})")
     name = spec.get("name", default_name)
-    patterns = spec.get("scenarios")
-    if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) for p in patterns):
-        raise ScenarioError("scenarios", "is required: a list of scenario files (globs allowed)")
-    files: list[Path] = []
-    for i, pat in enumerate(patterns):
-        matches = sorted(glob.glob(str(base / pat)))
-        if not matches:
-            raise ScenarioError(f"scenarios[{i}]", f"{pat!r} matches no file")
-        files.extend(Path(m) for m in matches)
     seeds = spec.get("seeds", 1)
     if isinstance(seeds, bool) or not (isinstance(seeds, int) or isinstance(seeds, list)):
         raise ScenarioError("seeds", "is a count or a list of seeds")
     seed_list = list(range(1, seeds + 1)) if isinstance(seeds, int) else seeds
     if not seed_list or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in seed_list):
         raise ScenarioError("seeds", "needs at least one seed, each a whole number from 1")
-    grid = spec.get("grid", {})
+    if "parts" in spec:
+        if "scenarios" in spec or "grid" in spec:
+            raise ScenarioError("parts", "replaces scenarios and grid: give one or the other")
+        parts = spec["parts"]
+        if not isinstance(parts, list) or not parts or not all(isinstance(p, dict) for p in parts):
+            raise ScenarioError("parts", "is a list of tables, each with scenarios and a grid")
+        paths = [f"parts[{i}]." for i in range(len(parts))]
+    else:
+        parts, paths = [{"scenarios": spec.get("scenarios"), "grid": spec.get("grid", {})}], [""]
+    sweep = Sweep(name=name)
+    for part, at in zip(parts, paths):
+        for k in part:
+            if k not in ("scenarios", "grid"):
+                raise ScenarioError(f"{at}{k}", "unknown field (a part has scenarios and grid)")
+        for f in _part_runs(part, at, base, seed_list, sweep):
+            sweep.runs.append(f)
+    return sweep
+
+
+def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Sweep) -> list[Run]:
+    patterns = part.get("scenarios")
+    if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) for p in patterns):
+        raise ScenarioError(f"{at}scenarios", "is required: a list of scenario files (globs allowed)")
+    files: list[Path] = []
+    for i, pat in enumerate(patterns):
+        matches = sorted(glob.glob(str(base / pat)))
+        if not matches:
+            raise ScenarioError(f"{at}scenarios[{i}]", f"{pat!r} matches no file")
+        files.extend(Path(m) for m in matches)
+    grid = part.get("grid", {})
     if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
-        raise ScenarioError("grid", "maps field paths to non-empty lists of values")
+        raise ScenarioError(f"{at}grid", "maps field paths to non-empty lists of values")
     fields = list(grid)
-    sweep = Sweep(name=name, fields=fields)
+    sweep.fields += [f for f in fields if f not in sweep.fields]
+    runs = []
     for f in files:
         text = f.read_text(encoding="utf-8")
         try:
@@ -157,15 +180,15 @@ def build(spec: dict, base: Path, default_name: str = "sweep") -> Sweep:
                 try:
                     set_field(scenario, p, v)
                 except ScenarioError as e:
-                    raise ScenarioError(f"grid.{p}", f"{f.name}: {e.message}") from None
+                    raise ScenarioError(f"{at}grid.{p}", f"{f.name}: {e.message}") from None
             case = scenario["name"] + "".join(f" {p}={v}" for p, v in params.items())
             try:
                 normalized = tcplab.validate(scenario)
             except ScenarioError as e:
                 raise ScenarioError(e.path, f"{case}: {e.message}") from None
             for seed in seed_list:
-                sweep.runs.append(Run(case, seed, params, scenario, run_key(normalized, seed)))
-    return sweep
+                runs.append(Run(case, seed, params, scenario, run_key(normalized, seed)))
+    return runs
 
 
 # --------------------------------------------------------------------------------------

@@ -54,3 +54,17 @@ def test_every_study_has_a_quick_form_that_reports(tmp_path, study):
     tables = [t["id"] for t in studies.tomllib.loads((studies.EXPERIMENTS / study / "study.toml").read_text())["tables"]]
     for t in tables:
         assert (out / f"table-{t}.svg").exists()
+
+
+def test_a_cell_takes_the_case_that_sets_the_fewest_other_fields():
+    import pandas as pd
+
+    flows = pd.DataFrame([
+        {"case": "a size=512", "scenario": "s", "seed": 1, "size": 512, "delay": None, "flow": "f", "goodput_bps": 1.0},
+        {"case": "a size=512 delay=9ms", "scenario": "s", "seed": 1, "size": 512, "delay": "9ms", "flow": "f", "goodput_bps": 5.0},
+        {"case": "a size=64", "scenario": "s", "seed": 1, "size": 64, "delay": None, "flow": "f", "goodput_bps": 7.0},
+    ])
+    cell = studies.Cell("T", "r", "c", 1.0, "s", "goodput_bps", "f", "sum", 2.0, {"size": 512})
+    assert studies._value(flows, cell, ["size", "delay"]) == [2.0]
+    both = studies.Cell("T", "r", "c", 1.0, "s", "goodput_bps", "f", "sum", 1.0, {"size": 512, "delay": "9ms"})
+    assert studies._value(flows, both, ["size", "delay"]) == [5.0]
