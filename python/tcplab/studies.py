@@ -202,7 +202,7 @@ def _claims(study: dict, values: dict[tuple, float]) -> list[tuple[str, str, str
                 continue
             best = (min if kind == "lowest" else max)(present, key=present.get)
             ok &= best == expect
-            detail.append(f"{col}: {best} {present[best]:.4g}")
+            detail.append(f"{col}: {best} {_fmt(present[best])}")
         verdict = "supported" if ok and detail else "not supported"
         out.append((c["text"], verdict, "; ".join(detail)))
     return out
