@@ -57,6 +57,7 @@ class Cell:
     aggregate: str  # "sum" or "mean" over flows when flow is None
     scale: float
     params: dict  # the sweep grid's values of the run it is compared with ({} for any)
+    handover: int | None = None  # a handover's effect (0: the first) instead of a flow metric
 
 
 def _cells(study_dir: Path) -> list[Cell]:
@@ -66,7 +67,7 @@ def _cells(study_dir: Path) -> list[Cell]:
         cells.append(Cell(table=c["table"], row=c["row"], column=c["column"], paper=c.get("paper"),
                           scenario=c["scenario"], metric=c.get("metric", "goodput_bps"), flow=c.get("flow"),
                           aggregate=c.get("aggregate", "sum"), scale=c.get("scale", 1.0),
-                          params=c.get("params", {})))
+                          params=c.get("params", {}), handover=c.get("handover")))
     return cells
 
 
@@ -74,6 +75,10 @@ def _value(flows, cell: Cell, fields: list[str]) -> list[float]:
     """The cell's value in each seed's run. When several cases match the cell's scenario and
     grid values, it is the case that sets the fewest other grid fields (a sweep's parts can vary
     a field the cell does not name)."""
+    if cell.handover is not None:
+        if flows.empty or "handover" not in flows.columns:
+            return []
+        flows = flows[flows["handover"] == cell.handover]
     rows = flows[flows["scenario"] == cell.scenario]
     for field, value in cell.params.items():
         rows = rows[rows[field] == value]
@@ -85,7 +90,9 @@ def _value(flows, cell: Cell, fields: list[str]) -> list[float]:
         rows = rows[rows["flow"] == cell.flow]
     out = []
     for _, g in rows.groupby("seed"):
-        vals = g[cell.metric]
+        vals = g[cell.metric].dropna()
+        if vals.empty:
+            continue
         v = vals.sum() if (cell.flow is not None or cell.aggregate == "sum") else vals.mean()
         out.append(float(v) * cell.scale)
     return out
@@ -159,7 +166,7 @@ def _ns2_values(cells: list[Cell], runs: list[sw.Run], max_duration: float) -> d
 
     metrics: dict[str, dict] = {}
     for c in cells:
-        r = run_of(c)
+        r = run_of(c) if c.handover is None else None
         if r is None or r.key in metrics:
             continue
         doc = r.scenario
@@ -173,6 +180,8 @@ def _ns2_values(cells: list[Cell], runs: list[sw.Run], max_duration: float) -> d
                 continue
     out = {}
     for c in cells:
+        if c.handover is not None:
+            continue
         r = run_of(c)
         m = metrics.get(r.key) if r else None
         if not m or any(c.metric not in f for f in m.values()):
@@ -277,11 +286,11 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
     out = Path(out) if out else Path("results") / spec["name"]
     log(f"{len(sweep.runs)} runs into {out}")
     result = sw.run(sweep, out, workers=workers, scheduler=scheduler, progress=progress)
-    flows = result.flows
+    flows, handovers = result.flows, result.handovers
     cells = _cells(study_dir)
     ours: dict[tuple, tuple[float, float]] = {}
     for c in cells:
-        vals = _value(flows, c, sweep.fields)
+        vals = _value(handovers if c.handover is not None else flows, c, sweep.fields)
         if vals:
             ours[(c.table, c.row, c.column)] = sw.confidence_interval(vals)
     ns2 = _ns2_values(cells, sweep.runs, study.get("ns2_max_duration", 1000.0)) if study.get("ns2", True) else {}

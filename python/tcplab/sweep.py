@@ -387,6 +387,25 @@ class SweepResult:
                             "jain_fairness": r["summary"]["jain_fairness"]})
         return pd.DataFrame(out)
 
+    @property
+    def handovers(self):
+        """One row per run, handover (0 for the first) and flow towards the mobile node: case,
+        scenario, seed, the varied fields, then the handover's effect on the flow."""
+        import pandas as pd
+
+        out = []
+        for r in self.rows:
+            if r["summary"] is None:
+                continue
+            run = self.by_key.get(r["key"])
+            scenario = run.scenario["name"] if run else r["summary"]["name"]
+            for k, h in enumerate(r["summary"].get("handovers", [])):
+                for f in h.get("flows", []):
+                    out.append({"case": r["case"], "scenario": scenario, "seed": r["seed"], **r["params"],
+                                "handover": k, "from": h["from"], "to": h["to"],
+                                **{key: v for key, v in f.items() if key not in ("flow", "parts_s")}, "flow": f["flow"]})
+        return pd.DataFrame(out)
+
     def aggregate(self, metric: str = "goodput_bps"):
         """Per case and flow: the mean of ``metric`` over the seeds, its 95% CI, min and max."""
         import pandas as pd
