@@ -292,7 +292,7 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
     for c in cells:
         vals = _value(handovers if c.handover is not None else flows, c, sweep.fields)
         if vals:
-            ours[(c.table, c.row, c.column)] = sw.confidence_interval(vals)
+            ours[(c.table, c.row, c.column)] = (*sw.confidence_interval(vals), min(vals), max(vals))
     ns2 = _ns2_values(cells, sweep.runs, study.get("ns2_max_duration", 1000.0)) if study.get("ns2", True) else {}
     log("ns-2.35 " + ("compared" if ns2 else "not compared (not installed, or no wired scenario short enough)"))
     claims = _claims(study, {k: v[0] for k, v in ours.items()})
@@ -308,8 +308,10 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
 
 def _cell_row(c: Cell, ours: dict, ns2: dict) -> list[str]:
     k = (c.table, c.row, c.column)
-    mean, ci = ours.get(k, (None, None))
+    mean, ci, lo, hi = ours.get(k, (None, None, None, None))
     ours_s = "–" if mean is None else f"{_fmt(mean)} ± {_fmt(ci)}"
+    if mean is not None and hi > lo:
+        ours_s += f" ({_fmt(lo)} to {_fmt(hi)})"
     return [c.row, c.column, _fmt(c.paper), ours_s, _fmt(ns2.get(k))]
 
 
@@ -326,7 +328,7 @@ def _write_markdown(out: Path, study, name, quick, result, tables, ours, ns2, cl
     if study.get("citation"):
         lines += [f"Paper: {study['citation']}", ""]
     for t, tc, figs in tables:
-        lines += [f"## {t['title']}", "", "| row | column | paper | tcplab (mean ± 95% CI) | ns-2.35 |", "|---|---|---|---|---|"]
+        lines += [f"## {t['title']}", "", "| row | column | paper | tcplab (mean ± 95% CI, min to max) | ns-2.35 |", "|---|---|---|---|---|"]
         lines += ["| " + " | ".join(_cell_row(c, ours, ns2)) + " |" for c in tc]
         lines += [""] + [f"![{t['title']}]({f})" for f in figs if f.endswith(".svg")] + [""]
     if claims:
@@ -349,7 +351,7 @@ def _write_html(out: Path, study, name, quick, result, tables, ours, ns2, claims
         parts.append(f"<p>Paper: {e(study['citation'])}</p>")
     for t, tc, figs in tables:
         parts.append(f"<h2>{e(t['title'])}</h2><table><tr><th>row</th><th>column</th><th>paper</th>"
-                     "<th>tcplab (mean ± 95% CI)</th><th>ns-2.35</th></tr>")
+                     "<th>tcplab (mean ± 95% CI, min to max)</th><th>ns-2.35</th></tr>")
         parts += ["<tr>" + "".join(f"<td>{e(v)}</td>" for v in _cell_row(c, ours, ns2)) + "</tr>" for c in tc]
         parts.append("</table>")
         for f in figs:
