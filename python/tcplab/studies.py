@@ -170,6 +170,7 @@ def _ns2_values(cells: list[Cell], runs: list[sw.Run], max_duration: float) -> d
         if r is None or r.key in metrics:
             continue
         doc = r.scenario
+        metrics[r.key] = {}  # decided once per run: empty if ns-2 cannot run it
         if doc.get("wlans") or doc.get("profile") == "rfc" or tcplab.validate(doc)["duration_s"] > max_duration:
             continue
         with tempfile.TemporaryDirectory() as tmp:

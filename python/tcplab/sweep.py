@@ -369,6 +369,16 @@ class SweepResult:
     def failed(self) -> list[dict]:
         return [r for r in self.rows if r["error"]]
 
+    def _finished(self):
+        """Each finished run's summary, with the columns every table starts with: case, scenario
+        name, seed and the varied fields."""
+        for r in self.rows:
+            if r["summary"] is None:
+                continue
+            run = self.by_key.get(r["key"])
+            scenario = run.scenario["name"] if run else r["summary"]["name"]
+            yield r["summary"], {"case": r["case"], "scenario": scenario, "seed": r["seed"], **r["params"]}
+
     @property
     def flows(self):
         """One row per run and flow: case, scenario name, seed, the varied fields, then the
@@ -376,15 +386,10 @@ class SweepResult:
         import pandas as pd
 
         out = []
-        for r in self.rows:
-            if r["summary"] is None:
-                continue
-            run = self.by_key.get(r["key"])
-            scenario = run.scenario["name"] if run else r["summary"]["name"]
-            for f in r["summary"]["flows"]:
-                out.append({"case": r["case"], "scenario": scenario, "seed": r["seed"], **r["params"], "flow": f["name"],
-                            **{k: v for k, v in f.items() if k != "name"},
-                            "jain_fairness": r["summary"]["jain_fairness"]})
+        for summary, head in self._finished():
+            for f in summary["flows"]:
+                out.append({**head, "flow": f["name"], **{k: v for k, v in f.items() if k != "name"},
+                            "jain_fairness": summary["jain_fairness"]})
         return pd.DataFrame(out)
 
     @property
@@ -394,15 +399,10 @@ class SweepResult:
         import pandas as pd
 
         out = []
-        for r in self.rows:
-            if r["summary"] is None:
-                continue
-            run = self.by_key.get(r["key"])
-            scenario = run.scenario["name"] if run else r["summary"]["name"]
-            for k, h in enumerate(r["summary"].get("handovers", [])):
+        for summary, head in self._finished():
+            for k, h in enumerate(summary.get("handovers", [])):
                 for f in h.get("flows", []):
-                    out.append({"case": r["case"], "scenario": scenario, "seed": r["seed"], **r["params"],
-                                "handover": k, "from": h["from"], "to": h["to"],
+                    out.append({**head, "handover": k, "from": h["from"], "to": h["to"],
                                 **{key: v for key, v in f.items() if key not in ("flow", "parts_s")}, "flow": f["flow"]})
         return pd.DataFrame(out)
 

@@ -44,12 +44,14 @@ def test_two_node_tcp_matches_ns2(tmp_path):
 
     r = tcplab.run(CASE / "two-node-tcp.toml")
     goodput = r.flows.goodput_bps[0]
+    print(f"goodput: tcplab {goodput:.0f} b/s, ns-2 {ns2_goodput:.0f} b/s")
     assert abs(goodput - ns2_goodput) / ns2_goodput < 0.02, (goodput, ns2_goodput)
 
     ours = r.radios[["rts", "cts", "data", "acks"]].sum()
     theirs = {"rts": sent["RTS"], "cts": sent["CTS"], "data": sent["tcp"] + sent["ack"], "acks": sent["ACK"]}
     for kind in ("rts", "cts", "acks"):
         per_data = ours[kind] / ours["data"], theirs[kind] / theirs["data"]
+        print(f"{kind} per data frame: tcplab {per_data[0]:.3f}, ns-2 {per_data[1]:.3f}")
         assert per_data[0] == pytest.approx(per_data[1], abs=0.01), (kind, per_data)
 
 

@@ -47,6 +47,7 @@ fn spacing_and_gaps_lower_the_slow_start_peak_queue() {
         for pacing in [spacing, gaps] {
             let (paced, paced_goodput) = run(protocol, profile, pacing);
             let what = format!("{profile} {protocol} with {pacing:?}");
+            println!("{what}: peak queue {bursty} -> {paced}, goodput {goodput:.0} -> {paced_goodput:.0} b/s");
             assert!(paced < bursty, "{what}: peak queue {paced}, unpaced {bursty}");
             assert!(paced_goodput > 0.99 * goodput, "{what}: goodput {paced_goodput}, unpaced {goodput}");
         }

@@ -55,6 +55,7 @@ fn one_station_matches_the_closed_form() {
                 let cycle = t.difs() + 15.5 * t.slot + exchange(&t, rts);
                 let expected = PACKET as f64 * 8.0 / cycle;
                 let error = (got - expected).abs() / expected;
+                println!("{rate} {preamble} rts={rts}: {got:.0} b/s, closed form {expected:.0}");
                 assert!(error < 0.01, "{rate} {preamble} rts={rts}: {got:.0} b/s, closed form {expected:.0} ({:.2}% off)", error * 100.0);
             }
         }
@@ -91,6 +92,7 @@ fn n_stations_match_bianchi() {
         let (got, t) = saturated(n, "11Mb", "long", false);
         let expected = bianchi(n, &t);
         let error = (got - expected).abs() / expected;
+        println!("{n} stations: {got:.0} b/s, Bianchi {expected:.0}");
         assert!(error < 0.05, "{n} stations: {got:.0} b/s, Bianchi {expected:.0} ({:.2}% off)", error * 100.0);
     }
 }

@@ -5,7 +5,7 @@
 
 use super::raw::{Quantity, RawFast, RawPacing, RawTcp, RawVegas};
 use super::validate::{err, flag, int_in, one_of, real_in, time, Res};
-use tcplab_cc::{FastConfig, PacingConfig, Progressive, RttSource, SlowStart, VegasConfig};
+use tcplab_cc::{EpochRtt, FastConfig, PacingConfig, Progressive, RttSource, SlowStart, VegasConfig};
 
 /// The flow's value of a field, else the scenario's, with the path of the one taken.
 fn pick<R, T>(own: Option<&R>, global: Option<&R>, get: impl Fn(&R) -> Option<T>, table: &str, field: &str, flow: &str) -> Option<(T, String)> {
@@ -25,6 +25,12 @@ pub(super) fn vegas_config(own: Option<&RawVegas>, global: Option<&RawVegas>, fl
     if c.beta < c.alpha {
         let path = pick(own, global, |r| r.beta, "vegas", "beta", flow).map_or(format!("{flow}.vegas.beta"), |(_, p)| p);
         return err(path, format!("{} is below alpha ({})", c.beta, c.alpha));
+    }
+    if let Some((v, path)) = pick(own, global, |r| r.epoch_rtt.clone(), "vegas", "epoch_rtt", flow) {
+        c.epoch_rtt = match one_of(&v, &["last", "min"], "epoch RTT", &path)? {
+            "min" => EpochRtt::Min,
+            _ => EpochRtt::Last,
+        };
     }
     if let Some(v) = real(|r| r.loss_decrease, "loss_decrease", 0.0, 0.99)? { c.loss_decrease = v; }
     if let Some(v) = real(|r| r.ecn_decrease, "ecn_decrease", 0.0, 0.99)? { c.ecn_decrease = v; }

@@ -192,6 +192,7 @@ pub struct RawVegas {
     pub alpha: Option<f64>,
     pub beta: Option<f64>,
     pub gamma: Option<f64>,
+    pub epoch_rtt: Option<String>,
     pub slow_start: Option<String>,
     pub loss_decrease: Option<f64>,
     pub ecn_decrease: Option<f64>,

@@ -198,3 +198,14 @@ fn ipv6_headers_unless_the_scenario_sets_its_own() {
     let bad = GOOD.replacen("duration", "ip_version = 5\nduration", 1);
     assert_eq!(Scenario::from_toml(&bad).unwrap_err().path, "ip_version");
 }
+
+#[test]
+fn vegas_epoch_rtt_is_a_field() {
+    let text = GOOD.replacen("protocol = \"reno\"", "protocol = \"vegas\"\nprofile = \"rfc\"\nvegas = { epoch_rtt = \"min\" }", 1);
+    match &Scenario::from_toml(&text).unwrap().flows[0].transport {
+        Transport::Tcp(t) => assert_eq!(t.vegas.as_ref().unwrap().epoch_rtt, tcplab_cc::EpochRtt::Min),
+        t => panic!("{t:?}"),
+    }
+    let bad = text.replace("\"min\"", "\"mean\"");
+    assert_eq!(Scenario::from_toml(&bad).unwrap_err().path, "flows[0].vegas.epoch_rtt");
+}

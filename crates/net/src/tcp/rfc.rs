@@ -96,11 +96,6 @@ impl RfcSender {
         }
     }
 
-    /// The congestion controller (for tests and time series).
-    pub fn controller(&self) -> &Controller {
-        &self.cc
-    }
-
     /// The window in segments: cwnd (inflated during recovery) within max_cwnd and the receiver's.
     fn cwnd(&self) -> f64 {
         let mut w = self.cc.cwnd() + self.recovery.map_or(0.0, |r| r.inflation);
