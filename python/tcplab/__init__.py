@@ -333,7 +333,8 @@ class Result:
 
     summary       the summary dict, as the core produced it (what summary.json holds)
     flows, links  pandas DataFrames with one row per flow / per link direction
-    series        dict of DataFrames for the traced time series (e.g. "cwnd")
+    series        dict of DataFrames for the time series: "cwnd" (with the cwnd trace), "flows"
+                  and "links" (per-interval goodput and queue length, with `output.interval`)
     jain_fairness Jain's fairness index over the flows' goodput
     """
 
@@ -391,11 +392,15 @@ class Result:
         return json.dumps(self.summary, indent=2, sort_keys=False) + "\n"
 
     def save(self, directory: str | os.PathLike) -> Path:
-        """Write summary.json into ``directory`` (created if needed); returns its path."""
+        """Write summary.json into ``directory`` (created if needed), and the sampled series of
+        `output.interval` as series-flows.csv and series-links.csv; returns summary.json's path."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         p = d / "summary.json"
         p.write_text(self.summary_json(), encoding="utf-8")
+        for name in ("flows", "links"):
+            if name in self._series_raw:
+                self.series[name].to_csv(d / f"series-{name}.csv", index=False)
         return p
 
     def __repr__(self) -> str:

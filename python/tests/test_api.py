@@ -259,6 +259,24 @@ class TestResult:
     def test_series_only_when_traced(self):
         assert tcplab.run(DUMBBELL).series == {}
 
+    def test_interval_samples(self, tmp_path):
+        doc = dumbbell_doc()
+        doc["output"] = {"interval": "0.5s"}
+        active = {f["name"]: (f["stop_s"] or 5.0) - f["start_s"] for f in tcplab.validate(doc)["flows"]}
+        res = tcplab.run(doc, out=tmp_path)
+        fl, ln = res.series["flows"], res.series["links"]
+        assert list(fl.columns) == ["time", "flow", "goodput_bps", "throughput_bps", "delivered_bytes"]
+        assert list(ln.columns) == ["time", "link", "queue_pkts"]
+        assert len(fl) == 10 * 3 and len(ln) == 10 * 10  # 5 s: 3 flows, 10 link directions
+        last = fl[fl["time"] == 5.0].set_index("flow")["delivered_bytes"]
+        for f in res.summary["flows"]:
+            assert last[f["name"]] * 8 / active[f["name"]] == pytest.approx(f["goodput_bps"]), f["name"]
+        import pandas as pd
+
+        saved = pd.read_csv(tmp_path / "series-flows.csv")
+        assert saved["delivered_bytes"].tolist() == fl["delivered_bytes"].tolist()
+        assert (tmp_path / "series-links.csv").exists()
+
     def test_empty_tables_keep_their_columns(self):
         res = tcplab.Result({"summary": {"name": "x", "flows": [], "links": []}})
         assert list(res.flows.columns) == FLOW_COLUMNS and len(res.flows) == 0

@@ -1,7 +1,7 @@
 //! A simulation run: builds the network and agents from a scenario, dispatches events, and
 //! summarises the counters at the end.
 
-use crate::metrics::{delay_stats, jain, FlowSummary, LinkSummary, RadioSummary, Summary};
+use crate::metrics::{delay_stats, jain, FlowSeries, FlowSummary, LinkSeries, LinkSummary, RadioSummary, Sampler, Summary};
 use crate::loss::Loss;
 use crate::network::{Endpoint, Event, Link, Network, TimerKind};
 use crate::packet::{Addr, FlowId, Kind, Packet};
@@ -69,6 +69,7 @@ pub struct Simulation {
     scenario: Scenario,
     seed: u64,
     end: Time,
+    sampler: Option<Sampler>,
 }
 
 /// What a run produces: the summary and any traced time series.
@@ -82,6 +83,12 @@ pub struct RunResult {
 pub struct Series {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cwnd: Option<CwndSeries>,
+    /// Per-interval goodput of every flow (`output.interval`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flows: Option<FlowSeries>,
+    /// Per-interval queue length of every link direction (`output.interval`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links: Option<LinkSeries>,
 }
 
 #[derive(Serialize, Debug, Default)]
@@ -261,7 +268,13 @@ impl Simulation {
         for (i, a) in scenario.actions.iter().enumerate() {
             net.sched.schedule_exact(a.at_s, Event::Act(i as u32));
         }
-        Ok(Simulation { net, flows, scenario, seed, end })
+        let sampler = scenario.interval.map(|interval| {
+            let flow_names = scenario.flows.iter().map(|f| f.name.clone()).collect();
+            let node = |n: u32| &scenario.nodes[n as usize];
+            let link_names = net.links.iter().map(|l| format!("{}->{}", node(l.from), node(l.to))).collect();
+            Sampler::new(interval, flow_names, link_names)
+        });
+        Ok(Simulation { net, flows, scenario, seed, end, sampler })
     }
 
     pub fn now(&self) -> Time {
@@ -292,6 +305,16 @@ impl Simulation {
     /// halt scheduled for that time comes before them.
     pub fn advance(&mut self, to: Time) -> bool {
         let stop = to.min(self.end);
+        while let Some(at) = self.sampler.as_ref().and_then(|s| s.due(stop)) {
+            self.run_events(at);
+            let queues = self.net.links.iter().map(|l| l.queue.len());
+            self.sampler.as_mut().expect("due").record(&self.net.flow_stats, queues);
+        }
+        self.run_events(stop)
+    }
+
+    /// Runs the events due up to `stop` (all of them before the end when `stop` is the end).
+    fn run_events(&mut self, stop: Time) -> bool {
         let end_s = self.end.as_secs_f64();
         while let Some((t, exact)) = self.net.sched.peek_time() {
             if exact >= end_s || (t > stop && stop < self.end) {
@@ -398,6 +421,10 @@ impl Simulation {
                 s.ssthresh.push(ss);
             }
             series.cwnd = Some(s);
+        }
+        if let Some(sampler) = self.sampler.take() {
+            series.flows = Some(sampler.flows);
+            series.links = Some(sampler.links);
         }
         Ok(RunResult { summary, series })
     }

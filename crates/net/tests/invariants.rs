@@ -114,3 +114,36 @@ fn advancing_in_steps_gives_the_same_result() {
     assert_eq!(stepped.now(), Time::from_secs(5));
     assert_eq!(stepped.finish().unwrap().to_json(), whole);
 }
+
+/// `output.interval` samples add up to the summary's totals, and sampling changes nothing.
+#[test]
+fn interval_samples_add_up_and_change_nothing() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/sharma2013/dumbbell.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let sampled = format!("{text}\n[output]\ninterval = \"250ms\"\n");
+    let opts = RunOptions { until: Some(Time::from_secs(10)), ..Default::default() };
+    let plain = Simulation::new(Scenario::from_toml(&text).unwrap(), &opts).unwrap().finish().unwrap();
+    let run = Simulation::new(Scenario::from_toml(&sampled).unwrap(), &opts).unwrap().finish().unwrap();
+    assert_eq!(serde_json::to_string(&plain.summary).unwrap(), serde_json::to_string(&run.summary).unwrap());
+
+    let series = run.series.flows.as_ref().expect("flow samples");
+    let n_flows = run.summary.flows.len();
+    assert_eq!(series.time.len(), 40 * n_flows, "one row per flow every 250 ms for 10 s");
+    assert_eq!(*series.time.last().unwrap(), 10.0);
+    for f in &run.summary.flows {
+        let rows: Vec<usize> = (0..series.flow.len()).filter(|&i| series.flow[i] == f.name).collect();
+        let bytes: f64 = rows.iter().map(|&i| series.goodput_bps[i] * 0.25 / 8.0).sum();
+        let total = series.delivered_bytes[*rows.last().unwrap()];
+        assert!((bytes - total as f64).abs() < 1e-6 * total as f64 + 1e-9, "{}: {bytes} against {total}", f.name);
+        assert!(rows.windows(2).all(|w| series.delivered_bytes[w[0]] <= series.delivered_bytes[w[1]]));
+        // the later flows start at 20 s and 40 s
+        assert_eq!(total > 0, f.name == "flow1", "{} delivered {total} bytes", f.name);
+    }
+    let links = run.series.links.as_ref().expect("queue samples");
+    assert_eq!(links.time.len(), 40 * run.summary.links.len());
+    for (i, l) in run.summary.links.iter().enumerate() {
+        let max = (0..links.link.len()).filter(|&j| links.link[j] == l.name).map(|j| links.queue_pkts[j] as u64).max().unwrap();
+        assert!(max <= l.queue_max_pkts, "{}: sampled {max} above the maximum {}", l.name, l.queue_max_pkts);
+        assert_eq!(links.link[i], l.name, "links in summary order");
+    }
+}

@@ -151,6 +151,9 @@ pub struct Scenario {
     pub trace_links: Option<Vec<(usize, usize)>>,
     /// How the ns-2 trace writes wireless events.
     pub wireless_format: crate::trace::WirelessFormat,
+    /// Sample each flow's goodput and each link's queue at every multiple of this interval.
+    #[serde(rename = "interval_s", serialize_with = "opt_secs")]
+    pub interval: Option<Time>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -296,4 +296,5 @@ pub struct RawOutput {
     pub events: Option<Flag>,
     pub trace_links: Option<Vec<String>>,
     pub wireless_format: Option<String>,
+    pub interval: Option<Quantity>,
 }

@@ -102,6 +102,8 @@ fn malformed_scenarios_name_the_field() {
         ("name = \"t\"", "name = \"t\"\nprofile = 3", "profile"),
         ("[tcp]", "[tcpp]", "tcpp"),
         ("bandwidth = \"10Mb\"", "bandwidth = \"10Tb\"\nbandwidth2 = 1", "links[0].bandwidth2"),
+        ("[tcp]", "[output]\ninterval = \"0s\"\n[tcp]", "output.interval"),
+        ("[tcp]", "[output]\ninterval = \"soon\"\n[tcp]", "output.interval"),
     ];
     for (from, to, path) in cases {
         assert!(GOOD.contains(from), "case {path}: pattern {from:?} not in the good scenario");

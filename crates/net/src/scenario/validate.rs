@@ -234,7 +234,15 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let mut traces = Traces::default();
     let mut trace_links = None;
     let mut wireless_format = crate::trace::WirelessFormat::Old;
+    let mut interval = None;
     if let Some(out) = &raw.output {
+        if let Some(q) = &out.interval {
+            let t = time(q, "output.interval")?;
+            if t == Time::ZERO {
+                return err("output.interval", "must be greater than zero");
+            }
+            interval = Some(t);
+        }
         if let Some(f) = out.tcp_header {
             traces.tcp_header = flag(f, "output.tcp_header")?;
         }
@@ -263,7 +271,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             }
         }
     }
-    Ok(Scenario { name, duration, seed, rng, nodes, links, wlans, moves, mobile_nodes, flows, losses, actions, traces, trace_links, wireless_format })
+    Ok(Scenario { name, duration, seed, rng, nodes, links, wlans, moves, mobile_nodes, flows, losses, actions, traces, trace_links, wireless_format, interval })
 }
 
 fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>) -> Res<LinkConfig> {
