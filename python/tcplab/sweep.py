@@ -70,30 +70,38 @@ class Sweep:
 # Reading a sweep
 # --------------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+|\*)\]")
 
 
 def set_field(doc: dict, path: str, value: Any) -> None:
-    """Sets ``doc[path] = value`` for a path like ``links[2].delay`` or ``tcp.window``; tables
-    on the way are created, list items must exist."""
-    tokens = [(name, int(idx) if idx else None) for name, idx in _TOKEN.findall(path)]
-    if not tokens or tokens[0][0] == "":
+    """Sets ``doc[path] = value`` for a path like ``links[2].delay`` or ``tcp.window``, or
+    ``flows[*].packet_size`` for every item of a list; tables on the way are created, list
+    items must exist."""
+    tokens = [name or (idx if idx == "*" else int(idx)) for name, idx in _TOKEN.findall(path)]
+    if not tokens or not isinstance(tokens[0], str) or tokens[0] == "*":
         raise ScenarioError(path, "is not a field path (e.g. links[2].delay)")
-    node: Any = doc
-    for pos, (name, idx) in enumerate(tokens):
-        last = pos == len(tokens) - 1
-        key: Any = name if name else idx
-        if isinstance(key, int):
-            if not isinstance(node, list) or key >= len(node):
-                raise ScenarioError(path, f"has no item [{key}] in the scenario")
-        elif not isinstance(node, dict):
-            raise ScenarioError(path, f"{name!r} is not inside a table")
-        if last:
-            node[key] = value
-        else:
-            if isinstance(key, str) and key not in node:
-                node[key] = {}
-            node = node[key]
+    _set(doc, tokens, path, value)
+
+
+def _set(node: Any, tokens: list, path: str, value: Any) -> None:
+    key, rest = tokens[0], tokens[1:]
+    if key == "*" or isinstance(key, int):
+        if not isinstance(node, list) or (key != "*" and key >= len(node)):
+            raise ScenarioError(path, f"has no item [{key}] in the scenario")
+        if key == "*" and not node:
+            raise ScenarioError(path, "has no items in the scenario")
+        keys = range(len(node)) if key == "*" else [key]
+    elif not isinstance(node, dict):
+        raise ScenarioError(path, f"{key!r} is not inside a table")
+    else:
+        keys = [key]
+    for k in keys:
+        if not rest:
+            node[k] = value
+            continue
+        if isinstance(k, str) and k not in node:
+            node[k] = {}
+        _set(node[k], rest, path, value)
 
 
 def _version() -> str:
@@ -150,6 +158,22 @@ def build(spec: dict, base: Path, default_name: str = "sweep") -> Sweep:
     return sweep
 
 
+def _grid_axes(grid: dict, at: str) -> list[tuple[list[str], list[tuple]]]:
+    """The grid's axes: each key is one field, or several joined by commas whose values are
+    varied together (`"links[2].delay, links[2].queue_limit" = [["16ms", 16], ["71ms", 62]]`),
+    for pairs such as an RTT and the buffer sized for it. Each axis: its fields, its points."""
+    axes = []
+    for key, values in grid.items():
+        names = [n.strip() for n in key.split(",")]
+        if len(names) == 1:
+            axes.append((names, [(v,) for v in values]))
+            continue
+        if not all(names) or not all(isinstance(v, list) and len(v) == len(names) for v in values):
+            raise ScenarioError(f"{at}.{key}", f"varies {len(names)} fields together: each value is a list of {len(names)}")
+        axes.append((names, [tuple(v) for v in values]))
+    return axes
+
+
 def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Sweep) -> list[Run]:
     patterns = part.get("scenarios")
     if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) for p in patterns):
@@ -163,7 +187,8 @@ def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Swe
     grid = part.get("grid", {})
     if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
         raise ScenarioError(f"{at}grid", "maps field paths to non-empty lists of values")
-    fields = list(grid)
+    axes = _grid_axes(grid, f"{at}grid")
+    fields = [f for names, _ in axes for f in names]
     sweep.fields += [f for f in fields if f not in sweep.fields]
     runs = []
     for f in files:
@@ -173,8 +198,8 @@ def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Swe
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError(str(f), f"not valid TOML: {e}") from None
         doc.setdefault("name", f.stem)
-        for values in itertools.product(*grid.values()):
-            params = dict(zip(fields, values))
+        for point in itertools.product(*(values for _, values in axes)):
+            params = dict(zip(fields, (v for values in point for v in values)))
             scenario = json.loads(json.dumps(doc))  # a deep copy
             for p, v in params.items():
                 try:
@@ -359,11 +384,14 @@ def confidence_interval(values: Iterable[float]) -> tuple[float, float]:
 class SweepResult:
     """The runs of a sweep as tidy tables."""
 
-    def __init__(self, sweep: Sweep, rows: list[dict]):
+    def __init__(self, sweep: Sweep, stored: list[dict]):
+        """`stored`: the store's entries for the sweep's keys. Each run of the sweep gets its
+        own row, in sweep order: two cases that set the same scenario (a field set to its
+        default) share one stored result but keep their own case and fields."""
         self.sweep = sweep
-        order = {r.key: i for i, r in enumerate(sweep.runs)}
-        self.by_key = {r.key: r for r in sweep.runs}
-        self.rows = sorted(rows, key=lambda r: order.get(r["key"], len(order)))
+        by_key = {r["key"]: r for r in stored}
+        self.rows = [{**by_key[r.key], "case": r.case, "seed": r.seed, "params": r.params, "scenario": r.scenario["name"]}
+                     for r in sweep.runs if r.key in by_key]
 
     @property
     def failed(self) -> list[dict]:
@@ -373,11 +401,8 @@ class SweepResult:
         """Each finished run's summary, with the columns every table starts with: case, scenario
         name, seed and the varied fields."""
         for r in self.rows:
-            if r["summary"] is None:
-                continue
-            run = self.by_key.get(r["key"])
-            scenario = run.scenario["name"] if run else r["summary"]["name"]
-            yield r["summary"], {"case": r["case"], "scenario": scenario, "seed": r["seed"], **r["params"]}
+            if r["summary"] is not None:
+                yield r["summary"], {"case": r["case"], "scenario": r["scenario"], "seed": r["seed"], **r["params"]}
 
     @property
     def flows(self):

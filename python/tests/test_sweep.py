@@ -43,6 +43,12 @@ def test_set_field_walks_tables_and_lists():
         sw.set_field(doc, "links[5].delay", "1ms")
     with pytest.raises(ScenarioError, match="not a field path"):
         sw.set_field(doc, "[0]", 1)
+    sw.set_field(doc, "links[*].queue_limit", 9)
+    assert [link["queue_limit"] for link in doc["links"]] == [9, 9]
+    with pytest.raises(ScenarioError, match="no item"):
+        sw.set_field(doc, "tcp[*].x", 1)
+    with pytest.raises(ScenarioError, match="no items"):
+        sw.set_field({"flows": []}, "flows[*].packet_size", 1)
 
 
 @pytest.mark.parametrize("text, path", [
@@ -51,6 +57,7 @@ def test_set_field_walks_tables_and_lists():
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nsurprise = 1', "surprise"),
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"links[9].delay" = ["1ms"]', "grid.links[9].delay"),
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"links[2].bandwidth" = ["fast"]', "links[2].bandwidth"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"duration, tcp.window" = [["1s", 4], ["2s"]]', "grid.duration, tcp.window"),
 ])
 def test_a_bad_sweep_names_the_field(tmp_path, text, path):
     p = tmp_path / "bad.toml"
@@ -58,6 +65,32 @@ def test_a_bad_sweep_names_the_field(tmp_path, text, path):
     with pytest.raises(ScenarioError) as e:
         sw.load(p)
     assert e.value.path == path
+
+
+def test_fields_joined_by_commas_vary_together(tmp_path):
+    p = tmp_path / "paired.toml"
+    p.write_text(f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n'
+                 '"links[2].delay, links[2].queue_limit" = [["10ms", 6], ["40ms", 20]]\n"tcp.window" = [8, 16]\n')
+    sweep = sw.load(p)
+    assert sweep.fields == ["links[2].delay", "links[2].queue_limit", "tcp.window"]
+    points = [(r.params["links[2].delay"], r.params["links[2].queue_limit"], r.params["tcp.window"]) for r in sweep.runs]
+    assert points == [("10ms", 6, 8), ("10ms", 6, 16), ("40ms", 20, 8), ("40ms", 20, 16)]
+    assert all(r.scenario["links"][2]["queue_limit"] == r.params["links[2].queue_limit"] for r in sweep.runs)
+
+
+def test_cases_that_set_the_same_scenario_share_a_run_but_keep_their_rows(tmp_path):
+    scenario = LOSSY / "lossy-reno.toml"
+    own = sw.tomllib.loads(scenario.read_text())["links"][2].get("queue_limit", 50)
+    p = tmp_path / "same.toml"
+    # the second part sets links[2].queue_limit to the scenario's own value: one run for two cases
+    p.write_text(f'seeds = 1\n[[parts]]\nscenarios = ["{scenario}"]\ngrid = {{ duration = ["2s"] }}\n'
+                 f'[[parts]]\nscenarios = ["{scenario}"]\ngrid = {{ duration = ["2s"], "links[2].queue_limit" = [{own}] }}\n')
+    sweep = sw.load(p)
+    assert len(sweep.runs) == 2 and sweep.runs[0].key == sweep.runs[1].key
+    res = sw.run(sweep, tmp_path / "out", workers=1, progress=False)
+    assert [r["case"] for r in res.rows] == [r.case for r in sweep.runs]
+    flows = res.flows
+    assert flows["links[2].queue_limit"].isna().sum() == flows["links[2].queue_limit"].notna().sum() > 0
 
 
 def test_parallel_equals_serial_and_resuming_runs_only_what_is_missing(tmp_path, monkeypatch):
