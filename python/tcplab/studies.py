@@ -17,6 +17,7 @@ ns-2 is installed, ns-2.35's for the same scenario.
 from __future__ import annotations
 
 import html
+import json
 import math
 import shutil
 import tempfile
@@ -58,6 +59,7 @@ class Cell:
     scale: float
     params: dict  # the sweep grid's values of the run it is compared with ({} for any)
     handover: int | None = None  # a handover's effect (0: the first) instead of a flow metric
+    normalise: str | None = None  # "max": over the column's largest mean; "inverse": 1 - that
 
 
 def _cells(study_dir: Path) -> list[Cell]:
@@ -67,7 +69,7 @@ def _cells(study_dir: Path) -> list[Cell]:
         cells.append(Cell(table=c["table"], row=c["row"], column=c["column"], paper=c.get("paper"),
                           scenario=c["scenario"], metric=c.get("metric", "goodput_bps"), flow=c.get("flow"),
                           aggregate=c.get("aggregate", "sum"), scale=c.get("scale", 1.0),
-                          params=c.get("params", {}), handover=c.get("handover")))
+                          params=c.get("params", {}), handover=c.get("handover"), normalise=c.get("normalise")))
     return cells
 
 
@@ -96,6 +98,31 @@ def _value(flows, cell: Cell, fields: list[str]) -> list[float]:
         v = vals.sum() if (cell.flow is not None or cell.aggregate == "sum") else vals.mean()
         out.append(float(v) * cell.scale)
     return out
+
+
+def _normalise(cells: list[Cell], ours: dict, ns2: dict) -> None:
+    """Rescales the cells with `normalise` in place, column by column over the cells that share
+    their table, column and `normalise`: "max" divides by the largest mean (normalised
+    throughput), "inverse" gives 1 minus that (inversely normalised delay: 0 for the longest)."""
+    groups: dict[tuple, list[tuple]] = {}
+    for c in cells:
+        if c.normalise:
+            if c.normalise not in ("max", "inverse"):
+                raise ScenarioError(f"cells.{c.table}.{c.row}.normalise", f"{c.normalise!r} is not \"max\" or \"inverse\"")
+            groups.setdefault((c.table, c.column, c.normalise), []).append((c.table, c.row, c.column))
+    for (_, _, how), keys in groups.items():
+        for values, mean_of in ((ours, lambda v: v[0]), (ns2, lambda v: v)):
+            present = [k for k in keys if k in values]
+            top = max((mean_of(values[k]) for k in present), default=0.0)
+            if top <= 0:
+                continue
+            for k in present:
+                v = values[k]
+                if isinstance(v, tuple):
+                    mean, ci, lo, hi = (x / top for x in v)
+                    values[k] = (mean, ci, lo, hi) if how == "max" else (1 - mean, ci, 1 - hi, 1 - lo)
+                else:
+                    values[k] = v / top if how == "max" else 1 - v / top
 
 
 # --------------------------------------------------------------------------------------
@@ -200,19 +227,24 @@ def _ns2_values(cells: list[Cell], runs: list[sw.Run], max_duration: float) -> d
 def _claims(study: dict, values: dict[tuple, float]) -> list[tuple[str, str, str]]:
     """Each claim with "supported"/"not supported" and the numbers that decide it. A claim is
     `kind = "lowest"` or `"highest"`: among `rows` (row labels of `table`) the `expect` row has
-    the lowest (highest) value in every column (or in `columns`)."""
+    the lowest (highest) value in every column (or in `columns`); or `kind = "above"` or
+    `"below"`: every one of those cells is above (below) `threshold`."""
     out = []
     for c in study.get("claims", []):
-        table, rows, expect, kind = c["table"], c["rows"], c["expect"], c["kind"]
+        table, rows, kind = c["table"], c["rows"], c["kind"]
         columns = c.get("columns") or sorted({k[2] for k in values if k[0] == table and k[1] in rows})
         ok, detail = True, []
         for col in columns:
             present = {r: values[(table, r, col)] for r in rows if (table, r, col) in values}
             if not present:
                 continue
-            best = (min if kind == "lowest" else max)(present, key=present.get)
-            ok &= best == expect
-            detail.append(f"{col}: {best} {_fmt(present[best])}")
+            best = (min if kind in ("lowest", "above") else max)(present, key=present.get)
+            if kind in ("above", "below"):
+                ok &= present[best] > c["threshold"] if kind == "above" else present[best] < c["threshold"]
+                detail.append(f"{col}: {'lowest' if kind == 'above' else 'highest'} {best} {_fmt(present[best])}")
+            else:
+                ok &= best == c["expect"]
+                detail.append(f"{col}: {best} {_fmt(present[best])}")
         verdict = "supported" if ok and detail else "not supported"
         out.append((c["text"], verdict, "; ".join(detail)))
     return out
@@ -228,14 +260,33 @@ def _fmt(v: float | None) -> str:
     return f"{v:.4g}" if abs(v) < 1000 else f"{v:.0f}"
 
 
-def _figure(table: str, title: str, cells: list[Cell], ours: dict, ns2: dict, out: Path) -> list[str]:
-    """A grouped bar chart of the table: paper, tcplab (with its 95% CI) and ns-2."""
+def _pyplot():
+    """matplotlib's pyplot without a display, or None when matplotlib is missing (no figures)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
+        return None
+    return plt
+
+
+def _save(plt, fig, stem: Path) -> list[str]:
+    """Writes `fig` as stem.png and stem.svg; returns the file names."""
+    names = []
+    for ext in ("png", "svg"):
+        p = stem.with_name(f"{stem.name}.{ext}")
+        fig.savefig(p, dpi=120)
+        names.append(p.name)
+    plt.close(fig)
+    return names
+
+
+def _figure(table: str, title: str, cells: list[Cell], ours: dict, ns2: dict, out: Path) -> list[str]:
+    """A grouped bar chart of the table: paper, tcplab (with its 95% CI) and ns-2."""
+    plt = _pyplot()
+    if plt is None:
         return []
     labels = [f"{c.row}\n{c.column}" for c in cells]
     x = range(len(cells))
@@ -254,13 +305,90 @@ def _figure(table: str, title: str, cells: list[Cell], ours: dict, ns2: dict, ou
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    names = []
-    for ext in ("png", "svg"):
-        p = out / f"table-{table}.{ext}"
-        fig.savefig(p, dpi=120)
-        names.append(p.name)
-    plt.close(fig)
-    return names
+    return _save(plt, fig, out / f"table-{table}")
+
+
+# --------------------------------------------------------------------------------------
+# Figures over time
+# --------------------------------------------------------------------------------------
+
+def _series_figures(study: dict, study_dir: Path, quick: bool, seed: int, out: Path, log: Callable[[str], None]) -> list[tuple[dict, list[str]]]:
+    """The study's `[[figures]]`: goodput (or data delivered, `series = "cumulative"`) of each
+    flow against time, one run per panel at the sweep's first seed, sampled every `interval`.
+    `overlay = true` draws every panel's run on one axes (the paper's curves for several RTTs);
+    `flows` picks the flows drawn. In quick form `[quick.figures]` is set on every run. The
+    samples go to `figure-<id>.csv` beside the report."""
+    figures = study.get("figures", [])
+    if not figures:
+        return []
+    import pandas as pd
+
+    quick_set = study.get("quick", {}).get("figures", {}) if quick else {}
+    done = []
+    for i, f in enumerate(figures):
+        at = f"figures[{i}]"
+        path = study_dir / f.get("scenario", "")
+        if not path.is_file():
+            raise ScenarioError(f"{at}.scenario", f"{f.get('scenario')!r} is not a scenario file")
+        base = tomllib.loads(path.read_text(encoding="utf-8"))
+        base.setdefault("name", path.stem)
+        frames = []
+        for j, panel in enumerate(f.get("panels", [])):
+            doc = json.loads(json.dumps(base))  # a deep copy
+            settings = {**f.get("set", {}), **panel.get("set", {}), "output.interval": f.get("interval", "1s"), **quick_set}
+            for field, value in settings.items():
+                try:
+                    sw.set_field(doc, field, value)
+                except ScenarioError as e:
+                    raise ScenarioError(f"{at}.panels[{j}].set.{field}", e.message) from None
+            samples = tcplab.run(doc, seed=seed).series["flows"]
+            if f.get("flows"):
+                samples = samples[samples["flow"].isin(f["flows"])]
+            frames.append(samples.assign(run=panel.get("label", f"run {j + 1}")))
+        if not frames:
+            raise ScenarioError(f"{at}.panels", "needs at least one panel (a label and the fields it sets)")
+        data = pd.concat(frames, ignore_index=True)[["run", "time", "flow", "goodput_bps", "delivered_bytes"]]
+        data.to_csv(out / f"figure-{f['id']}.csv", index=False)
+        log(f"figure {f['id']}: {len(frames)} runs")
+        done.append((f, _draw_series(f, data, out)))
+    return done
+
+
+def _draw_series(f: dict, data, out: Path) -> list[str]:
+    plt = _pyplot()
+    if plt is None:
+        return []
+    cumulative = f.get("series", "goodput") == "cumulative"
+    column = "delivered_bytes" if cumulative else "goodput_bps"
+    scale_bits = (data[column] * (8 if cumulative else 1)).max()
+    div, unit = (1e6, "Mb") if scale_bits >= 1e6 else (1e3, "kb")
+    ylabel = f"data delivered ({unit})" if cumulative else f"goodput ({unit}/s)"
+    runs = list(dict.fromkeys(data["run"]))
+    groups = [runs] if f.get("overlay") else [[r] for r in runs]
+    cols = min(3, len(groups))
+    rows = math.ceil(len(groups) / cols)
+    size = (8.0, 4.5) if len(groups) == 1 else (4.2 * cols, 3.0 * rows + 0.4)
+    fig, axes = plt.subplots(rows, cols, figsize=size, squeeze=False, sharey=True)
+    for ax, group in zip(axes.flat, groups):
+        lines = sum(data[data["run"] == r]["flow"].nunique() for r in group)
+        if lines > 10:  # past the default cycle's ten colours, a colour scale keeps curves apart
+            ax.set_prop_cycle(color=[plt.cm.viridis(i / (lines - 1)) for i in range(lines)])
+        for r in group:
+            d = data[data["run"] == r]
+            for flow, g in d.groupby("flow", sort=False):
+                label = r if len(group) > 1 and d["flow"].nunique() == 1 else (f"{r}: {flow}" if len(group) > 1 else flow)
+                y = g[column] * (8 if cumulative else 1) / div
+                ax.plot(g["time"], y, label=label, linewidth=0.9)
+        ax.set_title(group[0] if len(group) == 1 else "", fontsize=8)
+        ax.set_xlabel("time (s)", fontsize=8)
+        ax.set_ylabel(ylabel, fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=6, ncol=2 if len(ax.get_lines()) > 6 else 1)
+    for ax in list(axes.flat)[len(groups):]:
+        ax.set_visible(False)
+    fig.suptitle(f["title"], fontsize=9)
+    fig.tight_layout()
+    return _save(plt, fig, out / f"figure-{f['id']}")
 
 
 def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: str | Path | None = None,
@@ -295,6 +423,7 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
         if vals:
             ours[(c.table, c.row, c.column)] = (*sw.confidence_interval(vals), min(vals), max(vals))
     ns2 = _ns2_values(cells, sweep.runs, study.get("ns2_max_duration", 1000.0)) if study.get("ns2", True) else {}
+    _normalise(cells, ours, ns2)
     log("ns-2.35 " + ("compared" if ns2 else "not compared (not installed, or no wired scenario short enough)"))
     claims = _claims(study, {k: v[0] for k, v in ours.items()})
     tables = []
@@ -302,8 +431,10 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
         tc = [c for c in cells if c.table == t["id"]]
         figs = _figure(t["id"], t["title"], tc, ours, ns2, out)
         tables.append((t, tc, figs))
-    _write_markdown(out, study, name, quick, result, tables, ours, ns2, claims)
-    _write_html(out, study, name, quick, result, tables, ours, ns2, claims)
+    first_seed = min((r.seed for r in sweep.runs), default=1)
+    figures = _series_figures(study, study_dir, quick, first_seed, out, log)
+    _write_markdown(out, study, name, quick, result, tables, ours, ns2, claims, figures)
+    _write_html(out, study, name, quick, result, tables, ours, ns2, claims, figures)
     return out
 
 
@@ -324,7 +455,13 @@ def _header(study: dict, name: str, quick: bool, result: sw.SweepResult) -> list
     ]
 
 
-def _write_markdown(out: Path, study, name, quick, result, tables, ours, ns2, claims) -> None:
+def _figure_caption(f: dict) -> str:
+    what = "Data delivered in order, cumulative" if f.get("series") == "cumulative" else "Goodput"
+    runs = ", ".join(p.get("label", "") for p in f.get("panels", []))
+    return f"{what}, sampled every {f.get('interval', '1s')}, one run each (first seed): {runs}. Samples in figure-{f['id']}.csv."
+
+
+def _write_markdown(out: Path, study, name, quick, result, tables, ours, ns2, claims, figures) -> None:
     lines = [f"# {study.get('title', name)}", "", *[f"_{h}_  " for h in _header(study, name, quick, result)], ""]
     if study.get("citation"):
         lines += [f"Paper: {study['citation']}", ""]
@@ -332,6 +469,9 @@ def _write_markdown(out: Path, study, name, quick, result, tables, ours, ns2, cl
         lines += [f"## {t['title']}", "", "| row | column | paper | tcplab (mean ± 95% CI, min to max) | ns-2.35 |", "|---|---|---|---|---|"]
         lines += ["| " + " | ".join(_cell_row(c, ours, ns2)) + " |" for c in tc]
         lines += [""] + [f"![{t['title']}]({f})" for f in figs if f.endswith(".svg")] + [""]
+    for f, figs in figures:
+        lines += [f"## {f['title']}", "", _figure_caption(f), ""]
+        lines += [f"![{f['title']}]({p})" for p in figs if p.endswith(".svg")] + [""]
     if claims:
         lines += ["## The paper's claims", ""]
         lines += [f"- {text}: **{verdict}** ({detail})" for text, verdict, detail in claims] + [""]
@@ -340,7 +480,7 @@ def _write_markdown(out: Path, study, name, quick, result, tables, ours, ns2, cl
     (out / "report.md").write_text("\n".join(lines))
 
 
-def _write_html(out: Path, study, name, quick, result, tables, ours, ns2, claims) -> None:
+def _write_html(out: Path, study, name, quick, result, tables, ours, ns2, claims, figures) -> None:
     e = html.escape
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(study.get('title', name))}</title>",
              "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto}table{border-collapse:collapse}"
@@ -358,6 +498,12 @@ def _write_html(out: Path, study, name, quick, result, tables, ours, ns2, claims
         for f in figs:
             if f.endswith(".svg"):  # inline, so that the page needs nothing else
                 svg = (out / f).read_text()
+                parts.append(svg[svg.find("<svg"):])
+    for f, figs in figures:
+        parts.append(f"<h2>{e(f['title'])}</h2><p>{e(_figure_caption(f))}</p>")
+        for p in figs:
+            if p.endswith(".svg"):
+                svg = (out / p).read_text()
                 parts.append(svg[svg.find("<svg"):])
     if claims:
         parts.append("<h2>The paper's claims</h2><ul>")

@@ -51,9 +51,13 @@ def test_every_study_has_a_quick_form_that_reports(tmp_path, study):
     rows = [ln for ln in md.splitlines() if ln.startswith("| ") and not ln.startswith("| row")]
     assert len(rows) == len(cells), "every published number has its row"
     assert "(0 failed)" in md
-    tables = [t["id"] for t in studies.tomllib.loads((studies.EXPERIMENTS / study / "study.toml").read_text())["tables"]]
-    for t in tables:
-        assert (out / f"table-{t}.svg").exists()
+    doc = studies.tomllib.loads((studies.EXPERIMENTS / study / "study.toml").read_text())
+    for t in doc["tables"]:
+        assert (out / f"table-{t['id']}.svg").exists()
+    for f in doc.get("figures", []):
+        samples = (out / f"figure-{f['id']}.csv").read_text().splitlines()
+        assert samples[0] == "run,time,flow,goodput_bps,delivered_bytes" and len(samples) > 10
+        assert (out / f"figure-{f['id']}.svg").exists() and f["title"] in md
 
 
 def test_a_cell_takes_the_case_that_sets_the_fewest_other_fields():
@@ -68,3 +72,16 @@ def test_a_cell_takes_the_case_that_sets_the_fewest_other_fields():
     assert studies._value(flows, cell, ["size", "delay"]) == [2.0]
     both = studies.Cell("T", "r", "c", 1.0, "s", "goodput_bps", "f", "sum", 1.0, {"size": 512, "delay": "9ms"})
     assert studies._value(flows, both, ["size", "delay"]) == [5.0]
+
+
+def test_claims_compare_rows_or_a_threshold():
+    values = {("T", "a", "x"): 1.0, ("T", "b", "x"): 3.0, ("T", "a", "y"): 5.0, ("T", "b", "y"): 2.0}
+    study = {"claims": [
+        {"text": "a lowest in x", "table": "T", "kind": "lowest", "rows": ["a", "b"], "columns": ["x"], "expect": "a"},
+        {"text": "a lowest in both", "table": "T", "kind": "lowest", "rows": ["a", "b"], "expect": "a"},
+        {"text": "all above 0.5", "table": "T", "kind": "above", "rows": ["a", "b"], "threshold": 0.5},
+        {"text": "x above 2", "table": "T", "kind": "above", "rows": ["a", "b"], "columns": ["x"], "threshold": 2},
+        {"text": "y below 6", "table": "T", "kind": "below", "rows": ["a", "b"], "columns": ["y"], "threshold": 6},
+    ]}
+    verdicts = [v for _, v, _ in studies._claims(study, values)]
+    assert verdicts == ["supported", "not supported", "supported", "not supported", "supported"]
