@@ -76,9 +76,62 @@ impl<E: Copy> Scheduler<E> {
     }
 
     fn push(&mut self, time: Time, exact: f64, event: E) {
-        assert!(time >= self.now, "event scheduled in the past: {time:?} < {:?}", self.now);
-        self.heap.push(Entry { time, exact, seq: self.next_seq, event });
+        let seq = self.reserve();
+        self.push_reserved(exact, seq, event);
+        debug_assert!(time == Time::from_secs_f64(exact));
+    }
+
+    /// Takes the insertion number an event scheduled now would get, for an event that is pushed
+    /// later (`push_reserved`) but must keep its place among events due at the same time.
+    pub fn reserve(&mut self) -> u64 {
+        let seq = self.next_seq;
         self.next_seq += 1;
+        seq
+    }
+
+    /// Schedules `event` at `exact` seconds with an insertion number taken by `reserve`: it
+    /// comes out exactly where it would have if it had been scheduled when `seq` was taken.
+    pub fn push_reserved(&mut self, exact: f64, seq: u64, event: E) {
+        assert!(exact >= self.now_exact, "event scheduled in the past: {exact} < {}", self.now_exact);
+        let time = Time::from_secs_f64(exact);
+        assert!(time >= self.now, "event scheduled in the past: {time:?} < {:?}", self.now);
+        self.heap.push(Entry { time, exact, seq, event });
+    }
+
+    /// Arms `timer` to expire at `exact` seconds; `event` makes its event from a generation.
+    ///
+    /// A timer keeps at most one event in the queue. Re-arming it for a time after the event
+    /// already queued pushes nothing: that event, when it comes out, re-queues itself for the new
+    /// time with the insertion number taken now (see `fire`). A TCP sender re-arms its
+    /// retransmission timer on every ACK, so this keeps the queue as small as the network.
+    pub fn arm(&mut self, timer: &mut Timer, exact: f64, event: impl Fn(u32) -> E) {
+        timer.gen = timer.gen.wrapping_add(1);
+        timer.pending = true;
+        timer.due = exact;
+        timer.seq = self.reserve();
+        if timer.queued.is_none_or(|(_, at)| at > exact) {
+            self.push_reserved(exact, timer.seq, event(timer.gen));
+            timer.queued = Some((timer.gen, exact));
+        }
+    }
+
+    /// Called when an event of `timer` carrying generation `gen` comes out: true if the timer
+    /// expires now. An event for an earlier arming re-queues itself for the current one.
+    pub fn fire(&mut self, timer: &mut Timer, gen: u32, event: impl Fn(u32) -> E) -> bool {
+        if timer.queued.map(|(g, _)| g) != Some(gen) {
+            return false; // superseded by an earlier event pushed since
+        }
+        timer.queued = None;
+        if !timer.pending {
+            return false;
+        }
+        if gen == timer.gen {
+            timer.pending = false;
+            return true;
+        }
+        self.push_reserved(timer.due, timer.seq, event(timer.gen));
+        timer.queued = Some((timer.gen, timer.due));
+        false
     }
 
     /// Time of the next event, if any, and its exact double.
@@ -104,42 +157,30 @@ impl<E: Copy> Scheduler<E> {
 
 }
 
-/// A restartable timer without a handle into the heap: arming it bumps a generation number that
-/// the scheduled event carries, and an event whose generation is no longer current is stale and
-/// skipped when it fires. Rescheduling therefore costs one push, as in ns-2's `resched`.
+/// A restartable timer without a handle into the heap, armed and fired through the scheduler
+/// (`Scheduler::arm`, `Scheduler::fire`). Arming bumps a generation number that the event
+/// carries; an event whose generation is no longer current is stale, or re-queues itself when
+/// the timer was re-armed for a later time.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Timer {
     gen: u32,
     pending: bool,
+    /// When the current arming expires, and its insertion number.
+    due: f64,
+    seq: u64,
+    /// The generation and time of the timer's event in the queue, if any.
+    queued: Option<(u32, f64)>,
 }
 
 impl Timer {
-    /// Arms (or re-arms) the timer; returns the generation its event must carry.
-    pub fn arm(&mut self) -> u32 {
-        self.gen = self.gen.wrapping_add(1);
-        self.pending = true;
-        self.gen
-    }
-
     pub fn cancel(&mut self) {
         self.gen = self.gen.wrapping_add(1);
         self.pending = false;
     }
 
-    /// True if an event of generation `gen` is the live expiry; the timer is then no longer pending.
-    pub fn fire(&mut self, gen: u32) -> bool {
-        if self.pending && gen == self.gen {
-            self.pending = false;
-            true
-        } else {
-            false
-        }
-    }
-
     pub fn pending(&self) -> bool {
         self.pending
     }
-
 }
 
 #[cfg(test)]
@@ -181,15 +222,39 @@ mod tests {
 
     #[test]
     fn stale_timer_events_are_skipped() {
+        let mut s: Scheduler<u32> = Scheduler::new();
         let mut t = Timer::default();
-        let g1 = t.arm();
-        let g2 = t.arm();
-        assert!(!t.fire(g1), "a re-armed timer's old event is stale");
-        assert!(t.pending());
-        assert!(t.fire(g2));
-        assert!(!t.pending());
-        let g3 = t.arm();
+        s.arm(&mut t, 2.0, |g| g);
+        s.arm(&mut t, 1.0, |g| g); // earlier: a second event, the first is stale
+        let (_, g) = s.pop().unwrap();
+        assert!(s.fire(&mut t, g, |g| g) && !t.pending());
+        let (_, g) = s.pop().unwrap();
+        assert!(!s.fire(&mut t, g, |g| g), "the superseded event is stale");
+        s.arm(&mut t, 3.0, |g| g);
         t.cancel();
-        assert!(!t.fire(g3), "a cancelled timer never fires");
+        let (_, g) = s.pop().unwrap();
+        assert!(!s.fire(&mut t, g, |g| g), "a cancelled timer never fires");
+        assert!(s.pop().is_none());
+    }
+
+    #[test]
+    fn a_timer_rearmed_later_keeps_one_event_and_its_place() {
+        // Eager: every arming pushes, stale events are skipped. Lazy: one event per timer.
+        // Both must dispatch the same events in the same order.
+        let mut s: Scheduler<(char, u32)> = Scheduler::new();
+        let mut t = Timer::default();
+        s.arm(&mut t, 1.0, |g| ('t', g));
+        s.schedule_exact(0.5, ('x', 0));
+        s.arm(&mut t, 2.0, |g| ('t', g)); // later: nothing pushed
+        s.schedule_exact(2.0, ('y', 0)); // same time, inserted after the arming: comes after
+        assert_eq!(s.heap.len(), 3);
+        let mut order = String::new();
+        while let Some((_, (c, g))) = s.pop() {
+            if c != 't' || s.fire(&mut t, g, |g| ('t', g)) {
+                order.push(c);
+            }
+        }
+        assert_eq!(order, "xty");
+        assert_eq!(s.now_exact(), 2.0);
     }
 }

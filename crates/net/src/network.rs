@@ -169,8 +169,12 @@ impl Network {
     /// added to the double clock, as ns-2's `Scheduler::schedule` does.
     pub fn arm(&mut self, timer: &mut Timer, flow: FlowId, kind: TimerKind, delay: f64) {
         let at = self.now_secs() + delay;
-        let gen = timer.arm();
-        self.sched.schedule_exact(at, Event::Timer(flow, kind, gen));
+        self.sched.arm(timer, at, |gen| Event::Timer(flow, kind, gen));
+    }
+
+    /// True if the event of `timer` that came out with generation `gen` is its expiry.
+    pub fn fire(&mut self, timer: &mut Timer, flow: FlowId, kind: TimerKind, gen: u32) -> bool {
+        self.sched.fire(timer, gen, |gen| Event::Timer(flow, kind, gen))
     }
 
     /// An agent at `node` sends `pkt` towards `pkt.dst.node`.

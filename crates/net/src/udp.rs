@@ -28,7 +28,7 @@ impl CbrSource {
     }
 
     pub fn on_timer(&mut self, net: &mut Network, gen: u32) {
-        if self.timer.fire(gen) {
+        if net.fire(&mut self.timer, self.ep.flow, TimerKind::Cbr, gen) {
             self.send_and_rearm(net);
         }
     }

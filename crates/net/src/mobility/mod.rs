@@ -260,12 +260,13 @@ enum Route {
 
 impl Network {
     fn mip_timer_at(&mut self, m: usize, which: MipTimer, at: f64) {
+        let at = at.max(self.sched.now_exact());
         let mob = &mut self.mip.mobiles[m];
-        let gen = match which {
-            MipTimer::Beacon => mob.beacon.arm(),
-            MipTimer::Step => mob.step.arm(),
+        let timer = match which {
+            MipTimer::Beacon => &mut mob.beacon,
+            MipTimer::Step => &mut mob.step,
         };
-        self.sched.schedule_exact(at.max(self.now_secs()), Event::Mip(m as u32, which, gen));
+        self.sched.arm(timer, at, |gen| Event::Mip(m as u32, which, gen));
     }
 
     /// Associates every MN with the strongest access point in range and starts its beacon checks.
@@ -315,10 +316,11 @@ impl Network {
     pub fn on_mip(&mut self, m: u32, which: MipTimer, gen: u32) {
         let m = m as usize;
         let mob = &mut self.mip.mobiles[m];
-        let live = match which {
-            MipTimer::Beacon => mob.beacon.fire(gen),
-            MipTimer::Step => mob.step.fire(gen),
+        let timer = match which {
+            MipTimer::Beacon => &mut mob.beacon,
+            MipTimer::Step => &mut mob.step,
         };
+        let live = self.sched.fire(timer, gen, |gen| Event::Mip(m as u32, which, gen));
         if !live {
             return;
         }

@@ -262,7 +262,7 @@ impl RfcSender {
     // ----- timers -----
 
     pub fn on_timer(&mut self, net: &mut Network, gen: u32) {
-        if !self.rtx_timer.fire(gen) || self.maxseq < self.snd_una {
+        if !net.fire(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx, gen) || self.maxseq < self.snd_una {
             return;
         }
         self.cc.on_congestion(net.now_secs(), Signal::Timeout, self.flight());
@@ -276,7 +276,7 @@ impl RfcSender {
     }
 
     pub fn on_pace_timer(&mut self, net: &mut Network, gen: u32) {
-        if self.pace_timer.fire(gen) {
+        if net.fire(&mut self.pace_timer, self.ep.flow, TimerKind::Pace, gen) {
             self.send_much(net);
         }
     }

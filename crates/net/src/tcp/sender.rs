@@ -605,7 +605,7 @@ impl TcpSender {
     }
 
     pub fn on_pace_timer(&mut self, net: &mut Network, gen: u32) {
-        if self.pace_timer.fire(gen) {
+        if net.fire(&mut self.pace_timer, self.ep.flow, TimerKind::Pace, gen) {
             if self.pacer.is_some() {
                 self.send_much(net, self.p.maxburst);
             } else {
@@ -901,7 +901,7 @@ impl TcpSender {
     // ----- timeout -----
 
     pub fn on_timer(&mut self, net: &mut Network, gen: u32) {
-        if self.rtx_timer.fire(gen) {
+        if net.fire(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx, gen) {
             if self.p.rbp && self.rbp_on_timeout() {
                 return;
             }

@@ -200,7 +200,7 @@ impl TcpSink {
 
     pub fn on_timer(&mut self, net: &mut Network, gen: u32) {
         if let Some((_, timer, saved)) = &mut self.delack {
-            if timer.fire(gen) {
+            if net.fire(timer, self.ep.flow, TimerKind::DelAck, gen) {
                 if let Some(pkt) = saved.take() {
                     self.ack(net, &pkt, None);
                 }

@@ -373,9 +373,8 @@ impl Network {
             MacTimer::Respond => &mut s.response,
             MacTimer::Nav => &mut s.nav_timer,
         };
-        let gen = timer.arm();
-        let at = at.max(self.now_secs());
-        self.sched.schedule_exact(at, Event::Wifi(WifiEvent::Timer(r, which, gen)));
+        let at = at.max(self.sched.now_exact());
+        self.sched.arm(timer, at, |gen| Event::Wifi(WifiEvent::Timer(r, which, gen)));
     }
 
     fn draw_backoff(&mut self, r: u32) -> u32 {
@@ -670,12 +669,13 @@ impl Network {
 
     fn mac_timer(&mut self, r: u32, which: MacTimer, gen: u32) {
         let s = &mut self.wifi.stations[r as usize];
-        let live = match which {
-            MacTimer::Access => s.access.fire(gen),
-            MacTimer::Timeout => s.timeout.fire(gen),
-            MacTimer::Respond => s.response.fire(gen),
-            MacTimer::Nav => s.nav_timer.fire(gen),
+        let timer = match which {
+            MacTimer::Access => &mut s.access,
+            MacTimer::Timeout => &mut s.timeout,
+            MacTimer::Respond => &mut s.response,
+            MacTimer::Nav => &mut s.nav_timer,
         };
+        let live = self.sched.fire(timer, gen, |gen| Event::Wifi(WifiEvent::Timer(r, which, gen)));
         if !live {
             return;
         }
