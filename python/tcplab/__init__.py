@@ -341,6 +341,7 @@ class Result:
     def __init__(self, raw: dict, out_dir: str | None = None):
         self.summary: dict = raw["summary"]
         self._series_raw: dict = raw.get("series") or {}
+        self.events: int | None = raw.get("events")  # events the core dispatched
         self.out_dir = out_dir
 
     @property

@@ -12,15 +12,24 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 struct Entry<E> {
+    /// The exact time's bits, then the insertion number: for the non-negative doubles of a
+    /// clock, the bits order as the values do, so one integer compare orders (exact, seq),
+    /// which is the (time, exact, seq) order since time is exact rounded.
+    key: u128,
     time: Time,
-    exact: f64,
-    seq: u64,
     event: E,
+}
+
+impl<E> Entry<E> {
+    fn key(exact: f64, seq: u64) -> u128 {
+        debug_assert!(exact >= 0.0);
+        (((exact + 0.0).to_bits() as u128) << 64) | seq as u128 // + 0.0 turns -0.0 into 0.0
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -30,9 +39,9 @@ impl<E> PartialOrd for Entry<E> {
     }
 }
 impl<E> Ord for Entry<E> {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
+    // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other.time.cmp(&self.time).then(other.exact.total_cmp(&self.exact)).then(other.seq.cmp(&self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -40,7 +49,11 @@ pub struct Scheduler<E: Copy> {
     heap: BinaryHeap<Entry<E>>,
     now: Time,
     now_exact: f64,
+    /// The insertion number of the event being dispatched.
+    now_seq: u64,
     next_seq: u64,
+    /// Events dispatched so far.
+    dispatched: u64,
 }
 
 impl<E: Copy> Default for Scheduler<E> {
@@ -51,7 +64,7 @@ impl<E: Copy> Default for Scheduler<E> {
 
 impl<E: Copy> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::with_capacity(1024), now: Time::ZERO, now_exact: 0.0, next_seq: 0 }
+        Scheduler { heap: BinaryHeap::with_capacity(1024), now: Time::ZERO, now_exact: 0.0, now_seq: 0, next_seq: 0, dispatched: 0 }
     }
 
     pub fn now(&self) -> Time {
@@ -71,14 +84,17 @@ impl<E: Copy> Scheduler<E> {
 
     /// Schedules `event` at `exact` seconds computed in double precision (ns-2's clock).
     pub fn schedule_exact(&mut self, exact: f64, event: E) {
-        assert!(exact >= self.now_exact, "event scheduled in the past: {exact} < {}", self.now_exact);
         self.push(Time::from_secs_f64(exact), exact, event);
     }
 
     fn push(&mut self, time: Time, exact: f64, event: E) {
         let seq = self.reserve();
-        self.push_reserved(exact, seq, event);
-        debug_assert!(time == Time::from_secs_f64(exact));
+        self.push_at(time, exact, seq, event);
+    }
+
+    fn push_at(&mut self, time: Time, exact: f64, seq: u64, event: E) {
+        assert!(exact >= self.now_exact && time >= self.now, "event scheduled in the past: {exact} < {}", self.now_exact);
+        self.heap.push(Entry { key: Entry::<E>::key(exact, seq), time, event });
     }
 
     /// Takes the insertion number an event scheduled now would get, for an event that is pushed
@@ -92,10 +108,14 @@ impl<E: Copy> Scheduler<E> {
     /// Schedules `event` at `exact` seconds with an insertion number taken by `reserve`: it
     /// comes out exactly where it would have if it had been scheduled when `seq` was taken.
     pub fn push_reserved(&mut self, exact: f64, seq: u64, event: E) {
-        assert!(exact >= self.now_exact, "event scheduled in the past: {exact} < {}", self.now_exact);
-        let time = Time::from_secs_f64(exact);
-        assert!(time >= self.now, "event scheduled in the past: {time:?} < {:?}", self.now);
-        self.heap.push(Entry { time, exact, seq, event });
+        self.push_at(Time::from_secs_f64(exact), exact, seq, event);
+    }
+
+    /// True if an event at `exact` seconds with insertion number `seq` would already have come
+    /// out: it sorts before the event being dispatched. Lets a model skip events whose only
+    /// effect is a state change nobody has looked at yet, and apply them when someone does.
+    pub fn is_past(&self, exact: f64, seq: u64) -> bool {
+        Entry::<E>::key(exact, seq) < Entry::<E>::key(self.now_exact, self.now_seq)
     }
 
     /// Arms `timer` to expire at `exact` seconds; `event` makes its event from a generation.
@@ -134,9 +154,23 @@ impl<E: Copy> Scheduler<E> {
         false
     }
 
+    /// How many events have been dispatched.
+    pub fn dispatched(&self) -> u64 {
+        self.dispatched
+    }
+
+    /// How many events are waiting.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
     /// Time of the next event, if any, and its exact double.
     pub fn peek_time(&self) -> Option<(Time, f64)> {
-        self.heap.peek().map(|e| (e.time, e.exact))
+        self.heap.peek().map(|e| (e.time, f64::from_bits((e.key >> 64) as u64)))
     }
 
     /// Removes the next event and advances the clock to its time.
@@ -144,7 +178,9 @@ impl<E: Copy> Scheduler<E> {
         let entry = self.heap.pop()?;
         debug_assert!(entry.time >= self.now, "time went backwards");
         self.now = entry.time;
-        self.now_exact = entry.exact;
+        self.now_exact = f64::from_bits((entry.key >> 64) as u64);
+        self.now_seq = entry.key as u64;
+        self.dispatched += 1;
         Some((entry.time, entry.event))
     }
 

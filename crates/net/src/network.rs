@@ -3,6 +3,7 @@
 //! ns-2 agents call `target_->recv`, so events are scheduled in the same order as in ns-2.
 
 use crate::loss::Loss;
+use std::collections::VecDeque;
 use crate::metrics::{FlowStats, LinkStats};
 use crate::packet::{flags, Addr, FlowId, Kind, Packet, PacketId, PacketPool, MAX_SACK_BLOCKS};
 use crate::scenario::LossAction;
@@ -98,9 +99,24 @@ pub struct Link {
     pub losses: Vec<Loss>,
     /// A packet is being serialised.
     pub busy: bool,
+    /// The end of the current transmission (exact time, insertion number) while no packet
+    /// waits for it. Its `LinkFree` event would only clear `busy`, so it is not scheduled; a
+    /// packet that arrives later checks it, and schedules the event if it must wait.
+    pub release: Option<(f64, u64)>,
     /// When the last transmission started ends.
     pub busy_until: Time,
+    /// Packets on the wire, in arrival order (a link's delay is fixed, so they arrive in the
+    /// order they left). Only the first has an event in the scheduler; the rest keep the
+    /// insertion number their event would have had.
+    pub pipe: VecDeque<InFlight>,
     pub stats: LinkStats,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct InFlight {
+    at: f64,
+    seq: u64,
+    id: PacketId,
 }
 
 pub struct Network {
@@ -253,11 +269,23 @@ impl Network {
                 }
             }
         }
+        if let Some((at, _)) = link.release.filter(|&(at, seq)| self.sched.is_past(at, seq)) {
+            // The transmission ended before this packet came: the link went idle then, and
+            // its queue (RED counts idle time) was found empty then, as `on_link_free` does.
+            link.release = None;
+            link.busy = false;
+            let none = link.queue.dequeue(at);
+            debug_assert!(none.is_none(), "a release is left unscheduled only while the queue is empty");
+        }
         self.tracer.link_event('+', now_s, link.from, link.to, pkt);
         let waiting = link.queue.len();
         match link.queue.enqueue(id, pkt, now_s, &mut self.rng) {
             Verdict::Queued => {
                 link.stats.queue_changed(now, waiting, link.queue.len());
+                if let Some((at, seq)) = link.release.take() {
+                    // a packet now waits for the end of the transmission
+                    self.sched.push_reserved(at, seq, Event::LinkFree(l as u32));
+                }
                 if !link.busy {
                     self.start_transmission(l);
                 }
@@ -310,8 +338,18 @@ impl Network {
         link.busy_until = now + tx;
         // ns-2's LinkDelay::recv in ns-2's arithmetic and order: the arrival, then the release.
         let txt = pkt.size as f64 * 8.0 / link.rate_bps as f64;
-        self.sched.schedule_exact(now_s + (txt + link.delay_secs), Event::Arrive(l as u32, id));
-        self.sched.schedule_exact(now_s + txt, Event::LinkFree(l as u32));
+        let arrival = InFlight { at: now_s + (txt + link.delay_secs), seq: self.sched.reserve(), id };
+        debug_assert!(link.pipe.back().is_none_or(|last| last.at < arrival.at), "arrivals leave a link in order");
+        if link.pipe.is_empty() {
+            self.sched.push_reserved(arrival.at, arrival.seq, Event::Arrive(l as u32, id));
+        }
+        link.pipe.push_back(arrival);
+        let release = (now_s + txt, self.sched.reserve());
+        if link.queue.is_empty() {
+            link.release = Some(release);
+        } else {
+            self.sched.push_reserved(release.0, release.1, Event::LinkFree(l as u32));
+        }
     }
 
     pub fn on_link_free(&mut self, l: u32) {
@@ -322,6 +360,12 @@ impl Network {
     /// A packet reaches the end of link `l`: it is forwarded, or returned if it is home.
     pub fn on_arrive(&mut self, l: u32, id: PacketId) -> Option<Packet> {
         let now_s = self.now_secs();
+        let link = &mut self.links[l as usize];
+        let first = link.pipe.pop_front();
+        debug_assert_eq!(first.map(|f| f.id), Some(id), "the first packet on the wire arrives");
+        if let Some(next) = link.pipe.front() {
+            self.sched.push_reserved(next.at, next.seq, Event::Arrive(l, next.id));
+        }
         let link = &self.links[l as usize];
         let to = link.to;
         let pkt = self.pkts.get(id);

@@ -77,6 +77,8 @@ pub struct Simulation {
 pub struct RunResult {
     pub summary: Summary,
     pub series: Series,
+    /// Events the scheduler dispatched (the engine's work, for benchmarks).
+    pub events: u64,
 }
 
 #[derive(Serialize, Debug, Default)]
@@ -185,7 +187,9 @@ impl Simulation {
                     queue: Queue::new(&queue, l.bandwidth_bps, l.delay, rng),
                     losses: Vec::new(),
                     busy: false,
+                    release: None,
                     busy_until: Time::ZERO,
+                    pipe: Default::default(),
                     stats: Default::default(),
                 });
             }
@@ -426,7 +430,7 @@ impl Simulation {
             series.flows = Some(sampler.flows);
             series.links = Some(sampler.links);
         }
-        Ok(RunResult { summary, series })
+        Ok(RunResult { summary, series, events: self.net.sched.dispatched() })
     }
 
     fn summary(&mut self) -> Summary {
