@@ -209,9 +209,11 @@ def _losses(emit, s: dict) -> None:
         emit("")
 
 
-def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = None) -> str:
+def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | None = None) -> str:
     """Return an ns-2.35 Tcl script building `normalized` (the output of tcplab.validate),
-    tracing every link to trace_path (and every TCP sender's cwnd_ to cwnd_path when given)."""
+    tracing every link to trace_path (no trace when None) and every TCP sender's cwnd_ to
+    cwnd_path when given. At the end it prints, per TCP flow, the highest segment the
+    receiver acknowledged and the data packets sent: "flow <i> ack <ack_> sent <ndatapack_>"."""
     if "duration_s" not in normalized:
         raise TypeError("scenario_to_tcl takes the normalized scenario of tcplab.validate()")
     s = normalized
@@ -232,8 +234,9 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
     # trace file is registered when they are built (and read show_tcphdr_ then).
     if s["traces"]["tcp_header"]:
         emit("Trace set show_tcphdr_ 1")
-    emit(f"set tracefd [open {_tcl_string(trace_path)} w]")
-    emit("$ns trace-all $tracefd")
+    if trace_path is not None:
+        emit(f"set tracefd [open {_tcl_string(trace_path)} w]")
+        emit("$ns trace-all $tracefd")
     if s["traces"]["events"]:
         emit("$ns eventtrace-all ;# TCP agents created from here on write E lines")
     if cwnd_path is not None:
@@ -333,11 +336,15 @@ def scenario_to_tcl(normalized: dict, trace_path: str, cwnd_path: str | None = N
             emit(f"${agent} trace cwnd_")
         emit("")
 
-    globs = "ns tracefd" + (" cwndfd" if cwnd_path is not None else "")
+    globs = "ns" + (" tracefd" if trace_path is not None else "") + (" cwndfd" if cwnd_path is not None else "")
+    globs += "".join(f" {agent}" for agent in tcp_agents)
     emit("proc finish {} {")
     emit(f"    global {globs}")
-    emit("    $ns flush-trace")
-    emit("    close $tracefd")
+    for agent in tcp_agents:
+        emit(f'    puts "flow {agent[len("agent"):]} ack [${agent} set ack_] sent [${agent} set ndatapack_]"')
+    if trace_path is not None:
+        emit("    $ns flush-trace")
+        emit("    close $tracefd")
     if cwnd_path is not None:
         emit("    close $cwndfd")
     emit("    exit 0")

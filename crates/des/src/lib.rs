@@ -2,6 +2,7 @@
 //! ordered event queue, restartable timers and named random streams.
 
 mod ns2rng;
+mod quad;
 mod rng;
 mod scheduler;
 mod time;

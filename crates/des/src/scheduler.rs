@@ -1,4 +1,4 @@
-//! The event queue: a binary heap ordered by (time, exact seconds, insertion number).
+//! The event queue: a 4-ary heap ordered by (time, exact seconds, insertion number).
 //!
 //! Time is integer picoseconds. An event may also carry the exact double-precision time a
 //! double-clock simulator such as ns-2 would have computed for it (`schedule_exact`); rounding to
@@ -8,45 +8,22 @@
 //! the queue never allocates per event once the heap has grown to the run's working size.
 
 use crate::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use crate::quad::QuadHeap;
 
-struct Entry<E> {
-    /// The exact time's bits, then the insertion number: for the non-negative doubles of a
-    /// clock, the bits order as the values do, so one integer compare orders (exact, seq),
-    /// which is the (time, exact, seq) order since time is exact rounded.
-    key: u128,
-    time: Time,
-    event: E,
+/// An event's place in the queue: the exact time's bits, then the insertion number. For the
+/// non-negative doubles of a clock, the bits order as the values do, so one integer orders
+/// (exact, seq), which is the (time, exact, seq) order since time is exact rounded.
+fn key(exact: f64, seq: u64) -> u128 {
+    debug_assert!(exact >= 0.0);
+    (((exact + 0.0).to_bits() as u128) << 64) | seq as u128 // + 0.0 turns -0.0 into 0.0
 }
 
-impl<E> Entry<E> {
-    fn key(exact: f64, seq: u64) -> u128 {
-        debug_assert!(exact >= 0.0);
-        (((exact + 0.0).to_bits() as u128) << 64) | seq as u128 // + 0.0 turns -0.0 into 0.0
-    }
-}
-
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key.cmp(&self.key)
-    }
+fn exact_of(key: u128) -> f64 {
+    f64::from_bits((key >> 64) as u64)
 }
 
 pub struct Scheduler<E: Copy> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: QuadHeap<(Time, E)>,
     now: Time,
     now_exact: f64,
     /// The insertion number of the event being dispatched.
@@ -64,7 +41,7 @@ impl<E: Copy> Default for Scheduler<E> {
 
 impl<E: Copy> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::with_capacity(1024), now: Time::ZERO, now_exact: 0.0, now_seq: 0, next_seq: 0, dispatched: 0 }
+        Scheduler { heap: QuadHeap::new(), now: Time::ZERO, now_exact: 0.0, now_seq: 0, next_seq: 0, dispatched: 0 }
     }
 
     pub fn now(&self) -> Time {
@@ -94,7 +71,7 @@ impl<E: Copy> Scheduler<E> {
 
     fn push_at(&mut self, time: Time, exact: f64, seq: u64, event: E) {
         assert!(exact >= self.now_exact && time >= self.now, "event scheduled in the past: {exact} < {}", self.now_exact);
-        self.heap.push(Entry { key: Entry::<E>::key(exact, seq), time, event });
+        self.heap.push(key(exact, seq), (time, event));
     }
 
     /// Takes the insertion number an event scheduled now would get, for an event that is pushed
@@ -115,7 +92,7 @@ impl<E: Copy> Scheduler<E> {
     /// out: it sorts before the event being dispatched. Lets a model skip events whose only
     /// effect is a state change nobody has looked at yet, and apply them when someone does.
     pub fn is_past(&self, exact: f64, seq: u64) -> bool {
-        Entry::<E>::key(exact, seq) < Entry::<E>::key(self.now_exact, self.now_seq)
+        key(exact, seq) < key(self.now_exact, self.now_seq)
     }
 
     /// Arms `timer` to expire at `exact` seconds; `event` makes its event from a generation.
@@ -170,18 +147,18 @@ impl<E: Copy> Scheduler<E> {
 
     /// Time of the next event, if any, and its exact double.
     pub fn peek_time(&self) -> Option<(Time, f64)> {
-        self.heap.peek().map(|e| (e.time, f64::from_bits((e.key >> 64) as u64)))
+        self.heap.peek().map(|(k, &(time, _))| (time, exact_of(k)))
     }
 
     /// Removes the next event and advances the clock to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let entry = self.heap.pop()?;
-        debug_assert!(entry.time >= self.now, "time went backwards");
-        self.now = entry.time;
-        self.now_exact = f64::from_bits((entry.key >> 64) as u64);
-        self.now_seq = entry.key as u64;
+        let (k, (time, event)) = self.heap.pop()?;
+        debug_assert!(time >= self.now, "time went backwards");
+        self.now = time;
+        self.now_exact = exact_of(k);
+        self.now_seq = k as u64;
         self.dispatched += 1;
-        Some((entry.time, entry.event))
+        Some((time, event))
     }
 
     /// Moves the clock forward to `t` without dispatching (used when a run stops between events).

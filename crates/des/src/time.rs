@@ -46,7 +46,12 @@ impl Time {
     }
     /// Time to serialise `bytes` at `rate_bps`, rounded to the nearest picosecond.
     pub fn tx_time(bytes: u32, rate_bps: u64) -> Time {
-        let num = bytes as u128 * 8 * Self::PS_PER_SEC as u128;
+        // bits * 10^12 fits 64 bits for any packet up to 2.3 MB; u128 division is a slow call
+        let bits = bytes as u64 * 8;
+        if bits < u64::MAX / Self::PS_PER_SEC / 2 && rate_bps < u64::MAX / 2 {
+            return Time((bits * Self::PS_PER_SEC + rate_bps / 2) / rate_bps);
+        }
+        let num = bits as u128 * Self::PS_PER_SEC as u128;
         let rate = rate_bps as u128;
         Time(((num + rate / 2) / rate) as u64)
     }
@@ -96,6 +101,9 @@ mod tests {
         assert_eq!(Time::tx_time(1040, 2_000_000), Time::from_micros(4160));
         assert_eq!(Time::tx_time(1040, 10_000_000), Time::from_micros(832));
         assert_eq!(Time::tx_time(40, 100_000_000), Time::from_ps(3_200_000));
+        // past 2.3 MB the product needs 128 bits; both ways round to the nearest picosecond
+        assert_eq!(Time::tx_time(3_000_000, 7), Time::from_ps(3_428_571_428_571_428_571));
+        assert_eq!(Time::tx_time(1500, 3), Time::from_ps(4_000_000_000_000_000));
     }
 
     #[test]
