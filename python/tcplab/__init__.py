@@ -23,12 +23,16 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 __all__ = ["run", "validate", "Result", "ScenarioError", "CoreMissingError", "TRACES", "__version__"]
 
-try:
-    from importlib.metadata import PackageNotFoundError, version as _dist_version
 
-    __version__ = _dist_version("tcplab")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
+def __getattr__(name: str):
+    # __version__ is the core's (the Cargo workspace version), read when first asked for:
+    # importlib.metadata would add 40 ms to every start of the command line.
+    if name == "__version__":
+        try:
+            return _load_core().__version__
+        except CoreMissingError:
+            return "0+unknown"
+    raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
 
 #: writers that can be asked for on top of a scenario's own ``output.trace``
 TRACES = ("ns2", "cwnd")
@@ -305,7 +309,7 @@ _FLOW_COLUMNS = [
     "name", "protocol", "profile", "from", "to", "goodput_bps", "throughput_bps", "delay_mean_s",
     "delay_p50_s", "delay_p95_s", "delay_p99_s", "delay_max_s", "packets_sent",
     "packets_delivered", "packets_dropped", "packets_retransmitted", "packets_in_flight",
-    "efficiency",
+    "efficiency", "acks_sent",
 ]
 # The parts of a handover's disruption, in order (docs/mobility.md).
 _HANDOVER_PARTS = ["part_until_link_lost_s", "part_l2_handoff_s", "part_movement_detection_s", "part_dad_s",

@@ -10,6 +10,7 @@ line on stderr), 130 interrupted, 1 anything unexpected (set TCPLAB_DEBUG=1 for 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -316,6 +317,32 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
+def cmd_bench(args) -> int:
+    from tcplab import bench
+
+    reps = _count_option(args.reps, "--reps", "runs") or 3
+    against = [s for s in args.against.split(",") if s] if args.against else []
+    only = [s for s in args.only.split(",") if s] if args.only else None
+
+    def log(msg: str) -> None:
+        print(f"{PROG}: bench: {msg}", file=sys.stderr, flush=True)
+
+    results = bench.run(only=only, against=against, reps=reps, trace=not args.no_trace, log=log)
+    if args.json:
+        print(json.dumps(results, indent=1))
+    else:
+        m = results["machine"]
+        print(f"tcplab {results['tcplab']}, {results['date']}, {m['cpu']} ({m['cores']} cores), "
+              f"medians of {results['reps']} runs\n")
+        print(bench.table(results))
+    disagree = [r for r in results["rows"] if not r["agrees"]]
+    for r in disagree:
+        why = (f"failed: {_one_line(r['error'])[:300]}" if r["error"] else
+               f"delivered {r['delivered']} packets, not within {bench.TOLERANCE:.0%} of tcplab's: no ratio reported")
+        print(f"{PROG}: bench: {r['id']}: {r['sim']} {why}", file=sys.stderr)
+    return 1 if disagree else 0
+
+
 # --------------------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------------------
@@ -399,6 +426,23 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", metavar="DIR", help="report folder (default results/<study>)")
     rp.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS")
     rp.set_defaults(func=cmd_reproduce)
+
+    b = sub.add_parser(
+        "bench",
+        help="time tcplab against ns-2 and ns-3 on the benchmarks of bench/",
+        description="Run the benchmarks of bench/benchmarks.toml with tcplab and, on the same "
+                    "scenarios, ns-2.35 and ns-3.37 (when installed: bench/install.sh), each as its "
+                    "own process, in turns; print the median "
+                    "wall time and peak memory, the ratios, and tcplab's events and packets per "
+                    "second. A simulator whose delivered packets differ from tcplab's by more "
+                    "than 5%% (or that fails) gets no ratio, and the exit status is 1.",
+    )
+    b.add_argument("--only", metavar="IDS", help="these benchmarks, comma-separated (S3 includes S3-60s and S3-300)")
+    b.add_argument("--against", default="ns2,ns3", metavar="SIMS", help="the simulators to compare with (default ns2,ns3; '' for none)")
+    b.add_argument("--reps", metavar="N", help="runs of each simulator (default 3)")
+    b.add_argument("--no-trace", action="store_true", help="skip the runs that write the ns-2 trace")
+    b.add_argument("--json", action="store_true", help="print the results as JSON")
+    b.set_defaults(func=cmd_bench)
     return p
 
 

@@ -112,6 +112,8 @@ pub struct FlowSummary {
     pub packets_retransmitted: u64,
     pub packets_in_flight: u64,
     pub efficiency: f64,
+    /// ACKs the receiver sent.
+    pub acks_sent: u64,
 }
 
 #[derive(Serialize, Debug, Clone)]

@@ -7,7 +7,7 @@ use crate::network::{Endpoint, Event, Link, Network, TimerKind};
 use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
-use crate::scenario::{ActionKind, AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Traces, Transport};
+use crate::scenario::{ActionKind, AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, ScenarioError, TcpVariant, Traces, Transport};
 use crate::tcp::{Agent, Ftp, RfcSender, TcpSender, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
@@ -29,6 +29,33 @@ pub struct RunOptions {
     pub out_dir: Option<PathBuf>,
     /// Traces added to the scenario's own.
     pub traces: Traces,
+}
+
+impl RunOptions {
+    /// The options as a command line gives them: `--seed`, `--until` ("5s"), an output
+    /// directory and `--trace` names (ns2, cwnd). Errors name the option.
+    pub fn from_args(scenario: &Scenario, seed: Option<i64>, until: Option<&str>, out_dir: Option<PathBuf>, traces: &[String]) -> Result<RunOptions, ScenarioError> {
+        let seed = seed.map(|s| crate::scenario::check_seed(scenario.rng, s, "--seed")).transpose()?;
+        let until = match until {
+            None => None,
+            Some(t) => {
+                let t = crate::units::parse_time(t).map_err(|m| ScenarioError::new("--until", m))?;
+                if t == Time::ZERO {
+                    return Err(ScenarioError::new("--until", "must be later than 0s"));
+                }
+                Some(t)
+            }
+        };
+        let mut extra = Traces::default();
+        for t in traces {
+            match t.as_str() {
+                "ns2" => extra.ns2 = true,
+                "cwnd" => extra.cwnd = true,
+                other => return Err(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2 or cwnd)"))),
+            }
+        }
+        Ok(RunOptions { seed, until, out_dir, traces: extra })
+    }
 }
 
 #[allow(clippy::large_enum_variant)] // one per flow; boxing would cost an indirection per event
@@ -465,6 +492,7 @@ impl Simulation {
                 packets_retransmitted: stats.data_retransmitted,
                 packets_in_flight: stats.data_sent - stats.data_delivered - stats.data_dropped,
                 efficiency: if stats.data_sent > 0 { stats.data_delivered as f64 / stats.data_sent as f64 } else { 0.0 },
+                acks_sent: stats.acks_sent,
             });
         }
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();

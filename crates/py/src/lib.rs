@@ -4,8 +4,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
-use tcplab_net::scenario::{check_seed, Traces};
-use tcplab_net::{units, Format, RunOptions, Scenario, ScenarioError};
+use tcplab_net::{Format, RunOptions, Scenario, ScenarioError};
 
 create_exception!(_core, ScenarioError_, PyException, "A scenario field is missing or wrong: args are (path, message).");
 
@@ -53,29 +52,7 @@ impl Simulation {
         source: Option<&str>,
     ) -> PyResult<Self> {
         let scenario = parse(text, format, source)?;
-        let seed = match seed {
-            Some(s) => Some(check_seed(scenario.rng, s, "--seed").map_err(scenario_error)?),
-            None => None,
-        };
-        let until = match until {
-            None => None,
-            Some(t) => {
-                let t = units::parse_time(t).map_err(|m| scenario_error(ScenarioError::new("--until", m)))?;
-                if t.ps() == 0 {
-                    return Err(scenario_error(ScenarioError::new("--until", "must be later than 0s")));
-                }
-                Some(t)
-            }
-        };
-        let mut extra = Traces::default();
-        for t in &traces {
-            match t.as_str() {
-                "ns2" => extra.ns2 = true,
-                "cwnd" => extra.cwnd = true,
-                other => return Err(scenario_error(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2 or cwnd)")))),
-            }
-        }
-        let opts = RunOptions { seed, until, out_dir, traces: extra };
+        let opts = RunOptions::from_args(&scenario, seed, until, out_dir, &traces).map_err(scenario_error)?;
         let sim = tcplab_net::Simulation::new(scenario, &opts).map_err(|e| PyOSError::new_err(e.to_string()))?;
         Ok(Simulation { sim: Some(sim) })
     }

@@ -1,0 +1,89 @@
+"""Writes the generated benchmark scenarios: S3 (the 100-flow 1 Gb/s dumbbell, and its 300-flow
+and 60 s variants are set by the harness) and S4 (a fat tree of 1,024 flows).
+
+Run from anywhere: python bench/generate.py
+"""
+
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def dumbbell(flows: int, duration: str) -> str:
+    """S3: `flows` NewReno flows over 1 Gb/s links (1 ms access, 10 ms bottleneck), DropTail
+    1000 packets, 1500-byte packets (1460 B of payload), starting 10 ms apart."""
+    lines = [
+        f"# S3: {flows} NewReno flows over a 1 Gb/s dumbbell (issue 7). Written by bench/generate.py.",
+        "# Access links 1 Gb/s 1 ms, bottleneck 1 Gb/s 10 ms, DropTail 1000 packets everywhere,",
+        "# 1460 B of payload (1500 B on the wire), window 10000 (never the limit), flows 10 ms apart.",
+        f'name = "s3-dumbbell-{flows}"',
+        f'duration = "{duration}"',
+        "nodes = [" + ", ".join([f'"s{i}"' for i in range(flows)] + ['"r1"', '"r2"'] + [f'"d{i}"' for i in range(flows)]) + "]",
+        "",
+        "[tcp]",
+        "window = 10000",
+        "",
+        "[[links]]",
+        'from = "r1"',
+        'to = "r2"',
+        'bandwidth = "1Gb"',
+        'delay = "10ms"',
+        "queue_limit = 1000",
+    ]
+    for i in range(flows):
+        for a, b in ((f"s{i}", "r1"), ("r2", f"d{i}")):
+            lines += ["", "[[links]]", f'from = "{a}"', f'to = "{b}"', 'bandwidth = "1Gb"', 'delay = "1ms"', "queue_limit = 1000"]
+    for i in range(flows):
+        lines += ["", "[[flows]]", f'name = "f{i}"', f'from = "s{i}"', f'to = "d{i}"', 'protocol = "newreno"',
+                  'packet_size = "1460B"', f'start = "{i * 10}ms"']
+    return "\n".join(lines) + "\n"
+
+
+def fat_tree(k: int, flows_per_host: int, duration: str) -> str:
+    """S4: a k-ary fat tree (k^3/4 hosts, 5k^2/4 switches) of 100 Mb/s, 0.1 ms links with
+    100-packet DropTail queues. Every host sends `flows_per_host` NewReno flows to hosts in other
+    pods, starting over the first second. Routes are tcplab's shortest paths (no ECMP)."""
+    half = k // 2
+    cores = [f"c{i}" for i in range(half * half)]
+    aggs = [[f"a{p}_{i}" for i in range(half)] for p in range(k)]
+    edges = [[f"e{p}_{i}" for i in range(half)] for p in range(k)]
+    hosts = [[[f"h{p}_{e}_{i}" for i in range(half)] for e in range(half)] for p in range(k)]
+    flat_hosts = [h for pod in hosts for edge in pod for h in edge]
+    nodes = cores + [a for pod in aggs for a in pod] + [e for pod in edges for e in pod] + flat_hosts
+    links = []
+    for p in range(k):
+        for i in range(half):
+            for j in range(half):
+                links.append((aggs[p][i], cores[i * half + j]))  # aggregation i of every pod: core group i
+                links.append((edges[p][i], aggs[p][j]))
+                links.append((hosts[p][i][j], edges[p][i]))
+    lines = [
+        f"# S4: a k = {k} fat tree, {len(flat_hosts)} hosts, {len(flat_hosts) * flows_per_host} NewReno flows (issue 7).",
+        "# Written by bench/generate.py. 100 Mb/s, 0.1 ms links, DropTail 100 packets, 1460 B of payload;",
+        "# every host sends to hosts in other pods; flows start over the first second.",
+        f'name = "s4-fattree-k{k}"',
+        f'duration = "{duration}"',
+        "nodes = [" + ", ".join(f'"{n}"' for n in nodes) + "]",
+        "",
+        "[tcp]",
+        "window = 1000",
+    ]
+    for a, b in links:
+        lines += ["", "[[links]]", f'from = "{a}"', f'to = "{b}"', 'bandwidth = "100Mb"', 'delay = "0.1ms"', "queue_limit = 100"]
+    n = len(flat_hosts)
+    pod_size = n // k
+    f = 0
+    for i, src in enumerate(flat_hosts):
+        for j in range(flows_per_host):
+            # a host `pod_size * (j + 1) + j` further on: another pod, spread over the tree
+            dst = flat_hosts[(i + pod_size * (1 + j % (k - 1)) + j) % n]
+            lines += ["", "[[flows]]", f'name = "f{f}"', f'from = "{src}"', f'to = "{dst}"', 'protocol = "newreno"',
+                      'packet_size = "1460B"', f'start = "{(f * 997) % 1000}ms"']
+            f += 1
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    (HERE / "s3-dumbbell.toml").write_text(dumbbell(100, "30s"))
+    (HERE / "s3-dumbbell-300.toml").write_text(dumbbell(300, "30s"))
+    (HERE / "s4-fattree.toml").write_text(fat_tree(8, 8, "10s"))

@@ -1,0 +1,85 @@
+//! `tcplab-sim`: runs one scenario file and writes `summary.json` (and the traces asked for)
+//! into the output folder, with no Python: for batch jobs and for timing the engine on its
+//! own. `tcplab run` (Python) is the everyday command; both run the same core.
+//!
+//!     tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd]...
+//!
+//! Exit status: 0 ok, 2 invalid scenario or option (one line naming the field), 1 I/O error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tcplab_net::{Format, RunOptions, Scenario, ScenarioError, Simulation};
+
+const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd]...";
+
+struct Args {
+    scenario: PathBuf,
+    out: Option<PathBuf>,
+    seed: Option<String>,
+    until: Option<String>,
+    traces: Vec<String>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = std::env::args().skip(1);
+    let (mut scenario, mut out, mut seed, mut until, mut traces) = (None, None, None, None, Vec::new());
+    while let Some(a) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
+        match a.as_str() {
+            "--out" => out = Some(PathBuf::from(value("--out")?)),
+            "--seed" => seed = Some(value("--seed")?),
+            "--until" => until = Some(value("--until")?),
+            "--trace" => traces.push(value("--trace")?),
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            flag if flag.starts_with('-') => return Err(format!("unknown option {flag}\n{USAGE}")),
+            path if scenario.is_none() => scenario = Some(PathBuf::from(path)),
+            extra => return Err(format!("one scenario at a time ({extra} is a second)\n{USAGE}")),
+        }
+    }
+    let scenario = scenario.ok_or_else(|| USAGE.to_string())?;
+    Ok(Args { scenario, out, seed, until, traces })
+}
+
+fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
+    let source = args.scenario.display().to_string();
+    let text = std::fs::read_to_string(&args.scenario).map_err(|e| ScenarioError::new(&source, format!("cannot read it: {e}")))?;
+    let format = if args.scenario.extension().is_some_and(|e| e == "json") { Format::Json } else { Format::Toml };
+    let scenario = Scenario::parse_from(&text, format, &source)?;
+    let seed = match &args.seed {
+        Some(s) => Some(s.parse::<i64>().map_err(|_| ScenarioError::new("--seed", format!("{s:?} is not a whole number")))?),
+        None => None,
+    };
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(&scenario.name));
+    let opts = RunOptions::from_args(&scenario, seed, args.until.as_deref(), Some(out), &args.traces)?;
+    Ok((scenario, opts))
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(message) => {
+            eprintln!("tcplab-sim: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let (scenario, opts) = match load(&args) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("tcplab-sim: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out = opts.out_dir.clone().expect("load sets the output folder");
+    let result = Simulation::new(scenario, &opts).and_then(|sim| sim.finish()).and_then(|r| {
+        std::fs::create_dir_all(&out)?;
+        let text = serde_json::to_string_pretty(&r.summary).expect("summaries serialise") + "\n";
+        std::fs::write(out.join("summary.json"), text)
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tcplab-sim: error: {}: {e}", out.display());
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! tcplab-sim end to end: a run writes the summary the core computes; bad input exits 2 with
+//! one line naming the field.
+
+use std::path::Path;
+use std::process::Command;
+
+fn sim() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tcplab-sim"))
+}
+
+fn scenario(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name).display().to_string()
+}
+
+#[test]
+fn a_run_writes_the_summary_of_the_core() {
+    let out = std::env::temp_dir().join(format!("tcplab-sim-test-{}", std::process::id()));
+    let status = sim().args([&scenario("yew2011-wired/ee-reno.toml"), "--out", out.to_str().unwrap(), "--until", "20s"]).status().unwrap();
+    assert!(status.success());
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["duration_s"], 20.0);
+    let flows = summary["flows"].as_array().unwrap();
+    assert_eq!(flows.len(), 2);
+    assert!(flows.iter().all(|f| f["goodput_bps"].as_f64().unwrap() > 100_000.0));
+    std::fs::remove_dir_all(out).unwrap();
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_field() {
+    for (args, field) in [
+        (vec![scenario("yew2011-wired/ee-reno.toml"), "--until".into(), "soon".into()], "--until"),
+        (vec![scenario("yew2011-wired/ee-reno.toml"), "--trace".into(), "pcap".into()], "--trace"),
+        (vec![scenario("no-such.toml")], "no-such.toml"),
+        (vec!["--frobnicate".into()], "unknown option"),
+    ] {
+        let out = sim().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.starts_with("tcplab-sim: ") && err.contains(field), "{args:?}: {err}");
+    }
+}
