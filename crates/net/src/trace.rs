@@ -24,6 +24,8 @@ pub struct Tracer {
     pub wireless: Option<WirelessFormat>,
     /// The first write error; writing stops there and the run reports it at the end.
     pub error: Option<io::Error>,
+    /// The wired-trace line being built (reused: no allocation per line).
+    pub line: Vec<u8>,
 }
 
 /// ns-2's two trace formats for mobile nodes.
@@ -57,17 +59,6 @@ pub struct WirelessEvent<'a> {
 }
 
 /// The `show_tcphdr_` fields, when on.
-struct TcpHeader(Option<u8>);
-
-impl std::fmt::Display for TcpHeader {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            Some(nsack) => write!(f, " 0 0x0 0 {nsack}"),
-            None => Ok(()),
-        }
-    }
-}
-
 /// C's "%.15g": 15 significant digits, trailing zeros dropped, exponent form outside 1e-4..1e15.
 pub fn fmt_g15(x: f64) -> String {
     if x == 0.0 {
@@ -91,8 +82,70 @@ pub fn fmt_g15(x: f64) -> String {
 }
 
 /// A trace time as ns-2 prints it: rounded to 1e-6 s, then "%.15g" ("0.1", "3", "0.418544").
-pub fn ns2_time(secs: f64) -> String {
-    fmt_g15((secs * 1e6 + 0.5).floor() / 1e6)
+pub fn ns2_time(secs: f64) -> Ns2Time {
+    Ns2Time((secs * 1e6 + 0.5).floor())
+}
+
+/// A whole number of microseconds that displays as ns-2's trace time.
+pub struct Ns2Time(f64);
+
+impl Ns2Time {
+    /// Appends the time to `out` without core::fmt (the trace's hot path).
+    fn put(&self, out: &mut Vec<u8>) {
+        let us = self.0;
+        // Below 1e-4 s "%.15g" switches to exponent form; from 1e9 s on, 15 digits no longer
+        // hold every microsecond. In between it prints the microseconds exactly.
+        if !(100.0..1e15).contains(&us) {
+            out.extend_from_slice(fmt_g15(us / 1e6).as_bytes());
+            return;
+        }
+        let us = us as u64;
+        put_u64(out, us / 1_000_000);
+        let mut frac = us % 1_000_000;
+        if frac == 0 {
+            return;
+        }
+        let mut digits = 6;
+        while frac.is_multiple_of(10) {
+            frac /= 10;
+            digits -= 1;
+        }
+        out.push(b'.');
+        let start = out.len();
+        put_u64(out, frac);
+        let pad = digits - (out.len() - start);
+        out.splice(start..start, std::iter::repeat_n(b'0', pad));
+    }
+}
+
+impl std::fmt::Display for Ns2Time {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = Vec::with_capacity(24);
+        self.put(&mut s);
+        f.write_str(std::str::from_utf8(&s).expect("ascii"))
+    }
+}
+
+/// Appends `v` in decimal.
+fn put_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+fn put_i64(out: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        out.push(b'-');
+    }
+    put_u64(out, v.unsigned_abs());
 }
 
 /// ns-2's 7-character flag column: C P - A E F N.
@@ -130,26 +183,49 @@ impl Tracer {
         if self.only_links.as_ref().is_some_and(|only| !only.contains(&(from, to))) {
             return;
         }
-        let fl = ns2_flags(p.flags);
-        let fl = std::str::from_utf8(&fl).expect("ascii");
-        self.write(
-            |t| &mut t.ns2,
-            format_args!(
-                "{ev} {} {from} {to} {} {} {fl} {} {}.{} {}.{} {} {}{}\n",
-                ns2_time(now),
-                p.kind.ns2_name(),
-                p.size,
-                p.fid,
-                p.src.node,
-                p.src.port,
-                p.dst.node,
-                p.dst.port,
-                p.seq,
-                p.uid,
-                // ackno, flags, header length, SACK blocks: one-way TCP leaves the first three 0.
-                TcpHeader(self.tcp_header.then_some(p.nsack))
-            ),
-        );
+        if self.error.is_some() {
+            return;
+        }
+        // "{ev} {time} {from} {to} {type} {size} {flags} {fid} {src}.{port} {dst}.{port} {seq} {uid}",
+        // built by hand: core::fmt costs several times what the digits do.
+        let l = &mut self.line;
+        l.clear();
+        l.push(ev as u8);
+        l.push(b' ');
+        ns2_time(now).put(l);
+        for node in [from, to] {
+            l.push(b' ');
+            put_u64(l, node as u64);
+        }
+        l.push(b' ');
+        l.extend_from_slice(p.kind.ns2_name().as_bytes());
+        l.push(b' ');
+        put_u64(l, p.size as u64);
+        l.push(b' ');
+        l.extend_from_slice(&ns2_flags(p.flags));
+        l.push(b' ');
+        put_u64(l, p.fid as u64);
+        for a in [p.src, p.dst] {
+            l.push(b' ');
+            put_u64(l, a.node as u64);
+            l.push(b'.');
+            put_u64(l, a.port as u64);
+        }
+        l.push(b' ');
+        put_i64(l, p.seq);
+        l.push(b' ');
+        put_u64(l, p.uid);
+        if self.tcp_header {
+            // ackno, flags, header length, SACK blocks: one-way TCP leaves the first three 0.
+            l.extend_from_slice(b" 0 0x0 0 ");
+            put_u64(l, p.nsack as u64);
+        }
+        l.push(b'\n');
+        if let Some(w) = &mut self.ns2 {
+            if let Err(e) = w.write_all(l) {
+                self.error = Some(e);
+            }
+        }
     }
 
     /// A TCP event line: `E time src dst TCP EVENT fid seqno cwnd` (ns-2 `trace_event`).
@@ -236,16 +312,26 @@ mod tests {
 
     #[test]
     fn times_print_like_percent_15g_of_rounded_seconds() {
-        assert_eq!(ns2_time(0.1), "0.1");
-        assert_eq!(ns2_time(3.0), "3");
-        assert_eq!(ns2_time(0.418544), "0.418544");
-        assert_eq!(ns2_time(0.1281334999), "0.128133");
-        assert_eq!(ns2_time(0.0), "0");
-        assert_eq!(ns2_time(12.000001), "12.000001");
-        assert_eq!(ns2_time(0.00005), "5e-05");
+        assert_eq!(ns2_time(0.1).to_string(), "0.1");
+        assert_eq!(ns2_time(3.0).to_string(), "3");
+        assert_eq!(ns2_time(0.418544).to_string(), "0.418544");
+        assert_eq!(ns2_time(0.1281334999).to_string(), "0.128133");
+        assert_eq!(ns2_time(0.0).to_string(), "0");
+        assert_eq!(ns2_time(12.000001).to_string(), "12.000001");
+        assert_eq!(ns2_time(0.00005).to_string(), "5e-05");
         assert_eq!(fmt_g15(123456.5), "123456.5");
         assert_eq!(fmt_g15(1e15), "1e+15");
         assert_eq!(fmt_g15(0.1 + 0.2), "0.3");
+        // the fast path agrees with "%.15g" of the rounded time everywhere it is taken
+        let mut x = 0x9E3779B97F4A7C15u64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let secs = (x % 2_000_000_000_000) as f64 / 1e6 * [1.0, 1e-3, 1e3][(x % 3) as usize];
+            let us = (secs * 1e6 + 0.5).floor();
+            assert_eq!(ns2_time(secs).to_string(), fmt_g15(us / 1e6), "{secs}");
+        }
     }
 
     #[test]
