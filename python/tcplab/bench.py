@@ -70,15 +70,34 @@ def load(path: Path = BENCH / "benchmarks.toml") -> list[Benchmark]:
     return out
 
 
+def load_sweeps(path: Path = BENCH / "benchmarks.toml") -> list[dict]:
+    """The `[[sweep]]` benchmarks: a sweep timed on every core against one."""
+    return tomllib.loads(path.read_text()).get("sweep", [])
+
+
+def time_sweep(spec: dict, workers: int, log: Callable[[str], None] = lambda s: None) -> dict:
+    """Runs the sweep `spec` into a fresh store with one worker and with `workers`; returns the
+    wall times, their ratio and whether the two gave the same results."""
+    sweep = sw.build({"name": spec["id"], "scenarios": [spec["scenario"]], "grid": spec["grid"], "seeds": spec["seeds"]}, BENCH)
+    walls, results = {}, {}
+    for n in (1, workers):
+        with tempfile.TemporaryDirectory(prefix="tcplab-bench-sweep-") as out:
+            start = time.perf_counter()
+            res = sw.run(sweep, out, workers=n, progress=False)
+            walls[n] = time.perf_counter() - start
+            results[n] = {(r["case"], r["seed"]): r["summary"] for r in res.rows}
+        log(f"{spec['id']}: {len(sweep.runs)} runs on {n} process{'es' if n > 1 else ''}: {walls[n]:.1f} s")
+    ratio = walls[workers] / walls[1]
+    return {"id": spec["id"], "runs": len(sweep.runs), "workers": workers, "serial_s": walls[1], "parallel_s": walls[workers],
+            "ratio": ratio, "at_most": spec["at_most"], "holds": ratio <= spec["at_most"], "same_results": results[1] == results[workers]}
+
+
 def select(benchmarks: list[Benchmark], only: list[str] | None) -> list[Benchmark]:
     """`only`: ids, each also naming its variants (S1 is S1-vegas and S1-reno; S3 is S3,
     S3-60s and S3-300)."""
     if not only:
         return benchmarks
-    chosen = [b for b in benchmarks if any(b.id == o or b.id.startswith(o + "-") for o in only)]
-    if not chosen:
-        raise ScenarioError("--only", f"no benchmark {', '.join(only)} (there are {', '.join(b.id for b in benchmarks)})")
-    return chosen
+    return [b for b in benchmarks if any(b.id == o or b.id.startswith(o + "-") for o in only)]
 
 
 # --------------------------------------------------------------------------------------
@@ -291,6 +310,10 @@ def run(only: list[str] | None = None, against: list[str] = ["ns2", "ns3"], reps
     if not os.access(GNU_TIME, os.X_OK):
         raise ScenarioError("bench", f"needs GNU time at {GNU_TIME} (bench/install.sh installs it)")
     benchmarks = select(load(), only)
+    sweeps = [w for w in load_sweeps() if not only or w["id"] in only or "sweep" in only]
+    if not benchmarks and not sweeps:
+        known = [b.id for b in load()] + [w["id"] for w in load_sweeps()]
+        raise ScenarioError("--only", f"no benchmark {', '.join(only or [])} (there are {', '.join(known)})")
     native_runner()
     ns3 = ns3_program() if "ns3" in against else None
     rows: list[Row] = []
@@ -305,6 +328,8 @@ def run(only: list[str] | None = None, against: list[str] = ["ns2", "ns3"], reps
         if base:
             ratio = this.wall_s / base.wall_s
             scaling.append({"id": b.id, "of": base.id, "ratio": ratio, "at_most": b.scaling["at_most"], "holds": ratio <= b.scaling["at_most"]})
+    cores = os.cpu_count() or 1
+    sweep_results = [time_sweep(w, cores, log) for w in sweeps] if cores > 1 else []
     return {
         "date": date.today().isoformat(),
         "tcplab": tcplab.__version__,
@@ -313,6 +338,7 @@ def run(only: list[str] | None = None, against: list[str] = ["ns2", "ns3"], reps
         "reps": reps,
         "rows": [{k: v for k, v in r.__dict__.items()} for r in rows],
         "scaling": scaling,
+        "sweeps": sweep_results,
     }
 
 
@@ -330,7 +356,7 @@ def table(results: dict) -> str:
     """The results as a Markdown table, then the scaling checks."""
     head = ("| benchmark | trace | simulator | wall (s, median) | peak memory (MB) | delivered packets | "
             "tcplab faster by | events/s | packets/s |")
-    lines = [head, "|---|---|---|---|---|---|---|---|---|"]
+    lines = [head, "|---|---|---|---|---|---|---|---|---|"] if results["rows"] else []
     for r in results["rows"]:
         if r["error"]:
             lines.append(f"| {r['id']} | {'ns-2 trace' if r['mode'] == 'trace' else 'off'} | {r['sim']} | failed | | | | | |")
@@ -344,4 +370,9 @@ def table(results: dict) -> str:
         lines += ["", "| scaling | against | cost ratio | target |", "|---|---|---|---|"]
         for s in results["scaling"]:
             lines.append(f"| {s['id']} | {s['of']} | {s['ratio']:.2f} | at most {s['at_most']} ({'holds' if s['holds'] else 'missed'}) |")
+    if results.get("sweeps"):
+        lines += [""] * bool(lines) + ["| sweep | runs | one process (s) | every core (s) | ratio | target | same results |", "|---|---|---|---|---|---|---|"]
+        for w in results["sweeps"]:
+            lines.append(f"| {w['id']} | {w['runs']} | {w['serial_s']:.1f} | {w['parallel_s']:.1f} ({w['workers']} processes) | "
+                         f"{w['ratio']:.2f} | at most {w['at_most']} ({'holds' if w['holds'] else 'missed'}) | {'yes' if w['same_results'] else 'NO'} |")
     return "\n".join(lines)

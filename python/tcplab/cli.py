@@ -340,7 +340,10 @@ def cmd_bench(args) -> int:
         why = (f"failed: {_one_line(r['error'])[:300]}" if r["error"] else
                f"delivered {r['delivered']} packets, not within {bench.TOLERANCE:.0%} of tcplab's: no ratio reported")
         print(f"{PROG}: bench: {r['id']}: {r['sim']} {why}", file=sys.stderr)
-    return 1 if disagree else 0
+    differ = [w for w in results["sweeps"] if not w["same_results"]]
+    for w in differ:
+        print(f"{PROG}: bench: {w['id']}: the parallel sweep's results differ from the serial one's", file=sys.stderr)
+    return 1 if disagree or differ else 0
 
 
 # --------------------------------------------------------------------------------------

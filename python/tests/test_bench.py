@@ -36,8 +36,15 @@ def test_selection_names_variants_and_refuses_unknown_ids():
     assert [b.id for b in bench.select(benchmarks, ["S3"])] == ["S3", "S3-60s", "S3-300"]
     assert [b.id for b in bench.select(benchmarks, ["S1", "S5"])] == ["S1-vegas", "S1-reno", "S5"]
     with pytest.raises(ScenarioError) as e:
-        bench.select(benchmarks, ["S9"])
+        bench.run(only=["S9"], against=[])
     assert e.value.path == "--only"
+
+
+def test_a_sweep_is_timed_serially_and_in_parallel_with_the_same_results():
+    spec = {**bench.load_sweeps()[0], "grid": {"tcp.window": [200, 400]}, "seeds": 2, "id": "tiny"}
+    spec["scenario"] = str(REPO / "scenarios" / "yew2011-wired" / "ee-reno.toml")
+    w = bench.time_sweep(spec, 2)
+    assert w["runs"] == 4 and w["same_results"] and w["serial_s"] > 0 and w["parallel_s"] > 0
 
 
 def test_delivered_packets_are_read_the_same_way_from_each_simulator():
