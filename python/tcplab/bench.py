@@ -62,8 +62,7 @@ def load(path: Path = BENCH / "benchmarks.toml") -> list[Benchmark]:
         file = path.parent / b.get("scenario", "")
         if not file.is_file():
             raise ScenarioError(f"{at}.scenario", f"{b.get('scenario')!r} is not a scenario file")
-        scenario = tomllib.loads(file.read_text())
-        scenario.setdefault("name", file.stem)
+        scenario = sw.read_scenario(file)
         for k, v in b.get("set", {}).items():
             sw.set_field(scenario, k, v)
         out.append(Benchmark(b["id"], b.get("title", ""), scenario, b.get("trace", False), b.get("ns3"), b.get("scaling")))
@@ -292,7 +291,7 @@ def _bench_one(b: Benchmark, against: list[str], reps: int, trace: bool, ns3: Pa
             rows.append(row)
         if mode == "off":
             res = tcplab.run(b.scenario)
-            tcp = rows[-len(sims)]
+            tcp = next(r for r in rows if r.sim == "tcplab" and r.mode == "off")
             tcp.events_per_s = res.events / tcp.wall_s
             flows = res.summary["flows"]
             tcp.packets_per_s = sum(f["packets_sent"] + f["acks_sent"] for f in flows) / tcp.wall_s

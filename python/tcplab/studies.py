@@ -330,8 +330,7 @@ def _series_figures(study: dict, study_dir: Path, quick: bool, seed: int, out: P
         path = study_dir / f.get("scenario", "")
         if not path.is_file():
             raise ScenarioError(f"{at}.scenario", f"{f.get('scenario')!r} is not a scenario file")
-        base = tomllib.loads(path.read_text(encoding="utf-8"))
-        base.setdefault("name", path.stem)
+        base = sw.read_scenario(path)
         frames = []
         for j, panel in enumerate(f.get("panels", [])):
             doc = json.loads(json.dumps(base))  # a deep copy

@@ -104,6 +104,16 @@ def _set(node: Any, tokens: list, path: str, value: Any) -> None:
         _set(node[k], rest, path, value)
 
 
+def read_scenario(path: Path) -> dict:
+    """A scenario file (TOML) as a document, named after the file unless it names itself."""
+    try:
+        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(str(path), f"not valid TOML: {e}") from None
+    doc.setdefault("name", Path(path).stem)
+    return doc
+
+
 def _version() -> str:
     return tcplab.__version__
 
@@ -192,12 +202,7 @@ def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Swe
     sweep.fields += [f for f in fields if f not in sweep.fields]
     runs = []
     for f in files:
-        text = f.read_text(encoding="utf-8")
-        try:
-            doc = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError(str(f), f"not valid TOML: {e}") from None
-        doc.setdefault("name", f.stem)
+        doc = read_scenario(f)
         for point in itertools.product(*(values for _, values in axes)):
             params = dict(zip(fields, (v for values in point for v in values)))
             scenario = json.loads(json.dumps(doc))  # a deep copy

@@ -251,6 +251,8 @@ class TestResult:
         for f in s["flows"]:
             assert 0 < f["packets_delivered"] <= f["packets_sent"], f
             assert 0 < f["goodput_bps"] <= 2e6, f  # the bottleneck is 2 Mb/s
+            # ns-2's TCPSink acknowledges every segment it gets; UDP has no ACKs
+            assert f["acks_sent"] == (f["packets_delivered"] if f["protocol"] != "udp" else 0), f
         cw = res.series["cwnd"]
         assert list(cw.columns) == ["time", "flow", "cwnd", "ssthresh"]
         assert len(cw) > 0 and set(cw["flow"]) == {"A", "B"}  # the TCP senders, by name

@@ -134,6 +134,11 @@ impl RunResult {
     }
 }
 
+/// A link direction's name in summaries and series: "from->to".
+fn link_name(nodes: &[String], l: &Link) -> String {
+    format!("{}->{}", nodes[l.from as usize], nodes[l.to as usize])
+}
+
 fn open_trace(dir: &Option<PathBuf>, name: &str) -> io::Result<Sink> {
     let dir = dir.as_ref().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("the {name} trace needs an output directory")))?;
     std::fs::create_dir_all(dir)?;
@@ -301,8 +306,7 @@ impl Simulation {
         }
         let sampler = scenario.interval.map(|interval| {
             let flow_names = scenario.flows.iter().map(|f| f.name.clone()).collect();
-            let node = |n: u32| &scenario.nodes[n as usize];
-            let link_names = net.links.iter().map(|l| format!("{}->{}", node(l.from), node(l.to))).collect();
+            let link_names = net.links.iter().map(|l| link_name(&scenario.nodes, l)).collect();
             Sampler::new(interval, flow_names, link_names)
         });
         Ok(Simulation { net, flows, scenario, seed, end, sampler })
@@ -504,7 +508,7 @@ impl Simulation {
                 let (from, to) = (&sc.nodes[l.from as usize], &sc.nodes[l.to as usize]);
                 let busy = l.stats.busy_time.saturating_sub(l.busy_until.saturating_sub(end));
                 LinkSummary {
-                    name: format!("{from}->{to}"),
+                    name: link_name(&sc.nodes, l),
                     from: from.clone(),
                     to: to.clone(),
                     arrivals: l.stats.arrivals,

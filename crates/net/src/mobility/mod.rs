@@ -165,6 +165,15 @@ pub struct Mip {
     pub drops: Vec<(f64, u32)>,
 }
 
+impl Mobile {
+    fn timer(&mut self, which: MipTimer) -> &mut Timer {
+        match which {
+            MipTimer::Beacon => &mut self.beacon,
+            MipTimer::Step => &mut self.step,
+        }
+    }
+}
+
 impl Mip {
     /// The mobile nodes of `configs`; `radios(node)` lists a node's (radio, access point radio)
     /// pairs, `peers(node)` the nodes its flows talk to.
@@ -261,11 +270,7 @@ enum Route {
 impl Network {
     fn mip_timer_at(&mut self, m: usize, which: MipTimer, at: f64) {
         let at = at.max(self.sched.now_exact());
-        let mob = &mut self.mip.mobiles[m];
-        let timer = match which {
-            MipTimer::Beacon => &mut mob.beacon,
-            MipTimer::Step => &mut mob.step,
-        };
+        let timer = self.mip.mobiles[m].timer(which);
         self.sched.arm(timer, at, |gen| Event::Mip(m as u32, which, gen));
     }
 
@@ -315,11 +320,7 @@ impl Network {
 
     pub fn on_mip(&mut self, m: u32, which: MipTimer, gen: u32) {
         let m = m as usize;
-        let mob = &mut self.mip.mobiles[m];
-        let timer = match which {
-            MipTimer::Beacon => &mut mob.beacon,
-            MipTimer::Step => &mut mob.step,
-        };
+        let timer = self.mip.mobiles[m].timer(which);
         let live = self.sched.fire(timer, gen, |gen| Event::Mip(m as u32, which, gen));
         if !live {
             return;

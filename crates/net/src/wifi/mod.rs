@@ -288,6 +288,15 @@ impl Station {
     pub fn wlan_index(&self) -> usize {
         self.wlan as usize
     }
+
+    fn timer(&mut self, which: MacTimer) -> &mut Timer {
+        match which {
+            MacTimer::Access => &mut self.access,
+            MacTimer::Timeout => &mut self.timeout,
+            MacTimer::Respond => &mut self.response,
+            MacTimer::Nav => &mut self.nav_timer,
+        }
+    }
 }
 
 pub fn distance(a: (f64, f64), b: (f64, f64)) -> f64 {
@@ -366,14 +375,8 @@ impl Network {
     }
 
     fn arm_mac(&mut self, r: u32, which: MacTimer, at: f64) {
-        let s = &mut self.wifi.stations[r as usize];
-        let timer = match which {
-            MacTimer::Access => &mut s.access,
-            MacTimer::Timeout => &mut s.timeout,
-            MacTimer::Respond => &mut s.response,
-            MacTimer::Nav => &mut s.nav_timer,
-        };
         let at = at.max(self.sched.now_exact());
+        let timer = self.wifi.stations[r as usize].timer(which);
         self.sched.arm(timer, at, |gen| Event::Wifi(WifiEvent::Timer(r, which, gen)));
     }
 
@@ -668,13 +671,7 @@ impl Network {
     }
 
     fn mac_timer(&mut self, r: u32, which: MacTimer, gen: u32) {
-        let s = &mut self.wifi.stations[r as usize];
-        let timer = match which {
-            MacTimer::Access => &mut s.access,
-            MacTimer::Timeout => &mut s.timeout,
-            MacTimer::Respond => &mut s.response,
-            MacTimer::Nav => &mut s.nav_timer,
-        };
+        let timer = self.wifi.stations[r as usize].timer(which);
         let live = self.sched.fire(timer, gen, |gen| Event::Wifi(WifiEvent::Timer(r, which, gen)));
         if !live {
             return;
