@@ -1,19 +1,20 @@
 //! A 4-ary min-heap with its keys apart from its values. A node's four children are adjacent,
 //! so their keys share one cache line, and the tree is half as deep as a binary heap's: fewer
-//! levels, fewer mispredicted branches per pop. Values move only when their keys do.
+//! levels, fewer mispredicted branches per pop. Sifting moves a hole rather than swapping: each
+//! level costs one move of a key and its value, and the entry being placed is written once.
 
 pub struct QuadHeap<T> {
     keys: Vec<u128>,
     values: Vec<T>,
 }
 
-impl<T> Default for QuadHeap<T> {
+impl<T: Copy> Default for QuadHeap<T> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T> QuadHeap<T> {
+impl<T: Copy> QuadHeap<T> {
     pub fn new() -> Self {
         QuadHeap { keys: Vec::with_capacity(1024), values: Vec::with_capacity(1024) }
     }
@@ -27,18 +28,20 @@ impl<T> QuadHeap<T> {
     }
 
     pub fn push(&mut self, key: u128, value: T) {
-        let mut i = self.keys.len();
+        let mut hole = self.keys.len();
         self.keys.push(key);
         self.values.push(value);
-        while i > 0 {
-            let parent = (i - 1) / 4;
+        while hole > 0 {
+            let parent = (hole - 1) / 4;
             if self.keys[parent] <= key {
                 break;
             }
-            self.keys.swap(i, parent);
-            self.values.swap(i, parent);
-            i = parent;
+            self.keys[hole] = self.keys[parent];
+            self.values[hole] = self.values[parent];
+            hole = parent;
         }
+        self.keys[hole] = key;
+        self.values[hole] = value;
     }
 
     /// The smallest key and its value.
@@ -48,36 +51,46 @@ impl<T> QuadHeap<T> {
 
     /// Removes the smallest key and its value.
     pub fn pop(&mut self) -> Option<(u128, T)> {
+        let (last_key, last_value) = (self.keys.pop()?, self.values.pop()?);
         let n = self.keys.len();
         if n == 0 {
-            return None;
+            return Some((last_key, last_value));
         }
-        self.keys.swap(0, n - 1);
-        self.values.swap(0, n - 1);
-        let out = (self.keys.pop().expect("n > 0"), self.values.pop().expect("n > 0"));
-        let n = n - 1;
-        let mut i = 0;
+        let out = (self.keys[0], self.values[0]);
+        // The last entry goes where the hole left by the root, sinking past smaller children,
+        // comes to rest.
+        let mut hole = 0;
         loop {
-            let first = 4 * i + 1;
+            let first = 4 * hole + 1;
             if first >= n {
                 break;
             }
-            let last = (first + 4).min(n);
-            let mut min = first;
-            for c in first + 1..last {
-                if self.keys[c] < self.keys[min] {
-                    min = c;
-                }
-            }
-            if self.keys[min] >= self.keys[i] {
+            let child = if first + 4 <= n { first + min_of_four(&self.keys[first..first + 4]) } else { self.min_of(first, n) };
+            if self.keys[child] >= last_key {
                 break;
             }
-            self.keys.swap(i, min);
-            self.values.swap(i, min);
-            i = min;
+            self.keys[hole] = self.keys[child];
+            self.values[hole] = self.values[child];
+            hole = child;
         }
+        self.keys[hole] = last_key;
+        self.values[hole] = last_value;
         Some(out)
     }
+
+    /// The index of the smallest key in `from..to`.
+    fn min_of(&self, from: usize, to: usize) -> usize {
+        (from + 1..to).fold(from, |min, c| if self.keys[c] < self.keys[min] { c } else { min })
+    }
+}
+
+/// The position of the smallest of four keys, as a tournament of selects without branches:
+/// which child is smallest is a coin toss, and a mispredicted branch costs more than the rest.
+fn min_of_four(keys: &[u128]) -> usize {
+    let [a, b, c, d] = keys else { unreachable!("four children") };
+    let (ab, i) = if b < a { (*b, 1) } else { (*a, 0) };
+    let (cd, j) = if d < c { (*d, 3) } else { (*c, 2) };
+    if cd < ab { j } else { i }
 }
 
 #[cfg(test)]

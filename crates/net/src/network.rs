@@ -110,6 +110,36 @@ pub struct Link {
     /// insertion number their event would have had.
     pub pipe: VecDeque<InFlight>,
     pub stats: LinkStats,
+    /// The last packet size serialised and its time, integer and double: a link carries
+    /// mostly one size, and the divisions cost more than the rest of a transmission.
+    last_tx: (u32, Time, f64),
+}
+
+impl Link {
+    pub fn new(from: u32, to: u32, rate_bps: u64, delay_secs: f64, queue: Queue) -> Link {
+        Link {
+            from,
+            to,
+            rate_bps,
+            delay_secs,
+            queue,
+            losses: Vec::new(),
+            busy: false,
+            release: None,
+            busy_until: Time::ZERO,
+            pipe: VecDeque::new(),
+            stats: LinkStats::default(),
+            last_tx: (0, Time::ZERO, 0.0),
+        }
+    }
+
+    /// Time to serialise `size` bytes: integer, and as ns-2 computes it in doubles.
+    fn tx_time(&mut self, size: u32) -> (Time, f64) {
+        if self.last_tx.0 != size {
+            self.last_tx = (size, Time::tx_time(size, self.rate_bps), size as f64 * 8.0 / self.rate_bps as f64);
+        }
+        (self.last_tx.1, self.last_tx.2)
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -333,11 +363,10 @@ impl Network {
         self.tracer.link_event('-', now_s, link.from, link.to, pkt);
         link.busy = true;
         link.stats.departures += 1;
-        let tx = Time::tx_time(pkt.size, link.rate_bps);
+        let (tx, txt) = link.tx_time(pkt.size);
         link.stats.busy_time += tx;
         link.busy_until = now + tx;
         // ns-2's LinkDelay::recv in ns-2's arithmetic and order: the arrival, then the release.
-        let txt = pkt.size as f64 * 8.0 / link.rate_bps as f64;
         let arrival = InFlight { at: now_s + (txt + link.delay_secs), seq: self.sched.reserve(), id };
         debug_assert!(link.pipe.back().is_none_or(|last| last.at < arrival.at), "arrivals leave a link in order");
         if link.pipe.is_empty() {

@@ -211,19 +211,8 @@ impl Simulation {
             for (from, to, limit) in [(l.a, l.b, l.queue.limit), (l.b, l.a, l.reverse_limit)] {
                 let queue = QueueConfig { limit, ..l.queue.clone() };
                 let rng = draws(format!("link/{}->{}", scenario.nodes[from], scenario.nodes[to]));
-                links.push(Link {
-                    from: from as u32,
-                    to: to as u32,
-                    rate_bps: l.bandwidth_bps,
-                    delay_secs: l.delay.as_secs_f64(),
-                    queue: Queue::new(&queue, l.bandwidth_bps, l.delay, rng),
-                    losses: Vec::new(),
-                    busy: false,
-                    release: None,
-                    busy_until: Time::ZERO,
-                    pipe: Default::default(),
-                    stats: Default::default(),
-                });
+                let queue = Queue::new(&queue, l.bandwidth_bps, l.delay, rng);
+                links.push(Link::new(from as u32, to as u32, l.bandwidth_bps, l.delay.as_secs_f64(), queue));
             }
         }
         let mut radio_losses = Vec::new();
