@@ -8,7 +8,7 @@ Before a time is reported, the simulators must agree on the data packets deliver
 (within `TOLERANCE`): a faster simulator that simulated something else proves nothing.
 
 ns-2 runs tcplab's own translation of the scenario (`tcplab.ns2`); ns-3 runs
-`bench/ns3/dumbbell.cc`, built once with g++ against Debian's libns3-dev (bench/install-ns3.sh).
+`bench/ns3/dumbbell.cc`, built once with g++ against Debian's libns3-dev (bench/install.sh).
 """
 
 from __future__ import annotations

@@ -204,7 +204,7 @@ class TestErrorsAndOptions:
         tcplab.run(DUMBBELL, out=tmp_path, trace=trace)
         assert sorted(p.name for p in tmp_path.iterdir()) == files
 
-    @pytest.mark.parametrize("trace", ["pcap", ["ns2", "pcap"]])
+    @pytest.mark.parametrize("trace", ["xgraph", ["ns2", "xgraph"]])
     def test_bad_trace(self, trace):
         assert raises_scenario_error(tcplab.run, DUMBBELL, trace=trace).path == "--trace"
 

@@ -189,7 +189,7 @@ def test_run_refuses_two_scenarios_with_one_name(capfd, tmp_path):
     (["--seed", "-1"], "--seed"),
     (["--seed", "x"], "--seed"),
     (["--seed", "1.5"], "--seed"),
-    (["--trace", "pcap"], "--trace"),
+    (["--trace", "xgraph"], "--trace"),
     (["--until", "soon"], "--until"),
     (["--until=-2s"], "--until"),
     (["--out", "/dev/null/x"], "--out"),
@@ -429,7 +429,7 @@ MALFORMED = [
                                                  '[[mobile_nodes]]\nnode = "s1"\nhome_agent = "k1"\n'), "mobile_nodes[0].home_agent:", ["home link"]),
     ("radio-loss-with-mark", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["s1", "r1"]\n'
                                     '[[losses]]\nwlan = "wlan0"\nnode = "r1"\nmodel = "uniform"\nrate = 0.1\naction = "mark"\n'), "losses[0].action:", []),
-    ("unknown-trace", append('\n[output]\ntrace = ["pcap"]\n'), "output.trace[0]:", ["pcap"]),
+    ("unknown-trace", append('\n[output]\ntrace = ["xgraph"]\n'), "output.trace[0]:", ["xgraph"]),
 ]
 BAD_SYNTAX = ("toml-syntax", edit("window = 20", "window = = 20"))
 

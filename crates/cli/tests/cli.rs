@@ -29,7 +29,7 @@ fn a_run_writes_the_summary_of_the_core() {
 fn bad_input_exits_2_naming_the_field() {
     for (args, field) in [
         (vec![scenario("yew2011-wired/ee-reno.toml"), "--until".into(), "soon".into()], "--until"),
-        (vec![scenario("yew2011-wired/ee-reno.toml"), "--trace".into(), "pcap".into()], "--trace"),
+        (vec![scenario("yew2011-wired/ee-reno.toml"), "--trace".into(), "xgraph".into()], "--trace"),
         (vec![scenario("no-such.toml")], "no-such.toml"),
         (vec!["--frobnicate".into()], "unknown option"),
     ] {

@@ -5,6 +5,7 @@ pub mod metrics;
 pub mod mobility;
 pub mod network;
 pub mod packet;
+pub mod pcap;
 pub mod queue;
 pub mod random;
 pub mod routing;

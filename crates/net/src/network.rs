@@ -77,6 +77,7 @@ impl Endpoint {
             encaps: 0,
             mip_bytes: 0,
             via: crate::mobility::NO_VIA,
+            tunnel_from: 0,
         }
     }
 
@@ -361,6 +362,9 @@ impl Network {
         link.stats.queue_changed(now, waiting, link.queue.len());
         let pkt = self.pkts.get(id);
         self.tracer.link_event('-', now_s, link.from, link.to, pkt);
+        if let Some(pcap) = &mut self.tracer.pcap {
+            pcap.capture(l, now_s, pkt);
+        }
         link.busy = true;
         link.stats.departures += 1;
         let (tx, txt) = link.tx_time(pkt.size);

@@ -93,6 +93,8 @@ pub struct Packet {
     /// goes to (`mobility::NO_VIA` when none).
     pub encaps: u8,
     pub via: u32,
+    /// The node that put the outermost tunnel header on (for captures).
+    pub tunnel_from: u32,
     /// Bytes of those tunnels and of Mobile IPv6 options (route optimisation's routing header
     /// or home address option), which the mobile end takes off again.
     pub mip_bytes: u16,
@@ -157,7 +159,7 @@ mod tests {
 
     #[test]
     fn released_slots_are_reused() {
-        let p = Packet { uid: 1, flow: FlowId(0), fid: 0, kind: Kind::Tcp, size: 40, payload: 0, seq: 0, src: Addr::default(), dst: Addr::default(), flags: 0, ts: 0.0, ts_echo: 0.0, sack: [(0, 0); 3], nsack: 0, encaps: 0, via: u32::MAX, mip_bytes: 0 };
+        let p = Packet { uid: 1, flow: FlowId(0), fid: 0, kind: Kind::Tcp, size: 40, payload: 0, seq: 0, src: Addr::default(), dst: Addr::default(), flags: 0, ts: 0.0, ts_echo: 0.0, sack: [(0, 0); 3], nsack: 0, encaps: 0, via: u32::MAX, tunnel_from: 0, mip_bytes: 0 };
         let mut pool = PacketPool::default();
         let a = pool.alloc(p);
         let b = pool.alloc(Packet { uid: 2, ..p });

@@ -281,6 +281,7 @@ mod tests {
             encaps: 0,
             mip_bytes: 0,
             via: u32::MAX,
+            tunnel_from: 0,
         }
     }
 

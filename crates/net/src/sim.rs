@@ -9,6 +9,7 @@ use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
 use crate::scenario::{ActionKind, AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, ScenarioError, TcpVariant, Traces, Transport};
 use crate::tcp::{Agent, Ftp, RfcSender, TcpSender, TcpSink};
+use crate::pcap::{FlowWire, Pcap};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
 use crate::mobility::Mip;
@@ -51,7 +52,8 @@ impl RunOptions {
             match t.as_str() {
                 "ns2" => extra.ns2 = true,
                 "cwnd" => extra.cwnd = true,
-                other => return Err(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2 or cwnd)"))),
+                "pcap" => extra.pcap = true,
+                other => return Err(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2, cwnd or pcap)"))),
             }
         }
         Ok(RunOptions { seed, until, out_dir, traces: extra })
@@ -140,10 +142,44 @@ fn link_name(nodes: &[String], l: &Link) -> String {
 }
 
 fn open_trace(dir: &Option<PathBuf>, name: &str) -> io::Result<Sink> {
+    open_file(dir, name, 1 << 20)
+}
+
+/// `name` under the output directory, created with its folders, behind a `buffer`-byte buffer.
+fn open_file(dir: &Option<PathBuf>, name: &str, buffer: usize) -> io::Result<Sink> {
     let dir = dir.as_ref().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("the {name} trace needs an output directory")))?;
-    std::fs::create_dir_all(dir)?;
-    let file = File::create(dir.join(name))?;
-    Ok(Box::new(BufWriter::with_capacity(1 << 20, file)))
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap_or(dir))?;
+    Ok(Box::new(BufWriter::with_capacity(buffer, File::create(path)?)))
+}
+
+/// The pcap capture: one file per traced link, both directions, `pcap/A-B.pcap` for the link
+/// from A to B of the scenario.
+fn pcap_capture(scenario: &Scenario, mip: &Mip, dir: &Option<PathBuf>) -> io::Result<Pcap> {
+    let safe = |name: &str| name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect::<String>();
+    let traced = |a: usize, b: usize| scenario.trace_links.as_ref().is_none_or(|dirs| dirs.contains(&(a, b)) || dirs.contains(&(b, a)));
+    let mut files = Vec::with_capacity(scenario.links.len());
+    for l in &scenario.links {
+        files.push(if traced(l.a, l.b) {
+            let name = format!("pcap/{}-{}.pcap", safe(&scenario.nodes[l.a]), safe(&scenario.nodes[l.b]));
+            Some(open_file(dir, &name, 64 << 10)?)
+        } else {
+            None
+        });
+    }
+    let flows = scenario
+        .flows
+        .iter()
+        .map(|f| match &f.transport {
+            Transport::Tcp(t) => {
+                let segment = t.params.packet_size;
+                FlowWire { segment, timestamps: t.params.timestamps, window: (t.params.window as u64 * segment as u64).min(65535) as u16 }
+            }
+            Transport::Udp => FlowWire { segment: 1, timestamps: false, window: 65535 },
+        })
+        .collect();
+    let mobile = (0..scenario.nodes.len() as u32).map(|n| mip.is_mobile(n)).collect();
+    Pcap::new(scenario.pcap_ip, flows, mobile, files)
 }
 
 /// Each TCP sender's clock phase (ns-2's `boot_time_` / `tcpTick_`), by flow.
@@ -250,6 +286,9 @@ impl Simulation {
             p
         };
         let mip = Mip::new(scenario.nodes.len(), scenario.mobile_nodes.clone(), access, peers, draws("mip".to_string()));
+        if traces.pcap {
+            tracer.pcap = Some(pcap_capture(&scenario, &mip, &opts.out_dir)?);
+        }
         let mut net = Network::new(scenario.nodes.clone(), links, wifi, mip, scenario.flows.len(), tracer, shared);
         net.start_mobility();
 

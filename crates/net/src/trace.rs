@@ -20,6 +20,8 @@ pub struct Tracer {
     pub cwnd: Option<Sink>,
     /// cwnd time series for Python: (time, flow, cwnd, ssthresh).
     pub cwnd_series: Option<Vec<(f64, u32, f64, i64)>>,
+    /// pcap capture of links (`pcap/FROM-TO.pcap`).
+    pub pcap: Option<crate::pcap::Pcap>,
     /// Wireless events (AGT and MAC layers) in the wired trace's file, in this format.
     pub wireless: Option<WirelessFormat>,
     /// The first write error; writing stops there and the run reports it at the end.
@@ -302,7 +304,7 @@ impl Tracer {
         for w in [&mut self.ns2, &mut self.cwnd].into_iter().flatten() {
             w.flush()?;
         }
-        Ok(())
+        self.pcap.as_mut().map_or(Ok(()), |p| p.flush())
     }
 }
 

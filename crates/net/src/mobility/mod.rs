@@ -489,6 +489,7 @@ impl Network {
             nsack: 0,
             encaps: 0,
             via: NO_VIA,
+            tunnel_from: 0,
             mip_bytes: 0,
         }
     }
@@ -584,6 +585,7 @@ impl Network {
                 pkt.size += TUNNEL_BYTES * pkt.encaps as u32;
                 pkt.mip_bytes += (TUNNEL_BYTES * pkt.encaps as u32) as u16;
                 pkt.via = if via_map { mob.cfg.map.expect("bound") as u32 } else { mob.cfg.home_agent as u32 };
+                pkt.tunnel_from = node;
             }
             return Some(Route::Radio(r, ap));
         }
@@ -603,6 +605,7 @@ impl Network {
                 pkt.mip_bytes -= TUNNEL_BYTES as u16;
                 if Some(node as usize) == mob.cfg.map {
                     pkt.via = mob.cfg.home_agent as u32;
+                    pkt.tunnel_from = node;
                     return Some(Route::Toward(pkt.via));
                 }
                 return None;
@@ -637,6 +640,7 @@ impl Network {
             pkt.size += TUNNEL_BYTES;
             pkt.mip_bytes += TUNNEL_BYTES as u16;
             pkt.via = target;
+            pkt.tunnel_from = node;
             return Some(Route::Toward(target));
         }
         if arrived && Some(node as usize) == mob.cfg.map && !signalling {
@@ -646,6 +650,7 @@ impl Network {
             pkt.size += TUNNEL_BYTES;
             pkt.mip_bytes += TUNNEL_BYTES as u16;
             pkt.via = ar;
+            pkt.tunnel_from = node;
             return Some(Route::Toward(ar));
         }
         if arrived {

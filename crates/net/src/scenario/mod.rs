@@ -151,6 +151,8 @@ pub struct Scenario {
     pub trace_links: Option<Vec<(usize, usize)>>,
     /// How the ns-2 trace writes wireless events.
     pub wireless_format: crate::trace::WirelessFormat,
+    /// The IP version of pcap captures (IPv6 when there are mobile nodes).
+    pub pcap_ip: crate::pcap::IpVersion,
     /// Sample each flow's goodput and each link's queue at every multiple of this interval.
     #[serde(rename = "interval_s", serialize_with = "opt_secs")]
     pub interval: Option<Time>,
@@ -196,7 +198,7 @@ impl Scenario {
 impl Traces {
     /// Every writer either asks for.
     pub fn union(self, o: Traces) -> Traces {
-        Traces { ns2: self.ns2 || o.ns2, cwnd: self.cwnd || o.cwnd, tcp_header: self.tcp_header || o.tcp_header, events: self.events || o.events }
+        Traces { ns2: self.ns2 || o.ns2, cwnd: self.cwnd || o.cwnd, tcp_header: self.tcp_header || o.tcp_header, events: self.events || o.events, pcap: self.pcap || o.pcap }
     }
 }
 
@@ -274,6 +276,8 @@ pub struct Traces {
     pub tcp_header: bool,
     /// TCP congestion events in the wired trace (ns-2 `$ns eventtrace-all`).
     pub events: bool,
+    /// pcap capture of every traced link (`pcap/FROM-TO.pcap`).
+    pub pcap: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]

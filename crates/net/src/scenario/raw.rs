@@ -297,4 +297,5 @@ pub struct RawOutput {
     pub trace_links: Option<Vec<String>>,
     pub wireless_format: Option<String>,
     pub interval: Option<Quantity>,
+    pub pcap_ip: Option<String>,
 }

@@ -3,6 +3,7 @@
 use super::algorithms::{fast_config, ns2_knob_error, ns2_only_knobs, pacing_config, vegas_config};
 use super::raw::{Flag, Quantity, RawAction, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed, RawScenario, RawSink, RawTcp, RawVegas};
 use super::*;
+use crate::pcap::IpVersion;
 use crate::units;
 use std::collections::{HashMap, VecDeque};
 
@@ -235,7 +236,15 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let mut trace_links = None;
     let mut wireless_format = crate::trace::WirelessFormat::Old;
     let mut interval = None;
+    let mut pcap_ip = if mobile_nodes.is_empty() { IpVersion::Ipv4 } else { IpVersion::Ipv6 };
     if let Some(out) = &raw.output {
+        if let Some(v) = &out.pcap_ip {
+            pcap_ip = match one_of(v, &["ipv4", "ipv6"], "IP version", "output.pcap_ip")? {
+                "ipv4" if !mobile_nodes.is_empty() => return err("output.pcap_ip", "must be \"ipv6\": the scenario has Mobile IPv6 nodes"),
+                "ipv4" => IpVersion::Ipv4,
+                _ => IpVersion::Ipv6,
+            };
+        }
         if let Some(q) = &out.interval {
             let t = time(q, "output.interval")?;
             if t == Time::ZERO {
@@ -265,13 +274,14 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             trace_links = Some(dirs);
         }
         for (i, t) in out.trace.iter().flatten().enumerate() {
-            match one_of(t, &["ns2", "cwnd"], "trace", &format!("output.trace[{i}]"))? {
+            match one_of(t, &["ns2", "cwnd", "pcap"], "trace", &format!("output.trace[{i}]"))? {
                 "ns2" => traces.ns2 = true,
-                _ => traces.cwnd = true,
+                "cwnd" => traces.cwnd = true,
+                _ => traces.pcap = true,
             }
         }
     }
-    Ok(Scenario { name, duration, seed, rng, nodes, links, wlans, moves, mobile_nodes, flows, losses, actions, traces, trace_links, wireless_format, interval })
+    Ok(Scenario { name, duration, seed, rng, nodes, links, wlans, moves, mobile_nodes, flows, losses, actions, traces, trace_links, wireless_format, pcap_ip, interval })
 }
 
 fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>) -> Res<LinkConfig> {
