@@ -35,7 +35,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
 
 #: writers that can be asked for on top of a scenario's own ``output.trace``
-TRACES = ("ns2", "cwnd", "pcap")
+TRACES = ("ns2", "cwnd", "pcap", "nam")
 
 # Wall-clock time one ``advance`` call should take.  Short enough that Ctrl-C (handled by
 # Python between calls, since the core runs with the GIL released) and progress updates feel
@@ -231,7 +231,7 @@ def run(
     seed:     overrides the scenario's ``seed``.
     until:    stop at this simulated time instead of the scenario's ``duration`` ("5s", 2.5, ...).
     out:      directory for the trace files and summary.json (created if needed).
-    trace:    extra writers on top of the scenario's ``output.trace``: "ns2", "cwnd", "pcap".
+    trace:    extra writers on top of the scenario's ``output.trace``: "ns2", "cwnd", "pcap", "nam".
     progress: called as ``progress(now, end)`` (simulated seconds) between chunks of work.
     """
     inp = _scenario_input(scenario)

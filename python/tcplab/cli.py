@@ -1,6 +1,6 @@
 """The ``tcplab`` command line.
 
-    tcplab run SCENARIO... [--out DIR] [--seed N] [--trace ns2|cwnd|pcap]... [--until T]
+    tcplab run SCENARIO... [--out DIR] [--seed N] [--trace ns2|cwnd|pcap|nam]... [--until T]
     tcplab validate SCENARIO...
 
 Exit status: 0 ok, 2 invalid scenario or options (one ``tcplab: error: <path>: <message>``
@@ -371,9 +371,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output directory (default results/<scenario name>; with several "
                         "scenarios each writes to DIR/<scenario name>)")
     r.add_argument("--seed", metavar="N", help="master seed, overrides the scenario's seed")
-    r.add_argument("--trace", action="append", default=[], metavar="{ns2,cwnd,pcap}",
+    r.add_argument("--trace", action="append", default=[], metavar="{ns2,cwnd,pcap,nam}",
                    help="also write this trace (ns2: trace.tr, cwnd: cwnd.tr, pcap: pcap/A-B.pcap "
-                        "per link); repeatable")
+                        "per link, nam: trace.nam for NAM); repeatable")
     r.add_argument("--until", metavar="T",
                    help="stop at simulated time T instead of the scenario's duration (e.g. 5s, 250ms)")
     r.set_defaults(func=cmd_run)

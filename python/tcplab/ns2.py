@@ -209,10 +209,11 @@ def _losses(emit, s: dict) -> None:
         emit("")
 
 
-def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | None = None) -> str:
+def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | None = None,
+                    nam_path: str | None = None) -> str:
     """Return an ns-2.35 Tcl script building `normalized` (the output of tcplab.validate),
-    tracing every link to trace_path (no trace when None) and every TCP sender's cwnd_ to
-    cwnd_path when given. At the end it prints, per TCP flow, the highest segment the
+    tracing every link to trace_path (no trace when None), every TCP sender's cwnd_ to
+    cwnd_path and the NAM trace to nam_path when given. At the end it prints, per TCP flow, the highest segment the
     receiver acknowledged and the data packets sent: "flow <i> ack <ack_> sent <ndatapack_>"."""
     if "duration_s" not in normalized:
         raise TypeError("scenario_to_tcl takes the normalized scenario of tcplab.validate()")
@@ -237,6 +238,9 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
     if trace_path is not None:
         emit(f"set tracefd [open {_tcl_string(trace_path)} w]")
         emit("$ns trace-all $tracefd")
+    if nam_path is not None:
+        emit(f"set namfd [open {_tcl_string(nam_path)} w]")
+        emit("$ns namtrace-all $namfd")
     if s["traces"]["events"]:
         emit("$ns eventtrace-all ;# TCP agents created from here on write E lines")
     if cwnd_path is not None:
@@ -337,16 +341,20 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
         emit("")
 
     globs = "ns" + (" tracefd" if trace_path is not None else "") + (" cwndfd" if cwnd_path is not None else "")
+    globs += " namfd" if nam_path is not None else ""
     globs += "".join(f" {agent}" for agent in tcp_agents)
     emit("proc finish {} {")
     emit(f"    global {globs}")
     for agent in tcp_agents:
         emit(f'    puts "flow {agent[len("agent"):]} ack [${agent} set ack_] sent [${agent} set ndatapack_]"')
-    if trace_path is not None:
+    if trace_path is not None or nam_path is not None:
         emit("    $ns flush-trace")
+    if trace_path is not None:
         emit("    close $tracefd")
     if cwnd_path is not None:
         emit("    close $cwndfd")
+    if nam_path is not None:
+        emit("    close $namfd")
     emit("    exit 0")
     emit("}")
     emit(f'$ns at {_num(s["duration_s"])} "finish"')
@@ -355,11 +363,12 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
 
 
 def run_ns2(scenario, workdir: str, timeout: float = 600.0, ns: str | None = None,
-            cwnd: bool = True) -> dict:
+            cwnd: bool = True, nam: bool = False) -> dict:
     """Validate `scenario` (whatever tcplab.validate accepts: path, TOML text, dict), write
     scenario.tcl into workdir, run ns-2 there and return the paths.
 
-    Returns {"tcl": ..., "trace": ..., "cwnd": ... or None, "stdout": text, "stderr": text}.
+    Returns {"tcl": ..., "trace": ..., "cwnd": ... or None, "nam": ... or None, "stdout": text,
+    "stderr": text}.
     Raises tcplab.ScenarioError for an invalid scenario, and NS2Error if `ns` is not installed
     (see conformance/install-ns2.sh), exits non-zero, or runs longer than `timeout` seconds.
     """
@@ -374,9 +383,10 @@ def run_ns2(scenario, workdir: str, timeout: float = 600.0, ns: str | None = Non
     tcl_path = os.path.join(workdir, "scenario.tcl")
     trace_path = os.path.join(workdir, "trace.tr")
     cwnd_path = os.path.join(workdir, "cwnd.tr") if cwnd else None
+    nam_path = os.path.join(workdir, "trace.nam") if nam else None
     with open(tcl_path, "w") as f:
-        f.write(scenario_to_tcl(normalized, trace_path, cwnd_path))
-    for stale in (trace_path, cwnd_path):  # never report an old run's output
+        f.write(scenario_to_tcl(normalized, trace_path, cwnd_path, nam_path))
+    for stale in (trace_path, cwnd_path, nam_path):  # never report an old run's output
         if stale and os.path.exists(stale):
             os.remove(stale)
     try:
@@ -389,5 +399,5 @@ def run_ns2(scenario, workdir: str, timeout: float = 600.0, ns: str | None = Non
     if proc.returncode != 0 or not os.path.exists(trace_path):
         raise NS2Error(f"ns failed (exit {proc.returncode}) on {tcl_path}:\n"
                        f"{proc.stderr.strip() or proc.stdout.strip()}")
-    return {"tcl": tcl_path, "trace": trace_path, "cwnd": cwnd_path,
+    return {"tcl": tcl_path, "trace": trace_path, "cwnd": cwnd_path, "nam": nam_path,
             "stdout": proc.stdout, "stderr": proc.stderr}

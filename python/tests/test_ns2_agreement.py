@@ -151,3 +151,23 @@ def test_losses_actions_sink_knobs_and_event_lines_match_ns2(tmp_path):
         f"{report.equal_prefix} lines agree, then line {report.first_diff_a}:\n"
         f"  tcplab: {report.line_a}\n  ns-2:   {report.line_b}"
     )
+
+
+@needs_ns
+@pytest.mark.parametrize("which", ["lossy-reno", "features"])
+def test_nam_trace_is_ns2s(which, tmp_path):
+    """`--trace nam` writes what ns-2's `namtrace-all` writes for the same scenario, line for
+    line: the addressing, nodes and links, then every packet event with its NAM hop (`h`)."""
+    if which == "features":
+        scenario = tmp_path / "features.toml"
+        scenario.write_text(FEATURES)
+    else:
+        scenario = LOSSY_RENO
+    theirs = ns2.run_ns2(str(scenario), str(tmp_path / "ns2"), cwnd=False, nam=True)["nam"]
+    tcplab.run(scenario, out=tmp_path / "tcplab", trace=["nam"])
+    report = diff_traces(str(tmp_path / "tcplab" / "trace.nam"), theirs)
+    assert report.compared > 10_000
+    assert report.identical, (
+        f"{report.equal_prefix} lines agree, then line {report.first_diff_a}:\n"
+        f"  tcplab: {report.line_a}\n  ns-2:   {report.line_b}"
+    )

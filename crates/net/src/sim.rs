@@ -53,7 +53,8 @@ impl RunOptions {
                 "ns2" => extra.ns2 = true,
                 "cwnd" => extra.cwnd = true,
                 "pcap" => extra.pcap = true,
-                other => return Err(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2, cwnd or pcap)"))),
+                "nam" => extra.nam = true,
+                other => return Err(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2, cwnd, pcap or nam)"))),
             }
         }
         Ok(RunOptions { seed, until, out_dir, traces: extra })
@@ -229,6 +230,11 @@ impl Simulation {
             if !scenario.wlans.is_empty() {
                 tracer.wireless = Some(scenario.wireless_format);
             }
+        }
+        if traces.nam {
+            tracer.nam = Some(open_trace(&opts.out_dir, "trace.nam")?);
+            let links: Vec<_> = scenario.links.iter().map(|l| (l.a as u32, l.b as u32, l.bandwidth_bps, l.delay.as_secs_f64())).collect();
+            tracer.nam_topology(scenario.nodes.len(), &links);
         }
         if traces.cwnd {
             tracer.cwnd_series = Some(Vec::new());

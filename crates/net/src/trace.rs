@@ -1,7 +1,7 @@
 //! Trace writers. Each is an `Option`: when a writer is off, the hot path pays one branch and
 //! never formats anything.
 
-use crate::packet::{flags, Packet};
+use crate::packet::{flags, Addr, Packet};
 use std::io::{self, Write};
 
 pub type Sink = Box<dyn Write + Send + Sync>;
@@ -20,6 +20,8 @@ pub struct Tracer {
     pub cwnd: Option<Sink>,
     /// cwnd time series for Python: (time, flow, cwnd, ssthresh).
     pub cwnd_series: Option<Vec<(f64, u32, f64, i64)>>,
+    /// NAM trace of the wired links (`$ns namtrace-all`).
+    pub nam: Option<Sink>,
     /// pcap capture of links (`pcap/FROM-TO.pcap`).
     pub pcap: Option<crate::pcap::Pcap>,
     /// Wireless events (AGT and MAC layers) in the wired trace's file, in this format.
@@ -63,10 +65,15 @@ pub struct WirelessEvent<'a> {
 /// The `show_tcphdr_` fields, when on.
 /// C's "%.15g": 15 significant digits, trailing zeros dropped, exponent form outside 1e-4..1e15.
 pub fn fmt_g15(x: f64) -> String {
+    fmt_g(x, 15)
+}
+
+/// C's "%.{digits}g".
+pub fn fmt_g(x: f64, digits: i32) -> String {
     if x == 0.0 {
         return "0".to_string();
     }
-    let sci = format!("{x:.14e}");
+    let sci = format!("{x:.*e}", (digits - 1) as usize);
     let (mantissa, exp) = sci.split_once('e').expect("exponent form");
     let exp: i32 = exp.parse().expect("integer exponent");
     let trim = |s: &str| -> String {
@@ -76,10 +83,10 @@ pub fn fmt_g15(x: f64) -> String {
             s.to_string()
         }
     };
-    if !(-4..15).contains(&exp) {
+    if !(-4..digits).contains(&exp) {
         format!("{}e{}{:02}", trim(mantissa), if exp < 0 { '-' } else { '+' }, exp.abs())
     } else {
-        trim(&format!("{x:.*}", (14 - exp) as usize))
+        trim(&format!("{x:.*}", (digits - 1 - exp) as usize))
     }
 }
 
@@ -176,15 +183,22 @@ impl Tracer {
         }
     }
 
-    /// One line of the wired trace: `ev time from to type size flags fid src dst seq uid`.
+    /// A packet event on a wired link (`+`, `-`, `r`, `d`), for the wired trace and NAM.
     #[inline]
     pub fn link_event(&mut self, ev: char, now: f64, from: u32, to: u32, p: &Packet) {
-        if self.ns2.is_none() {
-            return;
+        if self.ns2.is_some() && self.only_links.as_ref().is_none_or(|only| only.contains(&(from, to))) {
+            self.wired_line(ev, now, from, to, p);
         }
-        if self.only_links.as_ref().is_some_and(|only| !only.contains(&(from, to))) {
-            return;
+        if self.nam.is_some() {
+            self.nam_line(ev, now, from, to, p, p.seq);
+            if ev == '-' {
+                self.nam_line('h', now, from, to, p, -1); // NAM's hop onto the link
+            }
         }
+    }
+
+    /// One line of the wired trace: `ev time from to type size flags fid src dst seq uid`.
+    fn wired_line(&mut self, ev: char, now: f64, from: u32, to: u32, p: &Packet) {
         if self.error.is_some() {
             return;
         }
@@ -230,13 +244,45 @@ impl Tracer {
         }
     }
 
+    /// The NAM trace's opening: addressing, then every node (in the order of ns-2's Tcl
+    /// array of nodes) and every duplex link (`(from, to, bits/s, delay s)`), as `$ns
+    /// namtrace-all` writes them before the first event.
+    pub fn nam_topology(&mut self, nodes: usize, links: &[(u32, u32, u64, f64)]) {
+        let mut head = String::from("V -t * -v 1.0a5 -a 0\nA -t * -n 1 -p 0 -o 0x7fffffff -c 30 -a 1\nA -t * -h 1 -m 1073741823 -s 0\n");
+        for n in crate::random::tcl_array_order(nodes) {
+            head += &format!("n -t * -a {n} -s {n} -S UP -v circle -c black -i black\n");
+        }
+        for &(a, b, rate, delay) in links {
+            // Tcl reads ns-2's doubles back in "%.17g"
+            head += &format!("l -t * -s {a} -d {b} -S UP -r {rate} -D {} -c black\n", fmt_g(delay, 17));
+        }
+        self.write(|t| &mut t.nam, format_args!("{head}"));
+    }
+
+    /// One NAM packet event: `ev -t time -s from -d to -p type -e size -c fid -i uid -a fid
+    /// -x {src.port dst.port seqno flags null}`, the time in "%.15g".
+    fn nam_line(&mut self, ev: char, now: f64, from: u32, to: u32, p: &Packet, seq: i64) {
+        let (t, name, flags) = (fmt_g15(now), p.kind.ns2_name(), ns2_flags(p.flags));
+        let flags = std::str::from_utf8(&flags).expect("ascii");
+        let (s, d, fid, size, uid) = (p.src, p.dst, p.fid, p.size, p.uid);
+        self.write(
+            |t| &mut t.nam,
+            format_args!(
+                "{ev} -t {t} -s {from} -d {to} -p {name} -e {size} -c {fid} -i {uid} -a {fid} -x {{{}.{} {}.{} {seq} {flags} null}}\n",
+                s.node, s.port, d.node, d.port
+            ),
+        );
+    }
+
     /// A TCP event line: `E time src dst TCP EVENT fid seqno cwnd` (ns-2 `trace_event`).
-    pub fn tcp_event(&mut self, now: f64, nodes: (u32, u32), event: &str, fid: u32, seqno: i64, cwnd: i64) {
-        if !self.events || self.ns2.is_none() {
+    /// NAM gets it too, as `E -t time -o TCP -e EVENT -s src.port -d dst.port`.
+    pub fn tcp_event(&mut self, now: f64, (a, b): (Addr, Addr), event: &str, fid: u32, seqno: i64, cwnd: i64) {
+        if !self.events {
             return;
         }
         let t = ns2_time(now);
-        self.write(|t| &mut t.ns2, format_args!("E {t} {} {} TCP {event} {fid} {seqno} {cwnd}\n", nodes.0, nodes.1));
+        self.write(|t| &mut t.ns2, format_args!("E {t} {} {} TCP {event} {fid} {seqno} {cwnd}\n", a.node, b.node));
+        self.write(|t| &mut t.nam, format_args!("E -t {t} -o TCP -e {event} -s {}.{} -d {}.{}\n", a.node, a.port, b.node, b.port));
     }
 
     /// A wireless event line, when the wireless trace is on.
@@ -301,7 +347,7 @@ impl Tracer {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        for w in [&mut self.ns2, &mut self.cwnd].into_iter().flatten() {
+        for w in [&mut self.ns2, &mut self.cwnd, &mut self.nam].into_iter().flatten() {
             w.flush()?;
         }
         self.pcap.as_mut().map_or(Ok(()), |p| p.flush())
@@ -324,6 +370,8 @@ mod tests {
         assert_eq!(fmt_g15(123456.5), "123456.5");
         assert_eq!(fmt_g15(1e15), "1e+15");
         assert_eq!(fmt_g15(0.1 + 0.2), "0.3");
+        // ns-2's NAM link delays, as Tcl reads the double back
+        assert_eq!((fmt_g(0.1, 17).as_str(), fmt_g(0.0015, 17).as_str()), ("0.10000000000000001", "0.0015"));
         // the fast path agrees with "%.15g" of the rounded time everywhere it is taken
         let mut x = 0x9E3779B97F4A7C15u64;
         for _ in 0..200_000 {

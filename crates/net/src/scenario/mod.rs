@@ -198,7 +198,7 @@ impl Scenario {
 impl Traces {
     /// Every writer either asks for.
     pub fn union(self, o: Traces) -> Traces {
-        Traces { ns2: self.ns2 || o.ns2, cwnd: self.cwnd || o.cwnd, tcp_header: self.tcp_header || o.tcp_header, events: self.events || o.events, pcap: self.pcap || o.pcap }
+        Traces { ns2: self.ns2 || o.ns2, cwnd: self.cwnd || o.cwnd, tcp_header: self.tcp_header || o.tcp_header, events: self.events || o.events, pcap: self.pcap || o.pcap, nam: self.nam || o.nam }
     }
 }
 
@@ -278,6 +278,8 @@ pub struct Traces {
     pub events: bool,
     /// pcap capture of every traced link (`pcap/FROM-TO.pcap`).
     pub pcap: bool,
+    /// NAM trace of the wired links (`trace.nam`, ns-2's `namtrace-all`).
+    pub nam: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -274,10 +274,11 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             trace_links = Some(dirs);
         }
         for (i, t) in out.trace.iter().flatten().enumerate() {
-            match one_of(t, &["ns2", "cwnd", "pcap"], "trace", &format!("output.trace[{i}]"))? {
+            match one_of(t, &["ns2", "cwnd", "pcap", "nam"], "trace", &format!("output.trace[{i}]"))? {
                 "ns2" => traces.ns2 = true,
                 "cwnd" => traces.cwnd = true,
-                _ => traces.pcap = true,
+                "pcap" => traces.pcap = true,
+                _ => traces.nam = true,
             }
         }
     }

@@ -283,8 +283,7 @@ impl TcpSender {
     /// A line in the event trace (ns-2 `trace_event`): the event, t_seqno and int(cwnd).
     fn trace_event(&self, net: &mut Network, event: &str) {
         let now = net.now_secs();
-        let nodes = (self.ep.addr.node, self.ep.peer.node);
-        net.tracer.tcp_event(now, nodes, event, self.ep.fid, self.t_seqno, self.cwnd as i64);
+        net.tracer.tcp_event(now, (self.ep.addr, self.ep.peer), event, self.ep.fid, self.t_seqno, self.cwnd as i64);
     }
 
     /// The dupack threshold: numdupacks, or int(cwnd) / numdupacks_frac when larger (Sack1).
