@@ -338,7 +338,8 @@ class Result:
     summary       the summary dict, as the core produced it (what summary.json holds)
     flows, links  pandas DataFrames with one row per flow / per link direction
     series        dict of DataFrames for the time series: "cwnd" (with the cwnd trace), "flows"
-                  and "links" (per-interval goodput and queue length, with `output.interval`)
+                  and "links" (per-interval goodput and queue length) and "tcp" (each TCP
+                  sender's cwnd, ssthresh, srtt, in-flight and pacing rate), with `output.interval`
     jain_fairness Jain's fairness index over the flows' goodput
     """
 
@@ -398,12 +399,13 @@ class Result:
 
     def save(self, directory: str | os.PathLike) -> Path:
         """Write summary.json into ``directory`` (created if needed), and the sampled series of
-        `output.interval` as series-flows.csv and series-links.csv; returns summary.json's path."""
+        `output.interval` as series-flows.csv, series-links.csv and series-tcp.csv; returns
+        summary.json's path."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         p = d / "summary.json"
         p.write_text(self.summary_json(), encoding="utf-8")
-        for name in ("flows", "links"):
+        for name in ("flows", "links", "tcp"):
             if name in self._series_raw:
                 self.series[name].to_csv(d / f"series-{name}.csv", index=False)
         return p
@@ -413,3 +415,10 @@ class Result:
             f"<tcplab.Result {self.name!r}: {len(self.summary.get('flows', []))} flows, "
             f"jain_fairness={self.jain_fairness}>"
         )
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows a result as its flow and link tables."""
+        import html
+        jain = "n/a" if self.jain_fairness is None else f"{self.jain_fairness:.4f}"
+        title = f"<b>{html.escape(str(self.name))}</b>: Jain's fairness {jain}"
+        return f"{title}<br>{self.flows.to_html(index=False)}<br>{self.links.to_html(index=False)}"

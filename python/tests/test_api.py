@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tcplab
+from tcplab import sweep
 from support import DUMBBELL, DUMBBELL_TEXT, dumbbell_doc, without_name
+
+REPO = Path(__file__).resolve().parents[2]
 
 FLOW_COLUMNS = tcplab._FLOW_COLUMNS
 LINK_COLUMNS = tcplab._LINK_COLUMNS
@@ -278,6 +282,40 @@ class TestResult:
         saved = pd.read_csv(tmp_path / "series-flows.csv")
         assert saved["delivered_bytes"].tolist() == fl["delivered_bytes"].tolist()
         assert (tmp_path / "series-links.csv").exists()
+        assert pd.read_csv(tmp_path / "series-tcp.csv").shape == res.series["tcp"].shape
+
+    def test_tcp_state_samples_agree_with_the_cwnd_trace(self):
+        """The sampled cwnd and ssthresh of each TCP sender are the last values its cwnd trace
+        shows at or before the sample; srtt follows the path's RTT; in flight is at most the
+        receiver's window (a cut cwnd can be below it for a while)."""
+        doc = dumbbell_doc()
+        doc["output"] = {"interval": "0.25s", "trace": ["cwnd"]}
+        res = tcplab.run(doc)
+        tcp, cw = res.series["tcp"], res.series["cwnd"]
+        assert list(tcp.columns) == ["time", "flow", "cwnd", "ssthresh", "srtt_s", "in_flight", "pacing_rate"]
+        tcp_flows = {f["name"] for f in res.summary["flows"] if f["protocol"] != "udp"}
+        assert set(tcp["flow"]) == tcp_flows and len(tcp) == 20 * len(tcp_flows)
+        checked = 0
+        for row in tcp.itertuples():
+            before = cw[(cw["flow"] == row.flow) & (cw["time"] <= row.time)]
+            if len(before):
+                assert (row.cwnd, row.ssthresh) == (before["cwnd"].iloc[-1], before["ssthresh"].iloc[-1]), row
+                checked += 1
+        assert checked > 20
+        late = tcp[tcp["time"] >= 2.0]
+        assert (late["srtt_s"] > 0.01).all() and (late["srtt_s"] < 2.0).all()
+        window = {f["name"]: f["params"]["window"] for f in tcplab.validate(doc)["flows"] if f["name"] in tcp_flows}
+        assert (tcp["in_flight"] <= tcp["flow"].map(window)).all() and tcp["in_flight"].max() > 10
+        assert (tcp["pacing_rate"] == 0).all()
+
+    def test_a_paced_flow_reports_its_rate(self):
+        doc = sweep.read_scenario(REPO / "scenarios" / "enhanced-vegas-wired" / "vegas-spacing.toml")
+        doc.setdefault("output", {})["interval"] = "1s"
+        tcp = tcplab.run(doc, until="10s").series["tcp"]
+        late = tcp[tcp["time"] >= 5.0]
+        # a paced window goes out at about cwnd segments per RTT
+        assert (late["pacing_rate"] > 0).all()
+        assert (late["pacing_rate"] * late["srtt_s"] / late["cwnd"]).between(0.5, 2.0).all()
 
     def test_empty_tables_keep_their_columns(self):
         res = tcplab.Result({"summary": {"name": "x", "flows": [], "links": []}})

@@ -1,5 +1,6 @@
 //! Always-on counters and the run summary computed from them.
 
+use crate::tcp::TcpState;
 use crate::scenario::Profile;
 use serde::Serialize;
 use tcplab_des::Time;
@@ -214,6 +215,22 @@ pub struct Sampler {
     link_names: Vec<String>,
     pub flows: FlowSeries,
     pub links: LinkSeries,
+    pub tcp: TcpSeries,
+}
+
+/// Every TCP sender's state at each sample time.
+#[derive(Serialize, Debug, Default)]
+pub struct TcpSeries {
+    pub time: Vec<f64>,
+    pub flow: Vec<String>,
+    /// Segments.
+    pub cwnd: Vec<f64>,
+    pub ssthresh: Vec<f64>,
+    pub srtt_s: Vec<f64>,
+    /// Segments sent, not yet acknowledged.
+    pub in_flight: Vec<f64>,
+    /// Segments per second; 0 when the flow is not paced.
+    pub pacing_rate: Vec<f64>,
 }
 
 #[derive(Serialize, Debug, Default)]
@@ -239,7 +256,7 @@ pub struct LinkSeries {
 impl Sampler {
     pub fn new(interval: Time, flow_names: Vec<String>, link_names: Vec<String>) -> Sampler {
         let last = vec![(0, 0); flow_names.len()];
-        Sampler { interval, next: interval, last, flow_names, link_names, flows: FlowSeries::default(), links: LinkSeries::default() }
+        Sampler { interval, next: interval, last, flow_names, link_names, flows: FlowSeries::default(), links: LinkSeries::default(), tcp: TcpSeries::default() }
     }
 
     /// The next sample time, if it is at or before `until`.
@@ -247,8 +264,9 @@ impl Sampler {
         (self.next <= until).then_some(self.next)
     }
 
-    /// Records the sample due now from the flows' counters and the links' queue lengths.
-    pub fn record(&mut self, stats: &[FlowStats], queues: impl Iterator<Item = usize>) {
+    /// Records the sample due now from the flows' counters, the links' queue lengths and the TCP
+    /// senders' states (flow index, state).
+    pub fn record(&mut self, stats: &[FlowStats], queues: impl Iterator<Item = usize>, tcp: impl Iterator<Item = (usize, TcpState)>) {
         let t = self.next.as_secs_f64();
         let per_second = 8.0 / self.interval.as_secs_f64();
         for ((s, last), name) in stats.iter().zip(self.last.iter_mut()).zip(&self.flow_names) {
@@ -263,6 +281,16 @@ impl Sampler {
             self.links.time.push(t);
             self.links.link.push(name.clone());
             self.links.queue_pkts.push(q as u32);
+        }
+        for (flow, s) in tcp {
+            let series = &mut self.tcp;
+            series.time.push(t);
+            series.flow.push(self.flow_names[flow].clone());
+            series.cwnd.push(s.cwnd);
+            series.ssthresh.push(s.ssthresh);
+            series.srtt_s.push(s.srtt);
+            series.in_flight.push(s.in_flight);
+            series.pacing_rate.push(s.pacing_rate);
         }
         self.next += self.interval;
     }

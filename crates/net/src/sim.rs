@@ -1,7 +1,7 @@
 //! A simulation run: builds the network and agents from a scenario, dispatches events, and
 //! summarises the counters at the end.
 
-use crate::metrics::{delay_stats, jain, FlowSeries, FlowSummary, LinkSeries, LinkSummary, RadioSummary, Sampler, Summary};
+use crate::metrics::{delay_stats, jain, FlowSeries, FlowSummary, LinkSeries, LinkSummary, RadioSummary, Sampler, Summary, TcpSeries};
 use crate::loss::Loss;
 use crate::network::{Endpoint, Event, Link, Network, TimerKind};
 use crate::packet::{Addr, FlowId, Kind, Packet};
@@ -121,6 +121,9 @@ pub struct Series {
     /// Per-interval queue length of every link direction (`output.interval`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub links: Option<LinkSeries>,
+    /// Every TCP sender's cwnd, ssthresh, srtt, in-flight and pacing rate at each interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpSeries>,
 }
 
 #[derive(Serialize, Debug, Default)]
@@ -377,7 +380,8 @@ impl Simulation {
         while let Some(at) = self.sampler.as_ref().and_then(|s| s.due(stop)) {
             self.run_events(at);
             let queues = self.net.links.iter().map(|l| l.queue.len());
-            self.sampler.as_mut().expect("due").record(&self.net.flow_stats, queues);
+            let tcp = self.flows.iter_mut().enumerate().filter_map(|(i, f)| Some((i, f.sender.ftp()?.state())));
+            self.sampler.as_mut().expect("due").record(&self.net.flow_stats, queues, tcp);
         }
         self.run_events(stop)
     }
@@ -494,6 +498,7 @@ impl Simulation {
         if let Some(sampler) = self.sampler.take() {
             series.flows = Some(sampler.flows);
             series.links = Some(sampler.links);
+            series.tcp = Some(sampler.tcp);
         }
         Ok(RunResult { summary, series, events: self.net.sched.dispatched() })
     }

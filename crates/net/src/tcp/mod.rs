@@ -14,6 +14,20 @@ pub use sender::{Agent, TcpSender};
 pub use sink::TcpSink;
 
 /// What an FTP application asks of a TCP sender (ns-2's `send -1`, `advance`, `advanceby`).
+/// A TCP sender's state at one instant, for the sampled time series (`output.interval`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TcpState {
+    /// Congestion window and slow-start threshold, in segments.
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    /// Smoothed RTT in seconds (0 before the first sample).
+    pub srtt: f64,
+    /// Segments sent and not yet acknowledged.
+    pub in_flight: f64,
+    /// The pacer's rate in segments per second (0 when not paced).
+    pub pacing_rate: f64,
+}
+
 pub trait Ftp {
     /// An unlimited backlog.
     fn send_unlimited(&mut self, net: &mut Network);
@@ -23,6 +37,8 @@ pub trait Ftp {
     fn advance_by(&mut self, net: &mut Network, n: i64);
     /// No new data.
     fn stop(&mut self, net: &mut Network);
+    /// The sender's state now.
+    fn state(&self) -> TcpState;
 }
 
 /// True if `pacer` holds the next new segment back at window `cwnd`; the pace timer is then set

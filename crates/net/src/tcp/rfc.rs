@@ -7,7 +7,7 @@
 //! the rfc sender talks to the same sinks as the ns-2 agents. There is no handshake: data starts
 //! at segment 0 when the application starts.
 
-use super::Ftp;
+use super::{Ftp, TcpState};
 use crate::network::{Endpoint, Network, TimerKind};
 use crate::packet::{flags, Kind, Packet};
 use crate::scenario::{TcpConfig, TcpVariant};
@@ -301,5 +301,16 @@ impl Ftp for RfcSender {
     /// No new data; what was sent is still delivered.
     fn stop(&mut self, net: &mut Network) {
         self.advance(net, 0);
+    }
+
+    fn state(&self) -> TcpState {
+        let cwnd = self.cwnd();
+        TcpState {
+            cwnd,
+            ssthresh: self.cc.ssthresh().min(self.rwnd),
+            srtt: self.rto.srtt(),
+            in_flight: self.flight(),
+            pacing_rate: self.pacer.as_ref().and_then(|p| p.rate(cwnd)).unwrap_or(0.0),
+        }
     }
 }

@@ -16,7 +16,7 @@ mod sack1;
 mod vegas;
 
 use super::scoreboard::{ArrayScoreboard, RqScoreboard};
-use super::Ftp;
+use super::{Ftp, TcpState};
 use crate::network::{Endpoint, Network, TimerKind};
 use crate::packet::{flags, Kind, Packet};
 use crate::scenario::{TcpParams, TcpVariant};
@@ -188,6 +188,17 @@ impl Ftp for TcpSender {
     /// FTP `stop`: `advance 0`, no new data beyond what was sent.
     fn stop(&mut self, net: &mut Network) {
         self.advance(net, 0);
+    }
+
+    fn state(&self) -> TcpState {
+        TcpState {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh as f64,
+            // ns-2 keeps srtt in ticks, scaled by 2^srtt_bits
+            srtt: self.t_srtt as f64 / (1u32 << self.p.srtt_bits) as f64 * self.p.tcp_tick,
+            in_flight: (self.maxseq - self.highest_ack).max(0) as f64,
+            pacing_rate: self.pacer.as_ref().and_then(|p| p.rate(self.cwnd)).unwrap_or(0.0),
+        }
     }
 }
 
