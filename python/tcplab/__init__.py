@@ -230,7 +230,8 @@ def run(
     scenario: path of a .toml/.json file, TOML text, or a dict with the same structure.
     seed:     overrides the scenario's ``seed``.
     until:    stop at this simulated time instead of the scenario's ``duration`` ("5s", 2.5, ...).
-    out:      directory for the trace files and summary.json (created if needed).
+    out:      directory for the trace files, summary.json, scenario.json (the scenario as run,
+              every default filled in) and the series' CSV files (created if needed).
     trace:    extra writers on top of the scenario's ``output.trace``: "ns2", "cwnd", "pcap", "nam".
     progress: called as ``progress(now, end)`` (simulated seconds) between chunks of work.
     """
@@ -270,8 +271,12 @@ def run(
             raise ScenarioError("--out", f"cannot write the outputs: {e}") from None
     result = Result(json.loads(raw), out_dir=out_dir)
     if out_dir is not None:
+        with _Translate(core, inp):
+            normalized = json.loads(core.normalize(inp.text, inp.format, inp.source))
         try:
             result.save(out_dir)
+            # the scenario as run, for `tcplab plot` and `tcplab report`
+            Path(out_dir, "scenario.json").write_text(json.dumps(normalized, indent=2) + "\n", encoding="utf-8")
         except OSError as e:
             raise ScenarioError("--out", f"cannot write summary.json: {e}") from None
     return result
@@ -399,13 +404,13 @@ class Result:
 
     def save(self, directory: str | os.PathLike) -> Path:
         """Write summary.json into ``directory`` (created if needed), and the sampled series of
-        `output.interval` as series-flows.csv, series-links.csv and series-tcp.csv; returns
-        summary.json's path."""
+        `output.interval` as series-flows.csv, series-links.csv and series-tcp.csv, and the
+        cwnd trace's series as series-cwnd.csv; returns summary.json's path."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         p = d / "summary.json"
         p.write_text(self.summary_json(), encoding="utf-8")
-        for name in ("flows", "links", "tcp"):
+        for name in ("flows", "links", "tcp", "cwnd"):
             if name in self._series_raw:
                 self.series[name].to_csv(d / f"series-{name}.csv", index=False)
         return p

@@ -200,13 +200,15 @@ class TestErrorsAndOptions:
         assert raises_scenario_error(tcplab.run, DUMBBELL, until=until).path == "--until"
 
     @pytest.mark.parametrize("trace,files", [
-        ("ns2", ["summary.json", "trace.tr"]),
-        (["cwnd", "ns2", "cwnd"], ["cwnd.tr", "summary.json", "trace.tr"]),
-        ([], ["summary.json"]),
+        ("ns2", ["scenario.json", "summary.json", "trace.tr"]),
+        (["cwnd", "ns2", "cwnd"], ["cwnd.tr", "scenario.json", "series-cwnd.csv", "summary.json", "trace.tr"]),
+        ("nam", ["scenario.json", "summary.json", "trace.nam"]),
+        ([], ["scenario.json", "summary.json"]),
     ])
     def test_trace(self, tmp_path, trace, files):
         tcplab.run(DUMBBELL, out=tmp_path, trace=trace)
         assert sorted(p.name for p in tmp_path.iterdir()) == files
+        assert json.loads((tmp_path / "scenario.json").read_text()) == tcplab.validate(DUMBBELL)
 
     @pytest.mark.parametrize("trace", ["xgraph", ["ns2", "xgraph"]])
     def test_bad_trace(self, trace):
