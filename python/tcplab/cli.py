@@ -2,6 +2,7 @@
 
     tcplab run SCENARIO... [--out DIR] [--seed N] [--trace ns2|cwnd|pcap|nam]... [--until T]
     tcplab validate SCENARIO...
+    tcplab plot RESULT_DIR [--out DIR]
 
 Exit status: 0 ok, 2 invalid scenario or options (one ``tcplab: error: <path>: <message>``
 line on stderr), 130 interrupted, 1 anything unexpected (set TCPLAB_DEBUG=1 for the traceback).
@@ -317,6 +318,17 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
+def cmd_plot(args) -> int:
+    from tcplab import plot
+
+    written, skipped = plot.plot(args.result_dir, args.out)
+    for p in written:
+        print(p)
+    for name, why in skipped.items():
+        print(f"{PROG}: plot: no {name} figure: {why}", file=sys.stderr)
+    return 0
+
+
 def cmd_bench(args) -> int:
     from tcplab import bench
 
@@ -385,6 +397,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     v.add_argument("scenario", nargs="+", metavar="SCENARIO", help="scenario file (.toml or .json)")
     v.set_defaults(func=cmd_validate)
+
+    pl = sub.add_parser(
+        "plot",
+        help="draw the standard figures of a run",
+        description="Draw the standard figures of the run in RESULT_DIR (a folder written by "
+                    "`tcplab run --out`): cwnd and ssthresh, segments sent with retransmissions "
+                    "and drops, throughput, queues and the delay distribution, each as PNG and "
+                    "SVG, as far as its files allow (traces: --trace cwnd, --trace ns2; series: "
+                    "output.interval).",
+    )
+    pl.add_argument("result_dir", metavar="RESULT_DIR", help="a folder written by tcplab run --out")
+    pl.add_argument("--out", help="where the figures go (default RESULT_DIR/plots)")
+    pl.set_defaults(func=cmd_plot)
 
     c = sub.add_parser(
         "conformance",

@@ -29,6 +29,7 @@ from typing import Callable
 import tcplab
 from tcplab import ScenarioError
 from tcplab import sweep as sw
+from tcplab.plot import pyplot, save
 
 try:
     import tomllib
@@ -260,32 +261,9 @@ def _fmt(v: float | None) -> str:
     return f"{v:.4g}" if abs(v) < 1000 else f"{v:.0f}"
 
 
-def _pyplot():
-    """matplotlib's pyplot without a display, or None when matplotlib is missing (no figures)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    return plt
-
-
-def _save(plt, fig, stem: Path) -> list[str]:
-    """Writes `fig` as stem.png and stem.svg; returns the file names."""
-    names = []
-    for ext in ("png", "svg"):
-        p = stem.with_name(f"{stem.name}.{ext}")
-        fig.savefig(p, dpi=120)
-        names.append(p.name)
-    plt.close(fig)
-    return names
-
-
 def _figure(table: str, title: str, cells: list[Cell], ours: dict, ns2: dict, out: Path) -> list[str]:
     """A grouped bar chart of the table: paper, tcplab (with its 95% CI) and ns-2."""
-    plt = _pyplot()
+    plt = pyplot()
     if plt is None:
         return []
     labels = [f"{c.row}\n{c.column}" for c in cells]
@@ -305,7 +283,7 @@ def _figure(table: str, title: str, cells: list[Cell], ours: dict, ns2: dict, ou
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    return _save(plt, fig, out / f"table-{table}")
+    return save(plt, fig, out / f"table-{table}")
 
 
 # --------------------------------------------------------------------------------------
@@ -354,7 +332,7 @@ def _series_figures(study: dict, study_dir: Path, quick: bool, seed: int, out: P
 
 
 def _draw_series(f: dict, data, out: Path) -> list[str]:
-    plt = _pyplot()
+    plt = pyplot()
     if plt is None:
         return []
     cumulative = f.get("series", "goodput") == "cumulative"
@@ -387,7 +365,7 @@ def _draw_series(f: dict, data, out: Path) -> list[str]:
         ax.set_visible(False)
     fig.suptitle(f["title"], fontsize=9)
     fig.tight_layout()
-    return _save(plt, fig, out / f"figure-{f['id']}")
+    return save(plt, fig, out / f"figure-{f['id']}")
 
 
 def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: str | Path | None = None,

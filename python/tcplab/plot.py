@@ -1,0 +1,237 @@
+"""The standard figures of one run, from its result folder (what `tcplab run --out DIR` writes).
+
+    tcplab plot DIR
+
+writes DIR/plots/NAME.png and .svg for each figure its files allow:
+
+- cwnd:       cwnd and ssthresh against time (series-cwnd.csv, every change, from the cwnd trace;
+              else series-tcp.csv, sampled at `output.interval`);
+- sequence:   each TCP flow's segments against time as they leave the sender, retransmissions
+              and drops marked (trace.tr, the ns-2 trace);
+- throughput: goodput per interval and data delivered (series-flows.csv);
+- queue:      queue length of every link direction that queued anything (series-links.csv);
+- delay:      the distribution of one-way packet delays per flow (trace.tr).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from tcplab import ScenarioError
+
+FIGURES = ("cwnd", "sequence", "throughput", "queue", "delay")
+
+
+def pyplot():
+    """matplotlib's pyplot without a display, or None when matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        matplotlib.rcParams["svg.fonttype"] = "none"  # SVG text stays text: smaller, searchable
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    return plt
+
+
+def save(plt, fig, stem: Path) -> list[str]:
+    """Writes `fig` as stem.png and stem.svg; returns the file names."""
+    names = []
+    for ext in ("png", "svg"):
+        p = stem.with_name(f"{stem.name}.{ext}")
+        fig.savefig(p, dpi=120)
+        names.append(p.name)
+    plt.close(fig)
+    return names
+
+
+class RunFolder:
+    """The files of one run's result folder, read on demand."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        if not (self.path / "summary.json").is_file():
+            raise ScenarioError(str(path), "has no summary.json (give a folder written by `tcplab run --out`)")
+        self.summary = json.loads((self.path / "summary.json").read_text())
+        scenario = self.path / "scenario.json"
+        self.scenario = json.loads(scenario.read_text()) if scenario.is_file() else None
+        self._trace = None
+
+    def series(self, name: str):
+        """series-NAME.csv as a DataFrame, or None."""
+        import pandas as pd
+
+        p = self.path / f"series-{name}.csv"
+        return pd.read_csv(p) if p.is_file() else None
+
+    def trace(self):
+        """The wired events of trace.tr as a DataFrame (ev, time, src/dst node of the link,
+        type, size, fid, seq, uid, packet's source and destination node), or None."""
+        if self._trace is None and (self.path / "trace.tr").is_file():
+            self._trace = read_trace(self.path / "trace.tr")
+        return self._trace
+
+    def tcp_flows(self) -> list[dict]:
+        """The TCP flows of the scenario (name, fid, source and destination node ids)."""
+        if self.scenario is None:
+            return []
+        return [{"name": f["name"], "fid": f["fid"], "from": f["from"], "to": f["to"]}
+                for f in self.scenario["flows"] if f.get("transport") == "tcp"]
+
+
+def read_trace(path: Path):
+    """Wired-trace lines (`+ - r d`) of an ns-2 trace; wireless and event lines are skipped."""
+    import pandas as pd
+
+    import io
+
+    names = ["ev", "time", "a", "b", "type", "size", "flags", "fid", "src", "dst", "seq", "uid"]
+    wired = re.compile(r"^[-+rd] \S+ \d+ \d+ ")  # wireless lines have _node_ there
+    with open(path) as f:
+        text = "".join(" ".join(line.split(" ", 12)[:12]).rstrip("\n") + "\n" for line in f if wired.match(line))
+    raw = pd.read_csv(io.StringIO(text), sep=" ", header=None, names=names, dtype=str)
+    out = pd.DataFrame({
+        "ev": raw["ev"], "time": raw["time"].astype(float), "a": raw["a"].astype(int),
+        "b": raw["b"].astype(int), "type": raw["type"], "size": raw["size"].astype(int),
+        "fid": raw["fid"].astype(int), "seq": raw["seq"].astype(int), "uid": raw["uid"].astype(int),
+        "src": raw["src"].str.split(".").str[0].astype(int), "dst": raw["dst"].str.split(".").str[0].astype(int),
+    })
+    return out.reset_index(drop=True)
+
+
+def plot(result_dir: str | Path, out: str | Path | None = None) -> tuple[list[Path], dict[str, str]]:
+    """Draws every figure the folder's files allow into `out` (default RESULT_DIR/plots).
+    Returns the files written and, for each figure left out, why."""
+    run = RunFolder(result_dir)
+    plt = pyplot()
+    if plt is None:
+        raise ScenarioError("plot", "needs matplotlib (pip install matplotlib)")
+    out = Path(out) if out is not None else run.path / "plots"
+    out.mkdir(parents=True, exist_ok=True)
+    written, skipped = [], {}
+    for name in FIGURES:
+        why = globals()[f"_{name}"](run, plt, out / name)
+        if isinstance(why, str):
+            skipped[name] = why
+        else:
+            written += [out / f for f in why]
+    return written, skipped
+
+
+def _by_flow(ax, frame, x: str, y: str, label: str = "", **style):
+    for flow, rows in frame.groupby("flow", sort=False):
+        ax.plot(rows[x], rows[y], label=f"{flow}{label}", **style)
+
+
+def _cwnd(run: RunFolder, plt, stem: Path):
+    changes, sampled = run.series("cwnd"), run.series("tcp")
+    frame = changes if changes is not None else sampled
+    if frame is None or frame.empty:
+        return "needs the cwnd trace (--trace cwnd) or output.interval"
+    fig, ax = plt.subplots(figsize=(8, 4))
+    step = {"drawstyle": "steps-post"} if changes is not None else {}
+    _by_flow(ax, frame, "time", "cwnd", " cwnd", **step)
+    _by_flow(ax, frame, "time", "ssthresh", " ssthresh", linestyle="--", alpha=0.7, **step)
+    top = frame["cwnd"].max()
+    ax.set_ylim(0, top * 1.3 if top > 0 else 1)  # ssthresh starts out near infinite
+    ax.set(xlabel="time (s)", ylabel="segments", title=f"{run.summary['name']}: cwnd and ssthresh")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    return save(plt, fig, stem)
+
+
+def segments(trace, flow: dict):
+    """A TCP flow's segments as they leave its sender (time, seq, retransmitted: a seqno not
+    above one sent before), and its segments dropped anywhere (time, seq)."""
+    data = trace[(trace["fid"] == flow["fid"]) & (trace["type"] == "tcp") & (trace["src"] == flow["from"])]
+    sent = data[(data["ev"] == "-") & (data["a"] == flow["from"])]
+    sent = sent.assign(retransmitted=sent["seq"] <= sent["seq"].cummax().shift(fill_value=-1))
+    return sent[["time", "seq", "retransmitted"]], data[data["ev"] == "d"][["time", "seq"]]
+
+
+def _sequence(run: RunFolder, plt, stem: Path):
+    trace, flows = run.trace(), run.tcp_flows()
+    if trace is None or not flows:
+        return "needs the ns-2 trace (--trace ns2) of a run with TCP flows"
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for f in flows:
+        sent, dropped = segments(trace, f)
+        if sent.empty:
+            continue
+        again = sent["retransmitted"]
+        line, = ax.plot(sent["time"][~again], sent["seq"][~again], ".", markersize=2, label=f"{f['name']} sent")
+        ax.plot(sent["time"][again], sent["seq"][again], "x", color=line.get_color(), markersize=5,
+                label=f"{f['name']} retransmitted")
+        ax.plot(dropped["time"], dropped["seq"], "o", mfc="none", color="black", markersize=5,
+                label=f"{f['name']} dropped")
+    ax.set(xlabel="time (s)", ylabel="segment", title=f"{run.summary['name']}: segments sent")
+    ax.legend(fontsize=7, markerscale=2)
+    fig.tight_layout()
+    return save(plt, fig, stem)
+
+
+def _throughput(run: RunFolder, plt, stem: Path):
+    flows = run.series("flows")
+    if flows is None or flows.empty:
+        return "needs output.interval"
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    flows = flows.assign(goodput_mbps=flows["goodput_bps"] / 1e6, delivered_mb=flows["delivered_bytes"] / 1e6)
+    _by_flow(top, flows, "time", "goodput_mbps", drawstyle="steps-pre")
+    top.set(ylabel="goodput (Mb/s)", title=f"{run.summary['name']}: throughput")
+    _by_flow(bottom, flows, "time", "delivered_mb")
+    bottom.set(xlabel="time (s)", ylabel="delivered (MB)")
+    top.legend(fontsize=7)
+    fig.tight_layout()
+    return save(plt, fig, stem)
+
+
+def _queue(run: RunFolder, plt, stem: Path):
+    links = run.series("links")
+    if links is None or links.empty:
+        return "needs output.interval"
+    busy = links.groupby("link")["queue_pkts"].max()
+    busy = busy[busy > 0].index
+    if busy.empty:
+        return "no link queued any packet at the sample times"
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for link in busy:
+        rows = links[links["link"] == link]
+        ax.plot(rows["time"], rows["queue_pkts"], label=link)
+    ax.set(xlabel="time (s)", ylabel="packets waiting", title=f"{run.summary['name']}: queues")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return save(plt, fig, stem)
+
+
+def one_way_delays(run: RunFolder) -> dict[str, "object"]:
+    """Per TCP or UDP flow: each delivered data packet's delay from entering the network at its
+    source to arriving at its destination (trace.tr), in seconds."""
+    trace = run.trace()
+    if trace is None or run.scenario is None:
+        return {}
+    out = {}
+    for f in run.scenario["flows"]:
+        data = trace[(trace["fid"] == f["fid"]) & trace["type"].isin(["tcp", "cbr"])]
+        left = data[(data["ev"] == "+") & (data["a"] == f["from"])].drop_duplicates("uid").set_index("uid")["time"]
+        came = data[(data["ev"] == "r") & (data["b"] == f["to"])].drop_duplicates("uid").set_index("uid")["time"]
+        delays = (came - left.reindex(came.index)).dropna()
+        if len(delays):
+            out[f["name"]] = delays.sort_values().to_numpy()
+    return out
+
+
+def _delay(run: RunFolder, plt, stem: Path):
+    delays = one_way_delays(run)
+    if not delays:
+        return "needs the ns-2 trace (--trace ns2) of a run that delivered packets"
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for name, d in delays.items():
+        ax.plot(d * 1e3, [(i + 1) / len(d) for i in range(len(d))], drawstyle="steps-post", label=name)
+    ax.set(xlabel="one-way delay (ms)", ylabel="fraction of packets", ylim=(0, 1.02),
+           title=f"{run.summary['name']}: delay distribution")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return save(plt, fig, stem)

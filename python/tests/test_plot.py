@@ -1,0 +1,85 @@
+"""`tcplab plot`: the standard figures of a result folder, and the data behind them agreeing with
+the run's own counters."""
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import tcplab
+from tcplab import cli, plot
+
+LOSSY = {
+    "name": "lossy", "duration": "12s", "nodes": ["s1", "s2", "r1", "r2", "k1", "k2"],
+    "tcp": {"window": 40},
+    "links": [
+        {"from": "s1", "to": "r1", "bandwidth": "10Mb", "delay": "2ms"},
+        {"from": "s2", "to": "r1", "bandwidth": "10Mb", "delay": "3ms"},
+        {"from": "r1", "to": "r2", "bandwidth": "1.5Mb", "delay": "20ms", "queue_limit": 8},
+        {"from": "r2", "to": "k1", "bandwidth": "10Mb", "delay": "2ms"},
+        {"from": "r2", "to": "k2", "bandwidth": "10Mb", "delay": "2ms"},
+    ],
+    "flows": [
+        {"name": "A", "from": "s1", "to": "k1", "protocol": "sack1"},
+        {"name": "B", "from": "s2", "to": "k2", "protocol": "reno", "start": "0.3s"},
+        {"name": "C", "from": "s1", "to": "k2", "protocol": "udp", "rate": "200kb", "start": "1s"},
+    ],
+    "output": {"interval": "0.1s"},
+}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    out = tmp_path_factory.mktemp("lossy")
+    tcplab.run(LOSSY, out=out, trace=["ns2", "cwnd"])
+    return out
+
+
+def test_every_figure_is_drawn_as_png_and_svg(folder, capsys):
+    assert cli.main(["plot", str(folder)]) == 0
+    printed = capsys.readouterr().out.split()
+    names = sorted(f"{n}.{ext}" for n in plot.FIGURES for ext in ("png", "svg"))
+    assert sorted(p.split("/")[-1] for p in printed) == names
+    for n in plot.FIGURES:
+        assert (folder / "plots" / f"{n}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        svg = ET.parse(folder / "plots" / f"{n}.svg").getroot()
+        assert svg.tag.endswith("svg") and "lossy" in ET.tostring(svg, encoding="unicode")
+
+
+def test_the_sequence_figure_marks_what_the_run_counted(folder):
+    run = plot.RunFolder(folder)
+    summary = {f["name"]: f for f in run.summary["flows"]}
+    for f in run.tcp_flows():
+        sent, dropped = plot.segments(run.trace(), f)
+        s = summary[f["name"]]
+        assert (len(sent), int(sent["retransmitted"].sum()), len(dropped)) == (
+            s["packets_sent"], s["packets_retransmitted"], s["packets_dropped"])
+        assert s["packets_retransmitted"] > 5
+
+
+def test_the_delay_distribution_is_the_runs(folder):
+    run = plot.RunFolder(folder)
+    summary = {f["name"]: f for f in run.summary["flows"]}
+    delays = plot.one_way_delays(run)
+    assert set(delays) == {"A", "B", "C"}
+    for name, d in delays.items():
+        s = summary[name]
+        assert len(d) == s["packets_delivered"]
+        # the trace prints times to the microsecond
+        assert d.mean() == pytest.approx(s["delay_mean_s"], abs=1e-6)
+        assert d.max() == pytest.approx(s["delay_max_s"], abs=1e-6)
+
+
+def test_what_a_folder_lacks_is_said_not_drawn(tmp_path, capsys):
+    tcplab.run({**LOSSY, "output": {}}, out=tmp_path)
+    assert cli.main(["plot", str(tmp_path), "--out", str(tmp_path / "figs")]) == 0
+    err = capsys.readouterr().err
+    for n in plot.FIGURES:
+        assert f"no {n} figure" in err
+    assert list((tmp_path / "figs").iterdir()) == []
+
+
+def test_a_folder_without_a_run_is_refused(tmp_path, capsys):
+    (tmp_path / "x.json").write_text(json.dumps({}))
+    assert cli.main(["plot", str(tmp_path)]) == 2
+    assert str(tmp_path) in capsys.readouterr().err
