@@ -45,9 +45,11 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 # Without --upgrade, pip does not go to the index for requirements already satisfied.
-# dask.distributed runs sweeps on a cluster; matplotlib draws the studies' figures.
+# dask.distributed runs sweeps on a cluster; matplotlib draws the figures; selenium lets the
+# tests drive Debian's headless chromium over the report page.
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
-    "maturin>=1.5,<2" "pandas>=1.5" "pytest>=7" "hypothesis>=6" "dask[distributed]>=2023.1" "matplotlib>=3.6"
+    "maturin>=1.5,<2" "pandas>=1.5" "pytest>=7" "hypothesis>=6" "dask[distributed]>=2023.1" "matplotlib>=3.6" \
+    "selenium>=4.10"
 
 # maturin develop installs into the virtualenv named by VIRTUAL_ENV.
 export VIRTUAL_ENV="$VENV"

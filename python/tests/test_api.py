@@ -274,7 +274,7 @@ class TestResult:
         res = tcplab.run(doc, out=tmp_path)
         fl, ln = res.series["flows"], res.series["links"]
         assert list(fl.columns) == ["time", "flow", "goodput_bps", "throughput_bps", "delivered_bytes"]
-        assert list(ln.columns) == ["time", "link", "queue_pkts"]
+        assert list(ln.columns) == ["time", "link", "queue_pkts", "in_flight_pkts", "utilization"]
         assert len(fl) == 10 * 3 and len(ln) == 10 * 10  # 5 s: 3 flows, 10 link directions
         last = fl[fl["time"] == 5.0].set_index("flow")["delivered_bytes"]
         for f in res.summary["flows"]:
@@ -285,6 +285,11 @@ class TestResult:
         assert saved["delivered_bytes"].tolist() == fl["delivered_bytes"].tolist()
         assert (tmp_path / "series-links.csv").exists()
         assert pd.read_csv(tmp_path / "series-tcp.csv").shape == res.series["tcp"].shape
+        # the intervals' utilisation adds up to the run's; a 1 ms link holds few packets
+        for link in res.summary["links"]:
+            rows = ln[ln["link"] == link["name"]]
+            assert rows["utilization"].mean() == pytest.approx(link["utilization"], abs=0.01), link["name"]
+        assert ln["in_flight_pkts"].max() > 0
 
     def test_tcp_state_samples_agree_with_the_cwnd_trace(self):
         """The sampled cwnd and ssthresh of each TCP sender are the last values its cwnd trace

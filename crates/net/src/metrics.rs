@@ -211,6 +211,8 @@ pub struct Sampler {
     next: Time,
     /// Each flow's counters at the previous sample: goodput bytes, wire bytes delivered.
     last: Vec<(u64, u64)>,
+    /// Each link direction's busy time at the previous sample.
+    last_busy: Vec<Time>,
     flow_names: Vec<String>,
     link_names: Vec<String>,
     pub flows: FlowSeries,
@@ -251,12 +253,25 @@ pub struct LinkSeries {
     pub link: Vec<String>,
     /// Packets waiting at `time` (not counting the one being transmitted).
     pub queue_pkts: Vec<u32>,
+    /// Packets on the wire at `time` (sent, not yet arrived).
+    pub in_flight_pkts: Vec<u32>,
+    /// Share of the interval the link spent transmitting.
+    pub utilization: Vec<f64>,
+}
+
+/// A link direction as the sampler sees it.
+pub struct LinkSample {
+    pub queue: usize,
+    pub on_wire: usize,
+    /// Transmission time started so far.
+    pub busy: Time,
 }
 
 impl Sampler {
     pub fn new(interval: Time, flow_names: Vec<String>, link_names: Vec<String>) -> Sampler {
         let last = vec![(0, 0); flow_names.len()];
-        Sampler { interval, next: interval, last, flow_names, link_names, flows: FlowSeries::default(), links: LinkSeries::default(), tcp: TcpSeries::default() }
+        let last_busy = vec![Time::ZERO; link_names.len()];
+        Sampler { interval, next: interval, last, last_busy, flow_names, link_names, flows: FlowSeries::default(), links: LinkSeries::default(), tcp: TcpSeries::default() }
     }
 
     /// The next sample time, if it is at or before `until`.
@@ -266,7 +281,7 @@ impl Sampler {
 
     /// Records the sample due now from the flows' counters, the links' queue lengths and the TCP
     /// senders' states (flow index, state).
-    pub fn record(&mut self, stats: &[FlowStats], queues: impl Iterator<Item = usize>, tcp: impl Iterator<Item = (usize, TcpState)>) {
+    pub fn record(&mut self, stats: &[FlowStats], links: impl Iterator<Item = LinkSample>, tcp: impl Iterator<Item = (usize, TcpState)>) {
         let t = self.next.as_secs_f64();
         let per_second = 8.0 / self.interval.as_secs_f64();
         for ((s, last), name) in stats.iter().zip(self.last.iter_mut()).zip(&self.flow_names) {
@@ -277,10 +292,15 @@ impl Sampler {
             self.flows.delivered_bytes.push(s.goodput_bytes);
             *last = (s.goodput_bytes, s.data_bytes_delivered);
         }
-        for (q, name) in queues.zip(&self.link_names) {
+        for ((l, name), last) in links.zip(&self.link_names).zip(self.last_busy.iter_mut()) {
             self.links.time.push(t);
             self.links.link.push(name.clone());
-            self.links.queue_pkts.push(q as u32);
+            self.links.queue_pkts.push(l.queue as u32);
+            self.links.in_flight_pkts.push(l.on_wire as u32);
+            // a transmission counts whole when it starts, so an interval can show a little over 1
+            let busy = (l.busy - *last).as_secs_f64() / self.interval.as_secs_f64();
+            self.links.utilization.push(busy.min(1.0));
+            *last = l.busy;
         }
         for (flow, s) in tcp {
             let series = &mut self.tcp;

@@ -1,7 +1,7 @@
 //! A simulation run: builds the network and agents from a scenario, dispatches events, and
 //! summarises the counters at the end.
 
-use crate::metrics::{delay_stats, jain, FlowSeries, FlowSummary, LinkSeries, LinkSummary, RadioSummary, Sampler, Summary, TcpSeries};
+use crate::metrics::{delay_stats, jain, FlowSeries, FlowSummary, LinkSample, LinkSeries, LinkSummary, RadioSummary, Sampler, Summary, TcpSeries};
 use crate::loss::Loss;
 use crate::network::{Endpoint, Event, Link, Network, TimerKind};
 use crate::packet::{Addr, FlowId, Kind, Packet};
@@ -379,9 +379,9 @@ impl Simulation {
         let stop = to.min(self.end);
         while let Some(at) = self.sampler.as_ref().and_then(|s| s.due(stop)) {
             self.run_events(at);
-            let queues = self.net.links.iter().map(|l| l.queue.len());
+            let links = self.net.links.iter().map(|l| LinkSample { queue: l.queue.len(), on_wire: l.pipe.len(), busy: l.stats.busy_time });
             let tcp = self.flows.iter_mut().enumerate().filter_map(|(i, f)| Some((i, f.sender.ftp()?.state())));
-            self.sampler.as_mut().expect("due").record(&self.net.flow_stats, queues, tcp);
+            self.sampler.as_mut().expect("due").record(&self.net.flow_stats, links, tcp);
         }
         self.run_events(stop)
     }
