@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Every test: installs what they need (ns-2 from Debian and GNU time, tshark to read our pcap
-# files, the Python tooling), builds tcplab, then runs the Rust tests and the Python tests (which
+# files, chromium to open the report page, the Python tooling), builds tcplab, then runs the Rust tests and the Python tests (which
 # include the comparisons with ns-2). ns-3 is for the benchmarks only (bench/install.sh without
 # --no-ns3).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash bench/install.sh --no-ns3
-bash scripts/apt-install.sh tshark
+bash scripts/apt-install.sh tshark chromium chromium-driver
 bash scripts/setup.sh
 if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
     export PATH="$HOME/.cargo/bin:$PATH"

@@ -3,6 +3,7 @@
     tcplab run SCENARIO... [--out DIR] [--seed N] [--trace ns2|cwnd|pcap|nam]... [--until T]
     tcplab validate SCENARIO...
     tcplab plot RESULT_DIR [--out DIR]
+    tcplab report RESULT_DIR [--out FILE]
 
 Exit status: 0 ok, 2 invalid scenario or options (one ``tcplab: error: <path>: <message>``
 line on stderr), 130 interrupted, 1 anything unexpected (set TCPLAB_DEBUG=1 for the traceback).
@@ -329,6 +330,13 @@ def cmd_plot(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    from tcplab import report
+
+    print(report.report(args.result_dir, args.out))
+    return 0
+
+
 def cmd_bench(args) -> int:
     from tcplab import bench
 
@@ -410,6 +418,17 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("result_dir", metavar="RESULT_DIR", help="a folder written by tcplab run --out")
     pl.add_argument("--out", help="where the figures go (default RESULT_DIR/plots)")
     pl.set_defaults(func=cmd_plot)
+
+    rep = sub.add_parser(
+        "report",
+        help="write a run's report page",
+        description="Write RESULT_DIR/report.html: one self-contained page (nothing fetched) "
+                    "with the summary tables, interactive charts, and the network with a time "
+                    "slider showing each link's utilisation, queue and packets on the wire.",
+    )
+    rep.add_argument("result_dir", metavar="RESULT_DIR", help="a folder written by tcplab run --out")
+    rep.add_argument("--out", help="the page's path (default RESULT_DIR/report.html)")
+    rep.set_defaults(func=cmd_report)
 
     c = sub.add_parser(
         "conformance",

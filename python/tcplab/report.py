@@ -1,0 +1,210 @@
+"""The report page of one run: `tcplab report RESULT_DIR` writes RESULT_DIR/report.html, one
+self-contained file (its script, style and data inline; nothing fetched) with
+
+- the summary tables (flows, links);
+- interactive charts (hover for values, click a legend entry to hide a line): cwnd and
+  ssthresh, goodput, data delivered, queues, segments sent with retransmissions and drops, and
+  the one-way delay distribution, as far as the folder's files allow (see tcplab.plot);
+- the network drawn with a time slider: each link direction's utilisation (colour), queue fill
+  (bar) and packets on the wire, at every `output.interval` sample: the view NAM gives.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from pathlib import Path
+
+from tcplab import plot
+
+ASSETS = Path(__file__).with_name("report_assets")
+MAX_POINTS = 4000  # per chart line: enough for a screen, small enough for a page
+
+
+def report(result_dir: str | Path, out: str | Path | None = None) -> Path:
+    """Writes the report page of the run in `result_dir`; returns its path."""
+    run = plot.RunFolder(result_dir)
+    data = page_data(run)
+    out = Path(out) if out is not None else run.path / "report.html"
+    out.write_text(render(f"tcplab: {run.summary['name']}", data), encoding="utf-8")
+    return out
+
+
+def render(title: str, data: dict) -> str:
+    """The page: the shared style and script, and `data` for them to show."""
+    style = (ASSETS / "report.css").read_text()
+    script = (ASSETS / "report.js").read_text()
+    # "</" must not end the script element early
+    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{html.escape(title)}</title><style>{style}</style></head>\n<body>\n"
+        f"<script id=\"data\" type=\"application/json\">{payload}</script>\n"
+        f"<script>{script}</script>\n</body></html>\n"
+    )
+
+
+def page_data(run: plot.RunFolder) -> dict:
+    s = run.summary
+    topo = topology(run)
+    notes = []
+    if topo is None:
+        notes.append("No scenario.json: the network is not drawn (run with tcplab run --out).")
+    elif not topo["times"]:
+        notes.append("The network's time slider needs samples: set output.interval.")
+    if run.trace() is None:
+        notes.append("Segments sent and the delay distribution need the ns-2 trace (--trace ns2).")
+    return {
+        "name": s["name"], "seed": s.get("seed"), "duration_s": s.get("duration_s"),
+        "jain_fairness": s.get("jain_fairness"),
+        "tables": [table("Flows", s.get("flows", [])), table("Links", s.get("links", []))],
+        "charts": charts(run),
+        "topology": topo,
+        "notes": notes,
+    }
+
+
+def table(title: str, rows: list[dict]) -> dict:
+    columns = list(rows[0]) if rows else []
+    return {"title": title, "columns": columns, "rows": [[_cell(r.get(c)) for c in columns] for r in rows]}
+
+
+def _cell(v):
+    if isinstance(v, float):
+        return None if not math.isfinite(v) else float(f"{v:.6g}")
+    return v if isinstance(v, (int, str, type(None))) else json.dumps(v)
+
+
+def _thin(xs, ys) -> tuple[list, list]:
+    """At most MAX_POINTS of a line, evenly spaced, the last kept."""
+    xs, ys = list(xs), list(ys)
+    step = max(1, math.ceil(len(xs) / MAX_POINTS))
+    keep = list(range(0, len(xs), step))
+    if keep and keep[-1] != len(xs) - 1:
+        keep.append(len(xs) - 1)
+    return [float(f"{xs[i]:.9g}") for i in keep], [float(f"{ys[i]:.6g}") for i in keep]
+
+
+def _lines(frame, x: str, y: str, by: str, suffix: str = "", **style) -> list[dict]:
+    out = []
+    for name, rows in frame.groupby(by, sort=False):
+        xs, ys = _thin(rows[x], rows[y])
+        out.append({"name": f"{name}{suffix}", "x": xs, "y": ys, **style})
+    return out
+
+
+def charts(run: plot.RunFolder) -> list[dict]:
+    """The interactive charts the folder's files allow."""
+    out = []
+    cwnd = run.series("cwnd")
+    step = cwnd is not None
+    if cwnd is None:
+        cwnd = run.series("tcp")
+    if cwnd is not None and not cwnd.empty:
+        top = float(cwnd["cwnd"].max()) * 1.3 or 1.0
+        capped = cwnd.assign(ssthresh=cwnd["ssthresh"].clip(upper=top))
+        out.append({"id": "cwnd", "title": "cwnd and ssthresh", "xlabel": "time (s)", "ylabel": "segments",
+                    "series": _lines(capped, "time", "cwnd", "flow", " cwnd", step=step)
+                    + _lines(capped, "time", "ssthresh", "flow", " ssthresh", step=step, dash=True)})
+    flows = run.series("flows")
+    if flows is not None and not flows.empty:
+        flows = flows.assign(mbps=flows["goodput_bps"] / 1e6, mb=flows["delivered_bytes"] / 1e6)
+        out.append({"id": "goodput", "title": "Goodput per interval", "xlabel": "time (s)", "ylabel": "Mb/s",
+                    "series": _lines(flows, "time", "mbps", "flow", step=True)})
+        out.append({"id": "delivered", "title": "Data delivered", "xlabel": "time (s)", "ylabel": "MB",
+                    "series": _lines(flows, "time", "mb", "flow")})
+    links = run.series("links")
+    if links is not None and not links.empty:
+        busy = links.groupby("link")["queue_pkts"].max()
+        queued = links[links["link"].isin(busy[busy > 0].index)]
+        if not queued.empty:
+            out.append({"id": "queue", "title": "Queue length", "xlabel": "time (s)", "ylabel": "packets",
+                        "series": _lines(queued, "time", "queue_pkts", "link")})
+    trace = run.trace()
+    if trace is not None:
+        seq = []
+        for f in run.tcp_flows():
+            sent, dropped = plot.segments(trace, f)
+            for part, name, mark in ((sent[~sent["retransmitted"]], "sent", "dot"),
+                                     (sent[sent["retransmitted"]], "retransmitted", "cross"),
+                                     (dropped, "dropped", "ring")):
+                if len(part):
+                    xs, ys = _thin(part["time"], part["seq"])
+                    seq.append({"name": f"{f['name']} {name}", "x": xs, "y": ys, "points": mark})
+        if seq:
+            out.append({"id": "sequence", "title": "Segments sent", "xlabel": "time (s)", "ylabel": "segment",
+                        "series": seq})
+        delays = plot.one_way_delays(run)
+        if delays:
+            lines = []
+            for name, d in delays.items():
+                xs, ys = _thin(d * 1e3, [(i + 1) / len(d) for i in range(len(d))])
+                lines.append({"name": name, "x": xs, "y": ys, "step": True})
+            out.append({"id": "delay", "title": "One-way delay distribution", "xlabel": "delay (ms)",
+                        "ylabel": "fraction of packets", "series": lines})
+    return out
+
+
+def layout(n: int, edges: list[tuple[int, int]], iterations: int = 300) -> list[tuple[float, float]]:
+    """Node positions in [0, 1]^2 by a spring embedding (Fruchterman-Reingold) from a fixed
+    start on a circle: the same graph always gets the same picture."""
+    if n == 0:
+        return []
+    pos = [[math.cos(2 * math.pi * i / n), math.sin(2 * math.pi * i / n)] for i in range(n)]
+    k = math.sqrt(4.0 / n)
+    temp = 0.2
+    for _ in range(iterations):
+        disp = [[0.0, 0.0] for _ in range(n)]
+        for i in range(n):
+            for j in range(i + 1, n):
+                dx, dy = pos[i][0] - pos[j][0], pos[i][1] - pos[j][1]
+                d = max(math.hypot(dx, dy), 1e-6)
+                f = k * k / d
+                disp[i][0] += dx / d * f
+                disp[i][1] += dy / d * f
+                disp[j][0] -= dx / d * f
+                disp[j][1] -= dy / d * f
+        for a, b in edges:
+            dx, dy = pos[a][0] - pos[b][0], pos[a][1] - pos[b][1]
+            d = max(math.hypot(dx, dy), 1e-6)
+            f = d * d / k
+            disp[a][0] -= dx / d * f
+            disp[a][1] -= dy / d * f
+            disp[b][0] += dx / d * f
+            disp[b][1] += dy / d * f
+        for i in range(n):
+            d = max(math.hypot(*disp[i]), 1e-9)
+            step = min(d, temp)
+            pos[i][0] += disp[i][0] / d * step
+            pos[i][1] += disp[i][1] / d * step
+        temp = max(temp * 0.98, 0.002)
+    xs, ys = [p[0] for p in pos], [p[1] for p in pos]
+    span = max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
+    return [((x - min(xs)) / span, (y - min(ys)) / span) for x, y in zip(xs, ys)]
+
+
+def topology(run: plot.RunFolder) -> dict | None:
+    """Nodes, links and, per sample time, each link direction's queue, packets on the wire and
+    utilisation (series-links.csv); None without scenario.json."""
+    sc = run.scenario
+    if sc is None:
+        return None
+    nodes = sc["nodes"]
+    edges = [(link["from"], link["to"]) for link in sc["links"]]
+    pos = layout(len(nodes), edges)
+    links = []
+    for link in sc["links"]:
+        a, b = link["from"], link["to"]
+        links.append({"a": a, "b": b, "rate_bps": link["bandwidth_bps"], "delay_s": link["delay_s"],
+                      "dirs": [{"name": f"{nodes[a]}->{nodes[b]}", "limit": link["queue"]["limit"]},
+                               {"name": f"{nodes[b]}->{nodes[a]}", "limit": link["reverse_limit"]}]})
+    frame = run.series("links")
+    times, state = [], {}
+    if frame is not None and not frame.empty and "utilization" in frame:
+        times = sorted(set(frame["time"].tolist()))
+        for name, rows in frame.groupby("link", sort=False):
+            state[name] = {"queue": rows["queue_pkts"].tolist(), "wire": rows["in_flight_pkts"].tolist(),
+                           "util": [round(u, 4) for u in rows["utilization"].tolist()]}
+    return {"nodes": [{"name": nm, "x": round(x, 4), "y": round(y, 4)} for nm, (x, y) in zip(nodes, pos)],
+            "links": links, "times": times, "state": state}

@@ -1,0 +1,114 @@
+"""`tcplab report`: the run's page, opened in Debian's headless chromium (through selenium and
+chromium-driver, which scripts/test.sh installs). A screenshot of the page is kept in
+test-artifacts/ (or $TCPLAB_TEST_ARTIFACTS)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from test_plot import LOSSY
+
+import tcplab
+from tcplab import cli
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (scripts/setup.sh)")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
+                                reason="chromium is not installed (bash scripts/apt-install.sh chromium chromium-driver)")
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    tcplab.run(LOSSY, out=out, trace=["ns2", "cwnd"])
+    assert cli.main(["report", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,2400"):
+        opts.add_argument(arg)
+    opts.binary_location = CHROMIUM
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    yield driver
+    driver.quit()
+
+
+def opened(browser, path: Path):
+    browser.get(path.as_uri())
+    assert browser.execute_script("return document.body.dataset.ready") == "1"
+    return browser
+
+
+def test_the_page_renders_without_errors_and_needs_nothing_else(page, browser):
+    b = opened(browser, page / "report.html")
+    errors = [e for e in b.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []
+    # self-contained: nothing to fetch
+    assert b.execute_script("return document.querySelectorAll('[src], [href], link, img').length") == 0
+    artifacts = Path(os.environ.get("TCPLAB_TEST_ARTIFACTS", REPO / "test-artifacts"))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    assert b.save_screenshot(str(artifacts / "report.png"))
+
+
+def test_tables_charts_and_network_are_drawn(page, browser):
+    b = opened(browser, page / "report.html")
+    count = lambda css: b.execute_script(f"return document.querySelectorAll({css!r}).length")
+    assert count("#table-flows tbody tr") == 3 and count("#table-links tbody tr") == 10
+    for chart in ("cwnd", "goodput", "delivered", "queue", "sequence", "delay"):
+        assert count(f"#chart-{chart} svg polyline, #chart-{chart} svg path") > 0, chart
+    assert count("#topology line[data-link]") == 10 and count("#topology .node") == 6
+
+
+def test_the_slider_moves_the_queues(page, browser):
+    """Moving the time slider shows each sample's queue: the bottleneck's fill follows
+    series-links.csv."""
+    b = opened(browser, page / "report.html")
+    links = pd.read_csv(page / "series-links.csv")
+    queue = links[links["link"] == "r1->r2"]["queue_pkts"].tolist()
+    empty, full = queue.index(0), max(range(len(queue)), key=lambda i: queue[i])
+    assert queue[full] > 0
+    slider = b.find_element("id", "time")
+    shown = {}
+    for i in (empty, full):
+        b.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", slider, i)
+        fill = b.find_element("css selector", 'rect[data-queue="r1->r2"]')
+        shown[i] = (int(fill.get_attribute("data-packets")), float(fill.get_attribute("width")))
+        assert b.find_element("id", "time-label").text == f"t = {links['time'].unique()[i]:g} s"
+    assert shown[empty] == (0, 0.0)
+    assert shown[full][0] == queue[full] and shown[full][1] > 0
+
+
+def test_legend_hides_a_line_and_hover_reads_values(page, browser):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    b = opened(browser, page / "report.html")
+    legend = b.find_elements("css selector", "#chart-goodput .legend")
+    assert [e.text.strip("\u25a0 ") for e in legend] == ["A", "B", "C"]
+    legend[0].click()
+    hidden = b.execute_script("return [...document.querySelectorAll('#chart-goodput g.series')].map(g => g.style.display)")
+    assert hidden == ["none", "", ""]
+    svg = b.find_element("css selector", "#chart-goodput svg")
+    ActionChains(b).move_to_element(svg).perform()
+    tip = b.find_element("css selector", "#chart-goodput .tip")
+    assert tip.is_displayed() and "A:" in tip.text and "time (s)" in tip.text
+
+
+def test_a_folder_with_the_summary_only_still_gets_a_page(tmp_path, browser):
+    tcplab.run({**LOSSY, "output": {}}, out=tmp_path)
+    (tmp_path / "scenario.json").unlink()
+    assert cli.main(["report", str(tmp_path)]) == 0
+    b = opened(browser, tmp_path / "report.html")
+    assert [e for e in b.get_log("browser") if e["level"] == "SEVERE"] == []
+    notes = b.execute_script("return [...document.querySelectorAll('.note')].map(n => n.textContent)")
+    assert any("scenario.json" in n for n in notes) and any("--trace ns2" in n for n in notes)
