@@ -7,6 +7,8 @@ self-contained file (its script, style and data inline; nothing fetched) with
   the one-way delay distribution, as far as the folder's files allow (see tcplab.plot);
 - the network drawn with a time slider: each link direction's utilisation (colour), queue fill
   (bar) and packets on the wire, at every `output.interval` sample: the view NAM gives.
+
+A study's report (tcplab.studies) is the same page with other sections.
 """
 
 from __future__ import annotations
@@ -25,14 +27,23 @@ MAX_POINTS = 4000  # per chart line: enough for a screen, small enough for a pag
 def report(result_dir: str | Path, out: str | Path | None = None) -> Path:
     """Writes the report page of the run in `result_dir`; returns its path."""
     run = plot.RunFolder(result_dir)
-    data = page_data(run)
     out = Path(out) if out is not None else run.path / "report.html"
-    out.write_text(render(f"tcplab: {run.summary['name']}", data), encoding="utf-8")
+    out.write_text(render(page_data(run)), encoding="utf-8")
     return out
 
 
-def render(title: str, data: dict) -> str:
-    """The page: the shared style and script, and `data` for them to show."""
+def render(data: dict) -> str:
+    """The page: the shared style and script, and `data` for them to show: its `title`, `meta`
+    and `notes` lines, then its `sections` in order, each a dict with a `kind`:
+
+    - heading (text), paragraph (text);
+    - table (title, columns, rows; id for the element);
+    - chart (id, title, xlabel, ylabel, series: name, x, y, and `step`, `dash` or `points`:
+      "dot", "cross" or "ring");
+    - svg (svg: a figure's markup, inlined);
+    - claims (items: text, verdict, detail);
+    - topology (nodes, links, times, state: see `topology`)."""
+    title = data["title"]
     style = (ASSETS / "report.css").read_text()
     script = (ASSETS / "report.js").read_text()
     # "</" must not end the script element early
@@ -55,19 +66,26 @@ def page_data(run: plot.RunFolder) -> dict:
         notes.append("The network's time slider needs samples: set output.interval.")
     if run.trace() is None:
         notes.append("Segments sent and the delay distribution need the ns-2 trace (--trace ns2).")
-    return {
-        "name": s["name"], "seed": s.get("seed"), "duration_s": s.get("duration_s"),
-        "jain_fairness": s.get("jain_fairness"),
-        "tables": [table("Flows", s.get("flows", [])), table("Links", s.get("links", []))],
-        "charts": charts(run),
-        "topology": topo,
-        "notes": notes,
-    }
+    meta = [f"seed {s.get('seed')}", f"{s.get('duration_s'):g} s simulated"]
+    if s.get("jain_fairness") is not None:
+        meta.append(f"Jain's fairness {s['jain_fairness']:.6g}")
+    sections = []
+    if topo is not None:
+        sections += [{"kind": "heading", "text": "Network"}, {"kind": "topology", **topo}]
+    over_time = charts(run)
+    if over_time:
+        sections += [{"kind": "heading", "text": "Over time"}] + [{"kind": "chart", **c} for c in over_time]
+    for title, rows in (("Flows", s.get("flows", [])), ("Links", s.get("links", []))):
+        if rows:
+            sections += [{"kind": "heading", "text": title}, table(title.lower(), rows)]
+    return {"title": f"tcplab: {s['name']}", "meta": [" · ".join(meta)], "notes": notes, "sections": sections}
 
 
-def table(title: str, rows: list[dict]) -> dict:
+def table(id: str, rows: list[dict], title: str = "") -> dict:
+    """A table section of `rows` (dicts with the same keys)."""
     columns = list(rows[0]) if rows else []
-    return {"title": title, "columns": columns, "rows": [[_cell(r.get(c)) for c in columns] for r in rows]}
+    return {"kind": "table", "id": id, "title": title, "columns": columns,
+            "rows": [[_cell(r.get(c)) for c in columns] for r in rows]}
 
 
 def _cell(v):
@@ -86,7 +104,8 @@ def _thin(xs, ys) -> tuple[list, list]:
     return [float(f"{xs[i]:.9g}") for i in keep], [float(f"{ys[i]:.6g}") for i in keep]
 
 
-def _lines(frame, x: str, y: str, by: str, suffix: str = "", **style) -> list[dict]:
+def lines(frame, x: str, y: str, by: str, suffix: str = "", **style) -> list[dict]:
+    """Chart series of `frame`, one per value of column `by` (named after it, with `suffix`)."""
     out = []
     for name, rows in frame.groupby(by, sort=False):
         xs, ys = _thin(rows[x], rows[y])
@@ -105,22 +124,22 @@ def charts(run: plot.RunFolder) -> list[dict]:
         top = float(cwnd["cwnd"].max()) * 1.3 or 1.0
         capped = cwnd.assign(ssthresh=cwnd["ssthresh"].clip(upper=top))
         out.append({"id": "cwnd", "title": "cwnd and ssthresh", "xlabel": "time (s)", "ylabel": "segments",
-                    "series": _lines(capped, "time", "cwnd", "flow", " cwnd", step=step)
-                    + _lines(capped, "time", "ssthresh", "flow", " ssthresh", step=step, dash=True)})
+                    "series": lines(capped, "time", "cwnd", "flow", " cwnd", step=step)
+                    + lines(capped, "time", "ssthresh", "flow", " ssthresh", step=step, dash=True)})
     flows = run.series("flows")
     if flows is not None and not flows.empty:
         flows = flows.assign(mbps=flows["goodput_bps"] / 1e6, mb=flows["delivered_bytes"] / 1e6)
         out.append({"id": "goodput", "title": "Goodput per interval", "xlabel": "time (s)", "ylabel": "Mb/s",
-                    "series": _lines(flows, "time", "mbps", "flow", step=True)})
+                    "series": lines(flows, "time", "mbps", "flow", step=True)})
         out.append({"id": "delivered", "title": "Data delivered", "xlabel": "time (s)", "ylabel": "MB",
-                    "series": _lines(flows, "time", "mb", "flow")})
+                    "series": lines(flows, "time", "mb", "flow")})
     links = run.series("links")
     if links is not None and not links.empty:
         busy = links.groupby("link")["queue_pkts"].max()
         queued = links[links["link"].isin(busy[busy > 0].index)]
         if not queued.empty:
             out.append({"id": "queue", "title": "Queue length", "xlabel": "time (s)", "ylabel": "packets",
-                        "series": _lines(queued, "time", "queue_pkts", "link")})
+                        "series": lines(queued, "time", "queue_pkts", "link")})
     trace = run.trace()
     if trace is not None:
         seq = []
@@ -137,51 +156,42 @@ def charts(run: plot.RunFolder) -> list[dict]:
                         "series": seq})
         delays = plot.one_way_delays(run)
         if delays:
-            lines = []
+            cdf = []
             for name, d in delays.items():
                 xs, ys = _thin(d * 1e3, [(i + 1) / len(d) for i in range(len(d))])
-                lines.append({"name": name, "x": xs, "y": ys, "step": True})
+                cdf.append({"name": name, "x": xs, "y": ys, "step": True})
             out.append({"id": "delay", "title": "One-way delay distribution", "xlabel": "delay (ms)",
-                        "ylabel": "fraction of packets", "series": lines})
+                        "ylabel": "fraction of packets", "series": cdf})
     return out
 
 
 def layout(n: int, edges: list[tuple[int, int]], iterations: int = 300) -> list[tuple[float, float]]:
     """Node positions in [0, 1]^2 by a spring embedding (Fruchterman-Reingold) from a fixed
     start on a circle: the same graph always gets the same picture."""
+    import numpy as np
+
     if n == 0:
         return []
-    pos = [[math.cos(2 * math.pi * i / n), math.sin(2 * math.pi * i / n)] for i in range(n)]
-    k = math.sqrt(4.0 / n)
-    temp = 0.2
+    angle = 2 * np.pi * np.arange(n) / n
+    pos = np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    k, temp = np.sqrt(4.0 / n), 0.2
+    a, b = (np.array([e[i] for e in edges], dtype=int) for i in (0, 1))
     for _ in range(iterations):
-        disp = [[0.0, 0.0] for _ in range(n)]
-        for i in range(n):
-            for j in range(i + 1, n):
-                dx, dy = pos[i][0] - pos[j][0], pos[i][1] - pos[j][1]
-                d = max(math.hypot(dx, dy), 1e-6)
-                f = k * k / d
-                disp[i][0] += dx / d * f
-                disp[i][1] += dy / d * f
-                disp[j][0] -= dx / d * f
-                disp[j][1] -= dy / d * f
-        for a, b in edges:
-            dx, dy = pos[a][0] - pos[b][0], pos[a][1] - pos[b][1]
-            d = max(math.hypot(dx, dy), 1e-6)
-            f = d * d / k
-            disp[a][0] -= dx / d * f
-            disp[a][1] -= dy / d * f
-            disp[b][0] += dx / d * f
-            disp[b][1] += dy / d * f
-        for i in range(n):
-            d = max(math.hypot(*disp[i]), 1e-9)
-            step = min(d, temp)
-            pos[i][0] += disp[i][0] / d * step
-            pos[i][1] += disp[i][1] / d * step
+        delta = pos[:, None, :] - pos[None, :, :]
+        dist = np.maximum(np.linalg.norm(delta, axis=2), 1e-6)
+        disp = (delta / dist[..., None] * (k * k / dist)[..., None]).sum(axis=1)  # all repel
+        if len(edges):
+            pull = pos[a] - pos[b]
+            d = np.maximum(np.linalg.norm(pull, axis=1), 1e-6)
+            force = pull * (d / k)[:, None]  # linked nodes attract
+            np.add.at(disp, a, -force)
+            np.add.at(disp, b, force)
+        length = np.maximum(np.linalg.norm(disp, axis=1), 1e-9)
+        pos += disp / length[:, None] * np.minimum(length, temp)[:, None]
         temp = max(temp * 0.98, 0.002)
-    xs, ys = [p[0] for p in pos], [p[1] for p in pos]
-    span = max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
-    return [((x - min(xs)) / span, (y - min(ys)) / span) for x, y in zip(xs, ys)]
+    pos -= pos.min(axis=0)
+    pos /= max(pos.max(), 1e-9)
+    return [(float(x), float(y)) for x, y in pos]
 
 
 def topology(run: plot.RunFolder) -> dict | None:

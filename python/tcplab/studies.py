@@ -16,7 +16,6 @@ ns-2 is installed, ns-2.35's for the same scenario.
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import shutil
@@ -29,6 +28,7 @@ from typing import Callable
 import tcplab
 from tcplab import ScenarioError
 from tcplab import sweep as sw
+from tcplab import report
 from tcplab.plot import pyplot, save
 
 try:
@@ -458,35 +458,47 @@ def _write_markdown(out: Path, study, name, quick, result, tables, ours, ns2, cl
 
 
 def _write_html(out: Path, study, name, quick, result, tables, ours, ns2, claims, figures) -> None:
-    e = html.escape
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(study.get('title', name))}</title>",
-             "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto}table{border-collapse:collapse}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child,td:nth-child(2){text-align:left}"
-             ".ok{color:#070}.no{color:#a00}</style></head><body>",
-             f"<h1>{e(study.get('title', name))}</h1>"]
-    parts += [f"<p><i>{e(h)}</i></p>" for h in _header(study, name, quick, result)]
-    if study.get("citation"):
-        parts.append(f"<p>Paper: {e(study['citation'])}</p>")
+    """report.html: the run report's page (tcplab.report) with the study's sections: each table
+    with its figure, the figures over time as interactive charts, the claims."""
+    import pandas as pd
+
+    def inline(f: str) -> dict:
+        svg = (out / f).read_text()
+        return {"kind": "svg", "svg": svg[svg.find("<svg"):]}
+
+    sections = []
     for t, tc, figs in tables:
-        parts.append(f"<h2>{e(t['title'])}</h2><table><tr><th>row</th><th>column</th><th>paper</th>"
-                     "<th>tcplab (mean ± 95% CI, min to max)</th><th>ns-2.35</th></tr>")
-        parts += ["<tr>" + "".join(f"<td>{e(v)}</td>" for v in _cell_row(c, ours, ns2)) + "</tr>" for c in tc]
-        parts.append("</table>")
-        for f in figs:
-            if f.endswith(".svg"):  # inline, so that the page needs nothing else
-                svg = (out / f).read_text()
-                parts.append(svg[svg.find("<svg"):])
-    for f, figs in figures:
-        parts.append(f"<h2>{e(f['title'])}</h2><p>{e(_figure_caption(f))}</p>")
-        for p in figs:
-            if p.endswith(".svg"):
-                svg = (out / p).read_text()
-                parts.append(svg[svg.find("<svg"):])
+        sections += [{"kind": "heading", "text": t["title"]},
+                     {"kind": "table", "id": t["id"], "title": "",
+                      "columns": ["row", "column", "paper", "tcplab (mean ± 95% CI, min to max)", "ns-2.35"],
+                      "rows": [_cell_row(c, ours, ns2) for c in tc]}]
+        sections += [inline(f) for f in figs if f.endswith(".svg")]
+    for f, _ in figures:
+        sections += [{"kind": "heading", "text": f["title"]}, {"kind": "paragraph", "text": _figure_caption(f)}]
+        sections += _figure_charts(f, pd.read_csv(out / f"figure-{f['id']}.csv"))
     if claims:
-        parts.append("<h2>The paper's claims</h2><ul>")
-        for text, verdict, detail in claims:
-            cls = "ok" if verdict == "supported" else "no"
-            parts.append(f"<li>{e(text)}: <b class='{cls}'>{e(verdict)}</b> ({e(detail)})</li>")
-        parts.append("</ul>")
-    parts.append("</body></html>")
-    (out / "report.html").write_text("\n".join(parts))
+        sections += [{"kind": "heading", "text": "The paper's claims"},
+                     {"kind": "claims", "items": [{"text": t, "verdict": v, "detail": d} for t, v, d in claims]}]
+    meta = [h.replace("`", "") for h in _header(study, name, quick, result)]
+    notes = [f"Paper: {study['citation']}"] if study.get("citation") else []
+    page = report.render({"title": study.get("title", name), "meta": meta, "notes": notes, "sections": sections})
+    (out / "report.html").write_text(page, encoding="utf-8")
+
+
+def _figure_charts(f: dict, data) -> list[dict]:
+    """A `[[figures]]` entry's samples as interactive charts: one per panel, or one overlay."""
+    cumulative = f.get("series", "goodput") == "cumulative"
+    column = "delivered_bytes" if cumulative else "goodput_bps"
+    bits = data[column] * (8 if cumulative else 1)
+    div, unit = (1e6, "Mb") if bits.max() >= 1e6 else (1e3, "kb")
+    data = data.assign(value=bits / div)
+    runs = list(dict.fromkeys(data["run"]))
+    groups = [runs] if f.get("overlay") else [[r] for r in runs]
+    out = []
+    for i, group in enumerate(groups):
+        rows = data[data["run"].isin(group)]
+        rows = rows.assign(line=rows["run"] + ": " + rows["flow"] if len(group) > 1 else rows["flow"])
+        out.append({"kind": "chart", "id": f"figure-{f['id']}-{i}", "title": group[0] if len(group) == 1 else "",
+                    "xlabel": "time (s)", "ylabel": f"data delivered ({unit})" if cumulative else f"goodput ({unit}/s)",
+                    "series": report.lines(rows, "time", "value", "line")})
+    return out

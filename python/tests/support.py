@@ -55,3 +55,29 @@ def without_name(text: str) -> str:
     out = text.replace('name = "dumbbell"\n', "", 1)
     assert out != text
     return out
+
+# Tests that open pages in Debian's headless chromium (through selenium and chromium-driver):
+# skipped where they are missing, except under CI, which installs them (scripts/test.sh).
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+try:
+    importlib.import_module("selenium.webdriver")
+    _has_selenium = True
+except ImportError:  # pragma: no cover
+    _has_selenium = False
+needs_browser = pytest.mark.skipif(
+    not (CHROMIUM and CHROMEDRIVER and _has_selenium) and not os.environ.get("CI"),
+    reason="chromium, chromium-driver or selenium is missing (scripts/test.sh installs them)",
+)
+
+# Tests that read pcap files with tshark: skipped where it is missing, except under CI.
+needs_tshark = pytest.mark.skipif(
+    shutil.which("tshark") is None and not os.environ.get("CI"),
+    reason="tshark is not installed (bash scripts/apt-install.sh tshark)",
+)
+
+
+def opened(browser, path: Path):
+    """`browser` showing the page at `path`, once its script has drawn it."""
+    browser.get(path.as_uri())
+    assert browser.execute_script("return document.body.dataset.ready") == "1"
+    return browser

@@ -3,16 +3,15 @@ of the ns-2 trace, in order, with their sequence numbers in bytes.
 
 tshark comes from Debian's `tshark` package (scripts/test.sh installs it)."""
 
-import shutil
 import subprocess
 
 import pytest
+from support import needs_tshark
 
 import tcplab
 from tcplab import sweep
 
-pytestmark = pytest.mark.skipif(shutil.which("tshark") is None,
-                                reason="tshark is not installed (bash scripts/apt-install.sh tshark)")
+pytestmark = needs_tshark
 
 SEGMENT = 1000  # ns-2's packetSize_ default: the bytes each seqno stands for
 RED_MARKING = {"setbit": True, "thresh": 2, "maxthresh": 6, "bytes": False, "queue_in_bytes": False}

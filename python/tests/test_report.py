@@ -5,21 +5,18 @@ test-artifacts/ (or $TCPLAB_TEST_ARTIFACTS)."""
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from support import needs_browser, opened
 from test_plot import LOSSY
 
 import tcplab
 from tcplab import cli
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (scripts/setup.sh)")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
-                                reason="chromium is not installed (bash scripts/apt-install.sh chromium chromium-driver)")
+pytestmark = needs_browser
 
 
 @pytest.fixture(scope="module")
@@ -28,26 +25,6 @@ def page(tmp_path_factory):
     tcplab.run(LOSSY, out=out, trace=["ns2", "cwnd"])
     assert cli.main(["report", str(out)]) == 0
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,2400"):
-        opts.add_argument(arg)
-    opts.binary_location = CHROMIUM
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    yield driver
-    driver.quit()
-
-
-def opened(browser, path: Path):
-    browser.get(path.as_uri())
-    assert browser.execute_script("return document.body.dataset.ready") == "1"
-    return browser
 
 
 def test_the_page_renders_without_errors_and_needs_nothing_else(page, browser):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html.parser
 
 import pytest
-from support import needs_ns
+from support import needs_browser, needs_ns, opened
 
 from tcplab import cli, studies
 
@@ -21,10 +21,16 @@ def test_unknown_study_is_a_user_error(capfd):
     assert "no such study" in capfd.readouterr().err
 
 
-@needs_ns
-def test_quick_yew2011_wired_report(tmp_path, capfd):
-    out = tmp_path / "report"
+@pytest.fixture(scope="module")
+def wired_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("yew2011-wired") / "report"
     assert cli.main(["reproduce", "yew2011-wired", "--quick", "--out", str(out)]) == 0
+    return out
+
+
+@needs_ns
+def test_quick_yew2011_wired_report(wired_report):
+    out = wired_report
     md = (out / "report.md").read_text()
     # every cell of the paper's two tables, with tcplab's and ns-2's values beside it
     rows = [ln for ln in md.splitlines() if ln.startswith("| ") and not ln.startswith("| row")]
@@ -41,6 +47,18 @@ def test_quick_yew2011_wired_report(tmp_path, capfd):
     page = (out / "report.html").read_text()
     html.parser.HTMLParser().feed(page)
     assert page.count("<svg") == 2 and "http" not in page.split("<svg")[0], "a self-contained page"
+
+
+@needs_browser
+def test_the_study_page_is_the_report_page(wired_report, browser):
+    """The study's report.html is tcplab's report page: in chromium, both tables with every
+    cell, both figures, the five claims, and no errors."""
+    b = opened(browser, wired_report / "report.html")
+    assert [e for e in b.get_log("browser") if e["level"] == "SEVERE"] == []
+    count = lambda css: b.execute_script(f"return document.querySelectorAll({css!r}).length")
+    assert count("#table-V tbody tr") + count("#table-VI tbody tr") == 136
+    assert count(".figure svg") == 2 and count(".claims li") == 5
+    assert count("[src], [href], link, img") == 0
 
 
 @pytest.mark.parametrize("study", sorted(studies.list_studies()))

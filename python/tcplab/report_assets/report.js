@@ -1,5 +1,5 @@
-// The report page of a run (tcplab.report): draws the tables, the charts and the network from
-// the JSON in <script id="data">. No libraries and nothing fetched: the page works offline.
+// The report page of a run or a study (tcplab.report): draws the sections of the JSON in
+// <script id="data"> in order. No libraries and nothing fetched: the page works offline.
 "use strict";
 
 const DATA = JSON.parse(document.getElementById("data").textContent);
@@ -34,25 +34,35 @@ function ticks(lo, hi, n = 6) {
 }
 
 function header(root) {
-  el("h1", {}, root, `tcplab: ${DATA.name}`);
-  const parts = [`seed ${DATA.seed}`, `${fmt(DATA.duration_s)} s simulated`];
-  if (DATA.jain_fairness !== null && DATA.jain_fairness !== undefined) parts.push(`Jain's fairness ${fmt(DATA.jain_fairness)}`);
-  el("p", {class: "meta"}, root, parts.join(" · "));
+  el("h1", {}, root, DATA.title);
+  for (const line of DATA.meta || []) el("p", {class: "meta"}, root, line);
   for (const note of DATA.notes || []) el("p", {class: "note"}, root, note);
 }
 
-function tables(root) {
-  for (const t of DATA.tables) {
-    if (!t.rows.length) continue;
-    el("h2", {}, root, t.title);
-    const table = el("table", {id: `table-${t.title.toLowerCase()}`}, root);
-    const head = el("tr", {}, el("thead", {}, table));
-    for (const c of t.columns) el("th", {}, head, c);
-    const body = el("tbody", {}, table);
-    for (const r of t.rows) {
-      const tr = el("tr", {}, body);
-      for (const v of r) el("td", {}, tr, fmt(v));
-    }
+function table(root, t) {
+  if (t.title) el("h3", {}, root, t.title);
+  const table = el("table", {id: `table-${t.id}`}, root);
+  const head = el("tr", {}, el("thead", {}, table));
+  for (const c of t.columns) el("th", {}, head, c);
+  const body = el("tbody", {}, table);
+  for (const r of t.rows) {
+    const tr = el("tr", {}, body);
+    for (const v of r) el("td", {}, tr, fmt(v));
+  }
+}
+
+// A figure drawn elsewhere (matplotlib's SVG), inlined.
+function figure(root, s) {
+  const box = el("div", {class: "figure"}, root);
+  box.innerHTML = s.svg;
+}
+
+function claims(root, s) {
+  const list = el("ul", {class: "claims"}, root);
+  for (const c of s.items) {
+    const li = el("li", {}, list, `${c.text}: `);
+    el("b", {class: c.verdict === "supported" ? "ok" : "no"}, li, c.verdict);
+    li.appendChild(document.createTextNode(` (${c.detail})`));
   }
 }
 
@@ -151,10 +161,7 @@ function utilColour(u) {
 }
 
 // The network, and a slider over the sample times.
-function topology(root) {
-  const topo = DATA.topology;
-  if (!topo) return;
-  el("h2", {}, root, "Network");
+function topology(root, topo) {
   const box = el("div", {id: "topology"}, root);
   const controls = el("div", {id: "controls"}, box);
   const slider = el("input", {id: "time", type: "range", min: 0, max: Math.max(0, topo.times.length - 1), value: 0, step: 1}, controls);
@@ -207,13 +214,16 @@ function topology(root) {
   show(0);
 }
 
+const SECTIONS = {
+  heading: (root, s) => el("h2", {}, root, s.text),
+  paragraph: (root, s) => el("p", {}, root, s.text),
+  svg: figure, table, chart, claims, topology,
+};
+
 function main() {
   const root = el("main", {}, document.body);
   header(root);
-  topology(root);
-  if (DATA.charts.length) el("h2", {}, root, "Over time");
-  for (const c of DATA.charts) chart(root, c);
-  tables(root);
+  for (const s of DATA.sections) SECTIONS[s.kind](root, s);
   document.body.dataset.ready = "1";
 }
 

@@ -1,0 +1,20 @@
+"""Fixtures shared by several test files."""
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's chromium, headless, driven by selenium; its console log is kept."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from support import CHROMEDRIVER, CHROMIUM
+
+    opts = webdriver.ChromeOptions()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,2400"):
+        opts.add_argument(arg)
+    opts.binary_location = CHROMIUM
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    yield driver
+    driver.quit()
