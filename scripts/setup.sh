@@ -48,7 +48,7 @@ fi
 # dask.distributed runs sweeps on a cluster; matplotlib draws the figures; selenium lets the
 # tests drive Debian's headless chromium over the report page.
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
-    "maturin>=1.5,<2" "pandas>=1.5" "pytest>=7" "hypothesis>=6" "dask[distributed]>=2023.1" "matplotlib>=3.6" \
+    "maturin>=1.5,<2" "pandas>=1.5" "pyarrow>=12" "pytest>=7" "hypothesis>=6" "dask[distributed]>=2023.1" "matplotlib>=3.6" \
     "selenium>=4.10"
 
 # maturin develop installs into the virtualenv named by VIRTUAL_ENV.

@@ -35,7 +35,8 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
 
 #: writers that can be asked for on top of a scenario's own ``output.trace``
-TRACES = ("ns2", "cwnd", "pcap", "nam")
+TRACES = ("ns2", "cwnd", "pcap", "nam", "rtt")
+SERIES_FORMATS = ("parquet", "csv")
 
 # Wall-clock time one ``advance`` call should take.  Short enough that Ctrl-C (handled by
 # Python between calls, since the core runs with the GIL released) and progress updates feel
@@ -224,6 +225,7 @@ def run(
     out: str | os.PathLike | None = None,
     trace: str | Iterable[str] = (),
     progress: Callable[[float, float], Any] | None = None,
+    series_format: str = "parquet",
 ) -> "Result":
     """Run a scenario and return its :class:`Result`.
 
@@ -232,13 +234,16 @@ def run(
     until:    stop at this simulated time instead of the scenario's ``duration`` ("5s", 2.5, ...).
     out:      directory for the trace files, summary.json, scenario.json (the scenario as run,
               every default filled in) and the series' CSV files (created if needed).
-    trace:    extra writers on top of the scenario's ``output.trace``: "ns2", "cwnd", "pcap", "nam".
+    trace:    extra writers on top of the scenario's ``output.trace``: "ns2", "cwnd", "pcap", "nam", "rtt".
     progress: called as ``progress(now, end)`` (simulated seconds) between chunks of work.
+    series_format: "parquet" (the default) or "csv", for the series' files in ``out``.
     """
     inp = _scenario_input(scenario)
     seed = _seed_option(seed)
     until = _until_option(until)
     traces = _trace_option(trace)
+    if series_format not in SERIES_FORMATS:
+        raise ScenarioError("--series", f"{series_format!r} is not a series format (try {' or '.join(SERIES_FORMATS)})")
     out_dir = None
     created: list[str] = []  # directories made here, removed again if the run cannot start
     if out is not None:
@@ -274,7 +279,7 @@ def run(
         with _Translate(core, inp):
             normalized = json.loads(core.normalize(inp.text, inp.format, inp.source))
         try:
-            result.save(out_dir)
+            result.save(out_dir, series_format)
             # the scenario as run, for `tcplab plot` and `tcplab report`
             Path(out_dir, "scenario.json").write_text(json.dumps(normalized, indent=2) + "\n", encoding="utf-8")
         except OSError as e:
@@ -344,7 +349,8 @@ class Result:
     flows, links  pandas DataFrames with one row per flow / per link direction
     series        dict of DataFrames for the time series: "cwnd" (with the cwnd trace), "flows"
                   and "links" (per-interval goodput and queue length) and "tcp" (each TCP
-                  sender's cwnd, ssthresh, srtt, in-flight and pacing rate), with `output.interval`
+                  sender's cwnd, ssthresh, srtt, in-flight and pacing rate), with `output.interval`;
+                  "rtt" (every RTT sample, with the rtt trace)
     jain_fairness Jain's fairness index over the flows' goodput
     """
 
@@ -402,17 +408,21 @@ class Result:
         # is byte-identical for equal runs.
         return json.dumps(self.summary, indent=2, sort_keys=False) + "\n"
 
-    def save(self, directory: str | os.PathLike) -> Path:
-        """Write summary.json into ``directory`` (created if needed), and the sampled series of
-        `output.interval` as series-flows.csv, series-links.csv and series-tcp.csv, and the
-        cwnd trace's series as series-cwnd.csv; returns summary.json's path."""
+    def save(self, directory: str | os.PathLike, series_format: str = "parquet") -> Path:
+        """Write summary.json into ``directory`` (created if needed), and each series as
+        series-NAME.parquet (or .csv with ``series_format="csv"``): flows, links and tcp with
+        `output.interval`, cwnd and rtt with those traces. Returns summary.json's path."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         p = d / "summary.json"
         p.write_text(self.summary_json(), encoding="utf-8")
-        for name in ("flows", "links", "tcp", "cwnd"):
+        for name in ("flows", "links", "tcp", "cwnd", "rtt"):
             if name in self._series_raw:
-                self.series[name].to_csv(d / f"series-{name}.csv", index=False)
+                frame, path = self.series[name], d / f"series-{name}.{series_format}"
+                if series_format == "csv":
+                    frame.to_csv(path, index=False)
+                else:
+                    frame.to_parquet(path, index=False)
         return p
 
     def __repr__(self) -> str:

@@ -1,6 +1,7 @@
 """The ``tcplab`` command line.
 
-    tcplab run SCENARIO... [--out DIR] [--seed N] [--trace ns2|cwnd|pcap|nam]... [--until T]
+    tcplab run SCENARIO... [--out DIR] [--seed N] [--trace ns2|cwnd|pcap|nam|rtt]... [--until T]
+               [--series parquet|csv]
     tcplab validate SCENARIO...
     tcplab plot RESULT_DIR [--out DIR]
     tcplab report RESULT_DIR [--out FILE]
@@ -229,7 +230,7 @@ def cmd_run(args) -> int:
         progress = Progress(name)
         try:
             res = tcplab.run(src, seed=args.seed, until=args.until, out=out,
-                             trace=args.trace, progress=progress)
+                             trace=args.trace, progress=progress, series_format=args.series)
         except ScenarioError as e:
             _error(e, several)
             return 2
@@ -391,11 +392,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output directory (default results/<scenario name>; with several "
                         "scenarios each writes to DIR/<scenario name>)")
     r.add_argument("--seed", metavar="N", help="master seed, overrides the scenario's seed")
-    r.add_argument("--trace", action="append", default=[], metavar="{ns2,cwnd,pcap,nam}",
+    r.add_argument("--trace", action="append", default=[], metavar="{ns2,cwnd,pcap,nam,rtt}",
                    help="also write this trace (ns2: trace.tr, cwnd: cwnd.tr, pcap: pcap/A-B.pcap "
-                        "per link, nam: trace.nam for NAM); repeatable")
+                        "per link, nam: trace.nam for NAM, rtt: the rtt series, every RTT sample); "
+                        "repeatable")
     r.add_argument("--until", metavar="T",
                    help="stop at simulated time T instead of the scenario's duration (e.g. 5s, 250ms)")
+    r.add_argument("--series", choices=tcplab.SERIES_FORMATS, default="parquet",
+                   help="file format of the series (series-NAME.parquet or .csv; default parquet)")
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser(

@@ -2,14 +2,15 @@
 
     tcplab plot DIR
 
-writes DIR/plots/NAME.png and .svg for each figure its files allow:
+writes DIR/plots/NAME.png and .svg for each figure its files allow (series-NAME.parquet or
+.csv, trace.tr, scenario.json):
 
-- cwnd:       cwnd and ssthresh against time (series-cwnd.csv, every change, from the cwnd trace;
-              else series-tcp.csv, sampled at `output.interval`);
+- cwnd:       cwnd and ssthresh against time (the cwnd series, every change, from the cwnd
+              trace; else the tcp series, sampled at `output.interval`);
 - sequence:   each TCP flow's segments against time as they leave the sender, retransmissions
               and drops marked (trace.tr, the ns-2 trace);
-- throughput: goodput per interval and data delivered (series-flows.csv);
-- queue:      queue length of every link direction that queued anything (series-links.csv);
+- throughput: goodput per interval and data delivered (the flows series);
+- queue:      queue length of every link direction that queued anything (the links series);
 - delay:      the distribution of one-way packet delays per flow (trace.tr).
 """
 
@@ -61,11 +62,13 @@ class RunFolder:
         self._trace = None
 
     def series(self, name: str):
-        """series-NAME.csv as a DataFrame, or None."""
+        """series-NAME.parquet (or .csv) as a DataFrame, or None."""
         import pandas as pd
 
-        p = self.path / f"series-{name}.csv"
-        return pd.read_csv(p) if p.is_file() else None
+        parquet, csv = self.path / f"series-{name}.parquet", self.path / f"series-{name}.csv"
+        if parquet.is_file():
+            return pd.read_parquet(parquet)
+        return pd.read_csv(csv) if csv.is_file() else None
 
     def trace(self):
         """The wired events of trace.tr as a DataFrame (ev, time, src/dst node of the link,

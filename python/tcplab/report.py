@@ -196,7 +196,7 @@ def layout(n: int, edges: list[tuple[int, int]], iterations: int = 300) -> list[
 
 def topology(run: plot.RunFolder) -> dict | None:
     """Nodes, links and, per sample time, each link direction's queue, packets on the wire and
-    utilisation (series-links.csv); None without scenario.json."""
+    utilisation (the links series); None without scenario.json."""
     sc = run.scenario
     if sc is None:
         return None

@@ -201,7 +201,7 @@ class TestErrorsAndOptions:
 
     @pytest.mark.parametrize("trace,files", [
         ("ns2", ["scenario.json", "summary.json", "trace.tr"]),
-        (["cwnd", "ns2", "cwnd"], ["cwnd.tr", "scenario.json", "series-cwnd.csv", "summary.json", "trace.tr"]),
+        (["cwnd", "ns2", "cwnd"], ["cwnd.tr", "scenario.json", "series-cwnd.parquet", "summary.json", "trace.tr"]),
         ("nam", ["scenario.json", "summary.json", "trace.nam"]),
         ([], ["scenario.json", "summary.json"]),
     ])
@@ -281,10 +281,13 @@ class TestResult:
             assert last[f["name"]] * 8 / active[f["name"]] == pytest.approx(f["goodput_bps"]), f["name"]
         import pandas as pd
 
-        saved = pd.read_csv(tmp_path / "series-flows.csv")
+        # Parquet by default, CSV on request: the same tables either way
+        for name, frame in res.series.items():
+            assert pd.read_parquet(tmp_path / f"series-{name}.parquet").equals(frame), name
+        res.save(tmp_path / "csv", series_format="csv")
+        saved = pd.read_csv(tmp_path / "csv" / "series-flows.csv")
         assert saved["delivered_bytes"].tolist() == fl["delivered_bytes"].tolist()
-        assert (tmp_path / "series-links.csv").exists()
-        assert pd.read_csv(tmp_path / "series-tcp.csv").shape == res.series["tcp"].shape
+        assert pd.read_csv(tmp_path / "csv" / "series-tcp.csv").shape == res.series["tcp"].shape
         # the intervals' utilisation adds up to the run's; a 1 ms link holds few packets
         for link in res.summary["links"]:
             rows = ln[ln["link"] == link["name"]]
@@ -314,6 +317,36 @@ class TestResult:
         window = {f["name"]: f["params"]["window"] for f in tcplab.validate(doc)["flows"] if f["name"] in tcp_flows}
         assert (tcp["in_flight"] <= tcp["flow"].map(window)).all() and tcp["in_flight"].max() > 10
         assert (tcp["pacing_rate"] == 0).all()
+
+    def test_rtt_samples(self):
+        """Every RTT sample of each TCP sender: never below the path's propagation round trip,
+        and the smoothed RTT sampled each interval stays within the samples' range."""
+        doc = dumbbell_doc()
+        doc["output"] = {"interval": "0.5s", "trace": ["rtt"]}
+        res = tcplab.run(doc)
+        rtt, tcp = res.series["rtt"], res.series["tcp"]
+        assert list(rtt.columns) == ["time", "flow", "rtt_s"]
+        normalized = tcplab.validate(doc)
+        delay = {(lk["from"], lk["to"]): lk["delay_s"] for lk in normalized["links"]}
+        hops = {"A": [(0, 2), (2, 3), (3, 4)], "B": [(1, 2), (2, 3), (3, 5)]}
+        for flow, path in hops.items():
+            samples = rtt[rtt["flow"] == flow]["rtt_s"]
+            assert len(samples) > 20  # ns-2 times one segment per round trip
+            assert samples.min() >= 2 * sum(delay[h] for h in path) - 1e-9, flow
+            srtt = tcp[(tcp["flow"] == flow) & (tcp["time"] >= 2)]["srtt_s"]
+            # ns-2 keeps srtt in ticks of tcp_tick
+            assert samples.min() - 0.1 <= srtt.min() and srtt.max() <= samples.max() + 0.1, flow
+
+    def test_traced_flows_and_links_choose_the_series(self):
+        doc = dumbbell_doc()
+        doc["output"] = {"interval": "1s", "trace": ["rtt", "cwnd"], "trace_flows": ["B"], "trace_links": ["r1->r2"]}
+        res = tcplab.run(doc)
+        for name in ("flows", "tcp", "rtt", "cwnd"):
+            assert set(res.series[name]["flow"]) == {"B"}, name
+        assert set(res.series["links"]["link"]) == {"r1->r2"}
+        assert len(res.summary["flows"]) == 3, "the summary keeps every flow"
+        doc["output"]["trace_flows"] = ["B", "Z"]
+        assert raises_scenario_error(tcplab.run, doc).path == "output.trace_flows[1]"
 
     def test_a_paced_flow_reports_its_rate(self):
         doc = sweep.read_scenario(REPO / "scenarios" / "enhanced-vegas-wired" / "vegas-spacing.toml")

@@ -143,7 +143,7 @@ def test_run_options_take_effect(tmp_path):
     rc = cli.main(["run", str(DUMBBELL), "--out", str(out), "--seed", "9", "--until", "2s",
                    "--trace", "cwnd", "--trace", "ns2"])
     assert rc == 0
-    assert sorted(p.name for p in out.iterdir()) == ["cwnd.tr", "scenario.json", "series-cwnd.csv", "summary.json", "trace.tr"]
+    assert sorted(p.name for p in out.iterdir()) == ["cwnd.tr", "scenario.json", "series-cwnd.parquet", "summary.json", "trace.tr"]
     summary = json.loads((out / "summary.json").read_text())
     assert (summary["seed"], summary["duration_s"]) == (9, 2.0)
 

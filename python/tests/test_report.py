@@ -49,9 +49,9 @@ def test_tables_charts_and_network_are_drawn(page, browser):
 
 def test_the_slider_moves_the_queues(page, browser):
     """Moving the time slider shows each sample's queue: the bottleneck's fill follows
-    series-links.csv."""
+    the links series."""
     b = opened(browser, page / "report.html")
-    links = pd.read_csv(page / "series-links.csv")
+    links = pd.read_parquet(page / "series-links.parquet")
     queue = links[links["link"] == "r1->r2"]["queue_pkts"].tolist()
     empty, full = queue.index(0), max(range(len(queue)), key=lambda i: queue[i])
     assert queue[full] > 0

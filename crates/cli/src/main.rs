@@ -2,7 +2,7 @@
 //! into the output folder, with no Python: for batch jobs and for timing the engine on its
 //! own. `tcplab run` (Python) is the everyday command; both run the same core.
 //!
-//!     tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam]...
+//!     tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam|rtt]...
 //!
 //! Exit status: 0 ok, 2 invalid scenario or option (one line naming the field), 1 I/O error.
 
@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use tcplab_net::{Format, RunOptions, Scenario, ScenarioError, Simulation};
 
-const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam]...";
+const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam|rtt]...";
 
 struct Args {
     scenario: PathBuf,

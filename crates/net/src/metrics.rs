@@ -215,6 +215,9 @@ pub struct Sampler {
     last_busy: Vec<Time>,
     flow_names: Vec<String>,
     link_names: Vec<String>,
+    /// The flows and link directions sampled (`output.trace_flows`, `output.trace_links`).
+    traced_flows: Vec<bool>,
+    traced_links: Vec<bool>,
     pub flows: FlowSeries,
     pub links: LinkSeries,
     pub tcp: TcpSeries,
@@ -268,10 +271,22 @@ pub struct LinkSample {
 }
 
 impl Sampler {
-    pub fn new(interval: Time, flow_names: Vec<String>, link_names: Vec<String>) -> Sampler {
+    pub fn new(interval: Time, flow_names: Vec<String>, link_names: Vec<String>, traced_flows: Vec<bool>, traced_links: Vec<bool>) -> Sampler {
         let last = vec![(0, 0); flow_names.len()];
         let last_busy = vec![Time::ZERO; link_names.len()];
-        Sampler { interval, next: interval, last, last_busy, flow_names, link_names, flows: FlowSeries::default(), links: LinkSeries::default(), tcp: TcpSeries::default() }
+        Sampler {
+            interval,
+            next: interval,
+            last,
+            last_busy,
+            flow_names,
+            link_names,
+            traced_flows,
+            traced_links,
+            flows: FlowSeries::default(),
+            links: LinkSeries::default(),
+            tcp: TcpSeries::default(),
+        }
     }
 
     /// The next sample time, if it is at or before `until`.
@@ -284,7 +299,7 @@ impl Sampler {
     pub fn record(&mut self, stats: &[FlowStats], links: impl Iterator<Item = LinkSample>, tcp: impl Iterator<Item = (usize, TcpState)>) {
         let t = self.next.as_secs_f64();
         let per_second = 8.0 / self.interval.as_secs_f64();
-        for ((s, last), name) in stats.iter().zip(self.last.iter_mut()).zip(&self.flow_names) {
+        for (((s, last), name), _) in stats.iter().zip(self.last.iter_mut()).zip(&self.flow_names).zip(&self.traced_flows).filter(|(_, &on)| on) {
             self.flows.time.push(t);
             self.flows.flow.push(name.clone());
             self.flows.goodput_bps.push((s.goodput_bytes - last.0) as f64 * per_second);
@@ -292,7 +307,7 @@ impl Sampler {
             self.flows.delivered_bytes.push(s.goodput_bytes);
             *last = (s.goodput_bytes, s.data_bytes_delivered);
         }
-        for ((l, name), last) in links.zip(&self.link_names).zip(self.last_busy.iter_mut()) {
+        for (((l, name), last), _) in links.zip(&self.link_names).zip(self.last_busy.iter_mut()).zip(&self.traced_links).filter(|(_, &on)| on) {
             self.links.time.push(t);
             self.links.link.push(name.clone());
             self.links.queue_pkts.push(l.queue as u32);
@@ -302,7 +317,7 @@ impl Sampler {
             self.links.utilization.push(busy.min(1.0));
             *last = l.busy;
         }
-        for (flow, s) in tcp {
+        for (flow, s) in tcp.filter(|&(flow, _)| self.traced_flows[flow]) {
             let series = &mut self.tcp;
             series.time.push(t);
             series.flow.push(self.flow_names[flow].clone());

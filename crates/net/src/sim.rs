@@ -54,7 +54,8 @@ impl RunOptions {
                 "cwnd" => extra.cwnd = true,
                 "pcap" => extra.pcap = true,
                 "nam" => extra.nam = true,
-                other => return Err(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2, cwnd, pcap or nam)"))),
+                "rtt" => extra.rtt = true,
+                other => return Err(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2, cwnd, pcap, nam or rtt)"))),
             }
         }
         Ok(RunOptions { seed, until, out_dir, traces: extra })
@@ -124,6 +125,8 @@ pub struct Series {
     /// Every TCP sender's cwnd, ssthresh, srtt, in-flight and pacing rate at each interval.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpSeries>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<RttSeries>,
 }
 
 #[derive(Serialize, Debug, Default)]
@@ -132,6 +135,14 @@ pub struct CwndSeries {
     pub flow: Vec<String>,
     pub cwnd: Vec<f64>,
     pub ssthresh: Vec<i64>,
+}
+
+/// Every RTT sample a TCP sender's estimator took (`output.trace = ["rtt"]`).
+#[derive(Serialize, Debug, Default)]
+pub struct RttSeries {
+    pub time: Vec<f64>,
+    pub flow: Vec<String>,
+    pub rtt_s: Vec<f64>,
 }
 
 impl RunResult {
@@ -239,6 +250,12 @@ impl Simulation {
             let links: Vec<_> = scenario.links.iter().map(|l| (l.a as u32, l.b as u32, l.bandwidth_bps, l.delay.as_secs_f64())).collect();
             tracer.nam_topology(scenario.nodes.len(), &links);
         }
+        if let Some(ids) = &scenario.trace_flows {
+            tracer.flows = (0..scenario.flows.len()).map(|i| ids.contains(&i)).collect();
+        }
+        if traces.rtt {
+            tracer.rtt_series = Some(Vec::new());
+        }
         if traces.cwnd {
             tracer.cwnd_series = Some(Vec::new());
             if opts.out_dir.is_some() {
@@ -344,7 +361,10 @@ impl Simulation {
         let sampler = scenario.interval.map(|interval| {
             let flow_names = scenario.flows.iter().map(|f| f.name.clone()).collect();
             let link_names = net.links.iter().map(|l| link_name(&scenario.nodes, l)).collect();
-            Sampler::new(interval, flow_names, link_names)
+            let flows = (0..scenario.flows.len()).map(|i| scenario.trace_flows.as_ref().is_none_or(|ids| ids.contains(&i))).collect();
+            let traced = |l: &Link| scenario.trace_links.as_ref().is_none_or(|d| d.contains(&(l.from as usize, l.to as usize)));
+            let links = net.links.iter().map(traced).collect();
+            Sampler::new(interval, flow_names, link_names, flows, links)
         });
         Ok(Simulation { net, flows, scenario, seed, end, sampler })
     }
@@ -494,6 +514,15 @@ impl Simulation {
                 s.ssthresh.push(ss);
             }
             series.cwnd = Some(s);
+        }
+        if let Some(points) = self.net.tracer.rtt_series.take() {
+            let mut s = RttSeries::default();
+            for (t, f, rtt) in points {
+                s.time.push(t);
+                s.flow.push(self.scenario.flows[f as usize].name.clone());
+                s.rtt_s.push(rtt);
+            }
+            series.rtt = Some(s);
         }
         if let Some(sampler) = self.sampler.take() {
             series.flows = Some(sampler.flows);

@@ -20,6 +20,10 @@ pub struct Tracer {
     pub cwnd: Option<Sink>,
     /// cwnd time series for Python: (time, flow, cwnd, ssthresh).
     pub cwnd_series: Option<Vec<(f64, u32, f64, i64)>>,
+    /// Every RTT sample the TCP senders take: (time, flow, seconds).
+    pub rtt_series: Option<Vec<(f64, u32, f64)>>,
+    /// Per flow, whether its cwnd and RTT are traced (`output.trace_flows`); empty: all.
+    pub flows: Vec<bool>,
     /// NAM trace of the wired links (`$ns namtrace-all`).
     pub nam: Option<Sink>,
     /// pcap capture of links (`pcap/FROM-TO.pcap`).
@@ -329,8 +333,23 @@ impl Tracer {
         self.cwnd.is_some() || self.cwnd_series.is_some()
     }
 
+    fn traced(&self, flow: u32) -> bool {
+        self.flows.get(flow as usize).copied().unwrap_or(true)
+    }
+
+    /// An RTT sample of `flow`'s sender, when RTT samples are traced.
+    #[inline]
+    pub fn rtt_sample(&mut self, now: f64, flow: u32, rtt: f64) {
+        if self.rtt_series.is_some() && self.traced(flow) {
+            self.rtt_series.as_mut().expect("on").push((now, flow, rtt));
+        }
+    }
+
     /// A cwnd assignment, in ns-2's `traceVar` format ("%-8.5f %-2d %-2d %-2d %-2d cwnd_ %-6.3f").
     pub fn cwnd_event(&mut self, now: f64, flow: u32, src: (u32, u32), dst: (u32, u32), cwnd: f64, ssthresh: i64) {
+        if !self.traced(flow) {
+            return;
+        }
         if let Some(series) = &mut self.cwnd_series {
             series.push((now, flow, cwnd, ssthresh));
         }

@@ -149,6 +149,9 @@ pub struct Scenario {
     /// Trace only these link directions (from, to node ids), as ns-2's `trace-queue` does;
     /// None traces every link (`trace-all`).
     pub trace_links: Option<Vec<(usize, usize)>>,
+    /// Sample and trace only these flows (ids) in the series, the cwnd trace and the RTT
+    /// samples; None: all of them.
+    pub trace_flows: Option<Vec<usize>>,
     /// How the ns-2 trace writes wireless events.
     pub wireless_format: crate::trace::WirelessFormat,
     /// The IP version of pcap captures (IPv6 when there are mobile nodes).
@@ -198,7 +201,7 @@ impl Scenario {
 impl Traces {
     /// Every writer either asks for.
     pub fn union(self, o: Traces) -> Traces {
-        Traces { ns2: self.ns2 || o.ns2, cwnd: self.cwnd || o.cwnd, tcp_header: self.tcp_header || o.tcp_header, events: self.events || o.events, pcap: self.pcap || o.pcap, nam: self.nam || o.nam }
+        Traces { ns2: self.ns2 || o.ns2, cwnd: self.cwnd || o.cwnd, tcp_header: self.tcp_header || o.tcp_header, events: self.events || o.events, pcap: self.pcap || o.pcap, nam: self.nam || o.nam, rtt: self.rtt || o.rtt }
     }
 }
 
@@ -280,6 +283,8 @@ pub struct Traces {
     pub pcap: bool,
     /// NAM trace of the wired links (`trace.nam`, ns-2's `namtrace-all`).
     pub nam: bool,
+    /// Every RTT sample of the TCP senders, as a series.
+    pub rtt: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]

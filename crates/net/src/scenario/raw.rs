@@ -295,6 +295,7 @@ pub struct RawOutput {
     pub tcp_header: Option<Flag>,
     pub events: Option<Flag>,
     pub trace_links: Option<Vec<String>>,
+    pub trace_flows: Option<Vec<String>>,
     pub wireless_format: Option<String>,
     pub interval: Option<Quantity>,
     pub pcap_ip: Option<String>,

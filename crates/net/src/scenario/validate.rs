@@ -234,6 +234,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
 
     let mut traces = Traces::default();
     let mut trace_links = None;
+    let mut trace_flows = None;
     let mut wireless_format = crate::trace::WirelessFormat::Old;
     let mut interval = None;
     let mut pcap_ip = if mobile_nodes.is_empty() { IpVersion::Ipv4 } else { IpVersion::Ipv6 };
@@ -273,16 +274,25 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             }
             trace_links = Some(dirs);
         }
+        if let Some(list) = &out.trace_flows {
+            let mut ids = Vec::with_capacity(list.len());
+            for (i, name) in list.iter().enumerate() {
+                let id = flows.iter().position(|f| &f.name == name);
+                ids.push(id.ok_or_else(|| ScenarioError::new(format!("output.trace_flows[{i}]"), format!("no flow is named \"{name}\"")))?);
+            }
+            trace_flows = Some(ids);
+        }
         for (i, t) in out.trace.iter().flatten().enumerate() {
-            match one_of(t, &["ns2", "cwnd", "pcap", "nam"], "trace", &format!("output.trace[{i}]"))? {
+            match one_of(t, &["ns2", "cwnd", "pcap", "nam", "rtt"], "trace", &format!("output.trace[{i}]"))? {
                 "ns2" => traces.ns2 = true,
                 "cwnd" => traces.cwnd = true,
                 "pcap" => traces.pcap = true,
-                _ => traces.nam = true,
+                "nam" => traces.nam = true,
+                _ => traces.rtt = true,
             }
         }
     }
-    Ok(Scenario { name, duration, seed, rng, nodes, links, wlans, moves, mobile_nodes, flows, losses, actions, traces, trace_links, wireless_format, pcap_ip, interval })
+    Ok(Scenario { name, duration, seed, rng, nodes, links, wlans, moves, mobile_nodes, flows, losses, actions, traces, trace_links, trace_flows, wireless_format, pcap_ip, interval })
 }
 
 fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>) -> Res<LinkConfig> {

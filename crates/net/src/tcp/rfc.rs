@@ -206,6 +206,7 @@ impl RfcSender {
         // RFC 7323: the echoed timestamp of an ACK that advances the window is a valid sample,
         // retransmitted segment or not.
         self.rto.on_sample(rtt);
+        net.tracer.rtt_sample(now, self.ep.flow.0, rtt);
         if let Some(p) = &mut self.pacer {
             p.on_rtt(rtt);
         }

@@ -436,7 +436,8 @@ impl TcpSender {
         timeout
     }
 
-    fn rtt_update(&mut self, now: f64, tao: f64) {
+    fn rtt_update(&mut self, net: &mut Network, now: f64, tao: f64) {
+        net.tracer.rtt_sample(now, self.ep.flow.0, tao);
         let tick = self.p.tcp_tick;
         self.t_rtt = if self.p.timestamps {
             (tao / tick + 0.5) as i32
@@ -776,7 +777,7 @@ impl TcpSender {
         }
         if self.p.timestamps {
             self.ts_echo = ack.ts_echo;
-            self.rtt_update(now, now - ack.ts_echo);
+            self.rtt_update(net, now, now - ack.ts_echo);
         }
         if self.rtt_active && ack.seq >= self.rtt_seq {
             if !self.ect || !self.ecn_backoff || !ack.has(flags::ECN_ECHO) {
@@ -785,7 +786,7 @@ impl TcpSender {
             }
             self.rtt_active = false;
             if !self.p.timestamps {
-                self.rtt_update(now, now - self.rtt_ts);
+                self.rtt_update(net, now, now - self.rtt_ts);
             }
         }
         if self.p.timerfix {

@@ -112,7 +112,7 @@ impl TcpSender {
             self.t_backoff = 1;
         }
         let now = net.now_secs();
-        self.rtt_update(now, now - ack.ts_echo);
+        self.rtt_update(net, now, now - ack.ts_echo);
         if self.highest_ack >= self.curseq - 1 && !self.closed {
             self.closed = true;
         }
