@@ -340,8 +340,9 @@ impl Tracer {
     /// An RTT sample of `flow`'s sender, when RTT samples are traced.
     #[inline]
     pub fn rtt_sample(&mut self, now: f64, flow: u32, rtt: f64) {
-        if self.rtt_series.is_some() && self.traced(flow) {
-            self.rtt_series.as_mut().expect("on").push((now, flow, rtt));
+        let traced = self.traced(flow);
+        if let Some(series) = self.rtt_series.as_mut().filter(|_| traced) {
+            series.push((now, flow, rtt));
         }
     }
 
