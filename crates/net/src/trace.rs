@@ -340,9 +340,10 @@ impl Tracer {
     /// An RTT sample of `flow`'s sender, when RTT samples are traced.
     #[inline]
     pub fn rtt_sample(&mut self, now: f64, flow: u32, rtt: f64) {
-        let traced = self.traced(flow);
-        if let Some(series) = self.rtt_series.as_mut().filter(|_| traced) {
-            series.push((now, flow, rtt));
+        if let Some(series) = &mut self.rtt_series {
+            if self.flows.get(flow as usize).copied().unwrap_or(true) {
+                series.push((now, flow, rtt));
+            }
         }
     }
 
