@@ -264,6 +264,10 @@ class TestResult:
         assert len(cw) > 0 and set(cw["flow"]) == {"A", "B"}  # the TCP senders, by name
         assert "dumbbell" in repr(res)
 
+    def test_jupyter_shows_the_tables(self):
+        page = tcplab.run(DUMBBELL)._repr_html_()
+        assert page.count("<table") == 2 and "goodput_bps" in page and "r1-&gt;r2" in page
+
     def test_series_only_when_traced(self):
         assert tcplab.run(DUMBBELL).series == {}
 
