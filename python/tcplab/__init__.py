@@ -62,6 +62,18 @@ class ScenarioError(ValueError):
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
+class InvariantError(RuntimeError):
+    """A run checked with ``check=True`` broke one of its invariants (tcplab_net::check):
+    ``violations`` counts them, ``first`` lists the first ones with their times. This is a bug
+    in tcplab (or in a model): please report it with the scenario."""
+
+    def __init__(self, name: str, violations: int, first: list[str]):
+        shown = "\n  ".join(first)
+        super().__init__(f"{name}: {violations} broken invariants; the first:\n  {shown}")
+        self.violations = violations
+        self.first = first
+
+
 class CoreMissingError(ImportError):
     """The compiled extension ``tcplab._core`` is not built / not importable."""
 
@@ -226,6 +238,7 @@ def run(
     trace: str | Iterable[str] = (),
     progress: Callable[[float, float], Any] | None = None,
     series_format: str = "parquet",
+    check: bool | None = None,
 ) -> "Result":
     """Run a scenario and return its :class:`Result`.
 
@@ -237,6 +250,8 @@ def run(
     trace:    extra writers on top of the scenario's ``output.trace``: "ns2", "cwnd", "pcap", "nam", "rtt".
     progress: called as ``progress(now, end)`` (simulated seconds) between chunks of work.
     series_format: "parquet" (the default) or "csv", for the series' files in ``out``.
+    check:    check the run's invariants as it goes, and raise :class:`InvariantError` if any
+              broke (default: on when the environment sets TCPLAB_CHECK=1, as the tests do).
     """
     inp = _scenario_input(scenario)
     seed = _seed_option(seed)
@@ -261,7 +276,9 @@ def run(
     with _Translate(core, inp):
         try:
             try:
-                sim = core.Simulation(inp.text, inp.format, seed, until, out_dir, traces, inp.source)
+                if check is None:
+                    check = os.environ.get("TCPLAB_CHECK") == "1"
+                sim = core.Simulation(inp.text, inp.format, seed, until, out_dir, traces, inp.source, check)
             except BaseException:
                 for d in created:  # innermost first; rmdir leaves anything non-empty alone
                     try:
@@ -274,7 +291,10 @@ def run(
             # The core could not write its outputs (read-only directory, disk full): a
             # problem of the user's environment, not a bug.
             raise ScenarioError("--out", f"cannot write the outputs: {e}") from None
-    result = Result(json.loads(raw), out_dir=out_dir)
+    raw = json.loads(raw)
+    if (raw.get("check") or {}).get("violations"):
+        raise InvariantError(raw["summary"]["name"], raw["check"]["violations"], raw["check"]["first"])
+    result = Result(raw, out_dir=out_dir)
     if out_dir is not None:
         with _Translate(core, inp):
             normalized = json.loads(core.normalize(inp.text, inp.format, inp.source))

@@ -1,7 +1,7 @@
 """The ``tcplab`` command line.
 
     tcplab run SCENARIO... [--out DIR] [--seed N] [--trace ns2|cwnd|pcap|nam|rtt]... [--until T]
-               [--series parquet|csv]
+               [--series parquet|csv] [--check]
     tcplab validate SCENARIO...
     tcplab plot RESULT_DIR [--out DIR]
     tcplab report RESULT_DIR [--out FILE]
@@ -229,8 +229,8 @@ def cmd_run(args) -> int:
     for src, name, out in jobs:
         progress = Progress(name)
         try:
-            res = tcplab.run(src, seed=args.seed, until=args.until, out=out,
-                             trace=args.trace, progress=progress, series_format=args.series)
+            res = tcplab.run(src, seed=args.seed, until=args.until, out=out, trace=args.trace,
+                             progress=progress, series_format=args.series, check=args.check or None)
         except ScenarioError as e:
             _error(e, several)
             return 2
@@ -398,6 +398,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "repeatable")
     r.add_argument("--until", metavar="T",
                    help="stop at simulated time T instead of the scenario's duration (e.g. 5s, 250ms)")
+    r.add_argument("--check", action="store_true",
+                   help="check the run's invariants as it goes (packets conserved, queues within "
+                        "their limits, time forward, cwnd in bounds, data delivered in order); "
+                        "a broken one is an internal error, exit status 1")
     r.add_argument("--series", choices=tcplab.SERIES_FORMATS, default="parquet",
                    help="file format of the series (series-NAME.parquet or .csv; default parquet)")
     r.set_defaults(func=cmd_run)

@@ -18,3 +18,11 @@ def browser():
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
     yield driver
     driver.quit()
+
+
+def pytest_configure(config):
+    """Every run in the tests checks its invariants (tcplab.run's `check`), sweep workers
+    included: they inherit the environment."""
+    import os
+
+    os.environ["TCPLAB_CHECK"] = "1"

@@ -264,6 +264,37 @@ class TestResult:
         assert len(cw) > 0 and set(cw["flow"]) == {"A", "B"}  # the TCP senders, by name
         assert "dumbbell" in repr(res)
 
+    def test_runs_in_the_tests_check_their_invariants(self, monkeypatch):
+        """conftest turns the checks on for every run; a run that breaks one raises
+        InvariantError with what broke, and the CLI calls it an internal error."""
+        import os
+
+        assert os.environ.get("TCPLAB_CHECK") == "1"
+        core = tcplab._load_core()
+        real = core.Simulation
+
+        class Broken:
+            def __init__(self, *args):
+                self.checked = args[-1]
+                self.sim = real(*args)
+                self.end, self.now = self.sim.end, self.sim.now
+
+            def advance(self, to):
+                running = self.sim.advance(to)
+                self.now = self.sim.now
+                return running
+
+            def finish(self):
+                raw = json.loads(self.sim.finish())
+                assert self.checked and raw["check"] == {"violations": 0, "first": []}
+                raw["check"] = {"violations": 3, "first": ["at 1 s: link r1->r2: 9 packets waiting, over its limit"]}
+                return json.dumps(raw)
+
+        monkeypatch.setattr(core, "Simulation", Broken)
+        with pytest.raises(tcplab.InvariantError) as e:
+            tcplab.run(DUMBBELL)
+        assert e.value.violations == 3 and "over its limit" in str(e.value)
+
     def test_jupyter_shows_the_tables(self):
         page = tcplab.run(DUMBBELL)._repr_html_()
         assert page.count("<table") == 2 and "goodput_bps" in page and "r1-&gt;r2" in page

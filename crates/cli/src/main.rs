@@ -2,15 +2,17 @@
 //! into the output folder, with no Python: for batch jobs and for timing the engine on its
 //! own. `tcplab run` (Python) is the everyday command; both run the same core.
 //!
-//!     tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam|rtt]...
+//!     tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam|rtt]... [--check]
 //!
-//! Exit status: 0 ok, 2 invalid scenario or option (one line naming the field), 1 I/O error.
+//! `--check` checks the run's invariants as it goes (tcplab_net::check).
+//! Exit status: 0 ok, 2 invalid scenario or option (one line naming the field), 1 I/O error or
+//! a broken invariant (each printed).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tcplab_net::{Format, RunOptions, Scenario, ScenarioError, Simulation};
 
-const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam|rtt]...";
+const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam|rtt]... [--check]";
 
 struct Args {
     scenario: PathBuf,
@@ -18,11 +20,12 @@ struct Args {
     seed: Option<String>,
     until: Option<String>,
     traces: Vec<String>,
+    check: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut args = std::env::args().skip(1);
-    let (mut scenario, mut out, mut seed, mut until, mut traces) = (None, None, None, None, Vec::new());
+    let (mut scenario, mut out, mut seed, mut until, mut traces, mut check) = (None, None, None, None, Vec::new(), false);
     while let Some(a) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
@@ -30,6 +33,7 @@ fn parse_args() -> Result<Args, String> {
             "--seed" => seed = Some(value("--seed")?),
             "--until" => until = Some(value("--until")?),
             "--trace" => traces.push(value("--trace")?),
+            "--check" => check = true,
             "-h" | "--help" => return Err(USAGE.to_string()),
             flag if flag.starts_with('-') => return Err(format!("unknown option {flag}\n{USAGE}")),
             path if scenario.is_none() => scenario = Some(PathBuf::from(path)),
@@ -37,7 +41,7 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     let scenario = scenario.ok_or_else(|| USAGE.to_string())?;
-    Ok(Args { scenario, out, seed, until, traces })
+    Ok(Args { scenario, out, seed, until, traces, check })
 }
 
 fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
@@ -51,7 +55,7 @@ fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
     };
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(&scenario.name));
     let opts = RunOptions::from_args(&scenario, seed, args.until.as_deref(), Some(out), &args.traces)?;
-    Ok((scenario, opts))
+    Ok((scenario, RunOptions { check: args.check, ..opts }))
 }
 
 fn main() -> ExitCode {
@@ -73,10 +77,18 @@ fn main() -> ExitCode {
     let result = Simulation::new(scenario, &opts).and_then(|sim| sim.finish()).and_then(|r| {
         std::fs::create_dir_all(&out)?;
         let text = serde_json::to_string_pretty(&r.summary).expect("summaries serialise") + "\n";
-        std::fs::write(out.join("summary.json"), text)
+        std::fs::write(out.join("summary.json"), text)?;
+        Ok(r.check)
     });
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Some(check)) if check.violations > 0 => {
+            eprintln!("tcplab-sim: {} broken invariants; the first:", check.violations);
+            for v in &check.first {
+                eprintln!("  {v}");
+            }
+            ExitCode::from(1)
+        }
+        Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tcplab-sim: error: {}: {e}", out.display());
             ExitCode::from(1)

@@ -15,7 +15,7 @@ fn scenario(name: &str) -> String {
 #[test]
 fn a_run_writes_the_summary_of_the_core() {
     let out = std::env::temp_dir().join(format!("tcplab-sim-test-{}", std::process::id()));
-    let status = sim().args([&scenario("yew2011-wired/ee-reno.toml"), "--out", out.to_str().unwrap(), "--until", "20s"]).status().unwrap();
+    let status = sim().args([&scenario("yew2011-wired/ee-reno.toml"), "--out", out.to_str().unwrap(), "--until", "20s", "--check"]).status().unwrap();
     assert!(status.success());
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["duration_s"], 20.0);

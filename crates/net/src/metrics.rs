@@ -42,6 +42,8 @@ impl FlowStats {
 pub struct LinkStats {
     pub arrivals: u64,
     pub departures: u64,
+    /// Packets that reached the far end.
+    pub received: u64,
     pub drops: u64,
     pub busy_time: Time,
     pub queue_max: usize,

@@ -167,6 +167,8 @@ pub struct Network {
     pub tracer: Tracer,
     /// ns-2's default generator, for the components that draw from it (`random::Draws::Shared`).
     pub rng: Ns2Rng,
+    /// The invariant checks, when on (`--check`).
+    pub check: Option<crate::check::Checks>,
     next_uid: u64,
 }
 
@@ -192,6 +194,7 @@ impl Network {
             flow_stats: (0..flows).map(|_| FlowStats::default()).collect(),
             tracer,
             rng,
+            check: None,
             next_uid: 0,
         }
     }
@@ -313,6 +316,11 @@ impl Network {
         match link.queue.enqueue(id, pkt, now_s, &mut self.rng) {
             Verdict::Queued => {
                 link.stats.queue_changed(now, waiting, link.queue.len());
+                if let Some(check) = self.check.as_mut().filter(|_| link.queue.overfull(pkt.size)) {
+                    let (len, names) = (link.queue.len(), &self.node_names);
+                    let name = format!("{}->{}", names[link.from as usize], names[link.to as usize]);
+                    check.fail(now_s, || format!("link {name}: {len} packets waiting, over its limit"));
+                }
                 if let Some((at, seq)) = link.release.take() {
                     // a packet now waits for the end of the transmission
                     self.sched.push_reserved(at, seq, Event::LinkFree(l as u32));
@@ -396,6 +404,7 @@ impl Network {
         let link = &mut self.links[l as usize];
         let first = link.pipe.pop_front();
         debug_assert_eq!(first.map(|f| f.id), Some(id), "the first packet on the wire arrives");
+        link.stats.received += 1;
         if let Some(next) = link.pipe.front() {
             self.sched.push_reserved(next.at, next.seq, Event::Arrive(l, next.id));
         }

@@ -151,6 +151,15 @@ impl PacketPool {
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()
     }
+
+    /// The packets currently allocated (for the end-of-run checks: not fast).
+    pub fn live_packets(&self) -> impl Iterator<Item = (PacketId, &Packet)> {
+        let mut free = vec![false; self.slots.len()];
+        for &i in &self.free {
+            free[i as usize] = true;
+        }
+        self.slots.iter().enumerate().zip(free).filter(|(_, f)| !f).map(|((i, p), _)| (PacketId(i as u32), p))
+    }
 }
 
 #[cfg(test)]

@@ -81,6 +81,18 @@ impl Queue {
         }
     }
 
+    /// True if the queue holds more than its limit lets in (the invariant `--check` watches),
+    /// just after a packet of `last` bytes joined it. DropTail keeps at most limit - 1 waiting;
+    /// RED refuses a packet once the queue reaches its limit, so the last one may pass it.
+    pub fn overfull(&self, last: u32) -> bool {
+        let (len, limit) = (self.fifo.len(), self.limit as usize);
+        match &self.red {
+            None => len >= limit,
+            Some(red) if red.p.queue_in_bytes => (self.fifo.bytes - last as u64) as f64 >= limit as f64 * red.p.mean_pktsize as f64,
+            Some(_) => len > limit,
+        }
+    }
+
     pub fn dequeue(&mut self, now: f64) -> Option<PacketId> {
         let id = self.fifo.pop();
         if let Some(red) = &mut self.red {

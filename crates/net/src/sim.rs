@@ -30,6 +30,8 @@ pub struct RunOptions {
     pub out_dir: Option<PathBuf>,
     /// Traces added to the scenario's own.
     pub traces: Traces,
+    /// Check the invariants while running (crate::check).
+    pub check: bool,
 }
 
 impl RunOptions {
@@ -58,7 +60,7 @@ impl RunOptions {
                 other => return Err(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2, cwnd, pcap, nam or rtt)"))),
             }
         }
-        Ok(RunOptions { seed, until, out_dir, traces: extra })
+        Ok(RunOptions { seed, until, out_dir, traces: extra, check: false })
     }
 }
 
@@ -110,6 +112,9 @@ pub struct RunResult {
     pub series: Series,
     /// Events the scheduler dispatched (the engine's work, for benchmarks).
     pub events: u64,
+    /// What the invariant checks found, when they were on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<crate::check::CheckReport>,
 }
 
 #[derive(Serialize, Debug, Default)]
@@ -317,6 +322,9 @@ impl Simulation {
         }
         let mut net = Network::new(scenario.nodes.clone(), links, wifi, mip, scenario.flows.len(), tracer, shared);
         net.start_mobility();
+        if opts.check {
+            net.check = Some(crate::check::Checks::new(scenario.flows.len()));
+        }
 
         // Agents get ports on their node in the order they are attached (sender, then sink),
         // as ns-2's `attach-agent` does.
@@ -414,7 +422,10 @@ impl Simulation {
                 break;
             }
             let (_, ev) = self.net.sched.pop().expect("peeked");
-            self.dispatch(ev);
+            let flow = self.dispatch(ev);
+            if self.net.check.is_some() {
+                self.check(flow);
+            }
         }
         if stop > self.net.now() {
             self.net.sched.advance_to(stop);
@@ -422,15 +433,16 @@ impl Simulation {
         self.net.now() < self.end
     }
 
-    fn dispatch(&mut self, ev: Event) {
+    /// Handles one event; returns the flow whose agents it reached, if any.
+    fn dispatch(&mut self, ev: Event) -> Option<usize> {
         let net = &mut self.net;
         match ev {
             Event::LinkFree(l) => net.on_link_free(l),
             Event::Reenter(l, id, next) => net.pass_losses(l as usize, id, next as usize),
             Event::Arrive(l, id) => {
-                if let Some(pkt) = net.on_arrive(l, id) {
-                    Self::deliver(net, &mut self.flows[pkt.flow.0 as usize], &pkt);
-                }
+                let pkt = net.on_arrive(l, id)?;
+                Self::deliver(net, &mut self.flows[pkt.flow.0 as usize], &pkt);
+                return Some(pkt.flow.0 as usize);
             }
             Event::Timer(f, kind, gen) => {
                 let flow = &mut self.flows[f.0 as usize];
@@ -443,11 +455,12 @@ impl Simulation {
                     (TimerKind::DelAck, _, Receiver::Tcp(sink)) => sink.on_timer(net, gen),
                     _ => unreachable!("timer {kind:?} of a flow without one"),
                 }
+                return Some(f.0 as usize);
             }
             Event::Wifi(ev) => {
-                if let Some(pkt) = net.on_wifi(ev) {
-                    Self::deliver(net, &mut self.flows[pkt.flow.0 as usize], &pkt);
-                }
+                let pkt = net.on_wifi(ev)?;
+                Self::deliver(net, &mut self.flows[pkt.flow.0 as usize], &pkt);
+                return Some(pkt.flow.0 as usize);
             }
             Event::Mip(m, which, gen) => net.on_mip(m, which, gen),
             Event::Act(i) => {
@@ -470,6 +483,62 @@ impl Simulation {
                         (kind, app) => unreachable!("validation rules out {kind:?} on {app:?}"),
                     }
                 }
+                return Some(action.flow);
+            }
+        }
+        None
+    }
+
+    /// The invariants after an event (see `check`): the clock, and the agents of `flow`.
+    fn check(&mut self, flow: Option<usize>) {
+        let now = self.net.now_secs();
+        let check = self.net.check.as_mut().expect("checking");
+        check.time(now);
+        let Some(i) = flow else { return };
+        let f = &mut self.flows[i];
+        let name = &self.scenario.flows[i].name;
+        if let Some(tcp) = f.sender.ftp() {
+            check.sender(now, name, tcp.state());
+        }
+        if let (Receiver::Tcp(sink), Transport::Tcp(cfg)) = (&f.receiver, &self.scenario.flows[i].transport) {
+            let bytes = self.net.flow_stats[i].goodput_bytes;
+            check.sink(now, i, name, sink.cumulative(), bytes, cfg.params.packet_size as u64);
+        }
+    }
+
+    /// The end-of-run invariants: every packet accounted for, per flow and per link.
+    fn check_conservation(&mut self) {
+        let now = self.net.now_secs();
+        if self.net.check.is_none() {
+            return;
+        }
+        let taken = self.net.frames_received_unacked();
+        let check = self.net.check.as_mut().expect("checking");
+        let mut live = vec![0u64; self.flows.len()];
+        for (id, p) in self.net.pkts.live_packets() {
+            if matches!(p.kind, Kind::Tcp | Kind::Cbr) && !taken.contains(&id) {
+                live[p.flow.0 as usize] += 1;
+            }
+        }
+        for (i, s) in self.net.flow_stats.iter().enumerate() {
+            if s.data_sent != s.data_delivered + s.data_dropped + live[i] {
+                let name = &self.scenario.flows[i].name;
+                check.fail(now, || {
+                    format!("flow {name}: {} data packets sent, {} delivered, {} dropped, {} in the network", s.data_sent, s.data_delivered, s.data_dropped, live[i])
+                });
+            }
+        }
+        let delayed = |l: &Link| l.losses.iter().any(|m| matches!(m.action, crate::scenario::LossAction::Delay { .. }));
+        for l in &self.net.links {
+            let s = &l.stats;
+            let name = link_name(&self.scenario.nodes, l);
+            let held = s.arrivals - (s.departures + s.drops + l.queue.len() as u64).min(s.arrivals);
+            // a loss model that delays packets holds them between arrival and queue
+            if s.arrivals < s.departures + s.drops + l.queue.len() as u64 || (held > 0 && !delayed(l)) {
+                check.fail(now, || format!("link {name}: {} in, {} out, {} dropped, {} waiting", s.arrivals, s.departures, s.drops, l.queue.len()));
+            }
+            if s.departures != s.received + l.pipe.len() as u64 {
+                check.fail(now, || format!("link {name}: {} sent, {} received, {} on the wire", s.departures, s.received, l.pipe.len()));
             }
         }
     }
@@ -501,6 +570,7 @@ impl Simulation {
     /// Runs to the end, flushes the writers and computes the summary.
     pub fn finish(mut self) -> io::Result<RunResult> {
         self.advance(self.end);
+        self.check_conservation();
         self.net.finish();
         self.net.tracer.flush()?;
         let summary = self.summary();
@@ -529,7 +599,8 @@ impl Simulation {
             series.links = Some(sampler.links);
             series.tcp = Some(sampler.tcp);
         }
-        Ok(RunResult { summary, series, events: self.net.sched.dispatched() })
+        let check = self.net.check.take().map(|c| c.report);
+        Ok(RunResult { summary, series, events: self.net.sched.dispatched(), check })
     }
 
     fn summary(&mut self) -> Summary {

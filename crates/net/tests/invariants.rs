@@ -54,10 +54,12 @@ fn example_scenarios_conserve_packets_and_respect_capacity() {
             .collect();
         // flows that start late may not have delivered anything by `until`
         let started: Vec<bool> = scenario.flows.iter().map(|f| f.start + Time::from_secs(1) < until).collect();
-        let sim = Simulation::new(scenario, &RunOptions { until: Some(until), ..Default::default() }).unwrap();
+        let sim = Simulation::new(scenario, &RunOptions { until: Some(until), check: true, ..Default::default() }).unwrap();
         let result = sim.finish().unwrap();
         let s = &result.summary;
         let name = path.display();
+        let check = result.check.as_ref().expect("checked");
+        assert_eq!(check.violations, 0, "{name}: {:#?}", check.first);
         for ((f, &bound), &started) in s.flows.iter().zip(&first_hop).zip(&started) {
             assert!(f.goodput_bps <= bound * 1.0001, "{name}: {} at {} b/s, faster than its source's {bound}", f.name, f.goodput_bps);
             assert_eq!(f.packets_sent, f.packets_delivered + f.packets_dropped + f.packets_in_flight, "{name}: {} loses packets", f.name);
@@ -97,6 +99,20 @@ fn same_seed_same_bytes() {
     std::fs::remove_dir_all(&base).ok();
     assert!(a.1.len() > 10_000, "the trace was written");
     assert!(a == b, "two runs with the same seed differ");
+}
+
+/// Checking the invariants changes nothing in the run.
+#[test]
+fn checking_changes_nothing() {
+    let path = scenario_files().into_iter().find(|p| p.ends_with("yew2011-wired/lossy-reno.toml")).unwrap();
+    let run = |check: bool| {
+        let opts = RunOptions { until: Some(Time::from_secs(20)), check, ..Default::default() };
+        let r = Simulation::new(load(&path), &opts).unwrap().finish().unwrap();
+        (serde_json::to_string(&r.summary).unwrap(), r.events, r.check.map(|c| c.violations))
+    };
+    let (plain, checked) = (run(false), run(true));
+    assert_eq!((&plain.0, plain.1, plain.2), (&checked.0, checked.1, None));
+    assert_eq!(checked.2, Some(0));
 }
 
 /// Stepping a run in small chunks (as the Python progress display does) changes nothing.

@@ -41,7 +41,8 @@ struct Simulation {
 #[pymethods]
 impl Simulation {
     #[new]
-    #[pyo3(signature = (text, format, seed=None, until=None, out_dir=None, traces=Vec::new(), source=None))]
+    #[pyo3(signature = (text, format, seed=None, until=None, out_dir=None, traces=Vec::new(), source=None, check=false))]
+    #[allow(clippy::too_many_arguments)] // the keyword arguments of tcplab.run, one by one
     fn new(
         text: &str,
         format: &str,
@@ -50,9 +51,10 @@ impl Simulation {
         out_dir: Option<PathBuf>,
         traces: Vec<String>,
         source: Option<&str>,
+        check: bool,
     ) -> PyResult<Self> {
         let scenario = parse(text, format, source)?;
-        let opts = RunOptions::from_args(&scenario, seed, until, out_dir, &traces).map_err(scenario_error)?;
+        let opts = RunOptions { check, ..RunOptions::from_args(&scenario, seed, until, out_dir, &traces).map_err(scenario_error)? };
         let sim = tcplab_net::Simulation::new(scenario, &opts).map_err(|e| PyOSError::new_err(e.to_string()))?;
         Ok(Simulation { sim: Some(sim) })
     }

@@ -173,6 +173,11 @@ impl TcpSink {
         }
     }
 
+    /// The cumulative ACK: the last segment handed to the application in order.
+    pub fn cumulative(&self) -> i64 {
+        self.acker.seqno()
+    }
+
     pub fn recv(&mut self, net: &mut Network, pkt: &Packet) {
         self.acker.update_ts(pkt.seq, pkt.ts, self.cfg.ts_echo_rfc1323);
         let delivered = self.acker.update(pkt.seq, pkt.payload);

@@ -770,6 +770,20 @@ impl Network {
         self.after_exchange(r);
     }
 
+    /// The packets a receiving radio has taken while their sender still waits for the MAC ACK
+    /// (or retries because it was lost): delivered, though still in the sender's queue.
+    pub fn frames_received_unacked(&self) -> Vec<PacketId> {
+        let stations = &self.wifi.stations;
+        stations
+            .iter()
+            .enumerate()
+            .filter_map(|(r, s)| {
+                let &(id, to) = s.queue.front()?;
+                stations[to as usize].last_seq.contains(&(r as u32, s.seq)).then_some(id)
+            })
+            .collect()
+    }
+
     fn after_exchange(&mut self, r: u32) {
         let slots = self.draw_backoff(r);
         let s = &mut self.wifi.stations[r as usize];
