@@ -7,7 +7,8 @@
     tcplab report RESULT_DIR [--out FILE]
 
 Exit status: 0 ok, 2 invalid scenario or options (one ``tcplab: error: <path>: <message>``
-line on stderr), 130 interrupted, 1 anything unexpected (set TCPLAB_DEBUG=1 for the traceback).
+line on stderr), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM), 1 anything unexpected (set
+TCPLAB_DEBUG=1 for the traceback). Interrupted or terminated, a sweep keeps every finished run.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import argparse
 import json
 import os
 import re
+import signal
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -376,7 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Packet-level TCP congestion-control simulator (ns-2 compatible).",
         epilog="Scenario format: docs/scenarios.md. Exit status: 0 ok, 2 invalid scenario "
-               "or option, 130 interrupted, 1 internal error (TCPLAB_DEBUG=1 shows the traceback).",
+               "or option, 130 interrupted, 143 terminated, 1 internal error (TCPLAB_DEBUG=1 shows the traceback).",
     )
     p.add_argument("--version", action="version", version=f"{PROG} {tcplab.__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -502,13 +505,26 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: stop as Ctrl-C does (what is finished stays), with the status of a SIGTERM."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
     try:
         return args.func(args)
     except ScenarioError as e:  # e.g. a bad --seed raised outside the per-scenario handling
         _error(e, False)
         return 2
+    except Terminated:
+        print(f"{PROG}: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
@@ -530,6 +546,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: internal error: {type(e).__name__}: {detail} -- please report this "
               "as a bug (set TCPLAB_DEBUG=1 to see the traceback)", file=sys.stderr)
         return 1
+    finally:
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -327,6 +327,9 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
         store.close()
 
 
+POOL_BREAKS = 3
+
+
 def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, workers: int) -> None:
     if workers == 1:
         for r in todo:
@@ -335,17 +338,44 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
             bar.update(error is None)
         return
     import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
 
-    # spawn: workers start clean whatever the parent holds (threads, open stores)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        pending = {pool.submit(_run_one, r.scenario, r.seed): r for r in todo}
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                r = pending.pop(fut)
-                summary, error, wall = fut.result()
-                store.put(sweep.name, r, summary, error, wall)
-                bar.update(error is None)
+    # A worker that dies (killed, out of memory) breaks the pool: the runs it had not finished
+    # go to a fresh pool. After POOL_BREAKS breaks, what is left is recorded as failed, to be
+    # retried with retry_failed (a run that kills every worker it meets ends there).
+    for attempt in range(POOL_BREAKS + 1):
+        if not todo:
+            return
+        if attempt == POOL_BREAKS:
+            for r in todo:
+                store.put(sweep.name, r, None, f"its worker process died {POOL_BREAKS} times", 0.0)
+                bar.update(False)
+            return
+        unfinished = []
+        # spawn: workers start clean whatever the parent holds (threads, open stores)
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            pending = {pool.submit(_run_one, r.scenario, r.seed): r for r in todo}
+            try:
+                while pending:
+                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        r = pending.pop(fut)
+                        try:
+                            summary, error, wall = fut.result()
+                        except BrokenProcessPool:
+                            unfinished.append(r)
+                            continue
+                        store.put(sweep.name, r, summary, error, wall)
+                        bar.update(error is None)
+            except BaseException:
+                # Ctrl-C or SIGTERM: what is stored stays; the runs under way are abandoned
+                # rather than waited for (the executor has no public way to stop its workers)
+                running = list((getattr(pool, "_processes", None) or {}).values())
+                pool.shutdown(wait=False, cancel_futures=True)
+                for proc in running:
+                    proc.terminate()
+                raise
+        todo = unfinished
 
 
 def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, scheduler: str) -> None:

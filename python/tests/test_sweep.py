@@ -3,6 +3,7 @@ resuming after a crash with exactly one stored result per run."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -159,6 +160,72 @@ def test_sigkill_half_way_then_resume_gives_one_result_per_run(tmp_path):
     with sqlite3.connect(db) as c:
         keys = [k for (k,) in c.execute("SELECT key FROM runs")]
     assert len(keys) == len(set(keys)) == len(reference.rows)
+    assert summaries(resumed) == summaries(reference)
+
+
+def _sweep_process(spec, out, workers: int) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python"), "TCPLAB_PROGRESS": "0"}
+    cmd = [sys.executable, "-m", "tcplab", "sweep", str(spec), "--out", str(out), "--workers", str(workers)]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_rows(proc, db, rows: int, timeout: float = 120) -> int:
+    """Waits until the store holds `rows` runs (or the sweep ends); returns how many it holds."""
+    deadline, stored = time.time() + timeout, 0
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            with sqlite3.connect(db) as c:
+                stored = c.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        except sqlite3.OperationalError:
+            stored = 0
+        if stored >= rows:
+            break
+        time.sleep(0.01)
+    return stored
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the workers through /proc")
+def test_a_local_worker_that_dies_is_replaced_and_its_runs_redone(tmp_path):
+    spec = write_sweep(tmp_path, seeds=6, duration="300s")
+    reference = sw.run(spec, tmp_path / "reference", workers=1, progress=False)
+    out = tmp_path / "killed"
+    proc = _sweep_process(spec, out, workers=2)
+    stored = _wait_for_rows(proc, out / "results.sqlite", 2)
+    workers = [p for p in _children(proc.pid) if "spawn" in Path(f"/proc/{p}/cmdline").read_text()]
+    assert workers and stored < len(reference.rows), "the sweep must be under way"
+    os.kill(workers[0], signal.SIGKILL)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    res = sw.run(spec, out, workers=1, progress=False)  # nothing left to run
+    assert not res.failed and summaries(res) == summaries(reference)
+
+
+def test_sigterm_stops_a_sweep_keeping_what_it_finished(tmp_path):
+    spec = write_sweep(tmp_path, seeds=6, duration="60s")
+    out = tmp_path / "terminated"
+    proc = _sweep_process(spec, out, workers=2)
+    stored = _wait_for_rows(proc, out / "results.sqlite", 2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM and "terminated" in err, err
+    assert stored >= 2
+    with sqlite3.connect(out / "results.sqlite") as c:
+        rows = c.execute("SELECT summary, error FROM runs").fetchall()
+    assert len(rows) >= stored and all(s and json.loads(s)["flows"] and e is None for s, e in rows)
+    resumed = sw.run(spec, out, workers=1, progress=False)
+    reference = sw.run(spec, tmp_path / "reference", workers=1, progress=False)
     assert summaries(resumed) == summaries(reference)
 
 
