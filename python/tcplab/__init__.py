@@ -62,14 +62,23 @@ class ScenarioError(ValueError):
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
-class InvariantError(RuntimeError):
+class InternalError(RuntimeError):
+    """tcplab's core failed where it never should (a Rust panic): a bug in tcplab. The message
+    says what failed and how to report it."""
+
+
+REPORT_A_BUG = ("this is a bug in tcplab: please report it with the scenario, the seed and this "
+                "message (an issue in tcplab's repository)")
+
+
+class InvariantError(InternalError):
     """A run checked with ``check=True`` broke one of its invariants (tcplab_net::check):
     ``violations`` counts them, ``first`` lists the first ones with their times. This is a bug
     in tcplab (or in a model): please report it with the scenario."""
 
     def __init__(self, name: str, violations: int, first: list[str]):
         shown = "\n  ".join(first)
-        super().__init__(f"{name}: {violations} broken invariants; the first:\n  {shown}")
+        super().__init__(f"{name}: {violations} broken invariants; {REPORT_A_BUG}. The first:\n  {shown}")
         self.violations = violations
         self.first = first
 
@@ -92,7 +101,8 @@ def _load_core():
 
 
 class _Translate:
-    """Context manager turning ``_core.ScenarioError`` into tcplab's own ScenarioError."""
+    """Context manager turning ``_core.ScenarioError`` into tcplab's own ScenarioError, and a
+    panic of the core into InternalError."""
 
     def __init__(self, core, inp: "_Input"):
         self.core = core
@@ -105,6 +115,9 @@ class _Translate:
         if exc is not None and isinstance(exc, self.core.ScenarioError):
             path, message = exc.args
             raise ScenarioError(str(path), str(message), self.source) from None
+        if exc is not None and type(exc).__name__ == "PanicException":  # pyo3's, a BaseException
+            where = f" on {self.source}" if self.source else ""
+            raise InternalError(f"the core failed{where}: {exc}; {REPORT_A_BUG}") from exc
         return False
 
 

@@ -531,6 +531,9 @@ def main(argv: list[str] | None = None) -> int:
     except CoreMissingError as e:
         print(f"{PROG}: error: {_one_line(str(e))}", file=sys.stderr)
         return 1
+    except tcplab.InternalError as e:
+        print(f"{PROG}: internal error: {_one_line(str(e))}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # stdout closed early (`tcplab run ... | head`): stop quietly, and keep Python from
         # complaining again while flushing stdout at exit.

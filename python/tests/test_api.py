@@ -295,6 +295,24 @@ class TestResult:
             tcplab.run(DUMBBELL)
         assert e.value.violations == 3 and "over its limit" in str(e.value)
 
+    def test_a_panic_of_the_core_is_an_internal_error_saying_how_to_report_it(self, monkeypatch, capsys):
+        from tcplab import cli
+
+        class PanicException(BaseException):  # what pyo3 raises for a Rust panic
+            pass
+
+        def panic(*args):
+            raise PanicException("index out of bounds: the len is 3 but the index is 7")
+
+        core = tcplab._load_core()
+        monkeypatch.setattr(core, "normalize", panic)
+        with pytest.raises(tcplab.InternalError) as e:
+            tcplab.validate(DUMBBELL)
+        assert "index out of bounds" in str(e.value) and "please report" in str(e.value)
+        assert cli.main(["validate", str(DUMBBELL)]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("tcplab: internal error: the core failed") and "please report" in err
+
     def test_jupyter_shows_the_tables(self):
         page = tcplab.run(DUMBBELL)._repr_html_()
         assert page.count("<table") == 2 and "goodput_bps" in page and "r1-&gt;r2" in page
