@@ -17,6 +17,7 @@ import importlib
 import json
 import math
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
@@ -98,6 +99,13 @@ def _load_core():
             f"the compiled extension tcplab._core is not available ({e}); "
             "build it with scripts/setup.sh (maturin develop)"
         ) from e
+
+
+def folder_name(name: str, default: str = "scenario") -> str:
+    """A scenario's or sweep's name as one harmless path component, for its default results
+    folder: names are free text, and a name must never lead a write outside `results/`."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
+    return safe if safe not in ("", ".", "..") else default
 
 
 class _Translate:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import signal
 import sys
 import threading
@@ -171,12 +170,6 @@ def _one_line(s: str) -> str:
     return " ".join(s.split())
 
 
-def _dir_name(name: str) -> str:
-    # A scenario name is free text; keep it to one harmless path component.
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
-    return safe if safe not in ("", ".", "..") else "scenario"
-
-
 # --------------------------------------------------------------------------------------
 # Commands
 # --------------------------------------------------------------------------------------
@@ -214,7 +207,7 @@ def cmd_run(args) -> int:
     seen: dict[str, str] = {}
     jobs = []
     for src, name in plan:
-        d = _dir_name(name)
+        d = tcplab.folder_name(name)
         if d in seen:
             print(f"{PROG}: error: {src}: scenario name {name!r} is also used by {seen[d]} "
                   "(their results would overwrite each other)", file=sys.stderr)
@@ -287,7 +280,7 @@ def cmd_sweep(args) -> int:
     except ScenarioError as e:
         _error(ScenarioError(e.path, e.message, args.sweep), True)
         return 2
-    out = Path(args.out) if args.out else Path("results") / _dir_name(spec.name)
+    out = Path(args.out) if args.out else Path("results") / tcplab.folder_name(spec.name, "sweep")
     workers = _count_option(args.workers, "--workers", "processes")
     result = sw.run(spec, out, workers=workers, scheduler=args.scheduler, retry_failed=args.retry_failed,
                     progress=_progress_enabled())

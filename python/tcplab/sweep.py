@@ -143,6 +143,8 @@ def build(spec: dict, base: Path, default_name: str = "sweep") -> Sweep:
         if k not in allowed:
             raise ScenarioError(k, f"unknown field (a sweep has {', '.join(sorted(allowed))})")
     name = spec.get("name", default_name)
+    if not isinstance(name, str) or not name:
+        raise ScenarioError("name", "is the sweep's name, a non-empty string")
     seeds = spec.get("seeds", 1)
     if isinstance(seeds, bool) or not (isinstance(seeds, int) or isinstance(seeds, list)):
         raise ScenarioError("seeds", "is a count or a list of seeds")
@@ -312,7 +314,7 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
     ``scheduler`` (``tcp://host:port``)."""
     if not isinstance(sweep, Sweep):
         sweep = load(sweep)
-    out = Path(out if out is not None else Path("results") / sweep.name)
+    out = Path(out if out is not None else Path("results") / tcplab.folder_name(sweep.name, "sweep"))
     store = Store(out / "results.sqlite")
     try:
         have = store.done(retry_failed)

@@ -287,3 +287,17 @@ def test_dask_cluster_gives_the_same_results_and_survives_a_dead_worker(tmp_path
             if p.poll() is None:
                 p.kill()
             p.wait()
+
+
+@pytest.mark.parametrize("name", ["../../outside", "/etc/cron.d/x", "..", "a/../../b"])
+def test_a_sweep_name_never_leads_outside_results(tmp_path, monkeypatch, name):
+    """Sweep files are data: whatever their name, the default results folder is one plain
+    folder under results/."""
+    monkeypatch.chdir(tmp_path)
+    spec = sw.build({"name": name, "scenarios": [f"{LOSSY}/lossy-reno.toml"], "grid": {"duration": ["2s"]}}, REPO)
+    sw.run(spec, workers=1, progress=False)
+    made = [p for p in tmp_path.rglob("results.sqlite")]
+    assert len(made) == 1 and made[0].parent.parent == tmp_path / "results", made
+    with pytest.raises(ScenarioError) as e:
+        sw.build({"name": 5, "scenarios": [f"{LOSSY}/lossy-reno.toml"]}, REPO)
+    assert e.value.path == "name"
