@@ -232,7 +232,9 @@ def test_rust_panic_is_handled_too(capfd, monkeypatch, tmp_path):
 
     fail_midway(monkeypatch, PanicException("index out of bounds"))
     assert cli.main(["run", str(DUMBBELL), "--out", str(tmp_path)]) == 1
-    assert "PanicException: index out of bounds" in stderr_line(capfd.readouterr().err)
+    line = stderr_line(capfd.readouterr().err)
+    assert line.startswith("tcplab: internal error: the core failed") and "index out of bounds" in line
+    assert "please report it" in line
 
 
 def test_keyboard_interrupt_exits_130(capfd, monkeypatch, tmp_path):
