@@ -229,6 +229,12 @@ def test_sigterm_stops_a_sweep_keeping_what_it_finished(tmp_path):
     assert summaries(resumed) == summaries(reference)
 
 
+def _stored_summaries(db: Path) -> dict[str, str]:
+    """Each run's summary exactly as the store holds it (JSON text), by run key."""
+    with sqlite3.connect(db) as c:
+        return dict(c.execute("SELECT key, summary FROM runs"))
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -282,6 +288,10 @@ def test_dask_cluster_gives_the_same_results_and_survives_a_dead_worker(tmp_path
         assert procs[1].poll() is not None and stored_at_kill[0] < len(local.rows), "a worker dies mid-sweep"
         assert not remote.failed and len(remote.rows) == len(local.rows)
         assert summaries(remote) == summaries(local)
+        # the same bytes three ways: serially, in local processes, on Dask
+        serial = sw.run(spec, tmp_path / "serial", workers=1, progress=False)
+        stored = [_stored_summaries(tmp_path / d / "results.sqlite") for d in ("serial", "local", "dask")]
+        assert stored[0] == stored[1] == stored[2] and len(stored[0]) == len(serial.rows)
     finally:
         for p in procs:
             if p.poll() is None:
