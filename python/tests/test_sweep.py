@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import socket
 import sqlite3
@@ -133,34 +134,31 @@ def test_cli_sweep_prints_means_and_writes_csv(tmp_path, capfd):
     assert cli.main(["sweep", str(tmp_path / "missing.toml")]) == 2
 
 
-def test_sigkill_half_way_then_resume_gives_one_result_per_run(tmp_path):
+def test_sigkill_at_ten_random_points_keeps_every_stored_result_whole(tmp_path):
+    """Killed with SIGKILL ten times at random points (and resumed each time), a sweep's store
+    only ever holds complete results, each equal to the uninterrupted sweep's, and one per run."""
     spec = write_sweep(tmp_path, seeds=6, duration="40s")
     reference = sw.run(spec, tmp_path / "reference", workers=1, progress=False)
-    out = tmp_path / "killed"
-    env = {**os.environ, "PYTHONPATH": str(REPO / "python"), "TCPLAB_PROGRESS": "0"}
-    cmd = [sys.executable, "-m", "tcplab", "sweep", str(spec), "--out", str(out), "--workers", "1"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    db = out / "results.sqlite"
-    deadline = time.time() + 120
-    stored = 0
-    while time.time() < deadline and proc.poll() is None:
-        if db.exists():
-            try:
-                with sqlite3.connect(db) as c:
-                    stored = c.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-            except sqlite3.OperationalError:
-                stored = 0
-            if stored >= len(reference.rows) // 2:
-                break
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    assert 0 < stored < len(reference.rows), "the sweep must be killed half way"
+    expected = _stored_summaries(tmp_path / "reference" / "results.sqlite")
+    out, db = tmp_path / "killed", tmp_path / "killed" / "results.sqlite"
+    rng = random.Random(7)
+    t0 = time.time()
+    assert _sweep_process(spec, tmp_path / "timing", workers=1).wait() == 0
+    whole = time.time() - t0  # a whole sweep, start-up included: the kills fall in it
+    kills_mid_run, part_done = 0, 0
+    for _ in range(10):
+        proc = _sweep_process(spec, out, workers=1)
+        time.sleep(rng.random() * whole / 2)  # so that a few restarts do not finish it
+        running = proc.poll() is None
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        kills_mid_run += running
+        stored = _stored_summaries(db) if db.exists() else {}
+        assert all(stored[k] == expected[k] for k in stored), "a stored result differs or is partial"
+        part_done += 0 < len(stored) < len(expected)
+    assert kills_mid_run >= 3 and part_done >= 1, "kills must land while the sweep runs, part way through"
     resumed = sw.run(spec, out, workers=1, progress=False)
-    with sqlite3.connect(db) as c:
-        keys = [k for (k,) in c.execute("SELECT key FROM runs")]
-    assert len(keys) == len(set(keys)) == len(reference.rows)
-    assert summaries(resumed) == summaries(reference)
+    assert _stored_summaries(db) == expected and summaries(resumed) == summaries(reference)
 
 
 def _sweep_process(spec, out, workers: int) -> subprocess.Popen:
