@@ -267,7 +267,7 @@ def run(
     seed:     overrides the scenario's ``seed``.
     until:    stop at this simulated time instead of the scenario's ``duration`` ("5s", 2.5, ...).
     out:      directory for the trace files, summary.json, scenario.json (the scenario as run,
-              every default filled in) and the series' CSV files (created if needed).
+              every default filled in) and the series' files (created if needed).
     trace:    extra writers on top of the scenario's ``output.trace``: "ns2", "cwnd", "pcap", "nam", "rtt".
     progress: called as ``progress(now, end)`` (simulated seconds) between chunks of work.
     series_format: "parquet" (the default) or "csv", for the series' files in ``out``.

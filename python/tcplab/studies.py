@@ -331,17 +331,23 @@ def _series_figures(study: dict, study_dir: Path, quick: bool, seed: int, out: P
     return done
 
 
+def _figure_panels(f: dict, data):
+    """A `[[figures]]` entry's samples ready to draw: with the plotted `value` (goodput, or data
+    delivered, in kb or Mb), its axis label, and the runs of each panel (one, or all overlaid)."""
+    cumulative = f.get("series", "goodput") == "cumulative"
+    column = "delivered_bytes" if cumulative else "goodput_bps"
+    bits = data[column] * (8 if cumulative else 1)
+    div, unit = (1e6, "Mb") if bits.max() >= 1e6 else (1e3, "kb")
+    ylabel = f"data delivered ({unit})" if cumulative else f"goodput ({unit}/s)"
+    runs = list(dict.fromkeys(data["run"]))
+    return data.assign(value=bits / div), ylabel, [runs] if f.get("overlay") else [[r] for r in runs]
+
+
 def _draw_series(f: dict, data, out: Path) -> list[str]:
     plt = pyplot()
     if plt is None:
         return []
-    cumulative = f.get("series", "goodput") == "cumulative"
-    column = "delivered_bytes" if cumulative else "goodput_bps"
-    scale_bits = (data[column] * (8 if cumulative else 1)).max()
-    div, unit = (1e6, "Mb") if scale_bits >= 1e6 else (1e3, "kb")
-    ylabel = f"data delivered ({unit})" if cumulative else f"goodput ({unit}/s)"
-    runs = list(dict.fromkeys(data["run"]))
-    groups = [runs] if f.get("overlay") else [[r] for r in runs]
+    data, ylabel, groups = _figure_panels(f, data)
     cols = min(3, len(groups))
     rows = math.ceil(len(groups) / cols)
     size = (8.0, 4.5) if len(groups) == 1 else (4.2 * cols, 3.0 * rows + 0.4)
@@ -354,8 +360,7 @@ def _draw_series(f: dict, data, out: Path) -> list[str]:
             d = data[data["run"] == r]
             for flow, g in d.groupby("flow", sort=False):
                 label = r if len(group) > 1 and d["flow"].nunique() == 1 else (f"{r}: {flow}" if len(group) > 1 else flow)
-                y = g[column] * (8 if cumulative else 1) / div
-                ax.plot(g["time"], y, label=label, linewidth=0.9)
+                ax.plot(g["time"], g["value"], label=label, linewidth=0.9)
         ax.set_title(group[0] if len(group) == 1 else "", fontsize=8)
         ax.set_xlabel("time (s)", fontsize=8)
         ax.set_ylabel(ylabel, fontsize=8)
@@ -487,18 +492,12 @@ def _write_html(out: Path, study, name, quick, result, tables, ours, ns2, claims
 
 def _figure_charts(f: dict, data) -> list[dict]:
     """A `[[figures]]` entry's samples as interactive charts: one per panel, or one overlay."""
-    cumulative = f.get("series", "goodput") == "cumulative"
-    column = "delivered_bytes" if cumulative else "goodput_bps"
-    bits = data[column] * (8 if cumulative else 1)
-    div, unit = (1e6, "Mb") if bits.max() >= 1e6 else (1e3, "kb")
-    data = data.assign(value=bits / div)
-    runs = list(dict.fromkeys(data["run"]))
-    groups = [runs] if f.get("overlay") else [[r] for r in runs]
+    data, ylabel, groups = _figure_panels(f, data)
     out = []
     for i, group in enumerate(groups):
         rows = data[data["run"].isin(group)]
         rows = rows.assign(line=rows["run"] + ": " + rows["flow"] if len(group) > 1 else rows["flow"])
         out.append({"kind": "chart", "id": f"figure-{f['id']}-{i}", "title": group[0] if len(group) == 1 else "",
-                    "xlabel": "time (s)", "ylabel": f"data delivered ({unit})" if cumulative else f"goodput ({unit}/s)",
+                    "xlabel": "time (s)", "ylabel": ylabel,
                     "series": report.lines(rows, "time", "value", "line")})
     return out

@@ -143,6 +143,11 @@ impl Link {
     }
 }
 
+/// A link direction's name in summaries, series and checks: "from->to".
+pub fn link_name(nodes: &[String], l: &Link) -> String {
+    format!("{}->{}", nodes[l.from as usize], nodes[l.to as usize])
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct InFlight {
     at: f64,
@@ -317,8 +322,7 @@ impl Network {
             Verdict::Queued => {
                 link.stats.queue_changed(now, waiting, link.queue.len());
                 if let Some(check) = self.check.as_mut().filter(|_| link.queue.overfull(pkt.size)) {
-                    let (len, names) = (link.queue.len(), &self.node_names);
-                    let name = format!("{}->{}", names[link.from as usize], names[link.to as usize]);
+                    let (len, name) = (link.queue.len(), link_name(&self.node_names, link));
                     check.fail(now_s, || format!("link {name}: {len} packets waiting, over its limit"));
                 }
                 if let Some((at, seq)) = link.release.take() {

@@ -3,7 +3,7 @@
 
 use crate::metrics::{delay_stats, jain, FlowSeries, FlowSummary, LinkSample, LinkSeries, LinkSummary, RadioSummary, Sampler, Summary, TcpSeries};
 use crate::loss::Loss;
-use crate::network::{Endpoint, Event, Link, Network, TimerKind};
+use crate::network::{link_name, Endpoint, Event, Link, Network, TimerKind};
 use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
@@ -156,11 +156,6 @@ impl RunResult {
     }
 }
 
-/// A link direction's name in summaries and series: "from->to".
-fn link_name(nodes: &[String], l: &Link) -> String {
-    format!("{}->{}", nodes[l.from as usize], nodes[l.to as usize])
-}
-
 fn open_trace(dir: &Option<PathBuf>, name: &str) -> io::Result<Sink> {
     open_file(dir, name, 1 << 20)
 }
@@ -255,9 +250,9 @@ impl Simulation {
             let links: Vec<_> = scenario.links.iter().map(|l| (l.a as u32, l.b as u32, l.bandwidth_bps, l.delay.as_secs_f64())).collect();
             tracer.nam_topology(scenario.nodes.len(), &links);
         }
-        if let Some(ids) = &scenario.trace_flows {
-            tracer.flows = (0..scenario.flows.len()).map(|i| ids.contains(&i)).collect();
-        }
+        // the flows the series and the cwnd trace cover (`output.trace_flows`)
+        let traced_flows: Vec<bool> = (0..scenario.flows.len()).map(|i| scenario.trace_flows.as_ref().is_none_or(|ids| ids.contains(&i))).collect();
+        tracer.flows = traced_flows.clone();
         if traces.rtt {
             tracer.rtt_series = Some(Vec::new());
         }
@@ -369,10 +364,9 @@ impl Simulation {
         let sampler = scenario.interval.map(|interval| {
             let flow_names = scenario.flows.iter().map(|f| f.name.clone()).collect();
             let link_names = net.links.iter().map(|l| link_name(&scenario.nodes, l)).collect();
-            let flows = (0..scenario.flows.len()).map(|i| scenario.trace_flows.as_ref().is_none_or(|ids| ids.contains(&i))).collect();
             let traced = |l: &Link| scenario.trace_links.as_ref().is_none_or(|d| d.contains(&(l.from as usize, l.to as usize)));
             let links = net.links.iter().map(traced).collect();
-            Sampler::new(interval, flow_names, link_names, flows, links)
+            Sampler::new(interval, flow_names, link_names, traced_flows, links)
         });
         Ok(Simulation { net, flows, scenario, seed, end, sampler })
     }
@@ -532,9 +526,9 @@ impl Simulation {
         for l in &self.net.links {
             let s = &l.stats;
             let name = link_name(&self.scenario.nodes, l);
-            let held = s.arrivals - (s.departures + s.drops + l.queue.len() as u64).min(s.arrivals);
+            let accounted = s.departures + s.drops + l.queue.len() as u64;
             // a loss model that delays packets holds them between arrival and queue
-            if s.arrivals < s.departures + s.drops + l.queue.len() as u64 || (held > 0 && !delayed(l)) {
+            if s.arrivals < accounted || (s.arrivals > accounted && !delayed(l)) {
                 check.fail(now, || format!("link {name}: {} in, {} out, {} dropped, {} waiting", s.arrivals, s.departures, s.drops, l.queue.len()));
             }
             if s.departures != s.received + l.pipe.len() as u64 {

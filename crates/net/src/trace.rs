@@ -22,7 +22,8 @@ pub struct Tracer {
     pub cwnd_series: Option<Vec<(f64, u32, f64, i64)>>,
     /// Every RTT sample the TCP senders take: (time, flow, seconds).
     pub rtt_series: Option<Vec<(f64, u32, f64)>>,
-    /// Per flow, whether its cwnd and RTT are traced (`output.trace_flows`); empty: all.
+    /// Per flow, whether its cwnd and RTT are traced (`output.trace_flows`); a flow beyond it
+    /// (a tracer built without flows, in unit tests) is traced.
     pub flows: Vec<bool>,
     /// NAM trace of the wired links (`$ns namtrace-all`).
     pub nam: Option<Sink>,
@@ -159,6 +160,11 @@ fn put_i64(out: &mut Vec<u8>, v: i64) {
         out.push(b'-');
     }
     put_u64(out, v.unsigned_abs());
+}
+
+/// Whether `flow`'s cwnd and RTT are traced (`Tracer::flows`).
+fn traced(flows: &[bool], flow: u32) -> bool {
+    flows.get(flow as usize).copied().unwrap_or(true)
 }
 
 /// ns-2's 7-character flag column: C P - A E F N.
@@ -333,15 +339,11 @@ impl Tracer {
         self.cwnd.is_some() || self.cwnd_series.is_some()
     }
 
-    fn traced(&self, flow: u32) -> bool {
-        self.flows.get(flow as usize).copied().unwrap_or(true)
-    }
-
     /// An RTT sample of `flow`'s sender, when RTT samples are traced.
     #[inline]
     pub fn rtt_sample(&mut self, now: f64, flow: u32, rtt: f64) {
         if let Some(series) = &mut self.rtt_series {
-            if self.flows.get(flow as usize).copied().unwrap_or(true) {
+            if traced(&self.flows, flow) {
                 series.push((now, flow, rtt));
             }
         }
@@ -349,7 +351,7 @@ impl Tracer {
 
     /// A cwnd assignment, in ns-2's `traceVar` format ("%-8.5f %-2d %-2d %-2d %-2d cwnd_ %-6.3f").
     pub fn cwnd_event(&mut self, now: f64, flow: u32, src: (u32, u32), dst: (u32, u32), cwnd: f64, ssthresh: i64) {
-        if !self.traced(flow) {
+        if !traced(&self.flows, flow) {
             return;
         }
         if let Some(series) = &mut self.cwnd_series {
