@@ -137,7 +137,7 @@ def test_cli_sweep_prints_means_and_writes_csv(tmp_path, capfd):
 def test_sigkill_at_ten_random_points_keeps_every_stored_result_whole(tmp_path):
     """Killed with SIGKILL ten times at random points (and resumed each time), a sweep's store
     only ever holds complete results, each equal to the uninterrupted sweep's, and one per run."""
-    spec = write_sweep(tmp_path, seeds=6, duration="40s")
+    spec = write_sweep(tmp_path, seeds=10, duration="300s")  # runs long beside start-up
     reference = sw.run(spec, tmp_path / "reference", workers=1, progress=False)
     expected = _stored_summaries(tmp_path / "reference" / "results.sqlite")
     out, db = tmp_path / "killed", tmp_path / "killed" / "results.sqlite"
@@ -153,7 +153,7 @@ def test_sigkill_at_ten_random_points_keeps_every_stored_result_whole(tmp_path):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         kills_mid_run += running
-        stored = _stored_summaries(db) if db.exists() else {}
+        stored = _stored_summaries(db)
         assert all(stored[k] == expected[k] for k in stored), "a stored result differs or is partial"
         part_done += 0 < len(stored) < len(expected)
     assert kills_mid_run >= 3 and part_done >= 1, "kills must land while the sweep runs, part way through"
@@ -228,8 +228,13 @@ def test_sigterm_stops_a_sweep_keeping_what_it_finished(tmp_path):
 
 
 def _stored_summaries(db: Path) -> dict[str, str]:
-    """Each run's summary exactly as the store holds it (JSON text), by run key."""
+    """Each run's summary exactly as the store holds it (JSON text), by run key. A store killed
+    before it made its file or its table holds nothing."""
+    if not db.exists():
+        return {}
     with sqlite3.connect(db) as c:
+        if not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone():
+            return {}
         return dict(c.execute("SELECT key, summary FROM runs"))
 
 
