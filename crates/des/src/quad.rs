@@ -59,38 +59,41 @@ impl<T: Copy> QuadHeap<T> {
         let out = (self.keys[0], self.values[0]);
         // The last entry goes where the hole left by the root, sinking past smaller children,
         // comes to rest.
+        let (keys, values) = (&mut self.keys[..n], &mut self.values[..n]);
         let mut hole = 0;
         loop {
             let first = 4 * hole + 1;
-            if first >= n {
+            let (child, key) = match keys.get(first..first + 4) {
+                Some(four) => {
+                    let (i, key) = min_of_four(four);
+                    (first + i, key)
+                }
+                None if first < n => {
+                    let i = (first + 1..n).fold(first, |min, c| if keys[c] < keys[min] { c } else { min });
+                    (i, keys[i])
+                }
+                None => break,
+            };
+            if key >= last_key {
                 break;
             }
-            let child = if first + 4 <= n { first + min_of_four(&self.keys[first..first + 4]) } else { self.min_of(first, n) };
-            if self.keys[child] >= last_key {
-                break;
-            }
-            self.keys[hole] = self.keys[child];
-            self.values[hole] = self.values[child];
+            keys[hole] = key;
+            values[hole] = values[child];
             hole = child;
         }
-        self.keys[hole] = last_key;
-        self.values[hole] = last_value;
+        keys[hole] = last_key;
+        values[hole] = last_value;
         Some(out)
-    }
-
-    /// The index of the smallest key in `from..to`.
-    fn min_of(&self, from: usize, to: usize) -> usize {
-        (from + 1..to).fold(from, |min, c| if self.keys[c] < self.keys[min] { c } else { min })
     }
 }
 
-/// The position of the smallest of four keys, as a tournament of selects without branches:
+/// The position and value of the smallest of four keys, as a tournament of selects without branches:
 /// which child is smallest is a coin toss, and a mispredicted branch costs more than the rest.
-fn min_of_four(keys: &[u128]) -> usize {
+fn min_of_four(keys: &[u128]) -> (usize, u128) {
     let [a, b, c, d] = keys else { unreachable!("four children") };
     let (ab, i) = if b < a { (*b, 1) } else { (*a, 0) };
     let (cd, j) = if d < c { (*d, 3) } else { (*c, 2) };
-    if cd < ab { j } else { i }
+    if cd < ab { (j, cd) } else { (i, ab) }
 }
 
 #[cfg(test)]

@@ -34,11 +34,14 @@ impl Time {
             Time::ZERO
         } else if ps >= u64::MAX as f64 {
             Time::MAX
-        } else {
+        } else if ps < i64::MAX as f64 {
             // `f64::round` by hand: on baseline x86-64 it is a libm call, and this runs once per
-            // event. The integer part is exact in a double, so the fraction is too.
-            let whole = ps as u64;
-            Time(whole + (ps - whole as f64 >= 0.5) as u64)
+            // event. The integer part is exact in a double, so the fraction is too. Signed
+            // conversions are single instructions there; unsigned ones are branchy sequences.
+            let whole = ps as i64;
+            Time(whole as u64 + (ps - whole as f64 >= 0.5) as u64)
+        } else {
+            Time(ps as u64) // past 2^63 ps a double has no fraction left
         }
     }
     pub const fn ps(self) -> u64 {

@@ -141,13 +141,22 @@ pub struct RadioSummary {
     pub mac: crate::wifi::MacStats,
 }
 
-/// Nearest-rank percentile of sorted values (p in (0, 1]).
-pub fn percentile(sorted: &[u64], p: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = (p * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
+/// The nearest-rank percentiles `ps` (ascending, each in (0, 1]) of `values`, found by selection
+/// rather than a sort: each is sought among the values above the one before. The values are
+/// left partly reordered.
+pub fn percentiles<const N: usize>(values: &mut [u64], ps: [f64; N]) -> [u64; N] {
+    let n = values.len();
+    let mut from = 0;
+    ps.map(|p| {
+        if n == 0 {
+            return 0;
+        }
+        let rank = ((p * n as f64).ceil() as usize).clamp(1, n) - 1;
+        debug_assert!(rank >= from, "percentiles in ascending order");
+        let value = *values[from..].select_nth_unstable(rank - from).1;
+        from = rank;
+        value
+    })
 }
 
 /// Jain's fairness index (Σx)²/(n·Σx²); 1 for a single flow or when nobody got anything.
@@ -166,11 +175,11 @@ pub fn delay_stats(delays: &mut [u64]) -> [f64; 5] {
     if delays.is_empty() {
         return [0.0; 5];
     }
-    delays.sort_unstable();
     let secs = |ps: u64| Time::from_ps(ps).as_secs_f64();
     let sum: u128 = delays.iter().map(|&d| d as u128).sum();
     let mean = sum as f64 / delays.len() as f64 / Time::PS_PER_SEC as f64;
-    [mean, secs(percentile(delays, 0.5)), secs(percentile(delays, 0.95)), secs(percentile(delays, 0.99)), secs(delays[delays.len() - 1])]
+    let [p50, p95, p99, max] = percentiles(delays, [0.5, 0.95, 0.99, 1.0]);
+    [mean, secs(p50), secs(p95), secs(p99), secs(max)]
 }
 
 #[cfg(test)]
@@ -179,12 +188,10 @@ mod tests {
 
     #[test]
     fn percentiles_use_nearest_rank() {
-        let v: Vec<u64> = (1..=100).collect();
-        assert_eq!(percentile(&v, 0.5), 50);
-        assert_eq!(percentile(&v, 0.95), 95);
-        assert_eq!(percentile(&v, 1.0), 100);
-        assert_eq!(percentile(&[7], 0.99), 7);
-        assert_eq!(percentile(&[], 0.5), 0);
+        let mut v: Vec<u64> = (1..=100).map(|i| i * 37 % 101).collect(); // 1..=100, shuffled
+        assert_eq!(percentiles(&mut v, [0.5, 0.95, 0.99, 1.0]), [50, 95, 99, 100]);
+        assert_eq!(percentiles(&mut [7], [0.5, 0.99]), [7, 7]);
+        assert_eq!(percentiles(&mut [], [0.5]), [0]);
     }
 
     #[test]
