@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
-__all__ = ["run", "validate", "Result", "ScenarioError", "CoreMissingError", "TRACES", "__version__"]
+__all__ = ["run", "validate", "estimate", "Result", "ScenarioError", "CoreMissingError", "TRACES", "__version__"]
 
 
 def __getattr__(name: str):
@@ -250,6 +250,25 @@ def validate(scenario: Any) -> dict:
         return json.loads(core.normalize(inp.text, inp.format, inp.source))
 
 
+def estimate(scenario: Any, *, until: str | float | None = None, trace: str | Iterable[str] = (),
+             out: str | os.PathLike | None = None) -> dict:
+    """Estimate what running a scenario will cost, without running it.
+
+    Returns a dict: ``estimate`` (``events``, ``data_packets``, ``acks``, ``link_hops``,
+    ``radio_hops``, and ``memory`` and ``disk`` as parts ``{what, field, bytes}``, largest
+    first), ``machine`` (bytes of ``memory`` available and of ``disk`` free at ``out``, None
+    where unknown) and ``refused``: None, or the ``[field, message]`` :func:`run` would raise.
+
+    The estimate shares each link max-min fairly among the flows active together, each asking
+    its window per round trip. It errs on the high side, most of all over 802.11.
+    """
+    inp = _scenario_input(scenario)
+    core = _load_core()
+    with _Translate(core, inp):
+        out_dir = None if out is None else os.fspath(out)
+        return json.loads(core.estimate(inp.text, inp.format, _until_option(until), out_dir, _trace_option(trace), inp.source))
+
+
 def run(
     scenario: Any,
     *,
@@ -260,6 +279,7 @@ def run(
     progress: Callable[[float, float], Any] | None = None,
     series_format: str = "parquet",
     check: bool | None = None,
+    limits: bool = True,
 ) -> "Result":
     """Run a scenario and return its :class:`Result`.
 
@@ -273,6 +293,8 @@ def run(
     series_format: "parquet" (the default) or "csv", for the series' files in ``out``.
     check:    check the run's invariants as it goes, and raise :class:`InvariantError` if any
               broke (default: on when the environment sets TCPLAB_CHECK=1, as the tests do).
+    limits:   refuse, with a :class:`ScenarioError` that says why, a run estimated far beyond
+              this machine (see :func:`estimate`); False runs it anyway.
     """
     inp = _scenario_input(scenario)
     seed = _seed_option(seed)
@@ -299,7 +321,7 @@ def run(
             try:
                 if check is None:
                     check = os.environ.get("TCPLAB_CHECK") == "1"
-                sim = core.Simulation(inp.text, inp.format, seed, until, out_dir, traces, inp.source, check)
+                sim = core.Simulation(inp.text, inp.format, seed, until, out_dir, traces, inp.source, check, limits)
             except BaseException:
                 for d in created:  # innermost first; rmdir leaves anything non-empty alone
                     try:

@@ -1,13 +1,14 @@
 """The ``tcplab`` command line.
 
     tcplab run SCENARIO... [--out DIR] [--seed N] [--trace ns2|cwnd|pcap|nam|rtt]... [--until T]
-               [--series parquet|csv] [--check]
+               [--series parquet|csv] [--check] [--no-limits]
     tcplab validate SCENARIO...
+    tcplab estimate SCENARIO... [--until T] [--trace ...] [--out DIR] [--json]
     tcplab plot RESULT_DIR [--out DIR]
     tcplab report RESULT_DIR [--out FILE]
 
-Exit status: 0 ok, 2 invalid scenario or options (one ``tcplab: error: <path>: <message>``
-line on stderr), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM), 1 anything unexpected (set
+Exit status: 0 ok, 2 invalid scenario or options, or a run refused as far beyond the machine
+(one ``tcplab: error: <path>: <message>`` line on stderr), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM), 1 anything unexpected (set
 TCPLAB_DEBUG=1 for the traceback). Interrupted or terminated, a sweep keeps every finished run.
 """
 
@@ -189,6 +190,49 @@ def cmd_validate(args) -> int:
     return status
 
 
+def _bytes(b: float) -> str:
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if b >= scale:
+            return f"{b / scale:.1f} {unit}"
+    return f"{b:.0f} B"
+
+
+def _parts(parts: list[dict]) -> str:
+    total = sum(p["bytes"] for p in parts)
+    listed = ", ".join(f"{p['what']} {_bytes(p['bytes'])}" for p in parts if p["bytes"] > 0)
+    return f"{_bytes(total)} ({listed})" if listed else "none"
+
+
+def cmd_estimate(args) -> int:
+    several = len(args.scenario) > 1
+    status = 0
+    reports = []
+    for src in args.scenario:
+        try:
+            info = tcplab.validate(src)
+            out = args.out or os.path.join("results", tcplab.folder_name(info["name"]))
+            report = tcplab.estimate(src, until=args.until, trace=args.trace, out=out)
+        except ScenarioError as e:
+            _error(e, several)
+            status = 2
+            continue
+        reports.append({"scenario": src, "name": info["name"], **report})
+        if args.json:
+            continue
+        e, m = report["estimate"], report["machine"]
+        have = lambda v: "unknown" if v is None else _bytes(v)  # noqa: E731
+        print(f"{info['name']}: {e['duration_s']:g} s simulated")
+        print(f"  about {e['data_packets']:.2g} data packets and {e['acks']:.2g} ACKs, "
+              f"{e['link_hops']:.2g} link hops, {e['radio_hops']:.2g} radio hops, {e['events']:.2g} events")
+        print(f"  memory: {_parts(e['memory'])}; this machine has {have(m['memory'])} available")
+        print(f"  disk:   {_parts(e['disk'])}; {have(m['disk'])} free at {out}")
+        refused = report["refused"]
+        print(f"  refused: {refused[0]}: {refused[1]}" if refused else "  within this machine's limits")
+    if args.json:
+        print(json.dumps(reports, indent=2))
+    return status
+
+
 def cmd_run(args) -> int:
     several = len(args.scenario) > 1
     # Check every scenario before running any, so a typo in the last file is reported
@@ -220,13 +264,21 @@ def cmd_run(args) -> int:
         else:
             out = args.out
         jobs.append((src, name, out))
+    # and refuse any run far beyond this machine before starting the first
+    if not args.no_limits:
+        for src, name, out in jobs:
+            refused = tcplab.estimate(src, until=args.until, trace=args.trace, out=out)["refused"]
+            if refused:
+                _error(ScenarioError(refused[0], refused[1], src), several)
+                return 2
 
     summaries = []
     for src, name, out in jobs:
         progress = Progress(name)
         try:
             res = tcplab.run(src, seed=args.seed, until=args.until, out=out, trace=args.trace,
-                             progress=progress, series_format=args.series, check=args.check or None)
+                             progress=progress, series_format=args.series, check=args.check or None,
+                             limits=not args.no_limits)
         except ScenarioError as e:
             _error(e, several)
             return 2
@@ -283,7 +335,7 @@ def cmd_sweep(args) -> int:
     out = Path(args.out) if args.out else Path("results") / tcplab.folder_name(spec.name, "sweep")
     workers = _count_option(args.workers, "--workers", "processes")
     result = sw.run(spec, out, workers=workers, scheduler=args.scheduler, retry_failed=args.retry_failed,
-                    progress=_progress_enabled())
+                    progress=_progress_enabled(), limits=not args.no_limits)
     flows = result.flows
     flows.to_csv(out / "results.csv", index=False)
     table = result.aggregate(args.metric)
@@ -400,7 +452,26 @@ def build_parser() -> argparse.ArgumentParser:
                         "a broken one is an internal error, exit status 1")
     r.add_argument("--series", choices=tcplab.SERIES_FORMATS, default="parquet",
                    help="file format of the series (series-NAME.parquet or .csv; default parquet)")
+    r.add_argument("--no-limits", action="store_true",
+                   help="run even a scenario estimated far beyond this machine (see tcplab estimate)")
     r.set_defaults(func=cmd_run)
+
+    e = sub.add_parser(
+        "estimate",
+        help="estimate what running scenarios would cost",
+        description="Estimate, without running it, what each SCENARIO would cost: packets, "
+                    "events, memory and trace files, beside what this machine has. `tcplab run` "
+                    "refuses a run that needs more memory or disk than the machine has, or more "
+                    "than 1e12 events, unless --no-limits. TCPLAB_MAX_MEMORY (e.g. 8GB) lowers "
+                    "the memory it may take.",
+    )
+    e.add_argument("scenario", nargs="+", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    e.add_argument("--until", metavar="T", help="as tcplab run --until")
+    e.add_argument("--trace", action="append", default=[], metavar="{ns2,cwnd,pcap,nam,rtt}",
+                   help="as tcplab run --trace")
+    e.add_argument("--out", metavar="DIR", help="where the traces would go (default results/<scenario name>)")
+    e.add_argument("--json", action="store_true", help="print the estimates as JSON")
+    e.set_defaults(func=cmd_estimate)
 
     v = sub.add_parser(
         "validate",
@@ -462,6 +533,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (tcp://host:port)")
     w.add_argument("--retry-failed", action="store_true", help="run again the runs that failed before")
     w.add_argument("--metric", default="goodput_bps", help="the flow metric to summarise (default goodput_bps)")
+    w.add_argument("--no-limits", action="store_true",
+                   help="run even runs estimated far beyond their machine (see tcplab estimate)")
     w.set_defaults(func=cmd_sweep)
 
     rp = sub.add_parser(

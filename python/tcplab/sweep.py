@@ -271,11 +271,11 @@ class Store:
 # Running
 # --------------------------------------------------------------------------------------
 
-def _run_one(scenario: dict, seed: int) -> tuple[dict | None, str | None, float]:
+def _run_one(scenario: dict, seed: int, limits: bool = True) -> tuple[dict | None, str | None, float]:
     """Runs one scenario at one seed in a worker: (summary, None, wall s) or (None, error, wall s)."""
     t0 = time.perf_counter()
     try:
-        res = tcplab.run(scenario, seed=seed)
+        res = tcplab.run(scenario, seed=seed, limits=limits)
         return res.summary, None, time.perf_counter() - t0
     except ScenarioError as e:
         return None, f"{e.path}: {e.message}", time.perf_counter() - t0
@@ -308,10 +308,11 @@ class _Progress:
 
 def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, *,
         workers: int | None = None, scheduler: str | None = None, retry_failed: bool = False,
-        progress: bool = True) -> "SweepResult":
+        progress: bool = True, limits: bool = True) -> "SweepResult":
     """Runs what is missing from the sweep's store (``out/results.sqlite``) and returns all of
     its results. ``workers`` local processes (default: every core), or a Dask cluster at
-    ``scheduler`` (``tcp://host:port``)."""
+    ``scheduler`` (``tcp://host:port``). A run estimated far beyond its machine is recorded as
+    failed with the reason, unless ``limits`` is False (see :func:`tcplab.run`)."""
     if not isinstance(sweep, Sweep):
         sweep = load(sweep)
     out = Path(out if out is not None else Path("results") / tcplab.folder_name(sweep.name, "sweep"))
@@ -321,9 +322,9 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
         todo = [r for r in sweep.runs if r.key not in have]
         bar = _Progress(len(todo), enabled=progress and bool(todo))
         if scheduler:
-            _run_dask(sweep, todo, store, bar, scheduler)
+            _run_dask(sweep, todo, store, bar, scheduler, limits)
         elif todo:
-            _run_local(sweep, todo, store, bar, workers or os.cpu_count() or 1)
+            _run_local(sweep, todo, store, bar, workers or os.cpu_count() or 1, limits)
         return SweepResult(sweep, store.rows(r.key for r in sweep.runs))
     finally:
         store.close()
@@ -332,10 +333,10 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
 POOL_BREAKS = 3
 
 
-def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, workers: int) -> None:
+def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, workers: int, limits: bool) -> None:
     if workers == 1:
         for r in todo:
-            summary, error, wall = _run_one(r.scenario, r.seed)
+            summary, error, wall = _run_one(r.scenario, r.seed, limits)
             store.put(sweep.name, r, summary, error, wall)
             bar.update(error is None)
         return
@@ -356,7 +357,7 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
         unfinished = []
         # spawn: workers start clean whatever the parent holds (threads, open stores)
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            pending = {pool.submit(_run_one, r.scenario, r.seed): r for r in todo}
+            pending = {pool.submit(_run_one, r.scenario, r.seed, limits): r for r in todo}
             try:
                 while pending:
                     finished, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -380,13 +381,13 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
         todo = unfinished
 
 
-def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, scheduler: str) -> None:
+def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, scheduler: str, limits: bool) -> None:
     try:
         from distributed import Client, as_completed
     except ImportError as e:
         raise RuntimeError("a Dask scheduler needs the `distributed` package (pip install 'dask[distributed]')") from e
     with Client(scheduler, timeout="30s") as client:
-        futures = {client.submit(_run_one, r.scenario, r.seed, key=f"tcplab-{r.key}", pure=False): r for r in todo}
+        futures = {client.submit(_run_one, r.scenario, r.seed, limits, key=f"tcplab-{r.key}", pure=False): r for r in todo}
         for fut in as_completed(futures):
             r = futures[fut]
             summary, error, wall = fut.result()

@@ -104,7 +104,7 @@ def test_parallel_equals_serial_and_resuming_runs_only_what_is_missing(tmp_path,
     # a second run of the same sweep computes nothing
     calls = []
     real = sw._run_one
-    monkeypatch.setattr(sw, "_run_one", lambda s, seed: calls.append(seed) or real(s, seed))
+    monkeypatch.setattr(sw, "_run_one", lambda s, seed, limits: calls.append(seed) or real(s, seed, limits))
     again = sw.run(spec, tmp_path / "serial", workers=1, progress=False)
     assert calls == [] and summaries(again) == summaries(serial)
     # a third seed adds exactly the new runs
@@ -117,13 +117,32 @@ def test_parallel_equals_serial_and_resuming_runs_only_what_is_missing(tmp_path,
 def test_a_failed_run_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
     spec = write_sweep(tmp_path)
     real = sw._run_one
-    monkeypatch.setattr(sw, "_run_one", lambda s, seed: (None, "boom", 0.0) if seed == 2 else real(s, seed))
+    monkeypatch.setattr(sw, "_run_one", lambda s, seed, limits: (None, "boom", 0.0) if seed == 2 else real(s, seed, limits))
     res = sw.run(spec, tmp_path / "out", workers=1, progress=False)
     assert len(res.failed) == 4 and len(res.rows) == 8
     assert all(r["error"] == "boom" for r in res.failed)
     monkeypatch.setattr(sw, "_run_one", real)
     retried = sw.run(spec, tmp_path / "out", workers=1, progress=False, retry_failed=True)
     assert not retried.failed
+
+
+def test_a_run_beyond_the_machine_is_recorded_as_refused_and_no_limits_runs_it(tmp_path, monkeypatch):
+    # a memory budget of 100 kB: the 100 s runs keep more packet delays than that, the 1 s ones
+    # fit (workers inherit the budget from the environment)
+    monkeypatch.setenv("TCPLAB_MAX_MEMORY", "100kB")
+    spec = tmp_path / "sweep.toml"
+    spec.write_text(f'name = "t"\nscenarios = ["{LOSSY}/lossy-reno.toml"]\nseeds = 1\n[grid]\nduration = ["1s", "100s"]\n')
+    res = sw.run(spec, tmp_path / "out", workers=2, progress=False)
+    assert len(res.rows) == 2 and len(res.failed) == 1
+    (refused,) = res.failed
+    assert refused["params"] == {"duration": "100s"}
+    assert refused["error"].startswith("duration: the run would need about") and "--no-limits" in refused["error"]
+    # over the limit on purpose, and retried as such
+    anyway = sw.run(spec, tmp_path / "out", workers=2, progress=False, retry_failed=True, limits=False)
+    assert not anyway.failed and len(anyway.rows) == 2
+    # from the command line
+    assert cli.main(["sweep", str(spec), "--out", str(tmp_path / "cli"), "--workers", "1"]) == 1
+    assert cli.main(["sweep", str(spec), "--out", str(tmp_path / "cli"), "--workers", "1", "--retry-failed", "--no-limits"]) == 0
 
 
 def test_cli_sweep_prints_means_and_writes_csv(tmp_path, capfd):

@@ -2,17 +2,18 @@
 //! into the output folder, with no Python: for batch jobs and for timing the engine on its
 //! own. `tcplab run` (Python) is the everyday command; both run the same core.
 //!
-//!     tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam|rtt]... [--check]
+//!     tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam|rtt]... [--check] [--no-limits]
 //!
-//! `--check` checks the run's invariants as it goes (tcplab_net::check).
-//! Exit status: 0 ok, 2 invalid scenario or option (one line naming the field), 1 I/O error or
-//! a broken invariant (each printed).
+//! `--check` checks the run's invariants as it goes (tcplab_net::check). A run estimated far
+//! beyond the machine is refused unless `--no-limits` (tcplab_net::budget).
+//! Exit status: 0 ok, 2 invalid scenario or option, or a run refused (one line naming the
+//! field), 1 I/O error or a broken invariant (each printed).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tcplab_net::{Format, RunOptions, Scenario, ScenarioError, Simulation};
 
-const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam|rtt]... [--check]";
+const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam|rtt]... [--check] [--no-limits]";
 
 struct Args {
     scenario: PathBuf,
@@ -21,11 +22,12 @@ struct Args {
     until: Option<String>,
     traces: Vec<String>,
     check: bool,
+    no_limits: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut args = std::env::args().skip(1);
-    let (mut scenario, mut out, mut seed, mut until, mut traces, mut check) = (None, None, None, None, Vec::new(), false);
+    let (mut scenario, mut out, mut seed, mut until, mut traces, mut check, mut no_limits) = (None, None, None, None, Vec::new(), false, false);
     while let Some(a) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
@@ -34,6 +36,7 @@ fn parse_args() -> Result<Args, String> {
             "--until" => until = Some(value("--until")?),
             "--trace" => traces.push(value("--trace")?),
             "--check" => check = true,
+            "--no-limits" => no_limits = true,
             "-h" | "--help" => return Err(USAGE.to_string()),
             flag if flag.starts_with('-') => return Err(format!("unknown option {flag}\n{USAGE}")),
             path if scenario.is_none() => scenario = Some(PathBuf::from(path)),
@@ -41,7 +44,7 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     let scenario = scenario.ok_or_else(|| USAGE.to_string())?;
-    Ok(Args { scenario, out, seed, until, traces, check })
+    Ok(Args { scenario, out, seed, until, traces, check, no_limits })
 }
 
 fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
@@ -55,7 +58,9 @@ fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
     };
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(&scenario.name));
     let opts = RunOptions::from_args(&scenario, seed, args.until.as_deref(), Some(out), &args.traces)?;
-    Ok((scenario, RunOptions { check: args.check, ..opts }))
+    let opts = RunOptions { check: args.check, no_limits: args.no_limits, ..opts };
+    tcplab_net::budget::enforce(&scenario, &opts)?;
+    Ok((scenario, opts))
 }
 
 fn main() -> ExitCode {

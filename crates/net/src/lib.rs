@@ -1,5 +1,6 @@
 //! tcplab's network model. See the README's architecture section for the map.
 
+pub mod budget;
 pub mod check;
 pub mod loss;
 pub mod metrics;

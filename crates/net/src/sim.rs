@@ -32,6 +32,8 @@ pub struct RunOptions {
     pub traces: Traces,
     /// Check the invariants while running (crate::check).
     pub check: bool,
+    /// Run even when the estimate is far beyond the machine (crate::budget).
+    pub no_limits: bool,
 }
 
 impl RunOptions {
@@ -60,7 +62,7 @@ impl RunOptions {
                 other => return Err(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2, cwnd, pcap, nam or rtt)"))),
             }
         }
-        Ok(RunOptions { seed, until, out_dir, traces: extra, check: false })
+        Ok(RunOptions { seed, until, out_dir, traces: extra, check: false, no_limits: false })
     }
 }
 

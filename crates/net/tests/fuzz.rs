@@ -1,11 +1,13 @@
 //! Fuzzing the scenario parser and the engine from Rust: mutated copies of every shipped
-//! scenario file either parse to a scenario, which then runs its first 0.2 s with its
-//! invariants checked, or are refused with an error naming a field. Nothing panics.
+//! scenario file either parse to a scenario, which is estimated (tcplab_net::budget) and then
+//! runs its first 0.2 s with its invariants checked, or are refused with an error naming a
+//! field. Nothing panics.
 //! (The Python tests fuzz generated scenarios and sweep files with hypothesis.)
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use tcplab_des::Time;
+use tcplab_net::budget::Estimate;
 use tcplab_net::{RunOptions, Scenario, Simulation};
 
 /// Mutations per shipped file.
@@ -85,6 +87,9 @@ fn mutated_scenarios_parse_and_run_or_are_refused_without_a_panic() {
                 Ok(scenario) => {
                     let until = Time::from_millis(200).min(scenario.duration);
                     let opts = RunOptions { until: Some(until), check: true, ..Default::default() };
+                    // the estimate of the whole run, which the limits read before any run
+                    let whole = Estimate::of(&scenario, &RunOptions::default());
+                    assert!(whole.events >= 0.0 && whole.memory_bytes() >= 0.0, "{whole:?}");
                     // a scenario that asks for file traces has no folder here: an I/O error, not a panic
                     let result = Simulation::new(scenario, &opts).and_then(|s| s.finish()).ok()?;
                     Some(result.check.expect("checked").violations)

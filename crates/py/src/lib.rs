@@ -4,6 +4,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
+use tcplab_net::budget::{self, Estimate, Machine};
 use tcplab_net::{Format, RunOptions, Scenario, ScenarioError};
 
 create_exception!(_core, ScenarioError_, PyException, "A scenario field is missing or wrong: args are (path, message).");
@@ -32,6 +33,19 @@ fn normalize(text: &str, format: &str, source: Option<&str>) -> PyResult<String>
     Ok(parse(text, format, source)?.normalized_json())
 }
 
+/// The estimated cost of running a scenario (tcplab_net::budget), what this machine has, and
+/// the refusal (path, message) a run would meet, as JSON.
+#[pyfunction]
+#[pyo3(signature = (text, format, until=None, out_dir=None, traces=Vec::new(), source=None))]
+fn estimate(text: &str, format: &str, until: Option<&str>, out_dir: Option<PathBuf>, traces: Vec<String>, source: Option<&str>) -> PyResult<String> {
+    let scenario = parse(text, format, source)?;
+    let opts = RunOptions::from_args(&scenario, None, until, out_dir, &traces).map_err(scenario_error)?;
+    let estimate = Estimate::of(&scenario, &opts);
+    let machine = Machine::probe(opts.out_dir.as_deref());
+    let refused = estimate.check(&machine).err().map(|e| (e.path, e.message));
+    Ok(serde_json::json!({ "estimate": estimate, "machine": machine, "refused": refused }).to_string())
+}
+
 /// A run in progress. `advance` steps it with the GIL released so Python can show progress.
 #[pyclass(module = "tcplab._core")]
 struct Simulation {
@@ -41,7 +55,7 @@ struct Simulation {
 #[pymethods]
 impl Simulation {
     #[new]
-    #[pyo3(signature = (text, format, seed=None, until=None, out_dir=None, traces=Vec::new(), source=None, check=false))]
+    #[pyo3(signature = (text, format, seed=None, until=None, out_dir=None, traces=Vec::new(), source=None, check=false, limits=true))]
     #[allow(clippy::too_many_arguments)] // the keyword arguments of tcplab.run, one by one
     fn new(
         text: &str,
@@ -52,9 +66,11 @@ impl Simulation {
         traces: Vec<String>,
         source: Option<&str>,
         check: bool,
+        limits: bool,
     ) -> PyResult<Self> {
         let scenario = parse(text, format, source)?;
-        let opts = RunOptions { check, ..RunOptions::from_args(&scenario, seed, until, out_dir, &traces).map_err(scenario_error)? };
+        let opts = RunOptions { check, no_limits: !limits, ..RunOptions::from_args(&scenario, seed, until, out_dir, &traces).map_err(scenario_error)? };
+        budget::enforce(&scenario, &opts).map_err(scenario_error)?;
         let sim = tcplab_net::Simulation::new(scenario, &opts).map_err(|e| PyOSError::new_err(e.to_string()))?;
         Ok(Simulation { sim: Some(sim) })
     }
@@ -97,6 +113,7 @@ fn finished() -> PyErr {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError_>())?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

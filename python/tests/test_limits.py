@@ -1,0 +1,88 @@
+"""Limits: what a run will cost, estimated before it starts, and the refusal of runs far beyond
+the machine (tcplab_net::budget), from Python and from the command line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import tcplab
+from support import DUMBBELL, REPO, dumbbell_doc
+from tcplab import ScenarioError, cli
+
+S3 = REPO / "bench" / "s3-dumbbell.toml"
+
+
+def long_dumbbell(seconds: int = 10_000_000) -> dict:
+    doc = dumbbell_doc()
+    doc["duration"] = f"{seconds}s"
+    return doc
+
+
+def test_the_estimate_counts_what_a_run_does():
+    e = tcplab.estimate(DUMBBELL)
+    run = tcplab.run(DUMBBELL)
+    est = e["estimate"]
+    delivered = sum(f["packets_delivered"] for f in run.summary["flows"])
+    assert 0.8 < est["data_packets"] / delivered < 1.6
+    assert 0.8 < est["events"] / run.events < 1.6
+    assert [p["what"] for p in est["memory"]] == ["packet delays"] and est["disk"] == []
+    assert e["refused"] is None
+    assert e["machine"]["memory"] > 0
+
+
+def test_traces_and_their_disk_are_in_the_estimate(tmp_path):
+    e = tcplab.estimate(S3, until="1s", trace=["ns2", "pcap"], out=tmp_path)
+    assert [p["what"] for p in e["estimate"]["disk"]] == ["ns-2 trace", "pcap captures"]
+    assert e["machine"]["disk"] > 0, "the free space where the traces would go"
+
+
+def test_a_run_beyond_the_machine_is_refused_before_it_starts(tmp_path):
+    out = tmp_path / "never"
+    with pytest.raises(ScenarioError) as err:
+        tcplab.run(long_dumbbell(), out=out)
+    assert err.value.path == "duration"
+    assert "memory" in err.value.message and "--no-limits" in err.value.message and "limits=False" in err.value.message
+    assert not out.exists(), "a refused run leaves nothing behind"
+    # the estimate says the same without trying
+    refused = tcplab.estimate(long_dumbbell())["refused"]
+    assert refused == [err.value.path, err.value.message]
+
+
+def test_a_memory_budget_refuses_what_fits_the_machine_and_limits_false_runs_it(monkeypatch):
+    monkeypatch.setenv("TCPLAB_MAX_MEMORY", "1kB")
+    assert tcplab.estimate(DUMBBELL)["machine"]["memory"] == 1000
+    with pytest.raises(ScenarioError, match="TCPLAB_MAX_MEMORY allows 1.0 kB"):
+        tcplab.run(DUMBBELL)
+    assert tcplab.run(DUMBBELL, limits=False).summary["flows"]
+    # a traced cwnd is what outgrows the budget: the error names output.trace
+    monkeypatch.setenv("TCPLAB_MAX_MEMORY", "100kB")
+    tcplab.run(DUMBBELL)
+    with pytest.raises(ScenarioError) as err:
+        tcplab.run(DUMBBELL, trace="cwnd")
+    assert err.value.path == "output.trace" and "cwnd series" in err.value.message
+
+
+def test_cli_run_refuses_every_scenario_before_running_any(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({**long_dumbbell(), "name": "big"}))
+    assert cli.main(["run", str(DUMBBELL), str(big)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{big}: duration: the run would need" in err
+    assert not (tmp_path / "results").exists(), "the first scenario did not run either"
+    assert cli.main(["run", str(DUMBBELL), "--no-limits"]) == 0
+
+
+def test_cli_estimate_reports_and_says_what_would_be_refused(tmp_path, capsys):
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(long_dumbbell()))
+    assert cli.main(["estimate", str(DUMBBELL), str(big), "--trace", "ns2", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("within this machine's limits") == 1 and out.count("refused: duration:") == 1
+    assert "ns-2 trace" in out and "available" in out and "free at" in out
+    assert cli.main(["estimate", str(DUMBBELL), "--json"]) == 0
+    (report,) = json.loads(capsys.readouterr().out)
+    assert report["name"] == "dumbbell" and report["estimate"]["events"] > 0
+    assert cli.main(["estimate", str(tmp_path / "missing.toml")]) == 2
