@@ -33,7 +33,6 @@ import re
 import sqlite3
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -330,10 +329,20 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
         store.close()
 
 
-POOL_BREAKS = 3
+WORKER_DEATHS = 3
 
 
-def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, workers: int, limits: bool) -> None:
+def _worker(conn) -> None:
+    """A local worker process: runs what it is sent, one run at a time, until told to stop."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    while (job := conn.recv()) is not None:
+        conn.send(_run_one(*job))
+
+
+def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, workers: int, limits: bool,
+               worker=_worker) -> None:
     if workers == 1:
         for r in todo:
             summary, error, wall = _run_one(r.scenario, r.seed, limits)
@@ -341,44 +350,56 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
             bar.update(error is None)
         return
     import multiprocessing
-    from concurrent.futures.process import BrokenProcessPool
+    from multiprocessing.connection import wait
 
-    # A worker that dies (killed, out of memory) breaks the pool: the runs it had not finished
-    # go to a fresh pool. After POOL_BREAKS breaks, what is left is recorded as failed, to be
-    # retried with retry_failed (a run that kills every worker it meets ends there).
-    for attempt in range(POOL_BREAKS + 1):
-        if not todo:
-            return
-        if attempt == POOL_BREAKS:
-            for r in todo:
-                store.put(sweep.name, r, None, f"its worker process died {POOL_BREAKS} times", 0.0)
-                bar.update(False)
-            return
-        unfinished = []
-        # spawn: workers start clean whatever the parent holds (threads, open stores)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            pending = {pool.submit(_run_one, r.scenario, r.seed, limits): r for r in todo}
+    # Each worker holds one run at a time, so a worker that dies (killed, out of memory) takes
+    # only its own run down: the run goes to a fresh worker, and a run whose workers die
+    # WORKER_DEATHS times is recorded as failed, to be retried with retry_failed.
+    ctx = multiprocessing.get_context("spawn")  # workers start clean whatever the parent holds
+    queue = list(reversed(todo))
+    deaths: dict[str, int] = {}
+    busy: dict[Any, tuple[Any, Run]] = {}  # connection -> (process, its run)
+    idle: list[tuple[Any, Any]] = []  # (connection, process)
+    try:
+        while queue or busy:
+            while queue and len(busy) < workers:
+                if idle:
+                    conn, proc = idle.pop()
+                else:
+                    conn, child = ctx.Pipe()
+                    proc = ctx.Process(target=worker, args=(child,), daemon=True)
+                    proc.start()
+                    child.close()
+                r = queue.pop()
+                conn.send((r.scenario, r.seed, limits))
+                busy[conn] = (proc, r)
+            for conn in wait(list(busy)):
+                proc, r = busy.pop(conn)
+                try:
+                    summary, error, wall = conn.recv()
+                except (EOFError, OSError):  # the worker died with the run
+                    conn.close()
+                    proc.join()
+                    deaths[r.key] = deaths.get(r.key, 0) + 1
+                    if deaths[r.key] < WORKER_DEATHS:
+                        queue.append(r)
+                        continue
+                    summary, error, wall = None, f"its worker process died {WORKER_DEATHS} times (last exit status {proc.exitcode})", 0.0
+                else:
+                    idle.append((conn, proc))
+                store.put(sweep.name, r, summary, error, wall)
+                bar.update(error is None)
+    finally:
+        # Done, or Ctrl-C / SIGTERM: what is stored stays; runs under way are abandoned.
+        for proc, _ in busy.values():
+            proc.terminate()
+        for conn, _ in idle:
             try:
-                while pending:
-                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        r = pending.pop(fut)
-                        try:
-                            summary, error, wall = fut.result()
-                        except BrokenProcessPool:
-                            unfinished.append(r)
-                            continue
-                        store.put(sweep.name, r, summary, error, wall)
-                        bar.update(error is None)
-            except BaseException:
-                # Ctrl-C or SIGTERM: what is stored stays; the runs under way are abandoned
-                # rather than waited for (the executor has no public way to stop its workers)
-                running = list((getattr(pool, "_processes", None) or {}).values())
-                pool.shutdown(wait=False, cancel_futures=True)
-                for proc in running:
-                    proc.terminate()
-                raise
-        todo = unfinished
+                conn.send(None)
+            except OSError:
+                pass
+        for proc in [p for p, _ in busy.values()] + [p for _, p in idle]:
+            proc.join(timeout=5)
 
 
 def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, scheduler: str, limits: bool) -> None:

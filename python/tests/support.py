@@ -81,3 +81,16 @@ def opened(browser, path: Path):
     browser.get(path.as_uri())
     assert browser.execute_script("return document.body.dataset.ready") == "1"
     return browser
+
+
+def worker_killed_by_seed_2(conn) -> None:
+    """A sweep worker (tcplab.sweep._worker) whose process dies of SIGKILL whenever it is
+    given a run of seed 2: the run that takes down every worker it meets."""
+    import signal
+
+    from tcplab import sweep
+
+    while (job := conn.recv()) is not None:
+        if job[1] == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        conn.send(sweep._run_one(*job))

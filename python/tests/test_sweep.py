@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import REPO, needs_dask
+from support import REPO, needs_dask, worker_killed_by_seed_2
 
 from tcplab import ScenarioError, cli
 from tcplab import sweep as sw
@@ -227,6 +227,23 @@ def test_a_local_worker_that_dies_is_replaced_and_its_runs_redone(tmp_path):
     assert proc.returncode == 0, err
     res = sw.run(spec, out, workers=1, progress=False)  # nothing left to run
     assert not res.failed and summaries(res) == summaries(reference)
+
+
+def test_a_run_that_kills_every_worker_it_meets_fails_alone(tmp_path):
+    spec = sw.load(write_sweep(tmp_path, seeds=3))
+    store = sw.Store(tmp_path / "out" / "results.sqlite")
+    try:
+        bar = sw._Progress(len(spec.runs), enabled=False)
+        sw._run_local(spec, spec.runs, store, bar, workers=2, limits=True, worker=worker_killed_by_seed_2)
+        rows = store.rows(r.key for r in spec.runs)
+    finally:
+        store.close()
+    failed = [r for r in rows if r["error"]]
+    assert len(rows) == 12 and {r["seed"] for r in failed} == {2} and len(failed) == 4
+    assert all(r["error"] == f"its worker process died {sw.WORKER_DEATHS} times (last exit status -9)" for r in failed)
+    reference = sw.run(write_sweep(tmp_path, seeds=3), tmp_path / "reference", workers=1, progress=False)
+    ok = {(r["case"], r["seed"]): r["summary"] for r in rows if not r["error"]}
+    assert ok == {k: v for k, v in summaries(reference).items() if k[1] != 2}
 
 
 def test_sigterm_stops_a_sweep_keeping_what_it_finished(tmp_path):
