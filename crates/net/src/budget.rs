@@ -463,7 +463,7 @@ impl<'a> Fluid<'a> {
 }
 
 /// `bytes` for people: "512 B", "3.1 MB", "41 GB".
-pub fn bytes(b: f64) -> String {
+fn bytes(b: f64) -> String {
     match b {
         b if b < 1e3 => format!("{b:.0} B"),
         b if b < 1e6 => format!("{:.1} kB", b / 1e3),
