@@ -160,16 +160,19 @@ impl<E: Copy> Scheduler<E> {
         }
     }
 
-    /// Time of the next event, if any, and its exact double.
-    pub fn peek_time(&mut self) -> Option<(Time, f64)> {
-        self.drop_taken();
-        self.heap.peek().map(|(k, &(time, _))| (time, exact_of(k)))
-    }
-
     /// Removes the next event and advances the clock to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
+        self.pop_if(|_, _| true)
+    }
+
+    /// Removes the next event if `due` says yes to its time (integer and exact), and advances
+    /// the clock to it: a run's loop looks at the next event once.
+    pub fn pop_if(&mut self, due: impl FnOnce(Time, f64) -> bool) -> Option<(Time, E)> {
         self.drop_taken();
         let (k, &(time, event)) = self.heap.peek()?;
+        if !due(time, exact_of(k)) {
+            return None;
+        }
         self.taken = true;
         debug_assert!(time >= self.now, "time went backwards");
         self.now = time;

@@ -62,6 +62,12 @@ impl LinkStats {
         self.queue_max = self.queue_max.max(after);
     }
 
+    /// Records a packet that joined the empty queue and left it at `now`.
+    pub fn passed_through(&mut self, now: Time) {
+        self.queue_changed(now, 0, 1);
+        self.queue_changed(now, 1, 0);
+    }
+
     /// The integral of the number of waiting packets from the start to `now`, in
     /// packet-seconds: the mean queue over an interval is the difference over its length.
     pub fn queue_integral(&self, now: Time) -> f64 {

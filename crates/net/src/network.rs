@@ -317,6 +317,13 @@ impl Network {
             debug_assert!(none.is_none(), "a release is left unscheduled only while the queue is empty");
         }
         self.tracer.link_event('+', now_s, link.from, link.to, pkt);
+        if !link.busy && link.queue.passes_through() {
+            // It would join the queue and leave it at once: it goes to the wire, and the
+            // queue's books see it pass.
+            link.stats.passed_through(now);
+            self.put_on_wire(l, id);
+            return;
+        }
         let waiting = link.queue.len();
         match link.queue.enqueue(id, pkt, now_s, &mut self.rng) {
             Verdict::Queued => {
@@ -372,6 +379,14 @@ impl Network {
             return;
         };
         link.stats.queue_changed(now, waiting, link.queue.len());
+        self.put_on_wire(l, id);
+    }
+
+    /// Puts packet `id`, just out of link `l`'s queue, on the wire.
+    fn put_on_wire(&mut self, l: usize, id: PacketId) {
+        let now = self.now();
+        let now_s = self.now_secs();
+        let link = &mut self.links[l];
         let pkt = self.pkts.get(id);
         self.tracer.link_event('-', now_s, link.from, link.to, pkt);
         if let Some(pcap) = &mut self.tracer.pcap {

@@ -93,6 +93,12 @@ impl Queue {
         }
     }
 
+    /// True if a packet arriving now would be let in and, the link being idle, leave at once:
+    /// an empty DropTail queue (RED's average would see the packet, so RED queues take it).
+    pub fn passes_through(&self) -> bool {
+        self.red.is_none() && self.fifo.len() == 0 && self.limit > 1
+    }
+
     pub fn dequeue(&mut self, now: f64) -> Option<PacketId> {
         let id = self.fifo.pop();
         if let Some(red) = &mut self.red {

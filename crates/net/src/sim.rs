@@ -412,12 +412,8 @@ impl Simulation {
 
     /// Runs the events due up to `stop` (all of them before the end when `stop` is the end).
     fn run_events(&mut self, stop: Time) -> bool {
-        let end_s = self.end.as_secs_f64();
-        while let Some((t, exact)) = self.net.sched.peek_time() {
-            if exact >= end_s || (t > stop && stop < self.end) {
-                break;
-            }
-            let (_, ev) = self.net.sched.pop().expect("peeked");
+        let (end, end_s) = (self.end, self.end.as_secs_f64());
+        while let Some((_, ev)) = self.net.sched.pop_if(|t, exact| exact < end_s && (t <= stop || stop >= end)) {
             let flow = self.dispatch(ev);
             if self.net.check.is_some() {
                 self.check(flow);
