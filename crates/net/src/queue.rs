@@ -329,6 +329,24 @@ mod tests {
         assert_eq!(q.enqueue(id, &mut p, 0.0, &mut Ns2Rng::seeded(1)), Verdict::Dropped);
     }
 
+    /// A packet may skip the queue exactly when enqueueing it would accept it and leave it
+    /// alone in an otherwise empty DropTail queue.
+    #[test]
+    fn only_an_empty_droptail_queue_that_would_take_a_packet_lets_it_pass() {
+        let mut pool = PacketPool::default();
+        let droptail = |limit| Queue::new(&QueueConfig { limit, kind: QueueKind::DropTail }, 1_000_000, Time::ZERO, own());
+        for limit in [1, 2, 15] {
+            let (mut q, mut p) = (droptail(limit), pkt(1000));
+            let passes = q.passes_through();
+            let id = pool.alloc(p);
+            let taken = q.enqueue(id, &mut p, 0.0, &mut Ns2Rng::seeded(1)) == Verdict::Queued;
+            assert_eq!(passes, taken && q.len() == 1, "limit {limit}");
+            assert!(!q.passes_through(), "a packet waits");
+        }
+        let red = Queue::new(&QueueConfig { limit: 15, kind: QueueKind::Red(RedParams::default()) }, 1_000_000, Time::ZERO, own());
+        assert!(!red.passes_through(), "RED's average must see every packet");
+    }
+
     /// The automatic parameters ns-2.35 prints for two links (ns2-semantics.md §1.3, verified).
     #[test]
     fn red_automatic_parameters_match_ns2() {
