@@ -271,6 +271,31 @@ mod tests {
         assert!(s.pop().is_none());
     }
 
+    /// An event scheduled while another is dispatched takes the dispatched one's place in the
+    /// heap; one that schedules nothing is removed by the next pop. Either way events come out
+    /// in time order and the count is right.
+    #[test]
+    fn events_scheduled_while_dispatching_come_out_in_order() {
+        let mut s: Scheduler<u32> = Scheduler::new();
+        for i in 0..20u32 {
+            s.schedule_exact((i * 7 % 20) as f64, i);
+        }
+        let (mut last, mut dispatched, mut scheduled) = (-1.0, 0, 20);
+        while let Some((_, e)) = s.pop() {
+            assert!(s.now_exact() >= last, "time went backwards");
+            last = s.now_exact();
+            dispatched += 1;
+            if dispatched < 200 {
+                for k in 0..e % 3 {
+                    s.schedule_exact(last + (e * 3 + k) as f64 % 11.0, e + k + 1);
+                    scheduled += 1;
+                }
+            }
+            assert_eq!(s.len(), scheduled - dispatched);
+        }
+        assert!(dispatched > 100 && s.is_empty());
+    }
+
     #[test]
     fn a_timer_rearmed_later_keeps_one_event_and_its_place() {
         // Eager: every arming pushes, stale events are skipped. Lazy: one event per timer.

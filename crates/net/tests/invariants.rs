@@ -163,3 +163,31 @@ fn interval_samples_add_up_and_change_nothing() {
         assert_eq!(links.link[i], l.name, "links in summary order");
     }
 }
+
+/// A packet that meets an idle link joins its empty queue and leaves it at once, as in ns-2:
+/// the link's books show a peak of one packet waiting and a mean of none, whether the packet
+/// went through the queue or straight to the wire.
+#[test]
+fn a_packet_meeting_an_idle_link_passes_through_its_queue() {
+    let text = r#"
+name = "idle"
+duration = "2s"
+nodes = ["a", "b"]
+[[links]]
+from = "a"
+to = "b"
+bandwidth = "10Mb"
+delay = "5ms"
+[[flows]]
+from = "a"
+to = "b"
+protocol = "udp"
+rate = "1Mb"
+packet_size = 1000
+"#;
+    let scenario = Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}"));
+    let result = Simulation::new(scenario, &RunOptions::default()).unwrap().finish().unwrap();
+    let link = result.summary.links.iter().find(|l| l.name == "a->b").unwrap();
+    assert!(link.departures > 200, "{} packets sent", link.departures);
+    assert_eq!((link.queue_max_pkts, link.queue_mean_pkts, link.drops), (1, 0.0, 0));
+}
