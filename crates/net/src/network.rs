@@ -3,7 +3,7 @@
 //! ns-2 agents call `target_->recv`, so events are scheduled in the same order as in ns-2.
 
 use crate::loss::Loss;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use crate::metrics::{FlowStats, LinkStats};
 use crate::packet::{flags, Addr, FlowId, Kind, Packet, PacketId, PacketPool, MAX_SACK_BLOCKS};
 use crate::scenario::LossAction;
@@ -19,8 +19,8 @@ use tcplab_des::{Ns2Rng, Scheduler, Time, Timer};
 pub enum Event {
     /// A link finished serialising a packet and may start the next one.
     LinkFree(u32),
-    /// A packet reaches the far end of a link.
-    Arrive(u32, PacketId),
+    /// The first packet of flight lane `0` reaches the far end of its link.
+    Arrive(u32),
     /// A packet a loss model held back enters link `0` again, after its loss model `2`.
     Reenter(u32, PacketId, u8),
     /// A flow's timer fired; stale unless `gen` is the timer's current generation.
@@ -106,14 +106,18 @@ pub struct Link {
     pub release: Option<(f64, u64)>,
     /// When the last transmission started ends.
     pub busy_until: Time,
-    /// Packets on the wire, in arrival order (a link's delay is fixed, so they arrive in the
-    /// order they left). Only the first has an event in the scheduler; the rest keep the
-    /// insertion number their event would have had.
-    pub pipe: VecDeque<InFlight>,
     pub stats: LinkStats,
-    /// The last packet size serialised and its time, integer and double: a link carries
-    /// mostly one size, and the divisions cost more than the rest of a transmission.
-    last_tx: (u32, Time, f64),
+    /// The last packet size serialised, its time (integer and double) and its flight lane: a
+    /// link carries mostly one size, and the divisions cost more than the rest of a transmission.
+    last_tx: LastTx,
+}
+
+#[derive(Clone, Copy)]
+struct LastTx {
+    size: u32,
+    tx: Time,
+    secs: f64,
+    lane: u32,
 }
 
 impl Link {
@@ -128,18 +132,25 @@ impl Link {
             busy: false,
             release: None,
             busy_until: Time::ZERO,
-            pipe: VecDeque::new(),
             stats: LinkStats::default(),
-            last_tx: (0, Time::ZERO, 0.0),
+            last_tx: LastTx { size: 0, tx: Time::ZERO, secs: 0.0, lane: u32::MAX },
         }
     }
 
-    /// Time to serialise `size` bytes: integer, and as ns-2 computes it in doubles.
-    fn tx_time(&mut self, size: u32) -> (Time, f64) {
-        if self.last_tx.0 != size {
-            self.last_tx = (size, Time::tx_time(size, self.rate_bps), size as f64 * 8.0 / self.rate_bps as f64);
+    /// Time to serialise `size` bytes (integer, and as ns-2 computes it in doubles), and the
+    /// flight lane of a packet of that size.
+    fn tx_time(&mut self, size: u32, flights: &mut Flights) -> LastTx {
+        if self.last_tx.size != size {
+            let secs = size as f64 * 8.0 / self.rate_bps as f64;
+            let lane = flights.lane(secs + self.delay_secs);
+            self.last_tx = LastTx { size, tx: Time::tx_time(size, self.rate_bps), secs, lane };
         }
-        (self.last_tx.1, self.last_tx.2)
+        self.last_tx
+    }
+
+    /// Packets on this link's wire: sent and not yet received.
+    pub fn on_wire(&self) -> u64 {
+        self.stats.departures - self.stats.received
     }
 }
 
@@ -148,17 +159,52 @@ pub fn link_name(nodes: &[String], l: &Link) -> String {
     format!("{}->{}", nodes[l.from as usize], nodes[l.to as usize])
 }
 
+/// The packets on the wired links' wires, in lanes of equal flight time (serialisation plus
+/// propagation, added as ns-2 adds them). A packet put on a wire later lands later, and with a
+/// later insertion number, so each lane is in landing order whichever links its packets cross.
+/// Only a lane's first packet has an event in the scheduler; the rest keep the insertion number
+/// their event would have had. Links of the same rate and delay share lanes, so the heap holds
+/// an event per flight time in use rather than one per busy link.
+#[derive(Default)]
+pub struct Flights {
+    lanes: Vec<VecDeque<InFlight>>,
+    /// A lane's flight time (its bits) to its index.
+    by_time: HashMap<u64, u32>,
+}
+
 #[derive(Clone, Copy, Debug)]
-pub struct InFlight {
+struct InFlight {
     at: f64,
     seq: u64,
+    link: u32,
     id: PacketId,
+}
+
+impl Flights {
+    /// The lane of packets that take `flight` seconds.
+    fn lane(&mut self, flight: f64) -> u32 {
+        let lanes = &mut self.lanes;
+        *self.by_time.entry(flight.to_bits()).or_insert_with(|| {
+            lanes.push(VecDeque::new());
+            lanes.len() as u32 - 1
+        })
+    }
+
+    /// How many packets each of `links` links has on its wire, counted in the lanes.
+    pub fn on_wire(&self, links: usize) -> Vec<u64> {
+        let mut n = vec![0; links];
+        for f in self.lanes.iter().flatten() {
+            n[f.link as usize] += 1;
+        }
+        n
+    }
 }
 
 pub struct Network {
     pub sched: Scheduler<Event>,
     pub pkts: PacketPool,
     pub links: Vec<Link>,
+    pub flights: Flights,
     /// The wireless LANs and their radios.
     pub wifi: Wifi,
     /// Routes over the wired links (edges 0..links.len()) and then these radio pairs.
@@ -191,6 +237,7 @@ impl Network {
             sched: Scheduler::new(),
             pkts: PacketPool::default(),
             links,
+            flights: Flights::default(),
             wifi,
             routes,
             wifi_edges,
@@ -394,17 +441,18 @@ impl Network {
         }
         link.busy = true;
         link.stats.departures += 1;
-        let (tx, txt) = link.tx_time(pkt.size);
-        link.stats.busy_time += tx;
-        link.busy_until = now + tx;
+        let tx = link.tx_time(pkt.size, &mut self.flights);
+        link.stats.busy_time += tx.tx;
+        link.busy_until = now + tx.tx;
         // ns-2's LinkDelay::recv in ns-2's arithmetic and order: the arrival, then the release.
-        let arrival = InFlight { at: now_s + (txt + link.delay_secs), seq: self.sched.reserve(), id };
-        debug_assert!(link.pipe.back().is_none_or(|last| last.at < arrival.at), "arrivals leave a link in order");
-        if link.pipe.is_empty() {
-            self.sched.push_reserved(arrival.at, arrival.seq, Event::Arrive(l as u32, id));
+        let arrival = InFlight { at: now_s + (tx.secs + link.delay_secs), seq: self.sched.reserve(), link: l as u32, id };
+        let lane = &mut self.flights.lanes[tx.lane as usize];
+        debug_assert!(lane.back().is_none_or(|last| (last.at, last.seq) < (arrival.at, arrival.seq)), "a lane lands in order");
+        if lane.is_empty() {
+            self.sched.push_reserved(arrival.at, arrival.seq, Event::Arrive(tx.lane));
         }
-        link.pipe.push_back(arrival);
-        let release = (now_s + txt, self.sched.reserve());
+        lane.push_back(arrival);
+        let release = (now_s + tx.secs, self.sched.reserve());
         if link.queue.is_empty() {
             link.release = Some(release);
         } else {
@@ -417,16 +465,17 @@ impl Network {
         self.start_transmission(l as usize);
     }
 
-    /// A packet reaches the end of link `l`: it is forwarded, or returned if it is home.
-    pub fn on_arrive(&mut self, l: u32, id: PacketId) -> Option<Packet> {
+    /// The first packet of flight lane `lane` reaches the end of its link: it is forwarded, or
+    /// returned if it is home.
+    pub fn on_arrive(&mut self, lane: u32) -> Option<Packet> {
         let now_s = self.now_secs();
-        let link = &mut self.links[l as usize];
-        let first = link.pipe.pop_front();
-        debug_assert_eq!(first.map(|f| f.id), Some(id), "the first packet on the wire arrives");
-        link.stats.received += 1;
-        if let Some(next) = link.pipe.front() {
-            self.sched.push_reserved(next.at, next.seq, Event::Arrive(l, next.id));
+        let flights = &mut self.flights.lanes[lane as usize];
+        let InFlight { link: l, id, .. } = flights.pop_front().expect("a lane's event comes with its first packet");
+        if let Some(next) = flights.front() {
+            self.sched.push_reserved(next.at, next.seq, Event::Arrive(lane));
         }
+        let link = &mut self.links[l as usize];
+        link.stats.received += 1;
         let link = &self.links[l as usize];
         let to = link.to;
         let pkt = self.pkts.get(id);

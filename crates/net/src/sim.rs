@@ -403,7 +403,7 @@ impl Simulation {
         let stop = to.min(self.end);
         while let Some(at) = self.sampler.as_ref().and_then(|s| s.due(stop)) {
             self.run_events(at);
-            let links = self.net.links.iter().map(|l| LinkSample { queue: l.queue.len(), on_wire: l.pipe.len(), busy: l.stats.busy_time });
+            let links = self.net.links.iter().map(|l| LinkSample { queue: l.queue.len(), on_wire: l.on_wire() as usize, busy: l.stats.busy_time });
             let tcp = self.flows.iter_mut().enumerate().filter_map(|(i, f)| Some((i, f.sender.ftp()?.state())));
             self.sampler.as_mut().expect("due").record(&self.net.flow_stats, links, tcp);
         }
@@ -431,8 +431,8 @@ impl Simulation {
         match ev {
             Event::LinkFree(l) => net.on_link_free(l),
             Event::Reenter(l, id, next) => net.pass_losses(l as usize, id, next as usize),
-            Event::Arrive(l, id) => {
-                let pkt = net.on_arrive(l, id)?;
+            Event::Arrive(lane) => {
+                let pkt = net.on_arrive(lane)?;
                 Self::deliver(net, &mut self.flows[pkt.flow.0 as usize], &pkt);
                 return Some(pkt.flow.0 as usize);
             }
@@ -521,7 +521,8 @@ impl Simulation {
             }
         }
         let delayed = |l: &Link| l.losses.iter().any(|m| matches!(m.action, crate::scenario::LossAction::Delay { .. }));
-        for l in &self.net.links {
+        let on_wire = self.net.flights.on_wire(self.net.links.len());
+        for (l, &on_wire) in self.net.links.iter().zip(&on_wire) {
             let s = &l.stats;
             let name = link_name(&self.scenario.nodes, l);
             let accounted = s.departures + s.drops + l.queue.len() as u64;
@@ -529,8 +530,8 @@ impl Simulation {
             if s.arrivals < accounted || (s.arrivals > accounted && !delayed(l)) {
                 check.fail(now, || format!("link {name}: {} in, {} out, {} dropped, {} waiting", s.arrivals, s.departures, s.drops, l.queue.len()));
             }
-            if s.departures != s.received + l.pipe.len() as u64 {
-                check.fail(now, || format!("link {name}: {} sent, {} received, {} on the wire", s.departures, s.received, l.pipe.len()));
+            if s.departures != s.received + on_wire {
+                check.fail(now, || format!("link {name}: {} sent, {} received, {} on the wire", s.departures, s.received, on_wire));
             }
         }
     }
