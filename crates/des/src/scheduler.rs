@@ -1,18 +1,18 @@
-//! The event queue: a 4-ary heap ordered by (time, exact seconds, insertion number).
+//! The event queue: a 4-ary heap ordered by (exact seconds, insertion number).
 //!
-//! Time is integer picoseconds. An event may also carry the exact double-precision time a
-//! double-clock simulator such as ns-2 would have computed for it (`schedule_exact`); rounding to
-//! picoseconds keeps the order of distinct times, and the double breaks the ties that rounding
-//! creates, so events come out in ns-2's order, float noise included. Remaining ties go by
-//! insertion order, as in ns-2's scheduler. Events are small `Copy` values chosen by the model;
-//! the queue never allocates per event once the heap has grown to the run's working size.
+//! Events are scheduled at the exact double-precision time a double-clock simulator such as
+//! ns-2 would have computed for them (`schedule_exact`), so they come out in ns-2's order, float
+//! noise included; ties go by insertion order, as in ns-2's scheduler. The clock also reads as
+//! integer picoseconds (`now`), the double rounded when the event comes out: rounding keeps the
+//! order of distinct times. Events are small `Copy` values chosen by the model; the queue never
+//! allocates per event once the heap has grown to the run's working size.
 
 use crate::Time;
 use crate::quad::QuadHeap;
 
 /// An event's place in the queue: the exact time's bits, then the insertion number. For the
 /// non-negative doubles of a clock, the bits order as the values do, so one integer orders
-/// (exact, seq), which is the (time, exact, seq) order since time is exact rounded.
+/// (exact, seq).
 fn key(exact: f64, seq: u64) -> u128 {
     debug_assert!(exact >= 0.0);
     (((exact + 0.0).to_bits() as u128) << 64) | seq as u128 // + 0.0 turns -0.0 into 0.0
@@ -23,7 +23,7 @@ fn exact_of(key: u128) -> f64 {
 }
 
 pub struct Scheduler<E: Copy> {
-    heap: QuadHeap<(Time, E)>,
+    heap: QuadHeap<E>,
     now: Time,
     now_exact: f64,
     /// The insertion number of the event being dispatched.
@@ -53,33 +53,21 @@ impl<E: Copy> Scheduler<E> {
     }
 
     /// The current time in seconds as a double: the exact value the current event was scheduled
-    /// with by `schedule_exact`, else the integer time converted.
+    /// with (after `advance_to`, the integer time converted).
     pub fn now_exact(&self) -> f64 {
         self.now_exact
     }
 
-    /// Schedules `event` at absolute time `at`, which may not lie in the past.
+    /// Schedules `event` at absolute time `at`, which may not lie in the past: at its value in
+    /// seconds as a double, which rounds back to `at` for any run shorter than 37 minutes.
     pub fn schedule(&mut self, at: Time, event: E) {
-        self.push(at, at.as_secs_f64(), event);
+        self.schedule_exact(at.as_secs_f64(), event);
     }
 
     /// Schedules `event` at `exact` seconds computed in double precision (ns-2's clock).
     pub fn schedule_exact(&mut self, exact: f64, event: E) {
-        self.push(Time::from_secs_f64(exact), exact, event);
-    }
-
-    fn push(&mut self, time: Time, exact: f64, event: E) {
         let seq = self.reserve();
-        self.push_at(time, exact, seq, event);
-    }
-
-    fn push_at(&mut self, time: Time, exact: f64, seq: u64, event: E) {
-        assert!(exact >= self.now_exact && time >= self.now, "event scheduled in the past: {exact} < {}", self.now_exact);
-        if std::mem::take(&mut self.taken) {
-            self.heap.replace_min(key(exact, seq), (time, event));
-        } else {
-            self.heap.push(key(exact, seq), (time, event));
-        }
+        self.push_reserved(exact, seq, event);
     }
 
     /// Takes the insertion number an event scheduled now would get, for an event that is pushed
@@ -93,7 +81,12 @@ impl<E: Copy> Scheduler<E> {
     /// Schedules `event` at `exact` seconds with an insertion number taken by `reserve`: it
     /// comes out exactly where it would have if it had been scheduled when `seq` was taken.
     pub fn push_reserved(&mut self, exact: f64, seq: u64, event: E) {
-        self.push_at(Time::from_secs_f64(exact), exact, seq, event);
+        assert!(exact >= self.now_exact, "event scheduled in the past: {exact} < {}", self.now_exact);
+        if std::mem::take(&mut self.taken) {
+            self.heap.replace_min(key(exact, seq), event);
+        } else {
+            self.heap.push(key(exact, seq), event);
+        }
     }
 
     /// True if an event at `exact` seconds with insertion number `seq` would already have come
@@ -169,7 +162,8 @@ impl<E: Copy> Scheduler<E> {
     /// the clock to it: a run's loop looks at the next event once.
     pub fn pop_if(&mut self, due: impl FnOnce(Time, f64) -> bool) -> Option<(Time, E)> {
         self.drop_taken();
-        let (k, &(time, event)) = self.heap.peek()?;
+        let (k, &event) = self.heap.peek()?;
+        let time = Time::from_secs_f64(exact_of(k));
         if !due(time, exact_of(k)) {
             return None;
         }
