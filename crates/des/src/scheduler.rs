@@ -32,8 +32,8 @@ pub struct Scheduler<E: Copy> {
     /// Events dispatched so far.
     dispatched: u64,
     /// The event being dispatched still holds the heap's root: the next push takes its place,
-    /// in one pass down instead of a pop's and a push's (a link's arrival schedules the next
-    /// one on the same wire), or the next pop or peek removes it.
+    /// in one pass down instead of a pop's and a push's (a packet landing schedules the next
+    /// one in its lane), or the next pop or peek removes it.
     taken: bool,
 }
 
