@@ -1,8 +1,8 @@
 //! tcplab's discrete-event engine. It knows nothing about networks: integer time, a totally
 //! ordered event queue, restartable timers and named random streams.
 
+mod heap;
 mod ns2rng;
-mod quad;
 mod rng;
 mod scheduler;
 mod time;

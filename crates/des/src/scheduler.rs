@@ -1,4 +1,4 @@
-//! The event queue: a 4-ary heap ordered by (exact seconds, insertion number).
+//! The event queue: a binary heap ordered by (exact seconds, insertion number).
 //!
 //! Events are scheduled at the exact double-precision time a double-clock simulator such as
 //! ns-2 would have computed for them (`schedule_exact`), so they come out in ns-2's order, float
@@ -8,7 +8,7 @@
 //! allocates per event once the heap has grown to the run's working size.
 
 use crate::Time;
-use crate::quad::QuadHeap;
+use crate::heap::MinHeap;
 
 /// An event's place in the queue: the exact time's bits, then the insertion number. For the
 /// non-negative doubles of a clock, the bits order as the values do, so one integer orders
@@ -23,7 +23,7 @@ fn exact_of(key: u128) -> f64 {
 }
 
 pub struct Scheduler<E: Copy> {
-    heap: QuadHeap<E>,
+    heap: MinHeap<E>,
     now: Time,
     now_exact: f64,
     /// The insertion number of the event being dispatched.
@@ -45,7 +45,7 @@ impl<E: Copy> Default for Scheduler<E> {
 
 impl<E: Copy> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { heap: QuadHeap::new(), now: Time::ZERO, now_exact: 0.0, now_seq: 0, next_seq: 0, dispatched: 0, taken: false }
+        Scheduler { heap: MinHeap::new(), now: Time::ZERO, now_exact: 0.0, now_seq: 0, next_seq: 0, dispatched: 0, taken: false }
     }
 
     pub fn now(&self) -> Time {
