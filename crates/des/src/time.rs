@@ -7,6 +7,8 @@
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
+const TWO_POW_52: f64 = (1u64 << 52) as f64;
+
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Time(pub u64);
 
@@ -30,18 +32,18 @@ impl Time {
     /// Nearest picosecond; negative or NaN inputs give zero, huge ones saturate.
     pub fn from_secs_f64(s: f64) -> Time {
         let ps = s * Self::PS_PER_SEC as f64;
-        if ps.is_nan() || ps <= 0.0 {
+        if ps > 0.0 && ps < TWO_POW_52 {
+            // `f64::round` by hand (on baseline x86-64 it is a libm call, and this runs once per
+            // event): below 2^52 a half is a whole number of the double's units, so adding it
+            // is exact, and truncating the sum rounds halves up, as `round` does. The signed
+            // conversion is one instruction; an unsigned one is a branchy sequence.
+            Time((ps + 0.5) as i64 as u64)
+        } else if ps.is_nan() || ps <= 0.0 {
             Time::ZERO
         } else if ps >= u64::MAX as f64 {
             Time::MAX
-        } else if ps < i64::MAX as f64 {
-            // `f64::round` by hand: on baseline x86-64 it is a libm call, and this runs once per
-            // event. The integer part is exact in a double, so the fraction is too. Signed
-            // conversions are single instructions there; unsigned ones are branchy sequences.
-            let whole = ps as i64;
-            Time(whole as u64 + (ps - whole as f64 >= 0.5) as u64)
         } else {
-            Time(ps as u64) // past 2^63 ps a double has no fraction left
+            Time(ps as u64) // past 2^52 ps a double has no fraction below one half
         }
     }
     pub const fn ps(self) -> u64 {
@@ -120,7 +122,8 @@ mod tests {
     }
 
     /// The hand-made rounding is `f64::round`: on random doubles, on halves and next to them,
-    /// and past 2^53 where every double is a whole number.
+    /// next to the powers of two where a double's unit doubles, and past 2^52 where no double
+    /// has a fraction below one half.
     #[test]
     fn rounds_as_f64_round() {
         let reference = |s: f64| Time((s * Time::PS_PER_SEC as f64).round() as u64);
@@ -129,11 +132,15 @@ mod tests {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let secs = match i % 4 {
+            let secs = match i % 5 {
                 0 => (state >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((i % 9) as i32),
                 1 => ((state % 1_000_000) as f64 + 0.5) / 1e12,
                 2 => f64::from_bits(((state % 1_000_000) as f64 + 0.5).to_bits() - 1 + (state & 2)) / 1e12,
-                _ => (state >> 10) as f64 / 1e12 * 1.5,
+                3 => (state >> 10) as f64 / 1e12 * 1.5,
+                _ => {
+                    let edge = (1u64 << (i % 60)) as f64 - 0.5; // up to 2^59 ps
+                    f64::from_bits(edge.to_bits() - 4 + state % 9) / 1e12
+                }
             };
             assert_eq!(Time::from_secs_f64(secs), reference(secs), "{secs:e} s");
         }
