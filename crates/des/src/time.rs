@@ -43,7 +43,7 @@ impl Time {
         } else if ps >= u64::MAX as f64 {
             Time::MAX
         } else {
-            Time(ps as u64) // past 2^52 ps a double has no fraction below one half
+            Time(ps as u64) // from 2^52 ps on, every double is a whole number
         }
     }
     pub const fn ps(self) -> u64 {
@@ -122,8 +122,8 @@ mod tests {
     }
 
     /// The hand-made rounding is `f64::round`: on random doubles, on halves and next to them,
-    /// next to the powers of two where a double's unit doubles, and past 2^52 where no double
-    /// has a fraction below one half.
+    /// next to the powers of two where a double's unit doubles, and past 2^52 where every
+    /// double is a whole number.
     #[test]
     fn rounds_as_f64_round() {
         let reference = |s: f64| Time((s * Time::PS_PER_SEC as f64).round() as u64);
