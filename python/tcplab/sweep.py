@@ -341,6 +341,29 @@ def _worker(conn) -> None:
         conn.send(_run_one(*job))
 
 
+def _start_worker(ctx, worker=_worker) -> tuple[Any, Any]:
+    """A new local worker process and the parent's end of its connection."""
+    conn, child = ctx.Pipe()
+    proc = ctx.Process(target=worker, args=(child,), daemon=True)
+    proc.start()
+    child.close()
+    return conn, proc
+
+
+def _hand_out(r: Run, limits: bool, idle: list[tuple[Any, Any]], start) -> tuple[Any, Any]:
+    """Sends run `r` to an idle worker, or to a new one (`start()`) if none is idle. An idle
+    worker that died between runs (killed while it waited) takes no run down: its connection
+    refuses the run, and a new worker gets it."""
+    while True:
+        conn, proc = idle.pop() if idle else start()
+        try:
+            conn.send((r.scenario, r.seed, limits))
+            return conn, proc
+        except OSError:  # BrokenPipeError: nobody reads the other end any more
+            conn.close()
+            proc.join()
+
+
 def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, workers: int, limits: bool,
                worker=_worker) -> None:
     if workers == 1:
@@ -354,7 +377,8 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
 
     # Each worker holds one run at a time, so a worker that dies (killed, out of memory) takes
     # only its own run down: the run goes to a fresh worker, and a run whose workers die
-    # WORKER_DEATHS times is recorded as failed, to be retried with retry_failed.
+    # WORKER_DEATHS times is recorded as failed, to be retried with retry_failed. A worker that
+    # dies between runs takes none down (`_hand_out`).
     ctx = multiprocessing.get_context("spawn")  # workers start clean whatever the parent holds
     queue = list(reversed(todo))
     deaths: dict[str, int] = {}
@@ -363,15 +387,8 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
     try:
         while queue or busy:
             while queue and len(busy) < workers:
-                if idle:
-                    conn, proc = idle.pop()
-                else:
-                    conn, child = ctx.Pipe()
-                    proc = ctx.Process(target=worker, args=(child,), daemon=True)
-                    proc.start()
-                    child.close()
                 r = queue.pop()
-                conn.send((r.scenario, r.seed, limits))
+                conn, proc = _hand_out(r, limits, idle, lambda: _start_worker(ctx, worker))
                 busy[conn] = (proc, r)
             for conn in wait(list(busy)):
                 proc, r = busy.pop(conn)

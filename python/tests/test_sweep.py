@@ -229,6 +229,26 @@ def test_a_local_worker_that_dies_is_replaced_and_its_runs_redone(tmp_path):
     assert not res.failed and summaries(res) == summaries(reference)
 
 
+def test_a_worker_killed_between_runs_is_replaced_without_costing_a_run(tmp_path):
+    """An idle worker that was killed refuses the next run (its pipe is broken): a new worker
+    takes the run. Before, the broken pipe ended the whole sweep with status 1."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    dead_conn, dead = sw._start_worker(ctx)
+    dead.kill()
+    dead.join()
+    run = sw.load(write_sweep(tmp_path, seeds=1)).runs[0]
+    conn, proc = sw._hand_out(run, True, [(dead_conn, dead)], lambda: sw._start_worker(ctx))
+    try:
+        assert proc is not dead and proc.is_alive()
+        summary, error, _ = conn.recv()
+        assert error is None and summary["flows"], "the new worker ran the run"
+    finally:
+        conn.send(None)
+        proc.join(timeout=30)
+
+
 def test_a_run_that_kills_every_worker_it_meets_fails_alone(tmp_path):
     spec = sw.load(write_sweep(tmp_path, seeds=3))
     store = sw.Store(tmp_path / "out" / "results.sqlite")
