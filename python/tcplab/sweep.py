@@ -353,15 +353,23 @@ def _start_worker(ctx, worker=_worker) -> tuple[Any, Any]:
 def _hand_out(r: Run, limits: bool, idle: list[tuple[Any, Any]], start) -> tuple[Any, Any]:
     """Sends run `r` to an idle worker, or to a new one (`start()`) if none is idle. An idle
     worker that died between runs (killed while it waited) takes no run down: its connection
-    refuses the run, and a new worker gets it."""
-    while True:
-        conn, proc = idle.pop() if idle else start()
+    refuses the run, and the next worker gets it. A new worker that dies before it reads the
+    run is the run's death, which the caller counts when the connection ends."""
+    job = (r.scenario, r.seed, limits)
+    while idle:
+        conn, proc = idle.pop()
         try:
-            conn.send((r.scenario, r.seed, limits))
+            conn.send(job)
             return conn, proc
         except OSError:  # BrokenPipeError: nobody reads the other end any more
             conn.close()
             proc.join()
+    conn, proc = start()
+    try:
+        conn.send(job)
+    except OSError:
+        pass  # died at start: the caller reads the end of the connection
+    return conn, proc
 
 
 def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, workers: int, limits: bool,

@@ -133,7 +133,7 @@ impl Link {
             release: None,
             busy_until: Time::ZERO,
             stats: LinkStats::default(),
-            last_tx: LastTx { size: 0, tx: Time::ZERO, secs: 0.0, lane: u32::MAX },
+            last_tx: LastTx { size: u32::MAX, tx: Time::ZERO, secs: 0.0, lane: u32::MAX }, // no size yet
         }
     }
 
