@@ -571,6 +571,33 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class StdoutClosed(Exception):
+    """Whoever read stdout went away (`tcplab run ... | head`)."""
+
+
+class _Stdout:
+    """sys.stdout while a command runs: a broken pipe on it raises StdoutClosed, which ends the
+    command quietly. A broken pipe anywhere else (a sweep's worker, say) stays an error."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError as e:
+            raise StdoutClosed() from e
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError as e:
+            raise StdoutClosed() from e
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM: stop as Ctrl-C does (what is finished stays), with the status of a SIGTERM."""
 
@@ -583,8 +610,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
+    stdout = sys.stdout
+    sys.stdout = _Stdout(stdout)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a closed stdout shows here rather than at exit
+        return status
     except ScenarioError as e:  # e.g. a bad --seed raised outside the per-scenario handling
         _error(e, False)
         return 2
@@ -600,11 +631,10 @@ def main(argv: list[str] | None = None) -> int:
     except tcplab.InternalError as e:
         print(f"{PROG}: internal error: {_one_line(str(e))}", file=sys.stderr)
         return 1
-    except BrokenPipeError:
-        # stdout closed early (`tcplab run ... | head`): stop quietly, and keep Python from
-        # complaining again while flushing stdout at exit.
+    except StdoutClosed:
+        # stop quietly, and keep Python from complaining again while flushing stdout at exit
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stdout.fileno())
         return 1
     except BaseException as e:  # noqa: BLE001 - PyO3's PanicException is a BaseException
         if isinstance(e, (SystemExit, GeneratorExit)):
@@ -616,6 +646,7 @@ def main(argv: list[str] | None = None) -> int:
               "as a bug (set TCPLAB_DEBUG=1 to see the traceback)", file=sys.stderr)
         return 1
     finally:
+        sys.stdout = stdout
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous)
 

@@ -88,6 +88,33 @@ def test_subprocess_version_and_missing_file(tmp_path):
     assert r.stdout == ""
 
 
+@pytest.mark.parametrize("unbuffered", [False, True])
+def test_a_closed_stdout_ends_the_command_quietly(tmp_path, unbuffered):
+    """`tcplab validate ... | head` where head has already gone: no output, no message, whether
+    the output meets the closed pipe as it is written or when it is flushed at the end."""
+    read, write = os.pipe()
+    os.close(read)
+    e = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")]))
+    e.pop("PYTHONUNBUFFERED", None)
+    if unbuffered:
+        e["PYTHONUNBUFFERED"] = "1"
+    try:
+        r = subprocess.run([sys.executable, "-m", "tcplab", "validate", str(DUMBBELL)], cwd=tmp_path, env=e,
+                           stdout=write, stderr=subprocess.PIPE, text=True, timeout=300)
+    finally:
+        os.close(write)
+    assert (r.returncode, r.stderr) == (1, "")
+
+
+def test_a_broken_pipe_elsewhere_is_an_error(monkeypatch, capsys):
+    """Only stdout's broken pipe is quiet: any other is a bug, and says so."""
+    def broken(args):
+        raise BrokenPipeError(32, "Broken pipe")
+    monkeypatch.setattr(cli, "cmd_validate", broken)
+    assert cli.main(["validate", str(DUMBBELL)]) == 1
+    assert "internal error: BrokenPipeError" in stderr_line(capsys.readouterr().err)
+
+
 # ======================================================================================
 # Commands
 # ======================================================================================
