@@ -367,7 +367,7 @@ impl Network {
         if !link.busy && link.queue.passes_through() {
             // It would join the queue and leave it at once: it goes to the wire, and the
             // queue's books see it pass.
-            link.stats.passed_through(now);
+            link.stats.passed_through();
             self.put_on_wire(l, id);
             return;
         }
