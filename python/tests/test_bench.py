@@ -58,6 +58,20 @@ def test_delivered_packets_are_read_the_same_way_from_each_simulator():
     assert bench._tcplab_delivered(summary, normalized) == 10
 
 
+@needs_time
+def test_scaling_is_the_median_of_paired_runs():
+    benchmarks = {b.id: b for b in bench.load()}
+    vegas, reno = benchmarks["S1-vegas"], benchmarks["S1-reno"]
+    reno.scaling = {"of": "S1-vegas", "at_most": 1000.0}
+    log = []
+    s = bench._scaling(reno, vegas, 3, log.append)
+    assert (s["id"], s["of"], s["at_most"], s["holds"]) == ("S1-reno", "S1-vegas", 1000.0, True)
+    assert len(s["ratios"]) == 3 and all(r > 0 for r in s["ratios"])
+    assert s["ratio"] == sorted(s["ratios"])[1]
+    assert len(log) == 3 and log[0].startswith("S1-reno against S1-vegas, pair 1/3: ")
+    assert "| S1-reno | S1-vegas | " in bench.table({"rows": [], "scaling": [s]})
+
+
 @needs_ns
 @needs_time
 def test_a_small_benchmark_agrees_with_ns2_and_reports_ratios(capfd):
