@@ -306,15 +306,18 @@ mod tests {
         assert!(dispatched > 100 && s.is_empty());
     }
 
-    /// Against a sorted list, under a workload that often schedules at the current time (the
-    /// events that skip the heap), pushes some events after one reserved later (as a link
-    /// pushes a release it reserved before), and now and then declines the next event.
+    /// Against a sorted list, under a workload that often schedules the next event (it waits
+    /// beside the heap), pushes some events after one reserved later (as a link pushes a
+    /// release it reserved before; the later one may be displaced from beside the heap), and
+    /// now and then declines the next event.
     #[test]
     fn events_due_before_the_heap_come_out_in_order() {
         type Model = std::collections::BTreeSet<(u64, u64)>; // (time's bits, insertion number)
-        fn push(s: &mut Scheduler<u64>, model: &mut Model, at: f64, seq: u64) {
+        fn push(s: &mut Scheduler<u64>, model: &mut Model, at: f64, seq: u64) -> bool {
+            let before = s.front.map(|(k, _)| k);
             s.push_reserved(at, seq, seq);
             model.insert((at.to_bits(), seq));
+            before.is_some() && s.front.map(|(k, _)| k) != before // displaced it
         }
         let mut state = 0x9E3779B97F4A7C15u64;
         let mut next = move |n: u64| {
@@ -328,27 +331,33 @@ mod tests {
             let seq = s.reserve();
             push(&mut s, &mut model, i as f64, seq);
         }
+        let (mut from_front, mut displaced, mut declined) = (0, 0, 0);
         for _ in 0..50_000 {
             if next(10) == 0 {
+                declined += s.front.is_some() as u32;
                 assert!(s.pop_if(|_, _| false).is_none());
             }
+            from_front += s.front.is_some() as u32;
             let (_, e) = s.pop().expect("every event schedules more on average");
             assert_eq!(model.pop_first().map(|(_, seq)| seq), Some(e));
             let now = s.now_exact();
-            for _ in 0..next(3) {
+            let at = |pick: u64, fine: u64| now + [0.0, 0.0, 1e-3 * (1 + fine) as f64, 3.0][pick as usize];
+            // about one event per event while the queue holds more than 32
+            for _ in 0..if model.len() > 32 { next(2) } else { 1 + next(2) } {
                 let (first, second) = (s.reserve(), s.reserve());
-                let a = now + [0.0, 0.0, 0.5, 3.0][next(4) as usize];
-                let b = now + [0.0, 0.0, 0.5, 3.0][next(4) as usize];
-                if next(2) == 0 {
-                    push(&mut s, &mut model, b, second);
+                let (a, b) = (at(next(4), next(1000)), at(next(4), next(1000)));
+                let late = next(2) == 0;
+                if late {
+                    displaced += push(&mut s, &mut model, b, second) as u32;
                 }
-                push(&mut s, &mut model, a, first);
-                if !model.contains(&(b.to_bits(), second)) {
-                    push(&mut s, &mut model, b, second);
+                displaced += push(&mut s, &mut model, a, first) as u32;
+                if !late {
+                    displaced += push(&mut s, &mut model, b, second) as u32;
                 }
             }
             assert_eq!(s.len(), model.len());
         }
+        assert!(from_front > 5_000 && displaced > 200 && declined > 500, "{from_front} {displaced} {declined}");
     }
 
     #[test]
