@@ -610,11 +610,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
-    stdout = sys.stdout
-    sys.stdout = _Stdout(stdout)
+    stdout = sys.stdout  # None when the command was started with stdout closed (`>&-`)
+    guard = sys.stdout = _Stdout(stdout) if stdout is not None else None
     try:
         status = args.func(args)
-        sys.stdout.flush()  # a closed stdout shows here rather than at exit
+        if guard:
+            guard.flush()  # a closed stdout shows here rather than at exit
         return status
     except ScenarioError as e:  # e.g. a bad --seed raised outside the per-scenario handling
         _error(e, False)
@@ -634,7 +635,12 @@ def main(argv: list[str] | None = None) -> int:
     except StdoutClosed:
         # stop quietly, and keep Python from complaining again while flushing stdout at exit
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, stdout.fileno())
+        try:
+            os.dup2(devnull, stdout.fileno())
+        except (OSError, ValueError):  # a stream without a file descriptor (in-process callers)
+            pass
+        finally:
+            os.close(devnull)
         return 1
     except BaseException as e:  # noqa: BLE001 - PyO3's PanicException is a BaseException
         if isinstance(e, (SystemExit, GeneratorExit)):
@@ -646,7 +652,8 @@ def main(argv: list[str] | None = None) -> int:
               "as a bug (set TCPLAB_DEBUG=1 to see the traceback)", file=sys.stderr)
         return 1
     finally:
-        sys.stdout = stdout
+        if sys.stdout is guard:  # not if another thread's command replaced it since
+            sys.stdout = stdout
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous)
 

@@ -106,6 +106,25 @@ def test_a_closed_stdout_ends_the_command_quietly(tmp_path, unbuffered):
     assert (r.returncode, r.stderr) == (1, "")
 
 
+def test_a_command_started_with_stdout_closed_runs(tmp_path):
+    """`tcplab validate X >&-`: Python has no sys.stdout, and print writes nowhere."""
+    e = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-m", "tcplab", "validate", str(DUMBBELL)], cwd=tmp_path, env=e,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300,
+                       preexec_fn=lambda: os.close(1))
+    assert (r.returncode, r.stderr) == (0, "")
+
+
+def test_a_closed_stdout_without_a_file_descriptor_ends_quietly(monkeypatch):
+    """An in-process caller whose stdout is a plain stream (no fileno) that breaks."""
+    class Broken(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+    monkeypatch.setattr(sys, "stdout", Broken())
+    assert cli.main(["validate", str(DUMBBELL)]) == 1
+    assert isinstance(sys.stdout, Broken), "the caller's stdout is put back"
+
+
 def test_a_broken_pipe_elsewhere_is_an_error(monkeypatch, capsys):
     """Only stdout's broken pipe is quiet: any other is a bug, and says so."""
     def broken(args):
