@@ -244,11 +244,17 @@ class Row:
     rss_mb: float  # median
     delivered: int
     agrees: bool  # delivered within TOLERANCE of tcplab's
-    speedup: float | None = None  # this simulator's time over tcplab's (tcplab's row: None)
+    speedup: float | None = None  # this simulator's time over tcplab's, turn by turn (tcplab's row: None)
     events_per_s: float | None = None  # tcplab only
     packets_per_s: float | None = None  # tcplab only: data packets and ACKs sent
     samples: list = field(default_factory=list)
     error: str | None = None  # the simulator failed (it exited non-zero)
+
+
+def _paired_speedup(theirs: list[Sample], ours: list[Sample]) -> float:
+    """The median over the turns of the other simulator's time over tcplab's in the same turn:
+    the two runs of a turn follow each other and share the machine's speed of that minute."""
+    return statistics.median(t.wall_s / o.wall_s for t, o in zip(theirs, ours))
 
 
 def _bench_one(b: Benchmark, against: list[str], reps: int, trace: bool, ns3: Path | None, log: Callable[[str], None]) -> list[Row]:
@@ -274,7 +280,6 @@ def _bench_one(b: Benchmark, against: list[str], reps: int, trace: bool, ns3: Pa
                         continue
                     samples[sim].append(Sample(wall, rss, _delivered(sim, b, normalized, work, out)))
                 log(f"{b.id} ({'trace' if traced else 'no trace'}) {sim} run {rep + 1}/{reps}: {wall:.2f} s")
-        ours = statistics.median(s.wall_s for s in samples["tcplab"])
         ours_delivered = samples["tcplab"][0].delivered
         for sim in sims:
             ss = samples[sim]
@@ -287,7 +292,7 @@ def _bench_one(b: Benchmark, against: list[str], reps: int, trace: bool, ns3: Pa
             row = Row(b.id, b.title, mode, sim, len(ss), wall, statistics.median(s.rss_kb for s in ss) / 1024,
                       delivered, agrees, samples=[(s.wall_s, s.rss_kb) for s in ss])
             if sim != "tcplab" and agrees:
-                row.speedup = wall / ours
+                row.speedup = _paired_speedup(ss, samples["tcplab"])
             rows.append(row)
         if mode == "off":
             res = tcplab.run(b.scenario)

@@ -58,6 +58,14 @@ def test_delivered_packets_are_read_the_same_way_from_each_simulator():
     assert bench._tcplab_delivered(summary, normalized) == 10
 
 
+def test_speedups_are_taken_turn_by_turn():
+    # the turns' ratios are 9, 4 and 3: their median is 4, where the ratio of the medians
+    # (9 over 2) would be 4.5
+    ours = [bench.Sample(w, 1, 10) for w in (1.0, 2.0, 3.0)]
+    theirs = [bench.Sample(w, 1, 10) for w in (9.0, 8.0, 9.0)]
+    assert bench._paired_speedup(theirs, ours) == 4.0
+
+
 @needs_time
 def test_scaling_is_the_median_of_paired_runs():
     benchmarks = {b.id: b for b in bench.load()}
