@@ -614,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
     guard = sys.stdout = _Stdout(stdout) if stdout is not None else None
     try:
         status = args.func(args)
-        if guard:
+        if guard is not None:
             guard.flush()  # a closed stdout shows here rather than at exit
         return status
     except ScenarioError as e:  # e.g. a bad --seed raised outside the per-scenario handling
