@@ -107,6 +107,9 @@ pub struct Link {
     /// When the last transmission started ends.
     pub busy_until: Time,
     pub stats: LinkStats,
+    /// Some wired trace (ns-2, NAM, pcap) records this link's packets. Set once, so that an
+    /// untraced hop pays one test of a field already at hand rather than one per writer.
+    traced: bool,
     /// The last packet size serialised, its time (integer and double) and its flight lane: a
     /// link carries mostly one size, and the divisions cost more than the rest of a transmission.
     last_tx: LastTx,
@@ -133,6 +136,7 @@ impl Link {
             release: None,
             busy_until: Time::ZERO,
             stats: LinkStats::default(),
+            traced: false,
             last_tx: LastTx { size: u32::MAX, tx: Time::ZERO, secs: 0.0, lane: u32::MAX }, // no size yet
         }
     }
@@ -233,6 +237,10 @@ impl Network {
         let mut ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from as usize, l.to as usize)).collect();
         ends.extend(wifi_edges.iter().map(|&(a, b)| (radio_node(a) as usize, radio_node(b) as usize)));
         let routes = Routes::shortest_paths(node_names.len(), &ends);
+        let mut links = links;
+        for l in &mut links {
+            l.traced = tracer.records_link(l.from, l.to);
+        }
         Network {
             sched: Scheduler::new(),
             pkts: PacketPool::default(),
@@ -363,7 +371,9 @@ impl Network {
             let none = link.queue.dequeue(at);
             debug_assert!(none.is_none(), "a release is left unscheduled only while the queue is empty");
         }
-        self.tracer.link_event('+', now_s, link.from, link.to, pkt);
+        if link.traced {
+            self.tracer.link_event('+', now_s, link.from, link.to, pkt);
+        }
         if !link.busy && link.queue.passes_through() {
             // It would join the queue and leave it at once: it goes to the wire, and the
             // queue's books see it pass.
@@ -435,9 +445,11 @@ impl Network {
         let now_s = self.now_secs();
         let link = &mut self.links[l];
         let pkt = self.pkts.get(id);
-        self.tracer.link_event('-', now_s, link.from, link.to, pkt);
-        if let Some(pcap) = &mut self.tracer.pcap {
-            pcap.capture(l, now_s, pkt);
+        if link.traced {
+            self.tracer.link_event('-', now_s, link.from, link.to, pkt);
+            if let Some(pcap) = &mut self.tracer.pcap {
+                pcap.capture(l, now_s, pkt);
+            }
         }
         link.busy = true;
         link.stats.departures += 1;
@@ -479,7 +491,9 @@ impl Network {
         let link = &self.links[l as usize];
         let to = link.to;
         let pkt = self.pkts.get(id);
-        self.tracer.link_event('r', now_s, link.from, to, pkt);
+        if link.traced {
+            self.tracer.link_event('r', now_s, link.from, to, pkt);
+        }
         if pkt.dst.node == to && pkt.via == crate::mobility::NO_VIA {
             let pkt = self.pkts.release(id);
             self.arrive_at(to, pkt)

@@ -1,5 +1,5 @@
-//! Trace writers. Each is an `Option`: when a writer is off, the hot path pays one branch and
-//! never formats anything.
+//! Trace writers. Each is an `Option`, and each link knows whether any wired writer records it
+//! (`records_link`): a hop on an untraced link pays one branch and never formats anything.
 
 use crate::packet::{flags, Addr, Packet};
 use std::io::{self, Write};
@@ -193,10 +193,20 @@ impl Tracer {
         }
     }
 
+    /// True if a wired writer (ns-2 trace, NAM or pcap) may record the link from `from` to `to`.
+    pub fn records_link(&self, from: u32, to: u32) -> bool {
+        self.ns2_records(from, to) || self.nam.is_some() || self.pcap.is_some()
+    }
+
+    /// True if the ns-2 trace is on and covers the link from `from` to `to`.
+    fn ns2_records(&self, from: u32, to: u32) -> bool {
+        self.ns2.is_some() && self.only_links.as_ref().is_none_or(|only| only.contains(&(from, to)))
+    }
+
     /// A packet event on a wired link (`+`, `-`, `r`, `d`), for the wired trace and NAM.
     #[inline]
     pub fn link_event(&mut self, ev: char, now: f64, from: u32, to: u32, p: &Packet) {
-        if self.ns2.is_some() && self.only_links.as_ref().is_none_or(|only| only.contains(&(from, to))) {
+        if self.ns2_records(from, to) {
             self.wired_line(ev, now, from, to, p);
         }
         if self.nam.is_some() {

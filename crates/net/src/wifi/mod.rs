@@ -342,11 +342,15 @@ impl Network {
     }
 
     /// A wireless-trace line for packet `pkt` at a node with a radio (agent sends and receipts,
-    /// drops).
+    /// drops). Inline, so that a run without the wireless trace pays only the test.
+    #[inline]
     pub fn trace_radio_packet(&mut self, ev: char, node: u32, layer: &'static str, reason: &'static str, pkt: &Packet) {
-        if self.tracer.wireless.is_none() {
-            return;
+        if self.tracer.wireless.is_some() {
+            self.write_radio_packet(ev, node, layer, reason, pkt);
         }
+    }
+
+    fn write_radio_packet(&mut self, ev: char, node: u32, layer: &'static str, reason: &'static str, pkt: &Packet) {
         let Some(r) = self.wifi.stations.iter().position(|s| s.node == node) else { return };
         let now = self.now_secs();
         let e = crate::trace::WirelessEvent {
