@@ -1,6 +1,5 @@
-//! A binary min-heap with its keys apart from its values. Sifting moves a hole rather than
-//! swapping: each level costs one move of a key and its value, and the entry being placed is
-//! written once.
+//! A binary min-heap of keys and their values. Sifting moves a hole rather than swapping: each
+//! level costs one move of an entry, and the entry being placed is written once.
 //!
 //! Binary rather than 4-ary: a simulator's queue holds a few imminent events (the heads of the
 //! busy lanes, the links' releases) among many distant ones (retransmission timers). A new
@@ -10,8 +9,9 @@
 //! time).
 
 pub struct MinHeap<T> {
-    keys: Vec<u128>,
-    values: Vec<T>,
+    /// Each key beside its value: a level of sinking reads the children's keys and moves one
+    /// entry, all within one slice, so each access is checked against one length.
+    entries: Vec<(u128, T)>,
 }
 
 impl<T: Copy> Default for MinHeap<T> {
@@ -22,51 +22,47 @@ impl<T: Copy> Default for MinHeap<T> {
 
 impl<T: Copy> MinHeap<T> {
     pub fn new() -> Self {
-        MinHeap { keys: Vec::with_capacity(1024), values: Vec::with_capacity(1024) }
+        MinHeap { entries: Vec::with_capacity(1024) }
     }
 
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.entries.len()
     }
 
     pub fn push(&mut self, key: u128, value: T) {
-        let mut hole = self.keys.len();
-        self.keys.push(key);
-        self.values.push(value);
+        let mut hole = self.entries.len();
+        self.entries.push((key, value));
+        let entries = &mut self.entries[..];
         while hole > 0 {
             let parent = (hole - 1) / 2;
-            if self.keys[parent] <= key {
+            if entries[parent].0 <= key {
                 break;
             }
-            self.keys[hole] = self.keys[parent];
-            self.values[hole] = self.values[parent];
+            entries[hole] = entries[parent];
             hole = parent;
         }
-        self.keys[hole] = key;
-        self.values[hole] = value;
+        entries[hole] = (key, value);
     }
 
     /// The smallest key and its value.
     pub fn peek(&self) -> Option<(u128, &T)> {
-        Some((*self.keys.first()?, &self.values[0]))
+        self.entries.first().map(|(k, v)| (*k, v))
     }
 
     /// Replaces the smallest entry with `key` and `value`: a pop and a push in one pass down
     /// from the root, as far as the new key sinks.
     pub fn replace_min(&mut self, key: u128, value: T) {
-        assert!(!self.keys.is_empty(), "replace_min on an empty heap");
-        let (keys, values) = (&mut self.keys[..], &mut self.values[..]);
+        assert!(!self.entries.is_empty(), "replace_min on an empty heap");
+        let entries = &mut self.entries[..];
         let mut hole = 0;
-        while let Some(child) = smallest_child(keys, hole) {
-            if keys[child] >= key {
+        while let Some(child) = smallest_child(entries, hole) {
+            if entries[child].0 >= key {
                 break;
             }
-            keys[hole] = keys[child];
-            values[hole] = values[child];
+            entries[hole] = entries[child];
             hole = child;
         }
-        keys[hole] = key;
-        values[hole] = value;
+        entries[hole] = (key, value);
     }
 
     /// Removes the smallest key and its value.
@@ -76,31 +72,23 @@ impl<T: Copy> MinHeap<T> {
     /// usually one of the latest, so it rarely rises, and the way down saves comparing it at
     /// every level, a branch that goes either way.
     pub fn pop(&mut self) -> Option<(u128, T)> {
-        let n = self.keys.len().checked_sub(1)?;
-        let out = (self.keys[0], self.values[0]);
-        let (last_key, last_value) = (self.keys[n], self.values[n]);
-        let (keys, values) = (&mut self.keys[..n], &mut self.values[..n]);
+        let last = self.entries.pop()?;
+        let Some(&out) = self.entries.first() else { return Some(last) };
+        let entries = &mut self.entries[..];
         let mut hole = 0;
-        while let Some(child) = smallest_child(keys, hole) {
-            keys[hole] = keys[child];
-            values[hole] = values[child];
+        while let Some(child) = smallest_child(entries, hole) {
+            entries[hole] = entries[child];
             hole = child;
         }
         while hole > 0 {
             let parent = (hole - 1) / 2;
-            if keys[parent] <= last_key {
+            if entries[parent].0 <= last.0 {
                 break;
             }
-            keys[hole] = keys[parent];
-            values[hole] = values[parent];
+            entries[hole] = entries[parent];
             hole = parent;
         }
-        if hole < n {
-            keys[hole] = last_key;
-            values[hole] = last_value;
-        }
-        self.keys.truncate(n);
-        self.values.truncate(n);
+        entries[hole] = last;
         Some(out)
     }
 }
@@ -108,12 +96,12 @@ impl<T: Copy> MinHeap<T> {
 /// The smallest child of `hole`, if it has any. Always inlined: left to itself the compiler
 /// calls it, and a run then takes 5 to 7% more instructions.
 #[inline(always)]
-fn smallest_child(keys: &[u128], hole: usize) -> Option<usize> {
+fn smallest_child<T>(entries: &[(u128, T)], hole: usize) -> Option<usize> {
     let first = 2 * hole + 1;
-    match keys.get(first..first + 2) {
+    match entries.get(first..first + 2) {
         // a select, not a branch: which child is smaller is a coin toss
-        Some(two) => Some(first + (two[1] < two[0]) as usize),
-        None if first < keys.len() => Some(first),
+        Some(two) => Some(first + (two[1].0 < two[0].0) as usize),
+        None if first < entries.len() => Some(first),
         None => None,
     }
 }
