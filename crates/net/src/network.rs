@@ -317,6 +317,7 @@ impl Network {
     }
 
     /// A packet `pkt` arrived at `node` off the air: it is home, or it goes on.
+    #[inline(always)] // into `on_arrive` (-0.8% instructions)
     pub fn arrive_at(&mut self, node: u32, mut pkt: Packet) -> Option<Packet> {
         if pkt.dst.node == node && pkt.via == crate::mobility::NO_VIA {
             Network::decapsulate(&mut pkt);
@@ -340,6 +341,7 @@ impl Network {
 
     /// Takes a packet through the link's loss models from model `first` on, then to its queue.
     /// A dropped packet shows only as `d`; a delayed one re-enters after the model that held it.
+    #[inline(always)] // into `enqueue`: saves the call's registers on every hop (-2% instructions)
     pub fn pass_losses(&mut self, l: usize, id: PacketId, first: usize) {
         let now = self.now();
         let now_s = self.now_secs();
@@ -427,6 +429,7 @@ impl Network {
     }
 
     /// Takes the head of the queue onto the wire (ns-2: queue -> `-` trace -> DelayLink).
+    #[inline(always)] // into `on_link_free` (-0.4% instructions)
     fn start_transmission(&mut self, l: usize) {
         let now = self.now();
         let now_s = self.now_secs();
