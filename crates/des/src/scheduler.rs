@@ -104,7 +104,7 @@ impl<E: Copy> Scheduler<E> {
     /// out: it sorts before the event being dispatched. Lets a model skip events whose only
     /// effect is a state change nobody has looked at yet, and apply them when someone does.
     pub fn is_past(&self, exact: f64, seq: u64) -> bool {
-        key(exact, seq) < key(self.now_exact, self.now_seq)
+        exact < self.now_exact || (exact == self.now_exact && seq < self.now_seq)
     }
 
     /// Arms `timer` to expire at `exact` seconds; `event` makes its event from a generation.
