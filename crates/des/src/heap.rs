@@ -10,7 +10,7 @@
 
 pub struct MinHeap<T> {
     /// Each key beside its value: a level of sinking reads the children's keys and moves one
-    /// entry, all within one slice, so each access is checked against one length.
+    /// entry, all within one slice, so its bounds checks are against one length, not two.
     entries: Vec<(u128, T)>,
 }
 
@@ -150,10 +150,39 @@ mod tests {
                 binary.push(Reverse(k));
             }
             if taken {
-                heap.pop();
+                assert_eq!(heap.pop(), Some((key, key)));
             }
             assert_eq!(heap.len(), binary.len());
             assert_eq!(heap.peek().map(|(k, _)| k), binary.peek().map(|r| r.0));
+        }
+    }
+
+    /// Every order of up to 7 distinct keys: pops return each entry once, smallest first
+    /// (pops of one and two entries, and a last entry that must rise, all included).
+    #[test]
+    fn pops_every_small_heap_in_order() {
+        fn permute(keys: &mut Vec<u128>, k: usize, f: &mut impl FnMut(&[u128])) {
+            if k == keys.len() {
+                return f(keys);
+            }
+            for i in k..keys.len() {
+                keys.swap(k, i);
+                permute(keys, k + 1, f);
+                keys.swap(k, i);
+            }
+        }
+        for n in 0..=7u128 {
+            permute(&mut (0..n).collect(), 0, &mut |order: &[u128]| {
+                let mut heap = MinHeap::new();
+                for &k in order {
+                    heap.push(k, !k);
+                }
+                for k in 0..n {
+                    assert_eq!(heap.pop(), Some((k, !k)), "{order:?}");
+                    assert_eq!(heap.len(), (n - k - 1) as usize);
+                }
+                assert_eq!(heap.pop(), None);
+            });
         }
     }
 }

@@ -104,6 +104,7 @@ impl<E: Copy> Scheduler<E> {
     /// out: it sorts before the event being dispatched. Lets a model skip events whose only
     /// effect is a state change nobody has looked at yet, and apply them when someone does.
     pub fn is_past(&self, exact: f64, seq: u64) -> bool {
+        debug_assert!(exact >= 0.0); // as a key would have it: then the doubles order as their bits
         exact < self.now_exact || (exact == self.now_exact && seq < self.now_seq)
     }
 

@@ -107,8 +107,9 @@ pub struct Link {
     /// When the last transmission started ends.
     pub busy_until: Time,
     pub stats: LinkStats,
-    /// Some wired trace (ns-2, NAM, pcap) records this link's packets. Set once, so that an
-    /// untraced hop pays one test of a field already at hand rather than one per writer.
+    /// Some wired trace (ns-2, NAM, pcap) may record this link's packets. Set once, by
+    /// `Network::new`, so that an untraced hop pays one test of a field already at hand rather
+    /// than one per writer.
     traced: bool,
     /// The last packet size serialised, its time (integer and double) and its flight lane: a
     /// link carries mostly one size, and the divisions cost more than the rest of a transmission.
@@ -219,6 +220,8 @@ pub struct Network {
     /// Node names, for records.
     pub node_names: Vec<String>,
     pub flow_stats: Vec<FlowStats>,
+    /// The trace writers. They are opened before the network is built and stay as they are:
+    /// each link's `traced` flag is taken from them once.
     pub tracer: Tracer,
     /// ns-2's default generator, for the components that draw from it (`random::Draws::Shared`).
     pub rng: Ns2Rng,
@@ -317,7 +320,7 @@ impl Network {
     }
 
     /// A packet `pkt` arrived at `node` off the air: it is home, or it goes on.
-    #[inline(always)] // into `on_arrive` (-0.8% instructions)
+    #[inline(always)] // into its callers, mainly `on_arrive` (-0.8% instructions)
     pub fn arrive_at(&mut self, node: u32, mut pkt: Packet) -> Option<Packet> {
         if pkt.dst.node == node && pkt.via == crate::mobility::NO_VIA {
             Network::decapsulate(&mut pkt);
@@ -341,7 +344,7 @@ impl Network {
 
     /// Takes a packet through the link's loss models from model `first` on, then to its queue.
     /// A dropped packet shows only as `d`; a delayed one re-enters after the model that held it.
-    #[inline(always)] // into `enqueue`: saves the call's registers on every hop (-2% instructions)
+    #[inline(always)] // into its callers (mainly `enqueue`): no call on every hop (-2% instructions)
     pub fn pass_losses(&mut self, l: usize, id: PacketId, first: usize) {
         let now = self.now();
         let now_s = self.now_secs();
@@ -429,7 +432,7 @@ impl Network {
     }
 
     /// Takes the head of the queue onto the wire (ns-2: queue -> `-` trace -> DelayLink).
-    #[inline(always)] // into `on_link_free` (-0.4% instructions)
+    #[inline(always)] // into its callers, `on_link_free` and `pass_losses` (-0.4% instructions)
     fn start_transmission(&mut self, l: usize) {
         let now = self.now();
         let now_s = self.now_secs();
@@ -448,6 +451,7 @@ impl Network {
         let now_s = self.now_secs();
         let link = &mut self.links[l];
         let pkt = self.pkts.get(id);
+        debug_assert_eq!(link.traced, self.tracer.records_link(link.from, link.to), "writers changed after Network::new");
         if link.traced {
             self.tracer.link_event('-', now_s, link.from, link.to, pkt);
             if let Some(pcap) = &mut self.tracer.pcap {
