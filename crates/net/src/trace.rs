@@ -296,10 +296,15 @@ impl Tracer {
 
     /// A TCP event line: `E time src dst TCP EVENT fid seqno cwnd` (ns-2 `trace_event`).
     /// NAM gets it too, as `E -t time -o TCP -e EVENT -s src.port -d dst.port`.
-    pub fn tcp_event(&mut self, now: f64, (a, b): (Addr, Addr), event: &str, fid: u32, seqno: i64, cwnd: i64) {
-        if !self.events {
-            return;
+    /// Inline, so that a run without the event trace pays only the test.
+    #[inline]
+    pub fn tcp_event(&mut self, now: f64, ends: (Addr, Addr), event: &str, fid: u32, seqno: i64, cwnd: i64) {
+        if self.events {
+            self.write_tcp_event(now, ends, event, fid, seqno, cwnd);
         }
+    }
+
+    fn write_tcp_event(&mut self, now: f64, (a, b): (Addr, Addr), event: &str, fid: u32, seqno: i64, cwnd: i64) {
         let t = ns2_time(now);
         self.write(|t| &mut t.ns2, format_args!("E {t} {} {} TCP {event} {fid} {seqno} {cwnd}\n", a.node, b.node));
         self.write(|t| &mut t.nam, format_args!("E -t {t} -o TCP -e {event} -s {}.{} -d {}.{}\n", a.node, a.port, b.node, b.port));
