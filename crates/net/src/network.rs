@@ -233,14 +233,13 @@ pub struct Network {
 impl Network {
     /// The network of `links` and `wifi`, routed by fewest hops over both.
     /// Static routes never run over a mobile node's radios: Mobile IPv6 finds the way to it.
-    pub fn new(node_names: Vec<String>, links: Vec<Link>, wifi: Wifi, mip: Mip, flows: usize, tracer: Tracer, rng: Ns2Rng) -> Network {
+    pub fn new(node_names: Vec<String>, mut links: Vec<Link>, wifi: Wifi, mip: Mip, flows: usize, tracer: Tracer, rng: Ns2Rng) -> Network {
         let radio_node = |r: u32| wifi.stations[r as usize].node;
         let wifi_edges: Vec<(u32, u32)> =
             wifi.edges().into_iter().filter(|&(a, b)| !mip.is_mobile(radio_node(a)) && !mip.is_mobile(radio_node(b))).collect();
         let mut ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from as usize, l.to as usize)).collect();
         ends.extend(wifi_edges.iter().map(|&(a, b)| (radio_node(a) as usize, radio_node(b) as usize)));
         let routes = Routes::shortest_paths(node_names.len(), &ends);
-        let mut links = links;
         for l in &mut links {
             l.traced = tracer.records_link(l.from, l.to);
         }
