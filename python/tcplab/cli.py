@@ -575,24 +575,31 @@ class StdoutClosed(Exception):
     """Whoever read stdout went away (`tcplab run ... | head`)."""
 
 
-class _Stdout:
-    """sys.stdout while a command runs: a broken pipe on it raises StdoutClosed, which ends the
-    command quietly. A broken pipe anywhere else (a sweep's worker, say) stays an error."""
+class _Guard:
+    """sys.stdout or sys.stderr while a command runs. A broken pipe on stdout raises
+    StdoutClosed, which ends the command quietly. On stderr, which carries only diagnostics, the
+    message is dropped: neither the work nor the exit status that reports it depends on someone
+    reading them (`tcplab study ... 2>&1 | head`). A broken pipe anywhere else (a sweep's
+    worker, say) stays an error."""
 
-    def __init__(self, stream: TextIO):
+    def __init__(self, stream: TextIO, is_stdout: bool):
         self.stream = stream
+        self.is_stdout = is_stdout
 
     def write(self, text: str) -> int:
         try:
             return self.stream.write(text)
         except BrokenPipeError as e:
-            raise StdoutClosed() from e
+            if self.is_stdout:
+                raise StdoutClosed() from e
+            return len(text)
 
     def flush(self) -> None:
         try:
             self.stream.flush()
         except BrokenPipeError as e:
-            raise StdoutClosed() from e
+            if self.is_stdout:
+                raise StdoutClosed() from e
 
     def __getattr__(self, name: str):
         return getattr(self.stream, name)
@@ -610,8 +617,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
-    stdout = sys.stdout  # None when the command was started with stdout closed (`>&-`)
-    guard = sys.stdout = _Stdout(stdout) if stdout is not None else None
+    stdout, stderr = sys.stdout, sys.stderr  # None when started with the stream closed (`>&-`)
+    guard = sys.stdout = _Guard(stdout, True) if stdout is not None else None
+    err_guard = sys.stderr = _Guard(stderr, False) if stderr is not None else None
     try:
         status = args.func(args)
         if guard is not None:
@@ -654,6 +662,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if sys.stdout is guard:  # not if another thread's command replaced it since
             sys.stdout = stdout
+        if sys.stderr is err_guard:
+            sys.stderr = stderr
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous)
 

@@ -285,10 +285,11 @@ def _run_one(scenario: dict, seed: int, limits: bool = True) -> tuple[dict | Non
 class _Progress:
     """A one-line progress report on stderr: counts and the time left."""
 
-    def __init__(self, total: int, stream=sys.stderr, enabled: bool = True):
+    def __init__(self, total: int, stream=None, enabled: bool = True):
         self.total, self.done, self.failed = total, 0, 0
         self.t0 = time.perf_counter()
-        self.stream, self.enabled = stream, enabled
+        # sys.stderr as it is when the sweep starts, the command's guard included (cli._Guard)
+        self.stream, self.enabled = stream if stream is not None else sys.stderr, enabled
         self.last = 0.0
 
     def update(self, ok: bool) -> None:

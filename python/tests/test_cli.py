@@ -125,6 +125,33 @@ def test_a_closed_stdout_without_a_file_descriptor_ends_quietly(monkeypatch):
     assert isinstance(sys.stdout, Broken), "the caller's stdout is put back"
 
 
+def test_a_closed_stderr_keeps_the_exit_status(tmp_path):
+    """`tcplab validate missing.toml 2>&1 | head` where head has already gone: the message is
+    lost, but the status still says bad input, not an internal error."""
+    read, write = os.pipe()
+    os.close(read)
+    e = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")]))
+    try:
+        r = subprocess.run([sys.executable, "-m", "tcplab", "validate", str(tmp_path / "missing.toml")], cwd=tmp_path,
+                           env=e, stdout=subprocess.PIPE, stderr=write, text=True, timeout=300)
+    finally:
+        os.close(write)
+    assert (r.returncode, r.stdout) == (2, "")
+
+
+def test_a_closed_stderr_does_not_stop_the_work(monkeypatch, tmp_path, capsys):
+    """Diagnostics written mid-command to a broken stderr are dropped; the command goes on,
+    and the caller's stderr is put back."""
+    class Broken(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+    monkeypatch.setattr(sys, "stderr", Broken())
+    (tmp_path / "bad.toml").write_text("name = 3\n")
+    assert cli.main(["validate", str(DUMBBELL), str(tmp_path / "bad.toml")]) == 2
+    assert "dumbbell" in capsys.readouterr().out, "the good file was still checked and reported"
+    assert isinstance(sys.stderr, Broken)
+
+
 def test_a_broken_pipe_elsewhere_is_an_error(monkeypatch, capsys):
     """Only stdout's broken pipe is quiet: any other is a bug, and says so."""
     def broken(args):

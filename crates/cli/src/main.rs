@@ -9,6 +9,7 @@
 //! Exit status: 0 ok, 2 invalid scenario or option, or a run refused (one line naming the
 //! field), 1 I/O error or a broken invariant (each printed).
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tcplab_net::{Format, RunOptions, Scenario, ScenarioError, Simulation};
@@ -63,18 +64,29 @@ fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
     Ok((scenario, opts))
 }
 
+/// One line on stderr, from tcplab-sim.
+fn say(message: &str) {
+    say_more(&format!("tcplab-sim: {message}"));
+}
+
+/// A line on stderr, if anyone still reads it: with stderr closed (a pipe whose reader quit),
+/// `eprintln!` would panic, and the exit status would no longer say what went wrong.
+fn say_more(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
         Err(message) => {
-            eprintln!("tcplab-sim: {message}");
+            say(&message);
             return ExitCode::from(2);
         }
     };
     let (scenario, opts) = match load(&args) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("tcplab-sim: error: {e}");
+            say(&format!("error: {e}"));
             return ExitCode::from(2);
         }
     };
@@ -87,15 +99,15 @@ fn main() -> ExitCode {
     });
     match result {
         Ok(Some(check)) if check.violations > 0 => {
-            eprintln!("tcplab-sim: {} broken invariants; the first:", check.violations);
+            say(&format!("{} broken invariants; the first:", check.violations));
             for v in &check.first {
-                eprintln!("  {v}");
+                say_more(&format!("  {v}"));
             }
             ExitCode::from(1)
         }
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("tcplab-sim: error: {}: {e}", out.display());
+            say(&format!("error: {}: {e}", out.display()));
             ExitCode::from(1)
         }
     }

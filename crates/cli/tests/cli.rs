@@ -2,7 +2,7 @@
 //! one line naming the field.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 fn sim() -> Command {
     Command::new(env!("CARGO_BIN_EXE_tcplab-sim"))
@@ -38,4 +38,13 @@ fn bad_input_exits_2_naming_the_field() {
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(err.starts_with("tcplab-sim: ") && err.contains(field), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn exit_status_survives_a_closed_stderr() {
+    // the pipe's only reader is gone before tcplab-sim starts: each line it writes fails
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = sim().arg("--frobnicate").stderr(Stdio::from(writer)).status().unwrap();
+    assert_eq!(status.code(), Some(2));
 }
