@@ -575,14 +575,26 @@ class StdoutClosed(Exception):
     """Whoever read stdout went away (`tcplab run ... | head`)."""
 
 
-class _Guard:
-    """sys.stdout or sys.stderr while a command runs. A broken pipe on stdout raises
-    StdoutClosed, which ends the command quietly. On stderr, which carries only diagnostics, the
-    message is dropped: neither the work nor the exit status that reports it depends on someone
-    reading them (`tcplab study ... 2>&1 | head`). A broken pipe anywhere else (a sweep's
-    worker, say) stays an error."""
+def _to_devnull(stream: TextIO) -> None:
+    """Points `stream`'s file descriptor at /dev/null: what it still buffers and all it is given
+    later go nowhere, and Python's flush at exit no longer fails."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, stream.fileno())
+    except (OSError, ValueError, AttributeError):  # a stream without a file descriptor (in-process callers)
+        pass
+    finally:
+        os.close(devnull)
 
-    def __init__(self, stream: TextIO, is_stdout: bool):
+
+class _Guard:
+    """sys.stdout or sys.stderr while a command runs, for a reader that goes away. A broken
+    pipe on stdout (`tcplab run ... | head`) raises StdoutClosed, which ends the command
+    quietly. Stderr carries only diagnostics: once its pipe breaks they go to /dev/null, and the
+    work and its exit status go on (`tcplab sweep ... 2>&1 >sweep.txt | head`). A broken pipe
+    anywhere else (a sweep's worker, say) stays an error."""
+
+    def __init__(self, stream: TextIO, *, is_stdout: bool):
         self.stream = stream
         self.is_stdout = is_stdout
 
@@ -590,16 +602,19 @@ class _Guard:
         try:
             return self.stream.write(text)
         except BrokenPipeError as e:
-            if self.is_stdout:
-                raise StdoutClosed() from e
+            self._broken(e)
             return len(text)
 
     def flush(self) -> None:
         try:
             self.stream.flush()
         except BrokenPipeError as e:
-            if self.is_stdout:
-                raise StdoutClosed() from e
+            self._broken(e)
+
+    def _broken(self, e: BrokenPipeError) -> None:
+        if self.is_stdout:
+            raise StdoutClosed() from e
+        _to_devnull(self.stream)
 
     def __getattr__(self, name: str):
         return getattr(self.stream, name)
@@ -614,13 +629,15 @@ def _terminate(signum, frame):
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    stdout, stderr = sys.stdout, sys.stderr  # None when started with the stream closed (`>&-`)
+    # started with stderr closed, print(file=None) would put diagnostics on stdout
+    nowhere = open(os.devnull, "w") if stderr is None else None
+    guard = sys.stdout = _Guard(stdout, is_stdout=True) if stdout is not None else None
+    err_guard = sys.stderr = _Guard(stderr if stderr is not None else nowhere, is_stdout=False)
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
-    stdout, stderr = sys.stdout, sys.stderr  # None when started with the stream closed (`>&-`)
-    guard = sys.stdout = _Guard(stdout, True) if stdout is not None else None
-    err_guard = sys.stderr = _Guard(stderr, False) if stderr is not None else None
     try:
+        args = build_parser().parse_args(argv)  # its usage errors go through the guards too
         status = args.func(args)
         if guard is not None:
             guard.flush()  # a closed stdout shows here rather than at exit
@@ -641,14 +658,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: internal error: {_one_line(str(e))}", file=sys.stderr)
         return 1
     except StdoutClosed:
-        # stop quietly, and keep Python from complaining again while flushing stdout at exit
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, stdout.fileno())
-        except (OSError, ValueError):  # a stream without a file descriptor (in-process callers)
-            pass
-        finally:
-            os.close(devnull)
+        _to_devnull(stdout)  # stop quietly, and keep Python from complaining again at exit
         return 1
     except BaseException as e:  # noqa: BLE001 - PyO3's PanicException is a BaseException
         if isinstance(e, (SystemExit, GeneratorExit)):
@@ -664,6 +674,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout = stdout
         if sys.stderr is err_guard:
             sys.stderr = stderr
+        if nowhere is not None:
+            nowhere.close()
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous)
 

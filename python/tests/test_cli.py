@@ -125,17 +125,32 @@ def test_a_closed_stdout_without_a_file_descriptor_ends_quietly(monkeypatch):
     assert isinstance(sys.stdout, Broken), "the caller's stdout is put back"
 
 
-def test_a_closed_stderr_keeps_the_exit_status(tmp_path):
-    """`tcplab validate missing.toml 2>&1 | head` where head has already gone: the message is
-    lost, but the status still says bad input, not an internal error."""
+@pytest.mark.parametrize("args", [["validate", "missing.toml"], ["--frobnicate"]])
+@pytest.mark.parametrize("unbuffered", [False, True])
+def test_a_closed_stderr_keeps_the_exit_status(tmp_path, args, unbuffered):
+    """`tcplab validate missing.toml 2>&1 >out.txt | head` where head has already gone: the
+    message is lost, but the status still says bad input, not an internal error, whether the
+    message meets the closed pipe as it is written or when stderr is flushed at exit."""
     read, write = os.pipe()
     os.close(read)
     e = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")]))
+    e.pop("PYTHONUNBUFFERED", None)
+    if unbuffered:
+        e["PYTHONUNBUFFERED"] = "1"
     try:
-        r = subprocess.run([sys.executable, "-m", "tcplab", "validate", str(tmp_path / "missing.toml")], cwd=tmp_path,
-                           env=e, stdout=subprocess.PIPE, stderr=write, text=True, timeout=300)
+        r = subprocess.run([sys.executable, "-m", "tcplab", *args], cwd=tmp_path, env=e,
+                           stdout=subprocess.PIPE, stderr=write, text=True, timeout=300)
     finally:
         os.close(write)
+    assert (r.returncode, r.stdout) == (2, "")
+
+
+def test_a_command_started_with_stderr_closed_keeps_stdout_clean(tmp_path):
+    """`tcplab validate missing.toml 2>&-`: the error goes nowhere rather than to stdout."""
+    e = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-m", "tcplab", "validate", "missing.toml"], cwd=tmp_path, env=e,
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=300,
+                       preexec_fn=lambda: os.close(2))
     assert (r.returncode, r.stdout) == (2, "")
 
 
