@@ -20,15 +20,21 @@ from support import DUMBBELL, DUMBBELL_TEXT, REPO, dumbbell_doc
 from tcplab import cli
 
 
-def tcplab_cmd(*args, cwd=None, env=None):
-    """Run ``python -m tcplab ARGS`` (the same entry point as the console script)."""
+def tcplab_cmd(*args, cwd=None, env=None, unbuffered: bool | None = None, **streams):
+    """Run ``python -m tcplab ARGS`` (the same entry point as the console script), its output
+    captured unless `streams` says where stdout and stderr go. `unbuffered` sets or clears
+    PYTHONUNBUFFERED (None: as this process has it)."""
     e = dict(os.environ)
     e["PYTHONPATH"] = os.pathsep.join([str(REPO / "python"), e.get("PYTHONPATH", "")])
     e.pop("TCPLAB_PROGRESS", None)
+    if unbuffered is not None:
+        e.pop("PYTHONUNBUFFERED", None)
+        if unbuffered:
+            e["PYTHONUNBUFFERED"] = "1"
     e.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "tcplab", *map(str, args)],
-        cwd=cwd, env=e, capture_output=True, text=True, timeout=300,
+        cwd=cwd, env=e, text=True, timeout=300, **(streams or {"capture_output": True}),
     )
 
 
@@ -88,30 +94,30 @@ def test_subprocess_version_and_missing_file(tmp_path):
     assert r.stdout == ""
 
 
+def tcplab_into_a_closed_pipe(stream: str, args: list[str], cwd: Path, unbuffered: bool):
+    """Runs `python -m tcplab ARGS` with `stream` ("stdout" or "stderr") writing into a pipe
+    whose reader has already gone, and the other stream captured."""
+    read, write = os.pipe()
+    os.close(read)
+    other = "stderr" if stream == "stdout" else "stdout"
+    try:
+        return tcplab_cmd(*args, cwd=cwd, unbuffered=unbuffered, **{stream: write, other: subprocess.PIPE})
+    finally:
+        os.close(write)
+
+
 @pytest.mark.parametrize("unbuffered", [False, True])
 def test_a_closed_stdout_ends_the_command_quietly(tmp_path, unbuffered):
     """`tcplab validate ... | head` where head has already gone: no output, no message, whether
     the output meets the closed pipe as it is written or when it is flushed at the end."""
-    read, write = os.pipe()
-    os.close(read)
-    e = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")]))
-    e.pop("PYTHONUNBUFFERED", None)
-    if unbuffered:
-        e["PYTHONUNBUFFERED"] = "1"
-    try:
-        r = subprocess.run([sys.executable, "-m", "tcplab", "validate", str(DUMBBELL)], cwd=tmp_path, env=e,
-                           stdout=write, stderr=subprocess.PIPE, text=True, timeout=300)
-    finally:
-        os.close(write)
+    r = tcplab_into_a_closed_pipe("stdout", ["validate", str(DUMBBELL)], tmp_path, unbuffered)
     assert (r.returncode, r.stderr) == (1, "")
 
 
 def test_a_command_started_with_stdout_closed_runs(tmp_path):
     """`tcplab validate X >&-`: Python has no sys.stdout, and print writes nowhere."""
-    e = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")]))
-    r = subprocess.run([sys.executable, "-m", "tcplab", "validate", str(DUMBBELL)], cwd=tmp_path, env=e,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300,
-                       preexec_fn=lambda: os.close(1))
+    r = tcplab_cmd("validate", DUMBBELL, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                   preexec_fn=lambda: os.close(1))
     assert (r.returncode, r.stderr) == (0, "")
 
 
@@ -131,26 +137,14 @@ def test_a_closed_stderr_keeps_the_exit_status(tmp_path, args, unbuffered):
     """`tcplab validate missing.toml 2>&1 >out.txt | head` where head has already gone: the
     message is lost, but the status still says bad input, not an internal error, whether the
     message meets the closed pipe as it is written or when stderr is flushed at exit."""
-    read, write = os.pipe()
-    os.close(read)
-    e = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")]))
-    e.pop("PYTHONUNBUFFERED", None)
-    if unbuffered:
-        e["PYTHONUNBUFFERED"] = "1"
-    try:
-        r = subprocess.run([sys.executable, "-m", "tcplab", *args], cwd=tmp_path, env=e,
-                           stdout=subprocess.PIPE, stderr=write, text=True, timeout=300)
-    finally:
-        os.close(write)
+    r = tcplab_into_a_closed_pipe("stderr", args, tmp_path, unbuffered)
     assert (r.returncode, r.stdout) == (2, "")
 
 
 def test_a_command_started_with_stderr_closed_keeps_stdout_clean(tmp_path):
     """`tcplab validate missing.toml 2>&-`: the error goes nowhere rather than to stdout."""
-    e = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")]))
-    r = subprocess.run([sys.executable, "-m", "tcplab", "validate", "missing.toml"], cwd=tmp_path, env=e,
-                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=300,
-                       preexec_fn=lambda: os.close(2))
+    r = tcplab_cmd("validate", "missing.toml", cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                   preexec_fn=lambda: os.close(2))
     assert (r.returncode, r.stdout) == (2, "")
 
 
