@@ -5,6 +5,7 @@ In-process tests call ``tcplab.cli.main(argv)``; a few run the real command in a
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -94,14 +95,14 @@ def test_subprocess_version_and_missing_file(tmp_path):
     assert r.stdout == ""
 
 
-def tcplab_into_a_closed_pipe(stream: str, args: list[str], cwd: Path, unbuffered: bool):
+def tcplab_into_a_closed_pipe(stream: str, args: list[str], cwd: Path, unbuffered: bool, env: dict | None = None):
     """Runs `python -m tcplab ARGS` with `stream` ("stdout" or "stderr") writing into a pipe
     whose reader has already gone, and the other stream captured."""
     read, write = os.pipe()
     os.close(read)
     other = "stderr" if stream == "stdout" else "stdout"
     try:
-        return tcplab_cmd(*args, cwd=cwd, unbuffered=unbuffered, **{stream: write, other: subprocess.PIPE})
+        return tcplab_cmd(*args, cwd=cwd, env=env, unbuffered=unbuffered, **{stream: write, other: subprocess.PIPE})
     finally:
         os.close(write)
 
@@ -139,6 +140,18 @@ def test_a_closed_stderr_keeps_the_exit_status(tmp_path, args, unbuffered):
     message meets the closed pipe as it is written or when stderr is flushed at exit."""
     r = tcplab_into_a_closed_pipe("stderr", args, tmp_path, unbuffered)
     assert (r.returncode, r.stdout) == (2, "")
+
+
+def test_a_sweep_reports_progress_into_a_closed_stderr_and_finishes(tmp_path):
+    """The sweep's progress line meets the broken pipe (at least the last one is always
+    written); the sweep still stores every run and exits 0."""
+    spec = tmp_path / "sweep.toml"
+    spec.write_text(f'name = "t"\nscenarios = ["{DUMBBELL}"]\nseeds = 2\n[grid]\n"duration" = ["2s"]\n')
+    r = tcplab_into_a_closed_pipe("stderr", ["sweep", str(spec), "--out", str(tmp_path / "o"), "--workers", "1"],
+                                  tmp_path, unbuffered=False, env={"TCPLAB_PROGRESS": "1"})
+    assert r.returncode == 0, r.stdout
+    with open(tmp_path / "o" / "results.csv") as f:
+        assert {row["seed"] for row in csv.DictReader(f)} == {"1", "2"}
 
 
 def test_a_command_started_with_stderr_closed_keeps_stdout_clean(tmp_path):

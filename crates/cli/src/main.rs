@@ -64,9 +64,9 @@ fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
     Ok((scenario, opts))
 }
 
-/// One line on stderr, from tcplab-sim.
+/// One line on stderr, from tcplab-sim (see `say_more`).
 fn say(message: &str) {
-    say_more(&format!("tcplab-sim: {message}"));
+    let _ = writeln!(std::io::stderr(), "tcplab-sim: {message}");
 }
 
 /// A line on stderr, if anyone still reads it: with stderr closed (a pipe whose reader quit),
