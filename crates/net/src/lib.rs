@@ -14,6 +14,8 @@ pub mod routing;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+#[cfg(test)]
+mod testing;
 pub mod trace;
 pub mod udp;
 pub mod units;

@@ -332,21 +332,7 @@ fn port(p: u32) -> u16 {
 mod tests {
     use super::*;
     use crate::packet::{Addr, FlowId};
-    use std::sync::{Arc, Mutex};
-
-    /// A sink the test can read back.
-    #[derive(Clone, Default)]
-    struct Shared(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Shared {
-        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::testing::Shared;
 
     fn ack_with_sack() -> Packet {
         Packet {

@@ -1,7 +1,7 @@
 //! Trace writers. Each is an `Option`, and each link knows whether any wired writer records it
 //! (`records_link`): a hop on an untraced link pays one branch and never formats anything.
 
-use crate::packet::{flags, Addr, Packet};
+use crate::packet::{flags, Addr, Kind, Packet};
 use std::io::{self, Write};
 
 pub type Sink = Box<dyn Write + Send + Sync>;
@@ -35,6 +35,59 @@ pub struct Tracer {
     pub error: Option<io::Error>,
     /// The wired-trace line being built (reused: no allocation per line).
     pub line: Vec<u8>,
+    /// The middle of the wired trace's lines, per flow and direction (`Middle`).
+    pub(crate) middles: Vec<Middle>,
+}
+
+/// The middle of a wired-trace line, `{type} {size} {flags} {fid} {src}.{port} {dst}.{port} `,
+/// as last written for a flow's data or for its ACKs, with the fields it was written from. A
+/// flow's packets mostly repeat it, and it holds over half of a line's numbers.
+#[derive(Default)]
+pub(crate) struct Middle {
+    of: Option<(Kind, u32, u8, u32, Addr, Addr)>,
+    text: Vec<u8>,
+}
+
+impl Middle {
+    /// Flows beyond this many (and signalling, flow u32::MAX) have their middles written anew.
+    const FLOWS: usize = 1 << 16;
+
+    /// The middle for `p` among those kept, written anew if its fields changed; None for a
+    /// flow beyond `FLOWS`.
+    fn kept<'a>(kept: &'a mut Vec<Middle>, p: &Packet) -> Option<&'a [u8]> {
+        let slot = 2 * p.flow.0 as usize + (p.kind == Kind::Ack) as usize;
+        if slot >= 2 * Middle::FLOWS {
+            return None;
+        }
+        if kept.len() <= slot {
+            kept.resize_with(slot + 1, Middle::default);
+        }
+        let m = &mut kept[slot];
+        let of = (p.kind, p.size, p.flags, p.fid, p.src, p.dst);
+        if m.of != Some(of) {
+            m.text.clear();
+            Middle::put(&mut m.text, p);
+            m.of = Some(of);
+        }
+        Some(&m.text)
+    }
+
+    fn put(out: &mut Vec<u8>, p: &Packet) {
+        out.extend_from_slice(p.kind.ns2_name().as_bytes());
+        out.push(b' ');
+        put_u64(out, p.size as u64);
+        out.push(b' ');
+        out.extend_from_slice(&ns2_flags(p.flags));
+        out.push(b' ');
+        put_u64(out, p.fid as u64);
+        for a in [p.src, p.dst] {
+            out.push(b' ');
+            put_u64(out, a.node as u64);
+            out.push(b'.');
+            put_u64(out, a.port as u64);
+        }
+        out.push(b' ');
+    }
 }
 
 /// ns-2's two trace formats for mobile nodes.
@@ -125,10 +178,7 @@ impl Ns2Time {
             digits -= 1;
         }
         out.push(b'.');
-        let start = out.len();
-        put_u64(out, frac);
-        let pad = digits - (out.len() - start);
-        out.splice(start..start, std::iter::repeat_n(b'0', pad));
+        put_digits(out, frac, digits);
     }
 }
 
@@ -141,18 +191,33 @@ impl std::fmt::Display for Ns2Time {
 }
 
 /// Appends `v` in decimal.
-fn put_u64(out: &mut Vec<u8>, mut v: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+fn put_u64(out: &mut Vec<u8>, v: u64) {
+    put_digits(out, v, 1);
+}
+
+/// Appends `v` in decimal with at least `width` (at most 20) digits, zeros in front. A block
+/// of twenty zeros, of fixed size, is appended, the digits are written into it in place two at
+/// a time (each division waits for the one before, so halving them halves the wait) and the
+/// rest is cut off. Appending a slice of variable length would call memcpy.
+fn put_digits(out: &mut Vec<u8>, mut v: u64, width: usize) {
+    const PAIRS: &[u8; 200] = b"00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+                                40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+                                8081828384858687888990919293949596979899";
+    let n = (v.checked_ilog10().unwrap_or(0) as usize + 1).max(width);
+    let len = out.len();
+    out.extend_from_slice(&[b'0'; 20]);
+    let digits = &mut out[len..len + n];
+    let mut end = n;
+    while v >= 10 {
+        let pair = 2 * (v % 100) as usize;
+        v /= 100;
+        digits[end - 2..end].copy_from_slice(&PAIRS[pair..pair + 2]);
+        end -= 2;
     }
-    out.extend_from_slice(&digits[i..]);
+    if v > 0 {
+        digits[end - 1] = b'0' + v as u8;
+    }
+    out.truncate(len + n);
 }
 
 fn put_i64(out: &mut Vec<u8>, v: i64) {
@@ -234,20 +299,10 @@ impl Tracer {
             put_u64(l, node as u64);
         }
         l.push(b' ');
-        l.extend_from_slice(p.kind.ns2_name().as_bytes());
-        l.push(b' ');
-        put_u64(l, p.size as u64);
-        l.push(b' ');
-        l.extend_from_slice(&ns2_flags(p.flags));
-        l.push(b' ');
-        put_u64(l, p.fid as u64);
-        for a in [p.src, p.dst] {
-            l.push(b' ');
-            put_u64(l, a.node as u64);
-            l.push(b'.');
-            put_u64(l, a.port as u64);
+        match Middle::kept(&mut self.middles, p) {
+            Some(middle) => l.extend_from_slice(middle),
+            None => Middle::put(l, p),
         }
-        l.push(b' ');
         put_i64(l, p.seq);
         l.push(b' ');
         put_u64(l, p.uid);
@@ -420,6 +475,63 @@ mod tests {
             let us = (secs * 1e6 + 0.5).floor();
             assert_eq!(ns2_time(secs).to_string(), fmt_g15(us / 1e6), "{secs}");
         }
+    }
+
+    #[test]
+    fn numbers_print_as_rust_prints_them() {
+        let mut x = 0x9E3779B97F4A7C15u64;
+        let edges = [0, 1, 9, 10, 99, 100, 101, 999_999, 1_000_000, u64::MAX, i64::MAX as u64, i64::MIN as u64];
+        let shifted = (0..100_000).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x >> (x % 64) // every number of digits
+        });
+        let mut out = Vec::new();
+        for v in edges.into_iter().chain(shifted) {
+            out.clear();
+            put_u64(&mut out, v);
+            assert_eq!(out, v.to_string().as_bytes());
+            out.clear();
+            put_i64(&mut out, v as i64);
+            assert_eq!(out, (v as i64).to_string().as_bytes());
+            out.clear();
+            put_digits(&mut out, v % 1_000_000, 6);
+            assert_eq!(out, format!("{:06}", v % 1_000_000).as_bytes());
+        }
+    }
+
+    #[test]
+    fn a_flows_lines_follow_its_packets() {
+        // Each flow's data and ACKs keep the middle of their last line: any field of it that
+        // changes must show, and signalling (flow u32::MAX) is written whole.
+        let sink = crate::testing::Shared::default();
+        let mut t = Tracer { ns2: Some(Box::new(sink.clone())), ..Tracer::default() };
+        let data = Packet {
+            uid: 5, flow: crate::packet::FlowId(1), fid: 1, kind: Kind::Tcp, size: 1040, payload: 1000, seq: 7,
+            src: Addr { node: 0, port: 0 }, dst: Addr { node: 3, port: 0 }, flags: 0, ts: 0.0, ts_echo: 0.0,
+            sack: [(0, 0); 3], nsack: 0, encaps: 0, via: u32::MAX, tunnel_from: 0, mip_bytes: 0,
+        };
+        let ack = Packet { kind: Kind::Ack, size: 40, src: data.dst, dst: data.src, ..data };
+        t.link_event('+', 0.1, 0, 1, &data);
+        t.link_event('r', 0.2, 1, 0, &ack);
+        t.link_event('-', 0.3, 0, 1, &Packet { seq: 8, uid: 6, ..data });
+        t.link_event('d', 0.4, 0, 1, &Packet { flags: flags::CE, ..data });
+        t.link_event('+', 0.5, 0, 1, &Packet { size: 40, ..data });
+        t.link_event('+', 0.6, 0, 1, &Packet { fid: 2, src: Addr { node: 0, port: 2 }, dst: Addr { node: 4, port: 1 }, ..data });
+        t.link_event('+', 0.7, 0, 1, &Packet { kind: Kind::BindingUpdate, flow: crate::packet::FlowId(u32::MAX), size: 80, ..data });
+        t.link_event('r', 0.8, 1, 0, &ack);
+        assert_eq!(
+            sink.text(),
+            "+ 0.1 0 1 tcp 1040 ------- 1 0.0 3.0 7 5\n\
+             r 0.2 1 0 ack 40 ------- 1 3.0 0.0 7 5\n\
+             - 0.3 0 1 tcp 1040 ------- 1 0.0 3.0 8 6\n\
+             d 0.4 0 1 tcp 1040 ----E-- 1 0.0 3.0 7 5\n\
+             + 0.5 0 1 tcp 40 ------- 1 0.0 3.0 7 5\n\
+             + 0.6 0 1 tcp 1040 ------- 2 0.2 4.1 7 5\n\
+             + 0.7 0 1 BU 80 ------- 1 0.0 3.0 7 5\n\
+             r 0.8 1 0 ack 40 ------- 1 3.0 0.0 7 5\n"
+        );
     }
 
     #[test]

@@ -1,0 +1,24 @@
+//! Helpers for the crate's unit tests.
+
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
+
+/// A trace sink the test can read back.
+#[derive(Clone, Default)]
+pub struct Shared(pub Arc<Mutex<Vec<u8>>>);
+
+impl Shared {
+    pub fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).expect("traces are text")
+    }
+}
+
+impl Write for Shared {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
