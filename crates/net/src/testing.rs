@@ -22,3 +22,13 @@ impl Write for Shared {
         Ok(())
     }
 }
+
+/// An endless xorshift sequence from `seed`, for tests that try many inputs.
+pub fn xorshift(mut seed: u64) -> impl Iterator<Item = u64> {
+    std::iter::from_fn(move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        Some(seed)
+    })
+}

@@ -35,34 +35,40 @@ pub struct Tracer {
     pub error: Option<io::Error>,
     /// The wired-trace line being built (reused: no allocation per line).
     pub line: Vec<u8>,
-    /// The middle of the wired trace's lines, per flow and direction (`Middle`).
-    pub(crate) middles: Vec<Middle>,
+    /// The middles of the wired trace's lines last written for each flow.
+    pub(crate) middles: Middles,
 }
 
 /// The middle of a wired-trace line, `{type} {size} {flags} {fid} {src}.{port} {dst}.{port} `,
-/// as last written for a flow's data or for its ACKs, with the fields it was written from. A
-/// flow's packets mostly repeat it, and it holds over half of a line's numbers.
+/// with the fields it was written from. A flow's packets mostly repeat it, and it holds six of
+/// a line's eleven numbers.
 #[derive(Default)]
-pub(crate) struct Middle {
+struct Middle {
     of: Option<(Kind, u32, u8, u32, Addr, Addr)>,
     text: Vec<u8>,
 }
 
-impl Middle {
-    /// Flows beyond this many (and signalling, flow u32::MAX) have their middles written anew.
+/// The middle last written for each flow: one for its ACKs, one for its other packets.
+#[derive(Default)]
+pub(crate) struct Middles(Vec<Middle>);
+
+impl Middles {
+    /// Flows from this one on (signalling's flow u32::MAX among them) have their middles
+    /// written anew each time.
     const FLOWS: usize = 1 << 16;
 
-    /// The middle for `p` among those kept, written anew if its fields changed; None for a
-    /// flow beyond `FLOWS`.
-    fn kept<'a>(kept: &'a mut Vec<Middle>, p: &Packet) -> Option<&'a [u8]> {
-        let slot = 2 * p.flow.0 as usize + (p.kind == Kind::Ack) as usize;
-        if slot >= 2 * Middle::FLOWS {
+    /// The middle for `p`, written anew if a field of it changed since the flow's last line;
+    /// None for a flow from `FLOWS` on.
+    fn get(&mut self, p: &Packet) -> Option<&[u8]> {
+        let flow = p.flow.0 as usize;
+        if flow >= Middles::FLOWS {
             return None;
         }
-        if kept.len() <= slot {
-            kept.resize_with(slot + 1, Middle::default);
+        let slot = 2 * flow + (p.kind == Kind::Ack) as usize;
+        if self.0.len() <= slot {
+            self.0.resize_with(slot + 1, Middle::default);
         }
-        let m = &mut kept[slot];
+        let m = &mut self.0[slot];
         let of = (p.kind, p.size, p.flags, p.fid, p.src, p.dst);
         if m.of != Some(of) {
             m.text.clear();
@@ -71,7 +77,9 @@ impl Middle {
         }
         Some(&m.text)
     }
+}
 
+impl Middle {
     fn put(out: &mut Vec<u8>, p: &Packet) {
         out.extend_from_slice(p.kind.ns2_name().as_bytes());
         out.push(b' ');
@@ -195,11 +203,12 @@ fn put_u64(out: &mut Vec<u8>, v: u64) {
     put_digits(out, v, 1);
 }
 
-/// Appends `v` in decimal with at least `width` (at most 20) digits, zeros in front. A block
-/// of twenty zeros, of fixed size, is appended, the digits are written into it in place two at
-/// a time (each division waits for the one before, so halving them halves the wait) and the
-/// rest is cut off. Appending a slice of variable length would call memcpy.
+/// Appends `v` in decimal with at least `width` digits, zeros in front; `width` is at most 20.
+/// A block of twenty zeros is appended, the digits are written into it in place, two a step
+/// (half as many steps, each waiting on the one before), and the rest is cut off. Appending
+/// the digits as a slice of their own length usually compiles to a call to memcpy.
 fn put_digits(out: &mut Vec<u8>, mut v: u64, width: usize) {
+    debug_assert!(width <= 20, "a u64 has at most 20 digits");
     const PAIRS: &[u8; 200] = b"00010203040506070809101112131415161718192021222324252627282930313233343536373839\
                                 40414243444546474849505152535455565758596061626364656667686970717273747576777879\
                                 8081828384858687888990919293949596979899";
@@ -299,7 +308,7 @@ impl Tracer {
             put_u64(l, node as u64);
         }
         l.push(b' ');
-        match Middle::kept(&mut self.middles, p) {
+        match self.middles.get(p) {
             Some(middle) => l.extend_from_slice(middle),
             None => Middle::put(l, p),
         }
@@ -450,6 +459,8 @@ impl Tracer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::FlowId;
+    use crate::testing::{xorshift, Shared};
 
     #[test]
     fn times_print_like_percent_15g_of_rounded_seconds() {
@@ -466,11 +477,7 @@ mod tests {
         // ns-2's NAM link delays, as Tcl reads the double back
         assert_eq!((fmt_g(0.1, 17).as_str(), fmt_g(0.0015, 17).as_str()), ("0.10000000000000001", "0.0015"));
         // the fast path agrees with "%.15g" of the rounded time everywhere it is taken
-        let mut x = 0x9E3779B97F4A7C15u64;
-        for _ in 0..200_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+        for x in xorshift(0x9E3779B97F4A7C15).take(200_000) {
             let secs = (x % 2_000_000_000_000) as f64 / 1e6 * [1.0, 1e-3, 1e3][(x % 3) as usize];
             let us = (secs * 1e6 + 0.5).floor();
             assert_eq!(ns2_time(secs).to_string(), fmt_g15(us / 1e6), "{secs}");
@@ -479,14 +486,8 @@ mod tests {
 
     #[test]
     fn numbers_print_as_rust_prints_them() {
-        let mut x = 0x9E3779B97F4A7C15u64;
         let edges = [0, 1, 9, 10, 99, 100, 101, 999_999, 1_000_000, u64::MAX, i64::MAX as u64, i64::MIN as u64];
-        let shifted = (0..100_000).map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x >> (x % 64) // every number of digits
-        });
+        let shifted = xorshift(0x9E3779B97F4A7C15).take(100_000).map(|x| x >> (x % 64)); // every length
         let mut out = Vec::new();
         for v in edges.into_iter().chain(shifted) {
             out.clear();
@@ -503,35 +504,44 @@ mod tests {
 
     #[test]
     fn a_flows_lines_follow_its_packets() {
-        // Each flow's data and ACKs keep the middle of their last line: any field of it that
-        // changes must show, and signalling (flow u32::MAX) is written whole.
-        let sink = crate::testing::Shared::default();
+        // A flow's lines reuse the middle of its last one: a packet that differs in any one
+        // field of it gets its own, and signalling (flow u32::MAX) is written whole.
+        let sink = Shared::default();
         let mut t = Tracer { ns2: Some(Box::new(sink.clone())), ..Tracer::default() };
         let data = Packet {
-            uid: 5, flow: crate::packet::FlowId(1), fid: 1, kind: Kind::Tcp, size: 1040, payload: 1000, seq: 7,
+            uid: 5, flow: FlowId(1), fid: 1, kind: Kind::Tcp, size: 1040, payload: 1000, seq: 7,
             src: Addr { node: 0, port: 0 }, dst: Addr { node: 3, port: 0 }, flags: 0, ts: 0.0, ts_echo: 0.0,
             sack: [(0, 0); 3], nsack: 0, encaps: 0, via: u32::MAX, tunnel_from: 0, mip_bytes: 0,
         };
         let ack = Packet { kind: Kind::Ack, size: 40, src: data.dst, dst: data.src, ..data };
-        t.link_event('+', 0.1, 0, 1, &data);
-        t.link_event('r', 0.2, 1, 0, &ack);
-        t.link_event('-', 0.3, 0, 1, &Packet { seq: 8, uid: 6, ..data });
-        t.link_event('d', 0.4, 0, 1, &Packet { flags: flags::CE, ..data });
-        t.link_event('+', 0.5, 0, 1, &Packet { size: 40, ..data });
-        t.link_event('+', 0.6, 0, 1, &Packet { fid: 2, src: Addr { node: 0, port: 2 }, dst: Addr { node: 4, port: 1 }, ..data });
-        t.link_event('+', 0.7, 0, 1, &Packet { kind: Kind::BindingUpdate, flow: crate::packet::FlowId(u32::MAX), size: 80, ..data });
-        t.link_event('r', 0.8, 1, 0, &ack);
-        assert_eq!(
-            sink.text(),
-            "+ 0.1 0 1 tcp 1040 ------- 1 0.0 3.0 7 5\n\
-             r 0.2 1 0 ack 40 ------- 1 3.0 0.0 7 5\n\
-             - 0.3 0 1 tcp 1040 ------- 1 0.0 3.0 8 6\n\
-             d 0.4 0 1 tcp 1040 ----E-- 1 0.0 3.0 7 5\n\
-             + 0.5 0 1 tcp 40 ------- 1 0.0 3.0 7 5\n\
-             + 0.6 0 1 tcp 1040 ------- 2 0.2 4.1 7 5\n\
-             + 0.7 0 1 BU 80 ------- 1 0.0 3.0 7 5\n\
-             r 0.8 1 0 ack 40 ------- 1 3.0 0.0 7 5\n"
-        );
+        let variants = [
+            Packet { seq: 8, uid: 6, ..data },
+            Packet { flags: flags::CE, ..data },
+            Packet { size: 40, ..data },
+            Packet { fid: 2, ..data },
+            Packet { src: Addr { node: 0, port: 2 }, ..data },
+            Packet { dst: Addr { node: 4, port: 0 }, ..data },
+            Packet { kind: Kind::Cbr, ..data },
+            Packet { kind: Kind::BindingUpdate, flow: FlowId(u32::MAX), ..data },
+        ];
+        for v in &variants {
+            t.link_event('+', 0.5, 0, 1, &data);
+            t.link_event('r', 1.5, 1, 0, &ack);
+            t.link_event('-', 2.5, 0, 1, v);
+        }
+        let text = sink.text();
+        let lines: Vec<&str> = text.lines().collect();
+        for (three, v) in lines.chunks(3).zip(&variants) {
+            assert_eq!(three[0], "+ 0.5 0 1 tcp 1040 ------- 1 0.0 3.0 7 5");
+            assert_eq!(three[1], "r 1.5 1 0 ack 40 ------- 1 3.0 0.0 7 5");
+            let mut whole = Vec::new();
+            Middle::put(&mut whole, v);
+            assert_eq!(three[2], format!("- 2.5 0 1 {}{} {}", String::from_utf8(whole).unwrap(), v.seq, v.uid));
+        }
+        assert_eq!(lines[2], "- 2.5 0 1 tcp 1040 ------- 1 0.0 3.0 8 6");
+        assert_eq!(lines[5], "- 2.5 0 1 tcp 1040 ----E-- 1 0.0 3.0 7 5");
+        assert_eq!(lines[20], "- 2.5 0 1 cbr 1040 ------- 1 0.0 3.0 7 5");
+        assert_eq!(lines[23], "- 2.5 0 1 BU 1040 ------- 1 0.0 3.0 7 5");
     }
 
     #[test]
