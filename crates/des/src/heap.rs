@@ -49,6 +49,14 @@ impl<T: Copy> MinHeap<T> {
         self.entries.first().map(|(k, v)| (*k, v))
     }
 
+    /// The smallest key below the root's, if any.
+    pub fn second_key(&self) -> Option<u128> {
+        match self.entries.get(1..3) {
+            Some(two) => Some(two[0].0.min(two[1].0)),
+            None => self.entries.get(1).map(|e| e.0),
+        }
+    }
+
     /// Replaces the smallest entry with `key` and `value`: a pop and a push in one pass down
     /// from the root, as far as the new key sinks.
     pub fn replace_min(&mut self, key: u128, value: T) {

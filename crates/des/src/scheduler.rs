@@ -144,6 +144,24 @@ impl<E: Copy> Scheduler<E> {
         false
     }
 
+    /// Dispatches on the spot the event that would be scheduled at `exact` seconds with
+    /// insertion number `seq`, if nothing waiting comes out before it: true if so, and the
+    /// caller does its work now. The event never enters the queue, and the clock's insertion
+    /// number moves to `seq`. Only for an event due now whose scheduler (the event being
+    /// dispatched) does nothing after this call: otherwise the numbers it takes later would
+    /// fall after the ones this event's work takes.
+    pub fn dispatch_if_next(&mut self, exact: f64, seq: u64) -> bool {
+        let k = key(exact, seq);
+        // while the dispatched event holds the root, the next one is among its children
+        let heap_next = if self.taken { self.heap.second_key() } else { self.heap.peek().map(|(root, _)| root) };
+        if self.front.is_some_and(|(f, _)| f < k) || heap_next.is_some_and(|h| h < k) {
+            return false;
+        }
+        self.now_seq = seq;
+        self.dispatched += 1;
+        true
+    }
+
     /// How many events have been dispatched.
     pub fn dispatched(&self) -> u64 {
         self.dispatched
@@ -280,6 +298,35 @@ mod tests {
         let (_, g) = s.pop().unwrap();
         assert!(!s.fire(&mut t, g, |g| g), "a cancelled timer never fires");
         assert!(s.pop().is_none());
+    }
+
+    /// An event dispatched on the spot must be the one that would have come out next: not if
+    /// an event waits before it beside the heap, in the heap, or among the children of the
+    /// root still held by the event being dispatched.
+    #[test]
+    fn an_event_is_dispatched_on_the_spot_only_when_due_next() {
+        let mut s: Scheduler<char> = Scheduler::new();
+        s.schedule_exact(1.0, 'a');
+        s.schedule_exact(2.0, 'b');
+        s.schedule_exact(1.0, 'c');
+        assert_eq!(s.pop().map(|(_, e)| e), Some('a')); // it holds the root
+        let seq = s.reserve();
+        assert!(!s.dispatch_if_next(1.0, seq), "'c' is due first, below the root");
+        assert_eq!(s.pop().map(|(_, e)| e), Some('c'));
+        s.schedule_exact(1.0, 'd'); // due next: it waits beside the heap
+        let seq = s.reserve();
+        assert!(!s.dispatch_if_next(1.0, seq), "'d' is due first, beside the heap");
+        assert_eq!(s.pop().map(|(_, e)| e), Some('d'));
+        let seq = s.reserve();
+        assert!(s.dispatch_if_next(1.0, seq));
+        assert_eq!(s.dispatched(), 4);
+        assert!(s.is_past(1.0, seq - 1) && !s.is_past(1.0, seq), "the clock is at the new event");
+        let seq = s.reserve();
+        assert!(!s.dispatch_if_next(2.5, seq), "'b' is due first, at the root");
+        assert_eq!(s.pop().map(|(_, e)| e), Some('b'));
+        let seq = s.reserve();
+        assert!(s.dispatch_if_next(2.0, seq), "nothing waits");
+        assert!(s.is_empty());
     }
 
     /// An event scheduled while another is dispatched takes the dispatched one's place in the

@@ -228,6 +228,9 @@ pub struct Network {
     /// The invariant checks, when on (`--check`).
     pub check: Option<crate::check::Checks>,
     next_uid: u64,
+    /// Set while an arriving packet is forwarded, the last thing its event does: a link it
+    /// meets may then dispatch its own release on the spot (`Scheduler::dispatch_if_next`).
+    last_act: bool,
 }
 
 impl Network {
@@ -258,6 +261,7 @@ impl Network {
             rng,
             check: None,
             next_uid: 0,
+            last_act: false,
         }
     }
 
@@ -374,6 +378,15 @@ impl Network {
             link.busy = false;
             let none = link.queue.dequeue(at);
             debug_assert!(none.is_none(), "a release is left unscheduled only while the queue is empty");
+        }
+        if let Some((at, seq)) = link.release.filter(|&(at, _)| self.last_act && at == now_s && link.queue.passes_through()) {
+            // The transmission ends at this very instant, after this packet came (a train at
+            // equal rates does it at every hop). If its release is the next event, dispatch it
+            // now: the packet would wait for it in the queue for no time, as it goes on here.
+            if self.sched.dispatch_if_next(at, seq) {
+                link.release = None;
+                link.busy = false;
+            }
         }
         if link.traced {
             self.tracer.link_event('+', now_s, link.from, link.to, pkt);
@@ -504,7 +517,9 @@ impl Network {
             let pkt = self.pkts.release(id);
             self.arrive_at(to, pkt)
         } else {
+            self.last_act = true;
             self.forward(to, id);
+            self.last_act = false;
             None
         }
     }

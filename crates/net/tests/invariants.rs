@@ -215,3 +215,25 @@ fn links_sharing_a_lane_land_their_packets_in_order() {
         assert_eq!(f.packets_dropped, 0, "{}", f.name);
     }
 }
+
+/// A train of packets at equal rates: each reaches the next link the instant that link
+/// finishes the packet before it, and ns-2 queues it for that instant (its arrival was
+/// scheduled first). tcplab starts it at once when the release is the next event
+/// (`Scheduler::dispatch_if_next`); either way the books show one packet waiting for no time,
+/// and every packet is accounted for.
+#[test]
+fn a_train_at_equal_rates_waits_for_no_time() {
+    let mut text = String::from("name = \"train\"\nduration = \"5s\"\nnodes = [\"a\", \"r\", \"c\"]\n");
+    for (from, to) in [("a", "r"), ("r", "c")] {
+        text += &format!("[[links]]\nfrom = \"{from}\"\nto = \"{to}\"\nbandwidth = \"10Mb\"\ndelay = \"5ms\"\n");
+    }
+    text += "[[flows]]\nfrom = \"a\"\nto = \"c\"\nprotocol = \"newreno\"\n";
+    let scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
+    let result = Simulation::new(scenario, &RunOptions { check: true, ..Default::default() }).unwrap().finish().unwrap();
+    assert_eq!(result.check.map(|c| c.violations), Some(0));
+    let link = |name: &str| result.summary.links.iter().find(|l| l.name == name).unwrap();
+    assert!(link("a->r").queue_max_pkts > 1, "the sender's bursts wait at the first link");
+    let second = link("r->c");
+    assert!(second.departures > 1000, "{} packets sent", second.departures);
+    assert_eq!((second.queue_max_pkts, second.queue_mean_pkts, second.drops), (1, 0.0, 0));
+}
