@@ -44,7 +44,7 @@ for line in open(sys.argv[1]):
     b, s = line.rsplit(maxsplit=1)
     t[b].append(float(s))
 for b, v in t.items():
-    print(f"{b}: fastest {min(v):.2f} s, median {statistics.median(v):.2f} s of {len(v)}")
+    print(f"{b}: fastest {min(v):.3f} s, median {statistics.median(v):.3f} s of {len(v)}")
 PY
     ;;
 *) echo "usage: bash bench/two-builds.sh same|time OLD NEW [SCENARIO [N]]" >&2; exit 2 ;;
