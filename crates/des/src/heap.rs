@@ -49,7 +49,7 @@ impl<T: Copy> MinHeap<T> {
         self.entries.first().map(|(k, v)| (*k, v))
     }
 
-    /// The smallest key below the root's, if any.
+    /// The smallest key among the root's children, the next one after the root's, if any.
     pub fn second_key(&self) -> Option<u128> {
         match self.entries.get(1..3) {
             Some(two) => Some(two[0].0.min(two[1].0)),

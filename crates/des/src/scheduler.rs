@@ -144,13 +144,13 @@ impl<E: Copy> Scheduler<E> {
         false
     }
 
-    /// Dispatches on the spot the event that would be scheduled at `exact` seconds with
-    /// insertion number `seq`, if nothing waiting comes out before it: true if so, and the
-    /// caller does its work now. The event never enters the queue, and the clock's insertion
-    /// number moves to `seq`. Only for an event due now whose scheduler (the event being
-    /// dispatched) does nothing after this call: otherwise the numbers it takes later would
-    /// fall after the ones this event's work takes.
+    /// Dispatches on the spot the event due now with insertion number `seq` (reserved, never
+    /// pushed), if nothing waiting comes out before it: true if so, and the caller does its
+    /// work now. The event never enters the queue, and the clock's insertion number moves to
+    /// `seq`. Only when the event being dispatched does nothing after this call: numbers it
+    /// took later would fall after those this event's work takes.
     pub fn dispatch_if_next(&mut self, exact: f64, seq: u64) -> bool {
+        debug_assert!(exact == self.now_exact && !self.is_past(exact, seq), "an event due now, not yet dispatched");
         let k = key(exact, seq);
         // while the dispatched event holds the root, the next one is among its children
         let heap_next = if self.taken { self.heap.second_key() } else { self.heap.peek().map(|(root, _)| root) };
@@ -301,29 +301,45 @@ mod tests {
     }
 
     /// An event dispatched on the spot must be the one that would have come out next: not if
-    /// an event waits before it beside the heap, in the heap, or among the children of the
-    /// root still held by the event being dispatched.
+    /// an event waits before it beside the heap, at the heap's root, or among the children of
+    /// the root still held by the event being dispatched (left or right).
     #[test]
     fn an_event_is_dispatched_on_the_spot_only_when_due_next() {
-        let mut s: Scheduler<char> = Scheduler::new();
-        s.schedule_exact(1.0, 'a');
-        s.schedule_exact(2.0, 'b');
-        s.schedule_exact(1.0, 'c');
-        assert_eq!(s.pop().map(|(_, e)| e), Some('a')); // it holds the root
-        let seq = s.reserve();
-        assert!(!s.dispatch_if_next(1.0, seq), "'c' is due first, below the root");
-        assert_eq!(s.pop().map(|(_, e)| e), Some('c'));
+        let first = |s: &mut Scheduler<char>| s.pop().map(|(_, e)| e);
+        // 'z' waits beside the heap, so that 'a', 'b' and 'c' enter it
+        let three = |order: &str| {
+            let mut s: Scheduler<char> = Scheduler::new();
+            s.schedule_exact(0.5, 'z');
+            for e in order.chars() {
+                s.schedule_exact(if e == 'b' { 2.0 } else { 1.0 }, e);
+            }
+            assert_eq!((first(&mut s), first(&mut s)), (Some('z'), Some('a'))); // 'a' holds the root
+            s
+        };
+        for order in ["abc", "acb"] {
+            // 'c' is the right child, then the left one
+            let mut s = three(order);
+            let seq = s.reserve();
+            assert!(!s.dispatch_if_next(1.0, seq), "{order}: 'c' is due first, below the root");
+        }
+        let mut s = three("abc");
+        assert_eq!(first(&mut s), Some('c')); // at the root now
         s.schedule_exact(1.0, 'd'); // due next: it waits beside the heap
         let seq = s.reserve();
         assert!(!s.dispatch_if_next(1.0, seq), "'d' is due first, beside the heap");
-        assert_eq!(s.pop().map(|(_, e)| e), Some('d'));
+        assert_eq!(first(&mut s), Some('d'));
+        s.schedule_exact(1.0, 'e'); // beside the heap
+        s.schedule_exact(1.0, 'f'); // after 'e': into the heap, at its root
+        assert_eq!(first(&mut s), Some('e'));
         let seq = s.reserve();
-        assert!(s.dispatch_if_next(1.0, seq));
-        assert_eq!(s.dispatched(), 4);
+        assert!(!s.dispatch_if_next(1.0, seq), "'f' is due first, at the root");
+        assert_eq!(first(&mut s), Some('f'));
+        let seq = s.reserve();
+        s.schedule_exact(1.0, 'g'); // beside the heap, but after `seq`
+        assert!(s.dispatch_if_next(1.0, seq), "only 'g' and 'b' wait, after it");
+        assert_eq!(s.dispatched(), 7);
         assert!(s.is_past(1.0, seq - 1) && !s.is_past(1.0, seq), "the clock is at the new event");
-        let seq = s.reserve();
-        assert!(!s.dispatch_if_next(2.5, seq), "'b' is due first, at the root");
-        assert_eq!(s.pop().map(|(_, e)| e), Some('b'));
+        assert_eq!((first(&mut s), first(&mut s)), (Some('g'), Some('b')));
         let seq = s.reserve();
         assert!(s.dispatch_if_next(2.0, seq), "nothing waits");
         assert!(s.is_empty());

@@ -228,9 +228,12 @@ pub struct Network {
     /// The invariant checks, when on (`--check`).
     pub check: Option<crate::check::Checks>,
     next_uid: u64,
-    /// Set while an arriving packet is forwarded, the last thing its event does: a link it
-    /// meets may then dispatch its own release on the spot (`Scheduler::dispatch_if_next`).
-    last_act: bool,
+    /// Set while an arriving packet is forwarded, the last thing its event does (`on_arrive`),
+    /// and taken by the first link the packet meets (`pass_losses`), which may then run its own
+    /// release on the spot (`Scheduler::dispatch_if_next`). This relies on nothing following
+    /// that link's `pass_losses` in the event: work after it would take insertion numbers after
+    /// the release's work took its own, out of ns-2's order.
+    forwarding_last: bool,
 }
 
 impl Network {
@@ -261,7 +264,7 @@ impl Network {
             rng,
             check: None,
             next_uid: 0,
-            last_act: false,
+            forwarding_last: false,
         }
     }
 
@@ -349,6 +352,7 @@ impl Network {
     /// A dropped packet shows only as `d`; a delayed one re-enters after the model that held it.
     #[inline(always)] // into its callers (mainly `enqueue`): no call on every hop (-2% instructions)
     pub fn pass_losses(&mut self, l: usize, id: PacketId, first: usize) {
+        let last = std::mem::take(&mut self.forwarding_last);
         let now = self.now();
         let now_s = self.now_secs();
         let link = &mut self.links[l];
@@ -379,10 +383,12 @@ impl Network {
             let none = link.queue.dequeue(at);
             debug_assert!(none.is_none(), "a release is left unscheduled only while the queue is empty");
         }
-        if let Some((at, seq)) = link.release.filter(|&(at, _)| self.last_act && at == now_s && link.queue.passes_through()) {
-            // The transmission ends at this very instant, after this packet came (a train at
-            // equal rates does it at every hop). If its release is the next event, dispatch it
-            // now: the packet would wait for it in the queue for no time, as it goes on here.
+        if let Some((at, seq)) = link.release.filter(|&(at, _)| last && at == now_s && link.queue.passes_through()) {
+            // The transmission ends now, but its release was scheduled after this packet's
+            // arrival (a train at equal rates, at every hop): the packet would join the queue
+            // and the release take it out at once. If the release is the next event and this
+            // arrival does nothing after, run the release here: the packet passes through as
+            // on an idle link.
             if self.sched.dispatch_if_next(at, seq) {
                 link.release = None;
                 link.busy = false;
@@ -517,9 +523,9 @@ impl Network {
             let pkt = self.pkts.release(id);
             self.arrive_at(to, pkt)
         } else {
-            self.last_act = true;
+            self.forwarding_last = true;
             self.forward(to, id);
-            self.last_act = false;
+            self.forwarding_last = false; // if no link took it (a radio, a drop)
             None
         }
     }
