@@ -51,10 +51,7 @@ impl<T: Copy> MinHeap<T> {
 
     /// The smallest key among the root's children, the next one after the root's, if any.
     pub fn second_key(&self) -> Option<u128> {
-        match self.entries.get(1..3) {
-            Some(two) => Some(two[0].0.min(two[1].0)),
-            None => self.entries.get(1).map(|e| e.0),
-        }
+        smallest_child(&self.entries, 0).map(|child| self.entries[child].0)
     }
 
     /// Replaces the smallest entry with `key` and `value`: a pop and a push in one pass down
