@@ -39,7 +39,9 @@ impl Fifo {
 pub struct Queue {
     fifo: Fifo,
     limit: u32,
-    red: Option<Red>,
+    /// Boxed: inline, RED's state would make every `Link` 432 bytes instead of 256, and a
+    /// packet's hop reads most of its link's cache lines (S4 2.5% faster boxed).
+    red: Option<Box<Red>>,
 }
 
 impl Queue {
@@ -48,7 +50,7 @@ impl Queue {
     pub fn new(cfg: &QueueConfig, bandwidth_bps: u64, delay: Time, draws: Draws) -> Queue {
         let red = match &cfg.kind {
             QueueKind::DropTail => None,
-            QueueKind::Red(p) => Some(Red::new(p, bandwidth_bps, delay, draws)),
+            QueueKind::Red(p) => Some(Box::new(Red::new(p, bandwidth_bps, delay, draws))),
         };
         Queue { fifo: Fifo::default(), limit: cfg.limit, red }
     }
