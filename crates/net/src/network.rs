@@ -56,11 +56,13 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// A packet from this agent to its peer, with a fresh uid and stamped now; the caller fills
-    /// in size, payload, seqno and flags.
-    pub fn packet(&self, net: &mut Network, kind: Kind) -> Packet {
-        Packet {
-            uid: net.next_uid(),
+    /// Sends a new packet of `kind` to the peer, with a fresh uid and stamped now; `fill` sets
+    /// its size, payload, seqno and flags. The packet is built in its pool slot
+    /// (`PacketPool::alloc_with`), and `fill` writes there.
+    pub fn send(&self, net: &mut Network, kind: Kind, fill: impl FnOnce(&mut Packet)) {
+        let (uid, ts) = (net.next_uid(), net.now_secs());
+        let id = net.pkts.alloc_with(|| Packet {
+            uid,
             flow: self.flow,
             fid: self.fid,
             kind,
@@ -70,7 +72,7 @@ impl Endpoint {
             src: self.addr,
             dst: self.peer,
             flags: 0,
-            ts: net.now_secs(),
+            ts,
             ts_echo: 0.0,
             sack: [(0, 0); MAX_SACK_BLOCKS],
             nsack: 0,
@@ -78,12 +80,9 @@ impl Endpoint {
             mip_bytes: 0,
             via: crate::mobility::NO_VIA,
             tunnel_from: 0,
-        }
-    }
-
-    /// Sends `pkt` from this agent's node.
-    pub fn send(&self, net: &mut Network, pkt: Packet) {
-        net.send(self.addr.node, pkt);
+        });
+        fill(net.pkts.get_mut(id));
+        net.send(self.addr.node, id);
     }
 }
 
@@ -157,6 +156,11 @@ impl Link {
     pub fn on_wire(&self) -> u64 {
         self.stats.departures - self.stats.received
     }
+}
+
+/// A packet at `node` is home: it is addressed there and no tunnel takes it elsewhere.
+fn is_home(pkt: &Packet, node: u32) -> bool {
+    pkt.dst.node == node && pkt.via == crate::mobility::NO_VIA
 }
 
 /// A link direction's name in summaries, series and checks: "from->to".
@@ -296,17 +300,25 @@ impl Network {
         self.sched.fire(timer, gen, |gen| Event::Timer(flow, kind, gen))
     }
 
-    /// An agent at `node` sends `pkt` towards `pkt.dst.node`.
-    pub fn send(&mut self, node: u32, pkt: Packet) {
-        let flow = pkt.flow.0 as usize;
+    /// An agent at `node` sends packet `id` towards its destination.
+    fn send(&mut self, node: u32, id: PacketId) {
+        let pkt = self.pkts.get(id);
+        let stats = &mut self.flow_stats[pkt.flow.0 as usize];
         match pkt.kind {
-            Kind::Tcp | Kind::Cbr => self.flow_stats[flow].on_data_sent(pkt.size),
-            Kind::Ack => self.flow_stats[flow].acks_sent += 1,
+            Kind::Tcp | Kind::Cbr => stats.on_data_sent(pkt.size),
+            Kind::Ack => stats.acks_sent += 1,
             Kind::BindingUpdate | Kind::BindingAck => {}
         }
-        self.trace_radio_packet('s', node, "AGT", "---", &pkt);
-        let id = self.pkts.alloc(pkt);
+        self.trace_agent('s', node, id);
         self.forward(node, id);
+    }
+
+    /// An agent-level line of the wireless trace for a packet in the pool.
+    fn trace_agent(&mut self, ev: char, node: u32, id: PacketId) {
+        if self.tracer.wireless.is_some() {
+            let pkt = *self.pkts.get(id);
+            self.trace_radio_packet(ev, node, "AGT", "---", &pkt);
+        }
     }
 
     /// Hands a packet at `node` to the link (or radio) towards its destination.
@@ -325,22 +337,29 @@ impl Network {
         }
     }
 
-    /// A packet `pkt` arrived at `node` off the air: it is home, or it goes on.
-    #[inline(always)] // into its callers, mainly `on_arrive` (-0.8% instructions)
-    pub fn arrive_at(&mut self, node: u32, mut pkt: Packet) -> Option<Packet> {
-        if pkt.dst.node == node && pkt.via == crate::mobility::NO_VIA {
-            Network::decapsulate(&mut pkt);
-            if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {
-                self.on_signalling(node, pkt);
-                return None;
-            }
-            self.trace_radio_packet('r', node, "AGT", "---", &pkt);
-            Some(pkt)
+    /// Packet `id` arrived at `node` off the air: it is home, or it goes on.
+    pub fn arrive_at(&mut self, node: u32, id: PacketId) -> Option<PacketId> {
+        if is_home(self.pkts.get(id), node) {
+            self.arrive_home(node, id)
         } else {
-            let id = self.pkts.alloc(pkt);
             self.forward(node, id);
             None
         }
+    }
+
+    /// Packet `id` reached `node`, where it is addressed: it is handed back, still in the pool,
+    /// for its agent, unless it is signalling, which ends here.
+    #[inline(always)] // into `on_arrive`
+    fn arrive_home(&mut self, node: u32, id: PacketId) -> Option<PacketId> {
+        let pkt = self.pkts.get_mut(id);
+        Network::decapsulate(pkt);
+        if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {
+            let pkt = self.pkts.release(id);
+            self.on_signalling(node, pkt);
+            return None;
+        }
+        self.trace_agent('r', node, id);
+        Some(id)
     }
 
     fn enqueue(&mut self, l: usize, id: PacketId) {
@@ -503,8 +522,8 @@ impl Network {
     }
 
     /// The first packet of flight lane `lane` reaches the end of its link: it is forwarded, or
-    /// returned if it is home.
-    pub fn on_arrive(&mut self, lane: u32) -> Option<Packet> {
+    /// handed back if it is home.
+    pub fn on_arrive(&mut self, lane: u32) -> Option<PacketId> {
         let now_s = self.now_secs();
         let flights = &mut self.flights.lanes[lane as usize];
         let InFlight { link: l, id, .. } = flights.pop_front().expect("a lane's event comes with its first packet");
@@ -519,9 +538,8 @@ impl Network {
         if link.traced {
             self.tracer.link_event('r', now_s, link.from, to, pkt);
         }
-        if pkt.dst.node == to && pkt.via == crate::mobility::NO_VIA {
-            let pkt = self.pkts.release(id);
-            self.arrive_at(to, pkt)
+        if is_home(pkt, to) {
+            self.arrive_home(to, id)
         } else {
             self.forwarding_last = true;
             self.forward(to, id);

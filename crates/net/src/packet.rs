@@ -121,13 +121,21 @@ pub struct PacketPool {
 
 impl PacketPool {
     pub fn alloc(&mut self, p: Packet) -> PacketId {
+        self.alloc_with(|| p)
+    }
+
+    /// Puts the packet `make` builds in a free slot. Inlined, the packet is built in its slot:
+    /// built elsewhere field by field and then copied in whole, the copy's wide loads would
+    /// wait for the fields' narrow stores to drain (store forwarding fails), once per packet.
+    #[inline(always)]
+    pub fn alloc_with(&mut self, make: impl FnOnce() -> Packet) -> PacketId {
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = p;
+                self.slots[i as usize] = make();
                 PacketId(i)
             }
             None => {
-                self.slots.push(p);
+                self.slots.push(make());
                 PacketId(self.slots.len() as u32 - 1)
             }
         }

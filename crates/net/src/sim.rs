@@ -4,7 +4,7 @@
 use crate::metrics::{delay_stats, jain, FlowSeries, FlowSummary, LinkSample, LinkSeries, LinkSummary, RadioSummary, Sampler, Summary, TcpSeries};
 use crate::loss::Loss;
 use crate::network::{link_name, Endpoint, Event, Link, Network, TimerKind};
-use crate::packet::{Addr, FlowId, Kind, Packet};
+use crate::packet::{Addr, FlowId, Kind, PacketId};
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
 use crate::scenario::{ActionKind, AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, ScenarioError, TcpVariant, Traces, Transport};
@@ -432,9 +432,8 @@ impl Simulation {
             Event::LinkFree(l) => net.on_link_free(l),
             Event::Reenter(l, id, next) => net.pass_losses(l as usize, id, next as usize),
             Event::Arrive(lane) => {
-                let pkt = net.on_arrive(lane)?;
-                Self::deliver(net, &mut self.flows[pkt.flow.0 as usize], &pkt);
-                return Some(pkt.flow.0 as usize);
+                let home = net.on_arrive(lane)?;
+                return Some(Self::deliver(net, &mut self.flows, home));
             }
             Event::Timer(f, kind, gen) => {
                 let flow = &mut self.flows[f.0 as usize];
@@ -450,9 +449,8 @@ impl Simulation {
                 return Some(f.0 as usize);
             }
             Event::Wifi(ev) => {
-                let pkt = net.on_wifi(ev)?;
-                Self::deliver(net, &mut self.flows[pkt.flow.0 as usize], &pkt);
-                return Some(pkt.flow.0 as usize);
+                let home = net.on_wifi(ev)?;
+                return Some(Self::deliver(net, &mut self.flows, home));
             }
             Event::Mip(m, which, gen) => net.on_mip(m, which, gen),
             Event::Act(i) => {
@@ -536,8 +534,10 @@ impl Simulation {
         }
     }
 
-    /// A packet reached the node of the agent it is addressed to.
-    fn deliver(net: &mut Network, flow: &mut Flow, pkt: &Packet) {
+    /// Packet `id` reached the node of the agent it is addressed to; returns its flow.
+    fn deliver(net: &mut Network, flows: &mut [Flow], id: PacketId) -> usize {
+        let pkt = &net.pkts.release(id);
+        let flow = &mut flows[pkt.flow.0 as usize];
         let delay = Time::from_secs_f64(net.now_secs() - pkt.ts);
         let stats = &mut net.flow_stats[pkt.flow.0 as usize];
         match pkt.kind {
@@ -558,6 +558,7 @@ impl Simulation {
                 }
             }
         }
+        pkt.flow.0 as usize
     }
 
     /// Runs to the end, flushes the writers and computes the summary.

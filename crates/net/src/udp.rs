@@ -1,7 +1,7 @@
 //! A CBR source over UDP (ns-2 `Application/Traffic/CBR` on `Agent/UDP`, without jitter).
 
 use crate::network::{Endpoint, Network, TimerKind};
-use crate::packet::{Kind, Packet};
+use crate::packet::Kind;
 use tcplab_des::Timer;
 
 pub struct CbrSource {
@@ -34,9 +34,8 @@ impl CbrSource {
     }
 
     fn send_and_rearm(&mut self, net: &mut Network) {
-        let pkt = Packet { size: self.size, payload: self.size, seq: self.seq, ..self.ep.packet(net, Kind::Cbr) };
+        self.ep.send(net, Kind::Cbr, |p| (p.size, p.payload, p.seq) = (self.size, self.size, self.seq));
         self.seq += 1;
-        self.ep.send(net, pkt);
         net.arm(&mut self.timer, self.ep.flow, TimerKind::Cbr, self.interval);
     }
 }

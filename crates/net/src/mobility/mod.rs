@@ -688,8 +688,13 @@ impl Network {
         }
     }
 
-    /// Takes the Mobile IPv6 headers off a packet that reached its destination.
+    /// Takes the Mobile IPv6 headers off a packet that reached its destination. A packet
+    /// without any is not written: its slot is copied whole soon after, and a wide load over
+    /// fresh narrow stores waits for them.
     pub fn decapsulate(pkt: &mut Packet) {
+        if pkt.mip_bytes == 0 && pkt.encaps == 0 {
+            return;
+        }
         pkt.size -= pkt.mip_bytes as u32;
         pkt.mip_bytes = 0;
         pkt.encaps = 0;

@@ -153,8 +153,7 @@ impl RfcSender {
                 self.cwr = false;
             }
         }
-        let pkt = Packet { size: self.payload + self.header, payload: self.payload, seq, flags: f, ..self.ep.packet(net, Kind::Tcp) };
-        self.ep.send(net, pkt);
+        self.ep.send(net, Kind::Tcp, |p| (p.size, p.payload, p.seq, p.flags) = (self.payload + self.header, self.payload, seq, f));
         if new {
             self.maxseq = seq;
             let cwnd = self.cc.cwnd();

@@ -549,8 +549,7 @@ impl TcpSender {
             f &= !flags::ECT;
         }
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
-        let pkt = Packet { size, payload, seq: seqno, flags: f, ts_echo: self.ts_peer, ..self.ep.packet(net, Kind::Tcp) };
-        self.ep.send(net, pkt);
+        self.ep.send(net, Kind::Tcp, |p| (p.size, p.payload, p.seq, p.flags, p.ts_echo) = (size, payload, seqno, f, self.ts_peer));
         self.note_sent(net, seqno);
         if !self.rtx_timer.pending() || force_set_rtx_timer {
             self.set_rtx_timer(net);

@@ -235,13 +235,15 @@ impl TcpSink {
         if echo_without_ect(of) || (saved.is_some() && echo_without_ect(sf)) {
             f |= flags::ECN_ECHO;
         }
-        let mut ack = Packet { size: 40, seq: a.seqno(), flags: f, ts_echo: a.ts_to_echo, ..self.ep.packet(net, Kind::Ack) };
-        if let Some(stack) = &mut self.sack {
-            ack.nsack = a.sack_blocks(stack, pkt.seq, &mut ack.sack);
-            ack.size += 8 * ack.nsack as u32;
-        }
-        a.last_ack_sent = ack.seq;
-        self.ep.send(net, ack);
+        let seq = a.seqno();
+        self.ep.send(net, Kind::Ack, |ack| {
+            (ack.size, ack.seq, ack.flags, ack.ts_echo) = (40, seq, f, a.ts_to_echo);
+            if let Some(stack) = &mut self.sack {
+                ack.nsack = a.sack_blocks(stack, pkt.seq, &mut ack.sack);
+                ack.size += 8 * ack.nsack as u32;
+            }
+        });
+        a.last_ack_sent = seq;
     }
 }
 

@@ -511,7 +511,7 @@ impl Network {
     }
 
     /// Handles a radio event; returns a packet that reached its destination node.
-    pub fn on_wifi(&mut self, ev: WifiEvent) -> Option<crate::packet::Packet> {
+    pub fn on_wifi(&mut self, ev: WifiEvent) -> Option<PacketId> {
         match ev {
             WifiEvent::TxEnd(r, f) => self.tx_end(r, f),
             WifiEvent::RxStart(r, f) => self.rx_start(r, f),
@@ -565,7 +565,7 @@ impl Network {
         }
     }
 
-    fn rx_end(&mut self, r: u32, f: u32) -> Option<crate::packet::Packet> {
+    fn rx_end(&mut self, r: u32, f: u32) -> Option<PacketId> {
         let now = self.now_secs();
         let s = &mut self.wifi.stations[r as usize];
         s.sensing -= 1;
@@ -615,7 +615,7 @@ impl Network {
     }
 
     /// An intact frame arrived at radio `r`.
-    fn mac_receive(&mut self, r: u32, frame: Frame) -> Option<crate::packet::Packet> {
+    fn mac_receive(&mut self, r: u32, frame: Frame) -> Option<PacketId> {
         let now = self.now_secs();
         let timing = self.wlan_of(r).timing.clone();
         if frame.dst != r {
@@ -661,7 +661,8 @@ impl Network {
                     let node = self.wifi.stations[r as usize].node;
                     let ap = self.wifi.stations[frame.src as usize].node;
                     self.note_mobile_delivery(&pkt, ap);
-                    return self.arrive_at(node, pkt);
+                    let copy = self.pkts.alloc(pkt); // the frame keeps its own until it is done
+                    return self.arrive_at(node, copy);
                 }
             }
             FrameKind::Ack => {

@@ -79,8 +79,7 @@ impl TcpSender {
         let slot = self.v_slot(seqno);
         self.v.sendtime[slot] = self.vegastime(net);
         self.v.transmits[slot] += 1;
-        let pkt = Packet { size: self.p.packet_size, payload: self.p.packet_size, seq: seqno, ..self.ep.packet(net, Kind::Tcp) };
-        self.ep.send(net, pkt);
+        self.ep.send(net, Kind::Tcp, |p| (p.size, p.payload, p.seq) = (self.p.packet_size, self.p.packet_size, seqno));
         self.note_sent(net, seqno);
         if !self.rtx_timer.pending() {
             self.set_rtx_timer(net);
