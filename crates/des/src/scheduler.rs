@@ -3,8 +3,8 @@
 //! Events are scheduled at the exact double-precision time a double-clock simulator such as
 //! ns-2 would have computed for them (`schedule_exact`), so they come out in ns-2's order, float
 //! noise included; ties go by insertion order, as in ns-2's scheduler. The clock also reads as
-//! integer picoseconds (`now`), the double rounded when the event comes out: rounding keeps the
-//! order of distinct times. Events are small `Copy` values chosen by the model; the queue never
+//! integer picoseconds (`now`), the double rounded when asked (most events never ask): rounding
+//! keeps the order of distinct times. Events are small `Copy` values chosen by the model; the queue never
 //! allocates per event once the heap has grown to the run's working size. An event due before
 //! everything in the heap waits beside it (`front`).
 
@@ -25,8 +25,10 @@ fn exact_of(key: u128) -> f64 {
 
 pub struct Scheduler<E: Copy> {
     heap: MinHeap<E>,
-    now: Time,
     now_exact: f64,
+    /// Where `advance_to` stopped the clock between events, until the next event: read back
+    /// from its double, a time past 37 minutes could come out a picosecond off.
+    stopped_at: Option<Time>,
     /// The insertion number of the event being dispatched.
     now_seq: u64,
     next_seq: u64,
@@ -51,11 +53,11 @@ impl<E: Copy> Default for Scheduler<E> {
 
 impl<E: Copy> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { heap: MinHeap::new(), now: Time::ZERO, now_exact: 0.0, now_seq: 0, next_seq: 0, dispatched: 0, taken: false, front: None }
+        Scheduler { heap: MinHeap::new(), now_exact: 0.0, stopped_at: None, now_seq: 0, next_seq: 0, dispatched: 0, taken: false, front: None }
     }
 
     pub fn now(&self) -> Time {
-        self.now
+        self.stopped_at.unwrap_or_else(|| Time::from_secs_f64(self.now_exact))
     }
 
     /// The current time in seconds as a double: the exact value the current event was scheduled
@@ -185,36 +187,35 @@ impl<E: Copy> Scheduler<E> {
 
     /// Removes the next event and advances the clock to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.pop_if(|_, _| true)
+        self.pop_if(|_| true).map(|e| (self.now(), e))
     }
 
-    /// Removes the next event if `due` says yes to its time (integer and exact), and advances
-    /// the clock to it: a run's loop looks at the next event once.
-    pub fn pop_if(&mut self, due: impl FnOnce(Time, f64) -> bool) -> Option<(Time, E)> {
+    /// Removes the next event if `due` says yes to its exact time, and advances the clock to
+    /// it: a run's loop looks at the next event once.
+    pub fn pop_if(&mut self, due: impl FnOnce(f64) -> bool) -> Option<E> {
         self.drop_taken();
         let (k, event) = match self.front {
             Some(f) => f,
             None => self.heap.peek().map(|(k, &e)| (k, e))?,
         };
-        let time = Time::from_secs_f64(exact_of(k));
-        if !due(time, exact_of(k)) {
+        if !due(exact_of(k)) {
             return None;
         }
         if self.front.take().is_none() {
             self.taken = true;
         }
-        debug_assert!(time >= self.now, "time went backwards");
-        self.now = time;
+        debug_assert!(exact_of(k) >= self.now_exact, "time went backwards");
         self.now_exact = exact_of(k);
+        self.stopped_at = None;
         self.now_seq = k as u64;
         self.dispatched += 1;
-        Some((time, event))
+        Some(event)
     }
 
     /// Moves the clock forward to `t` without dispatching (used when a run stops between events).
     pub fn advance_to(&mut self, t: Time) {
-        assert!(t >= self.now, "clock moved backwards");
-        self.now = t;
+        assert!(t >= self.now(), "clock moved backwards");
+        self.stopped_at = Some(t);
         self.now_exact = t.as_secs_f64();
     }
 
@@ -399,7 +400,7 @@ mod tests {
         for _ in 0..50_000 {
             if next(10) == 0 {
                 declined += s.front.is_some() as u32;
-                assert!(s.pop_if(|_, _| false).is_none());
+                assert!(s.pop_if(|_| false).is_none());
             }
             from_front += s.front.is_some() as u32;
             let (_, e) = s.pop().expect("every event schedules more on average");

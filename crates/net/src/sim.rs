@@ -413,7 +413,7 @@ impl Simulation {
     /// Runs the events due up to `stop` (all of them before the end when `stop` is the end).
     fn run_events(&mut self, stop: Time) -> bool {
         let (end, end_s) = (self.end, self.end.as_secs_f64());
-        while let Some((_, ev)) = self.net.sched.pop_if(|t, exact| exact < end_s && (t <= stop || stop >= end)) {
+        while let Some(ev) = self.net.sched.pop_if(|exact| exact < end_s && (stop >= end || Time::from_secs_f64(exact) <= stop)) {
             let flow = self.dispatch(ev);
             if self.net.check.is_some() {
                 self.check(flow);
