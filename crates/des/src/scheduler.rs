@@ -27,7 +27,7 @@ pub struct Scheduler<E: Copy> {
     heap: MinHeap<E>,
     now_exact: f64,
     /// Where `advance_to` stopped the clock between events, until the next event: read back
-    /// from its double, a time past 37 minutes could come out a picosecond off.
+    /// from its double, a time of hours can come out a picosecond off.
     stopped_at: Option<Time>,
     /// The insertion number of the event being dispatched.
     now_seq: u64,
@@ -273,6 +273,24 @@ mod tests {
         let order: String = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, "abc");
         assert_eq!(s.now_exact(), 3.0);
+    }
+
+    /// A run stopped between events reads the stop time exactly, even where its double reads
+    /// back a picosecond off (some times of hours), and events read their own rounded times.
+    #[test]
+    fn the_clock_reads_its_stop_exactly_and_events_their_times() {
+        let t = Time::from_ps(10_000_000_000_000_001); // 2.8 hours
+        assert_ne!(Time::from_secs_f64(t.as_secs_f64()), t, "a time whose double reads back off");
+        let mut s: Scheduler<()> = Scheduler::new();
+        s.schedule_exact(1.5e-3, ());
+        s.advance_to(Time::from_millis(1));
+        assert_eq!(s.now(), Time::from_millis(1));
+        assert_eq!(s.pop().map(|(at, _)| at), Some(Time::from_micros(1500)));
+        s.advance_to(t);
+        assert_eq!(s.now(), t);
+        s.schedule(t, ());
+        s.pop();
+        assert_eq!(s.now(), Time::from_secs_f64(t.as_secs_f64()), "an event's time is its double's");
     }
 
     #[test]
