@@ -38,15 +38,17 @@ impl FlowStats {
     }
 }
 
+/// The counters every hop bumps come first (`Link` keeps them near its hot fields).
 #[derive(Default, Debug)]
+#[repr(C)]
 pub struct LinkStats {
     pub arrivals: u64,
     pub departures: u64,
     /// Packets that reached the far end.
     pub received: u64,
-    pub drops: u64,
     pub busy_time: Time,
     pub queue_max: usize,
+    pub drops: u64,
     /// Integral of the number of waiting packets over time, in packet-picoseconds.
     queue_area: u128,
     last_change: Time,
