@@ -13,6 +13,7 @@ ns-2 runs tcplab's own translation of the scenario (`tcplab.ns2`); ns-3 runs
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -164,13 +165,20 @@ def _ns3_delivered(stdout: str, segment: int) -> int:
     return sum(int(p[3]) // segment for p in (ln.split() for ln in stdout.splitlines()) if len(p) == 4 and p[2] == "rx_bytes")
 
 
+@functools.cache
 def native_runner() -> Path:
-    """tcplab-sim, the core's own command (crates/cli), built by cargo when missing. The bench
-    times it rather than `tcplab run`, whose Python start-up adds about 50 ms to each run."""
-    binary = BENCH.parent / "target" / "release" / "tcplab-sim"
-    if not binary.exists():
-        subprocess.run(["cargo", "build", "--release", "-q", "-p", "tcplab-cli"], cwd=BENCH.parent, check=True)
-    return binary
+    """tcplab-sim, the core's own command (crates/cli), built from the current sources by
+    scripts/build-sim.sh (once per process; cargo finds nothing to do when they are unchanged):
+    profile-guided when rustup's llvm-tools are at hand (`build_kind`). The bench times it
+    rather than `tcplab run`, whose Python start-up adds about 50 ms to each run."""
+    script = BENCH.parent / "scripts" / "build-sim.sh"
+    out = subprocess.run(["bash", str(script)], check=True, stdout=subprocess.PIPE, text=True).stdout
+    return Path(out.strip().splitlines()[-1])
+
+
+def build_kind(binary: Path) -> str:
+    """How scripts/build-sim.sh built `binary`: into target/pgo when it had a profile."""
+    return "profile-guided" if binary.parent.parent.name == "pgo" else "plain"
 
 
 def ns3_program(cache: Path | None = None) -> Path | None:
@@ -347,6 +355,7 @@ def run(only: list[str] | None = None, against: list[str] = ["ns2", "ns3"], reps
     return {
         "date": date.today().isoformat(),
         "tcplab": tcplab.__version__,
+        "build": build_kind(native_runner()),
         "machine": {"cpu": _cpu(), "cores": os.cpu_count(), "python": platform.python_version(),
                     "ns2": shutil.which("ns") is not None, "ns3": ns3 is not None},
         "reps": reps,

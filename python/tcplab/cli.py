@@ -401,8 +401,8 @@ def cmd_bench(args) -> int:
         print(json.dumps(results, indent=1))
     else:
         m = results["machine"]
-        print(f"tcplab {results['tcplab']}, {results['date']}, {m['cpu']} ({m['cores']} cores), "
-              f"medians of {results['reps']} runs\n")
+        print(f"tcplab {results['tcplab']} ({results['build']} build), {results['date']}, {m['cpu']} "
+              f"({m['cores']} cores), medians of {results['reps']} runs\n")
         print(bench.table(results))
     disagree = [r for r in results["rows"] if not r["agrees"]]
     for r in disagree:

@@ -93,6 +93,11 @@ def test_a_small_benchmark_agrees_with_ns2_and_reports_ratios(capfd):
     assert rows["ns2"]["agrees"] and rows["ns2"]["speedup"] > 0
     assert rows["tcplab"]["events_per_s"] > 0 and rows["tcplab"]["packets_per_s"] > 0
     assert all(r["rss_mb"] > 1 for r in rows.values())
+    # the binary timed is built from the current sources, with a profile when llvm-tools are here
+    binary = bench.native_runner()
+    sources = [p for c in ("cli", "net", "des", "cc") for p in (bench.BENCH.parent / "crates" / c / "src").rglob("*.rs")]
+    assert binary.exists() and binary.stat().st_mtime >= max(p.stat().st_mtime for p in sources)
+    assert results["build"] == ("profile-guided" if "pgo" in binary.parts else "plain")
     assert "| S1-reno | off | ns2 |" in bench.table(results)
     assert cli.main(["bench", "--only", "S1-reno", "--against", "", "--reps", "1", "--no-trace", "--json"]) == 0
     assert '"sim": "tcplab"' in capfd.readouterr().out
