@@ -1,5 +1,6 @@
 #!/bin/bash
-# Compares two builds of tcplab-sim (copy the old one aside before rebuilding).
+# Compares two builds of tcplab-sim (copy the old one aside before rebuilding: plain builds from
+# cargo in target/release, or the profile-guided ones the bench times, from scripts/build-sim.sh).
 #   bash bench/two-builds.sh same OLD NEW            every scenario under scenarios/ and
 #                                                    conformance/ns2/, every output file compared
 #   bash bench/two-builds.sh time OLD NEW SCENARIO [N]   wall time, the builds alternating N
