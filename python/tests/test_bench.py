@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
+from pathlib import Path
 
 import pytest
 from support import REPO, needs_ns
@@ -93,11 +95,14 @@ def test_a_small_benchmark_agrees_with_ns2_and_reports_ratios(capfd):
     assert rows["ns2"]["agrees"] and rows["ns2"]["speedup"] > 0
     assert rows["tcplab"]["events_per_s"] > 0 and rows["tcplab"]["packets_per_s"] > 0
     assert all(r["rss_mb"] > 1 for r in rows.values())
-    # the binary timed is built from the current sources, with a profile when llvm-tools are here
+    # the binary timed is built from the current sources, with a profile when rustc's
+    # llvm-profdata is here (scripts/build-sim.sh adds it when rustup can)
     binary = bench.native_runner()
-    sources = [p for c in ("cli", "net", "des", "cc") for p in (bench.BENCH.parent / "crates" / c / "src").rglob("*.rs")]
+    sources = [p for c in ("cli", "net", "des", "cc") for p in (bench.BENCH.parent / "crates" / c / "src").rglob("*.rs") if p.is_file()]
     assert binary.exists() and binary.stat().st_mtime >= max(p.stat().st_mtime for p in sources)
-    assert results["build"] == ("profile-guided" if "pgo" in binary.parts else "plain")
+    sysroot = subprocess.run(["rustc", "--print", "sysroot"], capture_output=True, text=True, check=True).stdout.strip()
+    profdata = list(Path(sysroot).glob("lib/rustlib/*/bin/llvm-profdata"))
+    assert results["build"] == bench.build_kind(binary) == ("profile-guided" if profdata else "plain")
     assert "| S1-reno | off | ns2 |" in bench.table(results)
     assert cli.main(["bench", "--only", "S1-reno", "--against", "", "--reps", "1", "--no-trace", "--json"]) == 0
     assert '"sim": "tcplab"' in capfd.readouterr().out

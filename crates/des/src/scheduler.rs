@@ -27,7 +27,8 @@ pub struct Scheduler<E: Copy> {
     heap: MinHeap<E>,
     now_exact: f64,
     /// Where `advance_to` stopped the clock between events, until the next event: read back
-    /// from its double, a time of hours can come out a picosecond off.
+    /// from its double, a time of hours can come out a picosecond off. (An event due at the stop
+    /// then reads its own double's picosecond, which may be the one before.)
     stopped_at: Option<Time>,
     /// The insertion number of the event being dispatched.
     now_seq: u64,
@@ -153,6 +154,7 @@ impl<E: Copy> Scheduler<E> {
     /// took later would fall after those this event's work takes.
     pub fn dispatch_if_next(&mut self, exact: f64, seq: u64) -> bool {
         debug_assert!(exact == self.now_exact && !self.is_past(exact, seq), "an event due now, not yet dispatched");
+        debug_assert!(self.stopped_at.is_none(), "only while an event is dispatched");
         let k = key(exact, seq);
         // while the dispatched event holds the root, the next one is among its children
         let heap_next = if self.taken { self.heap.second_key() } else { self.heap.peek().map(|(root, _)| root) };
@@ -289,6 +291,8 @@ mod tests {
         s.advance_to(t);
         assert_eq!(s.now(), t);
         s.schedule(t, ());
+        assert!(s.pop_if(|_| false).is_none());
+        assert_eq!(s.now(), t, "a declined event leaves the clock stopped");
         s.pop();
         assert_eq!(s.now(), Time::from_secs_f64(t.as_secs_f64()), "an event's time is its double's");
     }

@@ -89,8 +89,9 @@ impl Endpoint {
 /// One direction of a link: a queue, then serialisation at `rate_bps`, then `delay`.
 ///
 /// In declaration order (`repr(C)`): what every hop reads first, then the counters every hop
-/// bumps (`stats` starts with them), then what only set-up and summaries read. A hop's fields
-/// then lie in the first 184 of the link's 256 bytes (S2, S3 and S4 1-2% faster).
+/// bumps (`stats` starts with them), then what only set-up, summaries and a growing queue's
+/// books touch. A packet that passes straight through uses the first 184 of the link's 256
+/// bytes (S2, S3 and S4 1-2% faster).
 #[repr(C)]
 pub struct Link {
     /// A packet is being serialised.
@@ -343,6 +344,7 @@ impl Network {
     }
 
     /// Packet `id` arrived at `node` off the air: it is home, or it goes on.
+    #[must_use = "a packet handed back still holds its slot"]
     pub fn arrive_at(&mut self, node: u32, id: PacketId) -> Option<PacketId> {
         if is_home(self.pkts.get(id), node) {
             self.arrive_home(node, id)
@@ -528,6 +530,7 @@ impl Network {
 
     /// The first packet of flight lane `lane` reaches the end of its link: it is forwarded, or
     /// handed back if it is home.
+    #[must_use = "a packet handed back still holds its slot"]
     pub fn on_arrive(&mut self, lane: u32) -> Option<PacketId> {
         let now_s = self.now_secs();
         let flights = &mut self.flights.lanes[lane as usize];

@@ -511,6 +511,7 @@ impl Network {
     }
 
     /// Handles a radio event; returns a packet that reached its destination node.
+    #[must_use = "a packet handed back still holds its slot"]
     pub fn on_wifi(&mut self, ev: WifiEvent) -> Option<PacketId> {
         match ev {
             WifiEvent::TxEnd(r, f) => self.tx_end(r, f),
