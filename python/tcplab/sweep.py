@@ -413,6 +413,10 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
                     summary, error, wall = None, f"its worker process died {WORKER_DEATHS} times (last exit status {proc.exitcode})", 0.0
                 else:
                     idle.append((conn, proc))
+                    if queue:  # its next run first: the worker runs while the result is stored
+                        nxt = queue.pop()
+                        conn, proc = _hand_out(nxt, limits, idle, lambda: _start_worker(ctx, worker))
+                        busy[conn] = (proc, nxt)
                 store.put(sweep.name, r, summary, error, wall)
                 bar.update(error is None)
     finally:
