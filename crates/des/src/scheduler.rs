@@ -4,9 +4,9 @@
 //! ns-2 would have computed for them (`schedule_exact`), so they come out in ns-2's order, float
 //! noise included; ties go by insertion order, as in ns-2's scheduler. The clock also reads as
 //! integer picoseconds (`now`), the double rounded when asked (most events never ask): rounding
-//! keeps the order of distinct times. Events are small `Copy` values chosen by the model; the queue never
-//! allocates per event once the heap has grown to the run's working size. An event due before
-//! everything in the heap waits beside it (`front`).
+//! keeps the order of distinct times. Events are small `Copy` values chosen by the model; the
+//! queue never allocates per event once the heap has grown to the run's working size. An event
+//! due before everything in the heap waits beside it (`front`).
 
 use crate::Time;
 use crate::heap::MinHeap;
