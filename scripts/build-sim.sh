@@ -34,7 +34,7 @@ instrumented="$train/release/tcplab-sim"
 run_scenarios() {
     local out s
     out=$(mktemp -d)
-    for s in scenarios/*/*.toml; do
+    for s in "${PGO_TRAINING[@]}"; do
         "$instrumented" "$s" --out "$out" >/dev/null 2>&1 || log "training run failed: $s"
     done
     rm -rf "$out"

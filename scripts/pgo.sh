@@ -1,7 +1,10 @@
 # Profile-guided builds, sourced by build-sim.sh (tcplab-sim) and setup.sh (the Python extension).
 # A build is made twice: instrumented (-Cprofile-generate), which then runs every scenario under
 # scenarios/, and optimised with what those runs counted (-Cprofile-use). A profile changes code
-# layout and inlining, never a result.
+# layout and inlining, never a result. Source it from the repository's root.
+
+# The training set: every scenario under scenarios/ (none of bench/'s own).
+PGO_TRAINING=(scenarios/*/*.toml)
 
 # Prints llvm-profdata of rustc's own LLVM (rustup's llvm-tools component, added when rustup
 # can); fails when there is none.

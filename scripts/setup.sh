@@ -69,12 +69,12 @@ if profdata=$(pgo_profdata); then
     CARGO_ENCODED_RUSTFLAGS=$(pgo_rustflags "-Cprofile-generate=$train/builds") \
         maturin develop --release $quiet --target-dir "$train"
     profile=$(pgo_profile "$profdata" "$train" "$train/release/lib_core.so" "$VENV/bin/python" -c '
-import glob, sys, tcplab
-for s in sorted(glob.glob("scenarios/*/*.toml")):
+import sys, tcplab
+for s in sys.argv[1:]:
     try:
         tcplab.run(s)
     except Exception as e:
-        print(f"training run failed: {s}: {e}", file=sys.stderr)')
+        print(f"training run failed: {s}: {e}", file=sys.stderr)' "${PGO_TRAINING[@]}")
     log "building the extension with that profile"
     CARGO_ENCODED_RUSTFLAGS=$(pgo_rustflags "-Cprofile-use=$profile") \
         maturin develop --release $quiet --target-dir "$ROOT/target/pgo-py"
