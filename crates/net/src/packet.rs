@@ -117,6 +117,9 @@ impl Packet {
 pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<u32>,
+    /// Which slots are free, to catch a slot released twice or read after its release.
+    #[cfg(debug_assertions)]
+    is_free: Vec<bool>,
 }
 
 impl PacketPool {
@@ -129,7 +132,7 @@ impl PacketPool {
     /// wait for the fields' narrow stores to drain (store forwarding fails), once per packet.
     #[inline(always)]
     pub fn alloc_with(&mut self, make: impl FnOnce() -> Packet) -> PacketId {
-        match self.free.pop() {
+        let id = match self.free.pop() {
             Some(i) => {
                 self.slots[i as usize] = make();
                 PacketId(i)
@@ -138,21 +141,40 @@ impl PacketPool {
                 self.slots.push(make());
                 PacketId(self.slots.len() as u32 - 1)
             }
+        };
+        #[cfg(debug_assertions)]
+        {
+            self.is_free.resize(self.slots.len(), false);
+            self.is_free[id.0 as usize] = false;
         }
+        id
     }
 
     pub fn get(&self, id: PacketId) -> &Packet {
+        self.debug_check_live(id);
         &self.slots[id.0 as usize]
     }
 
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        self.debug_check_live(id);
         &mut self.slots[id.0 as usize]
     }
 
     /// Returns the packet's slot to the pool and hands back a copy of the packet.
     pub fn release(&mut self, id: PacketId) -> Packet {
+        self.debug_check_live(id);
+        #[cfg(debug_assertions)]
+        {
+            self.is_free[id.0 as usize] = true;
+        }
         self.free.push(id.0);
         self.slots[id.0 as usize]
+    }
+
+    #[inline(always)]
+    fn debug_check_live(&self, _id: PacketId) {
+        #[cfg(debug_assertions)]
+        assert!(!self.is_free[_id.0 as usize], "packet slot {} used after its release", _id.0);
     }
 
     /// Packets currently allocated (in queues, on links or in flight).
@@ -174,9 +196,13 @@ impl PacketPool {
 mod tests {
     use super::*;
 
+    fn packet(uid: u64) -> Packet {
+        Packet { uid, flow: FlowId(0), fid: 0, kind: Kind::Tcp, size: 40, payload: 0, seq: 0, src: Addr::default(), dst: Addr::default(), flags: 0, ts: 0.0, ts_echo: 0.0, sack: [(0, 0); 3], nsack: 0, encaps: 0, via: u32::MAX, tunnel_from: 0, mip_bytes: 0 }
+    }
+
     #[test]
     fn released_slots_are_reused() {
-        let p = Packet { uid: 1, flow: FlowId(0), fid: 0, kind: Kind::Tcp, size: 40, payload: 0, seq: 0, src: Addr::default(), dst: Addr::default(), flags: 0, ts: 0.0, ts_echo: 0.0, sack: [(0, 0); 3], nsack: 0, encaps: 0, via: u32::MAX, tunnel_from: 0, mip_bytes: 0 };
+        let p = packet(1);
         let mut pool = PacketPool::default();
         let a = pool.alloc(p);
         let b = pool.alloc(Packet { uid: 2, ..p });
@@ -185,5 +211,15 @@ mod tests {
         let c = pool.alloc(Packet { uid: 3, ..p });
         assert_eq!(c, a, "the freed slot is reused");
         assert_eq!((pool.get(b).uid, pool.get(c).uid, pool.live()), (2, 3, 2));
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "packet slot 0 used after its release")]
+    fn a_slot_released_twice_is_caught() {
+        let mut pool = PacketPool::default();
+        let a = pool.alloc(packet(1));
+        pool.release(a);
+        pool.release(a);
     }
 }
