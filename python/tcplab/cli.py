@@ -27,6 +27,7 @@ from typing import Callable, TextIO
 
 import tcplab
 from tcplab import CoreMissingError, ScenarioError
+from tcplab.status import StatusLine, progress_enabled
 
 PROG = "tcplab"
 
@@ -38,12 +39,9 @@ _clock = time.monotonic  # wall clock of the progress line (replaceable in tests
 # --------------------------------------------------------------------------------------
 
 class Progress:
-    """``progress(now, end)`` callback that shows the share of simulated time done.
-
-    Nothing is shown for runs shorter than ``delay`` seconds of wall time, and afterwards the
-    line is refreshed at most every ``interval`` seconds.  On a terminal the line is rewritten
-    in place and erased at the end; elsewhere (TCPLAB_PROGRESS=1 into a file or pipe) each
-    update is its own line.
+    """``progress(now, end)`` callback that shows the share of simulated time done, on a
+    :class:`~tcplab.status.StatusLine`: nothing for runs shorter than ``delay`` seconds of wall
+    time, then at most every ``interval`` seconds.
     """
 
     def __init__(
@@ -56,54 +54,19 @@ class Progress:
         interval: float = 0.5,
     ):
         self.label = label
-        self.stream = stream if stream is not None else sys.stderr
-        self.tty = _isatty(self.stream)
-        if enabled is None:
-            enabled = _progress_enabled(self.stream)
-        self.enabled = enabled
-        self.clock = clock or _clock
+        self.line = StatusLine(stream, clock or _clock, interval)
+        self.enabled = progress_enabled(self.line.stream) if enabled is None else enabled
         self.delay = delay
-        self.interval = interval
-        self.started = self.clock()
-        self.last: float | None = None  # wall time of the last update shown
-        self.shown = False
+        self.started = self.line.clock()
 
     def __call__(self, now: float, end: float) -> None:
-        if not self.enabled:
+        if not self.enabled or self.line.clock() - self.started <= self.delay:
             return
-        t = self.clock()
-        if t - self.started <= self.delay:
-            return
-        if self.last is not None and t - self.last < self.interval:
-            return
-        self.last = t
         pct = 100.0 * now / end if end > 0 else 100.0
-        text = f"{PROG}: {self.label}: {pct:3.0f}% ({now:.2f} s of {end:g} s simulated)"
-        if self.tty:
-            self.stream.write(f"\r{text}\x1b[K")  # \x1b[K erases the rest of the line
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
-        self.shown = True
+        self.line.show(f"{PROG}: {self.label}: {pct:3.0f}% ({now:.2f} s of {end:g} s simulated)")
 
     def close(self) -> None:
-        if self.shown and self.tty:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-        self.shown = False
-
-
-def _progress_enabled(stream=None) -> bool:
-    """Progress on stderr: on a terminal, or with TCPLAB_PROGRESS=1; never with TCPLAB_PROGRESS=0."""
-    env = os.environ.get("TCPLAB_PROGRESS", "")
-    return env == "1" or (env != "0" and _isatty(stream if stream is not None else sys.stderr))
-
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+        self.line.close()
 
 
 # --------------------------------------------------------------------------------------
@@ -335,7 +298,7 @@ def cmd_sweep(args) -> int:
     out = Path(args.out) if args.out else Path("results") / tcplab.folder_name(spec.name, "sweep")
     workers = _count_option(args.workers, "--workers", "processes")
     result = sw.run(spec, out, workers=workers, scheduler=args.scheduler, retry_failed=args.retry_failed,
-                    progress=_progress_enabled(), limits=not args.no_limits)
+                    progress=progress_enabled(), limits=not args.no_limits)
     flows = result.flows
     flows.to_csv(out / "results.csv", index=False)
     table = result.aggregate(args.metric)
@@ -363,7 +326,7 @@ def cmd_reproduce(args) -> int:
         print(f"{PROG}: {args.study}: {msg}", file=sys.stderr, flush=True)
 
     out = studies.reproduce(args.study, quick=args.quick, seeds=seeds, out=args.out, scheduler=args.scheduler,
-                            progress=_progress_enabled(), log=log)
+                            progress=progress_enabled(), log=log)
     print(f"report: {out / 'report.md'} (and report.html)")
     return 0
 

@@ -31,7 +31,6 @@ import math
 import os
 import re
 import sqlite3
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +38,7 @@ from typing import Any, Iterable
 
 import tcplab
 from tcplab import ScenarioError
+from tcplab.status import StatusLine
 
 try:
     import tomllib
@@ -283,27 +283,26 @@ def _run_one(scenario: dict, seed: int, limits: bool = True) -> tuple[dict | Non
 
 
 class _Progress:
-    """A one-line progress report on stderr: counts and the time left."""
+    """The sweep's status line: runs done and the time left."""
 
     def __init__(self, total: int, stream=None, enabled: bool = True):
         self.total, self.done, self.failed = total, 0, 0
         self.t0 = time.perf_counter()
-        # sys.stderr as it is when the sweep starts, the command's guard included (cli._Guard)
-        self.stream, self.enabled = stream if stream is not None else sys.stderr, enabled
-        self.last = 0.0
+        self.line, self.enabled = StatusLine(stream), enabled
 
     def update(self, ok: bool) -> None:
         self.done += 1
         self.failed += 0 if ok else 1
-        now = time.perf_counter()
-        if not self.enabled or (now - self.last < 0.5 and self.done < self.total):
+        if not self.enabled:
             return
-        self.last = now
-        rate = self.done / max(now - self.t0, 1e-9)
+        rate = self.done / max(time.perf_counter() - self.t0, 1e-9)
         left = (self.total - self.done) / rate if rate > 0 else math.inf
         failed = f", {self.failed} failed" if self.failed else ""
-        print(f"tcplab: sweep: {self.done}/{self.total} runs{failed}, about {left:.0f} s left",
-              file=self.stream, flush=True)
+        self.line.show(f"tcplab: sweep: {self.done}/{self.total} runs{failed}, about {left:.0f} s left",
+                       last=self.done == self.total)
+
+    def close(self) -> None:
+        self.line.close()
 
 
 def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, *,
@@ -321,10 +320,13 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
         have = store.done(retry_failed)
         todo = [r for r in sweep.runs if r.key not in have]
         bar = _Progress(len(todo), enabled=progress and bool(todo))
-        if scheduler:
-            _run_dask(sweep, todo, store, bar, scheduler, limits)
-        elif todo:
-            _run_local(sweep, todo, store, bar, workers or os.cpu_count() or 1, limits)
+        try:
+            if scheduler:
+                _run_dask(sweep, todo, store, bar, scheduler, limits)
+            elif todo:
+                _run_local(sweep, todo, store, bar, workers or os.cpu_count() or 1, limits)
+        finally:
+            bar.close()
         return SweepResult(sweep, store.rows(r.key for r in sweep.runs))
     finally:
         store.close()

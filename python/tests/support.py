@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import io
 import os
 import shutil
 import sys
@@ -94,3 +95,19 @@ def worker_killed_by_seed_2(conn) -> None:
         if job[1] == 2:
             os.kill(os.getpid(), signal.SIGKILL)
         conn.send(sweep._run_one(*job))
+
+
+class FakeTTY(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self):
+        return True
+
+
+class Clock:
+    """A wall clock the test sets by hand."""
+
+    t = 0.0
+
+    def __call__(self):
+        return self.t

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import tcplab
-from support import DUMBBELL, DUMBBELL_TEXT, REPO, dumbbell_doc
+from support import DUMBBELL, DUMBBELL_TEXT, REPO, Clock, FakeTTY, dumbbell_doc
 from tcplab import cli
 
 
@@ -364,18 +364,6 @@ def test_flow_table_formats_units_and_missing_values():
     assert lines[3].split()[:2] == ["t", "A"] and lines[3].split()[-1] == "-"
     assert len(lines) == 5
     assert len({len(l) for l in lines}) == 1
-
-
-class FakeTTY(io.StringIO):
-    def isatty(self):
-        return True
-
-
-class Clock:
-    t = 0.0
-
-    def __call__(self):
-        return self.t
 
 
 def test_progress_waits_two_seconds_then_updates_every_half_second():

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import REPO, needs_dask, worker_killed_by_seed_2
+from support import REPO, FakeTTY, needs_dask, worker_killed_by_seed_2
 
 from tcplab import ScenarioError, cli
 from tcplab import sweep as sw
@@ -370,3 +370,12 @@ def test_a_sweep_name_never_leads_outside_results(tmp_path, monkeypatch, name):
     with pytest.raises(ScenarioError) as e:
         sw.build({"name": 5, "scenarios": [f"{LOSSY}/lossy-reno.toml"]}, REPO)
     assert e.value.path == "name"
+
+
+def test_the_sweeps_status_line_counts_runs_and_leaves_the_terminal_clean(tmp_path, monkeypatch):
+    tty = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", tty)
+    sw.run(write_sweep(tmp_path, seeds=1, duration="1s"), tmp_path / "out", workers=1, progress=True)
+    shown = tty.getvalue()
+    assert shown.startswith("\rtcplab: sweep: 1/4 runs, about ") and shown.endswith("\r\x1b[K"), shown
+    assert "\rtcplab: sweep: 4/4 runs, about 0 s left\x1b[K" in shown, "the last count always shows"

@@ -1,0 +1,58 @@
+"""The status line a long command keeps on stderr (a run's simulated time, a sweep's runs).
+
+On a terminal the line is rewritten in place and erased at the end; elsewhere (a file or a
+pipe, with TCPLAB_PROGRESS=1) each update is a line of its own. Updates come at most every
+``interval`` seconds of wall time, except the last.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Callable, TextIO
+
+
+class StatusLine:
+    def __init__(self, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic,
+                 interval: float = 0.5):
+        # sys.stderr as it is now, the command's guard included (cli._Guard)
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = isatty(self.stream)
+        self.clock = clock
+        self.interval = interval
+        self.last: float | None = None  # wall time of the last update shown
+        self.shown = False
+
+    def show(self, text: str, last: bool = False) -> None:
+        """Shows ``text``, unless the previous update is too recent and this is not the ``last``."""
+        t = self.clock()
+        if not last and self.last is not None and t - self.last < self.interval:
+            return
+        self.last = t
+        if self.tty:
+            self.stream.write(f"\r{text}\x1b[K")  # \x1b[K erases the rest of the line
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        """Erases the line from a terminal."""
+        if self.shown and self.tty:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+        self.shown = False
+
+
+def progress_enabled(stream: TextIO | None = None) -> bool:
+    """Progress on stderr: on a terminal, or with TCPLAB_PROGRESS=1; never with TCPLAB_PROGRESS=0."""
+    env = os.environ.get("TCPLAB_PROGRESS", "")
+    return env == "1" or (env != "0" and isatty(stream if stream is not None else sys.stderr))
+
+
+def isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
