@@ -379,3 +379,25 @@ def test_the_sweeps_status_line_counts_runs_and_leaves_the_terminal_clean(tmp_pa
     shown = tty.getvalue()
     assert shown.startswith("\rtcplab: sweep: 1/4 runs, about ") and shown.endswith("\r\x1b[K"), shown
     assert "\rtcplab: sweep: 4/4 runs, about 0 s left\x1b[K" in shown, "the last count always shows"
+
+
+def test_a_worker_gets_its_next_run_before_the_last_result_is_stored(tmp_path, monkeypatch):
+    """The parent stores a result (a SQLite commit) while the worker that sent it already runs
+    its next run: at the k-th store, k + 2 runs have gone out to the 2 workers."""
+    handed, at_put = [], []
+    hand_out = sw._hand_out
+    monkeypatch.setattr(sw, "_hand_out", lambda r, *a: handed.append(r) or hand_out(r, *a))
+
+    class Store(sw.Store):
+        def put(self, *args):
+            at_put.append(len(handed))
+            super().put(*args)
+
+    spec = sw.load(write_sweep(tmp_path, seeds=2, duration="1s"))
+    store = Store(tmp_path / "out" / "results.sqlite")
+    try:
+        sw._run_local(spec, spec.runs, store, sw._Progress(len(spec.runs), enabled=False), workers=2, limits=True)
+    finally:
+        store.close()
+    assert len(spec.runs) == 8 and sorted(r.key for r in handed) == sorted(r.key for r in spec.runs)
+    assert at_put == [min(k + 2, 8) for k in range(1, 9)]
