@@ -26,7 +26,7 @@ const EVENTS_PER_HOP: f64 = 1.5;
 const ACK_SIZE: u32 = 40;
 
 /// Bytes of memory per recorded item, with room for the vector that holds it to have doubled.
-const DELAY_BYTES: f64 = 16.0; // one u64 per delivered data packet
+const DELAY_BYTES: f64 = 8.0; // four bytes per delivered data packet (metrics::Delays)
 const CWND_ROW_BYTES: f64 = 128.0; // time, flow name, cwnd, ssthresh
 const RTT_ROW_BYTES: f64 = 112.0; // time, flow name, sample
 const SERIES_VALUE_BYTES: f64 = 16.0; // one f64 column value of an interval sample
@@ -606,7 +606,7 @@ mod tests {
 
     #[test]
     fn no_limits_runs_anyway() {
-        let s = dumbbell(1, 10_000_000, ""); // 1.2e10 packets: 200 GB of delays
+        let s = dumbbell(1, 10_000_000, ""); // 1.2e10 packets: 100 GB of delays
         assert!(enforce(&s, &RunOptions::default()).is_err());
         assert!(enforce(&s, &RunOptions { no_limits: true, ..RunOptions::default() }).is_ok());
     }

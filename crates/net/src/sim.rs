@@ -1,7 +1,7 @@
 //! A simulation run: builds the network and agents from a scenario, dispatches events, and
 //! summarises the counters at the end.
 
-use crate::metrics::{delay_stats, jain, FlowSeries, FlowSummary, LinkSample, LinkSeries, LinkSummary, RadioSummary, Sampler, Summary, TcpSeries};
+use crate::metrics::{jain, FlowSeries, FlowSummary, LinkSample, LinkSeries, LinkSummary, RadioSummary, Sampler, Summary, TcpSeries};
 use crate::loss::Loss;
 use crate::network::{link_name, Endpoint, Event, Link, Network, TimerKind};
 use crate::packet::{Addr, FlowId, Kind, PacketId};
@@ -605,7 +605,7 @@ impl Simulation {
             let active_end = cfg.stop.unwrap_or(end).min(end);
             let active = active_end.saturating_sub(cfg.start).as_secs_f64();
             let per_second = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
-            let [mean, p50, p95, p99, max] = delay_stats(&mut stats.delays);
+            let [mean, p50, p95, p99, max] = stats.delays.stats();
             let (protocol, profile) = match &cfg.transport {
                 Transport::Tcp(t) => (t.variant.name(), Some(t.profile)),
                 Transport::Udp => ("udp", None),
