@@ -401,3 +401,20 @@ def test_a_worker_gets_its_next_run_before_the_last_result_is_stored(tmp_path, m
         store.close()
     assert len(spec.runs) == 8 and sorted(r.key for r in handed) == sorted(r.key for r in spec.runs)
     assert at_put == [min(k + 2, 8) for k in range(1, 9)]
+
+
+def test_an_interrupted_sweep_erases_its_status_line(tmp_path, monkeypatch):
+    tty = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", tty)
+    run_one, calls = sw._run_one, []
+
+    def interrupted_at_the_second(*job):
+        calls.append(job)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return run_one(*job)
+
+    monkeypatch.setattr(sw, "_run_one", interrupted_at_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        sw.run(write_sweep(tmp_path, seeds=1, duration="1s"), tmp_path / "out", workers=1, progress=True)
+    assert tty.getvalue().startswith("\rtcplab: sweep: 1/4 runs") and tty.getvalue().endswith("\x1b[K\r\x1b[K")

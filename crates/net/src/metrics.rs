@@ -155,7 +155,8 @@ pub struct RadioSummary {
 /// flow's consecutive delays are close, so most go to the group the one before went to.
 #[derive(Default, Debug)]
 pub struct Delays {
-    /// (high bits, the low bits of each delay with them), in the order first met.
+    /// (high bits, the low bits of each delay with them), in the order first met until `stats`
+    /// sorts them.
     groups: Vec<(u32, Vec<u32>)>,
     /// The group the last delay went to.
     last: usize,
@@ -227,8 +228,9 @@ pub fn jain(xs: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
-    /// Delays spread over several groups (and pushed out of order) give the statistics of the
-    /// whole set, sorted: nearest-rank percentiles and the exact mean.
+    /// Delays spread over several groups (met in any order, and added to after a first
+    /// `stats`) give the statistics of the whole set, sorted: nearest-rank percentiles and the
+    /// exact mean.
     #[test]
     fn delay_stats_are_exact_across_groups() {
         let mut state = 0x9E3779B97F4A7C15u64;
@@ -238,19 +240,24 @@ mod tests {
             state ^= state << 17;
             state
         };
+        let group = 1u64 << 32; // 4.3 ms
+        // clusters of 1 us: inside one group, astride a group boundary, and seconds away
+        let clusters = [3 * group / 2, 2 * group - 500_000, 5 * group + 123_456, 2_000 * group, 3_000_000 * group];
         for n in [1u64, 2, 3, 100, 1001] {
             let mut delays = Delays::default();
             let mut all = Vec::new();
-            for _ in 0..n {
-                // seven clusters 2.9 ms apart, in four groups of 4.3 ms, met in any order
-                let ps = 20_000_000_000 / 7 * (next() % 7) + next() % 1_000_000;
-                delays.push(Time::from_ps(ps));
-                all.push(ps);
+            for round in 0..2 {
+                for _ in 0..n {
+                    let ps = clusters[(next() % clusters.len() as u64) as usize] + next() % 1_000_000;
+                    delays.push(Time::from_ps(ps));
+                    all.push(ps);
+                }
+                all.sort_unstable();
+                let k = all.len() as u64;
+                let at = |p: f64| Time::from_ps(all[nearest_rank(p, k) as usize]).as_secs_f64();
+                let mean = all.iter().map(|&d| d as u128).sum::<u128>() as f64 / k as f64 / 1e12;
+                assert_eq!(delays.stats(), [mean, at(0.5), at(0.95), at(0.99), at(1.0)], "{n} delays, round {round}");
             }
-            all.sort_unstable();
-            let at = |p: f64| Time::from_ps(all[nearest_rank(p, n) as usize]).as_secs_f64();
-            let mean = all.iter().map(|&d| d as u128).sum::<u128>() as f64 / n as f64 / 1e12;
-            assert_eq!(delays.stats(), [mean, at(0.5), at(0.95), at(0.99), at(1.0)], "{n} delays");
         }
         assert_eq!(Delays::default().stats(), [0.0; 5]);
     }

@@ -117,7 +117,8 @@ impl Packet {
 pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<u32>,
-    /// Which slots are free, to catch a slot released twice or read after its release.
+    /// Which slots are free, to catch a slot released twice, or used after its release and
+    /// before its next allocation (the free list hands the last slot released out first).
     #[cfg(debug_assertions)]
     is_free: Vec<bool>,
 }
