@@ -121,13 +121,8 @@ mod tests {
     /// in the minimum's place) gives the same sequence as the standard library's binary heap.
     #[test]
     fn pops_in_key_order_like_the_standard_heap() {
-        let mut state = 0x2545F4914F6CDD1Du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::Rng::stream(1, "heap");
+        let mut next = || rng.next_u64();
         let mut heap = MinHeap::new();
         let mut binary = BinaryHeap::new();
         let mut seq = 0u128;

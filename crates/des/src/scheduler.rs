@@ -406,13 +406,8 @@ mod tests {
             model.insert((at.to_bits(), seq));
             before.is_some() && s.front.map(|(k, _)| k) != before // displaced it
         }
-        let mut state = 0x9E3779B97F4A7C15u64;
-        let mut next = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut rng = crate::Rng::stream(1, "scheduler");
+        let mut next = move |n: u64| rng.next_u64() % n;
         let (mut s, mut model) = (Scheduler::new(), Model::new());
         for i in 0..8 {
             let seq = s.reserve();

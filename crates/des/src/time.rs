@@ -129,11 +129,9 @@ mod tests {
     #[test]
     fn rounds_as_f64_round() {
         let reference = |s: f64| Time((s * Time::PS_PER_SEC as f64).round() as u64);
-        let mut state = 0x9E3779B97F4A7C15u64;
+        let mut rng = crate::Rng::stream(1, "rounding");
         for i in 0..200_000u64 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = rng.next_u64();
             let secs = match i % 5 {
                 0 => (state >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((i % 9) as i32),
                 1 => ((state % 1_000_000) as f64 + 0.5) / 1e12,

@@ -235,13 +235,8 @@ mod tests {
     /// exact mean.
     #[test]
     fn delay_stats_are_exact_across_groups() {
-        let mut state = 0x9E3779B97F4A7C15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = tcplab_des::Rng::stream(1, "delays");
+        let mut next = || rng.next_u64();
         let group = 1u64 << 32; // 4.3 ms
         // clusters of 1 us: inside one group, astride a group boundary, and seconds away
         let clusters = [3 * group / 2, 2 * group - 500_000, 5 * group + 123_456, 2_000 * group, 3_000_000 * group];
