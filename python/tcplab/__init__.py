@@ -167,7 +167,7 @@ def _read_file(path: str) -> _Input:
     except FileNotFoundError:
         raise ScenarioError(path, "no such file", path) from None
     except IsADirectoryError:
-        raise ScenarioError(path, "is a directory, not a scenario file", path) from None
+        raise ScenarioError(path, "is a directory, not a file", path) from None
     except UnicodeDecodeError as e:
         raise ScenarioError(path, f"not UTF-8 text (byte {e.start})", path) from None
     except OSError as e:

@@ -105,8 +105,9 @@ def _set(node: Any, tokens: list, path: str, value: Any) -> None:
 
 def read_scenario(path: Path) -> dict:
     """A scenario file (TOML) as a document, named after the file unless it names itself."""
+    text = tcplab._read_file(os.fspath(path)).text  # errors name the file
     try:
-        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(str(path), f"not valid TOML: {e}") from None
     doc.setdefault("name", Path(path).stem)
@@ -125,10 +126,9 @@ def run_key(normalized: dict, seed: int) -> str:
 def load(path: str | os.PathLike) -> Sweep:
     """Reads and checks a sweep file; every run's scenario is validated (errors name the field)."""
     path = Path(path)
+    text = tcplab._read_file(os.fspath(path)).text  # errors name the file
     try:
-        spec = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ScenarioError(str(path), "no such file") from None
+        spec = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(str(path), f"not valid TOML: {e}") from None
     return build(spec, path.parent, default_name=path.stem)
@@ -191,7 +191,7 @@ def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Swe
         raise ScenarioError(f"{at}scenarios", "is required: a list of scenario files (globs allowed)")
     files: list[Path] = []
     for i, pat in enumerate(patterns):
-        matches = sorted(glob.glob(str(base / pat)))
+        matches = sorted(m for m in glob.glob(str(base / pat)) if os.path.isfile(m))  # not folders
         if not matches:
             raise ScenarioError(f"{at}scenarios[{i}]", f"{pat!r} matches no file")
         files.extend(Path(m) for m in matches)

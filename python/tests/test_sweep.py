@@ -55,6 +55,7 @@ def test_set_field_walks_tables_and_lists():
 
 @pytest.mark.parametrize("text, path", [
     ('scenarios = ["x.toml"]', "scenarios[0]"),
+    ('scenarios = [""]', "scenarios[0]"),  # the sweep's own folder: not a file
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nseeds = 0', "seeds"),
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nsurprise = 1', "surprise"),
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"links[9].delay" = ["1ms"]', "grid.links[9].delay"),
@@ -67,6 +68,18 @@ def test_a_bad_sweep_names_the_field(tmp_path, text, path):
     with pytest.raises(ScenarioError) as e:
         sw.load(p)
     assert e.value.path == path
+
+
+def test_files_that_are_not_text_are_named(tmp_path):
+    (tmp_path / "binary.toml").write_bytes(b"\xff\xfe\x00")
+    p = tmp_path / "sweep.toml"
+    p.write_text('scenarios = ["binary.toml"]')
+    with pytest.raises(ScenarioError, match="not UTF-8 text") as e:
+        sw.load(p)
+    assert e.value.path == str(tmp_path / "binary.toml")
+    with pytest.raises(ScenarioError, match="is a directory") as e:
+        sw.load(tmp_path)
+    assert e.value.path == str(tmp_path)
 
 
 def test_fields_joined_by_commas_vary_together(tmp_path):
