@@ -20,6 +20,7 @@ import json
 import re
 from pathlib import Path
 
+import tcplab
 from tcplab import ScenarioError
 
 FIGURES = ("cwnd", "sequence", "throughput", "queue", "delay")
@@ -49,17 +50,55 @@ def save(plt, fig, stem: Path) -> list[str]:
     return names
 
 
+def _rows(*keys: str):
+    """A list of JSON objects, each with `keys`."""
+    return lambda v: isinstance(v, list) and all(isinstance(row, dict) and all(k in row for k in keys) for row in v)
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+# What the figures and the report page read of a folder's JSON files, checked when it is opened:
+# a file damaged or from elsewhere is refused naming the field, not met half-way through a page.
+SUMMARY_FIELDS = {"name": lambda v: isinstance(v, str), "seed": _number, "duration_s": _number,
+                  "flows": _rows(), "links": _rows()}
+SCENARIO_FIELDS = {"nodes": lambda v: isinstance(v, list) and all(isinstance(n, str) for n in v),
+                   "links": _rows("from", "to", "bandwidth_bps", "delay_s", "queue", "reverse_limit"),
+                   "flows": _rows("name", "fid", "from", "to")}
+
+
 class RunFolder:
-    """The files of one run's result folder, read on demand."""
+    """The files of one run's result folder, read on demand. A file that cannot be read as
+    `tcplab run` writes it is a ScenarioError naming it."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         if not (self.path / "summary.json").is_file():
             raise ScenarioError(str(path), "has no summary.json (give a folder written by `tcplab run --out`)")
-        self.summary = json.loads((self.path / "summary.json").read_text())
-        scenario = self.path / "scenario.json"
-        self.scenario = json.loads(scenario.read_text()) if scenario.is_file() else None
+        self.summary = self._json("summary.json", SUMMARY_FIELDS)
+        self.scenario = self._json("scenario.json", SCENARIO_FIELDS) if (self.path / "scenario.json").is_file() else None
         self._trace = None
+
+    def _json(self, name: str, fields: dict) -> dict:
+        file = str(self.path / name)
+        try:
+            doc = json.loads(tcplab._read_file(file).text)
+        except json.JSONDecodeError as e:
+            raise ScenarioError(file, f"not valid JSON: {e}") from None
+        if not isinstance(doc, dict):
+            raise ScenarioError(file, "not a JSON object, as tcplab run writes it")
+        for field, ok in fields.items():
+            if not ok(doc.get(field)):
+                raise ScenarioError(file, f"{field}: missing or not as tcplab run writes it")
+        return doc
+
+    def _table(self, file: Path, read):
+        """`read(file)`, a failure to parse it named."""
+        try:
+            return read(file)
+        except (ValueError, OSError) as e:  # pandas' and pyarrow's parse errors are ValueErrors
+            raise ScenarioError(str(file), f"cannot be read as tcplab run writes it: {e}") from None
 
     def series(self, name: str):
         """series-NAME.parquet (or .csv) as a DataFrame, or None."""
@@ -67,14 +106,14 @@ class RunFolder:
 
         parquet, csv = self.path / f"series-{name}.parquet", self.path / f"series-{name}.csv"
         if parquet.is_file():
-            return pd.read_parquet(parquet)
-        return pd.read_csv(csv) if csv.is_file() else None
+            return self._table(parquet, pd.read_parquet)
+        return self._table(csv, pd.read_csv) if csv.is_file() else None
 
     def trace(self):
         """The wired events of trace.tr as a DataFrame (ev, time, src/dst node of the link,
         type, size, fid, seq, uid, packet's source and destination node), or None."""
         if self._trace is None and (self.path / "trace.tr").is_file():
-            self._trace = read_trace(self.path / "trace.tr")
+            self._trace = self._table(self.path / "trace.tr", read_trace)
         return self._trace
 
     def tcp_flows(self) -> list[dict]:

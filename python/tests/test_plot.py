@@ -2,6 +2,7 @@
 the run's own counters."""
 
 import json
+import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -83,3 +84,23 @@ def test_a_folder_without_a_run_is_refused(tmp_path, capsys):
     (tmp_path / "x.json").write_text(json.dumps({}))
     assert cli.main(["plot", str(tmp_path)]) == 2
     assert str(tmp_path) in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("file, content, says", [
+    ("summary.json", b"{garbage", "summary.json: not valid JSON"),
+    ("summary.json", b"\xff\xfe", "summary.json: not UTF-8 text"),
+    ("summary.json", b"[]", "summary.json: not a JSON object"),
+    ("summary.json", b'{"name": 3}', "summary.json: name: missing or not as tcplab run writes it"),
+    ("scenario.json", b'{"nodes": ["a"], "links": [{"from": 0}], "flows": []}', "scenario.json: links: missing"),
+    ("series-links.parquet", b"garbage", "series-links.parquet: cannot be read as tcplab run writes it"),
+    ("trace.tr", b"+ 1.0 0 2 tcp 1000 ------- 1 0.0 4.0 zz 3\n", "trace.tr: cannot be read as tcplab run writes it"),
+])
+@pytest.mark.parametrize("command", ["plot", "report"])
+def test_a_damaged_file_is_refused_naming_it(folder, tmp_path, capsys, file, content, says, command):
+    damaged = tmp_path / "run"
+    shutil.copytree(folder, damaged, ignore=shutil.ignore_patterns("plots", "report.html"))
+    with open(damaged / file, "ab" if file == "trace.tr" else "wb") as f:
+        f.write(content)
+    assert cli.main([command, str(damaged), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tcplab: error: {damaged / file}: ") and says in err, err
