@@ -439,7 +439,11 @@ def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, sched
         from distributed import Client, as_completed
     except ImportError as e:
         raise RuntimeError("a Dask scheduler needs the `distributed` package (pip install 'dask[distributed]')") from e
-    with Client(scheduler, timeout="30s") as client:
+    try:
+        client = Client(scheduler, timeout="30s")
+    except (ValueError, OSError) as e:  # a malformed address, or nobody answering there in time
+        raise ScenarioError("--scheduler", f"cannot reach a Dask scheduler at {scheduler!r}: {e}") from None
+    with client:
         futures = {client.submit(_run_one, r.scenario, r.seed, limits, key=f"tcplab-{r.key}", pure=False): r for r in todo}
         for fut in as_completed(futures):
             r = futures[fut]

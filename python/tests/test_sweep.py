@@ -431,3 +431,10 @@ def test_an_interrupted_sweep_erases_its_status_line(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         sw.run(write_sweep(tmp_path, seeds=1, duration="1s"), tmp_path / "out", workers=1, progress=True)
     assert tty.getvalue().startswith("\rtcplab: sweep: 1/4 runs") and tty.getvalue().endswith("\x1b[K\r\x1b[K")
+
+
+@needs_dask
+def test_a_scheduler_that_cannot_be_reached_is_named(tmp_path):
+    with pytest.raises(ScenarioError, match="unknown address scheme") as e:
+        sw.run(write_sweep(tmp_path, seeds=1), tmp_path / "out", scheduler="bogus://x", progress=False)
+    assert e.value.path == "--scheduler"
