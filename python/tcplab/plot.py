@@ -17,6 +17,7 @@ writes DIR/plots/NAME.png and .svg for each figure its files allow (series-NAME.
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -50,70 +51,109 @@ def save(plt, fig, stem: Path) -> list[str]:
     return names
 
 
-def _rows(*keys: str):
-    """A list of JSON objects, each with `keys`."""
-    return lambda v: isinstance(v, list) and all(isinstance(row, dict) and all(k in row for k in keys) for row in v)
+def _text(v) -> bool:
+    return isinstance(v, str)
+
+
+def _whole(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    return (isinstance(v, float) and math.isfinite(v)) or _whole(v)
+
+
+def _rows(v) -> bool:
+    return isinstance(v, list) and all(isinstance(row, dict) for row in v)
+
+
+def _first_bad(doc: dict, fields: dict, at: str = "") -> str | None:
+    """The path of the first of `fields` (name: test) that `doc` lacks or fails, if any."""
+    return next((f"{at}{name}" for name, ok in fields.items() if not ok(doc.get(name))), None)
 
 
 # What the figures and the report page read of a folder's JSON files, checked when it is opened:
 # a file damaged or from elsewhere is refused naming the field, not met half-way through a page.
-SUMMARY_FIELDS = {"name": lambda v: isinstance(v, str), "seed": _number, "duration_s": _number,
-                  "flows": _rows(), "links": _rows()}
-SCENARIO_FIELDS = {"nodes": lambda v: isinstance(v, list) and all(isinstance(n, str) for n in v),
-                   "links": _rows("from", "to", "bandwidth_bps", "delay_s", "queue", "reverse_limit"),
-                   "flows": _rows("name", "fid", "from", "to")}
+SUMMARY_FIELDS = {"name": _text, "seed": _whole, "duration_s": _number, "flows": _rows, "links": _rows,
+                  "jain_fairness": lambda v: v is None or _number(v)}
+
+
+def _scenario_problem(sc: dict) -> str | None:
+    nodes = sc.get("nodes")
+    if not (isinstance(nodes, list) and all(map(_text, nodes))):
+        return "nodes"
+    for table in ("links", "flows"):
+        if not _rows(sc.get(table)):
+            return table
+    node = lambda v: _whole(v) and 0 <= v < len(nodes)  # noqa: E731
+    link = {"from": node, "to": node, "bandwidth_bps": _number, "delay_s": _number, "reverse_limit": _whole,
+            "queue": lambda q: isinstance(q, dict) and _whole(q.get("limit"))}
+    flow = {"name": _text, "fid": _whole, "from": node, "to": node}
+    for table, fields in (("links", link), ("flows", flow)):
+        for i, row in enumerate(sc[table]):
+            if bad := _first_bad(row, fields, f"{table}[{i}]."):
+                return bad
+    return None
+
+
+# The columns of each series the figures and the page draw: numbers, but for the names.
+SERIES_COLUMNS = {"cwnd": ("time", "flow", "cwnd", "ssthresh"), "tcp": ("time", "flow", "cwnd", "ssthresh"),
+                  "flows": ("time", "flow", "goodput_bps", "delivered_bytes"),
+                  "links": ("time", "link", "queue_pkts")}
+NAME_COLUMNS = ("flow", "link")
 
 
 class RunFolder:
-    """The files of one run's result folder, read on demand. A file that cannot be read as
-    `tcplab run` writes it is a ScenarioError naming it."""
+    """The files of one run's result folder, read on demand. A file that is not as `tcplab run`
+    writes it is a ScenarioError naming it (and the field, or the line)."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         if not (self.path / "summary.json").is_file():
             raise ScenarioError(str(path), "has no summary.json (give a folder written by `tcplab run --out`)")
-        self.summary = self._json("summary.json", SUMMARY_FIELDS)
-        self.scenario = self._json("scenario.json", SCENARIO_FIELDS) if (self.path / "scenario.json").is_file() else None
+        self.summary = self._json("summary.json", lambda doc: _first_bad(doc, SUMMARY_FIELDS))
+        self.scenario = self._json("scenario.json", _scenario_problem) if (self.path / "scenario.json").is_file() else None
         self._trace = None
 
-    def _json(self, name: str, fields: dict) -> dict:
+    def _json(self, name: str, problem) -> dict:
         file = str(self.path / name)
+
+        def finite(constant: str):
+            raise ValueError(f"{constant} is not a number JSON allows")
+
         try:
-            doc = json.loads(tcplab._read_file(file).text)
-        except json.JSONDecodeError as e:
+            doc = json.loads(tcplab._read_file(file).text, parse_constant=finite)
+        except (ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
             raise ScenarioError(file, f"not valid JSON: {e}") from None
         if not isinstance(doc, dict):
             raise ScenarioError(file, "not a JSON object, as tcplab run writes it")
-        for field, ok in fields.items():
-            if not ok(doc.get(field)):
-                raise ScenarioError(file, f"{field}: missing or not as tcplab run writes it")
+        if bad := problem(doc):
+            raise ScenarioError(file, f"{bad}: missing or not as tcplab run writes it")
         return doc
-
-    def _table(self, file: Path, read):
-        """`read(file)`, a failure to parse it named."""
-        try:
-            return read(file)
-        except (ValueError, OSError) as e:  # pandas' and pyarrow's parse errors are ValueErrors
-            raise ScenarioError(str(file), f"cannot be read as tcplab run writes it: {e}") from None
 
     def series(self, name: str):
         """series-NAME.parquet (or .csv) as a DataFrame, or None."""
         import pandas as pd
 
         parquet, csv = self.path / f"series-{name}.parquet", self.path / f"series-{name}.csv"
-        if parquet.is_file():
-            return self._table(parquet, pd.read_parquet)
-        return self._table(csv, pd.read_csv) if csv.is_file() else None
+        file, read = (parquet, pd.read_parquet) if parquet.is_file() else (csv, pd.read_csv)
+        if not file.is_file():
+            return None
+        try:
+            frame = read(file)
+        except Exception as e:  # noqa: BLE001 - whatever the parser raises, the file is damaged
+            raise ScenarioError(str(file), f"cannot be read as tcplab run writes it: {e}") from None
+        for column in SERIES_COLUMNS.get(name, ()):
+            numbers = column in NAME_COLUMNS or frame.empty or pd.api.types.is_numeric_dtype(frame.get(column))
+            if column not in frame or not numbers:
+                raise ScenarioError(str(file), f"{column}: missing or not as tcplab run writes it")
+        return frame
 
     def trace(self):
         """The wired events of trace.tr as a DataFrame (ev, time, src/dst node of the link,
         type, size, fid, seq, uid, packet's source and destination node), or None."""
         if self._trace is None and (self.path / "trace.tr").is_file():
-            self._trace = self._table(self.path / "trace.tr", read_trace)
+            self._trace = read_trace(self.path / "trace.tr")
         return self._trace
 
     def tcp_flows(self) -> list[dict]:
@@ -125,23 +165,35 @@ class RunFolder:
 
 
 def read_trace(path: Path):
-    """Wired-trace lines (`+ - r d`) of an ns-2 trace; wireless and event lines are skipped."""
+    """Wired-trace lines (`+ - r d`) of an ns-2 trace; wireless and event lines are skipped. A
+    wired line whose numbers are not numbers is a ScenarioError naming its line."""
     import pandas as pd
 
     import io
 
     names = ["ev", "time", "a", "b", "type", "size", "flags", "fid", "src", "dst", "seq", "uid"]
     wired = re.compile(r"^[-+rd] \S+ \d+ \d+ ")  # wireless lines have _node_ there
-    with open(path) as f:
-        text = "".join(" ".join(line.split(" ", 12)[:12]).rstrip("\n") + "\n" for line in f if wired.match(line))
-    raw = pd.read_csv(io.StringIO(text), sep=" ", header=None, names=names, dtype=str)
-    out = pd.DataFrame({
-        "ev": raw["ev"], "time": raw["time"].astype(float), "a": raw["a"].astype(int),
-        "b": raw["b"].astype(int), "type": raw["type"], "size": raw["size"].astype(int),
-        "fid": raw["fid"].astype(int), "seq": raw["seq"].astype(int), "uid": raw["uid"].astype(int),
-        "src": raw["src"].str.split(".").str[0].astype(int), "dst": raw["dst"].str.split(".").str[0].astype(int),
-    })
-    return out.reset_index(drop=True)
+    kept, numbers = [], []  # each wired line's number in the file, and its first 12 fields
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for n, line in enumerate(f, 1):
+                if wired.match(line):
+                    kept.append(n)
+                    numbers.append(" ".join(line.split(" ", 12)[:12]).rstrip("\n"))
+    except OSError as e:
+        raise ScenarioError(str(path), f"cannot be read: {e.strerror or e}") from None
+    raw = pd.read_csv(io.StringIO("\n".join(numbers) + "\n"), sep=" ", header=None, names=names, dtype=str,
+                      keep_default_na=False)
+    out = {name: raw[name] for name in ("ev", "type")}
+    for name in ("time", "a", "b", "size", "fid", "seq", "uid", "src", "dst"):
+        text = raw[name].str.split(".").str[0] if name in ("src", "dst") else raw[name]  # the node of N.port
+        value = pd.to_numeric(text, errors="coerce")
+        bad = value.isna() | (value.abs() >= 2**53)
+        if bad.any():
+            i = int(bad.to_numpy().argmax())
+            raise ScenarioError(str(path), f"line {kept[i]}: {name} {raw[name].iloc[i]!r} is not as tcplab writes it")
+        out[name] = value.astype(float if name == "time" else "int64")
+    return pd.DataFrame(out)[["ev", "time", "a", "b", "type", "size", "fid", "seq", "uid", "src", "dst"]]
 
 
 def plot(result_dir: str | Path, out: str | Path | None = None) -> tuple[list[Path], dict[str, str]]:

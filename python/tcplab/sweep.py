@@ -437,19 +437,29 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
 def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, scheduler: str, limits: bool) -> None:
     try:
         from distributed import Client, as_completed
+        from distributed.scheduler import KilledWorker
     except ImportError as e:
         raise RuntimeError("a Dask scheduler needs the `distributed` package (pip install 'dask[distributed]')") from e
+    if not todo:
+        return
     try:
         client = Client(scheduler, timeout="30s")
-    except (ValueError, OSError) as e:  # a malformed address, or nobody answering there in time
+    except (ValueError, TypeError, ImportError, OSError) as e:  # a malformed address or scheme, nobody there
         raise ScenarioError("--scheduler", f"cannot reach a Dask scheduler at {scheduler!r}: {e}") from None
     with client:
         futures = {client.submit(_run_one, r.scenario, r.seed, limits, key=f"tcplab-{r.key}", pure=False): r for r in todo}
-        for fut in as_completed(futures):
-            r = futures[fut]
-            summary, error, wall = fut.result()
-            store.put(sweep.name, r, summary, error, wall)
-            bar.update(error is None)
+        try:
+            for fut in as_completed(futures):
+                r = futures[fut]
+                try:
+                    summary, error, wall = fut.result()
+                except KilledWorker as e:  # Dask gave up on the run after its workers died
+                    summary, error, wall = None, f"its Dask workers died: {e}", 0.0
+                store.put(sweep.name, r, summary, error, wall)
+                bar.update(error is None)
+        except OSError as e:  # the scheduler went away (CommClosedError is an OSError)
+            raise ScenarioError("--scheduler", f"lost the Dask scheduler at {scheduler!r} ({e}); the runs "
+                                "finished are stored, and running the sweep again does the rest") from None
 
 
 # --------------------------------------------------------------------------------------

@@ -87,13 +87,19 @@ def test_a_folder_without_a_run_is_refused(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("file, content, says", [
-    ("summary.json", b"{garbage", "summary.json: not valid JSON"),
-    ("summary.json", b"\xff\xfe", "summary.json: not UTF-8 text"),
-    ("summary.json", b"[]", "summary.json: not a JSON object"),
-    ("summary.json", b'{"name": 3}', "summary.json: name: missing or not as tcplab run writes it"),
-    ("scenario.json", b'{"nodes": ["a"], "links": [{"from": 0}], "flows": []}', "scenario.json: links: missing"),
-    ("series-links.parquet", b"garbage", "series-links.parquet: cannot be read as tcplab run writes it"),
-    ("trace.tr", b"+ 1.0 0 2 tcp 1000 ------- 1 0.0 4.0 zz 3\n", "trace.tr: cannot be read as tcplab run writes it"),
+    ("summary.json", b"{garbage", "not valid JSON"),
+    ("summary.json", b"\xff\xfe", "not UTF-8 text"),
+    ("summary.json", b"[]", "not a JSON object"),
+    ("summary.json", b'{"name": 3}', "name: missing or not as tcplab run writes it"),
+    ("summary.json", b'{"name": "x", "seed": 1, "duration_s": NaN}', "NaN is not a number JSON allows"),
+    ("summary.json", b'{"name": "x", "seed": 1, "duration_s": 2, "flows": [], "links": [], "jain_fairness": "x"}',
+     "jain_fairness: missing"),
+    ("scenario.json", b'{"nodes": ["a"], "links": [{"from": 0}], "flows": []}', "links[0].to: missing"),
+    ("scenario.json", b'{"nodes": ["a"], "links": [], "flows": [{"name": "A", "fid": 1, "from": 0, "to": 9}]}',
+     "flows[0].to: missing"),
+    ("series-links.parquet", b"garbage", "cannot be read as tcplab run writes it"),
+    ("trace.tr", b"+ 1.0 0 2 tcp 1000 ------- 1 0.0 4.0 zz 3\n", "seq 'zz' is not as tcplab writes it"),
+    ("trace.tr", b"+ 1.0 0 2 tcp 1000 ------- 1 0.0 4.0 99999999999999999999 3\n", "seq '99999999999999999999'"),
 ])
 @pytest.mark.parametrize("command", ["plot", "report"])
 def test_a_damaged_file_is_refused_naming_it(folder, tmp_path, capsys, file, content, says, command):
@@ -104,3 +110,15 @@ def test_a_damaged_file_is_refused_naming_it(folder, tmp_path, capsys, file, con
     assert cli.main([command, str(damaged), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"tcplab: error: {damaged / file}: ") and says in err, err
+    if file == "trace.tr":
+        lines = len((folder / file).read_text().splitlines())
+        assert f"line {lines + 1}: " in err, "the line is named"
+
+
+def test_a_series_without_the_columns_drawn_is_refused(folder, tmp_path, capsys):
+    damaged = tmp_path / "run"
+    shutil.copytree(folder, damaged, ignore=shutil.ignore_patterns("plots"))
+    (damaged / "series-flows.parquet").unlink()
+    (damaged / "series-flows.csv").write_text("time,flow,goodput\n0.1,A,5\n")
+    assert cli.main(["report", str(damaged), "--out", str(tmp_path / "page.html")]) == 2
+    assert f"{damaged / 'series-flows.csv'}: goodput_bps: missing" in capsys.readouterr().err
