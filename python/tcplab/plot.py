@@ -16,6 +16,7 @@ writes DIR/plots/NAME.png and .svg for each figure its files allow (series-NAME.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import re
@@ -183,7 +184,7 @@ def read_trace(path: Path):
     except OSError as e:
         raise ScenarioError(str(path), f"cannot be read: {e.strerror or e}") from None
     raw = pd.read_csv(io.StringIO("\n".join(numbers) + "\n"), sep=" ", header=None, names=names, dtype=str,
-                      keep_default_na=False)
+                      keep_default_na=False, quoting=csv.QUOTE_NONE)  # a quote in a field is a character
     out = {name: raw[name] for name in ("ev", "type")}
     for name in ("time", "a", "b", "size", "fid", "seq", "uid", "src", "dst"):
         text = raw[name].str.split(".").str[0] if name in ("src", "dst") else raw[name]  # the node of N.port

@@ -100,6 +100,7 @@ def test_a_folder_without_a_run_is_refused(tmp_path, capsys):
     ("series-links.parquet", b"garbage", "cannot be read as tcplab run writes it"),
     ("trace.tr", b"+ 1.0 0 2 tcp 1000 ------- 1 0.0 4.0 zz 3\n", "seq 'zz' is not as tcplab writes it"),
     ("trace.tr", b"+ 1.0 0 2 tcp 1000 ------- 1 0.0 4.0 99999999999999999999 3\n", "seq '99999999999999999999'"),
+    ("trace.tr", b'+ 1.0 0 2 "tcp 1000 ------- 1 0.0 4.0 zz 3\n', "seq 'zz'"),  # a quote is no quoting
 ])
 @pytest.mark.parametrize("command", ["plot", "report"])
 def test_a_damaged_file_is_refused_naming_it(folder, tmp_path, capsys, file, content, says, command):
