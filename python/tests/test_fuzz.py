@@ -1,17 +1,22 @@
 """Fuzzing: generated and mutated scenarios never make tcplab fail in any other way than a
 ScenarioError naming a field, and every one that validates runs (briefly, with its invariants
-checked) without an error.
+checked) without an error; nor do damaged result folders make `tcplab plot` and `tcplab report`.
 
 The number of examples comes from TCPLAB_FUZZ_EXAMPLES (default 2500 per test: the four tests
-give CI over 10,000 scenarios); the random choices are hypothesis's, so a failure prints the
-smallest scenario that shows it.
+of scenarios and sweep files give CI over 10,000; the damaged folders, slower, get a fiftieth);
+the random choices are hypothesis's, so a failure prints the smallest case that shows it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
 import os
 import random
+import shutil
 import tempfile
+import tomllib
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -179,3 +184,50 @@ def test_generated_sweep_files_are_refused_by_field(spec):
         sweep.build(spec, REPO / "scenarios" / "yew2011-wired")
     except tcplab.ScenarioError as e:
         assert e.path and e.message
+
+
+@functools.cache
+def result_folder() -> Path:
+    """A run's result folder with every file `tcplab plot` and `tcplab report` read."""
+    out = Path(tempfile.mkdtemp(prefix="tcplab-fuzz-run-"))
+    doc = tomllib.loads((REPO / "python" / "tests" / "data" / "dumbbell.toml").read_text())
+    tcplab.run({**doc, "output": {"interval": "0.5s"}}, out=out, trace=["ns2", "cwnd"])
+    return out
+
+
+FOLDER_FILES = ["summary.json", "scenario.json", "trace.tr", "series-flows.parquet", "series-links.parquet",
+                "series-tcp.parquet", "series-cwnd.parquet"]
+# bytes at random, or bytes that mean something to a parser
+CHUNK = st.one_of(st.binary(min_size=1, max_size=8),
+                  st.sampled_from([b'"', b' "', b"'", b"\n", b" ", b",", b"-", b".", b"e", b"NaN", b"null", b"[", b"{",
+                                   b"99999999999999999999", b"-1", b"\xff"]))
+EDIT = st.tuples(st.floats(0, 1, exclude_max=True), st.sampled_from(["set", "cut", "insert"]), CHUNK)
+
+
+@settings(FUZZ, max_examples=max(1, EXAMPLES // 50))
+@given(file=st.sampled_from(FOLDER_FILES), edits=st.lists(EDIT, min_size=1, max_size=20), command=st.sampled_from(["report", "report", "plot"]))
+def test_a_damaged_result_folder_is_read_or_refused_by_file(file, edits, command):
+    """Bytes of one of a result folder's files changed, cut or inserted: `tcplab plot` and
+    `tcplab report` draw what they can, or refuse naming a file of the folder (exit 2), and
+    never fail inside (exit 1)."""
+    from tcplab import cli
+
+    with tempfile.TemporaryDirectory(prefix="tcplab-fuzz-") as work:
+        run = Path(work) / "run"
+        shutil.copytree(result_folder(), run)
+        data = bytearray((run / file).read_bytes())
+        for at, how, chunk in edits:
+            i = int(at * len(data))
+            if how == "set":
+                data[i:i + len(chunk)] = chunk
+            elif how == "cut":
+                del data[i:i + len(chunk) * 8]
+            else:
+                data[i:i] = chunk
+        (run / file).write_bytes(bytes(data))
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            status = cli.main([command, str(run), "--out", str(Path(work) / ("page.html" if command == "report" else "figures"))])
+        assert status in (0, 2), err.getvalue()
+        if status == 2:
+            assert err.getvalue().startswith(f"tcplab: error: {run}"), err.getvalue()
