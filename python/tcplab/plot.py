@@ -86,7 +86,9 @@ def _scenario_problem(sc: dict) -> str | None:
     for table in ("links", "flows"):
         if not _rows(sc.get(table)):
             return table
-    node = lambda v: _whole(v) and 0 <= v < len(nodes)  # noqa: E731
+    def node(v) -> bool:
+        return _whole(v) and 0 <= v < len(nodes)
+
     link = {"from": node, "to": node, "bandwidth_bps": _number, "delay_s": _number, "reverse_limit": _whole,
             "queue": lambda q: isinstance(q, dict) and _whole(q.get("limit"))}
     flow = {"name": _text, "fid": _whole, "from": node, "to": node}
