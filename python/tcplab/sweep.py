@@ -434,6 +434,29 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
             proc.join(timeout=5)
 
 
+DASK_CONNECT_S = 30
+
+
+def _answers(scheduler: str) -> None:
+    """Returns once a Dask scheduler at `scheduler` has answered, or raises (TimeoutError after
+    DASK_CONNECT_S): `Client` alone waits without end on a port that takes the connection but
+    does not speak Dask."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect
+
+    async def handshake():
+        comm = await connect(scheduler)
+        await comm.close()
+
+    async def in_time():
+        await asyncio.wait_for(handshake(), DASK_CONNECT_S)
+
+    with ThreadPoolExecutor(1) as own_loop:  # the caller may be running an event loop (a notebook)
+        own_loop.submit(asyncio.run, in_time()).result()
+
+
 def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, scheduler: str, limits: bool) -> None:
     try:
         from distributed import Client, as_completed
@@ -443,9 +466,11 @@ def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, sched
     if not todo:
         return
     try:
-        client = Client(scheduler, timeout="30s")
+        _answers(scheduler)
+        client = Client(scheduler, timeout=f"{DASK_CONNECT_S}s")
     except (ValueError, TypeError, ImportError, OSError) as e:  # a malformed address or scheme, nobody there
-        raise ScenarioError("--scheduler", f"cannot reach a Dask scheduler at {scheduler!r}: {e}") from None
+        why = str(e) or f"no answer in {DASK_CONNECT_S} s"
+        raise ScenarioError("--scheduler", f"cannot reach a Dask scheduler at {scheduler!r}: {why}") from None
     with client:
         futures = {client.submit(_run_one, r.scenario, r.seed, limits, key=f"tcplab-{r.key}", pure=False): r for r in todo}
         try:

@@ -438,3 +438,17 @@ def test_a_scheduler_that_cannot_be_reached_is_named(tmp_path):
     with pytest.raises(ScenarioError, match="unknown address scheme") as e:
         sw.run(write_sweep(tmp_path, seeds=1), tmp_path / "out", scheduler="bogus://x", progress=False)
     assert e.value.path == "--scheduler"
+
+
+@needs_dask
+def test_a_port_that_does_not_speak_dask_is_named_in_time(tmp_path, monkeypatch):
+    """A port that takes connections but never answers (not a Dask scheduler) is refused once
+    the connection time is up, where Dask's client alone would wait without end."""
+    monkeypatch.setattr(sw, "DASK_CONNECT_S", 1)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        with pytest.raises(ScenarioError, match="cannot reach a Dask scheduler at .*: no answer in 1 s") as e:
+            sw.run(write_sweep(tmp_path, seeds=1), tmp_path / "out", scheduler=address, progress=False)
+    assert e.value.path == "--scheduler"
