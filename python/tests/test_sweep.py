@@ -3,6 +3,7 @@ resuming after a crash with exactly one stored result per run."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -313,26 +314,38 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@needs_dask
-def test_dask_cluster_gives_the_same_results_and_survives_a_dead_worker(tmp_path):
-    spec = write_sweep(tmp_path, seeds=6, duration="100s")
-    local = sw.run(spec, tmp_path / "local", workers=2, progress=False)
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
+@contextlib.contextmanager
+def dask_cluster(workers: int, scheduler_env: dict | None = None, worker_args: tuple = ()):
+    """A Dask scheduler and `workers` single-threaded workers on this machine, each a process;
+    yields the scheduler's address and the processes, the scheduler's first."""
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "python"), str(REPO / "python" / "tests")])}
     procs = [subprocess.Popen([sys.executable, "-c", "from distributed.cli.dask_scheduler import main; main()",
-                               "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+                               "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
+                              env={**env, **(scheduler_env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
-        for _ in range(2):
+        for _ in range(workers):
             procs.append(subprocess.Popen(
                 [sys.executable, "-c", "from distributed.cli.dask_worker import main; main()", address,
-                 "--nworkers", "1", "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
+                 "--nworkers", "1", "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1", *worker_args],
                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         from distributed import Client
 
         with Client(address, timeout="60s") as c:
-            c.wait_for_workers(2, timeout=60)
+            c.wait_for_workers(workers, timeout=60)
+        yield address, procs
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+
+
+@needs_dask
+def test_dask_cluster_gives_the_same_results_and_survives_a_dead_worker(tmp_path):
+    spec = write_sweep(tmp_path, seeds=6, duration="100s")
+    local = sw.run(spec, tmp_path / "local", workers=2, progress=False)
+    with dask_cluster(2) as (address, procs):
         # kill one worker once the sweep is under way; its runs go to the other
         import threading
 
@@ -364,11 +377,19 @@ def test_dask_cluster_gives_the_same_results_and_survives_a_dead_worker(tmp_path
         serial = sw.run(spec, tmp_path / "serial", workers=1, progress=False)
         stored = [_stored_summaries(tmp_path / d / "results.sqlite") for d in ("serial", "local", "dask")]
         assert stored[0] == stored[1] == stored[2] and len(stored[0]) == len(serial.rows)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
+
+
+@needs_dask
+def test_a_run_that_kills_its_dask_workers_fails_alone(tmp_path):
+    """Dask gives up on a run whose workers die (at once here: no retries, and one run per
+    worker thread, so no other run is on the worker that dies); the run is stored as failed,
+    as a local run would be, and the others finish."""
+    config = {"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0", "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0"}
+    with dask_cluster(1, config, ("--preload", "dask_kills_seed_2")) as (address, _):
+        res = sw.run(write_sweep(tmp_path, seeds=2, duration="1s"), tmp_path / "out", scheduler=address, progress=False)
+    failed = [r for r in res.rows if r["error"]]
+    assert len(res.rows) == 8 and {r["seed"] for r in failed} == {2} and len(failed) == 4
+    assert all("its Dask workers died" in r["error"] for r in failed)
 
 
 @pytest.mark.parametrize("name", ["../../outside", "/etc/cron.d/x", "..", "a/../../b"])
