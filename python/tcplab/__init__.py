@@ -160,6 +160,14 @@ def _scenario_input(scenario: Any) -> _Input:
     )
 
 
+def make_out_dir(path: str | os.PathLike) -> None:
+    """Creates the output folder `path` and its parents as needed; an error names --out."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise ScenarioError("--out", f"cannot create directory {os.fspath(path)}: {e.strerror or e}") from None
+
+
 def _read_file(path: str) -> _Input:
     try:
         with open(path, encoding="utf-8") as f:
@@ -310,10 +318,7 @@ def run(
         while not os.path.exists(d):
             created.append(d)
             d = os.path.dirname(d)
-        try:
-            os.makedirs(out_dir, exist_ok=True)
-        except OSError as e:
-            raise ScenarioError("--out", f"cannot create directory {out_dir}: {e.strerror or e}") from None
+        make_out_dir(out_dir)
 
     core = _load_core()
     with _Translate(core, inp):

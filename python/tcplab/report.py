@@ -18,7 +18,7 @@ import json
 import math
 from pathlib import Path
 
-from tcplab import plot
+from tcplab import ScenarioError, plot
 
 ASSETS = Path(__file__).with_name("report_assets")
 MAX_POINTS = 4000  # per chart line: enough for a screen, small enough for a page
@@ -28,7 +28,11 @@ def report(result_dir: str | Path, out: str | Path | None = None) -> Path:
     """Writes the report page of the run in `result_dir`; returns its path."""
     run = plot.RunFolder(result_dir)
     out = Path(out) if out is not None else run.path / "report.html"
-    out.write_text(render(page_data(run)), encoding="utf-8")
+    page = render(page_data(run))
+    try:
+        out.write_text(page, encoding="utf-8")
+    except OSError as e:
+        raise ScenarioError("--out", f"cannot write {out}: {e.strerror or e}") from None
     return out
 
 

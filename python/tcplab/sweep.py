@@ -315,7 +315,11 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
     if not isinstance(sweep, Sweep):
         sweep = load(sweep)
     out = Path(out if out is not None else Path("results") / tcplab.folder_name(sweep.name, "sweep"))
-    store = Store(out / "results.sqlite")
+    tcplab.make_out_dir(out)
+    try:
+        store = Store(out / "results.sqlite")
+    except sqlite3.Error as e:
+        raise ScenarioError("--out", f"cannot keep the results in {out / 'results.sqlite'}: {e}") from None
     try:
         have = store.done(retry_failed)
         todo = [r for r in sweep.runs if r.key not in have]

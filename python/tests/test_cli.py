@@ -602,3 +602,19 @@ def test_console_script(tmp_path):
     assert (r.returncode, r.stdout) == (0, "ok: dumbbell (6 nodes, 5 links, 3 flows)\n")
     r = subprocess.run([str(exe), "validate", str(tmp_path / "x.toml")], capture_output=True, text=True)
     assert r.returncode == 2 and stderr_line(r.stderr).endswith("x.toml: no such file")
+
+
+@pytest.mark.parametrize("command", ["run", "sweep", "plot", "report", "reproduce"])
+def test_an_output_that_cannot_be_written_is_named(tmp_path, capsys, command):
+    """--out names a file where a folder is wanted (or a folder under it): exit 2, naming --out."""
+    taken = tmp_path / "taken"
+    taken.write_text("not a folder")
+    sweep = tmp_path / "s.toml"
+    sweep.write_text(f'scenarios = ["{DUMBBELL}"]\n')
+    tcplab.run(DUMBBELL, out=tmp_path / "run", until="0.1s")
+    args = {"run": [str(DUMBBELL)], "sweep": [str(sweep)], "plot": [str(tmp_path / "run")],
+            "report": [str(tmp_path / "run")], "reproduce": ["yew2011-wired", "--quick"]}[command]
+    out = taken / "page.html" if command == "report" else taken
+    assert cli.main([command, *args, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("tcplab: error: --out: cannot "), err
