@@ -160,7 +160,7 @@ def _scenario_input(scenario: Any) -> _Input:
     )
 
 
-def make_out_dir(path: str | os.PathLike) -> None:
+def _make_out_dir(path: str | os.PathLike) -> None:
     """Creates the output folder `path` and its parents as needed; an error names --out."""
     try:
         os.makedirs(path, exist_ok=True)
@@ -318,7 +318,7 @@ def run(
         while not os.path.exists(d):
             created.append(d)
             d = os.path.dirname(d)
-        make_out_dir(out_dir)
+        _make_out_dir(out_dir)
 
     core = _load_core()
     with _Translate(core, inp):

@@ -207,7 +207,7 @@ def plot(result_dir: str | Path, out: str | Path | None = None) -> tuple[list[Pa
     if plt is None:
         raise ScenarioError("plot", "needs matplotlib (pip install matplotlib)")
     out = Path(out) if out is not None else run.path / "plots"
-    tcplab.make_out_dir(out)
+    tcplab._make_out_dir(out)
     written, skipped = [], {}
     for name in FIGURES:
         why = globals()[f"_{name}"](run, plt, out / name)

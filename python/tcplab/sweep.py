@@ -315,7 +315,7 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
     if not isinstance(sweep, Sweep):
         sweep = load(sweep)
     out = Path(out if out is not None else Path("results") / tcplab.folder_name(sweep.name, "sweep"))
-    tcplab.make_out_dir(out)
+    tcplab._make_out_dir(out)
     try:
         store = Store(out / "results.sqlite")
     except sqlite3.Error as e:
