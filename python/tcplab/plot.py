@@ -44,11 +44,15 @@ def pyplot():
 def save(plt, fig, stem: Path) -> list[str]:
     """Writes `fig` as stem.png and stem.svg; returns the file names."""
     names = []
-    for ext in ("png", "svg"):
-        p = stem.with_name(f"{stem.name}.{ext}")
-        fig.savefig(p, dpi=120)
-        names.append(p.name)
-    plt.close(fig)
+    try:
+        for ext in ("png", "svg"):
+            p = stem.with_name(f"{stem.name}.{ext}")
+            fig.savefig(p, dpi=120)
+            names.append(p.name)
+    except OSError as e:  # a folder that cannot be written to, a full disk
+        raise ScenarioError("--out", f"cannot write {p}: {e.strerror or e}") from None
+    finally:
+        plt.close(fig)
     return names
 
 
@@ -194,7 +198,9 @@ def read_trace(path: Path):
         bad = value.isna() | (value.abs() >= 2**53)
         if bad.any():
             i = int(bad.to_numpy().argmax())
-            raise ScenarioError(str(path), f"line {kept[i]}: {name} {raw[name].iloc[i]!r} is not as tcplab writes it")
+            token = raw[name].iloc[i]
+            shown = repr(token if len(token) <= 40 else token[:40] + "...")
+            raise ScenarioError(str(path), f"line {kept[i]}: {name} {shown} is not as tcplab writes it")
         out[name] = value.astype(float if name == "time" else "int64")
     return pd.DataFrame(out)[["ev", "time", "a", "b", "type", "size", "fid", "seq", "uid", "src", "dst"]]
 

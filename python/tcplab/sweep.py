@@ -332,6 +332,8 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
         finally:
             bar.close()
         return SweepResult(sweep, store.rows(r.key for r in sweep.runs))
+    except sqlite3.Error as e:  # a store of another shape, a full disk
+        raise ScenarioError("--out", f"cannot keep the results in {store.path}: {e}") from None
     finally:
         store.close()
 
@@ -443,26 +445,44 @@ DASK_CONNECT_S = 30
 
 def _answers(scheduler: str) -> None:
     """Returns once a Dask scheduler at `scheduler` has answered, or raises (TimeoutError after
-    DASK_CONNECT_S): `Client` alone waits without end on a port that takes the connection but
-    does not speak Dask."""
+    about DASK_CONNECT_S): `Client` alone waits without end on a port that takes the connection
+    but does not speak Dask."""
     import asyncio
-    from concurrent.futures import ThreadPoolExecutor
+    import threading
 
     from distributed.comm import connect
-
-    async def handshake():
-        comm = await connect(scheduler)
-        await comm.close()
+    from distributed.security import Security
 
     async def in_time():
-        await asyncio.wait_for(handshake(), DASK_CONNECT_S)
+        try:  # connect's own deadline covers reaching the port; ours, its answer too
+            comm = await asyncio.wait_for(
+                connect(scheduler, timeout=DASK_CONNECT_S, **Security().get_connection_args("client")),
+                DASK_CONNECT_S + 5)
+        except asyncio.TimeoutError:  # not yet the built-in TimeoutError on Python 3.10
+            raise TimeoutError() from None
+        comm.abort()
 
-    with ThreadPoolExecutor(1) as own_loop:  # the caller may be running an event loop (a notebook)
-        own_loop.submit(asyncio.run, in_time()).result()
+    failed: list[BaseException] = []
+
+    def handshake():
+        try:
+            asyncio.run(in_time())
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+            failed.append(e)
+
+    # a thread of its own: the caller may be running an event loop (a notebook); a daemon, so
+    # that Ctrl-C during the wait is not held up by it
+    thread = threading.Thread(target=handshake, daemon=True)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
 
 
 def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, scheduler: str, limits: bool) -> None:
     try:
+        from concurrent.futures import CancelledError
+
         from distributed import Client, as_completed
         from distributed.scheduler import KilledWorker
     except ImportError as e:
@@ -476,19 +496,21 @@ def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, sched
         why = str(e) or f"no answer in {DASK_CONNECT_S} s"
         raise ScenarioError("--scheduler", f"cannot reach a Dask scheduler at {scheduler!r}: {why}") from None
     with client:
-        futures = {client.submit(_run_one, r.scenario, r.seed, limits, key=f"tcplab-{r.key}", pure=False): r for r in todo}
-        try:
-            for fut in as_completed(futures):
-                r = futures[fut]
-                try:
-                    summary, error, wall = fut.result()
-                except KilledWorker as e:  # Dask gave up on the run after its workers died
-                    summary, error, wall = None, f"its Dask workers died: {e}", 0.0
-                store.put(sweep.name, r, summary, error, wall)
-                bar.update(error is None)
-        except OSError as e:  # the scheduler went away (CommClosedError is an OSError)
-            raise ScenarioError("--scheduler", f"lost the Dask scheduler at {scheduler!r} ({e}); the runs "
-                                "finished are stored, and running the sweep again does the rest") from None
+        # one map, not a submit per run: Dask then holds the runs back and hands each worker
+        # thread one at a time, so a worker that dies takes only its own run down
+        futures = client.map(_run_one, [r.scenario for r in todo], [r.seed for r in todo], [limits] * len(todo),
+                             key=[f"tcplab-{r.key}" for r in todo], pure=False)
+        runs = dict(zip(futures, todo))
+        for fut in as_completed(futures):
+            try:
+                summary, error, wall = fut.result()
+            except KilledWorker as e:  # Dask gave up on the run after its workers died
+                summary, error, wall = None, f"its Dask workers died: {e}", 0.0
+            except (OSError, CancelledError) as e:  # the scheduler went away, and its runs with it
+                raise ScenarioError("--scheduler", f"lost the Dask scheduler at {scheduler!r} ({e}); the runs "
+                                    "finished are stored, and running the sweep again does the rest") from None
+            store.put(sweep.name, runs[fut], summary, error, wall)
+            bar.update(error is None)
 
 
 # --------------------------------------------------------------------------------------

@@ -10,17 +10,17 @@ the random choices are hypothesis's, so a failure prints the smallest case that 
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import os
 import random
 import shutil
 import tempfile
-import tomllib
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import dumbbell_doc
 
 import tcplab
 
@@ -186,12 +186,11 @@ def test_generated_sweep_files_are_refused_by_field(spec):
         assert e.path and e.message
 
 
-@functools.cache
-def result_folder() -> Path:
+@pytest.fixture(scope="module")
+def result_folder(tmp_path_factory) -> Path:
     """A run's result folder with every file `tcplab plot` and `tcplab report` read."""
-    out = Path(tempfile.mkdtemp(prefix="tcplab-fuzz-run-"))
-    doc = tomllib.loads((REPO / "python" / "tests" / "data" / "dumbbell.toml").read_text())
-    tcplab.run({**doc, "output": {"interval": "0.5s"}}, out=out, trace=["ns2", "cwnd"])
+    out = tmp_path_factory.mktemp("run")
+    tcplab.run({**dumbbell_doc(), "output": {"interval": "0.5s"}}, out=out, trace=["ns2", "cwnd"])
     return out
 
 
@@ -206,7 +205,7 @@ EDIT = st.tuples(st.floats(0, 1, exclude_max=True), st.sampled_from(["set", "cut
 
 @settings(FUZZ, max_examples=max(1, EXAMPLES // 50))
 @given(file=st.sampled_from(FOLDER_FILES), edits=st.lists(EDIT, min_size=1, max_size=20), command=st.sampled_from(["report", "report", "plot"]))
-def test_a_damaged_result_folder_is_read_or_refused_by_file(file, edits, command):
+def test_a_damaged_result_folder_is_read_or_refused_by_file(result_folder, file, edits, command):
     """Bytes of one of a result folder's files changed, cut or inserted: `tcplab plot` and
     `tcplab report` draw what they can, or refuse naming a file of the folder (exit 2), and
     never fail inside (exit 1)."""
@@ -214,7 +213,7 @@ def test_a_damaged_result_folder_is_read_or_refused_by_file(file, edits, command
 
     with tempfile.TemporaryDirectory(prefix="tcplab-fuzz-") as work:
         run = Path(work) / "run"
-        shutil.copytree(result_folder(), run)
+        shutil.copytree(result_folder, run)
         data = bytearray((run / file).read_bytes())
         for at, how, chunk in edits:
             i = int(at * len(data))

@@ -473,3 +473,31 @@ def test_a_port_that_does_not_speak_dask_is_named_in_time(tmp_path, monkeypatch)
         with pytest.raises(ScenarioError, match="cannot reach a Dask scheduler at .*: no answer in 1 s") as e:
             sw.run(write_sweep(tmp_path, seeds=1), tmp_path / "out", scheduler=address, progress=False)
     assert e.value.path == "--scheduler"
+
+
+@needs_dask
+def test_a_scheduler_lost_mid_sweep_is_named_and_the_finished_runs_kept(tmp_path):
+    spec = write_sweep(tmp_path, seeds=3, duration="100s")
+    with dask_cluster(1) as (address, procs):
+        def kill_after_the_first_result():
+            db = tmp_path / "out" / "results.sqlite"
+            for _ in range(20000):
+                try:
+                    with sqlite3.connect(db) as conn:
+                        if conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] >= 1:
+                            break
+                except sqlite3.OperationalError:
+                    pass
+                time.sleep(0.002)
+            procs[0].send_signal(signal.SIGKILL)
+
+        import threading
+
+        killer = threading.Thread(target=kill_after_the_first_result)
+        killer.start()
+        with pytest.raises(ScenarioError, match="lost the Dask scheduler") as e:
+            sw.run(spec, tmp_path / "out", scheduler=address, progress=False)
+        killer.join()
+    assert e.value.path == "--scheduler"
+    kept = _stored_summaries(tmp_path / "out" / "results.sqlite")
+    assert 1 <= len(kept) < 12, "what finished before is stored"
