@@ -90,6 +90,7 @@ def _scenario_problem(sc: dict) -> str | None:
     for table in ("links", "flows"):
         if not _rows(sc.get(table)):
             return table
+
     def node(v) -> bool:
         return _whole(v) and 0 <= v < len(nodes)
 

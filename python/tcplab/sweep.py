@@ -231,7 +231,7 @@ class Store:
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tcplab._make_out_dir(self.path.parent)
         self.db = sqlite3.connect(self.path)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute(
@@ -315,12 +315,9 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
     if not isinstance(sweep, Sweep):
         sweep = load(sweep)
     out = Path(out if out is not None else Path("results") / tcplab.folder_name(sweep.name, "sweep"))
-    tcplab._make_out_dir(out)
+    store = None
     try:
         store = Store(out / "results.sqlite")
-    except sqlite3.Error as e:
-        raise ScenarioError("--out", f"cannot keep the results in {out / 'results.sqlite'}: {e}") from None
-    try:
         have = store.done(retry_failed)
         todo = [r for r in sweep.runs if r.key not in have]
         bar = _Progress(len(todo), enabled=progress and bool(todo))
@@ -332,10 +329,11 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
         finally:
             bar.close()
         return SweepResult(sweep, store.rows(r.key for r in sweep.runs))
-    except sqlite3.Error as e:  # a store of another shape, a full disk
-        raise ScenarioError("--out", f"cannot keep the results in {store.path}: {e}") from None
+    except sqlite3.Error as e:  # not SQLite, a store of another shape, a full disk
+        raise ScenarioError("--out", f"cannot keep the results in {out / 'results.sqlite'}: {e}") from None
     finally:
-        store.close()
+        if store is not None:
+            store.close()
 
 
 WORKER_DEATHS = 3

@@ -123,3 +123,10 @@ def test_a_series_without_the_columns_drawn_is_refused(folder, tmp_path, capsys)
     (damaged / "series-flows.csv").write_text("time,flow,goodput\n0.1,A,5\n")
     assert cli.main(["report", str(damaged), "--out", str(tmp_path / "page.html")]) == 2
     assert f"{damaged / 'series-flows.csv'}: goodput_bps: missing" in capsys.readouterr().err
+
+
+def test_a_figure_that_cannot_be_written_is_named(folder, tmp_path, capsys):
+    figures = tmp_path / "figures"
+    (figures / "cwnd.png").mkdir(parents=True)  # a folder where the figure would go
+    assert cli.main(["plot", str(folder), "--out", str(figures)]) == 2
+    assert capsys.readouterr().err.startswith(f"tcplab: error: --out: cannot write {figures / 'cwnd.png'}")

@@ -501,3 +501,17 @@ def test_a_scheduler_lost_mid_sweep_is_named_and_the_finished_runs_kept(tmp_path
     assert e.value.path == "--scheduler"
     kept = _stored_summaries(tmp_path / "out" / "results.sqlite")
     assert 1 <= len(kept) < 12, "what finished before is stored"
+
+
+@pytest.mark.parametrize("store", [b"not a database", "CREATE TABLE runs (key TEXT)"])
+def test_a_store_that_cannot_keep_the_results_is_named(tmp_path, store):
+    out = tmp_path / "out"
+    out.mkdir()
+    if isinstance(store, bytes):
+        (out / "results.sqlite").write_bytes(store)
+    else:
+        with sqlite3.connect(out / "results.sqlite") as c:
+            c.execute(store)
+    with pytest.raises(ScenarioError, match="cannot keep the results in") as e:
+        sw.run(write_sweep(tmp_path, seeds=1, duration="1s"), out, workers=1, progress=False)
+    assert e.value.path == "--out"
