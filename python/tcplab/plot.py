@@ -183,15 +183,18 @@ def read_trace(path: Path):
     wired = re.compile(r"^[-+rd] \S+ \d+ \d+ ")  # wireless lines have _node_ there
     kept, numbers = [], []  # each wired line's number in the file, and its first 12 fields
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
+        # Lines end at "\n" alone, so that the numbers are the editor's; a stray "\r" stays in
+        # its field, and a line ending "\r\n" loses both.
+        with open(path, encoding="utf-8", errors="replace", newline="\n") as f:
             for n, line in enumerate(f, 1):
                 if wired.match(line):
                     kept.append(n)
-                    numbers.append(" ".join(line.split(" ", 12)[:12]).rstrip("\n"))
+                    numbers.append(" ".join(line.rstrip("\r\n").split(" ", 12)[:12]))
     except OSError as e:
         raise ScenarioError(str(path), f"cannot be read: {e.strerror or e}") from None
+    # quotes and "\r" are characters, not quoting and line ends
     raw = pd.read_csv(io.StringIO("\n".join(numbers) + "\n"), sep=" ", header=None, names=names, dtype=str,
-                      keep_default_na=False, quoting=csv.QUOTE_NONE)  # a quote in a field is a character
+                      keep_default_na=False, quoting=csv.QUOTE_NONE, lineterminator="\n")
     out = {name: raw[name] for name in ("ev", "type")}
     for name in ("time", "a", "b", "size", "fid", "seq", "uid", "src", "dst"):
         text = raw[name].str.split(".").str[0] if name in ("src", "dst") else raw[name]  # the node of N.port

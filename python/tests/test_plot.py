@@ -116,6 +116,17 @@ def test_a_damaged_file_is_refused_naming_it(folder, tmp_path, capsys, file, con
         assert f"line {lines + 1}: " in err, "the line is named"
 
 
+def test_lines_are_numbered_as_an_editor_numbers_them(folder, tmp_path, capsys):
+    damaged = tmp_path / "run"
+    shutil.copytree(folder, damaged, ignore=shutil.ignore_patterns("plots"))
+    with open(damaged / "trace.tr", "ab") as f:
+        f.write(b"+ 1.0 0 2 tcp 1000 ---\r---- 1 0.0 4.0 7 3\r\n")  # a stray "\r" in flags, and CRLF
+        f.write(b"+ 1.0 0 2 tcp 1000 ------- 1 0.0 4.0 zz 3\n")
+    assert cli.main(["plot", str(damaged), "--out", str(tmp_path / "out")]) == 2
+    lines = len((folder / "trace.tr").read_text().splitlines())
+    assert f"line {lines + 2}: seq 'zz'" in capsys.readouterr().err
+
+
 def test_a_series_without_the_columns_drawn_is_refused(folder, tmp_path, capsys):
     damaged = tmp_path / "run"
     shutil.copytree(folder, damaged, ignore=shutil.ignore_patterns("plots"))
