@@ -10,8 +10,14 @@ pub struct NodeId(pub u32);
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub struct FlowId(pub u32);
 
+/// A packet's slot in the pool. Debug builds also carry the slot's generation at allocation,
+/// so that an id kept past its packet's release is caught even after the slot is reused.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct PacketId(u32);
+pub struct PacketId {
+    slot: u32,
+    #[cfg(debug_assertions)]
+    gen: u32,
+}
 
 /// An agent's address as ns-2 prints it: `node.port`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -117,10 +123,10 @@ impl Packet {
 pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<u32>,
-    /// Which slots are free, to catch a slot released twice, or used after its release and
-    /// before its next allocation (the free list hands the last slot released out first).
+    /// Each slot's generation, moved on at every release: an id of another generation is stale
+    /// (a slot released twice, or used after its release, before or after its next allocation).
     #[cfg(debug_assertions)]
-    is_free: Vec<bool>,
+    gens: Vec<u32>,
 }
 
 impl PacketPool {
@@ -133,32 +139,38 @@ impl PacketPool {
     /// wait for the fields' narrow stores to drain (store forwarding fails), once per packet.
     #[inline(always)]
     pub fn alloc_with(&mut self, make: impl FnOnce() -> Packet) -> PacketId {
-        let id = match self.free.pop() {
+        let slot = match self.free.pop() {
             Some(i) => {
                 self.slots[i as usize] = make();
-                PacketId(i)
+                i
             }
             None => {
                 self.slots.push(make());
-                PacketId(self.slots.len() as u32 - 1)
+                self.slots.len() as u32 - 1
             }
         };
         #[cfg(debug_assertions)]
-        {
-            self.is_free.resize(self.slots.len(), false);
-            self.is_free[id.0 as usize] = false;
+        self.gens.resize(self.slots.len(), 0);
+        self.id(slot)
+    }
+
+    /// The id of the packet now in `slot`.
+    fn id(&self, slot: u32) -> PacketId {
+        PacketId {
+            slot,
+            #[cfg(debug_assertions)]
+            gen: self.gens[slot as usize],
         }
-        id
     }
 
     pub fn get(&self, id: PacketId) -> &Packet {
         self.debug_check_live(id);
-        &self.slots[id.0 as usize]
+        &self.slots[id.slot as usize]
     }
 
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         self.debug_check_live(id);
-        &mut self.slots[id.0 as usize]
+        &mut self.slots[id.slot as usize]
     }
 
     /// Returns the packet's slot to the pool and hands back a copy of the packet.
@@ -166,16 +178,17 @@ impl PacketPool {
         self.debug_check_live(id);
         #[cfg(debug_assertions)]
         {
-            self.is_free[id.0 as usize] = true;
+            let gen = &mut self.gens[id.slot as usize];
+            *gen = gen.wrapping_add(1);
         }
-        self.free.push(id.0);
-        self.slots[id.0 as usize]
+        self.free.push(id.slot);
+        self.slots[id.slot as usize]
     }
 
     #[inline(always)]
     fn debug_check_live(&self, _id: PacketId) {
         #[cfg(debug_assertions)]
-        assert!(!self.is_free[_id.0 as usize], "packet slot {} used after its release", _id.0);
+        assert!(_id.gen == self.gens[_id.slot as usize], "packet slot {} used after its release", _id.slot);
     }
 
     /// Packets currently allocated (in queues, on links or in flight).
@@ -189,7 +202,7 @@ impl PacketPool {
         for &i in &self.free {
             free[i as usize] = true;
         }
-        self.slots.iter().enumerate().zip(free).filter(|(_, f)| !f).map(|((i, p), _)| (PacketId(i as u32), p))
+        self.slots.iter().enumerate().zip(free).filter(|(_, f)| !f).map(|((i, p), _)| (self.id(i as u32), p))
     }
 }
 
@@ -210,7 +223,7 @@ mod tests {
         assert_eq!(pool.live(), 2);
         assert_eq!(pool.release(a).uid, 1);
         let c = pool.alloc(Packet { uid: 3, ..p });
-        assert_eq!(c, a, "the freed slot is reused");
+        assert_eq!(c.slot, a.slot, "the freed slot is reused");
         assert_eq!((pool.get(b).uid, pool.get(c).uid, pool.live()), (2, 3, 2));
     }
 
@@ -222,5 +235,17 @@ mod tests {
         let a = pool.alloc(packet(1));
         pool.release(a);
         pool.release(a);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "packet slot 0 used after its release")]
+    fn an_id_kept_past_its_release_is_caught_after_the_slot_is_reused() {
+        let mut pool = PacketPool::default();
+        let a = pool.alloc(packet(1));
+        pool.release(a);
+        let b = pool.alloc(packet(2));
+        assert_eq!(pool.get(b).uid, 2);
+        pool.get(a);
     }
 }
