@@ -1,8 +1,9 @@
-//! `tcplab-sim`: runs one scenario file and writes `summary.json` (and the traces asked for)
-//! into the output folder, with no Python: for batch jobs and for timing the engine on its
-//! own. `tcplab run` (Python) is the everyday command; both run the same core.
+//! `tcplab-sim`: runs one scenario file and writes `summary.json` (and the trace files asked
+//! for) into the output folder, with no Python: for batch jobs and for timing the engine on its
+//! own. It writes no series (`output.interval`'s samples, the cwnd and RTT series), and so does
+//! not collect them. `tcplab run` (Python) is the everyday command; both run the same core.
 //!
-//!     tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam|rtt]... [--check] [--no-limits]
+//!     tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam]... [--check] [--no-limits]
 //!
 //! `--check` checks the run's invariants as it goes (tcplab_net::check). A run estimated far
 //! beyond the machine is refused unless `--no-limits` (tcplab_net::budget).
@@ -14,7 +15,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use tcplab_net::{Format, RunOptions, Scenario, ScenarioError, Simulation};
 
-const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam|rtt]... [--check] [--no-limits]";
+const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam]... [--check] [--no-limits]";
 
 struct Args {
     scenario: PathBuf,
@@ -59,7 +60,10 @@ fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
     };
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(&scenario.name));
     let opts = RunOptions::from_args(&scenario, seed, args.until.as_deref(), Some(out), &args.traces)?;
-    let opts = RunOptions { check: args.check, no_limits: args.no_limits, ..opts };
+    if args.traces.iter().any(|t| t == "rtt") {
+        return Err(ScenarioError::new("--trace", "rtt is a series, and tcplab-sim writes none (`tcplab run` does)"));
+    }
+    let opts = RunOptions { check: args.check, no_limits: args.no_limits, skip_series: true, ..opts };
     tcplab_net::budget::enforce(&scenario, &opts)?;
     Ok((scenario, opts))
 }

@@ -30,6 +30,7 @@ fn bad_input_exits_2_naming_the_field() {
     for (args, field) in [
         (vec![scenario("yew2011-wired/ee-reno.toml"), "--until".into(), "soon".into()], "--until"),
         (vec![scenario("yew2011-wired/ee-reno.toml"), "--trace".into(), "xgraph".into()], "--trace"),
+        (vec![scenario("yew2011-wired/ee-reno.toml"), "--trace".into(), "rtt".into()], "--trace: rtt is a series"),
         (vec![scenario("no-such.toml")], "no-such.toml"),
         (vec!["--frobnicate".into()], "unknown option"),
     ] {

@@ -110,13 +110,14 @@ impl Estimate {
         let air_events = radio_hops * net.events_per_radio_hop();
 
         let mut memory = vec![Part { what: "packet delays", field: "duration", bytes: DELAY_BYTES * data_packets }];
-        if traces.cwnd {
+        let series = !opts.skip_series;
+        if traces.cwnd && series {
             memory.push(Part { what: "cwnd series", field: "output.trace", bytes: CWND_ROW_BYTES * per_ack_rows });
         }
-        if traces.rtt {
+        if traces.rtt && series {
             memory.push(Part { what: "RTT samples", field: "output.trace", bytes: RTT_ROW_BYTES * per_ack_rows });
         }
-        if let Some(interval) = scenario.interval {
+        if let Some(interval) = scenario.interval.filter(|_| series) {
             let samples = end / interval.as_secs_f64();
             let flows = scenario.trace_flows.as_ref().map_or(scenario.flows.len(), Vec::len) as f64;
             let links = scenario.trace_links.as_ref().map_or(2 * scenario.links.len(), Vec::len) as f64;
@@ -574,6 +575,10 @@ mod tests {
         assert_eq!(traced.memory[0].what, "cwnd series", "the cwnd series outweighs the delays");
         assert_eq!(traced.disk.iter().map(|p| p.what).collect::<Vec<_>>(), ["ns-2 trace", "pcap captures", "cwnd trace"]);
         assert!(traced.disk_bytes() > 100.0 * plain.data_packets);
+        // a runner that collects no series (tcplab-sim) still writes the cwnd trace file
+        let unseries = Estimate::of(&s, &RunOptions { traces, skip_series: true, ..RunOptions::default() });
+        assert_eq!(unseries.memory.iter().map(|p| p.what).collect::<Vec<_>>(), ["packet delays"]);
+        assert_eq!(unseries.disk.len(), 3);
     }
 
     #[test]

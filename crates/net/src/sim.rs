@@ -34,6 +34,9 @@ pub struct RunOptions {
     pub check: bool,
     /// Run even when the estimate is far beyond the machine (crate::budget).
     pub no_limits: bool,
+    /// Collect no series (`output.interval`'s samples, the cwnd and RTT series): for a runner
+    /// that writes only the summary and the trace files (tcplab-sim).
+    pub skip_series: bool,
 }
 
 impl RunOptions {
@@ -62,7 +65,7 @@ impl RunOptions {
                 other => return Err(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2, cwnd, pcap, nam or rtt)"))),
             }
         }
-        Ok(RunOptions { seed, until, out_dir, traces: extra, check: false, no_limits: false })
+        Ok(RunOptions { seed, until, out_dir, traces: extra, ..RunOptions::default() })
     }
 }
 
@@ -255,11 +258,13 @@ impl Simulation {
         // the flows the series and the cwnd trace cover (`output.trace_flows`)
         let traced_flows: Vec<bool> = (0..scenario.flows.len()).map(|i| scenario.trace_flows.as_ref().is_none_or(|ids| ids.contains(&i))).collect();
         tracer.flows = traced_flows.clone();
-        if traces.rtt {
+        if traces.rtt && !opts.skip_series {
             tracer.rtt_series = Some(Vec::new());
         }
         if traces.cwnd {
-            tracer.cwnd_series = Some(Vec::new());
+            if !opts.skip_series {
+                tracer.cwnd_series = Some(Vec::new());
+            }
             if opts.out_dir.is_some() {
                 tracer.cwnd = Some(open_trace(&opts.out_dir, "cwnd.tr")?);
             }
@@ -363,7 +368,7 @@ impl Simulation {
         for (i, a) in scenario.actions.iter().enumerate() {
             net.sched.schedule_exact(a.at_s, Event::Act(i as u32));
         }
-        let sampler = scenario.interval.map(|interval| {
+        let sampler = scenario.interval.filter(|_| !opts.skip_series).map(|interval| {
             let flow_names = scenario.flows.iter().map(|f| f.name.clone()).collect();
             let link_names = net.links.iter().map(|l| link_name(&scenario.nodes, l)).collect();
             let traced = |l: &Link| scenario.trace_links.as_ref().is_none_or(|d| d.contains(&(l.from as usize, l.to as usize)));
