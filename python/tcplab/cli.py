@@ -297,6 +297,7 @@ def cmd_sweep(args) -> int:
         return 2
     out = Path(args.out) if args.out else Path("results") / tcplab.folder_name(spec.name, "sweep")
     workers = _count_option(args.workers, "--workers", "processes")
+    sw.check_metric(args.metric)  # before the runs, not after them
     result = sw.run(spec, out, workers=workers, scheduler=args.scheduler, retry_failed=args.retry_failed,
                     progress=progress_enabled(), limits=not args.no_limits)
     flows = result.flows
@@ -495,7 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--workers", metavar="N", help="local processes (default: one per core)")
     w.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (tcp://host:port)")
     w.add_argument("--retry-failed", action="store_true", help="run again the runs that failed before")
-    w.add_argument("--metric", default="goodput_bps", help="the flow metric to summarise (default goodput_bps)")
+    w.add_argument("--metric", default="goodput_bps", help="the flow metric to summarise (default goodput_bps; any number of a flow's summary, or jain_fairness)")
     w.add_argument("--no-limits", action="store_true",
                    help="run even runs estimated far beyond their machine (see tcplab estimate)")
     w.set_defaults(func=cmd_sweep)
@@ -511,7 +512,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--list", action="store_true", help="list the studies")
     rp.add_argument("--quick", action="store_true", help="the reduced form (shorter runs, fewer seeds)")
     rp.add_argument("--seeds", metavar="N", help="this many seeds instead of the study's")
-    rp.add_argument("--out", metavar="DIR", help="report folder (default results/<study>)")
+    rp.add_argument("--out", metavar="DIR", help="report folder (default results/<study>, or results/<study>-quick)")
     rp.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS")
     rp.set_defaults(func=cmd_reproduce)
 

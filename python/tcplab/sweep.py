@@ -535,6 +535,17 @@ def confidence_interval(values: Iterable[float]) -> tuple[float, float]:
     return mean, t * sd / math.sqrt(n)
 
 
+# What a sweep's table can summarise: each number of a flow's summary, and its run's fairness.
+METRICS = tuple(c for c in tcplab._FLOW_COLUMNS if c not in ("name", "protocol", "profile", "from", "to")) + (
+    "jain_fairness",)
+
+
+def check_metric(metric: str) -> str:
+    if metric not in METRICS:
+        raise ScenarioError("--metric", f"{metric!r} is not a flow metric (one of {', '.join(METRICS)})")
+    return metric
+
+
 class SweepResult:
     """The runs of a sweep as tidy tables."""
 
@@ -586,9 +597,11 @@ class SweepResult:
         return pd.DataFrame(out)
 
     def aggregate(self, metric: str = "goodput_bps"):
-        """Per case and flow: the mean of ``metric`` over the seeds, its 95% CI, min and max."""
+        """Per case and flow: the mean of ``metric`` (one of METRICS) over the seeds, its 95%
+        CI, min and max."""
         import pandas as pd
 
+        check_metric(metric)
         df = self.flows
         if df.empty:
             return df

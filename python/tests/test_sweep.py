@@ -167,6 +167,18 @@ def test_cli_sweep_prints_means_and_writes_csv(tmp_path, capfd):
     assert cli.main(["sweep", str(tmp_path / "missing.toml")]) == 2
 
 
+def test_an_unknown_metric_is_refused_before_any_run(tmp_path, capfd):
+    out = tmp_path / "o"
+    assert cli.main(["sweep", str(write_sweep(tmp_path)), "--out", str(out), "--metric", "nosuch"]) == 2
+    assert capfd.readouterr().err.startswith("tcplab: error: --metric: 'nosuch' is not a flow metric (one of goodput_bps")
+    assert not out.exists()
+    res = sw.run(write_sweep(tmp_path, seeds=1, duration="1s"), out, workers=1, progress=False)
+    for metric in sw.METRICS:  # each is a number in every flow's row
+        assert res.aggregate(metric)["mean"].notna().all(), metric
+    with pytest.raises(ScenarioError, match="--metric"):
+        res.aggregate("name")
+
+
 def test_sigkill_at_ten_random_points_keeps_every_stored_result_whole(tmp_path):
     """Killed with SIGKILL ten times at random points (and resumed each time), a sweep's store
     only ever holds complete results, each equal to the uninterrupted sweep's, and one per run."""
