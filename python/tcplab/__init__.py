@@ -17,7 +17,6 @@ import importlib
 import json
 import math
 import os
-import re
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
@@ -104,8 +103,7 @@ def _load_core():
 def folder_name(name: str, default: str = "scenario") -> str:
     """A scenario's or sweep's name as one harmless path component, for its default results
     folder: names are free text, and a name must never lead a write outside `results/`."""
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
-    return safe if safe not in ("", ".", "..") else default
+    return _load_core().folder_name(name, default)
 
 
 class _Translate:

@@ -233,6 +233,16 @@ def test_run_prints_table_and_writes_default_dir(capfd, tmp_path):
     assert sorted(p.name for p in d.iterdir()) == ["scenario.json", "summary.json", "trace.tr"]
 
 
+def test_the_default_folder_is_the_name_made_harmless(capfd, tmp_path):
+    doc = dumbbell_doc()
+    doc["name"] = "../up here"
+    (tmp_path / "s.json").write_text(json.dumps(doc))
+    assert cli.main(["run", str(tmp_path / "s.json"), "--until", "1s"]) == 0
+    assert capfd.readouterr().out.splitlines()[-1] == "results: results/.._up_here"
+    assert (tmp_path / "results" / ".._up_here" / "summary.json").is_file()
+    assert tcplab.folder_name("..", "sweep") == "sweep"
+
+
 def test_run_options_take_effect(tmp_path):
     out = tmp_path / "o"
     rc = cli.main(["run", str(DUMBBELL), "--out", str(out), "--seed", "9", "--until", "2s",

@@ -44,6 +44,19 @@ def test_the_estimate_counts_what_a_run_does():
     assert e["machine"]["memory"] > 0
 
 
+def test_a_memory_budget_that_is_not_a_size_is_named(monkeypatch, capsys):
+    monkeypatch.setenv("TCPLAB_MAX_MEMORY", "lots")
+    for call in (tcplab.run, tcplab.estimate):
+        with pytest.raises(ScenarioError) as err:
+            call(DUMBBELL)
+        assert (err.value.path, err.value.message) == ("TCPLAB_MAX_MEMORY", '"lots" is not a size (try "1500B", "64KB", "1MiB")')
+    assert cli.main(["run", str(DUMBBELL)]) == 2
+    assert capsys.readouterr().err.startswith("tcplab: error: TCPLAB_MAX_MEMORY: ")
+    assert tcplab.run(DUMBBELL, limits=False).summary["flows"], "--no-limits asks for no budget"
+    monkeypatch.setenv("TCPLAB_MAX_MEMORY", " ")  # set to nothing: no budget
+    assert tcplab.estimate(DUMBBELL)["refused"] is None
+
+
 def test_traces_and_their_disk_are_in_the_estimate(tmp_path):
     e = tcplab.estimate(S3, until="1s", trace=["ns2", "pcap"], out=tmp_path)
     assert [p["what"] for p in e["estimate"]["disk"]] == ["ns-2 trace", "pcap captures"]

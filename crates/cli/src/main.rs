@@ -13,6 +13,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tcplab_net::scenario::folder_name;
 use tcplab_net::{Format, RunOptions, Scenario, ScenarioError, Simulation};
 
 const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam]... [--check] [--no-limits]";
@@ -58,7 +59,7 @@ fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
         Some(s) => Some(s.parse::<i64>().map_err(|_| ScenarioError::new("--seed", format!("{s:?} is not a whole number")))?),
         None => None,
     };
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(&scenario.name));
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(folder_name(&scenario.name, "scenario")));
     let opts = RunOptions::from_args(&scenario, seed, args.until.as_deref(), Some(out), &args.traces)?;
     if args.traces.iter().any(|t| t == "rtt") {
         return Err(ScenarioError::new("--trace", "rtt is a series, and tcplab-sim writes none (`tcplab run` does)"));

@@ -26,6 +26,19 @@ fn a_run_writes_the_summary_of_the_core() {
 }
 
 #[test]
+fn the_default_folder_is_the_name_made_harmless() {
+    let work = std::env::temp_dir().join(format!("tcplab-sim-folder-{}", std::process::id()));
+    std::fs::create_dir_all(work.join("inner")).unwrap();
+    let text = std::fs::read_to_string(scenario("yew2011-wired/ee-reno.toml")).unwrap().replace("name = \"ee-reno\"", "name = \"../up here\"");
+    std::fs::write(work.join("inner/s.toml"), text).unwrap();
+    let status = sim().args(["s.toml", "--until", "1s"]).current_dir(work.join("inner")).status().unwrap();
+    assert!(status.success());
+    assert!(work.join("inner/results/.._up_here/summary.json").is_file(), "results/<the name made harmless>");
+    assert!(!work.join("up here").exists());
+    std::fs::remove_dir_all(work).unwrap();
+}
+
+#[test]
 fn bad_input_exits_2_naming_the_field() {
     for (args, field) in [
         (vec![scenario("yew2011-wired/ee-reno.toml"), "--until".into(), "soon".into()], "--until"),
@@ -39,6 +52,10 @@ fn bad_input_exits_2_naming_the_field() {
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(err.starts_with("tcplab-sim: ") && err.contains(field), "{args:?}: {err}");
     }
+    let out = sim().arg(scenario("yew2011-wired/ee-reno.toml")).env("TCPLAB_MAX_MEMORY", "lots").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("TCPLAB_MAX_MEMORY: \"lots\" is not a size"), "{err}");
 }
 
 #[test]

@@ -313,7 +313,7 @@ pub fn enforce(scenario: &Scenario, opts: &RunOptions) -> Result<(), ScenarioErr
     if opts.no_limits {
         return Ok(());
     }
-    Estimate::of(scenario, opts).check(&Machine::probe(opts.out_dir.as_deref()))
+    Estimate::of(scenario, opts).check(&Machine::probe(opts.out_dir.as_deref())?)
 }
 
 /// What this machine can give a run, where it can tell.
@@ -329,7 +329,9 @@ pub struct Machine {
 }
 
 impl Machine {
-    pub fn probe(out_dir: Option<&Path>) -> Machine {
+    /// What this machine has; an error names `TCPLAB_MAX_MEMORY` when it is set (not empty)
+    /// to something other than a size.
+    pub fn probe(out_dir: Option<&Path>) -> Result<Machine, ScenarioError> {
         let read = |path: &str| std::fs::read_to_string(path).ok();
         let meminfo = read("/proc/meminfo").and_then(|text| {
             let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
@@ -341,9 +343,14 @@ impl Machine {
             let used = read("/sys/fs/cgroup/memory.current").and_then(|u| u.trim().parse::<u64>().ok()).unwrap_or(0);
             Some(max.saturating_sub(used))
         });
-        let budget = std::env::var("TCPLAB_MAX_MEMORY").ok().and_then(|v| crate::units::parse_size(v.trim()).ok());
+        let budget = match std::env::var("TCPLAB_MAX_MEMORY") {
+            Err(std::env::VarError::NotPresent) => None,
+            Ok(v) if v.trim().is_empty() => None,
+            Ok(v) => Some(crate::units::parse_size(v.trim()).map_err(|m| ScenarioError::new("TCPLAB_MAX_MEMORY", m))?),
+            Err(std::env::VarError::NotUnicode(_)) => return Err(ScenarioError::new("TCPLAB_MAX_MEMORY", "is not text")),
+        };
         let memory = [meminfo, cgroup, budget].into_iter().flatten().min();
-        Machine { memory, budget: budget.is_some() && memory == budget, disk: out_dir.and_then(free_disk) }
+        Ok(Machine { memory, budget: budget.is_some() && memory == budget, disk: out_dir.and_then(free_disk) })
     }
 }
 

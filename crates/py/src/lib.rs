@@ -33,6 +33,12 @@ fn normalize(text: &str, format: &str, source: Option<&str>) -> PyResult<String>
     Ok(parse(text, format, source)?.normalized_json())
 }
 
+/// A name as one harmless path component (tcplab_net::scenario::folder_name).
+#[pyfunction]
+fn folder_name(name: &str, default: &str) -> String {
+    tcplab_net::scenario::folder_name(name, default)
+}
+
 /// The estimated cost of running a scenario (tcplab_net::budget), what this machine has, and
 /// the refusal (path, message) a run would meet, as JSON.
 #[pyfunction]
@@ -41,7 +47,7 @@ fn estimate(text: &str, format: &str, until: Option<&str>, out_dir: Option<PathB
     let scenario = parse(text, format, source)?;
     let opts = RunOptions::from_args(&scenario, None, until, out_dir, &traces).map_err(scenario_error)?;
     let estimate = Estimate::of(&scenario, &opts);
-    let machine = Machine::probe(opts.out_dir.as_deref());
+    let machine = Machine::probe(opts.out_dir.as_deref()).map_err(scenario_error)?;
     let refused = estimate.check(&machine).err().map(|e| (e.path, e.message));
     Ok(serde_json::json!({ "estimate": estimate, "machine": machine, "refused": refused }).to_string())
 }
@@ -114,6 +120,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError_>())?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(folder_name, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -15,6 +15,26 @@ use tcplab_des::Time;
 
 pub use validate::{check_seed, validate};
 
+/// A scenario's or a sweep's name as one harmless path component, for its default results
+/// folder: names are free text, and one must never lead a write outside `results/`. Each run
+/// of characters other than ASCII letters, digits, `.`, `_` and `-` becomes one `_`, and `_` at
+/// either end goes; `default` stands in for a name that leaves nothing, `.` or `..`.
+pub fn folder_name(name: &str, default: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut replacing = false;
+    for c in name.chars() {
+        let kept = c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+        if kept || !replacing {
+            out.push(if kept { c } else { '_' });
+        }
+        replacing = !kept;
+    }
+    match out.trim_matches('_') {
+        "" | "." | ".." => default.to_string(),
+        safe => safe.to_string(),
+    }
+}
+
 /// A scenario error: the field path and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScenarioError {

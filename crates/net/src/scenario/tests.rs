@@ -42,6 +42,22 @@ start = 1
 "#;
 
 #[test]
+fn folder_names_stay_one_harmless_component() {
+    for (name, folder) in [
+        ("dumbbell-1.5", "dumbbell-1.5"),
+        ("../../etc", ".._.._etc"),
+        ("a b\tc//d", "a_b_c_d"),
+        ("_x__y_", "x__y"),
+        ("Vegas über alles", "Vegas_ber_alles"),
+        ("..", "scenario"),
+        ("/", "scenario"),
+        ("", "scenario"),
+    ] {
+        assert_eq!(folder_name(name, "scenario"), folder, "{name:?}");
+    }
+}
+
+#[test]
 fn a_good_scenario_resolves_names_units_and_knobs() {
     let s = Scenario::from_toml(GOOD).unwrap();
     assert_eq!(s.duration, Time::from_secs(10));
