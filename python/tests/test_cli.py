@@ -522,6 +522,12 @@ MALFORMED = [
      "moves[0].speed:", []),
     ("mobile-node-home-agent-not-its-ap", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["r1", "s1"]\naccess_point = "r1"\n'
                                                  '[[mobile_nodes]]\nnode = "s1"\nhome_agent = "k1"\n'), "mobile_nodes[0].home_agent:", ["home link"]),
+    ("mobile-node-scanning-in-no-time", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["r1", "s1"]\naccess_point = "r1"\n'
+                                              '[[mobile_nodes]]\nnode = "s1"\nhome_agent = "r1"\nl2_handoff = "0s"\n'),
+     "mobile_nodes[0].l2_handoff:", ["longer than zero"]),
+    ("mobile-node-as-its-own-map", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["r1", "s1"]\naccess_point = "r1"\n'
+                                          '[[mobile_nodes]]\nnode = "s1"\nhome_agent = "r1"\nmap = "s1"\nmap_domain = ["r1"]\n'),
+     "mobile_nodes[0].map:", ["wired router"]),
     ("radio-loss-with-mark", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["s1", "r1"]\n'
                                     '[[losses]]\nwlan = "wlan0"\nnode = "r1"\nmodel = "uniform"\nrate = 0.1\naction = "mark"\n'), "losses[0].action:", []),
     ("unknown-trace", append('\n[output]\ntrace = ["xgraph"]\n'), "output.trace[0]:", ["xgraph"]),

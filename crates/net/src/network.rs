@@ -164,9 +164,11 @@ impl Link {
     }
 }
 
-/// A packet at `node` is home: it is addressed there and no tunnel takes it elsewhere.
+/// A packet at `node` is home: it is addressed there and no tunnel takes it elsewhere (a
+/// tunnel that ends where the packet is addressed, an MN's reverse tunnel to its own home
+/// agent, ends at home).
 fn is_home(pkt: &Packet, node: u32) -> bool {
-    pkt.dst.node == node && pkt.via == crate::mobility::NO_VIA
+    pkt.dst.node == node && (pkt.via == crate::mobility::NO_VIA || pkt.via == node)
 }
 
 /// A link direction's name in summaries, series and checks: "from->to".

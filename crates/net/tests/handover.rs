@@ -71,3 +71,17 @@ fn route_optimisation_binds_the_correspondent_and_skips_the_home_agent() {
     assert_eq!(f.packets_sent, f.packets_delivered + f.packets_dropped + f.packets_in_flight);
     assert!(f.goodput_bps > 0.9 * plain.summary.flows[0].goodput_bps);
 }
+
+/// A mobile node sending to its own home agent: away from home, its packets go up the reverse
+/// tunnel, which ends at the home agent, where they are addressed (a panic once: the tunnel's
+/// end looked for a route to itself). Under HMIPv6 and plain Mobile IPv6.
+#[test]
+fn a_mobile_node_reaches_its_own_home_agent_from_away() {
+    let upload = |t: String| t.replace("from = \"cn\"\nto = \"mn\"", "from = \"mn\"\nto = \"ha\"");
+    for r in [run(upload), run(|t| upload(t).replace("map = \"map\"\nmap_domain = [\"ar1\", \"ar2\"]\n", ""))] {
+        let f = &r.summary.flows[0];
+        assert!(f.packets_delivered > 4000, "{}", f.packets_delivered);
+        assert_eq!(f.packets_sent, f.packets_delivered + f.packets_dropped + f.packets_in_flight);
+        assert_eq!(r.summary.handovers.len(), 2);
+    }
+}

@@ -193,9 +193,14 @@ pub(super) fn mobile_nodes(raw: &[RawMobile], node_ids: &HashMap<&str, usize>, w
             return err(p(if map.is_some() { "map_domain" } else { "map" }), "map and map_domain go together (HMIPv6)");
         }
         let time = |q: &Option<Quantity>, field: &str, default: f64| -> Res<f64> { q.as_ref().map_or(Ok(default), |q| positive_seconds(q, &p(field))) };
+        // both repeat while the node looks for an access point: zero would never let time move
         let beacon_interval = time(&m.beacon_interval, "beacon_interval", 0.1)?;
         if beacon_interval <= 0.0 {
             return err(p("beacon_interval"), "must be longer than zero");
+        }
+        let l2_handoff = time(&m.l2_handoff, "l2_handoff", 0.1)?;
+        if l2_handoff <= 0.0 {
+            return err(p("l2_handoff"), "must be longer than zero");
         }
         let ra_interval = match &m.ra_interval {
             None => (0.03, 0.07),
@@ -213,7 +218,7 @@ pub(super) fn mobile_nodes(raw: &[RawMobile], node_ids: &HashMap<&str, usize>, w
             home_agent,
             map,
             map_domain,
-            l2_handoff: time(&m.l2_handoff, "l2_handoff", 0.1)?,
+            l2_handoff,
             beacon_interval,
             ra_interval,
             dad: time(&m.dad, "dad", 1.0)?,
@@ -222,6 +227,10 @@ pub(super) fn mobile_nodes(raw: &[RawMobile], node_ids: &HashMap<&str, usize>, w
                 None => false,
             },
         });
+    }
+    // a MAP forwards to the mobile nodes of its domain from the wired side
+    if let Some((i, _)) = out.iter().enumerate().find(|(_, m)| m.map.is_some_and(|map| out.iter().any(|o| o.node == map))) {
+        return err(format!("mobile_nodes[{i}].map"), "is a mobile node (a MAP is a wired router)");
     }
     Ok(out)
 }
