@@ -108,6 +108,17 @@ impl Estimate {
             }
         }
         let air_events = radio_hops * net.events_per_radio_hop();
+        // Timers that tick whatever the network carries: a CBR source's packets, sent even when
+        // the first queue drops them, and a mobile node's beacon checks and, at worst (out of
+        // every access point's range all along), its scans.
+        let cbr_packets: f64 = scenario
+            .flows
+            .iter()
+            .zip(&demands)
+            .filter(|(f, _)| matches!(f.app, AppConfig::Cbr { .. }))
+            .map(|(_, d)| d.pps * (d.to - d.from))
+            .sum();
+        let mobile_checks: f64 = scenario.mobile_nodes.iter().map(|m| end / m.beacon_interval + end / m.l2_handoff).sum();
 
         let mut memory = vec![Part { what: "packet delays", field: "duration", bytes: DELAY_BYTES * data_packets }];
         let series = !opts.skip_series;
@@ -148,7 +159,7 @@ impl Estimate {
             acks,
             link_hops,
             radio_hops,
-            events: EVENTS_PER_HOP * link_hops + air_events,
+            events: EVENTS_PER_HOP * link_hops + air_events + cbr_packets + mobile_checks,
             memory,
             disk,
         }
@@ -538,6 +549,22 @@ mod tests {
             assert!((0.8..1.6).contains(&ev), "{path}: estimated {:.3e} events, ran {events:.3e}", e.events);
             assert!((0.8..1.6).contains(&pk), "{path}: estimated {:.3e} packets, delivered {delivered:.3e}", e.data_packets);
         }
+    }
+
+    /// What ticks regardless of the network: a CBR source far faster than its link (every
+    /// packet is an event, most of them drops), and a mobile node's beacon checks.
+    #[test]
+    fn timers_count_whatever_the_links_carry() {
+        let mut cbr = dumbbell(1, 2, "[[flows]]\nfrom = \"s0\"\nto = \"d0\"\nprotocol = \"udp\"\nrate = \"1Gb\"\npacket_size = \"1000B\"\n");
+        let e = Estimate::of(&cbr, &RunOptions::default());
+        let (events, _) = run(&cbr, None);
+        assert!(e.events >= 2.5e5 && (0.8..1.6).contains(&(e.events / events)), "estimated {:.3e}, ran {events:.3e}", e.events);
+        cbr.duration = Time::from_secs(10_000_000);
+        assert!(Estimate::of(&cbr, &RunOptions::default()).events > 1e12, "refused long before it would end");
+        let mut handover = shipped("scenarios/yew2011-handover/vegas.toml");
+        let before = Estimate::of(&handover, &RunOptions::default()).events;
+        handover.mobile_nodes[0].beacon_interval = 1e-12;
+        assert!(Estimate::of(&handover, &RunOptions::default()).events > before + 1e13, "a check every picosecond");
     }
 
     #[test]
