@@ -42,6 +42,9 @@ SERIES_FORMATS = ("parquet", "csv")
 # Python between calls, since the core runs with the GIL released) and progress updates feel
 # immediate, long enough that the per-call overhead is negligible.
 _CHUNK_WALL_S = 0.1
+# At most this many events per call into the core, whatever stretch of simulated time they
+# fill: between calls Python takes Ctrl-C and SIGTERM (a fraction of a second of computing).
+_CHUNK_EVENTS = 1 << 20
 
 
 class ScenarioError(ValueError):
@@ -354,21 +357,23 @@ def run(
 
 
 def _drive(sim, progress, clock: Callable[[], float] = time.perf_counter) -> str:
-    """Advance ``sim`` to its end in chunks of about _CHUNK_WALL_S wall time each."""
+    """Advance ``sim`` to its end in chunks of about _CHUNK_WALL_S wall time, and of at most
+    _CHUNK_EVENTS events, each."""
     end = sim.end
     # Start small and adapt: simulation speed depends on the scenario by orders of magnitude.
     step = end / 1000 if end > 0 else 0.0
     min_step = end * 1e-9
     if progress is not None:
         progress(sim.now, end)
-    running = sim.now < end
-    while running:
+    while sim.now < end:
         target = min(sim.now + step, end)
         t0 = clock()
-        running = sim.advance(target)
+        reached = sim.advance(target, _CHUNK_EVENTS)
         spent = clock() - t0
         if progress is not None:
             progress(sim.now, end)
+        if not reached:
+            continue  # cut short by the events' count: the same stretch goes on
         if target >= end:
             break  # finish() takes care of anything float rounding left over
         if spent < _CHUNK_WALL_S / 2:

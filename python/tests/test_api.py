@@ -279,10 +279,10 @@ class TestResult:
                 self.sim = real(*args)
                 self.end, self.now = self.sim.end, self.sim.now
 
-            def advance(self, to):
-                running = self.sim.advance(to)
+            def advance(self, *args):
+                reached = self.sim.advance(*args)
                 self.now = self.sim.now
-                return running
+                return reached
 
             def finish(self):
                 raw = json.loads(self.sim.finish())
@@ -453,6 +453,32 @@ class SimClock:
 
 
 class TestDriving:
+    def test_a_stretch_dense_with_events_is_run_a_few_events_per_call(self, monkeypatch):
+        """Each call into the core returns after _CHUNK_EVENTS events (Python takes signals
+        between calls), and the run comes out the same."""
+        whole = tcplab.run(DUMBBELL).summary
+        calls = []
+        real = tcplab._load_core().Simulation
+
+        class Counted:
+            def __init__(self, *args):
+                self.sim = real(*args)
+                self.end, self.finish = self.sim.end, self.sim.finish
+
+            @property
+            def now(self):
+                return self.sim.now
+
+            def advance(self, to, events):
+                reached = self.sim.advance(to, events)
+                calls.append(reached)
+                return reached
+
+        monkeypatch.setattr(tcplab._load_core(), "Simulation", Counted)
+        monkeypatch.setattr(tcplab, "_CHUNK_EVENTS", 50)
+        assert tcplab.run(DUMBBELL).summary == whole
+        assert calls.count(False) > 100 and calls[-1] is True
+
     @pytest.mark.parametrize("cost", [1e-4, 1.0, 40.0])
     def test_chunks_adapt_to_about_a_tenth_of_a_second(self, cost):
         sim = tcplab._load_core().Simulation(DUMBBELL_TEXT, "toml")

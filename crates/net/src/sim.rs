@@ -405,29 +405,44 @@ impl Simulation {
     /// (even if they round to the end picosecond), those at exactly the end do not, as ns-2's
     /// halt scheduled for that time comes before them.
     pub fn advance(&mut self, to: Time) -> bool {
+        self.advance_at_most(to, u64::MAX);
+        self.net.now() < self.end
+    }
+
+    /// As `advance`, but stops once about `events` events have run, even with more due before
+    /// `to` (the clock then stays at the last one run): its caller gets control back however
+    /// densely the events fall (Python, to take Ctrl-C). True if everything up to `to` has run.
+    pub fn advance_at_most(&mut self, to: Time, events: u64) -> bool {
         let stop = to.min(self.end);
+        let limit = self.net.sched.dispatched().saturating_add(events);
         while let Some(at) = self.sampler.as_ref().and_then(|s| s.due(stop)) {
-            self.run_events(at);
+            if !self.run_events(at, limit) {
+                return false;
+            }
             let links = self.net.links.iter().map(|l| LinkSample { queue: l.queue.len(), on_wire: l.on_wire() as usize, busy: l.stats.busy_time });
             let tcp = self.flows.iter_mut().enumerate().filter_map(|(i, f)| Some((i, f.sender.ftp()?.state())));
             self.sampler.as_mut().expect("due").record(&self.net.flow_stats, links, tcp);
         }
-        self.run_events(stop)
+        self.run_events(stop, limit)
     }
 
-    /// Runs the events due up to `stop` (all of them before the end when `stop` is the end).
-    fn run_events(&mut self, stop: Time) -> bool {
+    /// Runs the events due up to `stop` (all of them before the end when `stop` is the end),
+    /// until `limit` events have run in all: true if it got to `stop`.
+    fn run_events(&mut self, stop: Time, limit: u64) -> bool {
         let (end, end_s) = (self.end, self.end.as_secs_f64());
-        while let Some(ev) = self.net.sched.pop_if(|exact| exact < end_s && (stop >= end || Time::from_secs_f64(exact) <= stop)) {
+        while self.net.sched.dispatched() < limit {
+            let Some(ev) = self.net.sched.pop_if(|exact| exact < end_s && (stop >= end || Time::from_secs_f64(exact) <= stop)) else {
+                if stop > self.net.now() {
+                    self.net.sched.advance_to(stop);
+                }
+                return true;
+            };
             let flow = self.dispatch(ev);
             if self.net.check.is_some() {
                 self.check(flow);
             }
         }
-        if stop > self.net.now() {
-            self.net.sched.advance_to(stop);
-        }
-        self.net.now() < self.end
+        false
     }
 
     /// Handles one event; returns the flow whose agents it reached, if any.

@@ -131,6 +131,29 @@ fn advancing_in_steps_gives_the_same_result() {
     assert_eq!(stepped.finish().unwrap().to_json(), whole);
 }
 
+/// Stepping by a few events at a time, the clock never passes an event still due, and the run
+/// and its interval samples come out the same.
+#[test]
+fn advancing_a_few_events_at_a_time_gives_the_same_result() {
+    let path = scenario_files().into_iter().find(|p| p.ends_with("yew2011-wired/lossy-newreno.toml")).unwrap();
+    let sampled = format!("{}\n[output]\ninterval = \"100ms\"\n", std::fs::read_to_string(&path).unwrap());
+    let opts = RunOptions { until: Some(Time::from_secs(5)), ..Default::default() };
+    let whole = Simulation::new(Scenario::from_toml(&sampled).unwrap(), &opts).unwrap().finish().unwrap().to_json();
+    let mut stepped = Simulation::new(Scenario::from_toml(&sampled).unwrap(), &opts).unwrap();
+    let (mut calls, mut t) = (0, Time::ZERO);
+    while t <= Time::from_secs(5) {
+        let before = stepped.now();
+        while !stepped.advance_at_most(t, 7) {
+            assert!(stepped.now() >= before && stepped.now() <= t);
+            calls += 1;
+        }
+        assert_eq!(stepped.now(), t);
+        t += Time::from_millis(250);
+    }
+    assert!(calls > 100, "{calls} calls cut short");
+    assert_eq!(stepped.finish().unwrap().to_json(), whole);
+}
+
 /// `output.interval` samples add up to the summary's totals, and sampling changes nothing.
 #[test]
 fn interval_samples_add_up_and_change_nothing() {

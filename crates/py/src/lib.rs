@@ -91,11 +91,13 @@ impl Simulation {
         Ok(self.get()?.end().as_secs_f64())
     }
 
-    /// Runs up to simulated time `to` (seconds); true while the run has not reached its end.
-    fn advance(&mut self, py: Python<'_>, to: f64) -> PyResult<bool> {
+    /// Runs up to simulated time `to` (seconds), or until `events` events have run: true once
+    /// everything up to `to` has.
+    #[pyo3(signature = (to, events=u64::MAX))]
+    fn advance(&mut self, py: Python<'_>, to: f64, events: u64) -> PyResult<bool> {
         let sim = self.sim.as_mut().ok_or_else(finished)?;
         let to = tcplab_des::Time::from_secs_f64(to);
-        Ok(py.allow_threads(|| sim.advance(to)))
+        Ok(py.allow_threads(|| sim.advance_at_most(to, events)))
     }
 
     /// Runs to the end and returns the results as JSON.
