@@ -70,6 +70,9 @@ class Sweep:
 # --------------------------------------------------------------------------------------
 
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+|\*)\]")
+_PATH = re.compile(r"[^.\[\]]+(?:\[(?:\d+|\*)\]|\.[^.\[\]]+)*")  # the tokens, nothing between
+# More seeds than this is a mistake, not a sweep (the list alone would fill the memory).
+MAX_SEEDS = 1_000_000
 
 
 def set_field(doc: dict, path: str, value: Any) -> None:
@@ -77,7 +80,7 @@ def set_field(doc: dict, path: str, value: Any) -> None:
     ``flows[*].packet_size`` for every item of a list; tables on the way are created, list
     items must exist."""
     tokens = [name or (idx if idx == "*" else int(idx)) for name, idx in _TOKEN.findall(path)]
-    if not tokens or not isinstance(tokens[0], str) or tokens[0] == "*":
+    if not _PATH.fullmatch(path) or tokens[0] == "*":
         raise ScenarioError(path, "is not a field path (e.g. links[2].delay)")
     _set(doc, tokens, path, value)
 
@@ -147,6 +150,8 @@ def build(spec: dict, base: Path, default_name: str = "sweep") -> Sweep:
     seeds = spec.get("seeds", 1)
     if isinstance(seeds, bool) or not (isinstance(seeds, int) or isinstance(seeds, list)):
         raise ScenarioError("seeds", "is a count or a list of seeds")
+    if (seeds if isinstance(seeds, int) else len(seeds)) > MAX_SEEDS:
+        raise ScenarioError("seeds", f"asks for more than {MAX_SEEDS} seeds")
     seed_list = list(range(1, seeds + 1)) if isinstance(seeds, int) else seeds
     if not seed_list or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in seed_list):
         raise ScenarioError("seeds", "needs at least one seed, each a whole number from 1")
@@ -160,11 +165,12 @@ def build(spec: dict, base: Path, default_name: str = "sweep") -> Sweep:
     else:
         parts, paths = [{"scenarios": spec.get("scenarios"), "grid": spec.get("grid", {})}], [""]
     sweep = Sweep(name=name)
+    named: dict[str, Path] = {}  # each scenario name's file: a sweep tells its cases by name
     for part, at in zip(parts, paths):
         for k in part:
             if k not in ("scenarios", "grid"):
                 raise ScenarioError(f"{at}{k}", "unknown field (a part has scenarios and grid)")
-        for f in _part_runs(part, at, base, seed_list, sweep):
+        for f in _part_runs(part, at, base, seed_list, sweep, named):
             sweep.runs.append(f)
     return sweep
 
@@ -173,9 +179,12 @@ def _grid_axes(grid: dict, at: str) -> list[tuple[list[str], list[tuple]]]:
     """The grid's axes: each key is one field, or several joined by commas whose values are
     varied together (`"links[2].delay, links[2].queue_limit" = [["16ms", 16], ["71ms", 62]]`),
     for pairs such as an RTT and the buffer sized for it. Each axis: its fields, its points."""
-    axes = []
+    axes, seen = [], set()
     for key, values in grid.items():
         names = [n.strip() for n in key.split(",")]
+        if seen & set(names) or len(set(names)) < len(names):
+            raise ScenarioError(f"{at}.{key}", "varies a field another key (or this one) varies too")
+        seen.update(names)
         if len(names) == 1:
             axes.append((names, [(v,) for v in values]))
             continue
@@ -185,7 +194,7 @@ def _grid_axes(grid: dict, at: str) -> list[tuple[list[str], list[tuple]]]:
     return axes
 
 
-def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Sweep) -> list[Run]:
+def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Sweep, named: dict[str, Path]) -> list[Run]:
     patterns = part.get("scenarios")
     if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) for p in patterns):
         raise ScenarioError(f"{at}scenarios", "is required: a list of scenario files (globs allowed)")
@@ -204,6 +213,10 @@ def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Swe
     runs = []
     for f in files:
         doc = read_scenario(f)
+        other = named.setdefault(str(doc["name"]), f)
+        if other.resolve() != f.resolve():
+            raise ScenarioError(f"{at}scenarios", f"{other} and {f} are both named {doc['name']!r}: a sweep tells its "
+                                "cases by their scenarios' names")
         for point in itertools.product(*(values for _, values in axes)):
             params = dict(zip(fields, (v for values in point for v in values)))
             scenario = json.loads(json.dumps(doc))  # a deep copy
@@ -215,8 +228,9 @@ def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Swe
             case = scenario["name"] + "".join(f" {p}={v}" for p, v in params.items())
             try:
                 normalized = tcplab.validate(scenario)
+                tcplab.validate({**scenario, "seed": max(seed_list)})  # within the range of its rng
             except ScenarioError as e:
-                raise ScenarioError(e.path, f"{case}: {e.message}") from None
+                raise ScenarioError("seeds" if e.path == "seed" else e.path, f"{case}: {e.message}") from None
             for seed in seed_list:
                 runs.append(Run(case, seed, params, scenario, run_key(normalized, seed)))
     return runs

@@ -62,6 +62,12 @@ def test_set_field_walks_tables_and_lists():
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"links[9].delay" = ["1ms"]', "grid.links[9].delay"),
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"links[2].bandwidth" = ["fast"]', "links[2].bandwidth"),
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"duration, tcp.window" = [["1s", 4], ["2s"]]', "grid.duration, tcp.window"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nseeds = 1000000000000', "seeds"),  # not a list in memory
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nseeds = [2, 2147483647]', "seeds"),  # beyond ns-2's generator
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"links[0]..delay" = ["1ms"]', "grid.links[0]..delay"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"duration, duration" = [["1s", "2s"]]', "grid.duration, duration"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"tcp.window" = [4]\n"duration, tcp.window" = [["1s", 4]]',
+     "grid.duration, tcp.window"),
 ])
 def test_a_bad_sweep_names_the_field(tmp_path, text, path):
     p = tmp_path / "bad.toml"
@@ -69,6 +75,20 @@ def test_a_bad_sweep_names_the_field(tmp_path, text, path):
     with pytest.raises(ScenarioError) as e:
         sw.load(p)
     assert e.value.path == path
+
+
+def test_two_scenarios_of_one_name_are_refused(tmp_path):
+    """Their cases would be one: the table would mix their runs."""
+    (tmp_path / "alt").mkdir()
+    text = (LOSSY / "lossy-reno.toml").read_text()
+    (tmp_path / "a.toml").write_text(text)
+    (tmp_path / "alt" / "a.toml").write_text(text.replace('bandwidth = "2Mb"', 'bandwidth = "5Mb"'))
+    (tmp_path / "s.toml").write_text('scenarios = ["a.toml", "alt/a.toml"]')
+    with pytest.raises(ScenarioError) as e:
+        sw.load(tmp_path / "s.toml")
+    assert e.value.path == "scenarios" and "both named 'lossy-reno'" in e.value.message
+    (tmp_path / "s.toml").write_text('scenarios = ["a.toml", "a*.toml"]')  # the same file twice is one
+    assert {r.case for r in sw.load(tmp_path / "s.toml").runs} == {"lossy-reno"}
 
 
 def test_files_that_are_not_text_are_named(tmp_path):
