@@ -274,16 +274,23 @@ def cmd_conformance(args) -> int:
     return 1 if any(r.different for r in reports.values()) else 0
 
 
-def _count_option(text: str | None, option: str, what: str) -> int | None:
-    """A count given on the command line (1 or more); None when absent."""
+def _scenario_file(text: str) -> Path:
+    """A SCENARIO argument: a file, always (the API also takes a string of TOML)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty argument names no file")
+    return Path(text)
+
+
+def _count_option(text: str | None, option: str, what: str, most: int = 1_000_000) -> int | None:
+    """A count given on the command line (1 to `most`); None when absent."""
     if text is None:
         return None
     try:
         n = int(text)
     except ValueError:
         n = 0
-    if n < 1:
-        raise ScenarioError(option, f"{text!r} is not a number of {what} (1 or more)")
+    if not 1 <= n <= most:
+        raise ScenarioError(option, f"{text!r} is not a number of {what} (1 to {most})")
     return n
 
 
@@ -399,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run each SCENARIO (a .toml or .json file), write summary.json and the "
                     "requested traces, and print one row per flow.",
     )
-    r.add_argument("scenario", nargs="+", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    r.add_argument("scenario", nargs="+", metavar="SCENARIO", type=_scenario_file, help="scenario file (.toml or .json)")
     r.add_argument("--out", metavar="DIR",
                    help="output directory (default results/<scenario name>; with several "
                         "scenarios each writes to DIR/<scenario name>)")
@@ -429,7 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "than 1e12 events, unless --no-limits. TCPLAB_MAX_MEMORY (e.g. 8GB) lowers "
                     "the memory it may take.",
     )
-    e.add_argument("scenario", nargs="+", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    e.add_argument("scenario", nargs="+", metavar="SCENARIO", type=_scenario_file, help="scenario file (.toml or .json)")
     e.add_argument("--until", metavar="T", help="as tcplab run --until")
     e.add_argument("--trace", action="append", default=[], metavar="{ns2,cwnd,pcap,nam,rtt}",
                    help="as tcplab run --trace")
@@ -442,7 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="check scenarios without running them",
         description="Check each SCENARIO and print a one-line description of it.",
     )
-    v.add_argument("scenario", nargs="+", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    v.add_argument("scenario", nargs="+", metavar="SCENARIO", type=_scenario_file, help="scenario file (.toml or .json)")
     v.set_defaults(func=cmd_validate)
 
     pl = sub.add_parser(

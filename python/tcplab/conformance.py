@@ -173,9 +173,9 @@ def run(suites: list[str] | None = None, progress=None) -> dict[str, SuiteReport
     """Runs the given suites (all that have scenarios when None)."""
     root = scenario_root()
     suites = suites or available_suites(root)
-    unknown = [s for s in suites if not (root / s).is_dir()]
+    unknown = [s for s in suites if s not in available_suites(root)]  # a name, not a path
     if unknown:
-        raise tcplab.ScenarioError("--suite", f"no scenarios for {', '.join(unknown)} "
+        raise tcplab.ScenarioError("--suite", f"no scenarios for {', '.join(map(repr, unknown))} "
                                    f"(available: {', '.join(available_suites(root))})")
     ns2 = Ns2Suites()
     try:

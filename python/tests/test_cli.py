@@ -213,6 +213,15 @@ def test_validate_reports_every_bad_file(capfd, tmp_path):
     ]
 
 
+def test_scenario_arguments_are_files_always(capfd, tmp_path):
+    """The API also takes TOML text; the command line takes files, even odd names."""
+    with pytest.raises(SystemExit) as e:
+        cli.main(["validate", ""])
+    assert e.value.code == 2 and "argument SCENARIO: an empty argument names no file" in capfd.readouterr().err
+    (tmp_path / "window=20").write_text(DUMBBELL_TEXT)  # TOML-like, and no .toml
+    assert cli.main(["validate", "window=20"]) == 0
+
+
 def test_run_prints_table_and_writes_default_dir(capfd, tmp_path):
     assert cli.main(["run", str(DUMBBELL), "--trace", "ns2"]) == 0
     out, err = capfd.readouterr()
@@ -305,6 +314,15 @@ def test_bad_options_exit_2_with_one_line(capfd, tmp_path, argv, path):
     assert stderr_line(err).startswith(f"tcplab: error: {path}: ")
     assert out == ""
     assert list(tmp_path.iterdir()) == [], "a run that cannot start leaves no directories"
+
+
+@pytest.mark.parametrize("argv", [["sweep", "SPEC", "--workers", "0"], ["reproduce", "yew2011-wired", "--seeds", str(10**14)]])
+def test_counts_out_of_range_name_their_option(capfd, tmp_path, argv):
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'scenarios = ["{DUMBBELL}"]')
+    assert cli.main([str(spec) if a == "SPEC" else a for a in argv]) == 2
+    assert capfd.readouterr().err.startswith(f"tcplab: error: {argv[2]}: ")
+    assert not (tmp_path / "results").exists()
 
 
 def test_output_write_failure_is_a_user_error(capfd, tmp_path):

@@ -34,6 +34,7 @@ def test_cli_json_report(capsys):
     assert {"test", "reason"} <= set(tv["skipped"][0])
 
 
-def test_unknown_suite_names_the_option(capsys):
-    assert cli.main(["conformance", "ns2", "--suite", "nosuch"]) == 2
-    assert "--suite: no scenarios for nosuch" in capsys.readouterr().err
+@pytest.mark.parametrize("suite", ["nosuch", "", ".", "tcp/", "tcpVariants/../.."])  # names, not paths
+def test_unknown_suite_names_the_option(capsys, suite):
+    assert cli.main(["conformance", "ns2", "--suite", suite]) == 2
+    assert f"--suite: no scenarios for {suite!r} (available: " in capsys.readouterr().err
