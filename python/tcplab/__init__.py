@@ -185,22 +185,36 @@ def _read_file(path: str) -> _Input:
     return _Input(text, "json" if path.lower().endswith(".json") else "toml", path)
 
 
-def _jsonable(value: Any, path: str) -> Any:
+def _jsonable(value: Any, path: str, depth: int = 0) -> Any:
     """Check that a dict scenario maps onto JSON, naming the field that does not."""
+    if depth > 32:  # a scenario is a few tables deep; this is a loop or a mistake
+        raise ScenarioError(path, "is nested deeper than any scenario field")
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise ScenarioError(path or "scenario", f"key {k!r} is not a string")
-            out[k] = _jsonable(v, f"{path}.{k}" if path else k)
+            out[_text(k, path or "scenario")] = _jsonable(v, f"{path}.{k}" if path else k, depth + 1)
         return out
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        return [_jsonable(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
     if isinstance(value, float) and not math.isfinite(value):
         raise ScenarioError(path, f"{value} is not a finite number")
-    if value is None or isinstance(value, (str, bool, int, float)):
+    if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**64:
+        raise ScenarioError(path, "is a whole number too large for any field")
+    if isinstance(value, str):
+        return _text(value, path)
+    if value is None or isinstance(value, (bool, int, float)):
         return value
     raise ScenarioError(path, f"a {type(value).__name__} cannot be used in a scenario")
+
+
+def _text(s: str, path: str) -> str:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ScenarioError(path, "is not text that UTF-8 can hold (a lone surrogate)") from None
+    return s
 
 
 # --------------------------------------------------------------------------------------

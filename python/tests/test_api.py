@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
@@ -136,6 +137,10 @@ class TestInputs:
         (("links", 0, "bandwidth"), math.inf, "links[0].bandwidth"),
         (("flows", 0, "start"), object(), "flows[0].start"),
         (("flows", 2, "rate"), {1: "x"}, "flows[2].rate"),
+        (("links", 0, "queue_limit"), 10**400, "links[0].queue_limit"),  # beyond JSON's numbers
+        (("flows", 0, "name"), "A\ud800", "flows[0].name"),  # a lone surrogate
+        (("flows", 0, "tcp"), {"window": 20, "\udfff": 1}, "flows[0].tcp"),
+        (("flows", 0, "tcp"), functools.reduce(lambda inner, _: {"a": inner}, range(1000), {}), "flows[0].tcp" + ".a" * 30),
     ])
     def test_dict_values_json_cannot_carry(self, where, value, path):
         doc = dumbbell_doc()
