@@ -536,6 +536,10 @@ MALFORMED = [
      "wlans[0].data_rate:", ["802.11b"]),
     ("wlan-access-point-elsewhere", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["s1", "r1"]\naccess_point = "k1"\n'),
      "wlans[0].access_point:", ["k1"]),
+    ("position-of-an-unknown-node", append('\n[positions]\nzz = [0, 0]\n'), "positions.zz:", ["unknown node"]),
+    ("position-of-one-number", append('\n[positions]\ns1 = [1]\n'), "positions.s1:", ["[x, y]"]),
+    ("move-beyond-any-map", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["s1", "r1"]\n[[moves]]\nnode = "s1"\n'
+                                   'at = 1\nto = [1e160, 0]\nspeed = 1000\n'), "moves[0].to:", ["10^7"]),
     ("move-without-speed", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["s1", "r1"]\n[[moves]]\nnode = "s1"\nat = 1\nto = [9, 9]\n'),
      "moves[0].speed:", []),
     ("mobile-node-home-agent-not-its-ap", append('\n[positions]\ns1 = [0, 0]\nr1 = [5, 0]\n[[wlans]]\nnodes = ["r1", "s1"]\naccess_point = "r1"\n'

@@ -33,6 +33,12 @@ pub(super) fn wlans(
     node_ids: &HashMap<&str, usize>,
     default_profile: Profile,
 ) -> Res<Vec<WlanConfig>> {
+    for (n, xy) in positions.into_iter().flatten() {
+        if !node_ids.contains_key(n.as_str()) {
+            return err(format!("positions.{n}"), format!("unknown node {n:?}"));
+        }
+        position(xy, format!("positions.{n}"))?;
+    }
     let mut out: Vec<WlanConfig> = Vec::with_capacity(raw.len());
     for (i, w) in raw.iter().enumerate() {
         let p = |f: &str| format!("wlans[{i}].{f}");
@@ -53,11 +59,8 @@ pub(super) fn wlans(
                 return err(path, format!("{n:?} appears twice"));
             }
             let xy = positions.and_then(|m| m.get(n)).ok_or_else(|| ScenarioError::new(&path, format!("{n:?} has no position (add it to [positions], in metres)")))?;
-            if xy.len() != 2 || xy.iter().any(|v| !v.is_finite()) {
-                return err(format!("positions.{n}"), "is not a position [x, y] in metres");
-            }
             nodes.push(id);
-            at.push((xy[0], xy[1]));
+            at.push(position(xy, format!("positions.{n}"))?);
         }
         let access_point = match &w.access_point {
             None => None,
@@ -148,14 +151,12 @@ pub(super) fn moves(raw: &[RawMove], node_ids: &HashMap<&str, usize>, wlans: &[W
         }
         let at = positive_seconds(m.at.as_ref().ok_or_else(|| ScenarioError::new(p("at"), "is required (a time)"))?, &p("at"))?;
         let to = m.to.as_ref().ok_or_else(|| ScenarioError::new(p("to"), "is required ([x, y] in metres)"))?;
-        if to.len() != 2 || to.iter().any(|v| !v.is_finite()) {
-            return err(p("to"), "is not a position [x, y] in metres");
-        }
+        let to = position(to, p("to"))?;
         let speed = m.speed.ok_or_else(|| ScenarioError::new(p("speed"), "is required (m/s)"))?;
         if !(speed > 0.0 && speed.is_finite()) {
             return err(p("speed"), format!("{speed} is not a speed (m/s, above zero)"));
         }
-        out.push(Move { node, at, to: (to[0], to[1]), speed });
+        out.push(Move { node, at, to, speed });
     }
     out.sort_by(|a, b| a.at.total_cmp(&b.at)); // stable: moves at the same time keep their order
     Ok(out)
@@ -233,4 +234,15 @@ pub(super) fn mobile_nodes(raw: &[RawMobile], node_ids: &HashMap<&str, usize>, w
         return err(format!("mobile_nodes[{i}].map"), "is a mobile node (a MAP is a wired router)");
     }
     Ok(out)
+}
+
+/// Positions lie within 10^7 m of the origin on each axis: far enough for any radio (and the
+/// size of the Earth), near enough that squared distances stay finite.
+const MAX_METRES: f64 = 1e7;
+
+fn position(xy: &[f64], path: String) -> Res<(f64, f64)> {
+    match xy {
+        [x, y] if x.abs() <= MAX_METRES && y.abs() <= MAX_METRES => Ok((*x, *y)),
+        _ => err(path, "is not a position [x, y] in metres (each within 10^7 of 0)"),
+    }
 }
