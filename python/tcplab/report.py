@@ -28,6 +28,8 @@ def report(result_dir: str | Path, out: str | Path | None = None) -> Path:
     """Writes the report page of the run in `result_dir`; returns its path."""
     run = plot.RunFolder(result_dir)
     out = Path(out) if out is not None else run.path / "report.html"
+    if out.exists() and out.suffix.lower() not in (".html", ".htm"):  # the run's summary.json, say
+        raise ScenarioError("--out", f"{out} exists and is not a page (.html): it is left as it is")
     page = render(page_data(run))
     try:
         out.write_text(page, encoding="utf-8")

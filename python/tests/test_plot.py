@@ -136,6 +136,17 @@ def test_a_series_without_the_columns_drawn_is_refused(folder, tmp_path, capsys)
     assert f"{damaged / 'series-flows.csv'}: goodput_bps: missing" in capsys.readouterr().err
 
 
+def test_a_report_never_overwrites_what_is_not_a_page(folder, tmp_path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(folder, run)
+    summary = (run / "summary.json").read_bytes()
+    assert cli.main(["report", str(run), "--out", str(run / "summary.json")]) == 2
+    assert capsys.readouterr().err.startswith(f"tcplab: error: --out: {run / 'summary.json'} exists and is not a page")
+    assert (run / "summary.json").read_bytes() == summary
+    assert cli.main(["report", str(run), "--out", str(tmp_path / "page.html")]) == 0
+    assert cli.main(["report", str(run), "--out", str(tmp_path / "page.html")]) == 0, "a page is written again"
+
+
 def test_a_figure_that_cannot_be_written_is_named(folder, tmp_path, capsys):
     figures = tmp_path / "figures"
     (figures / "cwnd.png").mkdir(parents=True)  # a folder where the figure would go
