@@ -106,7 +106,8 @@ def _load_core():
 def folder_name(name: str, default: str = "scenario") -> str:
     """A scenario's or sweep's name as one harmless path component, for its default results
     folder: names are free text, and a name must never lead a write outside `results/`."""
-    return _load_core().folder_name(name, default)
+    # a lone surrogate (a file name's undecodable byte) is a character like any other to drop
+    return _load_core().folder_name(name.encode("utf-8", "replace").decode(), default)
 
 
 class _Translate:

@@ -274,11 +274,18 @@ def cmd_conformance(args) -> int:
     return 1 if any(r.different for r in reports.values()) else 0
 
 
-def _scenario_file(text: str) -> Path:
-    """A SCENARIO argument: a file, always (the API also takes a string of TOML)."""
+class _File(str):
+    """A SCENARIO argument: a file, always (the API also takes a string of TOML), and shown
+    as it was given."""
+
+    def __fspath__(self) -> str:
+        return str(self)
+
+
+def _scenario_file(text: str) -> _File:
     if not text:
         raise argparse.ArgumentTypeError("an empty argument names no file")
-    return Path(text)
+    return _File(text)
 
 
 def _count_option(text: str | None, option: str, what: str, most: int = 1_000_000) -> int | None:

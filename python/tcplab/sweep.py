@@ -203,7 +203,7 @@ def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Swe
         matches = sorted(m for m in glob.glob(str(base / pat)) if os.path.isfile(m))  # not folders
         if not matches:
             raise ScenarioError(f"{at}scenarios[{i}]", f"{pat!r} matches no file")
-        files.extend(Path(m) for m in matches)
+        files.extend(Path(m) for m in matches if not any(Path(m).resolve() == f.resolve() for f in files))
     grid = part.get("grid", {})
     if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
         raise ScenarioError(f"{at}grid", "maps field paths to non-empty lists of values")
@@ -228,9 +228,12 @@ def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Swe
             case = scenario["name"] + "".join(f" {p}={v}" for p, v in params.items())
             try:
                 normalized = tcplab.validate(scenario)
+            except ScenarioError as e:
+                raise ScenarioError(e.path, f"{case}: {e.message}") from None
+            try:
                 tcplab.validate({**scenario, "seed": max(seed_list)})  # within the range of its rng
             except ScenarioError as e:
-                raise ScenarioError("seeds" if e.path == "seed" else e.path, f"{case}: {e.message}") from None
+                raise ScenarioError("seeds", f"{case}: {e.message}") from None
             for seed in seed_list:
                 runs.append(Run(case, seed, params, scenario, run_key(normalized, seed)))
     return runs

@@ -250,6 +250,7 @@ def test_the_default_folder_is_the_name_made_harmless(capfd, tmp_path):
     assert capfd.readouterr().out.splitlines()[-1] == "results: results/.._up_here"
     assert (tmp_path / "results" / ".._up_here" / "summary.json").is_file()
     assert tcplab.folder_name("..", "sweep") == "sweep"
+    assert tcplab.folder_name("sw\udcff") == "sw", "a file name's undecodable byte"
 
 
 def test_run_options_take_effect(tmp_path):

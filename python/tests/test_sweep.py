@@ -77,6 +77,14 @@ def test_a_bad_sweep_names_the_field(tmp_path, text, path):
     assert e.value.path == path
 
 
+def test_a_seed_the_scenario_sets_is_named_as_its_own(tmp_path):
+    (tmp_path / "a.toml").write_text((LOSSY / "lossy-reno.toml").read_text().replace("seed = 1", "seed = 2147483647"))
+    (tmp_path / "s.toml").write_text('scenarios = ["a.toml"]')
+    with pytest.raises(ScenarioError) as e:
+        sw.load(tmp_path / "s.toml")
+    assert e.value.path == "seed"
+
+
 def test_two_scenarios_of_one_name_are_refused(tmp_path):
     """Their cases would be one: the table would mix their runs."""
     (tmp_path / "alt").mkdir()
@@ -87,8 +95,8 @@ def test_two_scenarios_of_one_name_are_refused(tmp_path):
     with pytest.raises(ScenarioError) as e:
         sw.load(tmp_path / "s.toml")
     assert e.value.path == "scenarios" and "both named 'lossy-reno'" in e.value.message
-    (tmp_path / "s.toml").write_text('scenarios = ["a.toml", "a*.toml"]')  # the same file twice is one
-    assert {r.case for r in sw.load(tmp_path / "s.toml").runs} == {"lossy-reno"}
+    (tmp_path / "s.toml").write_text('scenarios = ["a.toml", "a*.toml"]\nseeds = 2')  # the same file twice is one
+    assert [(r.case, r.seed) for r in sw.load(tmp_path / "s.toml").runs] == [("lossy-reno", 1), ("lossy-reno", 2)]
 
 
 def test_files_that_are_not_text_are_named(tmp_path):

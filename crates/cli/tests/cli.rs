@@ -25,6 +25,27 @@ fn a_run_writes_the_summary_of_the_core() {
     std::fs::remove_dir_all(out).unwrap();
 }
 
+/// tcplab-sim collects no series, and that changes nothing it writes: with `output.interval`
+/// and the cwnd trace, its summary and cwnd.tr are those of the core collecting both.
+#[test]
+fn collecting_no_series_changes_nothing_written() {
+    use tcplab_net::{RunOptions, Scenario, Simulation};
+    let work = std::env::temp_dir().join(format!("tcplab-sim-series-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    let text = std::fs::read_to_string(scenario("yew2011-wired/ee-reno.toml")).unwrap() + "\n[output]\ninterval = \"100ms\"\ntrace = [\"cwnd\"]\n";
+    std::fs::write(work.join("s.toml"), &text).unwrap();
+    let status = sim().args([work.join("s.toml").to_str().unwrap(), "--out", work.join("sim").to_str().unwrap(), "--until", "20s"]).status().unwrap();
+    assert!(status.success());
+    let core = Scenario::from_toml(&text).unwrap();
+    let opts = RunOptions::from_args(&core, None, Some("20s"), Some(work.join("core")), &[]).unwrap();
+    let r = Simulation::new(core, &opts).unwrap().finish().unwrap();
+    assert!(r.series.flows.is_some() && r.series.cwnd.is_some(), "the core collected the series");
+    let summary = serde_json::to_string_pretty(&r.summary).unwrap() + "\n";
+    assert_eq!(std::fs::read_to_string(work.join("sim/summary.json")).unwrap(), summary);
+    assert_eq!(std::fs::read(work.join("sim/cwnd.tr")).unwrap(), std::fs::read(work.join("core/cwnd.tr")).unwrap());
+    std::fs::remove_dir_all(work).unwrap();
+}
+
 #[test]
 fn the_default_folder_is_the_name_made_harmless() {
     let work = std::env::temp_dir().join(format!("tcplab-sim-folder-{}", std::process::id()));

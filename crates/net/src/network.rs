@@ -164,11 +164,11 @@ impl Link {
     }
 }
 
-/// A packet at `node` is home: it is addressed there and no tunnel takes it elsewhere (a
-/// tunnel that ends where the packet is addressed, an MN's reverse tunnel to its own home
-/// agent, ends at home).
+/// A packet at `node` is home: it is addressed there and no tunnel takes it elsewhere. The
+/// last tunnel may end where the packet is addressed (an MN's reverse tunnel to its own home
+/// agent); a packet still inside two (an MN's to its own MAP) goes on to the home agent.
 fn is_home(pkt: &Packet, node: u32) -> bool {
-    pkt.dst.node == node && (pkt.via == crate::mobility::NO_VIA || pkt.via == node)
+    pkt.dst.node == node && (pkt.via == crate::mobility::NO_VIA || (pkt.via == node && pkt.encaps <= 1))
 }
 
 /// A link direction's name in summaries, series and checks: "from->to".

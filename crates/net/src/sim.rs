@@ -414,7 +414,7 @@ impl Simulation {
     /// densely the events fall (Python, to take Ctrl-C). True if everything up to `to` has run.
     pub fn advance_at_most(&mut self, to: Time, events: u64) -> bool {
         let stop = to.min(self.end);
-        let limit = self.net.sched.dispatched().saturating_add(events);
+        let limit = self.net.sched.dispatched().saturating_add(events.max(1)); // at least one: progress
         while let Some(at) = self.sampler.as_ref().and_then(|s| s.due(stop)) {
             if !self.run_events(at, limit) {
                 return false;

@@ -74,9 +74,13 @@ fn route_optimisation_binds_the_correspondent_and_skips_the_home_agent() {
 
 /// A mobile node sending to its own home agent: away from home, its packets go up the reverse
 /// tunnel, which ends at the home agent, where they are addressed (a panic once: the tunnel's
-/// end looked for a route to itself). Under HMIPv6 and plain Mobile IPv6.
+/// end looked for a route to itself). Under HMIPv6 and plain Mobile IPv6. To its own MAP, they
+/// go on through both tunnels to the home agent and back (docs/mobility.md).
 #[test]
 fn a_mobile_node_reaches_its_own_home_agent_from_away() {
+    let to_map = run(|t| t.replace("from = \"cn\"\nto = \"mn\"", "from = \"mn\"\nto = \"map\""));
+    let f = &to_map.summary.flows[0];
+    assert!(f.packets_delivered > 1000 && f.delay_max_s > 0.12, "{} packets, {} s at most: by the home agent", f.packets_delivered, f.delay_max_s);
     let upload = |t: String| t.replace("from = \"cn\"\nto = \"mn\"", "from = \"mn\"\nto = \"ha\"");
     for r in [run(upload), run(|t| upload(t).replace("map = \"map\"\nmap_domain = [\"ar1\", \"ar2\"]\n", ""))] {
         let f = &r.summary.flows[0];
