@@ -172,11 +172,12 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport
 def run(suites: list[str] | None = None, progress=None) -> dict[str, SuiteReport]:
     """Runs the given suites (all that have scenarios when None)."""
     root = scenario_root()
-    suites = suites or available_suites(root)
-    unknown = [s for s in suites if s not in available_suites(root)]  # a name, not a path
+    available = available_suites(root)
+    suites = suites or available
+    unknown = [s for s in suites if s not in available]  # a name, not a path
     if unknown:
         raise tcplab.ScenarioError("--suite", f"no scenarios for {', '.join(map(repr, unknown))} "
-                                   f"(available: {', '.join(available_suites(root))})")
+                                   f"(available: {', '.join(available)})")
     ns2 = Ns2Suites()
     try:
         with tempfile.TemporaryDirectory(prefix="tcplab-conformance-") as work:

@@ -198,12 +198,13 @@ def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Swe
     patterns = part.get("scenarios")
     if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) for p in patterns):
         raise ScenarioError(f"{at}scenarios", "is required: a list of scenario files (globs allowed)")
-    files: list[Path] = []
+    files: dict[Path, Path] = {}  # each file as found, by where it is: a file matched twice is one
     for i, pat in enumerate(patterns):
         matches = sorted(m for m in glob.glob(str(base / pat)) if os.path.isfile(m))  # not folders
         if not matches:
             raise ScenarioError(f"{at}scenarios[{i}]", f"{pat!r} matches no file")
-        files.extend(Path(m) for m in matches if not any(Path(m).resolve() == f.resolve() for f in files))
+        for m in matches:
+            files.setdefault(Path(m).resolve(), Path(m))
     grid = part.get("grid", {})
     if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
         raise ScenarioError(f"{at}grid", "maps field paths to non-empty lists of values")
@@ -211,10 +212,10 @@ def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Swe
     fields = [f for names, _ in axes for f in names]
     sweep.fields += [f for f in fields if f not in sweep.fields]
     runs = []
-    for f in files:
+    for where, f in files.items():
         doc = read_scenario(f)
         other = named.setdefault(str(doc["name"]), f)
-        if other.resolve() != f.resolve():
+        if other.resolve() != where:
             raise ScenarioError(f"{at}scenarios", f"{other} and {f} are both named {doc['name']!r}: a sweep tells its "
                                 "cases by their scenarios' names")
         for point in itertools.product(*(values for _, values in axes)):
