@@ -59,11 +59,18 @@ fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
         Some(s) => Some(s.parse::<i64>().map_err(|_| ScenarioError::new("--seed", format!("{s:?} is not a whole number")))?),
         None => None,
     };
+    for t in &args.traces {
+        match t.as_str() {
+            "ns2" | "cwnd" | "pcap" | "nam" => {}
+            "rtt" => return Err(ScenarioError::new("--trace", "rtt is a series, and tcplab-sim writes none (`tcplab run` does)")),
+            other => return Err(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2, cwnd, pcap or nam)"))),
+        }
+    }
+    if scenario.traces.rtt {
+        say("note: output.trace's rtt is a series, and tcplab-sim writes none (`tcplab run` does)");
+    }
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(folder_name(&scenario.name, "scenario")));
     let opts = RunOptions::from_args(&scenario, seed, args.until.as_deref(), Some(out), &args.traces)?;
-    if args.traces.iter().any(|t| t == "rtt") {
-        return Err(ScenarioError::new("--trace", "rtt is a series, and tcplab-sim writes none (`tcplab run` does)"));
-    }
     let opts = RunOptions { check: args.check, no_limits: args.no_limits, skip_series: true, ..opts };
     tcplab_net::budget::enforce(&scenario, &opts)?;
     Ok((scenario, opts))

@@ -46,6 +46,22 @@ fn collecting_no_series_changes_nothing_written() {
     std::fs::remove_dir_all(work).unwrap();
 }
 
+/// An `rtt` asked for by the scenario file is a series tcplab-sim does not write: the run goes
+/// on, and says so.
+#[test]
+fn a_series_the_scenario_asks_for_is_named_as_not_written() {
+    let work = std::env::temp_dir().join(format!("tcplab-sim-rtt-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    let text = std::fs::read_to_string(scenario("yew2011-wired/ee-reno.toml")).unwrap() + "\n[output]\ntrace = [\"rtt\"]\n";
+    std::fs::write(work.join("s.toml"), text).unwrap();
+    let out = sim().args([work.join("s.toml").to_str().unwrap(), "--out", work.join("out").to_str().unwrap(), "--until", "1s"]).output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err, "tcplab-sim: note: output.trace's rtt is a series, and tcplab-sim writes none (`tcplab run` does)\n");
+    assert!(work.join("out/summary.json").is_file());
+    std::fs::remove_dir_all(work).unwrap();
+}
+
 #[test]
 fn the_default_folder_is_the_name_made_harmless() {
     let work = std::env::temp_dir().join(format!("tcplab-sim-folder-{}", std::process::id()));
@@ -63,7 +79,7 @@ fn the_default_folder_is_the_name_made_harmless() {
 fn bad_input_exits_2_naming_the_field() {
     for (args, field) in [
         (vec![scenario("yew2011-wired/ee-reno.toml"), "--until".into(), "soon".into()], "--until"),
-        (vec![scenario("yew2011-wired/ee-reno.toml"), "--trace".into(), "xgraph".into()], "--trace"),
+        (vec![scenario("yew2011-wired/ee-reno.toml"), "--trace".into(), "xgraph".into()], "(expected ns2, cwnd, pcap or nam)"),
         (vec![scenario("yew2011-wired/ee-reno.toml"), "--trace".into(), "rtt".into()], "--trace: rtt is a series"),
         (vec![scenario("no-such.toml")], "no-such.toml"),
         (vec!["--frobnicate".into()], "unknown option"),
