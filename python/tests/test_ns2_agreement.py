@@ -153,6 +153,74 @@ def test_losses_actions_sink_knobs_and_event_lines_match_ns2(tmp_path):
     )
 
 
+BUGFIX_BOTH = """
+name = "bugfix-both"
+duration = "1s"
+nodes = ["r1", "r2", "s2", "k2", "s8", "k8"]
+
+[[links]]
+from = "r1"
+to = "r2"
+bandwidth = "2Mb"
+delay = "1ms"
+queue_limit = 6
+
+[[links]]
+from = "s2"
+to = "r1"
+bandwidth = "100Mb"
+delay = "5ms"
+
+[[links]]
+from = "r2"
+to = "k2"
+bandwidth = "800kb"
+delay = "33ms"
+
+[[links]]
+from = "s8"
+to = "r1"
+bandwidth = "5Mb"
+delay = "10ms"
+
+[[links]]
+from = "k8"
+to = "r2"
+bandwidth = "5Mb"
+delay = "20ms"
+
+[[flows]]
+name = "cbr"
+from = "s2"
+to = "k2"
+protocol = "udp"
+rate = "1Mb"
+packet_size = 40
+
+[[flows]]
+name = "tcp"
+from = "s8"
+to = "k8"
+protocol = "newreno"
+tcp = { window = 3, numdupacks = 2, bug_fix_ack = true, bug_fix_ts = true }
+"""
+
+
+@needs_ns
+def test_newreno_retransmits_when_either_bugfix_test_passes(tmp_path):
+    """With bug_fix_ts and bug_fix_ack both on, ns-2's NewReno retransmits when the timestamp
+    test fails but the ACK test passes (found by a differential fuzz: tcplab waited)."""
+    scenario = tmp_path / "bugfix.toml"
+    scenario.write_text(BUGFIX_BOTH)
+    theirs = ns2.run_ns2(str(scenario), str(tmp_path / "ns2"))["trace"]
+    tcplab.run(scenario, out=tmp_path / "tcplab", trace=["ns2"])
+    report = diff_traces(str(tmp_path / "tcplab" / "trace.tr"), theirs)
+    assert report.identical, (
+        f"{report.equal_prefix} lines agree, then line {report.first_diff_a}:\n"
+        f"  tcplab: {report.line_a}\n  ns-2:   {report.line_b}"
+    )
+
+
 @needs_ns
 @pytest.mark.parametrize("which", ["lossy-reno", "features"])
 def test_nam_trace_is_ns2s(which, tmp_path):

@@ -309,9 +309,12 @@ impl TcpSender {
         if self.variant != Agent::NewReno {
             return false;
         }
+        // either test lets the fast retransmit through, the timestamps' first (tcp-newreno.cc)
         if self.p.bug_fix_ts && !self.tss.is_empty() {
             let sent = self.tss[self.highest_ack.rem_euclid(self.tss.len() as i64) as usize];
-            return sent == self.ts_echo;
+            if sent == self.ts_echo {
+                return true;
+            }
         }
         self.p.bug_fix_ack && self.cwnd > 1.0 && self.highest_ack - self.prev_highest_ack <= self.p.numdupacks as i64
     }
