@@ -1,6 +1,8 @@
-//! Static shortest-path routing (hop count), computed once before the run.
+//! Static shortest-path routing (hop count), computed once before the run, as ns-2's
+//! `RouteLogic::compute_routes` computes it, ties included.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// `next[src * n + dst]` is the simplex link to take from `src` towards `dst`.
 pub struct Routes {
@@ -11,29 +13,37 @@ pub struct Routes {
 const NONE: u32 = u32::MAX;
 
 impl Routes {
-    /// `links[i] = (from, to)` for every simplex link. Ties between equal-length paths go to the
-    /// link listed first, so routes depend only on the scenario.
+    /// `links[i] = (from, to)` for every simplex link (no two with the same ends). From each
+    /// source, nodes are settled nearest first and, among equally near ones, lowest id first; a
+    /// node takes the first hop of the first settled node that reaches it. So of two equal-cost
+    /// paths the one through the lower node ids wins, as in ns-2 (Dijkstra from each source).
     pub fn shortest_paths(n: usize, links: &[(usize, usize)]) -> Routes {
-        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (i, &(_, to)) in links.iter().enumerate() {
-            incoming[to].push(i as u32);
+        let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, &(from, _)) in links.iter().enumerate() {
+            outgoing[from].push(i as u32);
         }
         let mut next = vec![NONE; n * n];
-        let mut queue = VecDeque::new();
-        for dst in 0..n {
-            // Breadth-first from the destination over reversed links: the link by which a node is
-            // first reached is its first hop towards `dst`.
-            let mut seen = vec![false; n];
-            seen[dst] = true;
-            queue.clear();
-            queue.push_back(dst);
-            while let Some(v) = queue.pop_front() {
-                for &l in &incoming[v] {
-                    let u = links[l as usize].0;
-                    if !seen[u] {
-                        seen[u] = true;
-                        next[u * n + dst] = l;
-                        queue.push_back(u);
+        let mut hops = vec![u32::MAX; n];
+        let mut settled = vec![false; n];
+        let mut frontier = BinaryHeap::new();
+        for src in 0..n {
+            hops.fill(u32::MAX);
+            settled.fill(false);
+            let first = &mut next[src * n..(src + 1) * n];
+            hops[src] = 0;
+            frontier.push(Reverse((0, src)));
+            while let Some(Reverse((h, v))) = frontier.pop() {
+                if settled[v] {
+                    continue;
+                }
+                settled[v] = true;
+                for &l in &outgoing[v] {
+                    let w = links[l as usize].1;
+                    // Only a strictly shorter path replaces a route, as in ns-2.
+                    if !settled[w] && h + 1 < hops[w] {
+                        hops[w] = h + 1;
+                        first[w] = if v == src { l } else { first[v] };
+                        frontier.push(Reverse((h + 1, w)));
                     }
                 }
             }
@@ -60,10 +70,21 @@ mod tests {
         let links: Vec<(usize, usize)> = duplex.iter().flat_map(|&(a, b)| [(a, b), (b, a)]).collect();
         let r = Routes::shortest_paths(4, &links);
         assert_eq!(links[r.next_link(0, 2).unwrap()], (0, 2), "the chord is one hop");
-        assert_eq!(links[r.next_link(1, 3).unwrap()].0, 1);
-        let hop = links[r.next_link(1, 3).unwrap()].1;
-        assert!(hop == 0 || hop == 2);
         assert_eq!(r.next_link(2, 2), None);
+    }
+
+    #[test]
+    fn equal_paths_go_through_the_lower_node_ids_whatever_the_listing_order() {
+        // Two paths of two hops from 1 to 3, through 0 or 2; then from 4 to 3 the same two
+        // paths lengthened by 4-1. The links towards 2 are listed first, so listing order
+        // alone would pick 2; ns-2 picks 0.
+        for duplex in [[(1, 2), (2, 3), (1, 0), (0, 3), (4, 1)], [(0, 3), (1, 0), (2, 3), (1, 2), (4, 1)]] {
+            let links: Vec<(usize, usize)> = duplex.iter().flat_map(|&(a, b)| [(a, b), (b, a)]).collect();
+            let r = Routes::shortest_paths(5, &links);
+            assert_eq!(links[r.next_link(1, 3).unwrap()], (1, 0));
+            assert_eq!(links[r.next_link(3, 1).unwrap()], (3, 0));
+            assert_eq!(links[r.next_link(4, 3).unwrap()], (4, 1));
+        }
     }
 
     #[test]
