@@ -17,7 +17,10 @@ enum Kind {
     /// ns-2's `ErrorModel/List` with packet units: the packets whose count is listed.
     List { picks: Vec<u64>, next: usize, count: u64 },
     Uniform { rate: f64 },
-    Ber { ber: f64 },
+    /// A bit error rate, applied as the byte error rate it implies (1 - (1 - ber)^8): the same
+    /// law, and the arithmetic of ns-2's byte-unit `ErrorModel`, which the translator uses
+    /// (ns-2's bit unit ignores each packet's size).
+    Ber { byte_rate: f64 },
     Gilbert { p_good_bad: f64, p_bad_good: f64, loss_good: f64, loss_bad: f64, bad: bool },
 }
 
@@ -26,7 +29,7 @@ impl Loss {
         let kind = match cfg.model.clone() {
             LossModel::List { packets } => Kind::List { picks: packets, next: 0, count: 0 },
             LossModel::Uniform { rate } => Kind::Uniform { rate },
-            LossModel::Ber { ber } => Kind::Ber { ber },
+            LossModel::Ber { ber } => Kind::Ber { byte_rate: 1.0 - (1.0 - ber).powf(8.0) },
             LossModel::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad } => {
                 Kind::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad, bad: false }
             }
@@ -50,7 +53,7 @@ impl Loss {
                 pick
             }
             Kind::Uniform { rate } => draws.uniform(shared) < *rate,
-            Kind::Ber { ber } => draws.uniform(shared) < 1.0 - (1.0 - *ber).powi(size as i32 * 8),
+            Kind::Ber { byte_rate } => draws.uniform(shared) < 1.0 - (1.0 - *byte_rate).powf(size as f64),
             Kind::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad, bad } => {
                 let lost = draws.uniform(shared) < if *bad { *loss_bad } else { *loss_good };
                 let leave = if *bad { *p_bad_good } else { *p_good_bad };
