@@ -347,7 +347,7 @@ impl Simulation {
                     let sender = match (t.profile, Agent::of(t.variant)) {
                         (Profile::Ns2, Some(agent)) => {
                             let tcp = TcpSender::new(agent, t.params.clone(), t.pacing.clone(), sender_end, phases[i]);
-                            tcp.trace_cwnd(&mut net);
+                            tcp.trace_cwnd_start(&mut net);
                             Sender::Tcp(tcp)
                         }
                         _ => {

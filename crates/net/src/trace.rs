@@ -436,7 +436,12 @@ impl Tracer {
         if let Some(series) = &mut self.cwnd_series {
             series.push((now, flow, cwnd, ssthresh));
         }
-        if self.cwnd.is_some() {
+        self.cwnd_line(now, flow, src, dst, cwnd);
+    }
+
+    /// A line of the cwnd trace file alone, not of the cwnd series.
+    pub fn cwnd_line(&mut self, now: f64, flow: u32, src: (u32, u32), dst: (u32, u32), cwnd: f64) {
+        if self.cwnd.is_some() && traced(&self.flows, flow) {
             let t = now;
             self.write(
                 |t| &mut t.cwnd,

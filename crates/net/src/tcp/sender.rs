@@ -282,13 +282,26 @@ impl TcpSender {
         }
     }
 
-    /// Writes the current cwnd to the cwnd trace (ns-2 also prints it when tracing starts).
-    pub fn trace_cwnd(&self, net: &mut Network) {
+    /// Writes the current cwnd to the cwnd trace and series.
+    fn trace_cwnd(&self, net: &mut Network) {
         if net.tracer.cwnd_enabled() {
             let now = net.now_secs();
             let (a, b) = (self.ep.addr, self.ep.peer);
             net.tracer.cwnd_event(now, self.ep.flow.0, (a.node, a.port), (b.node, b.port), self.cwnd, self.ssthresh);
         }
+    }
+
+    /// The cwnd trace's first lines. ns-2 prints the agent's cwnd_ when the trace is attached,
+    /// before `$ns run` resets the agent: a new agent holds 1, whatever its initial window.
+    /// The reset's assignment follows when it changes the value. The series starts at the
+    /// initial window.
+    pub fn trace_cwnd_start(&self, net: &mut Network) {
+        const NEW_AGENT_CWND: f64 = 1.0;
+        if self.cwnd != NEW_AGENT_CWND && net.tracer.cwnd_enabled() {
+            let (a, b) = (self.ep.addr, self.ep.peer);
+            net.tracer.cwnd_line(net.now_secs(), self.ep.flow.0, (a.node, a.port), (b.node, b.port), NEW_AGENT_CWND);
+        }
+        self.trace_cwnd(net);
     }
 
     /// A line in the event trace (ns-2 `trace_event`): the event, t_seqno and int(cwnd).
@@ -371,15 +384,16 @@ impl TcpSender {
     }
 
     fn opencwnd(&mut self, net: &mut Network) {
-        let mut cwnd = if self.cwnd < self.ssthresh as f64 {
+        let cwnd = if self.cwnd < self.ssthresh as f64 {
             self.cwnd + 1.0
         } else {
             self.cwnd + self.p.increase_num / self.cwnd
         };
-        if self.p.max_cwnd > 0 && cwnd as i64 > self.p.max_cwnd as i64 {
-            cwnd = self.p.max_cwnd as f64;
-        }
         self.set_cwnd(net, cwnd);
+        // Clamped after the increase, as a second assignment: ns-2's cwnd trace shows both.
+        if self.p.max_cwnd > 0 && cwnd as i64 > self.p.max_cwnd as i64 {
+            self.set_cwnd(net, self.p.max_cwnd as f64);
+        }
     }
 
     fn slowdown(&mut self, net: &mut Network, how: Slowdown) {
