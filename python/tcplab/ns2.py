@@ -188,10 +188,16 @@ def _losses(emit, s: dict) -> None:
             emit(f"$errmodel{i} unit pkt")
             emit(f"$errmodel{i} droplist {{{' '.join(str(p) for p in loss['packets'])}}}")
         elif model in ("uniform", "ber"):
-            # ns-2's ErrorModel draws from its own uniform variable: the same law, other numbers
+            # A uniform variable of ns-2's default generator, which tcplab's rng = "ns2" shares.
+            # A bit error rate goes in as the byte error rate it implies, computed as tcplab
+            # computes it: ns-2's bit unit ignores the packet's size (its datapktsize_ decides).
             emit(f"set errmodel{i} [new ErrorModel]")
-            emit(f"$errmodel{i} unit {'pkt' if model == 'uniform' else 'bit'}")
-            emit(f"$errmodel{i} set rate_ {_num(loss['rate' if model == 'uniform' else 'ber'])}")
+            if model == "uniform":
+                emit(f"$errmodel{i} unit pkt")
+                emit(f"$errmodel{i} set rate_ {_num(loss['rate'])}")
+            else:
+                emit(f"$errmodel{i} unit byte")
+                emit(f"$errmodel{i} set rate_ [expr {{1.0 - pow(1.0 - {_num(loss['ber'])}, 8.0)}}]")
             emit(f"$errmodel{i} ranvar [new RandomVariable/Uniform]")
         else:
             raise ValueError(f"losses[{i}].model: ns-2 has no per-packet Gilbert-Elliott model")
@@ -235,14 +241,20 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
     # trace file is registered when they are built (and read show_tcphdr_ then).
     if s["traces"]["tcp_header"]:
         emit("Trace set show_tcphdr_ 1")
+    # output.trace_links: each listed direction gets trace-queue right after its link is
+    # built, where trace-all would have put its trace objects.
+    only = {tuple(d) for d in s["trace_links"]} if s["trace_links"] is not None else None
     if trace_path is not None:
         emit(f"set tracefd [open {_tcl_string(trace_path)} w]")
-        emit("$ns trace-all $tracefd")
+        if only is None:
+            emit("$ns trace-all $tracefd")
     if nam_path is not None:
         emit(f"set namfd [open {_tcl_string(nam_path)} w]")
         emit("$ns namtrace-all $namfd")
     if s["traces"]["events"]:
-        emit("$ns eventtrace-all ;# TCP agents created from here on write E lines")
+        # without trace-all, E lines need the file named
+        target = " $tracefd" if trace_path is not None and only is not None else ""
+        emit(f"$ns eventtrace-all{target} ;# TCP agents created from here on write E lines")
     if cwnd_path is not None:
         emit(f"set cwndfd [open {_tcl_string(cwnd_path)} w]")
     emit("")
@@ -259,6 +271,10 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
         emit(f"$ns duplex-link $n{a} $n{b} {int(link['bandwidth_bps'])} {_num(link['delay_s'])} {qtype}")
         emit(f"$ns queue-limit $n{a} $n{b} {queue['limit']}")
         emit(f"$ns queue-limit $n{b} $n{a} {link['reverse_limit']}")
+        if trace_path is not None and only is not None:
+            for x, y in ((a, b), (b, a)):
+                if (x, y) in only:
+                    emit(f"$ns trace-queue $n{x} $n{y} $tracefd")
         if queue["kind"] == "red":
             # Per-link knobs go on the two queue objects, not the Queue/RED class
             # (class defaults would leak into every other RED link).
