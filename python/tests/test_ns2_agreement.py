@@ -20,6 +20,14 @@ from tcplab.tracediff import diff_traces
 
 REPO = Path(__file__).resolve().parents[2]
 LOSSY_RENO = REPO / "scenarios" / "yew2011-wired" / "lossy-reno.toml"
+FUZZ_CASES = sorted((REPO / "conformance" / "fuzz-cases").glob("*.json"))
+
+
+def assert_identical(report):
+    assert report.identical, (
+        f"{report.equal_prefix} lines agree, then line {report.first_diff_a}:\n"
+        f"  tcplab: {report.line_a}\n  ns-2:   {report.line_b}"
+    )
 
 
 
@@ -51,10 +59,7 @@ def test_two_tcp_flows_and_cbr_match_ns2_whatever_the_seed(seed, tmp_path):
         dst.writelines(line for line in src if float(line.split()[1]) < 30)
     report = diff_traces(str(tmp_path / "tcplab" / "trace.tr"), str(ns2_30s))
     assert report.compared > 50_000
-    assert report.identical, (
-        f"{report.equal_prefix} lines agree, then line {report.first_diff_a}:\n"
-        f"  tcplab: {report.line_a}\n  ns-2:   {report.line_b}"
-    )
+    assert_identical(report)
 
 
 FEATURES = """
@@ -147,10 +152,7 @@ def test_losses_actions_sink_knobs_and_event_lines_match_ns2(tmp_path):
     assert "\nE " in text, "event lines"
     assert "----E-N" in text and "\nd " in text
     report = diff_traces(str(tmp_path / "tcplab" / "trace.tr"), theirs)
-    assert report.identical, (
-        f"{report.equal_prefix} lines agree, then line {report.first_diff_a}:\n"
-        f"  tcplab: {report.line_a}\n  ns-2:   {report.line_b}"
-    )
+    assert_identical(report)
 
 
 BUGFIX_BOTH = """
@@ -215,10 +217,7 @@ def test_newreno_retransmits_when_either_bugfix_test_passes(tmp_path):
     theirs = ns2.run_ns2(str(scenario), str(tmp_path / "ns2"))["trace"]
     tcplab.run(scenario, out=tmp_path / "tcplab", trace=["ns2"])
     report = diff_traces(str(tmp_path / "tcplab" / "trace.tr"), theirs)
-    assert report.identical, (
-        f"{report.equal_prefix} lines agree, then line {report.first_diff_a}:\n"
-        f"  tcplab: {report.line_a}\n  ns-2:   {report.line_b}"
-    )
+    assert_identical(report)
 
 
 @needs_ns
@@ -235,7 +234,18 @@ def test_nam_trace_is_ns2s(which, tmp_path):
     tcplab.run(scenario, out=tmp_path / "tcplab", trace=["nam"])
     report = diff_traces(str(tmp_path / "tcplab" / "trace.nam"), theirs)
     assert report.compared > 10_000
-    assert report.identical, (
-        f"{report.equal_prefix} lines agree, then line {report.first_diff_a}:\n"
-        f"  tcplab: {report.line_a}\n  ns-2:   {report.line_b}"
-    )
+    assert_identical(report)
+
+
+@needs_ns
+@pytest.mark.parametrize("case", FUZZ_CASES, ids=lambda p: p.stem)
+def test_what_a_differential_fuzz_found_matches_ns2(case, tmp_path):
+    """Each case once differed from ns-2 (conformance/fuzz-cases/README.md): the packet trace
+    and the cwnd trace must now be ns-2's, line for line."""
+    theirs = ns2.run_ns2(str(case), str(tmp_path / "ns2"), cwnd=True)
+    tcplab.run(case, out=tmp_path / "tcplab", trace=["ns2", "cwnd"])
+    assert_identical(diff_traces(str(tmp_path / "tcplab" / "trace.tr"), theirs["trace"]))
+    ours = (tmp_path / "tcplab" / "cwnd.tr").read_text().splitlines()
+    ns2s = Path(theirs["cwnd"]).read_text().splitlines()
+    first = next((i for i, (a, b) in enumerate(zip(ours, ns2s)) if a != b), min(len(ours), len(ns2s)))
+    assert ours == ns2s, f"cwnd line {first + 1}: tcplab {ours[first:first + 1]}, ns-2 {ns2s[first:first + 1]}"
