@@ -120,6 +120,7 @@ fn malformed_scenarios_name_the_field() {
         ("bandwidth = \"10Mb\"", "bandwidth = \"10Tb\"\nbandwidth2 = 1", "links[0].bandwidth2"),
         ("[tcp]", "[output]\ninterval = \"0s\"\n[tcp]", "output.interval"),
         ("[tcp]", "[output]\ninterval = \"soon\"\n[tcp]", "output.interval"),
+        ("protocol = \"reno\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nminrto = \"1s\"", "protocol = \"udp\"", "tcp"),
     ];
     for (from, to, path) in cases {
         assert!(GOOD.contains(from), "case {path}: pattern {from:?} not in the good scenario");

@@ -594,6 +594,9 @@ fn unused_tables(vegas: bool, fast: bool, tcp: Option<&RawTcp>, flows: &[FlowCon
         return err("fast", "no flow uses it (protocol = \"fast\")");
     }
     if let Some(t) = tcp {
+        if !any(&|_, _| true) {
+            return err("tcp", "no flow uses it: every flow is UDP");
+        }
         if !any(&|_, p| p == Profile::Ns2) {
             if let Some(knob) = ns2_only_knobs(t).first() {
                 return ns2_knob_error("tcp", knob);
