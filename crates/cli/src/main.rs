@@ -13,7 +13,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tcplab_net::scenario::folder_name;
+use tcplab_net::scenario::{folder_name, Traces};
+use tcplab_net::sim::unknown_trace;
 use tcplab_net::{Format, RunOptions, Scenario, ScenarioError, Simulation};
 
 const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam]... [--check] [--no-limits]";
@@ -59,11 +60,14 @@ fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
         Some(s) => Some(s.parse::<i64>().map_err(|_| ScenarioError::new("--seed", format!("{s:?} is not a whole number")))?),
         None => None,
     };
+    // the writers of files, which tcplab-sim writes; rtt is a series, which it does not
+    let written: Vec<&str> = Traces::NAMES.into_iter().filter(|&t| t != "rtt").collect();
     for t in &args.traces {
-        match t.as_str() {
-            "ns2" | "cwnd" | "pcap" | "nam" => {}
-            "rtt" => return Err(ScenarioError::new("--trace", "rtt is a series, and tcplab-sim writes none (`tcplab run` does)")),
-            other => return Err(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2, cwnd, pcap or nam)"))),
+        if t == "rtt" {
+            return Err(ScenarioError::new("--trace", "rtt is a series, and tcplab-sim writes none (`tcplab run` does)"));
+        }
+        if !written.contains(&t.as_str()) {
+            return Err(unknown_trace(t, &written));
         }
     }
     if scenario.traces.rtt {

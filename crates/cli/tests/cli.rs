@@ -1,7 +1,7 @@
 //! tcplab-sim end to end: a run writes the summary the core computes; bad input exits 2 with
 //! one line naming the field.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn sim() -> Command {
@@ -10,6 +10,21 @@ fn sim() -> Command {
 
 fn scenario(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name).display().to_string()
+}
+
+/// A fresh folder for one test.
+fn work_dir(test: &str) -> PathBuf {
+    let work = std::env::temp_dir().join(format!("tcplab-sim-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    work
+}
+
+/// `yew2011-wired/ee-reno.toml` with `extra` appended, written to `work/s.toml`: its text.
+fn ee_reno_with(work: &Path, extra: &str) -> String {
+    let text = std::fs::read_to_string(scenario("yew2011-wired/ee-reno.toml")).unwrap() + extra;
+    std::fs::write(work.join("s.toml"), &text).unwrap();
+    text
 }
 
 #[test]
@@ -30,10 +45,8 @@ fn a_run_writes_the_summary_of_the_core() {
 #[test]
 fn collecting_no_series_changes_nothing_written() {
     use tcplab_net::{RunOptions, Scenario, Simulation};
-    let work = std::env::temp_dir().join(format!("tcplab-sim-series-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
-    let text = std::fs::read_to_string(scenario("yew2011-wired/ee-reno.toml")).unwrap() + "\n[output]\ninterval = \"100ms\"\ntrace = [\"cwnd\"]\n";
-    std::fs::write(work.join("s.toml"), &text).unwrap();
+    let work = work_dir("series");
+    let text = ee_reno_with(&work, "\n[output]\ninterval = \"100ms\"\ntrace = [\"cwnd\"]\n");
     let status = sim().args([work.join("s.toml").to_str().unwrap(), "--out", work.join("sim").to_str().unwrap(), "--until", "20s"]).status().unwrap();
     assert!(status.success());
     let core = Scenario::from_toml(&text).unwrap();
@@ -50,10 +63,8 @@ fn collecting_no_series_changes_nothing_written() {
 /// on, and says so.
 #[test]
 fn a_series_the_scenario_asks_for_is_named_as_not_written() {
-    let work = std::env::temp_dir().join(format!("tcplab-sim-rtt-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
-    let text = std::fs::read_to_string(scenario("yew2011-wired/ee-reno.toml")).unwrap() + "\n[output]\ntrace = [\"rtt\"]\n";
-    std::fs::write(work.join("s.toml"), text).unwrap();
+    let work = work_dir("rtt");
+    ee_reno_with(&work, "\n[output]\ntrace = [\"rtt\"]\n");
     let out = sim().args([work.join("s.toml").to_str().unwrap(), "--out", work.join("out").to_str().unwrap(), "--until", "1s"]).output().unwrap();
     assert!(out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
@@ -64,7 +75,7 @@ fn a_series_the_scenario_asks_for_is_named_as_not_written() {
 
 #[test]
 fn the_default_folder_is_the_name_made_harmless() {
-    let work = std::env::temp_dir().join(format!("tcplab-sim-folder-{}", std::process::id()));
+    let work = work_dir("folder");
     std::fs::create_dir_all(work.join("inner")).unwrap();
     let text = std::fs::read_to_string(scenario("yew2011-wired/ee-reno.toml")).unwrap().replace("name = \"ee-reno\"", "name = \"../up here\"");
     std::fs::write(work.join("inner/s.toml"), text).unwrap();

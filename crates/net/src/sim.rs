@@ -56,17 +56,18 @@ impl RunOptions {
         };
         let mut extra = Traces::default();
         for t in traces {
-            match t.as_str() {
-                "ns2" => extra.ns2 = true,
-                "cwnd" => extra.cwnd = true,
-                "pcap" => extra.pcap = true,
-                "nam" => extra.nam = true,
-                "rtt" => extra.rtt = true,
-                other => return Err(ScenarioError::new("--trace", format!("unknown trace \"{other}\" (expected ns2, cwnd, pcap, nam or rtt)"))),
+            if !extra.enable(t) {
+                return Err(unknown_trace(t, &Traces::NAMES));
             }
         }
         Ok(RunOptions { seed, until, out_dir, traces: extra, ..RunOptions::default() })
     }
+}
+
+/// The error for a `--trace` that names none of `names`.
+pub fn unknown_trace(name: &str, names: &[&str]) -> ScenarioError {
+    let (last, rest) = names.split_last().expect("some trace names");
+    ScenarioError::new("--trace", format!("unknown trace \"{name}\" (expected {} or {last})", rest.join(", ")))
 }
 
 #[allow(clippy::large_enum_variant)] // one per flow; boxing would cost an indirection per event

@@ -219,6 +219,22 @@ impl Scenario {
 }
 
 impl Traces {
+    /// The writers `output.trace` and `--trace` name.
+    pub const NAMES: [&'static str; 5] = ["ns2", "cwnd", "pcap", "nam", "rtt"];
+
+    /// Turns on the writer called `name` (one of `NAMES`); false if none is.
+    pub fn enable(&mut self, name: &str) -> bool {
+        match name {
+            "ns2" => self.ns2 = true,
+            "cwnd" => self.cwnd = true,
+            "pcap" => self.pcap = true,
+            "nam" => self.nam = true,
+            "rtt" => self.rtt = true,
+            _ => return false,
+        }
+        true
+    }
+
     /// Every writer either asks for.
     pub fn union(self, o: Traces) -> Traces {
         Traces { ns2: self.ns2 || o.ns2, cwnd: self.cwnd || o.cwnd, tcp_header: self.tcp_header || o.tcp_header, events: self.events || o.events, pcap: self.pcap || o.pcap, nam: self.nam || o.nam, rtt: self.rtt || o.rtt }

@@ -283,13 +283,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             trace_flows = Some(ids);
         }
         for (i, t) in out.trace.iter().flatten().enumerate() {
-            match one_of(t, &["ns2", "cwnd", "pcap", "nam", "rtt"], "trace", &format!("output.trace[{i}]"))? {
-                "ns2" => traces.ns2 = true,
-                "cwnd" => traces.cwnd = true,
-                "pcap" => traces.pcap = true,
-                "nam" => traces.nam = true,
-                _ => traces.rtt = true,
-            }
+            traces.enable(one_of(t, &Traces::NAMES, "trace", &format!("output.trace[{i}]"))?);
         }
     }
     Ok(Scenario { name, duration, seed, rng, nodes, links, wlans, moves, mobile_nodes, flows, losses, actions, traces, trace_links, trace_flows, wireless_format, pcap_ip, interval })
