@@ -347,9 +347,7 @@ impl Simulation {
                 (Transport::Tcp(t), _) => {
                     let sender = match (t.profile, Agent::of(t.variant)) {
                         (Profile::Ns2, Some(agent)) => {
-                            let tcp = TcpSender::new(agent, t.params.clone(), t.pacing.clone(), sender_end, phases[i]);
-                            tcp.trace_cwnd_start(&mut net);
-                            Sender::Tcp(tcp)
+                            Sender::Tcp(TcpSender::new(agent, t.params.clone(), t.pacing.clone(), sender_end, phases[i]))
                         }
                         _ => {
                             let mut rfc = RfcSender::new(t, sender_end);
@@ -365,6 +363,20 @@ impl Simulation {
                 (Transport::Udp, AppConfig::Ftp { .. }) => unreachable!("validation pairs FTP with TCP"),
             };
             flows.push(Flow { sender, receiver, app: f.app });
+        }
+        // ns-2's cwnd trace: a line as each agent's trace is attached (flow order), then one as
+        // `$ns run` resets each agent (the order of the clock phases' draws)
+        let agent = |i: usize| match &flows[i].sender {
+            Sender::Tcp(tcp) => Some(tcp),
+            _ => None,
+        };
+        for tcp in (0..flows.len()).filter_map(agent) {
+            tcp.trace_cwnd_attached(&mut net);
+        }
+        for node in tcl_array_order(scenario.nodes.len()) {
+            for tcp in (0..flows.len()).filter(|&i| scenario.flows[i].from == node).filter_map(agent) {
+                tcp.trace_cwnd_reset(&mut net);
+            }
         }
         for (i, a) in scenario.actions.iter().enumerate() {
             net.sched.schedule_exact(a.at_s, Event::Act(i as u32));

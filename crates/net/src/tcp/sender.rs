@@ -202,6 +202,9 @@ impl Ftp for TcpSender {
     }
 }
 
+/// The cwnd_ of an ns-2 agent just created (`new Agent/TCP`), before its reset.
+const NEW_AGENT_CWND: f64 = 1.0;
+
 impl TcpSender {
     /// `phase` is the agent's clock phase as a fraction of a tick, in [0, 1): ns-2 draws it
     /// when it resets the agent at `$ns run`.
@@ -291,17 +294,24 @@ impl TcpSender {
         }
     }
 
-    /// The cwnd trace's first lines. ns-2 prints the agent's cwnd_ when the trace is attached,
-    /// before `$ns run` resets the agent: a new agent holds 1, whatever its initial window.
-    /// The reset's assignment follows when it changes the value. The series starts at the
-    /// initial window.
-    pub fn trace_cwnd_start(&self, net: &mut Network) {
-        const NEW_AGENT_CWND: f64 = 1.0;
-        if self.cwnd != NEW_AGENT_CWND && net.tracer.cwnd_enabled() {
+    /// The cwnd trace's line when the trace is attached, before `$ns run` resets the agent:
+    /// ns-2 prints the cwnd_ a new agent holds, 1, whatever its initial window. When that is
+    /// the initial window too, this line also starts the cwnd series.
+    pub fn trace_cwnd_attached(&self, net: &mut Network) {
+        if self.cwnd == NEW_AGENT_CWND {
+            self.trace_cwnd(net);
+        } else if net.tracer.cwnd_enabled() {
             let (a, b) = (self.ep.addr, self.ep.peer);
             net.tracer.cwnd_line(net.now_secs(), self.ep.flow.0, (a.node, a.port), (b.node, b.port), NEW_AGENT_CWND);
         }
-        self.trace_cwnd(net);
+    }
+
+    /// The cwnd trace's line of `$ns run`'s reset, which sets the initial window: written (and
+    /// the series started) only if that changes the window.
+    pub fn trace_cwnd_reset(&self, net: &mut Network) {
+        if self.cwnd != NEW_AGENT_CWND {
+            self.trace_cwnd(net);
+        }
     }
 
     /// A line in the event trace (ns-2 `trace_event`): the event, t_seqno and int(cwnd).
