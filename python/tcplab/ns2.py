@@ -349,9 +349,12 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
         emit(f'$ns at {_num(a["at_s"])} "$app{a["flow"]} {what}"')
     emit("")
 
-    if cwnd_path is not None and tcp_agents:
-        emit("# cwnd_ trace of every TCP sender (one line per change)")
-        for agent in tcp_agents:
+    # output.trace_flows: only those flows' senders write to the cwnd trace
+    cwnd_agents = [a for a in tcp_agents
+                   if s["trace_flows"] is None or int(a[len("agent"):]) in s["trace_flows"]]
+    if cwnd_path is not None and cwnd_agents:
+        emit("# cwnd_ trace of the TCP senders (one line per change)")
+        for agent in cwnd_agents:
             emit(f"${agent} attach $cwndfd")
             emit(f"${agent} trace cwnd_")
         emit("")
