@@ -333,8 +333,10 @@ impl TcpSender {
             return false;
         }
         // either test lets the fast retransmit through, the timestamps' first (tcp-newreno.cc)
-        if self.p.bug_fix_ts && !self.tss.is_empty() {
-            let sent = self.tss[self.highest_ack.rem_euclid(self.tss.len() as i64) as usize];
+        // C's % keeps the sign: before the first ACK (highest_ack -1) ns-2 reads the word before
+        // its table, never a send time, and the test fails.
+        if self.p.bug_fix_ts && !self.tss.is_empty() && self.highest_ack >= 0 {
+            let sent = self.tss[(self.highest_ack % self.tss.len() as i64) as usize];
             if sent == self.ts_echo {
                 return true;
             }
