@@ -408,9 +408,13 @@ def run_ns2(scenario, workdir: str, timeout: float = 600.0, ns: str | None = Non
     for stale in (trace_path, cwnd_path, nam_path):  # never report an old run's output
         if stale and os.path.exists(stale):
             os.remove(stale)
+    # Some agents read members their constructors never set (FackTcpAgent::fastrecov_,
+    # Sack1TcpAgent::timeout_), so ns-2's answer would hang on what the heap held before.
+    # glibc then hands out memory zeroed, which is what tcplab takes those members to hold.
+    env = {**os.environ, "MALLOC_PERTURB_": "255"}
     try:
         proc = subprocess.run([ns, tcl_path], cwd=workdir, capture_output=True, text=True,
-                              timeout=timeout)
+                              timeout=timeout, env=env)
     except subprocess.TimeoutExpired as e:
         raise NS2Error(f"ns timed out after {timeout} s on {tcl_path}") from e
     # ns-2 often exits 0 even after a Tcl error, printing it on stderr/stdout,
