@@ -1,0 +1,511 @@
+"""Differential fuzz: random wired scenarios run by tcplab and by ns-2.35, traces compared.
+
+Each scenario comes from its own random.Random, seeded by (--seed, index), so one case can be
+regenerated alone (--only INDEX). For each scenario the fuzzer validates it, runs ns-2 on the
+Tcl the translator writes and tcplab on the same scenario, and compares the packet trace
+(tcplab.tracediff) and the cwnd trace line by line. A disagreement is written to
+OUT/<seed>-<index>/ (scenario.json, diff.txt, the ns-2 Tcl); the summary counts scenarios run,
+identical, different and skipped by reason.
+
+    .venv/bin/python conformance/difffuzz.py --count 500 --seed 1 --out /tmp/difffuzz
+    .venv/bin/python conformance/difffuzz.py --seed 1 --only 17 --out /tmp/difffuzz   # one case
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+
+import tcplab
+from tcplab import ns2
+from tcplab.tracediff import diff_traces
+
+TCP_VARIANTS = ["tahoe", "reno", "newreno", "sack1", "fack", "vegas"]
+SINKS = ["tcpsink", "delack", "sack1", "sack1_delack"]
+BANDWIDTHS = ["9.6kb", "64kb", "200kb", "500kb", "1Mb", "1.5Mb", "2Mb", "5Mb", "10Mb", "45Mb", "100Mb", "1Gb"]
+DELAYS = ["0ms", "0.1ms", "1ms", "2ms", "5ms", "10ms", "20ms", "33ms", "50ms", "100ms", "250ms"]
+MAX_EVENTS = 3_000_000  # tcplab's estimate, above which a scenario is skipped
+
+
+# ---------------------------------------------------------------------------------------------
+# Scenario generation
+# ---------------------------------------------------------------------------------------------
+
+def pick_time(r: random.Random, lo: float, hi: float) -> str:
+    """A time in [lo, hi) seconds, on a millisecond grid most of the time (the usual case) and
+    sometimes with microseconds (odd values stress float rounding of event times)."""
+    t = r.uniform(lo, hi)
+    return f"{t:.3f}s" if r.random() < 0.7 else f"{t:.6f}s"
+
+
+def topology(r: random.Random) -> tuple[list[str], list[tuple[str, str]], list[str], list[str]]:
+    """Nodes, links (pairs), and the nodes that make good senders and receivers."""
+    kind = r.choice(["pair", "dumbbell", "dumbbell", "chain", "square", "diamond", "tree", "mesh"])
+    if kind == "pair":
+        return ["a", "b"], [("a", "b")], ["a"], ["b"]
+    if kind == "dumbbell":
+        k = r.randint(1, 3)
+        srcs = [f"s{i}" for i in range(k)]
+        dsts = [f"k{i}" for i in range(k)]
+        links = [(s, "r1") for s in srcs] + [("r1", "r2")] + [("r2", d) for d in dsts]
+        return srcs + ["r1", "r2"] + dsts, links, srcs, dsts
+    if kind == "chain":
+        n = r.randint(3, 6)
+        nodes = [f"c{i}" for i in range(n)]
+        return nodes, list(zip(nodes, nodes[1:])), nodes[:2], nodes[-2:]
+    if kind == "square":
+        # a ring of four: two equal-cost paths between opposite corners
+        nodes = ["a", "b", "c", "d"]
+        return nodes, [("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")], nodes, nodes
+    if kind == "diamond":
+        # s reaches d over m paths of two hops each
+        m = r.randint(2, 3)
+        mids = [f"m{i}" for i in range(m)]
+        links = [("s", x) for x in mids] + [(x, "d") for x in mids]
+        if r.random() < 0.5:
+            links += [("s0", "s"), ("d", "d0")]
+            return ["s", "d", "s0", "d0"] + mids, links, ["s", "s0"], ["d", "d0"]
+        return ["s", "d"] + mids, links, ["s"], ["d"]
+    if kind == "tree":
+        # a binary tree of depth 2 whose leaves also pair up, giving equal-cost alternatives
+        nodes = ["t0", "t1", "t2", "l0", "l1", "l2", "l3"]
+        links = [("t0", "t1"), ("t0", "t2"), ("t1", "l0"), ("t1", "l1"), ("t2", "l2"), ("t2", "l3")]
+        if r.random() < 0.6:
+            links += [("l1", "l2")]
+        if r.random() < 0.4:
+            links += [("l0", "l3")]
+        return nodes, links, ["l0", "l1"], ["l2", "l3"]
+    # mesh: a random spanning tree plus a few extra edges
+    n = r.randint(4, 7)
+    nodes = [f"x{i}" for i in range(n)]
+    links = [(nodes[i], nodes[r.randrange(i)]) for i in range(1, n)]
+    for _ in range(r.randint(1, 3)):
+        a, b = r.sample(nodes, 2)
+        if (a, b) not in links and (b, a) not in links:
+            links.append((a, b))
+    return nodes, links, nodes, nodes
+
+
+def red_knobs(r: random.Random) -> dict:
+    knobs = {}
+    if r.random() < 0.3:
+        knobs["bytes"] = r.random() < 0.5
+    if r.random() < 0.3:
+        knobs["queue_in_bytes"] = r.random() < 0.5
+    if r.random() < 0.2:
+        knobs["mean_pktsize"] = r.choice([100, 500, 1000, 1500])
+    if r.random() < 0.4:
+        th = r.choice([1, 2, 3, 5, 8, 15])
+        knobs["thresh"] = th
+        knobs["maxthresh"] = th * r.choice([1, 2, 3, 5])
+    if r.random() < 0.3:
+        knobs["q_weight"] = r.choice([0, -1, -2, 0.002, 0.02, 0.2, 1.0])
+    if r.random() < 0.2:
+        knobs["linterm"] = r.choice([1, 3, 10, 50])
+    for k in ("wait", "gentle", "setbit", "use_mark_p", "drop_tail", "ns1_compat"):
+        if r.random() < 0.2:
+            knobs[k] = r.random() < 0.5
+    if r.random() < 0.2:
+        knobs["mark_p"] = r.choice([0.01, 0.1, 0.5, 1.0, 2.0])
+    if r.random() < 0.15:
+        knobs["targetdelay"] = r.choice(["1ms", "5ms", "20ms"])
+    return knobs
+
+
+def link(r: random.Random, a: str, b: str) -> dict:
+    l = {"from": a, "to": b, "bandwidth": r.choice(BANDWIDTHS), "delay": r.choice(DELAYS)}
+    if r.random() < 0.5:
+        l["queue_limit"] = r.choice([1, 2, 3, 5, 8, 10, 20, 30, 100])
+    if r.random() < 0.15:
+        l["reverse_queue_limit"] = r.choice([1, 2, 5, 10, 50])
+    if r.random() < 0.3:
+        l["queue"] = "red"
+        knobs = red_knobs(r)
+        if knobs:
+            l["red"] = knobs
+    return l
+
+
+def tcp_knobs(r: random.Random, variant: str | None, p: float) -> dict:
+    """A random subset of ns-2 Agent/TCP knobs; each present with probability about p.
+    variant None: the scenario-wide [tcp] table (no variant-only knobs)."""
+    t = {}
+
+    def maybe(key, value_fn, scale=1.0):
+        if r.random() < p * scale:
+            t[key] = value_fn()
+
+    maybe("window", lambda: r.choice([1, 2, 3, 4, 8, 12, 20, 32, 64, 200]), 2)
+    maybe("window_init", lambda: r.choice([1, 2, 3, 4, 6, 10, 30]), 2)
+    maybe("window_init_option", lambda: r.choice([1, 2]))
+    maybe("syn", lambda: r.random() < 0.5, 3)
+    maybe("delay_growth", lambda: r.random() < 0.5)
+    maybe("max_cwnd", lambda: r.choice([0, 1, 2, 3, 5, 8, 15]), 1.5)
+    maybe("maxburst", lambda: r.choice([0, 1, 2, 3, 5]))
+    maybe("tcp_tick", lambda: r.choice(["0.1ms", "1ms", "10ms", "100ms", "0.5s"]))
+    maybe("rtxcur_init", lambda: r.choice(["0.2s", "0.5s", "1s", "3s", "6s"]))
+    maybe("minrto", lambda: r.choice(["0s", "0.05s", "0.2s", "1s"]))
+    maybe("srtt_init", lambda: r.choice([0, 1, 2]))
+    maybe("rttvar_init", lambda: r.choice([0, 1, 3, 12]))
+    maybe("numdupacks", lambda: r.choice([1, 2, 3, 4, 6]))
+    maybe("singledup", lambda: r.choice([0, 1]))
+    for k in ("bug_fix", "precision_reduce", "slow_start_restart", "use_headers", "bugfix_ss",
+              "timerfix", "rfc2988", "old_ecn", "less_careful"):
+        maybe(k, lambda: r.random() < 0.5, 0.5)
+    maybe("ecn", lambda: r.random() < 0.6, 1.5)
+    maybe("timestamps", lambda: r.random() < 0.6, 1.5)
+    maybe("decrease_num", lambda: r.choice([0.3, 0.5, 0.75, 0.875]))
+    maybe("increase_num", lambda: r.choice([0.5, 1.0, 2.0]))
+    maybe("numdupacks_frac", lambda: r.choice([-1, 1, 2, 4, 16]), 0.5)
+    maybe("tcpip_base_hdr_size", lambda: r.choice([20, 40, 52, 60]), 0.5)
+    if r.random() < p * 0.5:
+        t["srtt_bits"] = r.randint(1, 5)
+        t["rttvar_exp"] = r.randint(0, 4)
+        t["rttvar_bits"] = r.randint(1, min(8, t["srtt_bits"] + t["rttvar_exp"]))
+    if r.random() < p * 0.5:
+        t["maxrto"] = r.choice(["1s", "2s", "10s", "64s"])
+        if "minrto" in t and t["minrto"] == "1s" and t["maxrto"] == "1s":
+            pass  # equal is allowed
+    if variant == "tahoe":
+        maybe("no_fast_retrans", lambda: r.random() < 0.5)
+    if variant == "newreno":
+        for k in ("newreno_changes", "newreno_changes1", "partial_window_deflation",
+                  "exit_recovery_fix", "bug_fix_ack", "bug_fix_ts"):
+            maybe(k, lambda: r.random() < 0.5)
+    if variant == "sack1":
+        maybe("partial_ack", lambda: r.random() < 0.5, 2)
+    if variant == "fack":
+        maybe("ss_div4", lambda: r.random() < 0.5, 2)
+        maybe("rampdown", lambda: r.random() < 0.5, 2)
+    if variant == "vegas":
+        if r.random() < p * 2:
+            a = r.randint(0, 4)
+            t["v_alpha"], t["v_beta"], t["v_gamma"] = a, a + r.randint(0, 4), r.randint(0, 3)
+    if variant in ("reno", "vegas") and r.random() < 0.25:
+        t["rbp"] = True
+        maybe("rbp_scale", lambda: r.choice([0.25, 0.5, 0.75, 1.0, 1.5]), 3)
+        if variant == "vegas":
+            maybe("rbp_rate_algorithm", lambda: r.choice([1, 2]), 3)
+    return t
+
+
+def flow(r: random.Random, i: int, nodes, srcs, dsts, duration: float) -> dict:
+    src = r.choice(srcs if r.random() < 0.8 else nodes)
+    dst = r.choice([n for n in (dsts if r.random() < 0.8 else nodes) if n != src] or
+                   [n for n in nodes if n != src])
+    f = {"name": f"f{i}", "from": src, "to": dst}
+    if r.random() < 0.2:
+        f["protocol"] = "udp"
+        f["rate"] = r.choice(["16kb", "64kb", "200kb", "448kb", "1Mb", "3Mb"])
+        if r.random() < 0.6:
+            f["packet_size"] = r.choice([1, 40, 100, 210, 500, 1000, 1500])
+            if f["packet_size"] < 100:
+                f["rate"] = r.choice(["1kb", "16kb", "64kb"])  # ns-2 is slow on floods of tiny packets
+    else:
+        variant = r.choice(TCP_VARIANTS)
+        f["protocol"] = variant
+        if r.random() < 0.5:
+            f["sink"] = r.choice(SINKS)
+            if f["sink"].endswith("delack") and r.random() < 0.5:
+                f["delack_interval"] = r.choice(["10ms", "50ms", "100ms", "200ms"])
+        if r.random() < 0.3:
+            f["tcpsink"] = {k: r.random() < 0.5 for k in
+                            r.sample(["syn_immediate_ack", "rfc2581_immediate_ack", "ts_echo_rfc1323"], r.randint(1, 2))}
+        if r.random() < 0.5:
+            f["packet_size"] = r.choice([1, 41, 100, 536, 512, 1000, 1460, 1500, 9000])
+        knobs = tcp_knobs(r, variant, r.choice([0.05, 0.12, 0.12, 0.3, 0.6]))
+        if knobs:
+            f["tcp"] = knobs
+        if r.random() < 0.2:
+            f["packets"] = r.choice([1, 2, 5, 10, 30, 100])
+    if r.random() < 0.1:
+        f["fid"] = r.choice([i + 5, 17, 100])
+    if r.random() < 0.5:
+        f["start"] = pick_time(r, 0, duration * 0.6)
+    if r.random() < 0.2:
+        lo = float(f.get("start", "0s")[:-1])
+        f["stop"] = pick_time(r, lo + 0.01, duration * 1.2)
+    return f
+
+
+def scenario(seed: int, index: int) -> dict:
+    """The index-th random scenario of a run seeded with seed."""
+    r = random.Random(f"difffuzz-{seed}-{index}")
+    duration = round(r.uniform(0.5, 5.0), r.choice([1, 2, 3]))
+    nodes, pairs, srcs, dsts = topology(r)
+    if r.random() < 0.3:
+        r.shuffle(nodes)  # node ids follow this order; ties in routing go to the lower id
+    s = {"name": f"fz{seed}-{index}", "duration": f"{duration}s", "nodes": nodes,
+         "links": [link(r, a, b) for a, b in pairs]}
+    if r.random() < 0.2:
+        s["seed"] = r.randint(1, 2147483646)
+    if r.random() < 0.08:
+        s["ip_version"] = 6
+    # A stressed scenario has more of everything: flows, losses, actions, coinciding times.
+    stress = r.random() < 0.35
+    nflows = r.choice([2, 3, 4, 6]) if stress else r.choice([1, 1, 2, 2, 3, 4])
+    s["flows"] = [flow(r, i, nodes, srcs, dsts, duration) for i in range(nflows)]
+    if stress:
+        for f in s["flows"]:
+            if r.random() < 0.4:
+                f["start"] = s["flows"][0].get("start", "0s")  # same-time events: order matters
+            if r.random() < 0.15:
+                f["fid"] = 3  # flows sharing a fid share their loss models' counts
+        for l in s["links"]:
+            if r.random() < 0.5:
+                l["queue_limit"] = r.choice([1, 2, 3, 4, 6])
+    tcp_flows = [f for f in s["flows"] if f["protocol"] != "udp"]
+    if tcp_flows and r.random() < 0.3:
+        s["tcp"] = tcp_knobs(r, None, 0.1) or {"window": r.choice([4, 8, 30])}
+    if tcp_flows and r.random() < 0.15:
+        s["tcpsink"] = {"syn_immediate_ack": r.random() < 0.5}
+    if tcp_flows and r.random() < 0.1:
+        # ECN end to end: capable senders and marking RED queues
+        s.setdefault("tcp", {})["ecn"] = True
+        for l in s["links"]:
+            if r.random() < 0.7:
+                l["queue"] = "red"
+                l.setdefault("red", {})["setbit"] = True
+
+    directions = [f"{l['from']}->{l['to']}" for l in s["links"]] + [f"{l['to']}->{l['from']}" for l in s["links"]]
+    losses = []
+    for _ in range(r.choice([1, 2, 3, 4, 5] if stress else [0, 0, 1, 1, 2, 3])):
+        loss = {"link": r.choice(directions)}
+        model = r.choice(["list", "list", "uniform", "ber"])
+        if model == "list":
+            # the first few packets often: losses before the first new ACK take rare paths
+            first = 8 if r.random() < 0.4 else 120
+            loss["packets"] = sorted(r.sample(range(0, first), r.randint(1, min(6, first))))
+        elif model == "uniform":
+            loss["model"] = "uniform"
+            loss["rate"] = r.choice([0.001, 0.01, 0.03, 0.1, 0.3])
+        else:
+            loss["model"] = "ber"
+            loss["ber"] = r.choice([1e-7, 1e-6, 1e-5, 5e-5])
+        action = r.choice(["drop", "drop", "drop", "mark", "delay"])
+        if action != "drop" or r.random() < 0.2:
+            loss["action"] = action
+        if action == "delay":
+            loss["delay"] = r.choice(["1ms", "10ms", "50ms", "200ms"])
+        if r.random() < 0.3:
+            names = [f["name"] for f in s["flows"]]
+            loss["flows"] = r.sample(names, r.randint(1, len(names)))
+        losses.append(loss)
+    if losses:
+        s["losses"] = losses
+
+    actions = []
+    times = [f[k] for f in s["flows"] for k in ("start", "stop") if k in f and float(f[k][:-1]) < duration]
+    for _ in range(r.choice([1, 2, 3, 5, 8] if stress else [0, 0, 0, 1, 2, 3])):
+        f = r.choice(s["flows"])
+        ftp = f["protocol"] != "udp"
+        what = r.choice(["start", "stop", "produce", "producemore"] if ftp else ["start", "stop"])
+        at = r.choice(times) if times and r.random() < 0.25 else pick_time(r, 0, duration * 0.95)
+        a = {"at": at, "flow": f["name"], "do": what}
+        times.append(at)
+        if what.startswith("produce"):
+            a["packets"] = r.choice([0, 1, 3, 10, 50])
+        actions.append(a)
+    if actions:
+        s["actions"] = actions
+
+    # Now and then a feature ns-2 lacks, so that the skip path is exercised and counted.
+    if r.random() < 0.03:
+        lacking = r.choice(["rng", "gilbert", "rfc", "pacing"])
+        if lacking == "rng":
+            s["rng"] = "streams"
+        elif lacking == "gilbert":
+            s.setdefault("losses", []).append({"link": directions[0], "model": "gilbert",
+                                               "p_good_bad": 0.01, "p_bad_good": 0.5})
+        elif tcp_flows:
+            f = tcp_flows[0]
+            if lacking == "rfc":
+                f.update(protocol="newreno", profile="rfc")
+                f.pop("tcp", None)
+                f.pop("sink", None)
+            else:
+                f.setdefault("tcp", {}).pop("rbp", None)
+                f["pacing"] = {"depth": 2}
+
+    out = {}
+    if r.random() < 0.2:
+        out["trace_links"] = r.sample(directions, r.randint(1, min(3, len(directions))))
+    if r.random() < 0.2:
+        out["tcp_header"] = True
+    if r.random() < 0.15:
+        out["events"] = True
+    if r.random() < 0.08:
+        out["trace_flows"] = r.sample([f["name"] for f in s["flows"]], 1)
+    if out:
+        s["output"] = out
+    return s
+
+
+# ---------------------------------------------------------------------------------------------
+# Running both simulators
+# ---------------------------------------------------------------------------------------------
+
+def skip_reason(e: Exception) -> str:
+    """A short, countable reason: the field path without list indices, or the message's gist."""
+    text = str(e)
+    m = re.match(r"([\w\[\]\.]+):", text)
+    if m:
+        return re.sub(r"\[\d+\]", "[]", m.group(1))
+    return text.splitlines()[0][:80]
+
+
+def read_lines(path: str | None) -> list[str]:
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [line.rstrip() for line in f if line.strip()]
+
+
+def run_case(seed: int, index: int, out_dir: str, ns_timeout: float) -> dict:
+    """Generate, validate and run one scenario; returns {"status", "reason"?, "detail"?}."""
+    t0 = time.time()
+    res = _run_case(seed, index, out_dir, ns_timeout)
+    res["wall_s"] = time.time() - t0
+    return res
+
+
+def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float) -> dict:
+    s = scenario(seed, index)
+    try:
+        tcplab.validate(s)
+        events = tcplab.estimate(s)["estimate"]["events"]
+    except tcplab.ScenarioError as e:
+        return {"status": "skipped", "reason": "invalid: " + skip_reason(e)}
+    if events > MAX_EVENTS:  # ns-2 takes minutes on these (fast links with no delay)
+        return {"status": "skipped", "reason": "too big for a quick fuzz"}
+    work = tempfile.mkdtemp(prefix=f"difffuzz-{seed}-{index}-")
+    try:
+        try:
+            theirs = ns2.run_ns2(s, os.path.join(work, "ns2"), timeout=ns_timeout, cwnd=True)
+        except tcplab.ScenarioError as e:  # a subclass of ValueError: test it first
+            return {"status": "skipped", "reason": "invalid: " + skip_reason(e)}
+        except ValueError as e:
+            # the translator's "no ns-2 variable/equivalent" for a knob ns-2 lacks
+            return {"status": "skipped", "reason": "no ns-2 equivalent: " + skip_reason(e)}
+        except ns2.NS2Error as e:
+            # ns-2 failing where tcplab accepts the scenario is worth a look too
+            return keep(s, out_dir, seed, index, work, "ns-2 failed", str(e)[-2000:])
+        try:
+            tcplab.run(s, out=os.path.join(work, "tcplab"), trace=["ns2", "cwnd"])
+        except tcplab.ScenarioError as e:  # e.g. refused as too big for the machine
+            return {"status": "skipped", "reason": "tcplab refused: " + skip_reason(e)}
+        except Exception as e:  # an internal error or broken invariant is a finding
+            return keep(s, out_dir, seed, index, work, "tcplab failed", f"{type(e).__name__}: {e}")
+
+        ours_trace = os.path.join(work, "tcplab", "trace.tr")
+        report = diff_traces(ours_trace, theirs["trace"])
+        ours_cwnd = read_lines(os.path.join(work, "tcplab", "cwnd.tr"))
+        their_cwnd = read_lines(theirs["cwnd"])
+        details = []
+        if not report.identical:
+            details.append(
+                f"trace: {report.equal_prefix} lines agree (tcplab {report.lines_a} lines, ns-2 {report.lines_b}),"
+                f" then tcplab line {report.first_diff_a}, ns-2 line {report.first_diff_b}:\n"
+                f"  tcplab: {report.line_a}\n  ns-2:   {report.line_b}")
+        if ours_cwnd != their_cwnd:
+            k = next((i for i, (a, b) in enumerate(zip(ours_cwnd, their_cwnd)) if a != b),
+                     min(len(ours_cwnd), len(their_cwnd)))
+            at = lambda lines: lines[k] if k < len(lines) else "<end of file>"
+            details.append(
+                f"cwnd: {k} lines agree (tcplab {len(ours_cwnd)} lines, ns-2 {len(their_cwnd)}), then line {k + 1}:\n"
+                f"  tcplab: {at(ours_cwnd)}\n  ns-2:   {at(their_cwnd)}")
+        if not details:
+            return {"status": "identical", "lines": report.compared}
+        kind = "+".join(d.split(":")[0] for d in details)
+        return keep(s, out_dir, seed, index, work, f"different ({kind})", "\n".join(details))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def keep(s: dict, out_dir: str, seed: int, index: int, work: str, status: str, detail: str) -> dict:
+    """Write a disagreement where it can be looked at: the scenario, what differs, the Tcl."""
+    case = os.path.join(out_dir, f"{seed}-{index}")
+    os.makedirs(case, exist_ok=True)
+    with open(os.path.join(case, "scenario.json"), "w") as f:
+        json.dump(s, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(case, "diff.txt"), "w") as f:
+        f.write(f"{status}\n{detail}\n")
+    tcl = os.path.join(work, "ns2", "scenario.tcl")
+    if os.path.exists(tcl):
+        shutil.copy(tcl, os.path.join(case, "scenario.tcl"))
+    return {"status": "different" if status.startswith("different") else status, "detail": detail, "case": case}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--count", type=int, default=100, help="scenarios to generate")
+    p.add_argument("--seed", type=int, default=1, help="the run's seed")
+    p.add_argument("--first", type=int, default=0, help="index of the first scenario")
+    p.add_argument("--only", type=int, help="run just this index (regenerates one case)")
+    p.add_argument("--out", default="difffuzz-out", help="directory for disagreements")
+    p.add_argument("--jobs", type=int, default=2, help="worker processes (at most 2)")
+    p.add_argument("--ns-timeout", type=float, default=120.0, help="seconds ns-2 may take per case")
+    p.add_argument("--print", action="store_true", help="print the scenarios' JSON and stop")
+    args = p.parse_args(argv)
+
+    indices = [args.only] if args.only is not None else list(range(args.first, args.first + args.count))
+    if args.print:
+        for i in indices:
+            print(json.dumps(scenario(args.seed, i)))
+        return 0
+    os.makedirs(args.out, exist_ok=True)
+    jobs = max(1, min(2, args.jobs))  # the machine is shared: two processes at most
+
+    counts, reasons, findings = Counter(), Counter(), []
+    t0 = time.time()
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(run_case, args.seed, i, args.out, args.ns_timeout): i for i in indices}
+        for n, fut in enumerate(futures, 1):
+            i = futures[fut]
+            try:
+                res = fut.result()
+            except Exception as e:  # the harness itself failed on this case
+                res = {"status": "harness error", "detail": f"{type(e).__name__}: {e}"}
+            counts[res["status"]] += 1
+            if res.get("wall_s", 0) > 30:  # slow cases make the fuzz slow: worth knowing
+                print(f"[{i}] slow: {res['wall_s']:.0f} s", flush=True)
+            if res["status"] == "skipped":
+                reasons[res["reason"]] += 1
+            elif res["status"] != "identical":
+                findings.append((i, res))
+                first = res.get("detail", "").splitlines()
+                print(f"[{i}] {res['status']}: {res.get('case', '')}\n    " + "\n    ".join(first[:3]), flush=True)
+            if n % 100 == 0:
+                print(f"... {n}/{len(indices)} in {time.time() - t0:.0f} s: {dict(counts)}", flush=True)
+
+    ran = sum(counts.values()) - counts["skipped"]
+    summary = {"seed": args.seed, "generated": len(indices), "run": ran,
+               "identical": counts["identical"], "different": counts["different"],
+               "ns2_failed": counts["ns-2 failed"], "tcplab_failed": counts["tcplab failed"],
+               "harness_errors": counts["harness error"], "skipped": counts["skipped"],
+               "skipped_by_reason": dict(reasons.most_common()),
+               "cases": [f"{args.seed}-{i}" for i, _ in findings],
+               "wall_s": round(time.time() - t0, 1)}
+    with open(os.path.join(args.out, f"summary-{args.seed}-{indices[0]}.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    print(f"seed {args.seed}: generated {len(indices)}, run {ran}, identical {counts['identical']}, "
+          f"different {counts['different']}, ns-2 failed {counts['ns-2 failed']}, "
+          f"tcplab failed {counts['tcplab failed']}, harness errors {counts['harness error']}, "
+          f"skipped {counts['skipped']} in {summary['wall_s']} s")
+    for reason, k in reasons.most_common():
+        print(f"  skipped {k}: {reason}")
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
