@@ -13,10 +13,11 @@ pub struct Routes {
 const NONE: u32 = u32::MAX;
 
 impl Routes {
-    /// `links[i] = (from, to)` for every simplex link (no two with the same ends). From each
-    /// source, nodes are settled nearest first and, among equally near ones, lowest id first; a
-    /// node takes the first hop of the first settled node that reaches it. So of two equal-cost
-    /// paths the one through the lower node ids wins, as in ns-2 (Dijkstra from each source).
+    /// `links[i] = (from, to)` for every simplex link (wired links, then WLAN pairs). From each
+    /// source, nodes are settled nearest first and, among equally near ones, lowest id first;
+    /// a node takes the first hop of the first settled node that reaches it, and only a
+    /// strictly shorter path replaces a route (so of two edges with the same ends, the one
+    /// listed first). This is ns-2's `RouteLogic::compute_routes` (Dijkstra from each source).
     pub fn shortest_paths(n: usize, links: &[(usize, usize)]) -> Routes {
         let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (i, &(from, _)) in links.iter().enumerate() {
@@ -74,17 +75,22 @@ mod tests {
     }
 
     #[test]
-    fn equal_paths_go_through_the_lower_node_ids_whatever_the_listing_order() {
-        // Two paths of two hops from 1 to 3, through 0 or 2; then from 4 to 3 the same two
-        // paths lengthened by 4-1. The links towards 2 are listed first, so listing order
-        // alone would pick 2; ns-2 picks 0.
-        for duplex in [[(1, 2), (2, 3), (1, 0), (0, 3), (4, 1)], [(0, 3), (1, 0), (2, 3), (1, 2), (4, 1)]] {
+    fn equal_paths_tie_as_in_ns2_whatever_the_listing_order() {
+        // Two paths of two hops from 1 to 3, through 0 or 2: node 0 is settled first, so it
+        // carries the route, even with the links towards 2 listed first.
+        for duplex in [[(1, 2), (2, 3), (1, 0), (0, 3)], [(0, 3), (1, 0), (2, 3), (1, 2)]] {
             let links: Vec<(usize, usize)> = duplex.iter().flat_map(|&(a, b)| [(a, b), (b, a)]).collect();
-            let r = Routes::shortest_paths(5, &links);
+            let r = Routes::shortest_paths(4, &links);
             assert_eq!(links[r.next_link(1, 3).unwrap()], (1, 0));
             assert_eq!(links[r.next_link(3, 1).unwrap()], (3, 0));
-            assert_eq!(links[r.next_link(4, 3).unwrap()], (4, 1));
         }
+        // s=0 to d=5 over 0-2-3-5 or 0-4-1-5 (checked against ns-2.35): the tie is settled at
+        // the destination's end, where 1 is settled before 3, not by the lower first hop.
+        let duplex = [(0, 2), (2, 3), (3, 5), (0, 4), (4, 1), (1, 5)];
+        let links: Vec<(usize, usize)> = duplex.iter().flat_map(|&(a, b)| [(a, b), (b, a)]).collect();
+        let r = Routes::shortest_paths(6, &links);
+        assert_eq!(links[r.next_link(0, 5).unwrap()], (0, 4));
+        assert_eq!(links[r.next_link(4, 5).unwrap()], (4, 1));
     }
 
     #[test]
