@@ -208,6 +208,14 @@ fn pcap_capture(scenario: &Scenario, mip: &Mip, dir: &Option<PathBuf>) -> io::Re
 /// ns-2 draws a phase when it creates a TCP agent and again when `$ns run` resets it; the second
 /// one stays. Resets go node by node in Tcl's `array names` order, agents in attach order (per
 /// flow: sender on `from`, then sink on `to`; sinks draw nothing).
+/// The flows in the order `$ns run` resets their senders: node by node in Tcl's `array names`
+/// order, each node's agents in the order they were attached (the flows' order).
+fn reset_order(scenario: &Scenario) -> impl Iterator<Item = usize> + '_ {
+    tcl_array_order(scenario.nodes.len())
+        .into_iter()
+        .flat_map(move |node| (0..scenario.flows.len()).filter(move |&i| scenario.flows[i].from == node))
+}
+
 fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> Vec<f64> {
     // Only ns-2's agents have a clock phase.
     let is_tcp = |f: &FlowConfig| matches!(&f.transport, Transport::Tcp(t) if t.profile == Profile::Ns2);
@@ -226,12 +234,8 @@ fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> Vec<f64>
                     shared.uniform();
                 }
             }
-            for node in tcl_array_order(scenario.nodes.len()) {
-                for (i, f) in scenario.flows.iter().enumerate() {
-                    if f.from == node && is_tcp(f) {
-                        phases[i] = shared.uniform();
-                    }
-                }
+            for i in reset_order(scenario).filter(|&i| is_tcp(&scenario.flows[i])) {
+                phases[i] = shared.uniform();
             }
         }
     }
@@ -365,7 +369,7 @@ impl Simulation {
             flows.push(Flow { sender, receiver, app: f.app });
         }
         // ns-2's cwnd trace: a line as each agent's trace is attached (flow order), then one as
-        // `$ns run` resets each agent (the order of the clock phases' draws)
+        // `$ns run` resets each agent
         let agent = |i: usize| match &flows[i].sender {
             Sender::Tcp(tcp) => Some(tcp),
             _ => None,
@@ -373,10 +377,8 @@ impl Simulation {
         for tcp in (0..flows.len()).filter_map(agent) {
             tcp.trace_cwnd_attached(&mut net);
         }
-        for node in tcl_array_order(scenario.nodes.len()) {
-            for tcp in (0..flows.len()).filter(|&i| scenario.flows[i].from == node).filter_map(agent) {
-                tcp.trace_cwnd_reset(&mut net);
-            }
+        for tcp in reset_order(&scenario).filter_map(agent) {
+            tcp.trace_cwnd_reset(&mut net);
         }
         for (i, a) in scenario.actions.iter().enumerate() {
             net.sched.schedule_exact(a.at_s, Event::Act(i as u32));

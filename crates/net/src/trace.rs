@@ -436,12 +436,19 @@ impl Tracer {
         if let Some(series) = &mut self.cwnd_series {
             series.push((now, flow, cwnd, ssthresh));
         }
-        self.cwnd_line(now, flow, src, dst, cwnd);
+        self.write_cwnd_line(now, src, dst, cwnd);
     }
 
-    /// A line of the cwnd trace file alone, not of the cwnd series.
+    /// A line of the cwnd trace file alone, not of the cwnd series: ns-2's assignments that the
+    /// model's window never takes (a new agent's 1, the window before the `max_cwnd` clamp).
     pub fn cwnd_line(&mut self, now: f64, flow: u32, src: (u32, u32), dst: (u32, u32), cwnd: f64) {
-        if self.cwnd.is_some() && traced(&self.flows, flow) {
+        if traced(&self.flows, flow) {
+            self.write_cwnd_line(now, src, dst, cwnd);
+        }
+    }
+
+    fn write_cwnd_line(&mut self, now: f64, src: (u32, u32), dst: (u32, u32), cwnd: f64) {
+        if self.cwnd.is_some() {
             let t = now;
             self.write(
                 |t| &mut t.cwnd,

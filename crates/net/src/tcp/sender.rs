@@ -300,9 +300,16 @@ impl TcpSender {
     pub fn trace_cwnd_attached(&self, net: &mut Network) {
         if self.cwnd == NEW_AGENT_CWND {
             self.trace_cwnd(net);
-        } else if net.tracer.cwnd_enabled() {
+        } else {
+            self.trace_cwnd_line(net, NEW_AGENT_CWND);
+        }
+    }
+
+    /// A line of the cwnd trace file that the series does not get.
+    fn trace_cwnd_line(&self, net: &mut Network, cwnd: f64) {
+        if net.tracer.cwnd_enabled() {
             let (a, b) = (self.ep.addr, self.ep.peer);
-            net.tracer.cwnd_line(net.now_secs(), self.ep.flow.0, (a.node, a.port), (b.node, b.port), NEW_AGENT_CWND);
+            net.tracer.cwnd_line(net.now_secs(), self.ep.flow.0, (a.node, a.port), (b.node, b.port), cwnd);
         }
     }
 
@@ -401,10 +408,16 @@ impl TcpSender {
         } else {
             self.cwnd + self.p.increase_num / self.cwnd
         };
-        self.set_cwnd(net, cwnd);
-        // Clamped after the increase, as a second assignment: ns-2's cwnd trace shows both.
         if self.p.max_cwnd > 0 && cwnd as i64 > self.p.max_cwnd as i64 {
-            self.set_cwnd(net, self.p.max_cwnd as f64);
+            // ns-2 assigns the increase, then the clamp, and its cwnd trace shows both; the
+            // series shows the window the sender uses
+            if cwnd != self.cwnd {
+                self.trace_cwnd_line(net, cwnd);
+            }
+            self.cwnd = self.p.max_cwnd as f64;
+            self.trace_cwnd(net);
+        } else {
+            self.set_cwnd(net, cwnd);
         }
     }
 
