@@ -228,3 +228,15 @@ fn vegas_epoch_rtt_is_a_field() {
     let bad = text.replace("\"min\"", "\"mean\"");
     assert_eq!(Scenario::from_toml(&bad).unwrap_err().path, "flows[0].vegas.epoch_rtt");
 }
+
+#[test]
+fn every_trace_name_turns_on_a_writer_of_its_own() {
+    let mut seen = Vec::new();
+    for name in Traces::NAMES {
+        let mut t = Traces::default();
+        assert!(t.enable(name), "{name} names no writer");
+        assert!(t != Traces::default() && !seen.contains(&t), "{name} turns on no writer of its own");
+        seen.push(t);
+    }
+    assert!(!Traces::default().enable("xgraph"));
+}
