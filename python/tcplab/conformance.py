@@ -28,6 +28,7 @@ from pathlib import Path
 
 import tcplab
 from tcplab.tracediff import diff_traces
+from tcplab.ns2 import ns_environment
 
 #: Where Debian's ns2-examples keeps the suites (override with TCPLAB_NS2_EXAMPLES).
 EXAMPLES = Path(os.environ.get("TCPLAB_NS2_EXAMPLES", "/usr/share/doc/ns2/examples/tcl"))
@@ -106,7 +107,7 @@ class Ns2Suites:
 
     def _ns(self, suite: str, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run([self.ns, f"test-suite-{suite}.tcl", *args], cwd=self.dir,
-                              capture_output=True, text=True, timeout=600)
+                              capture_output=True, text=True, timeout=600, env=ns_environment())
 
 
 def _meta(folder: Path) -> dict:

@@ -218,7 +218,8 @@ def _losses(emit, s: dict) -> None:
 def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | None = None,
                     nam_path: str | None = None) -> str:
     """Return an ns-2.35 Tcl script building `normalized` (the output of tcplab.validate),
-    tracing every link to trace_path (no trace when None), every TCP sender's cwnd_ to
+    tracing the links of `output.trace_links` (every link by default) to trace_path (no trace
+    when None), the cwnd_ of the TCP senders of `output.trace_flows` (all by default) to
     cwnd_path and the NAM trace to nam_path when given. At the end it prints, per TCP flow, the highest segment the
     receiver acknowledged and the data packets sent: "flow <i> ack <ack_> sent <ndatapack_>"."""
     if "duration_s" not in normalized:
@@ -251,9 +252,9 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
     if nam_path is not None:
         emit(f"set namfd [open {_tcl_string(nam_path)} w]")
         emit("$ns namtrace-all $namfd")
-    if s["traces"]["events"]:
+    if s["traces"]["events"] and trace_path is not None:
         # without trace-all, E lines need the file named
-        target = " $tracefd" if trace_path is not None and only is not None else ""
+        target = " $tracefd" if only is not None else ""
         emit(f"$ns eventtrace-all{target} ;# TCP agents created from here on write E lines")
     if cwnd_path is not None:
         emit(f"set cwndfd [open {_tcl_string(cwnd_path)} w]")
@@ -320,7 +321,7 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             elif variant == "reno":
                 skip.add("rbp_rate_algorithm")  # Reno/RBP always paces by cwnd
             _set_all(emit, f"${agent}", flow["params"], TCP_VARS, f"flows[{fi}].params", skip)
-            tcp_agents.append(agent)
+            tcp_agents.append((fi, agent))
 
         if flow["app"] == "ftp":
             emit(f"set {appv} [new Application/FTP]")
@@ -350,8 +351,7 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
     emit("")
 
     # output.trace_flows: only those flows' senders write to the cwnd trace
-    cwnd_agents = [a for a in tcp_agents
-                   if s["trace_flows"] is None or int(a[len("agent"):]) in s["trace_flows"]]
+    cwnd_agents = [agent for fi, agent in tcp_agents if s["trace_flows"] is None or fi in s["trace_flows"]]
     if cwnd_path is not None and cwnd_agents:
         emit("# cwnd_ trace of the TCP senders (one line per change)")
         for agent in cwnd_agents:
@@ -361,11 +361,11 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
 
     globs = "ns" + (" tracefd" if trace_path is not None else "") + (" cwndfd" if cwnd_path is not None else "")
     globs += " namfd" if nam_path is not None else ""
-    globs += "".join(f" {agent}" for agent in tcp_agents)
+    globs += "".join(f" {agent}" for _, agent in tcp_agents)
     emit("proc finish {} {")
     emit(f"    global {globs}")
-    for agent in tcp_agents:
-        emit(f'    puts "flow {agent[len("agent"):]} ack [${agent} set ack_] sent [${agent} set ndatapack_]"')
+    for fi, agent in tcp_agents:
+        emit(f'    puts "flow {fi} ack [${agent} set ack_] sent [${agent} set ndatapack_]"')
     if trace_path is not None or nam_path is not None:
         emit("    $ns flush-trace")
     if trace_path is not None:
@@ -379,6 +379,15 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
     emit(f'$ns at {_num(s["duration_s"])} "finish"')
     emit("$ns run")
     return "\n".join(out) + "\n"
+
+
+def ns_environment() -> dict:
+    """The environment to run ns in. Some agents read members their constructors never set
+    (FackTcpAgent::fastrecov_, Sack1TcpAgent::timeout_), so ns-2's answer would hang on what
+    the heap held before. Here glibc hands out all memory zeroed, the value tcplab takes those
+    members to hold: MALLOC_PERTURB_=255 clears each chunk it allocates, and without the
+    per-thread cache every allocation goes through that path."""
+    return {**os.environ, "MALLOC_PERTURB_": "255", "GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}
 
 
 def run_ns2(scenario, workdir: str, timeout: float = 600.0, ns: str | None = None,
@@ -408,13 +417,9 @@ def run_ns2(scenario, workdir: str, timeout: float = 600.0, ns: str | None = Non
     for stale in (trace_path, cwnd_path, nam_path):  # never report an old run's output
         if stale and os.path.exists(stale):
             os.remove(stale)
-    # Some agents read members their constructors never set (FackTcpAgent::fastrecov_,
-    # Sack1TcpAgent::timeout_), so ns-2's answer would hang on what the heap held before.
-    # glibc then hands out memory zeroed, which is what tcplab takes those members to hold.
-    env = {**os.environ, "MALLOC_PERTURB_": "255"}
     try:
         proc = subprocess.run([ns, tcl_path], cwd=workdir, capture_output=True, text=True,
-                              timeout=timeout, env=env)
+                              timeout=timeout, env=ns_environment())
     except subprocess.TimeoutExpired as e:
         raise NS2Error(f"ns timed out after {timeout} s on {tcl_path}") from e
     # ns-2 often exits 0 even after a Tcl error, printing it on stderr/stdout,

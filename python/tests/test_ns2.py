@@ -4,6 +4,7 @@ import copy
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -240,6 +241,21 @@ def test_cwnd_trace_and_finish():
     assert "exit 0" in fin
     no_cwnd = tcl_lines(cwnd=None)
     assert not any("cwndfd" in ln or "cwnd_" in ln.split() for ln in no_cwnd)
+
+
+def test_trace_options_narrow_what_ns2_traces():
+    doc = tomllib.loads(SMALL)
+    doc["output"] = {"events": True, "trace_links": [f"{doc['links'][0]['to']}->{doc['links'][0]['from']}"],
+                     "trace_flows": [doc["flows"][1]["name"]]}
+    n = tcplab.validate(doc)
+    lines = commands(scenario_to_tcl(n, "/tmp/t.tr", "/tmp/c.tr"))
+    assert "$ns trace-all $tracefd" not in lines
+    (a, b), = n["trace_links"]
+    assert [ln for ln in lines if "trace-queue" in ln] == [f"$ns trace-queue $n{a} $n{b} $tracefd"]
+    assert any(ln.startswith("$ns eventtrace-all $tracefd ") for ln in lines)
+    assert [ln for ln in lines if ln.endswith("attach $cwndfd")] == ["$agent1 attach $cwndfd"]
+    # no packet trace: no event trace either (ns-2 would find no file to write it to)
+    assert not any("eventtrace-all" in ln for ln in commands(scenario_to_tcl(n, None)))
 
 
 # One knob at a time, away from its default: exactly one line of the Tcl changes, to this
