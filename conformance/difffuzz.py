@@ -27,7 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import tcplab
 from tcplab import ns2
-from tcplab.tracediff import diff_traces
+from tcplab.tracediff import diff_traces, first_difference
 
 TCP_VARIANTS = ["tahoe", "reno", "newreno", "sack1", "fack", "vegas"]
 SINKS = ["tcpsink", "delack", "sack1", "sack1_delack"]
@@ -416,13 +416,12 @@ def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float) -> dict:
                 f"trace: {report.equal_prefix} lines agree (tcplab {report.lines_a} lines, ns-2 {report.lines_b}),"
                 f" then tcplab line {report.first_diff_a}, ns-2 line {report.first_diff_b}:\n"
                 f"  tcplab: {report.line_a}\n  ns-2:   {report.line_b}")
-        if ours_cwnd != their_cwnd:
-            k = next((i for i, (a, b) in enumerate(zip(ours_cwnd, their_cwnd)) if a != b),
-                     min(len(ours_cwnd), len(their_cwnd)))
-            at = lambda lines: lines[k] if k < len(lines) else "<end of file>"
+        differ = first_difference(ours_cwnd, their_cwnd)
+        if differ is not None:
+            k, ours, ns2s = differ  # a line is None past its file's end
             details.append(
                 f"cwnd: {k} lines agree (tcplab {len(ours_cwnd)} lines, ns-2 {len(their_cwnd)}), then line {k + 1}:\n"
-                f"  tcplab: {at(ours_cwnd)}\n  ns-2:   {at(their_cwnd)}")
+                f"  tcplab: {ours or '<end of file>'}\n  ns-2:   {ns2s or '<end of file>'}")
         if not details:
             return {"status": "identical", "lines": report.compared}
         kind = "+".join(d.split(":")[0] for d in details)
@@ -452,8 +451,8 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=1, help="the run's seed")
     p.add_argument("--first", type=int, default=0, help="index of the first scenario")
     p.add_argument("--only", type=int, help="run just this index (regenerates one case)")
-    p.add_argument("--out", default="difffuzz-out", help="directory for disagreements")
-    p.add_argument("--jobs", type=int, default=2, help="worker processes (at most 2)")
+    p.add_argument("--out", help="directory for disagreements and the summary (required unless --print)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: one per core)")
     p.add_argument("--ns-timeout", type=float, default=120.0, help="seconds ns-2 may take per case")
     p.add_argument("--print", action="store_true", help="print the scenarios' JSON and stop")
     args = p.parse_args(argv)
@@ -463,8 +462,10 @@ def main(argv=None) -> int:
         for i in indices:
             print(json.dumps(scenario(args.seed, i)))
         return 0
+    if not args.out:
+        p.error("--out is required to run the scenarios")
     os.makedirs(args.out, exist_ok=True)
-    jobs = max(1, min(2, args.jobs))  # the machine is shared: two processes at most
+    jobs = max(1, args.jobs)
 
     counts, reasons, findings = Counter(), Counter(), []
     t0 = time.time()

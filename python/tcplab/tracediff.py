@@ -129,6 +129,15 @@ def diff_traces(path_a: str, path_b: str, link=None, fields=None) -> Report:
     )
 
 
+def first_difference(a: list[str], b: list[str]) -> tuple[int, str | None, str | None] | None:
+    """Where two lists of lines (a cwnd trace, say) first part: the 0-based index and each
+    side's line there (None past its end), or None when they are equal."""
+    for i, (x, y) in enumerate(zip_longest(a, b)):
+        if x != y:
+            return i, x, y
+    return None
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m tcplab.tracediff",
                                 description="Compare two ns-2 wired traces line by line.")

@@ -19,7 +19,7 @@ from support import needs_ns
 
 import tcplab
 from tcplab import ns2
-from tcplab.tracediff import diff_traces
+from tcplab.tracediff import diff_traces, first_difference
 
 REPO = Path(__file__).resolve().parents[2]
 LOSSY_RENO = REPO / "scenarios" / "yew2011-wired" / "lossy-reno.toml"
@@ -249,9 +249,8 @@ def test_what_a_differential_fuzz_found_matches_ns2(case, tmp_path):
     tcplab.run(case, out=tmp_path / "tcplab", trace=["ns2", "cwnd"])
     assert_identical(diff_traces(str(tmp_path / "tcplab" / "trace.tr"), theirs["trace"]))
     ours = (tmp_path / "tcplab" / "cwnd.tr").read_text().splitlines()
-    ns2s = Path(theirs["cwnd"]).read_text().splitlines()
-    first = next((i for i, (a, b) in enumerate(zip(ours, ns2s)) if a != b), min(len(ours), len(ns2s)))
-    assert ours == ns2s, f"cwnd line {first + 1}: tcplab {ours[first:first + 1]}, ns-2 {ns2s[first:first + 1]}"
+    differ = first_difference(ours, Path(theirs["cwnd"]).read_text().splitlines())
+    assert differ is None, "cwnd line {}: tcplab {!r}, ns-2 {!r}".format(differ[0] + 1, *differ[1:])
 
 
 @needs_ns
