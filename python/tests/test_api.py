@@ -611,3 +611,7 @@ def test_handovers_as_a_table():
     assert parts.shape[1] == 6
     assert (parts.sum(axis=1) - h["disruption_s"]).abs().max() < 1e-9
     assert list(r.radios["wlan"].unique()) == ["home", "fn1", "fn2"]
+
+
+def test_the_trace_names_are_the_cores():
+    assert tcplab.TRACES == tuple(tcplab._load_core().TRACE_NAMES)

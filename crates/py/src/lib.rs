@@ -125,5 +125,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(folder_name, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // tcplab.TRACES repeats these so that importing tcplab need not load the core; a test compares
+    m.add("TRACE_NAMES", tcplab_net::scenario::Traces::NAMES.to_vec())?;
     Ok(())
 }
