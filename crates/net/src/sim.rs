@@ -203,11 +203,6 @@ fn pcap_capture(scenario: &Scenario, mip: &Mip, dir: &Option<PathBuf>) -> io::Re
     Pcap::new(scenario.pcap_ip, flows, mobile, files)
 }
 
-/// Each TCP sender's clock phase (ns-2's `boot_time_` / `tcpTick_`), by flow.
-///
-/// ns-2 draws a phase when it creates a TCP agent and again when `$ns run` resets it; the second
-/// one stays. Resets go node by node in Tcl's `array names` order, agents in attach order (per
-/// flow: sender on `from`, then sink on `to`; sinks draw nothing).
 /// The flows in the order `$ns run` resets their senders: node by node in Tcl's `array names`
 /// order, each node's agents in the order they were attached (the flows' order).
 fn reset_order(scenario: &Scenario) -> impl Iterator<Item = usize> + '_ {
@@ -216,6 +211,11 @@ fn reset_order(scenario: &Scenario) -> impl Iterator<Item = usize> + '_ {
         .flat_map(move |node| (0..scenario.flows.len()).filter(move |&i| scenario.flows[i].from == node))
 }
 
+/// Each TCP sender's clock phase (ns-2's `boot_time_` / `tcpTick_`), by flow.
+///
+/// ns-2 draws a phase when it creates a TCP agent and again when `$ns run` resets it; the second
+/// one stays. Resets go node by node in Tcl's `array names` order, agents in attach order (per
+/// flow: sender on `from`, then sink on `to`; sinks draw nothing).
 fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> Vec<f64> {
     // Only ns-2's agents have a clock phase.
     let is_tcp = |f: &FlowConfig| matches!(&f.transport, Transport::Tcp(t) if t.profile == Profile::Ns2);
