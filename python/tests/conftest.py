@@ -15,7 +15,13 @@ def browser():
         opts.add_argument(arg)
     opts.binary_location = CHROMIUM
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    from selenium.common.exceptions import SessionNotCreatedException
+
+    try:
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    except SessionNotCreatedException:
+        # Chromium has once exited while starting on a loaded CI machine: one more try
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
     yield driver
     driver.quit()
 
