@@ -15,8 +15,8 @@ bandwidth = "10Mb"
 delay = "10ms"
 "#;
 
-fn flow(name: &str, tcp: &str) -> String {
-    format!("\n[[flows]]\nname = \"{name}\"\nfrom = \"a\"\nto = \"b\"\nprotocol = \"reno\"\ntcp = {{ {tcp} }}\n")
+fn flow(name: &str, protocol: &str, tcp: &str) -> String {
+    format!("\n[[flows]]\nname = \"{name}\"\nfrom = \"a\"\nto = \"b\"\nprotocol = \"{protocol}\"\ntcp = {{ {tcp} }}\n")
 }
 
 /// The run's cwnd.tr as (time, cwnd) pairs, and the run itself.
@@ -42,7 +42,7 @@ fn at_zero(lines: &[(String, String)]) -> Vec<&str> {
 fn every_agent_starts_at_one_then_its_reset_writes_the_initial_window() {
     // A (syn off) starts with 2 segments, B (syn on) with 1: the attach lines of A and B, then
     // A's reset; the series starts at each flow's initial window.
-    let (lines, r) = run(&(TWO_NODES.to_string() + &flow("A", "syn = false") + &flow("B", "")), "reset");
+    let (lines, r) = run(&(TWO_NODES.to_string() + &flow("A", "reno", "syn = false") + &flow("B", "reno", "")), "reset");
     assert_eq!(at_zero(&lines), ["1.000", "1.000", "2.000"]);
     let series = r.series.cwnd.unwrap();
     let first = |flow: &str| series.flow.iter().position(|f| f == flow).map(|i| series.cwnd[i]);
@@ -51,7 +51,7 @@ fn every_agent_starts_at_one_then_its_reset_writes_the_initial_window() {
 
 #[test]
 fn the_window_before_the_max_cwnd_clamp_is_in_the_trace_not_the_series() {
-    let (lines, r) = run(&(TWO_NODES.to_string() + &flow("A", "max_cwnd = 3")), "clamp");
+    let (lines, r) = run(&(TWO_NODES.to_string() + &flow("A", "reno", "max_cwnd = 3")), "clamp");
     let values: Vec<&str> = lines.iter().map(|(_, c)| c.as_str()).collect();
     let first_four = values.iter().position(|&c| c == "4.000").expect("the increase to 4 is traced");
     assert_eq!(values[first_four + 1], "3.000");
@@ -64,7 +64,7 @@ fn newreno_bug_fix_ts_does_not_fast_retransmit_before_the_first_ack() {
     // The first segment is lost, and its dupacks come before any new ACK: ns-2's timestamp test
     // reads outside its table there and fails, so NewReno waits for the timeout (3 s away).
     let text = TWO_NODES.to_string()
-        + "\n[[flows]]\nname = \"A\"\nfrom = \"a\"\nto = \"b\"\nprotocol = \"newreno\"\ntcp = { syn = false, bug_fix_ts = true }\n"
+        + &flow("A", "newreno", "syn = false, bug_fix_ts = true")
         + "\n[[losses]]\nlink = \"a->b\"\npackets = [0]\n";
     let (_, r) = run(&text, "bugfix");
     assert_eq!(r.summary.flows[0].packets_retransmitted, 0);
