@@ -57,14 +57,29 @@ impl<T: Copy> MinHeap<T> {
     /// Replaces the smallest entry with `key` and `value`: a pop and a push in one pass down
     /// from the root, as far as the new key sinks.
     pub fn replace_min(&mut self, key: u128, value: T) {
-        assert!(!self.entries.is_empty(), "replace_min on an empty heap");
         let entries = &mut self.entries[..];
+        let len = entries.len();
+        assert!(len > 0, "replace_min on an empty heap");
         let mut hole = 0;
-        while let Some(child) = smallest_child(entries, hole) {
-            if entries[child].0 >= key {
+        loop {
+            let first = 2 * hole + 1; // no overflow: a Vec of 32-byte entries holds under 2^59
+            let child = if first + 1 < len {
+                // SAFETY: first + 1 < len
+                let (a, b) = unsafe { (entries.get_unchecked(first).0, entries.get_unchecked(first + 1).0) };
+                first + (b < a) as usize // a select, not a branch: which child is smaller is a coin toss
+            } else if first < len {
+                first
+            } else {
                 break;
+            };
+            // SAFETY: child < len, and hole < len (the root, or a child before)
+            unsafe {
+                let next = *entries.get_unchecked(child);
+                if next.0 >= key {
+                    break;
+                }
+                *entries.get_unchecked_mut(hole) = next;
             }
-            entries[hole] = entries[child];
             hole = child;
         }
         entries[hole] = (key, value);

@@ -108,8 +108,9 @@ pub struct Link {
     /// The last packet size serialised, its time (integer and double) and its flight lane: a
     /// link carries mostly one size, and the divisions cost more than the rest of a transmission.
     last_tx: LastTx,
-    /// When the last transmission started ends.
-    pub busy_until: Time,
+    /// When the last transmission started, on the double clock: with `last_tx`, when it ends
+    /// (`busy_until`), which only the summary asks.
+    busy_since: f64,
     pub queue: Queue,
     /// Loss models before the queue, in the order packets meet them (ns-2 puts each new error
     /// module at the head of the link, in front of the older ones).
@@ -140,7 +141,7 @@ impl Link {
             losses: Vec::new(),
             busy: false,
             release: None,
-            busy_until: Time::ZERO,
+            busy_since: 0.0,
             stats: LinkStats::default(),
             traced: false,
             last_tx: LastTx { size: u32::MAX, tx: Time::ZERO, secs: 0.0, lane: u32::MAX }, // no size yet
@@ -156,6 +157,14 @@ impl Link {
             self.last_tx = LastTx { size, tx: Time::tx_time(size, self.rate_bps), secs, lane };
         }
         self.last_tx
+    }
+
+    /// When the last transmission started ends.
+    pub fn busy_until(&self) -> Time {
+        if self.last_tx.size == u32::MAX {
+            return Time::ZERO; // nothing sent yet
+        }
+        Time::from_secs_f64(self.busy_since) + self.last_tx.tx
     }
 
     /// Packets on this link's wire: sent and not yet received.
@@ -381,7 +390,6 @@ impl Network {
     #[inline(always)] // into its callers (mainly `enqueue`): no call on every hop (-2% instructions)
     pub fn pass_losses(&mut self, l: usize, id: PacketId, first: usize) {
         let last = std::mem::take(&mut self.forwarding_last);
-        let now = self.now();
         let now_s = self.now_secs();
         let link = &mut self.links[l];
         let pkt = self.pkts.get_mut(id);
@@ -435,6 +443,7 @@ impl Network {
         let waiting = link.queue.len();
         match link.queue.enqueue(id, pkt, now_s, &mut self.rng) {
             Verdict::Queued => {
+                let now = self.sched.now();
                 link.stats.queue_changed(now, waiting, link.queue.len());
                 if let Some(check) = self.check.as_mut().filter(|_| link.queue.overfull(pkt.size)) {
                     let (len, name) = (link.queue.len(), link_name(&self.node_names, link));
@@ -493,7 +502,6 @@ impl Network {
 
     /// Puts packet `id`, just out of link `l`'s queue, on the wire.
     fn put_on_wire(&mut self, l: usize, id: PacketId) {
-        let now = self.now();
         let now_s = self.now_secs();
         let link = &mut self.links[l];
         let pkt = self.pkts.get(id);
@@ -508,7 +516,7 @@ impl Network {
         link.stats.departures += 1;
         let tx = link.tx_time(pkt.size, &mut self.flights);
         link.stats.busy_time += tx.tx;
-        link.busy_until = now + tx.tx;
+        link.busy_since = now_s;
         // ns-2's LinkDelay::recv in ns-2's arithmetic and order: the arrival, then the release.
         let arrival = InFlight { at: now_s + (tx.secs + link.delay_secs), seq: self.sched.reserve(), link: l as u32, id };
         let lane = &mut self.flights.lanes[tx.lane as usize];

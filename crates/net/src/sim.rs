@@ -674,7 +674,7 @@ impl Simulation {
             .iter()
             .map(|l| {
                 let (from, to) = (&sc.nodes[l.from as usize], &sc.nodes[l.to as usize]);
-                let busy = l.stats.busy_time.saturating_sub(l.busy_until.saturating_sub(end));
+                let busy = l.stats.busy_time.saturating_sub(l.busy_until().saturating_sub(end));
                 LinkSummary {
                     name: link_name(&sc.nodes, l),
                     from: from.clone(),
