@@ -204,6 +204,9 @@ struct InFlight {
     seq: u64,
     link: u32,
     id: PacketId,
+    /// The node the packet is addressed to: without mobile nodes its arrival goes by this
+    /// alone, and need not read the packet, which has usually left the cache since.
+    dst: u32,
 }
 
 impl Flights {
@@ -340,10 +343,16 @@ impl Network {
 
     /// Hands a packet at `node` to the link (or radio) towards its destination.
     pub fn forward(&mut self, node: u32, id: PacketId) {
-        let Some(dst) = self.forward_mobile(node, id) else { return };
+        let Some(towards) = self.forward_mobile(node, id) else { return };
+        self.forward_towards(node, towards, id);
+    }
+
+    /// Hands a packet at `node` to the link (or radio) on the static route towards node
+    /// `towards` (its destination, or a tunnel's end).
+    fn forward_towards(&mut self, node: u32, towards: u32, id: PacketId) {
         let edge = self
             .routes
-            .next_link(node as usize, dst as usize)
+            .next_link(node as usize, towards as usize)
             .expect("validated scenarios only have reachable destinations");
         match edge.checked_sub(self.links.len()) {
             None => self.enqueue(edge, id),
@@ -518,7 +527,7 @@ impl Network {
         link.stats.busy_time += tx.tx;
         link.busy_since = now_s;
         // ns-2's LinkDelay::recv in ns-2's arithmetic and order: the arrival, then the release.
-        let arrival = InFlight { at: now_s + (tx.secs + link.delay_secs), seq: self.sched.reserve(), link: l as u32, id };
+        let arrival = InFlight { at: now_s + (tx.secs + link.delay_secs), seq: self.sched.reserve(), link: l as u32, id, dst: pkt.dst.node };
         let lane = &mut self.flights.lanes[tx.lane as usize];
         debug_assert!(lane.back().is_none_or(|last| (last.at, last.seq) < (arrival.at, arrival.seq)), "a lane lands in order");
         if lane.is_empty() {
@@ -544,7 +553,7 @@ impl Network {
     pub fn on_arrive(&mut self, lane: u32) -> Option<PacketId> {
         let now_s = self.now_secs();
         let flights = &mut self.flights.lanes[lane as usize];
-        let InFlight { link: l, id, .. } = flights.pop_front().expect("a lane's event comes with its first packet");
+        let InFlight { link: l, id, dst, .. } = flights.pop_front().expect("a lane's event comes with its first packet");
         if let Some(next) = flights.front() {
             self.sched.push_reserved(next.at, next.seq, Event::Arrive(lane));
         }
@@ -552,15 +561,19 @@ impl Network {
         link.stats.received += 1;
         let link = &self.links[l as usize];
         let to = link.to;
-        let pkt = self.pkts.get(id);
         if link.traced {
-            self.tracer.link_event('r', now_s, link.from, to, pkt);
+            self.tracer.link_event('r', now_s, link.from, to, self.pkts.get(id));
         }
-        if is_home(pkt, to) {
+        let fixed = self.mip.is_static(); // no tunnels: a packet is home where it is addressed
+        if if fixed { dst == to } else { is_home(self.pkts.get(id), to) } {
             self.arrive_home(to, id)
         } else {
             self.forwarding_last = true;
-            self.forward(to, id);
+            if fixed {
+                self.forward_towards(to, dst, id);
+            } else {
+                self.forward(to, id);
+            }
             self.forwarding_last = false; // if no link took it (a radio, a drop)
             None
         }

@@ -205,6 +205,12 @@ impl Mip {
         Mip { mobiles, by_node, next_ra: vec![f64::NAN; nodes], draws: Some(draws), deliveries: Vec::new(), drops: Vec::new() }
     }
 
+    /// True if the network has no mobile node: packets then never carry Mobile IPv6 headers
+    /// and go by static routes alone.
+    pub fn is_static(&self) -> bool {
+        self.mobiles.is_empty()
+    }
+
     pub fn is_mobile(&self, node: u32) -> bool {
         self.mobile(node).is_some()
     }
