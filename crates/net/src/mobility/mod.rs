@@ -666,9 +666,10 @@ impl Network {
         Some(Route::Toward(mob.cfg.home_agent as u32))
     }
 
-    /// Forwards `id` at `node` if Mobile IPv6 decides its way; false for plain static routing.
+    /// Where packet `id` at `node` goes next: the node its static route leads towards (its
+    /// destination, or a tunnel's end), or None if Mobile IPv6 took it (onto a radio, or dropped).
     pub fn forward_mobile(&mut self, node: u32, id: PacketId) -> Option<u32> {
-        if self.mip.mobiles.is_empty() {
+        if self.mip.is_static() {
             return Some(self.pkts.get(id).dst.node);
         }
         match self.mip_route(node, id) {
