@@ -202,9 +202,10 @@ struct InFlight {
     link: u32,
     id: PacketId,
     /// Where the packet goes on from the link's far end, found as it went onto the wire: the
-    /// edge (a link, or a radio pair) of its static route, or `HOME`. Without mobile nodes its
-    /// arrival goes by this alone: it neither reads the packet, which has usually left the
-    /// cache since, nor waits for a route lookup (S4 6% faster, S2 and S3 0 to 3%).
+    /// edge (a link, or a radio pair) of its static route, `HOME`, or `ASK` with mobile nodes.
+    /// Without them an arrival goes by this alone: it neither reads the packet, which has
+    /// usually left the cache since, nor waits for a route lookup (S4 6% less time, S2 and S3
+    /// up to 3%).
     onward: u32,
 }
 
@@ -531,8 +532,7 @@ impl Network {
         let tx = link.tx_time(pkt.size, &mut self.flights);
         link.stats.busy_time += tx.tx;
         link.busy_since = now_s;
-        // ns-2's LinkDelay::recv in ns-2's arithmetic and order: the arrival, then the release.
-        // without mobile nodes a packet is home where it is addressed, and goes on by static routes
+        // Without mobile nodes a packet is home where it is addressed, and goes on by static routes.
         let (to, dst) = (link.to, pkt.dst.node);
         let onward = if !self.mip.is_static() {
             ASK
@@ -542,6 +542,7 @@ impl Network {
             self.route(to, dst) as u32
         };
         let link = &mut self.links[l];
+        // ns-2's LinkDelay::recv in ns-2's arithmetic and order: the arrival, then the release.
         let arrival = InFlight { at: now_s + (tx.secs + link.delay_secs), seq: self.sched.reserve(), link: l as u32, id, onward };
         let lane = &mut self.flights.lanes[tx.lane as usize];
         debug_assert!(lane.back().is_none_or(|last| (last.at, last.seq) < (arrival.at, arrival.seq)), "a lane lands in order");
