@@ -304,12 +304,15 @@ def scenario(seed: int, index: int) -> dict:
         s["losses"] = losses
 
     actions = []
+    # Coinciding times: the flows' own starts and stops, and the end itself (where ns-2 runs
+    # the actions written before its halt).
     times = [f[k] for f in s["flows"] for k in ("start", "stop") if k in f and float(f[k][:-1]) < duration]
+    times.append(s["duration"])
     for _ in range(r.choice([1, 2, 3, 5, 8] if stress else [0, 0, 0, 1, 2, 3])):
         f = r.choice(s["flows"])
         ftp = f["protocol"] != "udp"
         what = r.choice(["start", "stop", "produce", "producemore"] if ftp else ["start", "stop"])
-        at = r.choice(times) if times and r.random() < 0.25 else pick_time(r, 0, duration * 0.95)
+        at = r.choice(times) if r.random() < 0.25 else pick_time(r, 0, duration * 0.95)
         a = {"at": at, "flow": f["name"], "do": what}
         times.append(at)
         if what.startswith("produce"):

@@ -223,6 +223,72 @@ def test_newreno_retransmits_when_either_bugfix_test_passes(tmp_path):
     assert_identical(report)
 
 
+AT_THE_END = """
+name = "at-the-end"
+duration = "2s"
+nodes = ["s", "r", "k"]
+
+[[links]]
+from = "s"
+to = "r"
+bandwidth = "10Mb"
+delay = "5ms"
+
+[[links]]
+from = "r"
+to = "k"
+bandwidth = "1Mb"
+delay = "20ms"
+
+[[flows]]
+name = "A"
+from = "s"
+to = "k"
+protocol = "reno"
+stop = "2s"
+
+[[flows]]
+name = "late"
+from = "s"
+to = "k"
+protocol = "newreno"
+tcp = { window = 4 }
+
+[[flows]]
+name = "cbr"
+from = "s"
+to = "k"
+protocol = "udp"
+rate = "200kb"
+start = "1s"
+
+[[actions]]
+at = "2s"
+flow = "late"
+do = "produce"
+packets = 3
+
+[[actions]]
+at = "2s"
+flow = "cbr"
+do = "stop"
+"""
+
+
+@needs_ns
+def test_actions_at_the_end_run_before_the_halt_as_in_ns2(tmp_path):
+    """ns-2 runs the `$ns at` lines written for the end time before its `finish`: a flow
+    produced at the end sends its first packet then, which the trace shows."""
+    scenario = tmp_path / "end.toml"
+    scenario.write_text(AT_THE_END)
+    theirs = ns2.run_ns2(str(scenario), str(tmp_path / "ns2"))["trace"]
+    tcplab.run(scenario, out=tmp_path / "tcplab", trace=["ns2"])
+    ours = tmp_path / "tcplab" / "trace.tr"
+    last = ours.read_text().splitlines()[-1].split()
+    assert last[:2] == ["-", "2"] and last[7] == "1", f"the late flow's first packet leaves at the end: {last}"
+    assert_identical(diff_traces(str(ours), theirs))
+
+
 @needs_ns
 @pytest.mark.parametrize("which", ["lossy-reno", "features"])
 def test_nam_trace_is_ns2s(which, tmp_path):

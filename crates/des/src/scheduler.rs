@@ -189,18 +189,18 @@ impl<E: Copy> Scheduler<E> {
 
     /// Removes the next event and advances the clock to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.pop_if(|_| true).map(|e| (self.now(), e))
+        self.pop_if(|_, _| true).map(|e| (self.now(), e))
     }
 
-    /// Removes the next event if `due` says yes to its exact time, and advances the clock to
-    /// it: a run's loop looks at the next event once.
-    pub fn pop_if(&mut self, due: impl FnOnce(f64) -> bool) -> Option<E> {
+    /// Removes the next event if `due` says yes to its exact time and insertion number, and
+    /// advances the clock to it: a run's loop looks at the next event once.
+    pub fn pop_if(&mut self, due: impl FnOnce(f64, u64) -> bool) -> Option<E> {
         self.drop_taken();
         let (k, event) = match self.front {
             Some(f) => f,
             None => self.heap.peek().map(|(k, &e)| (k, e))?,
         };
-        if !due(exact_of(k)) {
+        if !due(exact_of(k), k as u64) {
             return None;
         }
         if self.front.take().is_none() {
@@ -291,7 +291,7 @@ mod tests {
         s.advance_to(t);
         assert_eq!(s.now(), t);
         s.schedule(t, ());
-        assert!(s.pop_if(|_| false).is_none());
+        assert!(s.pop_if(|_, _| false).is_none());
         assert_eq!(s.now(), t, "a declined event leaves the clock stopped");
         s.pop();
         assert_eq!(s.now(), Time::from_secs_f64(t.as_secs_f64()), "an event's time is its double's");
@@ -417,7 +417,7 @@ mod tests {
         for _ in 0..50_000 {
             if next(10) == 0 {
                 declined += s.front.is_some() as u32;
-                assert!(s.pop_if(|_| false).is_none());
+                assert!(s.pop_if(|_, _| false).is_none());
             }
             from_front += s.front.is_some() as u32;
             let (_, e) = s.pop().expect("every event schedules more on average");

@@ -108,6 +108,9 @@ pub struct Simulation {
     scenario: Scenario,
     seed: u64,
     end: Time,
+    /// The insertion number of ns-2's halt (`finish`), scheduled for the end after the
+    /// scenario's actions: the events at the end itself that come before it run.
+    halt: u64,
     sampler: Option<Sampler>,
 }
 
@@ -383,6 +386,7 @@ impl Simulation {
         for (i, a) in scenario.actions.iter().enumerate() {
             net.sched.schedule_exact(a.at_s, Event::Act(i as u32));
         }
+        let halt = net.sched.reserve();
         let sampler = scenario.interval.filter(|_| !opts.skip_series).map(|interval| {
             let flow_names = scenario.flows.iter().map(|f| f.name.clone()).collect();
             let link_names = net.links.iter().map(|l| link_name(&scenario.nodes, l)).collect();
@@ -390,7 +394,7 @@ impl Simulation {
             let links = net.links.iter().map(traced).collect();
             Sampler::new(interval, flow_names, link_names, traced_flows, links)
         });
-        Ok(Simulation { net, flows, scenario, seed, end, sampler })
+        Ok(Simulation { net, flows, scenario, seed, end, halt, sampler })
     }
 
     pub fn now(&self) -> Time {
@@ -415,10 +419,11 @@ impl Simulation {
         self.net.flow_stats.iter().map(|f| f.goodput_bytes).collect()
     }
 
-    /// Runs every event up to `to` and before the end; true while the run has not reached its
+    /// Runs every event up to `to` and up to the end; true while the run has not reached its
     /// end. The end is judged on ns-2's double clock: events whose double time is below it run
-    /// (even if they round to the end picosecond), those at exactly the end do not, as ns-2's
-    /// halt scheduled for that time comes before them.
+    /// (even if they round to the end picosecond). Of those at exactly the end, only the ones
+    /// scheduled before the run began (the scenario's actions) run, as ns-2's halt scheduled
+    /// for that time comes after its `$ns at` lines and before everything the run schedules.
     pub fn advance(&mut self, to: Time) -> bool {
         self.advance_at_most(to, u64::MAX);
         self.net.now() < self.end
@@ -444,9 +449,10 @@ impl Simulation {
     /// Runs the events due up to `stop` (all of them before the end when `stop` is the end),
     /// until `limit` events have run in all: true if it got to `stop`.
     fn run_events(&mut self, stop: Time, limit: u64) -> bool {
-        let (end, end_s) = (self.end, self.end.as_secs_f64());
+        let (end, end_s, halt) = (self.end, self.end.as_secs_f64(), self.halt);
+        let before_halt = |exact: f64, seq: u64| exact < end_s || (exact == end_s && seq < halt);
         while self.net.sched.dispatched() < limit {
-            let Some(ev) = self.net.sched.pop_if(|exact| exact < end_s && (stop >= end || Time::from_secs_f64(exact) <= stop)) else {
+            let Some(ev) = self.net.sched.pop_if(|exact, seq| before_halt(exact, seq) && (stop >= end || Time::from_secs_f64(exact) <= stop)) else {
                 if stop > self.net.now() {
                     self.net.sched.advance_to(stop);
                 }

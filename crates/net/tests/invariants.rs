@@ -260,3 +260,36 @@ fn a_train_at_equal_rates_waits_for_no_time() {
     assert!(second.departures > 1000, "{} packets sent", second.departures);
     assert_eq!((second.queue_max_pkts, second.queue_mean_pkts, second.drops), (1, 0.0, 0));
 }
+
+/// An action at the end itself runs, as ns-2 runs the `$ns at` lines written before its
+/// `finish`: a CBR source started at the end sends one packet, which is still on the wire when
+/// the run stops, and the checks account for it.
+#[test]
+fn actions_at_the_end_run_and_nothing_after_them() {
+    let text = r#"
+name = "end"
+duration = "1s"
+nodes = ["a", "b"]
+[[links]]
+from = "a"
+to = "b"
+bandwidth = "10Mb"
+delay = "5ms"
+[[flows]]
+name = "late"
+from = "a"
+to = "b"
+protocol = "udp"
+rate = "1Mb"
+packet_size = 1000
+[[actions]]
+at = "1s"
+flow = "late"
+do = "start"
+"#;
+    let scenario = Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}"));
+    let result = Simulation::new(scenario, &RunOptions { check: true, ..Default::default() }).unwrap().finish().unwrap();
+    assert_eq!(result.check.map(|c| c.violations), Some(0));
+    let f = &result.summary.flows[0];
+    assert_eq!((f.packets_sent, f.packets_delivered, f.packets_in_flight), (1, 0, 1));
+}

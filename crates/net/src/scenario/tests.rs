@@ -192,6 +192,11 @@ fn actions_follow_the_flows_own_starts_and_stops() {
     assert_eq!(s.flows[0].start, Time::from_secs(3));
     let bad = text.replace("do = \"producemore\"", "do = \"explode\"");
     assert_eq!(Scenario::from_toml(&bad).unwrap_err().path, "actions[0].do");
+    // An action may come at the end itself (ns-2 runs it before its halt), not after.
+    let at = |t: &str| Scenario::from_toml(&text.replace("at = \"2s\"", &format!("at = \"{t}\"")));
+    assert_eq!(at("10s").unwrap().actions[3].at, Time::from_secs(10));
+    let late = at("10.000000001s").unwrap_err();
+    assert_eq!((late.path.as_str(), late.message.contains("after the end")), ("actions[0].at", true), "{late:?}");
 }
 
 #[test]

@@ -761,8 +761,10 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
         let p = |f: &str| format!("actions[{i}].{f}");
         let at_q = a.at.as_ref().ok_or_else(|| ScenarioError::new(p("at"), "is required (a time)"))?;
         let (at, at_s) = (time(at_q, &p("at"))?, exact_seconds(at_q, &p("at"))?);
-        if at >= duration {
-            return err(p("at"), format!("{at} is not before the end of the run ({duration})"));
+        // At the end itself it still runs, before the run halts, as ns-2 runs a `$ns at` line
+        // written before its `finish`.
+        if at > duration {
+            return err(p("at"), format!("{at} is after the end of the run ({duration})"));
         }
         let name = a.flow.as_ref().ok_or_else(|| ScenarioError::new(p("flow"), "is required (a flow name)"))?;
         let flow = flows.iter().position(|f| &f.name == name).ok_or_else(|| ScenarioError::new(p("flow"), format!("unknown flow {name:?}")))?;
