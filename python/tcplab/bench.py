@@ -252,17 +252,19 @@ class Row:
     rss_mb: float  # median
     delivered: int
     agrees: bool  # delivered within TOLERANCE of tcplab's
-    speedup: float | None = None  # this simulator's time over tcplab's, turn by turn (tcplab's row: None)
+    speedup: float | None = None  # the median of `speedups` (tcplab's row: None)
+    speedups: list = field(default_factory=list)  # this simulator's time over tcplab's, turn by turn
     events_per_s: float | None = None  # tcplab only
     packets_per_s: float | None = None  # tcplab only: data packets and ACKs sent
     samples: list = field(default_factory=list)
     error: str | None = None  # the simulator failed (it exited non-zero)
 
 
-def _paired_speedup(theirs: list[Sample], ours: list[Sample]) -> float:
-    """The median over the turns of the other simulator's time over tcplab's in the same turn:
-    the two runs of a turn follow each other and share the machine's speed of that minute."""
-    return statistics.median(t.wall_s / o.wall_s for t, o in zip(theirs, ours))
+def _paired_speedups(theirs: list[Sample], ours: list[Sample]) -> list[float]:
+    """The other simulator's time over tcplab's, turn by turn: the two runs of a turn follow
+    each other and share the machine's speed of that minute. Their median is the ratio
+    reported, their range how far the machine's drift moved it."""
+    return [t.wall_s / o.wall_s for t, o in zip(theirs, ours)]
 
 
 def _bench_one(b: Benchmark, against: list[str], reps: int, trace: bool, ns3: Path | None, log: Callable[[str], None]) -> list[Row]:
@@ -300,7 +302,8 @@ def _bench_one(b: Benchmark, against: list[str], reps: int, trace: bool, ns3: Pa
             row = Row(b.id, b.title, mode, sim, len(ss), wall, statistics.median(s.rss_kb for s in ss) / 1024,
                       delivered, agrees, samples=[(s.wall_s, s.rss_kb) for s in ss])
             if sim != "tcplab" and agrees:
-                row.speedup = _paired_speedup(ss, samples["tcplab"])
+                row.speedups = _paired_speedups(ss, samples["tcplab"])
+                row.speedup = statistics.median(row.speedups)
             rows.append(row)
         if mode == "off":
             res = tcplab.run(b.scenario)
@@ -375,16 +378,23 @@ def _cpu() -> str:
     return platform.processor() or platform.machine()
 
 
+def _speedup_text(row: dict) -> str:
+    """The median ratio, and with several turns their range: "10.4x (9.1-11.8)"."""
+    turns = row.get("speedups") or []
+    spread = f" ({min(turns):.1f}-{max(turns):.1f})" if len(turns) > 1 else ""
+    return f"{row['speedup']:.1f}x{spread}"
+
+
 def table(results: dict) -> str:
     """The results as a Markdown table, then the scaling checks."""
     head = ("| benchmark | trace | simulator | wall (s, median) | peak memory (MB) | delivered packets | "
-            "tcplab faster by | events/s | packets/s |")
+            "tcplab faster by (range) | events/s | packets/s |")
     lines = [head, "|---|---|---|---|---|---|---|---|---|"] if results["rows"] else []
     for r in results["rows"]:
         if r["error"]:
             lines.append(f"| {r['id']} | {'ns-2 trace' if r['mode'] == 'trace' else 'off'} | {r['sim']} | failed | | | | | |")
             continue
-        speed = f"{r['speedup']:.1f}x" if r["speedup"] else ("–" if r["sim"] == "tcplab" else "disagree" if not r["agrees"] else "–")
+        speed = _speedup_text(r) if r["speedup"] else ("–" if r["sim"] == "tcplab" else "disagree" if not r["agrees"] else "–")
         ev = f"{r['events_per_s'] / 1e6:.1f} M" if r["events_per_s"] else ""
         pk = f"{r['packets_per_s'] / 1e6:.2f} M" if r["packets_per_s"] else ""
         lines.append(f"| {r['id']} | {'ns-2 trace' if r['mode'] == 'trace' else 'off'} | {r['sim']} | {r['wall_s']:.2f} | "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import statistics
 import subprocess
 from pathlib import Path
 
@@ -62,10 +63,16 @@ def test_delivered_packets_are_read_the_same_way_from_each_simulator():
 
 def test_speedups_are_taken_turn_by_turn():
     # the turns' ratios are 9, 4 and 3: their median is 4, where the ratio of the medians
-    # (9 over 2) would be 4.5
+    # (9 over 2) would be 4.5; the table gives their range beside it
     ours = [bench.Sample(w, 1, 10) for w in (1.0, 2.0, 3.0)]
     theirs = [bench.Sample(w, 1, 10) for w in (9.0, 8.0, 9.0)]
-    assert bench._paired_speedup(theirs, ours) == 4.0
+    turns = bench._paired_speedups(theirs, ours)
+    assert turns == [9.0, 4.0, 3.0]
+    row = {"id": "S9", "mode": "off", "sim": "ns2", "error": None, "wall_s": 8.0, "rss_mb": 1, "delivered": 10,
+           "agrees": True, "speedup": statistics.median(turns), "speedups": turns, "events_per_s": None, "packets_per_s": None}
+    assert "| S9 | off | ns2 | 8.00 | 1 | 10 | 4.0x (3.0-9.0) |" in bench.table({"rows": [row], "scaling": []})
+    one = dict(row, speedups=[4.0], speedup=4.0)
+    assert "| 4.0x |" in bench.table({"rows": [one], "scaling": []})
 
 
 @needs_time
