@@ -37,6 +37,32 @@ pub struct Tracer {
     pub line: Vec<u8>,
     /// The middles of the wired trace's lines last written for each flow.
     pub(crate) middles: Middles,
+    /// The time last written into the wired trace.
+    pub(crate) time: TimeText,
+}
+
+/// The text of the wired trace's last time: a hop's `r`, `+` and `-` lines mostly share their
+/// instant, and copying its digits costs less than writing them again.
+pub(crate) struct TimeText {
+    secs: f64,
+    text: Vec<u8>,
+}
+
+impl Default for TimeText {
+    fn default() -> Self {
+        TimeText { secs: f64::NAN, text: Vec::new() } // NaN equals no time: the first is written
+    }
+}
+
+impl TimeText {
+    fn of(&mut self, secs: f64) -> &[u8] {
+        if secs != self.secs {
+            self.text.clear();
+            ns2_time(secs).put(&mut self.text);
+            self.secs = secs;
+        }
+        &self.text
+    }
 }
 
 /// The middle of a wired-trace line, `{type} {size} {flags} {fid} {src}.{port} {dst}.{port} `,
@@ -302,7 +328,7 @@ impl Tracer {
         l.clear();
         l.push(ev as u8);
         l.push(b' ');
-        ns2_time(now).put(l);
+        l.extend_from_slice(self.time.of(now));
         for node in [from, to] {
             l.push(b' ');
             put_u64(l, node as u64);
@@ -512,6 +538,22 @@ mod tests {
             put_digits(&mut out, v % 1_000_000, 6);
             assert_eq!(out, format!("{:06}", v % 1_000_000).as_bytes());
         }
+    }
+
+    #[test]
+    fn lines_at_one_instant_share_its_text_and_a_new_instant_gets_its_own() {
+        let sink = Shared::default();
+        let mut t = Tracer { ns2: Some(Box::new(sink.clone())), ..Tracer::default() };
+        let p = Packet {
+            uid: 1, flow: FlowId(0), fid: 0, kind: Kind::Tcp, size: 40, payload: 0, seq: 0,
+            src: Addr { node: 0, port: 0 }, dst: Addr { node: 1, port: 0 }, flags: 0, ts: 0.0, ts_echo: 0.0,
+            sack: [(0, 0); 3], nsack: 0, encaps: 0, via: u32::MAX, tunnel_from: 0, mip_bytes: 0,
+        };
+        for now in [0.0, 0.0, 0.25, 0.25, 0.0000004, 1e-5, 0.0] {
+            t.link_event('+', now, 0, 1, &p);
+        }
+        let times: Vec<String> = sink.text().lines().map(|l| l.split(' ').nth(1).unwrap().to_string()).collect();
+        assert_eq!(times, ["0", "0", "0.25", "0.25", "0", "1e-05", "0"]);
     }
 
     #[test]
