@@ -291,7 +291,8 @@ mod tests {
         s.advance_to(t);
         assert_eq!(s.now(), t);
         s.schedule(t, ());
-        assert!(s.pop_if(|_, _| false).is_none());
+        let seq = s.next_seq - 1;
+        assert!(s.pop_if(|exact, at| { assert_eq!((exact, at), (t.as_secs_f64(), seq)); false }).is_none());
         assert_eq!(s.now(), t, "a declined event leaves the clock stopped");
         s.pop();
         assert_eq!(s.now(), Time::from_secs_f64(t.as_secs_f64()), "an event's time is its double's");

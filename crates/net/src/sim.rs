@@ -108,9 +108,11 @@ pub struct Simulation {
     scenario: Scenario,
     seed: u64,
     end: Time,
-    /// The insertion number of ns-2's halt (`finish`), scheduled for the end after the
-    /// scenario's actions: the events at the end itself that come before it run.
-    halt: u64,
+    /// The insertion numbers of the scenario's actions: of the events at the end itself,
+    /// these run, as ns-2 runs its `$ns at` lines written before its halt (`finish`), and
+    /// nothing else does (the run's own events come after the halt, the set-up's first
+    /// mobility timers have no such line).
+    at_end: std::ops::Range<u64>,
     sampler: Option<Sampler>,
 }
 
@@ -383,10 +385,11 @@ impl Simulation {
         for tcp in reset_order(&scenario).filter_map(agent) {
             tcp.trace_cwnd_reset(&mut net);
         }
+        let first_action = net.sched.reserve(); // a mark: numbers are only compared
         for (i, a) in scenario.actions.iter().enumerate() {
             net.sched.schedule_exact(a.at_s, Event::Act(i as u32));
         }
-        let halt = net.sched.reserve();
+        let at_end = first_action..net.sched.reserve();
         let sampler = scenario.interval.filter(|_| !opts.skip_series).map(|interval| {
             let flow_names = scenario.flows.iter().map(|f| f.name.clone()).collect();
             let link_names = net.links.iter().map(|l| link_name(&scenario.nodes, l)).collect();
@@ -394,7 +397,7 @@ impl Simulation {
             let links = net.links.iter().map(traced).collect();
             Sampler::new(interval, flow_names, link_names, traced_flows, links)
         });
-        Ok(Simulation { net, flows, scenario, seed, end, halt, sampler })
+        Ok(Simulation { net, flows, scenario, seed, end, at_end, sampler })
     }
 
     pub fn now(&self) -> Time {
@@ -421,9 +424,9 @@ impl Simulation {
 
     /// Runs every event up to `to` and up to the end; true while the run has not reached its
     /// end. The end is judged on ns-2's double clock: events whose double time is below it run
-    /// (even if they round to the end picosecond). Of those at exactly the end, only the ones
-    /// scheduled before the run began (the scenario's actions) run, as ns-2's halt scheduled
-    /// for that time comes after its `$ns at` lines and before everything the run schedules.
+    /// (even if they round to the end picosecond). Of those at exactly the end, only the
+    /// scenario's actions run, as ns-2's halt scheduled for that time comes after its `$ns at`
+    /// lines and before everything the run schedules.
     pub fn advance(&mut self, to: Time) -> bool {
         self.advance_at_most(to, u64::MAX);
         self.net.now() < self.end
@@ -446,11 +449,11 @@ impl Simulation {
         self.run_events(stop, limit)
     }
 
-    /// Runs the events due up to `stop` (all of them before the end when `stop` is the end),
-    /// until `limit` events have run in all: true if it got to `stop`.
+    /// Runs the events due up to `stop` (at the end, only the actions: see `advance`), until
+    /// `limit` events have run in all: true if it got to `stop`.
     fn run_events(&mut self, stop: Time, limit: u64) -> bool {
-        let (end, end_s, halt) = (self.end, self.end.as_secs_f64(), self.halt);
-        let before_halt = |exact: f64, seq: u64| exact < end_s || (exact == end_s && seq < halt);
+        let (end, end_s, at_end) = (self.end, self.end.as_secs_f64(), self.at_end.clone());
+        let before_halt = |exact: f64, seq: u64| exact < end_s || (exact == end_s && at_end.contains(&seq));
         while self.net.sched.dispatched() < limit {
             let Some(ev) = self.net.sched.pop_if(|exact, seq| before_halt(exact, seq) && (stop >= end || Time::from_secs_f64(exact) <= stop)) else {
                 if stop > self.net.now() {

@@ -263,7 +263,8 @@ fn a_train_at_equal_rates_waits_for_no_time() {
 
 /// An action at the end itself runs, as ns-2 runs the `$ns at` lines written before its
 /// `finish`: a CBR source started at the end sends one packet, which is still on the wire when
-/// the run stops, and the checks account for it.
+/// the run stops, and the checks account for it. An event the run scheduled for the end does
+/// not: a source sending every 0.125 s from 0 sends 8 packets in 1 s, not 9 (ns-2 sends 8).
 #[test]
 fn actions_at_the_end_run_and_nothing_after_them() {
     let text = r#"
@@ -282,6 +283,13 @@ to = "b"
 protocol = "udp"
 rate = "1Mb"
 packet_size = 1000
+[[flows]]
+name = "steady"
+from = "a"
+to = "b"
+protocol = "udp"
+rate = "64kb"
+packet_size = 1000
 [[actions]]
 at = "1s"
 flow = "late"
@@ -292,4 +300,5 @@ do = "start"
     assert_eq!(result.check.map(|c| c.violations), Some(0));
     let f = &result.summary.flows[0];
     assert_eq!((f.packets_sent, f.packets_delivered, f.packets_in_flight), (1, 0, 1));
+    assert_eq!(result.summary.flows[1].packets_sent, 8);
 }

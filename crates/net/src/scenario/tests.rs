@@ -197,6 +197,11 @@ fn actions_follow_the_flows_own_starts_and_stops() {
     assert_eq!(at("10s").unwrap().actions[3].at, Time::from_secs(10));
     let late = at("10.000000001s").unwrap_err();
     assert_eq!((late.path.as_str(), late.message.contains("after the end")), ("actions[0].at", true), "{late:?}");
+    // The end as ns-2's clock holds it: 700 x 0.001 s is just after 0.7 s.
+    let short = |t: &str| Scenario::from_toml(&text.replace("duration = \"10s\"", "duration = \"700ms\"").replace("start = 1\nstop = 5", "start = 0.1\nstop = 0.5").replace("at = \"2s\"", &format!("at = \"{t}\"")));
+    assert_eq!(short("0.7s").unwrap().actions[3].at_s, 0.7);
+    let ms = short("700ms").unwrap_err();
+    assert!(ms.path == "actions[0].at" && ms.message.contains("write it as \"0.7s\""), "{ms:?}");
 }
 
 #[test]

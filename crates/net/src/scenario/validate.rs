@@ -762,9 +762,19 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
         let at_q = a.at.as_ref().ok_or_else(|| ScenarioError::new(p("at"), "is required (a time)"))?;
         let (at, at_s) = (time(at_q, &p("at"))?, exact_seconds(at_q, &p("at"))?);
         // At the end itself it still runs, before the run halts, as ns-2 runs a `$ns at` line
-        // written before its `finish`.
+        // written before its `finish`; the two are compared as ns-2's clock holds them.
         if at > duration {
             return err(p("at"), format!("{at} is after the end of the run ({duration})"));
+        }
+        let end_s = duration.as_secs_f64();
+        if at_s > end_s {
+            // "700ms" is 700 x 0.001 = 0.7000000000000001 s, after an end of 0.7 s
+            let written = match at_q {
+                Quantity::Text(t) => format!("{t:?}"),
+                Quantity::Int(i) => i.to_string(),
+                Quantity::Float(f) => f.to_string(),
+            };
+            return err(p("at"), format!("{written} is {at_s} s on ns-2's double clock, after the end of the run ({end_s} s): write it as \"{end_s}s\""));
         }
         let name = a.flow.as_ref().ok_or_else(|| ScenarioError::new(p("flow"), "is required (a flow name)"))?;
         let flow = flows.iter().position(|f| &f.name == name).ok_or_else(|| ScenarioError::new(p("flow"), format!("unknown flow {name:?}")))?;
