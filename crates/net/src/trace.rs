@@ -540,17 +540,21 @@ mod tests {
         }
     }
 
+    /// A data packet of flow 1 from node 0 to node 3, for the wired trace's tests.
+    fn data_packet() -> Packet {
+        Packet {
+            uid: 5, flow: FlowId(1), fid: 1, kind: Kind::Tcp, size: 1040, payload: 1000, seq: 7,
+            src: Addr { node: 0, port: 0 }, dst: Addr { node: 3, port: 0 }, flags: 0, ts: 0.0, ts_echo: 0.0,
+            sack: [(0, 0); 3], nsack: 0, encaps: 0, via: u32::MAX, tunnel_from: 0, mip_bytes: 0,
+        }
+    }
+
     #[test]
     fn lines_at_one_instant_share_its_text_and_a_new_instant_gets_its_own() {
         let sink = Shared::default();
         let mut t = Tracer { ns2: Some(Box::new(sink.clone())), ..Tracer::default() };
-        let p = Packet {
-            uid: 1, flow: FlowId(0), fid: 0, kind: Kind::Tcp, size: 40, payload: 0, seq: 0,
-            src: Addr { node: 0, port: 0 }, dst: Addr { node: 1, port: 0 }, flags: 0, ts: 0.0, ts_echo: 0.0,
-            sack: [(0, 0); 3], nsack: 0, encaps: 0, via: u32::MAX, tunnel_from: 0, mip_bytes: 0,
-        };
         for now in [0.0, 0.0, 0.25, 0.25, 0.0000004, 1e-5, 0.0] {
-            t.link_event('+', now, 0, 1, &p);
+            t.link_event('+', now, 0, 1, &data_packet());
         }
         let times: Vec<String> = sink.text().lines().map(|l| l.split(' ').nth(1).unwrap().to_string()).collect();
         assert_eq!(times, ["0", "0", "0.25", "0.25", "0", "1e-05", "0"]);
@@ -562,11 +566,7 @@ mod tests {
         // field of it gets its own, and signalling (flow u32::MAX) is written whole.
         let sink = Shared::default();
         let mut t = Tracer { ns2: Some(Box::new(sink.clone())), ..Tracer::default() };
-        let data = Packet {
-            uid: 5, flow: FlowId(1), fid: 1, kind: Kind::Tcp, size: 1040, payload: 1000, seq: 7,
-            src: Addr { node: 0, port: 0 }, dst: Addr { node: 3, port: 0 }, flags: 0, ts: 0.0, ts_echo: 0.0,
-            sack: [(0, 0); 3], nsack: 0, encaps: 0, via: u32::MAX, tunnel_from: 0, mip_bytes: 0,
-        };
+        let data = data_packet();
         let ack = Packet { kind: Kind::Ack, size: 40, src: data.dst, dst: data.src, ..data };
         let variants = [
             Packet { seq: 8, uid: 6, ..data },

@@ -190,17 +190,22 @@ fn interval_samples_add_up_and_change_nothing() {
 /// A packet that meets an idle link joins its empty queue and leaves it at once, as in ns-2:
 /// the link's books show a peak of one packet waiting and a mean of none, whether the packet
 /// went through the queue or straight to the wire.
-#[test]
-fn a_packet_meeting_an_idle_link_passes_through_its_queue() {
-    let text = r#"
-name = "idle"
-duration = "2s"
+/// Two nodes and a 10 Mb/s, 5 ms link from one to the other, for the small scenarios below.
+const A_TO_B: &str = r#"
 nodes = ["a", "b"]
 [[links]]
 from = "a"
 to = "b"
 bandwidth = "10Mb"
 delay = "5ms"
+"#;
+
+#[test]
+fn a_packet_meeting_an_idle_link_passes_through_its_queue() {
+    let text = r#"
+name = "idle"
+duration = "2s"
+"#.to_string() + A_TO_B + r#"
 [[flows]]
 from = "a"
 to = "b"
@@ -208,7 +213,7 @@ protocol = "udp"
 rate = "1Mb"
 packet_size = 1000
 "#;
-    let scenario = Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}"));
+    let scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
     let result = Simulation::new(scenario, &RunOptions::default()).unwrap().finish().unwrap();
     let link = result.summary.links.iter().find(|l| l.name == "a->b").unwrap();
     assert!(link.departures > 200, "{} packets sent", link.departures);
@@ -270,12 +275,7 @@ fn actions_at_the_end_run_and_nothing_after_them() {
     let text = r#"
 name = "end"
 duration = "1s"
-nodes = ["a", "b"]
-[[links]]
-from = "a"
-to = "b"
-bandwidth = "10Mb"
-delay = "5ms"
+"#.to_string() + A_TO_B + r#"
 [[flows]]
 name = "late"
 from = "a"
@@ -295,7 +295,7 @@ at = "1s"
 flow = "late"
 do = "start"
 "#;
-    let scenario = Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}"));
+    let scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
     let result = Simulation::new(scenario, &RunOptions { check: true, ..Default::default() }).unwrap().finish().unwrap();
     assert_eq!(result.check.map(|c| c.violations), Some(0));
     let f = &result.summary.flows[0];
