@@ -187,9 +187,6 @@ fn interval_samples_add_up_and_change_nothing() {
     }
 }
 
-/// A packet that meets an idle link joins its empty queue and leaves it at once, as in ns-2:
-/// the link's books show a peak of one packet waiting and a mean of none, whether the packet
-/// went through the queue or straight to the wire.
 /// Two nodes and a 10 Mb/s, 5 ms link from one to the other, for the small scenarios below.
 const A_TO_B: &str = r#"
 nodes = ["a", "b"]
@@ -200,6 +197,9 @@ bandwidth = "10Mb"
 delay = "5ms"
 "#;
 
+/// A packet that meets an idle link joins its empty queue and leaves it at once, as in ns-2:
+/// the link's books show a peak of one packet waiting and a mean of none, whether the packet
+/// went through the queue or straight to the wire.
 #[test]
 fn a_packet_meeting_an_idle_link_passes_through_its_queue() {
     let text = r#"
