@@ -262,6 +262,14 @@ protocol = "udp"
 rate = "200kb"
 start = "1s"
 
+[[flows]]
+name = "steady"
+from = "s"
+to = "k"
+protocol = "udp"
+rate = "64kb"
+packet_size = 1000
+
 [[actions]]
 at = "2s"
 flow = "late"
@@ -278,7 +286,8 @@ do = "stop"
 @needs_ns
 def test_actions_at_the_end_run_before_the_halt_as_in_ns2(tmp_path):
     """ns-2 runs the `$ns at` lines written for the end time before its `finish`: a flow
-    produced at the end sends its first packet then, which the trace shows."""
+    produced at the end sends its first packet then, which the trace shows. What the run
+    schedules for the end does not run: the steady source's 17th packet, due at 2 s."""
     scenario = tmp_path / "end.toml"
     scenario.write_text(AT_THE_END)
     theirs = ns2.run_ns2(str(scenario), str(tmp_path / "ns2"))["trace"]
