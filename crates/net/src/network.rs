@@ -3,7 +3,7 @@
 //! ns-2 agents call `target_->recv`, so events are scheduled in the same order as in ns-2.
 
 use crate::loss::Loss;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use crate::metrics::{FlowStats, LinkStats};
 use crate::packet::{flags, Addr, FlowId, Kind, Packet, PacketId, PacketPool, MAX_SACK_BLOCKS};
 use crate::scenario::LossAction;
@@ -12,7 +12,7 @@ use crate::routing::Routes;
 use crate::trace::Tracer;
 use crate::mobility::{Mip, MipTimer};
 use crate::wifi::{Wifi, WifiEvent};
-use tcplab_des::{Ns2Rng, Scheduler, Time, Timer};
+use tcplab_des::{Ns2Rng, Ring, Scheduler, Time, Timer};
 
 /// Everything that can happen, as a small plain value.
 #[derive(Clone, Copy, Debug)]
@@ -190,7 +190,7 @@ pub fn link_name(nodes: &[String], l: &Link) -> String {
 /// an event per flight time in use rather than one per busy link.
 #[derive(Default)]
 pub struct Flights {
-    lanes: Vec<VecDeque<InFlight>>,
+    lanes: Vec<Ring<InFlight>>,
     /// A lane's flight time (its bits) to its index.
     by_time: HashMap<u64, u32>,
 }
@@ -219,7 +219,7 @@ impl Flights {
     fn lane(&mut self, flight: f64) -> u32 {
         let lanes = &mut self.lanes;
         *self.by_time.entry(flight.to_bits()).or_insert_with(|| {
-            lanes.push(VecDeque::new());
+            lanes.push(Ring::default());
             lanes.len() as u32 - 1
         })
     }
@@ -227,7 +227,7 @@ impl Flights {
     /// How many packets each of `links` links has on its wire, counted in the lanes.
     pub fn on_wire(&self, links: usize) -> Vec<u64> {
         let mut n = vec![0; links];
-        for f in self.lanes.iter().flatten() {
+        for f in self.lanes.iter().flat_map(Ring::iter) {
             n[f.link as usize] += 1;
         }
         n

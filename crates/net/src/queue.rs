@@ -2,9 +2,8 @@
 
 use crate::packet::{flags, Packet, PacketId};
 use crate::scenario::{QueueConfig, QueueKind, RedParams};
-use std::collections::VecDeque;
 use crate::random::Draws;
-use tcplab_des::{Ns2Rng, Time};
+use tcplab_des::{Ns2Rng, Ring, Time};
 
 /// What happened to an arriving packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,7 +16,7 @@ pub enum Verdict {
 /// A FIFO of waiting packets with its byte count.
 #[derive(Default)]
 struct Fifo {
-    packets: VecDeque<(PacketId, u32)>,
+    packets: Ring<(PacketId, u32)>,
     bytes: u64,
 }
 

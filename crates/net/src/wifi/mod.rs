@@ -16,8 +16,7 @@ use crate::packet::{Packet, PacketId};
 use crate::random::Draws;
 use phy::{Radio, Timing, ACK_BYTES, CTS_BYTES, RTS_BYTES};
 use serde::Serialize;
-use std::collections::VecDeque;
-use tcplab_des::Timer;
+use tcplab_des::{Ring, Timer};
 
 /// A WLAN's MAC and PHY settings.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -145,7 +144,7 @@ pub struct Station {
     wlan: u32,
     pos: (f64, f64),
     /// Packets waiting, with the radio each goes to.
-    queue: VecDeque<(PacketId, u32)>,
+    queue: Ring<(PacketId, u32)>,
     state: State,
     cw: u32,
     /// Backoff slots still to count down; None when no backoff is pending.
@@ -206,7 +205,7 @@ impl Wifi {
                     node: node as u32,
                     wlan: w as u32,
                     pos,
-                    queue: VecDeque::new(),
+                    queue: Ring::default(),
                     state: State::Idle,
                     cw: cfg.cw_min,
                     backoff: None,

@@ -1,0 +1,109 @@
+//! A first-in, first-out ring of plain values: the queues a simulator pushes and pops on every
+//! hop (packets on a wire, packets waiting at a link). Its capacity is a power of two, so a
+//! place wraps with a mask rather than a comparison, and it never shrinks: once it has grown
+//! to a run's working size, it allocates no more.
+
+pub struct Ring<T> {
+    /// The slots, `buf.len()` a power of two (or zero); the values are the `len` slots from
+    /// `head` on, wrapping. The other slots hold stale copies, never read.
+    buf: Box<[T]>,
+    head: usize,
+    len: usize,
+}
+
+impl<T: Copy> Default for Ring<T> {
+    fn default() -> Self {
+        Ring { buf: Box::new([]), head: 0, len: 0 }
+    }
+}
+
+impl<T: Copy> Ring<T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn mask(&self) -> usize {
+        self.buf.len().wrapping_sub(1)
+    }
+
+    pub fn push_back(&mut self, value: T) {
+        if self.len == self.buf.len() {
+            self.grow(value);
+        }
+        let at = (self.head + self.len) & self.mask();
+        self.buf[at] = value;
+        self.len += 1;
+    }
+
+    pub fn pop_front(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        let value = self.buf[self.head];
+        self.head = (self.head + 1) & self.mask();
+        self.len -= 1;
+        Some(value)
+    }
+
+    pub fn front(&self) -> Option<&T> {
+        (self.len > 0).then(|| &self.buf[self.head])
+    }
+
+    pub fn back(&self) -> Option<&T> {
+        (self.len > 0).then(|| &self.buf[(self.head + self.len - 1) & self.mask()])
+    }
+
+    /// The values, first to last.
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        (0..self.len).map(move |i| &self.buf[(self.head + i) & self.mask()])
+    }
+
+    /// Doubles the capacity (at least 8 slots), the values moved to the start in order; `fill`
+    /// fills the new slots, which are written before they are read.
+    #[cold]
+    fn grow(&mut self, fill: T) {
+        let mut buf = vec![fill; (2 * self.buf.len()).max(8)].into_boxed_slice();
+        for (slot, value) in buf.iter_mut().zip(self.iter()) {
+            *slot = *value;
+        }
+        self.buf = buf;
+        self.head = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    /// Random pushes and pops, through many wraps and several growths, keep the order a
+    /// standard double-ended queue keeps.
+    #[test]
+    fn keeps_the_order_of_a_standard_queue() {
+        let mut rng = crate::Rng::stream(3, "ring");
+        let mut ring = Ring::default();
+        let mut model = VecDeque::new();
+        for i in 0..200_000u64 {
+            // drift from pushing more to popping more, so the ring grows, wraps and empties
+            let push_odds = if (i / 5000) % 2 == 0 { 60 } else { 40 };
+            if rng.next_u64() % 100 < push_odds {
+                ring.push_back(i);
+                model.push_back(i);
+            } else {
+                assert_eq!(ring.pop_front(), model.pop_front());
+            }
+            assert_eq!(ring.len(), model.len());
+            assert_eq!(ring.front(), model.front());
+            assert_eq!(ring.back(), model.back());
+        }
+        assert!(ring.iter().eq(model.iter()));
+        while let Some(v) = model.pop_front() {
+            assert_eq!(ring.pop_front(), Some(v));
+        }
+        assert!(ring.is_empty() && ring.pop_front().is_none() && ring.front().is_none());
+    }
+}
