@@ -1,12 +1,20 @@
-//! The event queue: a binary heap ordered by (exact seconds, insertion number).
+//! The event queue: two binary heaps ordered by (exact seconds, insertion number), one for the
+//! events of restartable timers and one for the rest.
 //!
 //! Events are scheduled at the exact double-precision time a double-clock simulator such as
 //! ns-2 would have computed for them (`schedule_exact`), so they come out in ns-2's order, float
 //! noise included; ties go by insertion order, as in ns-2's scheduler. The clock also reads as
 //! integer picoseconds (`now`), the double rounded when asked (most events never ask): rounding
 //! keeps the order of distinct times. Events are small `Copy` values chosen by the model; the
-//! queue never allocates per event once the heap has grown to the run's working size. An event
-//! due before everything in the heap waits beside it (`front`).
+//! queue never allocates per event once the heaps have grown to the run's working size. An event
+//! due before everything in the events' heap waits beside it (`front`).
+//!
+//! Timers sit in a heap of their own: a network's timers (a retransmission timer per TCP
+//! sender) are mostly far off, and in one heap with them an imminent event sinks a level
+//! further, to where their events begin. Apart, the events' heap holds only what is imminent
+//! (S3: a hundred retransmission timers apart from a handful of packet events), and the next
+//! event is the earlier of the two roots. A timer armed and fired at the pace of the packets
+//! (a radio's) is `Timer::near` and goes with the events.
 
 use crate::Time;
 use crate::heap::MinHeap;
@@ -25,6 +33,10 @@ fn exact_of(key: u128) -> f64 {
 
 pub struct Scheduler<E: Copy> {
     heap: MinHeap<E>,
+    /// The events of timers (`arm`, `fire`), and the key of the first (`u128::MAX` if none),
+    /// kept at hand: every pop compares it, and it changes only when a timer's event does.
+    timers: MinHeap<E>,
+    timers_next: u128,
     now_exact: f64,
     /// Where `advance_to` stopped the clock between events, until the next event: read back
     /// from its double, a time of hours can come out a picosecond off. (An event due at the stop
@@ -35,15 +47,22 @@ pub struct Scheduler<E: Copy> {
     next_seq: u64,
     /// Events dispatched so far.
     dispatched: u64,
-    /// The event being dispatched still holds the heap's root: the next push takes its place,
-    /// in one pass down instead of a pop's and a push's (a packet landing schedules the next
-    /// one in its lane), or the next pop or peek removes it.
-    taken: bool,
-    /// An event due before everything in the heap, kept out of it. A packet that finds its
+    /// The event being dispatched still holds the root of a heap: the next push to that heap
+    /// takes its place, in one pass down instead of a pop's and a push's (a packet landing
+    /// schedules the next one in its lane), or the next pop removes it.
+    taken: Taken,
+    /// An event due before everything in the events' heap, kept out of it. A packet that finds its
     /// link finishing a transmission at the very time it arrives schedules that release as
     /// the next event (trains at equal rates do it at every hop), and the release never
     /// touches the heap.
     front: Option<(u128, E)>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Taken {
+    None,
+    Heap,
+    Timers,
 }
 
 impl<E: Copy> Default for Scheduler<E> {
@@ -54,7 +73,7 @@ impl<E: Copy> Default for Scheduler<E> {
 
 impl<E: Copy> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { heap: MinHeap::new(), now_exact: 0.0, stopped_at: None, now_seq: 0, next_seq: 0, dispatched: 0, taken: false, front: None }
+        Scheduler { heap: MinHeap::new(), timers: MinHeap::new(), timers_next: u128::MAX, now_exact: 0.0, stopped_at: None, now_seq: 0, next_seq: 0, dispatched: 0, taken: Taken::None, front: None }
     }
 
     pub fn now(&self) -> Time {
@@ -92,7 +111,8 @@ impl<E: Copy> Scheduler<E> {
     pub fn push_reserved(&mut self, exact: f64, seq: u64, event: E) {
         assert!(exact >= self.now_exact, "event scheduled in the past: {exact} < {}", self.now_exact);
         let k = key(exact, seq);
-        if std::mem::take(&mut self.taken) {
+        if self.taken == Taken::Heap {
+            self.taken = Taken::None;
             self.heap.replace_min(k, event);
         } else if self.front.is_none_or(|(f, _)| k < f) && self.heap.peek().is_none_or(|(root, _)| k < root) {
             if let Some((f, e)) = self.front.replace((k, event)) {
@@ -101,6 +121,23 @@ impl<E: Copy> Scheduler<E> {
         } else {
             self.heap.push(k, event);
         }
+    }
+
+    /// Schedules a timer's event, as `push_reserved` does the others' (and with them, if the
+    /// timer is `near`).
+    fn push_timer(&mut self, near: bool, exact: f64, seq: u64, event: E) {
+        if near {
+            return self.push_reserved(exact, seq, event);
+        }
+        assert!(exact >= self.now_exact, "event scheduled in the past: {exact} < {}", self.now_exact);
+        let k = key(exact, seq);
+        if self.taken == Taken::Timers {
+            self.taken = Taken::None;
+            self.timers.replace_min(k, event);
+        } else {
+            self.timers.push(k, event);
+        }
+        self.timers_next = self.timers.peek().map_or(u128::MAX, |(k, _)| k);
     }
 
     /// True if an event at `exact` seconds with insertion number `seq` would already have come
@@ -123,7 +160,7 @@ impl<E: Copy> Scheduler<E> {
         timer.due = exact;
         timer.seq = self.reserve();
         if timer.queued.is_none_or(|(_, at)| at > exact) {
-            self.push_reserved(exact, timer.seq, event(timer.gen));
+            self.push_timer(timer.near, exact, timer.seq, event(timer.gen));
             timer.queued = Some((timer.gen, exact));
         }
     }
@@ -142,7 +179,7 @@ impl<E: Copy> Scheduler<E> {
             timer.pending = false;
             return true;
         }
-        self.push_reserved(timer.due, timer.seq, event(timer.gen));
+        self.push_timer(timer.near, timer.due, timer.seq, event(timer.gen));
         timer.queued = Some((timer.gen, timer.due));
         false
     }
@@ -156,9 +193,11 @@ impl<E: Copy> Scheduler<E> {
         debug_assert!(exact == self.now_exact && !self.is_past(exact, seq), "an event due now, not yet dispatched");
         debug_assert!(self.stopped_at.is_none(), "only while an event is dispatched");
         let k = key(exact, seq);
-        // while the dispatched event holds the root, the next one is among its children
-        let heap_next = if self.taken { self.heap.second_key() } else { self.heap.peek().map(|(root, _)| root) };
-        if self.front.is_some_and(|(f, _)| f < k) || heap_next.is_some_and(|h| h < k) {
+        // while the dispatched event holds a root, the next one of that heap is among its children
+        let next = |heap: &MinHeap<E>, taken| if taken { heap.second_key() } else { heap.peek().map(|(root, _)| root) };
+        let heap_next = next(&self.heap, self.taken == Taken::Heap);
+        let timer_next = next(&self.timers, self.taken == Taken::Timers);
+        if self.front.is_some_and(|(f, _)| f < k) || heap_next.is_some_and(|h| h < k) || timer_next.is_some_and(|t| t < k) {
             return false;
         }
         self.now_seq = seq;
@@ -173,17 +212,22 @@ impl<E: Copy> Scheduler<E> {
 
     /// How many events are waiting.
     pub fn len(&self) -> usize {
-        self.heap.len() - self.taken as usize + self.front.is_some() as usize
+        self.heap.len() + self.timers.len() - (self.taken != Taken::None) as usize + self.front.is_some() as usize
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Removes the event dispatched last, if it still holds the root.
+    /// Removes the event dispatched last, if it still holds a root.
     fn drop_taken(&mut self) {
-        if std::mem::take(&mut self.taken) {
-            self.heap.pop();
+        match std::mem::replace(&mut self.taken, Taken::None) {
+            Taken::None => {}
+            Taken::Heap => _ = self.heap.pop(),
+            Taken::Timers => {
+                self.timers.pop();
+                self.timers_next = self.timers.peek().map_or(u128::MAX, |(k, _)| k);
+            }
         }
     }
 
@@ -196,15 +240,21 @@ impl<E: Copy> Scheduler<E> {
     /// advances the clock to it: a run's loop looks at the next event once.
     pub fn pop_if(&mut self, due: impl FnOnce(f64, u64) -> bool) -> Option<E> {
         self.drop_taken();
-        let (k, event) = match self.front {
-            Some(f) => f,
-            None => self.heap.peek().map(|(k, &e)| (k, e))?,
+        // the front is before everything in the events' heap, not necessarily in the timers'
+        let event = match self.front {
+            Some((k, e)) => Some((k, e, Taken::None)),
+            None => self.heap.peek().map(|(k, &e)| (k, e, Taken::Heap)),
+        };
+        let (k, event, from) = match event {
+            Some(e) if e.0 < self.timers_next => e,
+            _ => self.timers.peek().map(|(k, &e)| (k, e, Taken::Timers))?,
         };
         if !due(exact_of(k), k as u64) {
             return None;
         }
-        if self.front.take().is_none() {
-            self.taken = true;
+        match from {
+            Taken::None => self.front = None,
+            taken => self.taken = taken,
         }
         debug_assert!(exact_of(k) >= self.now_exact, "time went backwards");
         self.now_exact = exact_of(k);
@@ -229,6 +279,9 @@ impl<E: Copy> Scheduler<E> {
 /// the timer was re-armed for a later time.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Timer {
+    /// Its events are imminent, as the network's are (a radio's slots and timeouts), and go
+    /// into their heap: it is dispatched and re-armed at the pace of the packets.
+    near: bool,
     gen: u32,
     pending: bool,
     /// When the current arming expires, and its insertion number.
@@ -239,6 +292,11 @@ pub struct Timer {
 }
 
 impl Timer {
+    /// A timer whose events go with the network's (see `near`); `default()` makes the others.
+    pub fn near() -> Timer {
+        Timer { near: true, ..Timer::default() }
+    }
+
     pub fn cancel(&mut self) {
         self.gen = self.gen.wrapping_add(1);
         self.pending = false;
@@ -441,6 +499,86 @@ mod tests {
             assert_eq!(s.len(), model.len());
         }
         assert!(from_front > 5_000 && displaced > 200 && declined > 500, "{from_front} {displaced} {declined}");
+    }
+
+    /// Events and timers (near and far) together, against a model that pushes every arming
+    /// and skips stale events: the same live events come out at the same times in the same
+    /// order, whichever heap holds them, including events dispatched on the spot.
+    #[test]
+    fn timers_and_events_come_out_in_one_order() {
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        enum Ev {
+            Plain(u64),
+            Timer(usize, u32),
+        }
+        // (time's bits, insertion number) -> the event; timers: (generation, pending) per timer
+        let mut model = std::collections::BTreeMap::<(u64, u64), Ev>::new();
+        let mut current = [(0u32, false); 6];
+        let mut timers: Vec<Timer> = (0..6).map(|i| if i % 2 == 0 { Timer::near() } else { Timer::default() }).collect();
+        let mut rng = crate::Rng::stream(2, "timers");
+        let mut next = move |n: u64| rng.next_u64() % n;
+        let mut s: Scheduler<Ev> = Scheduler::new();
+        let (mut live, mut on_the_spot, mut from_timers) = (0, 0, 0);
+        s.schedule_exact(0.0, Ev::Plain(0));
+        model.insert((0, 0), Ev::Plain(0));
+        while live < 20_000 {
+            let Some((_, ev)) = s.pop() else { break };
+            let now = s.now_exact();
+            if let Ev::Timer(i, gen) = ev {
+                if !s.fire(&mut timers[i], gen, |g| Ev::Timer(i, g)) {
+                    continue; // stale, or re-queued for a later arming
+                }
+                from_timers += 1;
+            }
+            // the model's next live event is this one
+            let expected = loop {
+                let ((at, _), e) = model.pop_first().expect("the model has the event");
+                match e {
+                    Ev::Timer(i, g) if current[i] != (g, true) => continue,
+                    Ev::Timer(i, _) => current[i].1 = false,
+                    Ev::Plain(_) => {}
+                }
+                break (f64::from_bits(at), e);
+            };
+            assert_eq!((now, ev), expected);
+            live += 1;
+            // about one event per event while the queue holds more than 40
+            for _ in 0..if model.len() > 40 { next(2) } else { 1 + next(3) } {
+                let at = now + [0.0, 1e-3 * next(5) as f64, 1.0 + next(3) as f64][next(3) as usize];
+                match next(4) {
+                    0 | 1 => {
+                        let seq = s.reserve();
+                        s.push_reserved(at, seq, Ev::Plain(seq));
+                        model.insert((at.to_bits(), seq), Ev::Plain(seq));
+                    }
+                    2 => {
+                        let i = next(6) as usize;
+                        let seq = s.next_seq;
+                        s.arm(&mut timers[i], at, |g| Ev::Timer(i, g));
+                        current[i] = (current[i].0.wrapping_add(1), true);
+                        model.insert((at.to_bits(), seq), Ev::Timer(i, current[i].0));
+                    }
+                    _ => {
+                        let i = next(6) as usize;
+                        timers[i].cancel();
+                        current[i] = (current[i].0.wrapping_add(1), false);
+                    }
+                }
+            }
+            if next(4) == 0 {
+                // the event's last act: something due now, dispatched on the spot if nothing is due first
+                // (the model also holds the stale armings: the scheduler holds some of them)
+                let seq = s.reserve();
+                let before = || model.range(..(now.to_bits(), seq)).map(|(_, e)| *e);
+                let live_before = before().any(|e| !matches!(e, Ev::Timer(i, g) if current[i] != (g, true)));
+                let spot = s.dispatch_if_next(now, seq);
+                assert!(!(spot && live_before), "dispatched on the spot with an event due first");
+                assert!(spot || before().next().is_some(), "not dispatched with nothing due first");
+                on_the_spot += spot as u32;
+            }
+            assert!(s.len() >= model.values().filter(|e| matches!(e, Ev::Plain(_))).count());
+        }
+        assert!(live == 20_000 && from_timers > 2_000 && on_the_spot > 500, "{live} {from_timers} {on_the_spot}");
     }
 
     #[test]
