@@ -35,7 +35,9 @@ impl<T: Copy> Ring<T> {
             self.grow(value);
         }
         let at = (self.head + self.len) & self.mask();
-        self.buf[at] = value;
+        // SAFETY: the capacity is a power of two, at least 8 once anything is pushed: a masked
+        // place is below it
+        unsafe { *self.buf.get_unchecked_mut(at) = value };
         self.len += 1;
     }
 
@@ -43,7 +45,9 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        let value = self.buf[self.head];
+        // SAFETY: the ring holds a value, so the capacity is a power of two and `head`, always
+        // masked, is below it
+        let value = unsafe { *self.buf.get_unchecked(self.head) };
         self.head = (self.head + 1) & self.mask();
         self.len -= 1;
         Some(value)
