@@ -34,6 +34,7 @@ impl<T: Copy> Ring<T> {
         if self.len == self.buf.len() {
             self.grow(value);
         }
+        debug_assert!(self.buf.len().is_power_of_two(), "the unsafe indexing relies on it");
         let at = (self.head + self.len) & self.mask();
         // SAFETY: the capacity is a power of two, at least 8 once anything is pushed: a masked
         // place is below it

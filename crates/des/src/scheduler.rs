@@ -35,6 +35,8 @@ pub struct Scheduler<E: Copy> {
     heap: MinHeap<E>,
     /// The events of timers (`arm`, `fire`), and the key of the first (`u128::MAX` if none),
     /// kept at hand: every pop compares it, and it changes only when a timer's event does.
+    /// While a timer's event is dispatched (`taken` is `Timers`) it still names that event,
+    /// so it is read only after `drop_taken`.
     timers: MinHeap<E>,
     timers_next: u128,
     now_exact: f64,
@@ -109,8 +111,7 @@ impl<E: Copy> Scheduler<E> {
     /// Schedules `event` at `exact` seconds with an insertion number taken by `reserve`: it
     /// comes out exactly where it would have if it had been scheduled when `seq` was taken.
     pub fn push_reserved(&mut self, exact: f64, seq: u64, event: E) {
-        assert!(exact >= self.now_exact, "event scheduled in the past: {exact} < {}", self.now_exact);
-        let k = key(exact, seq);
+        let k = self.future_key(exact, seq);
         if self.taken == Taken::Heap {
             self.taken = Taken::None;
             self.heap.replace_min(k, event);
@@ -129,14 +130,24 @@ impl<E: Copy> Scheduler<E> {
         if near {
             return self.push_reserved(exact, seq, event);
         }
-        assert!(exact >= self.now_exact, "event scheduled in the past: {exact} < {}", self.now_exact);
-        let k = key(exact, seq);
+        let k = self.future_key(exact, seq);
         if self.taken == Taken::Timers {
             self.taken = Taken::None;
             self.timers.replace_min(k, event);
         } else {
             self.timers.push(k, event);
         }
+        self.refresh_timers_next();
+    }
+
+    /// The key of an event at `exact` seconds with insertion number `seq`, which may not lie
+    /// in the past.
+    fn future_key(&self, exact: f64, seq: u64) -> u128 {
+        assert!(exact >= self.now_exact, "event scheduled in the past: {exact} < {}", self.now_exact);
+        key(exact, seq)
+    }
+
+    fn refresh_timers_next(&mut self) {
         self.timers_next = self.timers.peek().map_or(u128::MAX, |(k, _)| k);
     }
 
@@ -226,7 +237,7 @@ impl<E: Copy> Scheduler<E> {
             Taken::Heap => _ = self.heap.pop(),
             Taken::Timers => {
                 self.timers.pop();
-                self.timers_next = self.timers.peek().map_or(u128::MAX, |(k, _)| k);
+                self.refresh_timers_next();
             }
         }
     }
@@ -240,7 +251,8 @@ impl<E: Copy> Scheduler<E> {
     /// advances the clock to it: a run's loop looks at the next event once.
     pub fn pop_if(&mut self, due: impl FnOnce(f64, u64) -> bool) -> Option<E> {
         self.drop_taken();
-        // the front is before everything in the events' heap, not necessarily in the timers'
+        // Where the next event waits: beside the events' heap (`Taken::None`: the front, before
+        // everything in that heap, not necessarily in the timers'), or at a heap's root.
         let event = match self.front {
             Some((k, e)) => Some((k, e, Taken::None)),
             None => self.heap.peek().map(|(k, &e)| (k, e, Taken::Heap)),
@@ -254,7 +266,7 @@ impl<E: Copy> Scheduler<E> {
         }
         match from {
             Taken::None => self.front = None,
-            taken => self.taken = taken,
+            root => self.taken = root,
         }
         debug_assert!(exact_of(k) >= self.now_exact, "time went backwards");
         self.now_exact = exact_of(k);
@@ -503,7 +515,8 @@ mod tests {
 
     /// Events and timers (near and far) together, against a model that pushes every arming
     /// and skips stale events: the same live events come out at the same times in the same
-    /// order, whichever heap holds them, including events dispatched on the spot.
+    /// order, whichever heap holds them, including events dispatched on the spot; a declined
+    /// pop changes nothing, and the count of waiting events stays exact.
     #[test]
     fn timers_and_events_come_out_in_one_order() {
         #[derive(Clone, Copy, Debug, PartialEq)]
@@ -518,15 +531,32 @@ mod tests {
         let mut rng = crate::Rng::stream(2, "timers");
         let mut next = move |n: u64| rng.next_u64() % n;
         let mut s: Scheduler<Ev> = Scheduler::new();
-        let (mut live, mut on_the_spot, mut from_timers) = (0, 0, 0);
+        let (mut live, mut on_the_spot, mut from_timers, mut declined_timers) = (0, 0, 0, 0);
         s.schedule_exact(0.0, Ev::Plain(0));
         model.insert((0, 0), Ev::Plain(0));
+        let mut waiting = 1; // events in the scheduler, counted as they go in and out
         while live < 20_000 {
+            if next(8) == 0 {
+                let before = (s.len(), s.now_exact(), s.now_seq);
+                let mut timer_next = false;
+                assert!(s.pop_if(|exact, seq| {
+                    timer_next = matches!(model.get(&(exact.to_bits(), seq)), Some(Ev::Timer(i, _)) if i % 2 == 1);
+                    false
+                })
+                .is_none());
+                assert_eq!((s.len(), s.now_exact(), s.now_seq), before, "a declined pop changes nothing");
+                declined_timers += timer_next as u32;
+            }
             let Some((_, ev)) = s.pop() else { break };
+            waiting -= 1;
             let now = s.now_exact();
             if let Ev::Timer(i, gen) = ev {
-                if !s.fire(&mut timers[i], gen, |g| Ev::Timer(i, g)) {
-                    continue; // stale, or re-queued for a later arming
+                let queued = timers[i].queued;
+                let live = s.fire(&mut timers[i], gen, |g| Ev::Timer(i, g));
+                waiting += (timers[i].queued.is_some() && timers[i].queued != queued) as usize; // re-queued
+                if !live {
+                    assert_eq!(s.len(), waiting);
+                    continue; // stale, or re-queued
                 }
                 from_timers += 1;
             }
@@ -550,11 +580,13 @@ mod tests {
                         let seq = s.reserve();
                         s.push_reserved(at, seq, Ev::Plain(seq));
                         model.insert((at.to_bits(), seq), Ev::Plain(seq));
+                        waiting += 1;
                     }
                     2 => {
                         let i = next(6) as usize;
-                        let seq = s.next_seq;
+                        let (seq, queued) = (s.next_seq, timers[i].queued);
                         s.arm(&mut timers[i], at, |g| Ev::Timer(i, g));
+                        waiting += (timers[i].queued != queued) as usize; // pushed an event
                         current[i] = (current[i].0.wrapping_add(1), true);
                         model.insert((at.to_bits(), seq), Ev::Timer(i, current[i].0));
                     }
@@ -576,9 +608,12 @@ mod tests {
                 assert!(spot || before().next().is_some(), "not dispatched with nothing due first");
                 on_the_spot += spot as u32;
             }
-            assert!(s.len() >= model.values().filter(|e| matches!(e, Ev::Plain(_))).count());
+            assert_eq!(s.len(), waiting);
         }
-        assert!(live == 20_000 && from_timers > 2_000 && on_the_spot > 500, "{live} {from_timers} {on_the_spot}");
+        assert!(
+            live == 20_000 && from_timers > 2_000 && on_the_spot > 500 && declined_timers > 100,
+            "{live} {from_timers} {on_the_spot} {declined_timers}"
+        );
     }
 
     #[test]
