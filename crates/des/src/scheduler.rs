@@ -13,8 +13,8 @@
 //! sender) are mostly far off, and in one heap with them an imminent event sinks a level
 //! further, to where their events begin. Apart, the events' heap holds only what is imminent
 //! (S3: a hundred retransmission timers apart from a handful of packet events), and the next
-//! event is the earlier of the two roots. A timer armed and fired at the pace of the packets
-//! (a radio's) is `Timer::near` and goes with the events.
+//! event is the earliest of the two roots and the front. A timer armed and fired at the pace
+//! of the packets (a radio's) is `Timer::near` and goes with the events.
 
 use crate::Time;
 use crate::heap::MinHeap;
@@ -53,10 +53,10 @@ pub struct Scheduler<E: Copy> {
     /// takes its place, in one pass down instead of a pop's and a push's (a packet landing
     /// schedules the next one in its lane), or the next pop removes it.
     taken: Taken,
-    /// An event due before everything in the events' heap, kept out of it. A packet that finds its
-    /// link finishing a transmission at the very time it arrives schedules that release as
-    /// the next event (trains at equal rates do it at every hop), and the release never
-    /// touches the heap.
+    /// An event due before everything in the events' heap (not necessarily before the timers'),
+    /// kept out of it. A packet that finds its link finishing a transmission at the very time
+    /// it arrives schedules that release as the next event (trains at equal rates do it at
+    /// every hop), and the release never touches the heap.
     front: Option<(u128, E)>,
 }
 
