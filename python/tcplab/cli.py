@@ -122,11 +122,14 @@ def format_flow_table(summaries: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def _error(e: ScenarioError, several: bool) -> None:
+def _error(e: ScenarioError, several: bool, args: argparse.Namespace | None = None) -> None:
     # With several scenarios, say which file a field error belongs to.
     msg = str(e)
     if several and e.source and e.path != e.source and not e.path.startswith("--"):
         msg = f"{e.source}: {msg}"
+    if e.path == "--out" and args is not None and getattr(args, "out", "") is None:
+        # the command chose the folder: say so, as the user never typed --out
+        msg += " (the default output; choose another with --out)"
     print(f"{PROG}: error: {_one_line(msg)}", file=sys.stderr)
 
 
@@ -176,7 +179,7 @@ def cmd_estimate(args) -> int:
             out = args.out or os.path.join("results", tcplab.folder_name(info["name"]))
             report = tcplab.estimate(src, until=args.until, trace=args.trace, out=out)
         except ScenarioError as e:
-            _error(e, several)
+            _error(e, several, args)
             status = 2
             continue
         reports.append({"scenario": src, "name": info["name"], **report})
@@ -232,7 +235,7 @@ def cmd_run(args) -> int:
         for src, name, out in jobs:
             refused = tcplab.estimate(src, until=args.until, trace=args.trace, out=out)["refused"]
             if refused:
-                _error(ScenarioError(refused[0], refused[1], src), several)
+                _error(ScenarioError(refused[0], refused[1], src), several, args)
                 return 2
 
     summaries = []
@@ -243,7 +246,7 @@ def cmd_run(args) -> int:
                              progress=progress, series_format=args.series, check=args.check or None,
                              limits=not args.no_limits)
         except ScenarioError as e:
-            _error(e, several)
+            _error(e, several, args)
             return 2
         finally:
             progress.close()
@@ -614,6 +617,7 @@ def main(argv: list[str] | None = None) -> int:
     err_guard = sys.stderr = _Guard(stderr if stderr is not None else nowhere, is_stdout=False)
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
+    args = None
     try:
         args = build_parser().parse_args(argv)  # its usage errors go through the guards too
         status = args.func(args)
@@ -621,7 +625,7 @@ def main(argv: list[str] | None = None) -> int:
             guard.flush()  # a closed stdout shows here rather than at exit
         return status
     except ScenarioError as e:  # e.g. a bad --seed raised outside the per-scenario handling
-        _error(e, False)
+        _error(e, False, args)
         return 2
     except Terminated:
         print(f"{PROG}: terminated", file=sys.stderr)

@@ -657,3 +657,21 @@ def test_an_output_that_cannot_be_written_is_named(tmp_path, capsys, command):
     assert cli.main([command, *args, "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.splitlines()[-1].startswith("tcplab: error: --out: cannot "), err
+
+
+@pytest.mark.parametrize("command", ["run", "sweep", "plot", "report", "reproduce"])
+def test_a_default_output_that_cannot_be_written_says_it_was_the_default(tmp_path, capsys, monkeypatch, command):
+    """Without --out the command picks the folder; its error says so, and how to choose another."""
+    tcplab.run(DUMBBELL, out=tmp_path / "run", until="0.1s")
+    sweep = tmp_path / "s.toml"
+    sweep.write_text(f'scenarios = ["{DUMBBELL}"]\n')
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results").write_text("not a folder")  # the default parent of run, sweep, reproduce
+    (tmp_path / "run" / "plots").write_text("not a folder")
+    (tmp_path / "run" / "report.html").mkdir()
+    args = {"run": [str(DUMBBELL), "--until", "0.1s"], "sweep": [str(sweep)], "plot": ["run"], "report": ["run"], "reproduce": ["yew2011-wired", "--quick"]}[command]
+    assert cli.main([command, *args]) == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith("tcplab: error: --out: ") and last.endswith("(the default output; choose another with --out)"), last
+    assert cli.main([command, *args, "--out", str(tmp_path / "results" / "x")]) == 2
+    assert "the default output" not in capsys.readouterr().err, "a folder the user named is not called the default"
