@@ -575,11 +575,17 @@ class _Guard:
     work and its exit status go on (`tcplab sweep ... 2>&1 >sweep.txt | head`). A broken pipe
     anywhere else (a sweep's worker, say) stays an error."""
 
+    # A status line shown on this stream (tcplab.status.StatusLine), erased before any other
+    # text is written, which then starts at the line's start rather than after its text.
+    status_line: StatusLine | None = None
+
     def __init__(self, stream: TextIO, *, is_stdout: bool):
         self.stream = stream
         self.is_stdout = is_stdout
 
     def write(self, text: str) -> int:
+        if self.status_line is not None and text:
+            self.status_line.close()  # it lets go of this stream first
         try:
             return self.stream.write(text)
         except BrokenPipeError as e:

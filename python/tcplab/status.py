@@ -31,7 +31,9 @@ class StatusLine:
             return
         self.last = t
         if self.tty:
+            self._hold(False)
             self.stream.write(f"\r{text}\x1b[K")  # \x1b[K erases the rest of the line
+            self._hold(True)
         else:
             self.stream.write(text + "\n")
         self.stream.flush()
@@ -39,10 +41,21 @@ class StatusLine:
 
     def close(self) -> None:
         """Erases the line from a terminal."""
+        self._hold(False)
         if self.shown and self.tty:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
         self.shown = False
+
+    def _hold(self, shown: bool) -> None:
+        """Tells a stream that erases its status line before other output (the command's guard
+        of stderr, `cli._Guard`) whether this line is on it, so that a log line or a warning
+        starts a line of its own instead of following this one's text."""
+        if hasattr(type(self.stream), "status_line"):
+            if shown:
+                self.stream.status_line = self
+            elif self.stream.status_line is self:
+                self.stream.status_line = None
 
 
 def progress_enabled(stream: TextIO | None = None) -> bool:

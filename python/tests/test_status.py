@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import logging
 
 from support import Clock, FakeTTY
+from tcplab import cli
 from tcplab.status import StatusLine
 
 
@@ -33,3 +35,25 @@ def test_a_line_never_shown_is_not_erased():
     s = FakeTTY()
     StatusLine(s, Clock()).close()
     assert s.getvalue() == ""
+
+
+def test_other_output_on_the_commands_stderr_erases_the_line_first():
+    """A log line (Dask's, say) or a warning written while the line shows starts at the start of
+    the terminal's line instead of after the status text; the next update draws the line again."""
+    tty = FakeTTY()
+    err = cli._Guard(tty, is_stdout=False)  # sys.stderr while a command runs
+    log = logging.getLogger("test_status.dask")
+    log.propagate = False
+    log.addHandler(handler := logging.StreamHandler(err))
+    handler.setFormatter(logging.Formatter("%(name)s - %(levelname)s - %(message)s"))
+    try:
+        line = StatusLine(err, Clock(), interval=0.0)
+        line.show("3/10 runs")
+        log.warning("a worker is slow")
+        line.show("4/10 runs")
+        print("a warning", file=err)
+        line.close()
+    finally:
+        log.removeHandler(handler)
+    assert tty.getvalue() == ("\r3/10 runs\x1b[K" "\r\x1b[K" "test_status.dask - WARNING - a worker is slow\n"
+                              "\r4/10 runs\x1b[K" "\r\x1b[K" "a warning\n"), "erased before each, and not again at the end"
