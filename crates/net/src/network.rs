@@ -214,6 +214,20 @@ const HOME: u32 = u32::MAX;
 /// `InFlight::onward` where Mobile IPv6 decides at the far end (the packet is read there).
 const ASK: u32 = u32::MAX - 1;
 
+/// `table[i]` without a bounds check, for the tables a hop indexes (links, lanes, the flows'
+/// books) by ids made from the tables themselves, which never shrink and are crate-private.
+/// Checked again after every call that might have changed the table, the bounds cost S2 and
+/// S3 about 4% of their time. Debug builds (the tests) still check.
+///
+/// # Safety
+/// `i < table.len()`.
+#[inline(always)]
+pub(crate) unsafe fn unchecked<T>(table: &mut [T], i: usize) -> &mut T {
+    debug_assert!(i < table.len(), "index {i} of a table of {}", table.len());
+    // SAFETY: the caller's
+    unsafe { table.get_unchecked_mut(i) }
+}
+
 impl Flights {
     /// The lane of packets that take `flight` seconds.
     fn lane(&mut self, flight: f64) -> u32 {
@@ -237,8 +251,10 @@ impl Flights {
 pub struct Network {
     pub sched: Scheduler<Event>,
     pub pkts: PacketPool,
-    pub links: Vec<Link>,
-    pub flights: Flights,
+    /// Crate-private, as `flights` and `flow_stats` are: a hop indexes them without bounds
+    /// checks (`unchecked`), by ids made from the tables themselves, which never shrink.
+    pub(crate) links: Vec<Link>,
+    pub(crate) flights: Flights,
     /// The wireless LANs and their radios.
     pub wifi: Wifi,
     /// Routes over the wired links (edges 0..links.len()) and then these radio pairs.
@@ -248,7 +264,7 @@ pub struct Network {
     pub mip: Mip,
     /// Node names, for records.
     pub node_names: Vec<String>,
-    pub flow_stats: Vec<FlowStats>,
+    pub(crate) flow_stats: Vec<FlowStats>,
     /// The trace writers. They are opened before the network is built and stay as they are:
     /// each link's `traced` flag is taken from them once.
     pub tracer: Tracer,
@@ -328,7 +344,8 @@ impl Network {
     /// An agent at `node` sends packet `id` towards its destination.
     fn send(&mut self, node: u32, id: PacketId) {
         let pkt = self.pkts.get(id);
-        let stats = &mut self.flow_stats[pkt.flow.0 as usize];
+        // SAFETY: a packet's flow is one of the scenario's, each with its books
+        let stats = unsafe { unchecked(&mut self.flow_stats, pkt.flow.0 as usize) };
         match pkt.kind {
             Kind::Tcp | Kind::Cbr => stats.on_data_sent(pkt.size),
             Kind::Ack => stats.acks_sent += 1,
@@ -396,17 +413,19 @@ impl Network {
     }
 
     fn enqueue(&mut self, l: usize, id: PacketId) {
-        self.links[l].stats.arrivals += 1;
+        // SAFETY: `forward_on` passes wired edges only, which are links
+        unsafe { unchecked(&mut self.links, l) }.stats.arrivals += 1;
         self.pass_losses(l, id, 0);
     }
 
     /// Takes a packet through the link's loss models from model `first` on, then to its queue.
     /// A dropped packet shows only as `d`; a delayed one re-enters after the model that held it.
     #[inline(always)] // into its callers (mainly `enqueue`): no call on every hop (-2% instructions)
-    pub fn pass_losses(&mut self, l: usize, id: PacketId, first: usize) {
+    pub(crate) fn pass_losses(&mut self, l: usize, id: PacketId, first: usize) {
         let last = std::mem::take(&mut self.forwarding_last);
         let now_s = self.now_secs();
-        let link = &mut self.links[l];
+        // SAFETY: a link (from `enqueue`, or a delayed packet's event made there)
+        let link = unsafe { unchecked(&mut self.links, l) };
         let pkt = self.pkts.get_mut(id);
         for (i, model) in link.losses.iter_mut().enumerate().skip(first) {
             if !model.picks(pkt.fid, pkt.size, &mut self.rng) {
@@ -506,7 +525,8 @@ impl Network {
     fn start_transmission(&mut self, l: usize) {
         let now = self.now();
         let now_s = self.now_secs();
-        let link = &mut self.links[l];
+        // SAFETY: a link whose transmission ends, or which a packet joined
+        let link = unsafe { unchecked(&mut self.links, l) };
         let waiting = link.queue.len();
         let Some(id) = link.queue.dequeue(now_s) else {
             return;
@@ -518,7 +538,8 @@ impl Network {
     /// Puts packet `id`, just out of link `l`'s queue, on the wire.
     fn put_on_wire(&mut self, l: usize, id: PacketId) {
         let now_s = self.now_secs();
-        let link = &mut self.links[l];
+        // SAFETY: the link the packet just left the queue of
+        let link = unsafe { unchecked(&mut self.links, l) };
         let pkt = self.pkts.get(id);
         debug_assert_eq!(link.traced, self.tracer.records_link(link.from, link.to), "writers changed after Network::new");
         if link.traced {
@@ -541,10 +562,12 @@ impl Network {
         } else {
             self.route(to, dst) as u32
         };
-        let link = &mut self.links[l];
+        // SAFETY: as above
+        let link = unsafe { unchecked(&mut self.links, l) };
         // ns-2's LinkDelay::recv in ns-2's arithmetic and order: the arrival, then the release.
         let arrival = InFlight { at: now_s + (tx.secs + link.delay_secs), seq: self.sched.reserve(), link: l as u32, id, onward };
-        let lane = &mut self.flights.lanes[tx.lane as usize];
+        // SAFETY: `tx_time` found the lane with `Flights::lane`
+        let lane = unsafe { unchecked(&mut self.flights.lanes, tx.lane as usize) };
         debug_assert!(lane.back().is_none_or(|last| (last.at, last.seq) < (arrival.at, arrival.seq)), "a lane lands in order");
         if lane.is_empty() {
             self.sched.push_reserved(arrival.at, arrival.seq, Event::Arrive(tx.lane));
@@ -558,24 +581,26 @@ impl Network {
         }
     }
 
-    pub fn on_link_free(&mut self, l: u32) {
-        self.links[l as usize].busy = false;
+    pub(crate) fn on_link_free(&mut self, l: u32) {
+        // SAFETY: `put_on_wire` and `pass_losses` make a release's event for its link
+        unsafe { unchecked(&mut self.links, l as usize) }.busy = false;
         self.start_transmission(l as usize);
     }
 
     /// The first packet of flight lane `lane` reaches the end of its link: it is forwarded, or
     /// handed back if it is home.
     #[must_use = "a packet handed back still holds its slot"]
-    pub fn on_arrive(&mut self, lane: u32) -> Option<PacketId> {
+    pub(crate) fn on_arrive(&mut self, lane: u32) -> Option<PacketId> {
         let now_s = self.now_secs();
-        let flights = &mut self.flights.lanes[lane as usize];
+        // SAFETY: `put_on_wire` makes a lane's event for a lane it found with `Flights::lane`
+        let flights = unsafe { unchecked(&mut self.flights.lanes, lane as usize) };
         let InFlight { link: l, id, onward, .. } = flights.pop_front().expect("a lane's event comes with its first packet");
         if let Some(next) = flights.front() {
             self.sched.push_reserved(next.at, next.seq, Event::Arrive(lane));
         }
-        let link = &mut self.links[l as usize];
+        // SAFETY: `put_on_wire` puts the entry in the lane, naming its own link
+        let link = unsafe { unchecked(&mut self.links, l as usize) };
         link.stats.received += 1;
-        let link = &self.links[l as usize];
         let to = link.to;
         if link.traced {
             self.tracer.link_event('r', now_s, link.from, to, self.pkts.get(id));

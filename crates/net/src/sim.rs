@@ -3,7 +3,7 @@
 
 use crate::metrics::{jain, FlowSeries, FlowSummary, LinkSample, LinkSeries, LinkSummary, RadioSummary, Sampler, Summary, TcpSeries};
 use crate::loss::Loss;
-use crate::network::{link_name, Endpoint, Event, Link, Network, TimerKind};
+use crate::network::{link_name, unchecked, Endpoint, Event, Link, Network, TimerKind};
 use crate::packet::{Addr, FlowId, Kind, PacketId};
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
@@ -581,9 +581,9 @@ impl Simulation {
     /// Packet `id` reached the node of the agent it is addressed to; returns its flow.
     fn deliver(net: &mut Network, flows: &mut [Flow], id: PacketId) -> usize {
         let pkt = &net.pkts.release(id);
-        let flow = &mut flows[pkt.flow.0 as usize];
         let delay = Time::from_secs_f64(net.now_secs() - pkt.ts);
-        let stats = &mut net.flow_stats[pkt.flow.0 as usize];
+        // SAFETY: a packet's flow is one of the scenario's, with its agents and books
+        let (flow, stats) = unsafe { (unchecked(flows, pkt.flow.0 as usize), unchecked(&mut net.flow_stats, pkt.flow.0 as usize)) };
         match pkt.kind {
             Kind::Tcp | Kind::Cbr => {
                 stats.on_data_delivered(pkt.size, delay);
