@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 import tcplab
-from tcplab import CoreMissingError, ScenarioError
+from tcplab import CoreMissingError, ScenarioError, status
 from tcplab.status import StatusLine, progress_enabled
 
 PROG = "tcplab"
@@ -576,7 +576,8 @@ class _Guard:
     anywhere else (a sweep's worker, say) stays an error."""
 
     # A status line shown on this stream (tcplab.status.StatusLine), erased before any other
-    # text is written, which then starts at the line's start rather than after its text.
+    # text is written, which then starts at the line's start rather than after its text
+    # (the in-process Dask client's log lines, warnings).
     status_line: StatusLine | None = None
 
     def __init__(self, stream: TextIO, *, is_stdout: bool):
@@ -584,13 +585,15 @@ class _Guard:
         self.is_stdout = is_stdout
 
     def write(self, text: str) -> int:
-        if self.status_line is not None and text:
-            self.status_line.close()  # it lets go of this stream first
-        try:
-            return self.stream.write(text)
-        except BrokenPipeError as e:
-            self._broken(e)
-            return len(text)
+        with status.lock:  # against a line drawn meanwhile by another thread
+            line = self.status_line
+            if line is not None and text:
+                line.close()  # it lets go of this stream first
+            try:
+                return self.stream.write(text)
+            except BrokenPipeError as e:
+                self._broken(e)
+                return len(text)
 
     def flush(self) -> None:
         try:

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from typing import Callable, TextIO
+
+# Held while a status line is drawn or erased, and by the command's guard of stderr while it
+# erases the line and writes other text (Dask logs from its own thread): reentrant, as an
+# erase writes through that guard.
+lock = threading.RLock()
 
 
 class StatusLine:
@@ -30,27 +36,30 @@ class StatusLine:
         if not last and self.last is not None and t - self.last < self.interval:
             return
         self.last = t
-        if self.tty:
-            self._hold(False)
-            self.stream.write(f"\r{text}\x1b[K")  # \x1b[K erases the rest of the line
-            self._hold(True)
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
-        self.shown = True
+        with lock:
+            if self.tty:
+                self._hold(False)
+                self.stream.write(f"\r{text}\x1b[K")  # \x1b[K erases the rest of the line
+                self._hold(True)
+            else:
+                self.stream.write(text + "\n")
+            self.stream.flush()
+            self.shown = True
 
     def close(self) -> None:
         """Erases the line from a terminal."""
-        self._hold(False)
-        if self.shown and self.tty:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-        self.shown = False
+        with lock:
+            self._hold(False)
+            if self.shown and self.tty:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+            self.shown = False
 
     def _hold(self, shown: bool) -> None:
         """Tells a stream that erases its status line before other output (the command's guard
         of stderr, `cli._Guard`) whether this line is on it, so that a log line or a warning
-        starts a line of its own instead of following this one's text."""
+        starts a line of its own instead of following this one's text. Only what is written
+        through that guard is seen: not a worker process's output, nor Rust's."""
         if hasattr(type(self.stream), "status_line"):
             if shown:
                 self.stream.status_line = self

@@ -57,3 +57,13 @@ def test_other_output_on_the_commands_stderr_erases_the_line_first():
         log.removeHandler(handler)
     assert tty.getvalue() == ("\r3/10 runs\x1b[K" "\r\x1b[K" "test_status.dask - WARNING - a worker is slow\n"
                               "\r4/10 runs\x1b[K" "\r\x1b[K" "a warning\n"), "erased before each, and not again at the end"
+
+
+def test_elsewhere_than_a_terminal_other_output_follows_the_updates_lines():
+    s = io.StringIO()
+    err = cli._Guard(s, is_stdout=False)
+    line = StatusLine(err, Clock(), interval=0.0)
+    line.show("3/10 runs")
+    print("a warning", file=err)
+    line.close()
+    assert s.getvalue() == "3/10 runs\na warning\n", "nothing to erase: each update is a line"
