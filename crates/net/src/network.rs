@@ -216,8 +216,9 @@ const ASK: u32 = u32::MAX - 1;
 
 /// `table[i]` without a bounds check, for the tables a hop indexes (links, lanes, the flows'
 /// books) by ids made from the tables themselves, which never shrink and are crate-private.
-/// Checked again after every call that might have changed the table, the bounds cost S2 and
-/// S3 about 4% of their time. Debug builds (the tests) still check.
+/// `table[i]` is checked again after every call that might have changed the table, several
+/// times a hop: those checks cost S2 and S3 about 4% of their time. `cargo test`'s debug
+/// builds still check.
 ///
 /// # Safety
 /// `i < table.len()`.
@@ -250,9 +251,10 @@ impl Flights {
 
 pub struct Network {
     pub sched: Scheduler<Event>,
-    pub pkts: PacketPool,
-    /// Crate-private, as `flights` and `flow_stats` are: a hop indexes them without bounds
-    /// checks (`unchecked`), by ids made from the tables themselves, which never shrink.
+    /// Crate-private, as `links`, `flights` and `flow_stats` are: a hop indexes them without
+    /// bounds checks (`unchecked`, `PacketPool::slot_in_range`), by ids made from the tables
+    /// themselves, which never shrink.
+    pub(crate) pkts: PacketPool,
     pub(crate) links: Vec<Link>,
     pub(crate) flights: Flights,
     /// The wireless LANs and their radios.
@@ -344,8 +346,7 @@ impl Network {
     /// An agent at `node` sends packet `id` towards its destination.
     fn send(&mut self, node: u32, id: PacketId) {
         let pkt = self.pkts.get(id);
-        // SAFETY: a packet's flow is one of the scenario's, each with its books
-        let stats = unsafe { unchecked(&mut self.flow_stats, pkt.flow.0 as usize) };
+        let stats = &mut self.flow_stats[pkt.flow.0 as usize]; // checked: `Endpoint` is public
         match pkt.kind {
             Kind::Tcp | Kind::Cbr => stats.on_data_sent(pkt.size),
             Kind::Ack => stats.acks_sent += 1,
@@ -538,7 +539,7 @@ impl Network {
     /// Puts packet `id`, just out of link `l`'s queue, on the wire.
     fn put_on_wire(&mut self, l: usize, id: PacketId) {
         let now_s = self.now_secs();
-        // SAFETY: the link the packet just left the queue of
+        // SAFETY: the link that takes the packet, out of its queue or straight through
         let link = unsafe { unchecked(&mut self.links, l) };
         let pkt = self.pkts.get(id);
         debug_assert_eq!(link.traced, self.tracer.records_link(link.from, link.to), "writers changed after Network::new");
@@ -566,8 +567,9 @@ impl Network {
         let link = unsafe { unchecked(&mut self.links, l) };
         // ns-2's LinkDelay::recv in ns-2's arithmetic and order: the arrival, then the release.
         let arrival = InFlight { at: now_s + (tx.secs + link.delay_secs), seq: self.sched.reserve(), link: l as u32, id, onward };
-        // SAFETY: `tx_time` found the lane with `Flights::lane`
-        let lane = unsafe { unchecked(&mut self.flights.lanes, tx.lane as usize) };
+        // checked: the first packet of a size finds its lane, later ones the lane cached
+        // beside it, and only that check proves the lane of `Event::Arrive` (`on_arrive`)
+        let lane = &mut self.flights.lanes[tx.lane as usize];
         debug_assert!(lane.back().is_none_or(|last| (last.at, last.seq) < (arrival.at, arrival.seq)), "a lane lands in order");
         if lane.is_empty() {
             self.sched.push_reserved(arrival.at, arrival.seq, Event::Arrive(tx.lane));
@@ -592,7 +594,7 @@ impl Network {
     #[must_use = "a packet handed back still holds its slot"]
     pub(crate) fn on_arrive(&mut self, lane: u32) -> Option<PacketId> {
         let now_s = self.now_secs();
-        // SAFETY: `put_on_wire` makes a lane's event for a lane it found with `Flights::lane`
+        // SAFETY: `put_on_wire` makes a lane's event for a lane it has indexed
         let flights = unsafe { unchecked(&mut self.flights.lanes, lane as usize) };
         let InFlight { link: l, id, onward, .. } = flights.pop_front().expect("a lane's event comes with its first packet");
         if let Some(next) = flights.front() {

@@ -581,8 +581,12 @@ impl Simulation {
     /// Packet `id` reached the node of the agent it is addressed to; returns its flow.
     fn deliver(net: &mut Network, flows: &mut [Flow], id: PacketId) -> usize {
         let pkt = &net.pkts.release(id);
+        if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {
+            unreachable!("signalling ends in the network"); // its flow is no flow's
+        }
         let delay = Time::from_secs_f64(net.now_secs() - pkt.ts);
-        // SAFETY: a packet's flow is one of the scenario's, with its agents and books
+        // SAFETY: an agent's packet carries its `Endpoint`'s flow, one of the scenario's, with
+        // its agents and books
         let (flow, stats) = unsafe { (unchecked(flows, pkt.flow.0 as usize), unchecked(&mut net.flow_stats, pkt.flow.0 as usize)) };
         match pkt.kind {
             Kind::Tcp | Kind::Cbr => {
@@ -592,7 +596,7 @@ impl Simulation {
                     Receiver::Null => stats.goodput_bytes += pkt.payload as u64,
                 }
             }
-            Kind::BindingUpdate | Kind::BindingAck => unreachable!("signalling ends in the network"),
+            Kind::BindingUpdate | Kind::BindingAck => unreachable!("ruled out above"),
             Kind::Ack => {
                 stats.acks_delivered += 1;
                 match &mut flow.sender {
