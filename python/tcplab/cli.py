@@ -291,6 +291,13 @@ def _scenario_file(text: str) -> _File:
     return _File(text)
 
 
+def _out_path(text: str) -> str:
+    """--out: an empty one would fall back to the default unsaid (or name no folder)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty argument names no output")
+    return text
+
+
 def _count_option(text: str | None, option: str, what: str, most: int = 1_000_000) -> int | None:
     """A count given on the command line (1 to `most`); None when absent."""
     if text is None:
@@ -417,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "requested traces, and print one row per flow.",
     )
     r.add_argument("scenario", nargs="+", metavar="SCENARIO", type=_scenario_file, help="scenario file (.toml or .json)")
-    r.add_argument("--out", metavar="DIR",
+    r.add_argument("--out", type=_out_path, metavar="DIR",
                    help="output directory (default results/<scenario name>; with several "
                         "scenarios each writes to DIR/<scenario name>)")
     r.add_argument("--seed", metavar="N", help="master seed, overrides the scenario's seed")
@@ -450,7 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--until", metavar="T", help="as tcplab run --until")
     e.add_argument("--trace", action="append", default=[], metavar="{ns2,cwnd,pcap,nam,rtt}",
                    help="as tcplab run --trace")
-    e.add_argument("--out", metavar="DIR", help="where the traces would go (default results/<scenario name>)")
+    e.add_argument("--out", type=_out_path, metavar="DIR", help="where the traces would go (default results/<scenario name>)")
     e.add_argument("--json", action="store_true", help="print the estimates as JSON")
     e.set_defaults(func=cmd_estimate)
 
@@ -472,7 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "output.interval).",
     )
     pl.add_argument("result_dir", metavar="RESULT_DIR", help="a folder written by tcplab run --out")
-    pl.add_argument("--out", help="where the figures go (default RESULT_DIR/plots)")
+    pl.add_argument("--out", type=_out_path, help="where the figures go (default RESULT_DIR/plots)")
     pl.set_defaults(func=cmd_plot)
 
     rep = sub.add_parser(
@@ -483,7 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "slider showing each link's utilisation, queue and packets on the wire.",
     )
     rep.add_argument("result_dir", metavar="RESULT_DIR", help="a folder written by tcplab run --out")
-    rep.add_argument("--out", help="the page's path (default RESULT_DIR/report.html)")
+    rep.add_argument("--out", type=_out_path, help="the page's path (default RESULT_DIR/report.html)")
     rep.set_defaults(func=cmd_report)
 
     c = sub.add_parser(
@@ -509,7 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "write DIR/results.csv.",
     )
     w.add_argument("sweep", metavar="SWEEP", help="sweep file (.toml)")
-    w.add_argument("--out", metavar="DIR", help="results folder (default results/<sweep name>)")
+    w.add_argument("--out", type=_out_path, metavar="DIR", help="results folder (default results/<sweep name>)")
     w.add_argument("--workers", metavar="N", help="local processes (default: one per core)")
     w.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (tcp://host:port)")
     w.add_argument("--retry-failed", action="store_true", help="run again the runs that failed before")
@@ -529,7 +536,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--list", action="store_true", help="list the studies")
     rp.add_argument("--quick", action="store_true", help="the reduced form (shorter runs, fewer seeds)")
     rp.add_argument("--seeds", metavar="N", help="this many seeds instead of the study's")
-    rp.add_argument("--out", metavar="DIR", help="report folder (default results/<study>, or results/<study>-quick)")
+    rp.add_argument("--out", type=_out_path, metavar="DIR", help="report folder (default results/<study>, or results/<study>-quick)")
     rp.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS")
     rp.set_defaults(func=cmd_reproduce)
 

@@ -213,6 +213,16 @@ def test_validate_reports_every_bad_file(capfd, tmp_path):
     ]
 
 
+@pytest.mark.parametrize("command", [["run", str(DUMBBELL)], ["estimate", str(DUMBBELL)], ["sweep", "S.toml"],
+                                     ["plot", "RUN"], ["report", "RUN"], ["reproduce", "yew2011-wired"]])
+def test_an_empty_out_is_refused_rather_than_taken_for_the_default(capfd, monkeypatch, tmp_path, command):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as e:
+        cli.main([*command, "--out", ""])
+    assert e.value.code == 2 and "argument --out: an empty argument names no output" in capfd.readouterr().err
+    assert list(tmp_path.iterdir()) == [], "nothing run, nothing written"
+
+
 def test_scenario_arguments_are_files_always(capfd, tmp_path):
     """The API also takes TOML text; the command line takes files, even odd names."""
     with pytest.raises(SystemExit) as e:
