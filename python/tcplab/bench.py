@@ -223,6 +223,16 @@ def _delivered(sim: str, b: Benchmark, normalized: dict, work: str, stdout: str)
     return _ns3_delivered(stdout, int(b.ns3["segment"]))
 
 
+def _not_installed(sim: str, ns3: Path | None) -> str | None:
+    """Why `sim`, asked for with --against, cannot run on this machine at all, if it cannot:
+    the report says so rather than showing a table without it."""
+    if sim == "ns2" and shutil.which("ns") is None:
+        return "ns-2 is not installed (no `ns` on the PATH; bash bench/install.sh installs it)"
+    if sim == "ns3" and ns3 is None:
+        return "ns-3 is not installed (no /usr/include/ns3 or no g++; bash bench/install.sh installs them)"
+    return None
+
+
 def _can_run(sim: str, b: Benchmark, traced: bool, ns3: Path | None) -> bool:
     if sim == "ns2":
         if shutil.which("ns") is None:
@@ -348,6 +358,9 @@ def run(only: list[str] | None = None, against: list[str] = ["ns2", "ns3"], reps
         raise ScenarioError("--only", f"no benchmark {', '.join(only or [])} (there are {', '.join(known)})")
     native_runner()
     ns3 = ns3_program() if "ns3" in against else None
+    left_out = {sim: why for sim in against if (why := _not_installed(sim, ns3))}
+    for sim, why in left_out.items():
+        log(f"{sim} left out: {why}")
     rows: list[Row] = []
     for b in benchmarks:
         rows += _bench_one(b, against, reps, trace, ns3, log)
@@ -362,6 +375,7 @@ def run(only: list[str] | None = None, against: list[str] = ["ns2", "ns3"], reps
         "machine": {"cpu": _cpu(), "cores": os.cpu_count(), "python": platform.python_version(),
                     "ns2": shutil.which("ns") is not None, "ns3": ns3 is not None},
         "reps": reps,
+        "left_out": left_out,
         "rows": [{k: v for k, v in r.__dict__.items()} for r in rows],
         "scaling": scaling,
         "sweeps": sweep_results,
@@ -399,6 +413,9 @@ def table(results: dict) -> str:
         pk = f"{r['packets_per_s'] / 1e6:.2f} M" if r["packets_per_s"] else ""
         lines.append(f"| {r['id']} | {'ns-2 trace' if r['mode'] == 'trace' else 'off'} | {r['sim']} | {r['wall_s']:.2f} | "
                      f"{r['rss_mb']:.0f} | {r['delivered']} | {speed} | {ev} | {pk} |")
+    left_out = results.get("left_out") or {}
+    if left_out:
+        lines += [""] * bool(lines) + [f"{sim} left out: {why}" for sim, why in left_out.items()]
     if results["scaling"]:
         lines += ["", "| scaling | against | cost ratio (median of pairs) | target |", "|---|---|---|---|"]
         for s in results["scaling"]:

@@ -114,3 +114,14 @@ def test_a_small_benchmark_agrees_with_ns2_and_reports_ratios(capfd):
     assert cli.main(["bench", "--only", "S1-reno", "--against", "", "--reps", "1", "--no-trace", "--json"]) == 0
     assert '"sim": "tcplab"' in capfd.readouterr().out
     assert cli.main(["bench", "--against", "ns4"]) == 2
+
+
+@needs_time
+def test_a_simulator_asked_for_but_not_installed_is_named_as_left_out(monkeypatch):
+    monkeypatch.setattr(bench, "ns3_program", lambda: None)  # as without libns3-dev
+    logs: list[str] = []
+    results = bench.run(only=["S1-reno"], against=["ns3"], reps=1, trace=False, log=logs.append)
+    assert [r["sim"] for r in results["rows"]] == ["tcplab"]
+    assert list(results["left_out"]) == ["ns3"] and "bench/install.sh" in results["left_out"]["ns3"]
+    assert any(line.startswith("ns3 left out: ns-3 is not installed") for line in logs)
+    assert "ns3 left out: ns-3 is not installed" in bench.table(results)
