@@ -1,9 +1,6 @@
 //! Static shortest-path routing (hop count), computed once before the run, as ns-2's
 //! `RouteLogic::compute_routes` computes it, ties included.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 /// `next[src * n + dst]` is the simplex link to take from `src` towards `dst`.
 pub struct Routes {
     n: usize,
@@ -17,36 +14,39 @@ impl Routes {
     /// source, nodes are settled nearest first and, among equally near ones, lowest id first;
     /// a node takes the first hop of the first settled node that reaches it, and only a
     /// strictly shorter path replaces a route (so of two edges with the same ends, the one
-    /// listed first). This is ns-2's `RouteLogic::compute_routes` (Dijkstra from each source).
+    /// listed first). This is the order of ns-2's `RouteLogic::compute_routes` (Dijkstra from
+    /// each source). Every link costs one hop, so the search goes breadth first, a level of
+    /// equally near nodes at a time in the order of their ids, with no priority queue: a node
+    /// is first reached from the level before its own, never replaced, and the level's
+    /// settling order is its ids' (S3-300's 602 nodes: a sixth of the instructions).
     pub fn shortest_paths(n: usize, links: &[(usize, usize)]) -> Routes {
         let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (i, &(from, _)) in links.iter().enumerate() {
             outgoing[from].push(i as u32);
         }
         let mut next = vec![NONE; n * n];
-        let mut hops = vec![u32::MAX; n];
-        let mut settled = vec![false; n];
-        let mut frontier = BinaryHeap::new();
+        let mut reached = vec![false; n];
+        let (mut level, mut below) = (Vec::new(), Vec::new());
         for src in 0..n {
-            hops.fill(u32::MAX);
-            settled.fill(false);
+            reached.fill(false);
+            reached[src] = true;
             let first = &mut next[src * n..(src + 1) * n];
-            hops[src] = 0;
-            frontier.push(Reverse((0, src)));
-            while let Some(Reverse((h, v))) = frontier.pop() {
-                if settled[v] {
-                    continue;
-                }
-                settled[v] = true;
-                for &l in &outgoing[v] {
-                    let w = links[l as usize].1;
-                    // Only a strictly shorter path replaces a route, as in ns-2.
-                    if !settled[w] && h + 1 < hops[w] {
-                        hops[w] = h + 1;
-                        first[w] = if v == src { l } else { first[v] };
-                        frontier.push(Reverse((h + 1, w)));
+            level.clear();
+            level.push(src);
+            while !level.is_empty() {
+                for &v in &level {
+                    for &l in &outgoing[v] {
+                        let w = links[l as usize].1;
+                        if !reached[w] {
+                            reached[w] = true;
+                            first[w] = if v == src { l } else { first[v] };
+                            below.push(w);
+                        }
                     }
                 }
+                below.sort_unstable();
+                std::mem::swap(&mut level, &mut below);
+                below.clear();
             }
         }
         Routes { n, next }
@@ -91,6 +91,45 @@ mod tests {
         let r = Routes::shortest_paths(6, &links);
         assert_eq!(links[r.next_link(0, 5).unwrap()], (0, 4));
         assert_eq!(links[r.next_link(4, 5).unwrap()], (4, 1));
+    }
+
+    /// ns-2's algorithm as written: Dijkstra from each source over hop counts, settling the
+    /// least (hops, node) first.
+    fn dijkstra(n: usize, links: &[(usize, usize)]) -> Vec<u32> {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut next = vec![NONE; n * n];
+        for src in 0..n {
+            let (mut hops, mut settled) = (vec![u32::MAX; n], vec![false; n]);
+            let first = &mut next[src * n..(src + 1) * n];
+            hops[src] = 0;
+            let mut frontier = BinaryHeap::from([Reverse((0, src))]);
+            while let Some(Reverse((h, v))) = frontier.pop() {
+                if std::mem::replace(&mut settled[v], true) {
+                    continue;
+                }
+                for (l, &(from, w)) in links.iter().enumerate() {
+                    if from == v && !settled[w] && h + 1 < hops[w] {
+                        hops[w] = h + 1;
+                        first[w] = if v == src { l as u32 } else { first[v] };
+                        frontier.push(Reverse((h + 1, w)));
+                    }
+                }
+            }
+        }
+        next
+    }
+
+    #[test]
+    fn routes_are_those_of_ns2s_dijkstra_on_random_graphs() {
+        let mut rng = tcplab_des::Rng::stream(7, "routes");
+        let mut below = |k: u64| (rng.next_u64() % k) as usize;
+        for _ in 0..500 {
+            let n = 1 + below(14);
+            // simplex links in any order, parallel ones and loops included, some graphs cut
+            let links: Vec<(usize, usize)> = (0..below(3 * n as u64 + 1)).map(|_| (below(n as u64), below(n as u64))).collect();
+            assert_eq!(Routes::shortest_paths(n, &links).next, dijkstra(n, &links), "{n} nodes, links {links:?}");
+        }
     }
 
     #[test]
