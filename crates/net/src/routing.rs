@@ -16,35 +16,44 @@ impl Routes {
     /// strictly shorter path replaces a route (so of two edges with the same ends, the one
     /// listed first). This is the order of ns-2's `RouteLogic::compute_routes` (Dijkstra from
     /// each source). Every link costs one hop, so the search goes breadth first, a level of
-    /// equally near nodes at a time in the order of their ids, with no priority queue: a node
-    /// is first reached from the level before its own, never replaced, and the level's
-    /// settling order is its ids' (S3-300's 602 nodes: a sixth of the instructions).
+    /// equally near nodes at a time, with no priority queue: a node takes the first hop of the
+    /// lowest-numbered node of the level before that reaches it, which is the first of them
+    /// ns-2 settles (S3-300's 602 nodes: a seventh of the instructions).
     pub fn shortest_paths(n: usize, links: &[(usize, usize)]) -> Routes {
         let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (i, &(from, _)) in links.iter().enumerate() {
             outgoing[from].push(i as u32);
         }
         let mut next = vec![NONE; n * n];
-        let mut reached = vec![false; n];
+        let mut hops = vec![u32::MAX; n];
+        // the node of the level before whose first hop a node took
+        let mut via = vec![0; n];
         let (mut level, mut below) = (Vec::new(), Vec::new());
         for src in 0..n {
-            reached.fill(false);
-            reached[src] = true;
+            hops.fill(u32::MAX);
+            hops[src] = 0;
             let first = &mut next[src * n..(src + 1) * n];
             level.clear();
             level.push(src);
-            while !level.is_empty() {
+            for h in 1.. {
                 for &v in &level {
                     for &l in &outgoing[v] {
                         let w = links[l as usize].1;
-                        if !reached[w] {
-                            reached[w] = true;
+                        if hops[w] == u32::MAX {
+                            hops[w] = h;
+                            via[w] = v;
                             first[w] = if v == src { l } else { first[v] };
                             below.push(w);
+                        } else if hops[w] == h && v < via[w] {
+                            // (the source is alone in its level: here v is not the source)
+                            via[w] = v;
+                            first[w] = first[v];
                         }
                     }
                 }
-                below.sort_unstable();
+                if below.is_empty() {
+                    break;
+                }
                 std::mem::swap(&mut level, &mut below);
                 below.clear();
             }
