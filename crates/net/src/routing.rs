@@ -18,7 +18,7 @@ impl Routes {
     /// each source). Every link costs one hop, so the search goes breadth first, a level of
     /// equally near nodes at a time, with no priority queue: a node takes the first hop of the
     /// lowest-numbered node of the level before that reaches it, which is the first of them
-    /// ns-2 settles (S3-300's 602 nodes: a seventh of the instructions).
+    /// ns-2 settles (S3-300's 602 nodes: 31 M instructions, where a heap took 110 M).
     pub fn shortest_paths(n: usize, links: &[(usize, usize)]) -> Routes {
         let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (i, &(from, _)) in links.iter().enumerate() {
