@@ -229,7 +229,7 @@ def _not_installed(sim: str, ns3: Path | None) -> str | None:
     if sim == "ns2" and shutil.which("ns") is None:
         return "ns-2 is not installed (no `ns` on the PATH; bash bench/install.sh installs it)"
     if sim == "ns3" and ns3 is None:
-        return "ns-3 is not installed (no /usr/include/ns3 or no g++; bash bench/install.sh installs them)"
+        return "ns-3 cannot be built here (no /usr/include/ns3/core-module.h or no g++; bash bench/install.sh installs them)"
     return None
 
 

@@ -123,5 +123,10 @@ def test_a_simulator_asked_for_but_not_installed_is_named_as_left_out(monkeypatc
     results = bench.run(only=["S1-reno"], against=["ns3"], reps=1, trace=False, log=logs.append)
     assert [r["sim"] for r in results["rows"]] == ["tcplab"]
     assert list(results["left_out"]) == ["ns3"] and "bench/install.sh" in results["left_out"]["ns3"]
-    assert any(line.startswith("ns3 left out: ns-3 is not installed") for line in logs)
-    assert "ns3 left out: ns-3 is not installed" in bench.table(results)
+    assert any(line.startswith("ns3 left out: ns-3 cannot be built here") for line in logs)
+    assert "ns3 left out: ns-3 cannot be built here" in bench.table(results)
+    which = bench.shutil.which
+    monkeypatch.setattr(bench.shutil, "which", lambda name: None if name == "ns" else which(name))  # no Debian ns
+    results = bench.run(only=["S1-reno"], against=["ns2"], reps=1, trace=False)
+    assert [r["sim"] for r in results["rows"]] == ["tcplab"]
+    assert results["left_out"]["ns2"].startswith("ns-2 is not installed")
