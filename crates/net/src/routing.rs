@@ -15,8 +15,9 @@ impl Routes {
     /// a node takes the first hop of the first settled node that reaches it, and only a
     /// strictly shorter path replaces a route. This is the order of ns-2's
     /// `RouteLogic::compute_routes` (Dijkstra from each source). Of two edges with the same
-    /// ends the one listed first wins, tcplab's choice: ns-2 never has two (wired links are
-    /// unique, and radios route otherwise there). Every link costs one hop, so the search goes breadth first, a level of
+    /// ends the one listed first wins, tcplab's choice (ns-2's adjacency matrix keeps the last
+    /// inserted): validation refuses two wired links with the same ends, so only a radio pair
+    /// beside a wired link meets this rule. Every link costs one hop, so the search goes breadth first, a level of
     /// equally near nodes at a time, with no priority queue: a node takes the first hop of the
     /// lowest-numbered node of the level before that reaches it, which is the first of them
     /// ns-2 settles (S3-300's 602 nodes: 31 M instructions, where a heap took 110 M).
