@@ -372,6 +372,7 @@ def run(only: list[str] | None = None, against: list[str] = ["ns2", "ns3"], reps
         "date": date.today().isoformat(),
         "tcplab": tcplab.__version__,
         "build": build_kind(native_runner()),
+        "commit": _commit(),
         "machine": {"cpu": _cpu(), "cores": os.cpu_count(), "python": platform.python_version(),
                     "ns2": shutil.which("ns") is not None, "ns3": ns3 is not None},
         "reps": reps,
@@ -380,6 +381,20 @@ def run(only: list[str] | None = None, against: list[str] = ["ns2", "ns3"], reps
         "scaling": scaling,
         "sweeps": sweep_results,
     }
+
+
+def _commit() -> str | None:
+    """The commit of the sources timed, "-dirty" after it when tracked files differ from it;
+    None outside a git checkout."""
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", "-C", str(BENCH.parent), *args], capture_output=True, text=True, timeout=30)
+    try:
+        head, diff = git("rev-parse", "--short", "HEAD"), git("diff", "--quiet", "HEAD")
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if head.returncode != 0 or diff.returncode not in (0, 1):
+        return None
+    return head.stdout.strip() + ("-dirty" if diff.returncode == 1 else "")
 
 
 def _cpu() -> str:

@@ -389,7 +389,8 @@ def cmd_bench(args) -> int:
         print(json.dumps(results, indent=1))
     else:
         m = results["machine"]
-        print(f"tcplab {results['tcplab']} ({results['build']} build), {results['date']}, {m['cpu']} "
+        at = f" at {results['commit']}" if results["commit"] else ""
+        print(f"tcplab {results['tcplab']}{at} ({results['build']} build), {results['date']}, {m['cpu']} "
               f"({m['cores']} cores), medians of {results['reps']} runs\n")
         print(bench.table(results))
     disagree = [r for r in results["rows"] if not r["agrees"]]

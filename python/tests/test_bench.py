@@ -111,6 +111,10 @@ def test_a_small_benchmark_agrees_with_ns2_and_reports_ratios(capfd):
     profdata = list(Path(sysroot).glob("lib/rustlib/*/bin/llvm-profdata"))
     assert results["build"] == bench.build_kind(binary) == ("profile-guided" if profdata else "plain")
     assert "| S1-reno | off | ns2 |" in bench.table(results)
+    # the report names the commit timed, when the sources are a git checkout
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    if head.returncode == 0:
+        assert results["commit"] in (head.stdout.strip(), head.stdout.strip() + "-dirty")
     assert cli.main(["bench", "--only", "S1-reno", "--against", "", "--reps", "1", "--no-trace", "--json"]) == 0
     assert '"sim": "tcplab"' in capfd.readouterr().out
     assert cli.main(["bench", "--against", "ns4"]) == 2
