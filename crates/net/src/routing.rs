@@ -17,8 +17,10 @@ impl Routes {
     /// `RouteLogic::compute_routes` (Dijkstra from each source). Of two edges with the same
     /// ends the one listed first wins, tcplab's choice (ns-2's adjacency matrix keeps the last
     /// inserted): validation refuses two wired links with the same ends, so only a radio pair
-    /// beside a wired link meets this rule. Every link costs one hop, so the search goes breadth first, a level of
-    /// equally near nodes at a time, with no priority queue: a node takes the first hop of the
+    /// beside a wired link meets this rule.
+    ///
+    /// Every link costs one hop, so the search goes breadth first, a level of equally near
+    /// nodes at a time, with no priority queue: a node takes the first hop of the
     /// lowest-numbered node of the level before that reaches it, which is the first of them
     /// ns-2 settles (S3-300's 602 nodes: 31 M instructions, where a heap took 110 M).
     pub fn shortest_paths(n: usize, links: &[(usize, usize)]) -> Routes {
