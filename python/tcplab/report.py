@@ -22,6 +22,11 @@ from tcplab import ScenarioError, plot
 
 ASSETS = Path(__file__).with_name("report_assets")
 MAX_POINTS = 4000  # per chart line: enough for a screen, small enough for a page
+# The page's data as JSON inside its <script>: names are the user's, and "</script>" or "<!--"
+# in one would end the element early or make the parser swallow the rest of the page, so no
+# "<", ">" or "&" is left as it is (JSON.parse reads \u003c as "<"); nor the line separators
+# older JavaScript parsers took for line ends.
+_SCRIPT_SAFE = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"}
 
 
 def report(result_dir: str | Path, out: str | Path | None = None) -> Path:
@@ -52,8 +57,7 @@ def render(data: dict) -> str:
     title = data["title"]
     style = (ASSETS / "report.css").read_text()
     script = (ASSETS / "report.js").read_text()
-    # "</" must not end the script element early
-    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).translate(_SCRIPT_SAFE)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{html.escape(title)}</title><style>{style}</style></head>\n<body>\n"

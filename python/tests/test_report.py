@@ -89,3 +89,34 @@ def test_a_folder_with_the_summary_only_still_gets_a_page(tmp_path, browser):
     assert [e for e in b.get_log("browser") if e["level"] == "SEVERE"] == []
     notes = b.execute_script("return [...document.querySelectorAll('.note')].map(n => n.textContent)")
     assert any("scenario.json" in n for n in notes) and any("--trace ns2" in n for n in notes)
+
+
+# Names as an attacker or a slip of the keyboard would write them: each would end the page's
+# data early, or make the parser swallow the rest of the page, if it reached it unescaped.
+HOSTILE = ["<!--<script>", "</script><b>bold</b>", "a&amp;b\u2028c", "]]>'\"\\\u202e", "\x1b[31mred\r"]
+
+
+def test_names_the_page_shows_are_text_however_they_look(tmp_path, browser):
+    """Issue 35: a flow named `<!--<script>` blanked the page. Every name of the scenario
+    (scenario, nodes, flows) is shown as the text it is, and the page's script runs."""
+    nodes = [f"{n}{h}" for n, h in zip(("s1", "s2", "r1", "r2", "k1", "k2"), HOSTILE + ["k2"])]
+    rename = dict(zip(LOSSY["nodes"], nodes))
+    scenario = {**LOSSY, "name": HOSTILE[0], "nodes": nodes,
+                "links": [{**link, "from": rename[link["from"]], "to": rename[link["to"]]} for link in LOSSY["links"]],
+                "flows": [{**f, "name": h, "from": rename[f["from"]], "to": rename[f["to"]]}
+                          for f, h in zip(LOSSY["flows"], HOSTILE)]}
+    tcplab.run(scenario, out=tmp_path, trace=["ns2", "cwnd"])
+    assert cli.main(["report", str(tmp_path)]) == 0
+    b = opened(browser, tmp_path / "report.html")
+    assert [e for e in b.get_log("browser") if e["level"] == "SEVERE"] == []
+    assert b.execute_script("return document.body.dataset.ready") == "1", "the script ran to its end"
+    assert b.execute_script("return document.querySelectorAll('script').length") == 2, "no element came from a name"
+    assert b.execute_script("return document.querySelectorAll('main b').length") == 0
+    assert b.find_element("css selector", "h1").text == f"tcplab: {HOSTILE[0]}"
+    flows = b.execute_script("return [...document.querySelectorAll('#table-flows tbody tr')]"
+                             ".map(tr => tr.cells[0].textContent)")
+    assert flows == HOSTILE[:3]
+    legend = b.find_elements("css selector", "#chart-goodput .legend")
+    assert [e.get_attribute("textContent").strip("\u25a0 ") for e in legend] == HOSTILE[:3]
+    shown = b.execute_script("return [...document.querySelectorAll('#topology .node')].map(n => n.textContent)")
+    assert sorted(shown) == sorted(nodes)
