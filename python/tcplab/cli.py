@@ -80,7 +80,7 @@ def _num(fmt: str, scale: float = 1.0) -> Callable:
 
 
 def _plain(v) -> str:
-    return "-" if v is None else str(v)
+    return "-" if v is None else status.shown(str(v), keep="")  # names: one line, no controls
 
 
 # (header, summary key or None for the scenario column, formatter, right-aligned)
@@ -108,7 +108,7 @@ def format_flow_table(summaries: list[dict]) -> str:
         for flow in summary.get("flows", []):
             rows.append([
                 fmt(summary.get("jain_fairness")) if key == "jain" else
-                summary.get("name", "") if key is None else fmt(flow.get(key))
+                _plain(summary.get("name", "")) if key is None else fmt(flow.get(key))
                 for _, key, fmt, _ in _TABLE
             ])
     widths = [max(len(r[i]) for r in rows) for i in range(len(_TABLE))]
@@ -134,7 +134,7 @@ def _error(e: ScenarioError, several: bool, args: argparse.Namespace | None = No
 
 
 def _one_line(s: str) -> str:
-    return " ".join(s.split())
+    return " ".join(status.shown(s).split())  # a name's CR shown as \r, not taken for a space
 
 
 # --------------------------------------------------------------------------------------
@@ -314,16 +314,20 @@ def _count_option(text: str | None, option: str, what: str, most: int = 1_000_00
 def cmd_sweep(args) -> int:
     from tcplab import sweep as sw
 
+    # the options before the sweep's cases are checked, and before the runs
+    workers = _count_option(args.workers, "--workers", "processes")
+    if workers is not None:
+        sw.check_workers(workers)
+    run_timeout = sw.wall_seconds(args.run_timeout, "--run-timeout") if args.run_timeout is not None else None
+    sw.check_metric(args.metric)
     try:
-        spec = sw.load(args.sweep)
+        spec = sw.load(args.sweep, progress=progress_enabled())
     except ScenarioError as e:
         _error(ScenarioError(e.path, e.message, args.sweep), True)
         return 2
     out = Path(args.out) if args.out else Path("results") / tcplab.folder_name(spec.name, "sweep")
-    workers = _count_option(args.workers, "--workers", "processes")
-    sw.check_metric(args.metric)  # before the runs, not after them
     result = sw.run(spec, out, workers=workers, scheduler=args.scheduler, retry_failed=args.retry_failed,
-                    progress=progress_enabled(), limits=not args.no_limits)
+                    progress=progress_enabled(), limits=not args.no_limits, run_timeout=run_timeout)
     flows = result.flows
     flows.to_csv(out / "results.csv", index=False)
     table = result.aggregate(args.metric)
@@ -346,12 +350,14 @@ def cmd_reproduce(args) -> int:
         _error(ScenarioError("STUDY", "is required (tcplab reproduce --list shows them)"), False)
         return 2
     seeds = _count_option(args.seeds, "--seeds", "seeds")
+    from tcplab.sweep import wall_seconds
+    run_timeout = wall_seconds(args.run_timeout, "--run-timeout") if args.run_timeout is not None else None
 
     def log(msg: str) -> None:
         print(f"{PROG}: {args.study}: {msg}", file=sys.stderr, flush=True)
 
     out = studies.reproduce(args.study, quick=args.quick, seeds=seeds, out=args.out, scheduler=args.scheduler,
-                            progress=progress_enabled(), log=log)
+                            progress=progress_enabled(), log=log, run_timeout=run_timeout)
     print(f"report: {out / 'report.md'} (and report.html)")
     return 0
 
@@ -524,6 +530,9 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--metric", default="goodput_bps", help="the flow metric to summarise (default goodput_bps; any number of a flow's summary, or jain_fairness)")
     w.add_argument("--no-limits", action="store_true",
                    help="run even runs estimated far beyond their machine (see tcplab estimate)")
+    w.add_argument("--run-timeout", metavar="T",
+                   help="stop a run that takes longer than T of wall time (seconds, or e.g. 90s, 10min, 2h) and "
+                        "store it as failed; default: the sweep's run_timeout, or no limit")
     w.set_defaults(func=cmd_sweep)
 
     rp = sub.add_parser(
@@ -539,6 +548,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--seeds", metavar="N", help="this many seeds instead of the study's")
     rp.add_argument("--out", type=_out_path, metavar="DIR", help="report folder (default results/<study>, or results/<study>-quick)")
     rp.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS")
+    rp.add_argument("--run-timeout", metavar="T", help="as tcplab sweep --run-timeout")
     rp.set_defaults(func=cmd_reproduce)
 
     b = sub.add_parser(
@@ -592,13 +602,15 @@ class _Guard:
         self.stream = stream
         self.is_stdout = is_stdout
 
-    def write(self, text: str) -> int:
+    def write(self, text: str, raw: bool = False) -> int:
+        """Writes `text` as status.shown makes it: the names it holds are the user's, and
+        their control characters must not reach a terminal. `raw` is for a status line's own."""
         with status.lock:  # against a line drawn meanwhile by another thread
             line = self.status_line
             if line is not None and text:
                 line.close()  # it lets go of this stream first
             try:
-                return self.stream.write(text)
+                return self.stream.write(text if raw else status.shown(text))
             except BrokenPipeError as e:
                 self._broken(e)
                 return len(text)

@@ -37,12 +37,13 @@ class StatusLine:
             return
         self.last = t
         with lock:
+            text = shown(text)  # a scenario's name is in it
             if self.tty:
                 self._hold(False)
-                self.stream.write(f"\r{text}\x1b[K")  # \x1b[K erases the rest of the line
+                self._write(f"\r{text}\x1b[K")  # \x1b[K erases the rest of the line
                 self._hold(True)
             else:
-                self.stream.write(text + "\n")
+                self._write(text + "\n")
             self.stream.flush()
             self.shown = True
 
@@ -51,9 +52,16 @@ class StatusLine:
         with lock:
             self._hold(False)
             if self.shown and self.tty:
-                self.stream.write("\r\x1b[K")
+                self._write("\r\x1b[K")
                 self.stream.flush()
             self.shown = False
+
+    def _write(self, text: str) -> None:
+        # The command's guard (cli._Guard) shows control characters as text, but for these.
+        if hasattr(type(self.stream), "status_line"):
+            self.stream.write(text, raw=True)
+        else:
+            self.stream.write(text)
 
     def _hold(self, shown: bool) -> None:
         """Tells a stream that erases its status line before other output (the command's guard
@@ -65,6 +73,16 @@ class StatusLine:
                 self.stream.status_line = self
             elif self.stream.status_line is self:
                 self.stream.status_line = None
+
+
+def shown(text: str, keep: str = "\n") -> str:
+    """`text` as a terminal should get it: names come from scenarios, and an ESC in one would
+    drive the terminal, a CR rewrite the line. Each character that is not printable (controls,
+    bidirectional overrides), but for `keep` (the line end, or ""), is written as a repr writes
+    it (\\x1b)."""
+    if text.replace(keep, "").isprintable():  # the common case, at C speed
+        return text
+    return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in text)
 
 
 def progress_enabled(stream: TextIO | None = None) -> bool:

@@ -454,6 +454,53 @@ def test_progress_shows_during_a_long_run(capfd, monkeypatch, tmp_path):
     assert lines[-1] == "tcplab: dumbbell: 100% (5.00 s of 5 s simulated)"
 
 
+def hostile_names(tmp_path: Path) -> Path:
+    """The dumbbell with names that would drive a terminal (issue 35): an ESC sequence that
+    sets the window's title, one that colours, a CR, a bidirectional override."""
+    doc = dumbbell_doc()
+    doc["name"] = "dumb\x1b]0;owned\x07bell"
+    doc["flows"][0]["name"] = "\x1b[31mred"
+    doc["flows"][1]["name"] = "cr\rx\u202e"
+    path = tmp_path / "names.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_control_characters_of_names_reach_the_terminal_escaped(capfd, tmp_path):
+    """The results table, validate's and estimate's lines and the error messages show a name's
+    control characters as a repr does (\\x1b), and the table stays aligned."""
+    names = hostile_names(tmp_path)
+    doc = json.loads(names.read_text())
+    doc["flows"][0]["to"] = "\x1b[2Jnowhere"
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    assert cli.main(["run", str(names), "--out", str(tmp_path / "o"), "--until", "1s"]) == 0
+    table = capfd.readouterr().out.splitlines()[:4]
+    assert [line.find(p) for line, p in zip(table, ("protocol", "reno", "newreno", "udp"))] == [39] * 4
+    assert table[1].startswith("dumb\\x1b]0;owned\\x07bell  \\x1b[31mred  ")
+    assert table[2].startswith("dumb\\x1b]0;owned\\x07bell  cr\\rx\\u202e  ")
+    assert cli.main(["validate", str(names)]) == 0
+    assert cli.main(["estimate", str(names)]) == 0
+    assert cli.main(["validate", str(tmp_path / "bad.json")]) == 2
+    out, err = capfd.readouterr()
+    assert out.startswith("ok: dumb\\x1b]0;owned\\x07bell (6 nodes")
+    assert "2Jnowhere" in err
+    for text in (out, err):
+        assert text.replace("\n", "").isprintable(), text
+
+
+def test_a_status_line_keeps_its_own_controls_and_escapes_the_name(monkeypatch, tmp_path):
+    """Through the command's guard of stderr, the progress line still rewrites itself (CR,
+    erase) on a terminal, while the scenario's name in it is shown escaped."""
+    monkeypatch.delenv("TCPLAB_PROGRESS", raising=False)
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(cli, "_clock", lambda: next(ticks))
+    monkeypatch.setattr(sys, "stderr", FakeTTY())
+    assert cli.main(["run", str(hostile_names(tmp_path)), "--out", str(tmp_path / "o"), "--until", "1s"]) == 0
+    err = sys.stderr.getvalue()
+    assert err.startswith("\rtcplab: dumb\\x1b]0;owned\\x07bell: ") and err.endswith("\x1b[K\r\x1b[K"), err
+    assert err.count("\x1b") == err.count("\r"), "the name's ESC is not among the controls written"
+
+
 # ======================================================================================
 # Malformed scenarios: exit status 2 and one stderr line naming the field
 # ======================================================================================
