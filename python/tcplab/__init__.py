@@ -17,6 +17,7 @@ import importlib
 import json
 import math
 import os
+import stat
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
@@ -170,18 +171,29 @@ def _make_out_dir(path: str | os.PathLike) -> None:
         raise ScenarioError("--out", f"cannot create directory {os.fspath(path)}: {e.strerror or e}") from None
 
 
+# The most tcplab reads of one input file (a scenario, a sweep, a study, a run's summary.json):
+# far more than any real one holds, and a bound on `tcplab validate /dev/zero`.
+MAX_FILE_BYTES = 64 << 20
+
+
 def _read_file(path: str) -> _Input:
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+            regular = stat.S_ISREG(os.fstat(f.fileno()).st_mode)
     except FileNotFoundError:
         raise ScenarioError(path, "no such file", path) from None
     except IsADirectoryError:
         raise ScenarioError(path, "is a directory, not a file", path) from None
-    except UnicodeDecodeError as e:
-        raise ScenarioError(path, f"not UTF-8 text (byte {e.start})", path) from None
     except OSError as e:
         raise ScenarioError(path, f"cannot read file: {e.strerror or e}", path) from None
+    if len(data) > MAX_FILE_BYTES:
+        what = "is larger" if regular else "is not a regular file, and gives more"
+        raise ScenarioError(path, f"{what} than 64 MiB, the most tcplab reads from one file", path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(path, f"not UTF-8 text (byte {e.start})", path) from None
     # The core names the scenario after the file's stem unless it has a `name`.
     return _Input(text, "json" if path.lower().endswith(".json") else "toml", path)
 

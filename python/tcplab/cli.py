@@ -571,7 +571,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class StdoutClosed(Exception):
-    """Whoever read stdout went away (`tcplab run ... | head`)."""
+    """Whoever read stdout went away (`tcplab run ... | head`): no message. Or stdout cannot be
+    written (`tcplab run ... > /dev/full`): the message says why."""
 
 
 def _to_devnull(stream: TextIO) -> None:
@@ -589,9 +590,10 @@ def _to_devnull(stream: TextIO) -> None:
 class _Guard:
     """sys.stdout or sys.stderr while a command runs, for a reader that goes away. A broken
     pipe on stdout (`tcplab run ... | head`) raises StdoutClosed, which ends the command
-    quietly. Stderr carries only diagnostics: once its pipe breaks they go to /dev/null, and the
-    work and its exit status go on (`tcplab sweep ... 2>&1 >sweep.txt | head`). A broken pipe
-    anywhere else (a sweep's worker, say) stays an error."""
+    quietly; any other failure to write it (a full disk) ends it with a message. Stderr carries
+    only diagnostics: once it cannot be written they go to /dev/null, and the work and its exit
+    status go on (`tcplab sweep ... 2>&1 >sweep.txt | head`). A broken pipe anywhere else (a
+    sweep's worker, say) stays an error."""
 
     # A status line shown on this stream (tcplab.status.StatusLine), erased before any other
     # text is written, which then starts at the line's start rather than after its text
@@ -611,19 +613,19 @@ class _Guard:
                 line.close()  # it lets go of this stream first
             try:
                 return self.stream.write(text if raw else status.shown(text))
-            except BrokenPipeError as e:
+            except OSError as e:
                 self._broken(e)
                 return len(text)
 
     def flush(self) -> None:
         try:
             self.stream.flush()
-        except BrokenPipeError as e:
+        except OSError as e:
             self._broken(e)
 
-    def _broken(self, e: BrokenPipeError) -> None:
+    def _broken(self, e: OSError) -> None:
         if self.is_stdout:
-            raise StdoutClosed() from e
+            raise StdoutClosed("" if isinstance(e, BrokenPipeError) else f"cannot write to stdout: {e.strerror or e}") from e
         _to_devnull(self.stream)
 
     def __getattr__(self, name: str):
@@ -668,8 +670,10 @@ def main(argv: list[str] | None = None) -> int:
     except tcplab.InternalError as e:
         print(f"{PROG}: internal error: {_one_line(str(e))}", file=sys.stderr)
         return 1
-    except StdoutClosed:
-        _to_devnull(stdout)  # stop quietly, and keep Python from complaining again at exit
+    except StdoutClosed as e:
+        if str(e):
+            print(f"{PROG}: error: {e}", file=sys.stderr)
+        _to_devnull(stdout)  # stop, and keep Python from complaining again at exit
         return 1
     except BaseException as e:  # noqa: BLE001 - PyO3's PanicException is a BaseException
         if isinstance(e, (SystemExit, GeneratorExit)):

@@ -43,8 +43,17 @@ def list_studies() -> dict[str, str]:
     """Study name -> title."""
     out = {}
     for p in sorted(EXPERIMENTS.glob("*/study.toml")):
-        out[p.parent.name] = tomllib.loads(p.read_text()).get("title", "")
+        out[p.parent.name] = _toml(p).get("title", "")
     return out
+
+
+def _toml(path: Path) -> dict:
+    """A study's TOML file; a STUDY may be any folder, so errors name the file (and reads are
+    bounded, as every input's: tcplab._read_file)."""
+    try:
+        return tomllib.loads(tcplab._read_file(str(path)).text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(str(path), f"not valid TOML: {e}") from None
 
 
 @dataclass
@@ -64,7 +73,7 @@ class Cell:
 
 
 def _cells(study_dir: Path) -> list[Cell]:
-    doc = tomllib.loads((study_dir / "paper.toml").read_text())
+    doc = _toml(study_dir / "paper.toml")
     cells = []
     for c in doc.get("cells", []):
         cells.append(Cell(table=c["table"], row=c["row"], column=c["column"], paper=c.get("paper"),
@@ -380,7 +389,7 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
     study_dir = EXPERIMENTS / name
     if not (study_dir / "study.toml").exists():
         raise ScenarioError(name, f"no such study (try: {', '.join(list_studies())})")
-    study = tomllib.loads((study_dir / "study.toml").read_text())
+    study = _toml(study_dir / "study.toml")
     spec = dict(study["sweep"])
     if quick:
         q = study.get("quick", {})

@@ -183,6 +183,44 @@ def test_a_broken_pipe_elsewhere_is_an_error(monkeypatch, capsys):
     assert "internal error: BrokenPipeError" in stderr_line(capsys.readouterr().err)
 
 
+@pytest.mark.parametrize("args", [["validate", str(DUMBBELL)], ["run", str(DUMBBELL), "--until", "0.5s"]])
+@pytest.mark.parametrize("unbuffered", [False, True])
+def test_a_full_disk_on_stdout_is_one_line_and_exit_1(tmp_path, args, unbuffered):
+    """`tcplab run ... > /dev/full` (issue 35): not an internal error, one line saying why,
+    whether the output meets the full disk as it is written or when flushed at the end."""
+    with open("/dev/full", "w") as full:
+        r = tcplab_cmd(*args, cwd=tmp_path, unbuffered=unbuffered, stdout=full, stderr=subprocess.PIPE)
+    assert (r.returncode, r.stderr) == (1, "tcplab: error: cannot write to stdout: No space left on device\n")
+
+
+def test_a_full_disk_on_stderr_keeps_the_exit_status(tmp_path):
+    """Diagnostics that cannot be written are lost, as into a closed pipe; the status stays."""
+    with open("/dev/full", "w") as full:
+        r = tcplab_cmd("validate", "missing.toml", cwd=tmp_path, unbuffered=True, stdout=subprocess.PIPE, stderr=full)
+    assert (r.returncode, r.stdout) == (2, "")
+
+
+def test_every_input_read_is_bounded(capfd, tmp_path):
+    """`tcplab validate /dev/zero` read until the kernel killed it (issue 35): every input file
+    (scenario, sweep, study) is read up to 64 MiB, and refused past that, naming the file."""
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as f:
+        f.truncate(tcplab.MAX_FILE_BYTES + 1)  # sparse: no disk taken
+    study = tmp_path / "study"
+    study.mkdir()
+    (study / "study.toml").symlink_to("/dev/zero")
+    for argv, file in ((["validate", "/dev/zero"], "/dev/zero"), (["run", str(big)], str(big)),
+                       (["sweep", "/dev/urandom"], "/dev/urandom"), (["reproduce", str(study)], str(study / "study.toml"))):
+        assert cli.main(argv) == 2, argv
+        line = stderr_line(capfd.readouterr().err)
+        regular = "is larger" if file == str(big) else "is not a regular file, and gives more"
+        assert line == f"tcplab: error: {file}: {regular} than 64 MiB, the most tcplab reads from one file", line
+    with open(big, "r+b") as f:
+        f.truncate(tcplab.MAX_FILE_BYTES)  # as much as is read: a TOML error, not a refusal
+    assert cli.main(["validate", str(big)]) == 2
+    assert "64 MiB" not in capfd.readouterr().err
+
+
 # ======================================================================================
 # Commands
 # ======================================================================================
