@@ -374,12 +374,13 @@ def run(
     if out_dir is not None:
         with _Translate(core, inp):
             normalized = json.loads(core.normalize(inp.text, inp.format, inp.source))
+        as_run = Path(out_dir, "scenario.json")  # the scenario as run, for `tcplab plot` and `tcplab report`
         try:
             result.save(out_dir, series_format)
-            # the scenario as run, for `tcplab plot` and `tcplab report`
-            Path(out_dir, "scenario.json").write_text(json.dumps(normalized, indent=2) + "\n", encoding="utf-8")
-        except OSError as e:
-            raise ScenarioError("--out", f"cannot write summary.json: {e}") from None
+            as_run.write_text(json.dumps(normalized, indent=2) + "\n", encoding="utf-8")
+        except OSError as e:  # save names the file it failed on
+            why = os.strerror(e.errno) if e.errno else e
+            raise ScenarioError("--out", f"cannot write {e.filename or as_run}: {why}") from None
     return result
 
 
@@ -509,18 +510,23 @@ class Result:
     def save(self, directory: str | os.PathLike, series_format: str = "parquet") -> Path:
         """Write summary.json into ``directory`` (created if needed), and each series as
         series-NAME.parquet (or .csv with ``series_format="csv"``): flows, links and tcp with
-        `output.interval`, cwnd and rtt with those traces. Returns summary.json's path."""
+        `output.interval`, cwnd and rtt with those traces. Returns summary.json's path; an
+        OSError's ``filename`` is the file it failed on."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
-        p = d / "summary.json"
-        p.write_text(self.summary_json(), encoding="utf-8")
-        for name in ("flows", "links", "tcp", "cwnd", "rtt"):
-            if name in self._series_raw:
-                frame, path = self.series[name], d / f"series-{name}.{series_format}"
-                if series_format == "csv":
-                    frame.to_csv(path, index=False)
-                else:
-                    frame.to_parquet(path, index=False)
+        p = path = d / "summary.json"
+        try:
+            p.write_text(self.summary_json(), encoding="utf-8")
+            for name in ("flows", "links", "tcp", "cwnd", "rtt"):
+                if name in self._series_raw:
+                    frame, path = self.series[name], d / f"series-{name}.{series_format}"
+                    if series_format == "csv":
+                        frame.to_csv(path, index=False)
+                    else:
+                        frame.to_parquet(path, index=False)
+        except OSError as e:
+            e.filename = str(path)  # a failed write (a full disk) or pyarrow's open does not say
+            raise
         return p
 
     def __repr__(self) -> str:

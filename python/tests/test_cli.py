@@ -381,6 +381,29 @@ def test_output_write_failure_is_a_user_error(capfd, tmp_path):
     assert line.startswith("tcplab: error: --out: cannot write the outputs: "), line
 
 
+def test_a_file_that_cannot_be_written_is_the_one_named(capfd, monkeypatch, tmp_path):
+    """A series file that could not be written was reported as summary.json (issue 35): the
+    message names the file that failed, whether its open failed or a write (a full disk)."""
+    import pandas as pd
+
+    doc = dumbbell_doc()
+    doc["output"] = {"interval": "0.1s"}
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps(doc))
+    for fmt in ("csv", "parquet"):
+        out = tmp_path / fmt
+        (out / f"series-links.{fmt}").mkdir(parents=True)
+        assert cli.main(["run", str(scenario), "--out", str(out), "--series", fmt, "--until", "1s"]) == 2
+        assert stderr_line(capfd.readouterr().err) == f"tcplab: error: --out: cannot write {out}/series-links.{fmt}: Is a directory"
+
+    def full(frame, path, **kwargs):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(pd.DataFrame, "to_csv", full)
+    assert cli.main(["run", str(scenario), "--out", str(tmp_path / "o"), "--series", "csv", "--until", "1s"]) == 2
+    assert stderr_line(capfd.readouterr().err) == \
+        f"tcplab: error: --out: cannot write {tmp_path}/o/series-flows.csv: No space left on device"
+
+
 def test_unexpected_error_is_one_line_and_exit_1(capfd, monkeypatch, tmp_path):
     fail_midway(monkeypatch, RuntimeError("disk on fire\nsecond line"))
     monkeypatch.delenv("TCPLAB_DEBUG", raising=False)
