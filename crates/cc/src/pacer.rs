@@ -97,10 +97,14 @@ impl Pacer {
     }
 
     /// How long the next new segment must wait at window `cwnd`: None if it may go now.
+    ///
+    /// A wait too short for the clock to express (`now + wait == now`, as for a deficit of a
+    /// billionth of a token at a fast rate seconds into a run) is no wait: a timer set for it
+    /// would fire at this same instant with nothing refilled, again and again.
     pub fn wait(&mut self, now: f64, cwnd: f64) -> Option<f64> {
         self.refill(now, cwnd);
         match self.rate(cwnd) {
-            Some(rate) if self.tokens < 1.0 - SLACK => Some((1.0 - self.tokens) / rate),
+            Some(rate) if self.tokens < 1.0 - SLACK => Some((1.0 - self.tokens) / rate).filter(|&w| now + w > now),
             _ => None,
         }
     }
@@ -171,6 +175,26 @@ mod tests {
         let mut p = pacer(RttSource::Smoothed, 1.0);
         samples.iter().for_each(|&s| p.on_rtt(s));
         assert_eq!(p.rtt(), 0.875 * (0.875 * 0.2 + 0.125 * 0.1) + 0.125 * 0.3);
+    }
+
+    #[test]
+    fn a_wait_the_clock_cannot_express_is_no_wait() {
+        // 64 segments per 10 us: 6.4 M a second; at 2.05 s the clock's step is 4.4e-16 s, about
+        // 3e-9 of a token
+        let mut p = pacer(RttSource::Min, 1.0);
+        p.on_rtt(10e-6);
+        let now = 2.05;
+        p.on_send(now, 64.0);
+        (p.tokens, p.at) = (1.0 - 1.2e-9, now); // short by more than SLACK, by less than a step
+        assert!(now + 1.2e-9 / 6.4e6 == now);
+        assert_eq!(p.wait(now, 64.0), None);
+        // every wait it does ask for moves the clock
+        let mut t = 1e4;
+        p.on_send(t, 64.0);
+        while let Some(w) = p.wait(t, 64.0) {
+            assert!(t + w > t);
+            t += w;
+        }
     }
 
     #[test]
