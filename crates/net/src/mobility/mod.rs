@@ -439,14 +439,33 @@ impl Network {
         }
     }
 
-    /// The next advertisement of the router at `ar`, at or after `now`.
+    /// The next advertisement of the router at `ar`, at or after `now`: the router advertises
+    /// at intervals drawn uniformly from `ra_interval`, and the ones nobody waited for are
+    /// drawn here, one by one while at most `RA_DRAWN` of them lie behind. Further behind, the
+    /// intervals before those last ones are skipped as their sum, drawn at once from its normal
+    /// law (the central limit of thousands of uniform draws): however short the intervals,
+    /// catching up is a few thousand draws, inside one event.
     fn next_router_advert(&mut self, ar: u32, now: f64) -> f64 {
+        const RA_DRAWN: f64 = 4096.0;
         let m = self.mip.mobiles.iter().find(|mob| mob.radios.iter().any(|&(_, ap)| self.wifi.stations[ap as usize].node == ar));
         let (lo, hi) = m.map_or((0.03, 0.07), |mob| mob.cfg.ra_interval);
         let draws = self.mip.draws.as_mut().expect("set up");
         let mut next = self.mip.next_ra[ar as usize];
         if next.is_nan() {
             next = draws.uniform(&mut self.rng) * hi; // a phase within the first interval
+        }
+        let (mean, var) = ((lo + hi) / 2.0, (hi - lo) * (hi - lo) / 12.0);
+        loop {
+            // keep behind `now` by more than eight deviations of the sum: it never overtakes
+            let ahead = (now - next) / mean;
+            let skipped = (ahead - RA_DRAWN - 8.0 * (ahead * var).sqrt() / mean).floor();
+            if skipped <= 0.0 {
+                break;
+            }
+            // Box-Muller, from two uniform draws
+            let (u, v) = (1.0 - draws.uniform(&mut self.rng), draws.uniform(&mut self.rng));
+            let z = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+            next += skipped * mean + (skipped * var).sqrt() * z;
         }
         while next < now {
             next += lo + draws.uniform(&mut self.rng) * (hi - lo);
