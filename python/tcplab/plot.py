@@ -212,19 +212,20 @@ def read_trace(path: Path):
 def plot(result_dir: str | Path, out: str | Path | None = None) -> tuple[list[Path], dict[str, str]]:
     """Draws every figure the folder's files allow into `out` (default RESULT_DIR/plots).
     Returns the files written and, for each figure left out, why."""
-    run = RunFolder(result_dir)
-    plt = pyplot()
-    if plt is None:
-        raise ScenarioError("plot", "needs matplotlib (pip install matplotlib)")
-    out = Path(out) if out is not None else run.path / "plots"
-    tcplab._make_out_dir(out)
-    written, skipped = [], {}
-    for name in FIGURES:
-        why = globals()[f"_{name}"](run, plt, out / name)
-        if isinstance(why, str):
-            skipped[name] = why
-        else:
-            written += [out / f for f in why]
+    with tcplab._holding(result_dir, str(result_dir), shared=True):  # not while a run writes it
+        run = RunFolder(result_dir)
+        plt = pyplot()
+        if plt is None:
+            raise ScenarioError("plot", "needs matplotlib (pip install matplotlib)")
+        out = Path(out) if out is not None else run.path / "plots"
+        tcplab._make_out_dir(out)
+        written, skipped = [], {}
+        for name in FIGURES:
+            why = globals()[f"_{name}"](run, plt, out / name)
+            if isinstance(why, str):
+                skipped[name] = why
+            else:
+                written += [out / f for f in why]
     return written, skipped
 
 

@@ -18,6 +18,7 @@ import json
 import math
 from pathlib import Path
 
+import tcplab
 from tcplab import ScenarioError, plot
 
 ASSETS = Path(__file__).with_name("report_assets")
@@ -31,15 +32,16 @@ _SCRIPT_SAFE = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"}
 
 def report(result_dir: str | Path, out: str | Path | None = None) -> Path:
     """Writes the report page of the run in `result_dir`; returns its path."""
-    run = plot.RunFolder(result_dir)
-    out = Path(out) if out is not None else run.path / "report.html"
-    if out.exists() and out.suffix.lower() not in (".html", ".htm"):  # the run's summary.json, say
-        raise ScenarioError("--out", f"{out} exists and is not a page (.html): it is left as it is")
-    page = render(page_data(run))
-    try:
-        out.write_text(page, encoding="utf-8")
-    except OSError as e:
-        raise ScenarioError("--out", f"cannot write {out}: {e.strerror or e}") from None
+    with tcplab._holding(result_dir, str(result_dir), shared=True):  # not while a run writes it
+        run = plot.RunFolder(result_dir)
+        out = Path(out) if out is not None else run.path / "report.html"
+        if out.exists() and out.suffix.lower() not in (".html", ".htm"):  # the run's summary.json, say
+            raise ScenarioError("--out", f"{out} exists and is not a page (.html): it is left as it is")
+        page = render(page_data(run))
+        try:
+            out.write_text(page, encoding="utf-8")
+        except OSError as e:
+            raise ScenarioError("--out", f"cannot write {out}: {e.strerror or e}") from None
     return out
 
 

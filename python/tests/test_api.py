@@ -615,3 +615,68 @@ def test_handovers_as_a_table():
 
 def test_the_trace_names_are_the_cores():
     assert tcplab.TRACES == tuple(tcplab._load_core().TRACE_NAMES)
+
+
+class TestOneRunPerFolder:
+    """Issue 35: two runs into one folder both ended well, leaving trace.tr and the pcaps of
+    neither and the summary of one. A run holds its folder from before the core opens its files
+    until its last file is written; a second command on it is refused at once."""
+
+    def test_a_second_run_plot_or_report_on_a_folder_being_written_is_refused(self, tmp_path, capsys):
+        from tcplab import cli
+
+        out = tmp_path / "out"
+        tcplab.run(DUMBBELL, out=out, seed=3)  # a finished run for plot and report to find
+        tried = []
+
+        def meanwhile(now, end):
+            if tried or now < end / 2:
+                return
+            e = raises_scenario_error(tcplab.run, DUMBBELL, out=out, seed=2)
+            tried.append((e.path, e.message))
+            for argv in (["run", str(DUMBBELL), "--out", str(out), "--seed", "2"], ["plot", str(out)], ["report", str(out)]):
+                tried.append((cli.main(argv), capsys.readouterr().err))
+
+        first = tcplab.run(DUMBBELL, out=out, seed=1, trace=["ns2", "pcap"], progress=meanwhile)
+        assert tried[0] == ("--out", f"{out} is in use by another tcplab command: wait for it to end, or choose another folder")
+        assert tried[1] == (2, f"tcplab: error: --out: {tried[0][1]}\n")
+        for status, err in tried[2:]:
+            assert (status, err) == (2, f"tcplab: error: {out}: is being written by another tcplab run: wait for it "
+                                        "to end, or choose another folder\n")
+        # the folder is the first run's, every file of it; and free again once it has ended
+        alone = tmp_path / "alone"
+        assert tcplab.run(DUMBBELL, out=alone, seed=1, trace=["ns2", "pcap"]).summary == first.summary
+        for f in ("summary.json", "trace.tr", "pcap/r1-r2.pcap"):
+            assert (out / f).read_bytes() == (alone / f).read_bytes(), f
+        assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in alone.iterdir())
+        tcplab.run(DUMBBELL, out=out, seed=2)
+
+    def test_a_folder_is_let_go_however_the_run_ends(self, tmp_path):
+        def interrupt(now, end):
+            if now > 0:
+                raise KeyboardInterrupt
+        with pytest.raises(KeyboardInterrupt):
+            tcplab.run(DUMBBELL, out=tmp_path, progress=interrupt)
+        assert tcplab.run(DUMBBELL, out=tmp_path, until="0.5s").summary["duration_s"] == 0.5
+
+    def test_a_run_replaces_what_an_earlier_one_left(self, tmp_path):
+        """An earlier run's traces, pcaps, series, page and figures that this run does not write
+        again are not left beside its own; while it cannot start, they stay."""
+        from tcplab import cli
+
+        doc = dumbbell_doc()
+        doc["output"] = {"interval": "0.5s"}
+        tcplab.run(doc, out=tmp_path, trace=["ns2", "cwnd", "pcap", "nam"], series_format="csv")
+        assert cli.main(["report", str(tmp_path)]) == 0 and cli.main(["plot", str(tmp_path)]) == 0
+        earlier = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+        assert {"trace.tr", "cwnd.tr", "trace.nam", "pcap/r1-r2.pcap", "series-links.csv", "report.html",
+                "plots/cwnd.svg"} <= set(earlier)
+        (tmp_path / "series-flows.parquet").mkdir()  # a folder where a file goes is not moved
+        (tmp_path / "notes.txt").write_text("mine")  # nor a file that is not a run's
+        raises_scenario_error(tcplab.run, {**doc, "duration": "-1s"}, out=tmp_path)
+        raises_scenario_error(tcplab.run, DUMBBELL, out=tmp_path, until="nonsense")
+        assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == sorted(
+            earlier + ["series-flows.parquet", "notes.txt"])
+        (tmp_path / "series-flows.parquet").rmdir()
+        tcplab.run(DUMBBELL, out=tmp_path, trace=["ns2"])
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "scenario.json", "summary.json", "trace.tr"]
