@@ -13,10 +13,13 @@ dicts into what the core expects, drives the run in chunks and wraps the result.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib
 import json
 import math
 import os
+import shutil
 import stat
 import time
 from pathlib import Path
@@ -169,6 +172,70 @@ def _make_out_dir(path: str | os.PathLike) -> None:
         os.makedirs(path, exist_ok=True)
     except OSError as e:
         raise ScenarioError("--out", f"cannot create directory {os.fspath(path)}: {e.strerror or e}") from None
+
+
+@contextlib.contextmanager
+def _holding(folder: str | os.PathLike | None, path: str, shared: bool = False):
+    """Holds a run's `folder` while a command writes it (`run`: alone) or reads it (`plot`,
+    `report`: `shared` with each other), with a lock on the folder itself that ends with the
+    command however it ends. A command on a folder held otherwise is refused at once: two runs
+    into one folder left traces of one and the summary of the other."""
+    try:
+        fd = None if folder is None else os.open(folder, os.O_RDONLY)
+    except OSError:  # no such folder, or one that cannot be read: the command's checks say which
+        fd = None
+    if fd is None:
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+        except BlockingIOError:
+            held = "is being written by another tcplab run" if shared else "is in use by another tcplab command"
+            named = "" if path == os.fspath(folder) else f"{os.fspath(folder)} "
+            raise ScenarioError(path, f"{named}{held}: wait for it to end, or choose another folder") from None
+        except OSError:
+            pass  # a file system without locks (some network ones): go on unheld, as before
+        yield
+    finally:
+        os.close(fd)
+
+
+# What a run writes into its folder, and what `tcplab plot` and `report` make of it there.
+_RUN_FILES = ("summary.json", "scenario.json", "trace.tr", "cwnd.tr", "trace.nam", "pcap/*.pcap",
+              "series-*.parquet", "series-*.csv", "report.html", "plots/*.png", "plots/*.svg")
+
+
+@contextlib.contextmanager
+def _replacing(folder: str | None):
+    """Sets aside the _RUN_FILES an earlier run left in `folder` while this one starts (the core
+    opens its files): dropped once it has, put back if it cannot start. Kept, those this run
+    does not write again would lie beside its own as if one run had written them all."""
+    if folder is None:
+        yield
+        return
+    here, aside = Path(folder), Path(folder, ".tcplab-earlier")
+    shutil.rmtree(aside, ignore_errors=True)  # a run killed as it started left it
+    _move(_RUN_FILES, here, aside)
+    try:
+        yield
+    except BaseException:
+        _move(_RUN_FILES, aside, here)
+        raise
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def _move(patterns: Iterable[str], src: Path, dst: Path) -> None:
+    for pattern in patterns:
+        for f in src.glob(pattern):
+            if not f.is_file():
+                continue  # a folder in a file's place is the core's to refuse, never to move
+            to = dst / f.relative_to(src)
+            to.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(f, to)
+            if f.parent != src and not any(f.parent.iterdir()):
+                f.parent.rmdir()  # pcap/, plots/: no empty folder left either
 
 
 # The most tcplab reads of one input file (a scenario, a sweep, a study, a run's summary.json):
@@ -349,12 +416,13 @@ def run(
         _make_out_dir(out_dir)
 
     core = _load_core()
-    with _Translate(core, inp):
+    with _Translate(core, inp), _holding(out_dir, "--out"):
         try:
             try:
                 if check is None:
                     check = os.environ.get("TCPLAB_CHECK") == "1"
-                sim = core.Simulation(inp.text, inp.format, seed, until, out_dir, traces, inp.source, check, limits)
+                with _replacing(out_dir):
+                    sim = core.Simulation(inp.text, inp.format, seed, until, out_dir, traces, inp.source, check, limits)
             except BaseException:
                 for d in created:  # innermost first; rmdir leaves anything non-empty alone
                     try:
@@ -367,20 +435,19 @@ def run(
             # The core could not write its outputs (read-only directory, disk full): a
             # problem of the user's environment, not a bug.
             raise ScenarioError("--out", f"cannot write the outputs: {e}") from None
-    raw = json.loads(raw)
-    if (raw.get("check") or {}).get("violations"):
-        raise InvariantError(raw["summary"]["name"], raw["check"]["violations"], raw["check"]["first"])
-    result = Result(raw, out_dir=out_dir)
-    if out_dir is not None:
-        with _Translate(core, inp):
+        raw = json.loads(raw)
+        if (raw.get("check") or {}).get("violations"):
+            raise InvariantError(raw["summary"]["name"], raw["check"]["violations"], raw["check"]["first"])
+        result = Result(raw, out_dir=out_dir)
+        if out_dir is not None:  # still held: the folder is this run's until its last file
             normalized = json.loads(core.normalize(inp.text, inp.format, inp.source))
-        as_run = Path(out_dir, "scenario.json")  # the scenario as run, for `tcplab plot` and `tcplab report`
-        try:
-            result.save(out_dir, series_format)
-            as_run.write_text(json.dumps(normalized, indent=2) + "\n", encoding="utf-8")
-        except OSError as e:  # save names the file it failed on
-            why = os.strerror(e.errno) if e.errno else e
-            raise ScenarioError("--out", f"cannot write {e.filename or as_run}: {why}") from None
+            as_run = Path(out_dir, "scenario.json")  # the scenario as run, for `tcplab plot` and `tcplab report`
+            try:
+                result.save(out_dir, series_format)
+                as_run.write_text(json.dumps(normalized, indent=2) + "\n", encoding="utf-8")
+            except OSError as e:  # save names the file it failed on
+                why = os.strerror(e.errno) if e.errno else e
+                raise ScenarioError("--out", f"cannot write {e.filename or as_run}: {why}") from None
     return result
 
 
