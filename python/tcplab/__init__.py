@@ -19,6 +19,7 @@ import importlib
 import json
 import math
 import os
+import re
 import shutil
 import stat
 import time
@@ -121,6 +122,7 @@ class _Translate:
     def __init__(self, core, inp: "_Input"):
         self.core = core
         self.source = inp.source
+        self.from_dict = inp.format == "json" and inp.source is None  # our JSON text, not the user's
 
     def __enter__(self):
         return self
@@ -128,6 +130,8 @@ class _Translate:
     def __exit__(self, etype, exc, tb):
         if exc is not None and isinstance(exc, self.core.ScenarioError):
             path, message = exc.args
+            if self.from_dict:  # where in our JSON text means nothing to the user: the path says where
+                message = re.sub(r" at line \d+ column \d+$", "", str(message))
             raise ScenarioError(str(path), str(message), self.source) from None
         if exc is not None and type(exc).__name__ == "PanicException":  # pyo3's, a BaseException
             where = f" on {self.source}" if self.source else ""
@@ -269,6 +273,8 @@ def _jsonable(value: Any, path: str, depth: int = 0) -> Any:
     """Check that a dict scenario maps onto JSON, naming the field that does not."""
     if depth > 32:  # a scenario is a few tables deep; this is a loop or a mistake
         raise ScenarioError(path, "is nested deeper than any scenario field")
+    if type(value) in (bool, float, int, str, type(None)):  # most values: a sweep checks 100,000s of scenarios
+        return _leaf(value, path)
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
@@ -278,6 +284,10 @@ def _jsonable(value: Any, path: str, depth: int = 0) -> Any:
         return out
     if isinstance(value, (list, tuple)):
         return [_jsonable(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
+    return _leaf(value, path)
+
+
+def _leaf(value: Any, path: str) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         raise ScenarioError(path, f"{value} is not a finite number")
     if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**64:
@@ -383,6 +393,7 @@ def run(
     series_format: str = "parquet",
     check: bool | None = None,
     limits: bool = True,
+    timeout: float | None = None,
 ) -> "Result":
     """Run a scenario and return its :class:`Result`.
 
@@ -398,8 +409,12 @@ def run(
               broke (default: on when the environment sets TCPLAB_CHECK=1, as the tests do).
     limits:   refuse, with a :class:`ScenarioError` that says why, a run estimated far beyond
               this machine (see :func:`estimate`); False runs it anyway.
+    timeout:  stop the run, with a :class:`ScenarioError`, once it has taken more than this many
+              seconds of wall time (checked between chunks of work; a sweep's ``run_timeout``).
     """
     inp = _scenario_input(scenario)
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf):
+        raise ScenarioError("run_timeout", f"{timeout!r} is not a number of seconds")
     seed = _seed_option(seed)
     until = _until_option(until)
     traces = _trace_option(trace)
@@ -430,7 +445,7 @@ def run(
                     except OSError:
                         break
                 raise
-            raw = _drive(sim, progress)
+            raw = _drive(sim, progress, timeout=timeout)
         except OSError as e:
             # The core could not write its outputs (read-only directory, disk full): a
             # problem of the user's environment, not a bug.
@@ -451,10 +466,11 @@ def run(
     return result
 
 
-def _drive(sim, progress, clock: Callable[[], float] = time.perf_counter) -> str:
+def _drive(sim, progress, clock: Callable[[], float] = time.perf_counter, timeout: float | None = None) -> str:
     """Advance ``sim`` to its end in chunks of about _CHUNK_WALL_S wall time, and of at most
-    _CHUNK_EVENTS events, each."""
+    _CHUNK_EVENTS events, each; past ``timeout`` seconds of wall time, stop with a ScenarioError."""
     end = sim.end
+    started = clock()
     # Start small and adapt: simulation speed depends on the scenario by orders of magnitude.
     step = end / 1000 if end > 0 else 0.0
     min_step = end * 1e-9
@@ -467,6 +483,9 @@ def _drive(sim, progress, clock: Callable[[], float] = time.perf_counter) -> str
         spent = clock() - t0
         if progress is not None:
             progress(sim.now, end)
+        if timeout is not None and clock() - started > timeout:
+            raise ScenarioError("run_timeout", f"the run took longer than {timeout:g} s of wall time and was stopped "
+                                f"at simulated time {sim.now:g} s of {end:g} s")
         if not reached:
             continue  # cut short by the events' count: the same stretch goes on
         if target >= end:

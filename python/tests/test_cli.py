@@ -227,7 +227,7 @@ def test_every_input_read_is_bounded(capfd, tmp_path):
 
 def fail_midway(monkeypatch, exc: BaseException):
     """Make runs raise ``exc`` half-way through (after the core has simulated half the run)."""
-    def drive(sim, progress, *args):
+    def drive(sim, progress, *args, **kwargs):
         sim.advance(sim.end / 2)
         raise exc
 
@@ -365,7 +365,10 @@ def test_bad_options_exit_2_with_one_line(capfd, tmp_path, argv, path):
     assert list(tmp_path.iterdir()) == [], "a run that cannot start leaves no directories"
 
 
-@pytest.mark.parametrize("argv", [["sweep", "SPEC", "--workers", "0"], ["reproduce", "yew2011-wired", "--seeds", str(10**14)]])
+@pytest.mark.parametrize("argv", [["sweep", "SPEC", "--workers", "0"], ["sweep", "SPEC", "--workers", "1000000"],
+                                  ["sweep", "SPEC", "--run-timeout", "0"],
+                                  ["reproduce", "yew2011-wired", "--seeds", str(10**14)],
+                                  ["reproduce", "yew2011-wired", "--run-timeout", "soon"]])
 def test_counts_out_of_range_name_their_option(capfd, tmp_path, argv):
     spec = tmp_path / "s.toml"
     spec.write_text(f'scenarios = ["{DUMBBELL}"]')
