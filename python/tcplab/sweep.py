@@ -14,7 +14,9 @@ Each run is the scenario with the grid's values set, at one seed. Its key is a h
 normalised scenario (every default filled in), the seed and the tcplab version, so the same run is
 never computed twice: a finished run is written at once, in its own transaction, to a SQLite
 store (`results.sqlite` in the output folder), and running the sweep again computes only what is
-missing. A run that fails is stored with its error and the sweep goes on.
+missing. A run that fails is stored with its error and the sweep goes on; so is a run that takes
+longer than the sweep's `run_timeout` (none by default). A seed, grid value or case given twice is
+refused: the statistics count distinct runs.
 
 Runs go to a pool of local processes (every core by default) or, given a scheduler address, to a
 Dask distributed cluster; a worker that dies is replaced and its runs are done again. The same
@@ -23,10 +25,12 @@ scenario and seed give the same bytes whichever way they run.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import hashlib
 import itertools
 import json
+import logging
 import math
 import os
 import re
@@ -63,6 +67,7 @@ class Sweep:
     name: str
     runs: list[Run] = field(default_factory=list)
     fields: list[str] = field(default_factory=list)  # the varied field paths
+    run_timeout: float | None = None  # wall seconds a run may take (None: no limit)
 
 
 # --------------------------------------------------------------------------------------
@@ -73,6 +78,20 @@ _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+|\*)\]")
 _PATH = re.compile(r"[^.\[\]]+(?:\[(?:\d+|\*)\]|\.[^.\[\]]+)*")  # the tokens, nothing between
 # More seeds than this is a mistake, not a sweep (the list alone would fill the memory).
 MAX_SEEDS = 1_000_000
+# Seconds of checking a sweep's cases before it shows on the status line (a small sweep's does not).
+CHECKING_DELAY_S = 1.0
+_WALL = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(s|min|h)?\s*")
+_WALL_UNITS = {None: 1, "s": 1, "min": 60, "h": 3600}
+
+
+def wall_seconds(value: Any, path: str) -> float:
+    """A wall-clock time (`run_timeout`, `--run-timeout`) in seconds: a number of seconds, or a
+    string such as "90s", "10min" or "2h"."""
+    m = _WALL.fullmatch(value) if isinstance(value, str) else None
+    secs = float(m[1]) * _WALL_UNITS[m[2]] if m else value
+    if isinstance(secs, bool) or not isinstance(secs, (int, float)) or not 0 < secs < math.inf:
+        raise ScenarioError(path, f"{value!r} is not a wall time (seconds, or e.g. \"90s\", \"10min\", \"2h\")")
+    return float(secs)
 
 
 def set_field(doc: dict, path: str, value: Any) -> None:
@@ -107,12 +126,15 @@ def _set(node: Any, tokens: list, path: str, value: Any) -> None:
 
 
 def read_scenario(path: Path) -> dict:
-    """A scenario file (TOML) as a document, named after the file unless it names itself."""
-    text = tcplab._read_file(os.fspath(path)).text  # errors name the file
+    """A scenario file (TOML, or JSON as `tcplab run` takes it) as a document, named after the
+    file unless it names itself."""
+    inp = tcplab._read_file(os.fspath(path))  # errors name the file
     try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(str(path), f"not valid TOML: {e}") from None
+        doc = json.loads(inp.text) if inp.format == "json" else tomllib.loads(inp.text)
+    except (tomllib.TOMLDecodeError, ValueError) as e:
+        raise ScenarioError(str(path), f"not valid {inp.format.upper()}: {e}") from None
+    if not isinstance(doc, dict):
+        raise ScenarioError(str(path), "is not a scenario (a JSON object of fields)")
     doc.setdefault("name", Path(path).stem)
     return doc
 
@@ -126,21 +148,23 @@ def run_key(normalized: dict, seed: int) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
-def load(path: str | os.PathLike) -> Sweep:
-    """Reads and checks a sweep file; every run's scenario is validated (errors name the field)."""
+def load(path: str | os.PathLike, progress: bool = False) -> Sweep:
+    """Reads and checks a sweep file; every run's scenario is validated (errors name the field).
+    With ``progress``, a sweep whose checking takes more than a second shows it on stderr."""
     path = Path(path)
     text = tcplab._read_file(os.fspath(path)).text  # errors name the file
     try:
         spec = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(str(path), f"not valid TOML: {e}") from None
-    return build(spec, path.parent, default_name=path.stem)
+    return build(spec, path.parent, default_name=path.stem, progress=progress)
 
 
-def build(spec: dict, base: Path, default_name: str = "sweep") -> Sweep:
+def build(spec: dict, base: Path, default_name: str = "sweep", progress: bool = False) -> Sweep:
     """A sweep from its TOML document: `scenarios` and `grid`, or several `[[parts]]`, each with
-    its own `scenarios` and `grid` (for studies whose tables vary different fields)."""
-    allowed = {"name", "scenarios", "seeds", "grid", "parts"}
+    its own `scenarios` and `grid` (for studies whose tables vary different fields). A seed, a
+    grid value or a case given twice is refused: the statistics count distinct runs."""
+    allowed = {"name", "scenarios", "seeds", "grid", "parts", "run_timeout"}
     for k in spec:
         if k not in allowed:
             raise ScenarioError(k, f"unknown field (a sweep has {', '.join(sorted(allowed))})")
@@ -155,6 +179,11 @@ def build(spec: dict, base: Path, default_name: str = "sweep") -> Sweep:
     seed_list = list(range(1, seeds + 1)) if isinstance(seeds, int) else seeds
     if not seed_list or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in seed_list):
         raise ScenarioError("seeds", "needs at least one seed, each a whole number from 1")
+    twice = _repeated(seed_list)
+    if twice is not None:
+        raise ScenarioError("seeds", f"lists seed {twice} more than once: the same seed gives the same run, "
+                            "and the statistics count distinct runs")
+    run_timeout = wall_seconds(spec["run_timeout"], "run_timeout") if "run_timeout" in spec else None
     if "parts" in spec:
         if "scenarios" in spec or "grid" in spec:
             raise ScenarioError("parts", "replaces scenarios and grid: give one or the other")
@@ -164,15 +193,37 @@ def build(spec: dict, base: Path, default_name: str = "sweep") -> Sweep:
         paths = [f"parts[{i}]." for i in range(len(parts))]
     else:
         parts, paths = [{"scenarios": spec.get("scenarios"), "grid": spec.get("grid", {})}], [""]
-    sweep = Sweep(name=name)
-    named: dict[str, Path] = {}  # each scenario name's file: a sweep tells its cases by name
-    for part, at in zip(parts, paths):
-        for k in part:
-            if k not in ("scenarios", "grid"):
-                raise ScenarioError(f"{at}{k}", "unknown field (a part has scenarios and grid)")
-        for f in _part_runs(part, at, base, seed_list, sweep, named):
-            sweep.runs.append(f)
+    sweep = Sweep(name=name, run_timeout=run_timeout)
+    plans = [_part_plan(part, at, base) for part, at in zip(parts, paths)]
+    checking = _Progress(sum(len(files) * math.prod(len(points) for _, points in axes) for files, axes in plans),
+                         enabled=progress, what="cases checked", delay=CHECKING_DELAY_S)
+    # each scenario name's file (where, as found): a sweep tells its cases by name
+    named: dict[str, tuple[Path, Path]] = {}
+    cases: dict[str, str] = {}  # each case, and the part it comes from: a case counts once
+    try:
+        for (files, axes), at in zip(plans, paths):
+            sweep.runs += _part_runs(files, axes, at, seed_list, sweep, named, cases, checking)
+    finally:
+        checking.close()
     return sweep
+
+
+def _repeated(values: list) -> Any:
+    """The first value of `values` that is there twice (compared as JSON: tables and lists by
+    their contents), or None."""
+    seen = set()
+    for v in values:
+        k = json.dumps(v, sort_keys=True, default=str)
+        if k in seen:
+            return v
+        seen.add(k)
+    return None
+
+
+def _shown(value: Any) -> Any:
+    """A grid value as the case's name and the tables show it: a table or a list as its JSON
+    text (a table's column needs values it can compare and group), others as they are."""
+    return json.dumps(value, sort_keys=True, default=str) if isinstance(value, (dict, list)) else value
 
 
 def _grid_axes(grid: dict, at: str) -> list[tuple[list[str], list[tuple]]]:
@@ -185,20 +236,26 @@ def _grid_axes(grid: dict, at: str) -> list[tuple[list[str], list[tuple]]]:
         if seen & set(names) or len(set(names)) < len(names):
             raise ScenarioError(f"{at}.{key}", "varies a field another key (or this one) varies too")
         seen.update(names)
-        if len(names) == 1:
-            axes.append((names, [(v,) for v in values]))
-            continue
-        if not all(names) or not all(isinstance(v, list) and len(v) == len(names) for v in values):
+        if len(names) > 1 and (not all(names) or not all(isinstance(v, list) and len(v) == len(names) for v in values)):
             raise ScenarioError(f"{at}.{key}", f"varies {len(names)} fields together: each value is a list of {len(names)}")
-        axes.append((names, [tuple(v) for v in values]))
+        twice = _repeated(values)
+        if twice is not None:
+            raise ScenarioError(f"{at}.{key}", f"lists {_shown(twice)} more than once: each value is one case, and the "
+                                "statistics count distinct runs")
+        axes.append((names, [(v,) for v in values] if len(names) == 1 else [tuple(v) for v in values]))
     return axes
 
 
-def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Sweep, named: dict[str, Path]) -> list[Run]:
+def _part_plan(part: dict, at: str, base: Path) -> tuple[dict[Path, Path], list]:
+    """A part's scenario files (each as found, by where it is: a file matched twice is one) and
+    its grid's axes."""
+    for k in part:
+        if k not in ("scenarios", "grid"):
+            raise ScenarioError(f"{at}{k}", "unknown field (a part has scenarios and grid)")
     patterns = part.get("scenarios")
     if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) for p in patterns):
         raise ScenarioError(f"{at}scenarios", "is required: a list of scenario files (globs allowed)")
-    files: dict[Path, Path] = {}  # each file as found, by where it is: a file matched twice is one
+    files: dict[Path, Path] = {}
     for i, pat in enumerate(patterns):
         matches = sorted(m for m in glob.glob(str(base / pat)) if os.path.isfile(m))  # not folders
         if not matches:
@@ -208,16 +265,17 @@ def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Swe
     grid = part.get("grid", {})
     if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
         raise ScenarioError(f"{at}grid", "maps field paths to non-empty lists of values")
-    axes = _grid_axes(grid, f"{at}grid")
+    return files, _grid_axes(grid, f"{at}grid")
+
+
+def _part_runs(files: dict[Path, Path], axes: list, at: str, seed_list: list[int], sweep: Sweep,
+               named: dict[str, tuple[Path, Path]], cases: dict[str, str], checking: "_Progress") -> list[Run]:
     fields = [f for names, _ in axes for f in names]
     sweep.fields += [f for f in fields if f not in sweep.fields]
     runs = []
+    seeds_fit = set()  # the generators the seeds were checked against: a seed's range is its generator's
     for where, f in files.items():
         doc = read_scenario(f)
-        other = named.setdefault(str(doc["name"]), f)
-        if other.resolve() != where:
-            raise ScenarioError(f"{at}scenarios", f"{other} and {f} are both named {doc['name']!r}: a sweep tells its "
-                                "cases by their scenarios' names")
         for point in itertools.product(*(values for _, values in axes)):
             params = dict(zip(fields, (v for values in point for v in values)))
             scenario = json.loads(json.dumps(doc))  # a deep copy
@@ -226,18 +284,43 @@ def _part_runs(part: dict, at: str, base: Path, seed_list: list[int], sweep: Swe
                     set_field(scenario, p, v)
                 except ScenarioError as e:
                     raise ScenarioError(f"{at}grid.{p}", f"{f.name}: {e.message}") from None
-            case = scenario["name"] + "".join(f" {p}={v}" for p, v in params.items())
+            # the name as run, the grid's included: one name, one scenario file
+            other, shown = named.setdefault(str(scenario["name"]), (where, f))
+            if other != where:
+                raise ScenarioError(f"{at}grid.name" if "name" in params else f"{at}scenarios",
+                                    f"{shown} and {f} are both named {scenario['name']!r}: a sweep tells its cases "
+                                    "by their scenarios' names")
+            case = str(scenario["name"]) + "".join(f" {p}={_shown(v)}" for p, v in params.items())
+            if case in cases:
+                first = cases[case]
+                raise ScenarioError(f"{at}grid" if first == at else at.rstrip("."),
+                                    f"repeats the case {case!r}{'' if first == at else ' of ' + first.rstrip('.')}: "
+                                    "each case is run once, and the statistics count distinct runs")
+            cases[case] = at
             try:
                 normalized = tcplab.validate(scenario)
             except ScenarioError as e:
-                raise ScenarioError(e.path, f"{case}: {e.message}") from None
-            try:
-                tcplab.validate({**scenario, "seed": max(seed_list)})  # within the range of its rng
-            except ScenarioError as e:
-                raise ScenarioError("seeds", f"{case}: {e.message}") from None
+                raise _case_error(e, f, case, params, at) from None
+            if normalized.get("rng") not in seeds_fit:
+                try:
+                    tcplab.validate({**scenario, "seed": max(seed_list)})  # within the range of its rng
+                except ScenarioError as e:
+                    raise ScenarioError("seeds", f"{case}: {e.message}") from None
+                seeds_fit.add(normalized.get("rng"))
             for seed in seed_list:
                 runs.append(Run(case, seed, params, scenario, run_key(normalized, seed)))
+            checking.update()
     return runs
+
+
+def _case_error(e: ScenarioError, f: Path, case: str, params: dict, at: str) -> ScenarioError:
+    """A case's scenario refused, in the sweep file's terms: named by the grid field that set
+    the refused value, or else by the scenario's own field; with the file and the case."""
+    for p in params:
+        under = re.escape(p).replace(r"\[\*\]", r"\[\d+\]") + r"(?:[.\[].*)?"  # the field, or a field inside it
+        if re.fullmatch(under, e.path):
+            return ScenarioError(f"{at}grid.{p}", f"{f.name}: {case}: {e.message}")
+    return ScenarioError(e.path, f"{f.name}: {case}: {e.message}")
 
 
 # --------------------------------------------------------------------------------------
@@ -259,8 +342,9 @@ class Store:
         self.db.commit()
 
     def done(self, retry_failed: bool = False) -> set[str]:
-        q = "SELECT key FROM runs" + (" WHERE error IS NULL" if retry_failed else "")
-        return {k for (k,) in self.db.execute(q)}
+        """The keys of the runs stored whole, the failed ones too unless `retry_failed`: a row
+        damaged on disk is missing, and its run is made again."""
+        return {r["key"] for r in self.rows() if not (retry_failed and r["error"])}
 
     def put(self, sweep: str, run: Run, summary: dict | None, error: str | None, wall_s: float) -> None:
         with self.db:  # one transaction: the row is there whole or not at all
@@ -276,23 +360,42 @@ class Store:
         out = []
         for key, case, seed, params, summary, error in cur:
             if wanted is None or key in wanted:
-                out.append({"key": key, "case": case, "seed": seed, "params": json.loads(params),
-                            "summary": None if summary is None else json.loads(summary), "error": error})
+                row = _whole(key, case, seed, params, summary, error)
+                if row is not None:
+                    out.append(row)
         return out
 
     def close(self) -> None:
         self.db.close()
 
 
+def _whole(key, case, seed, params, summary, error) -> dict | None:
+    """A stored run as `Store.put` wrote it, or None when its row is damaged (by hand, or by
+    the disk): not JSON, or a summary without what the sweep's tables read from it."""
+    try:
+        row = {"key": key, "case": case, "seed": seed, "params": json.loads(params),
+               "summary": None if summary is None else json.loads(summary), "error": error}
+        s = row["summary"]
+        if s is None:
+            return row if isinstance(error, str) else None
+        s["jain_fairness"], [f["name"] for f in s["flows"]]  # what SweepResult's tables read
+        for h in s.get("handovers", []):
+            h["from"], h["to"], [f["flow"] for f in h.get("flows", [])]
+        return row
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return None
+
+
 # --------------------------------------------------------------------------------------
 # Running
 # --------------------------------------------------------------------------------------
 
-def _run_one(scenario: dict, seed: int, limits: bool = True) -> tuple[dict | None, str | None, float]:
+def _run_one(scenario: dict, seed: int, limits: bool = True,
+             timeout: float | None = None) -> tuple[dict | None, str | None, float]:
     """Runs one scenario at one seed in a worker: (summary, None, wall s) or (None, error, wall s)."""
     t0 = time.perf_counter()
     try:
-        res = tcplab.run(scenario, seed=seed, limits=limits)
+        res = tcplab.run(scenario, seed=seed, limits=limits, timeout=timeout)
         return res.summary, None, time.perf_counter() - t0
     except ScenarioError as e:
         return None, f"{e.path}: {e.message}", time.perf_counter() - t0
@@ -301,22 +404,23 @@ def _run_one(scenario: dict, seed: int, limits: bool = True) -> tuple[dict | Non
 
 
 class _Progress:
-    """The sweep's status line: runs done and the time left."""
+    """The sweep's status line: runs done (or cases checked) and the time left; nothing until
+    `delay` seconds have passed."""
 
-    def __init__(self, total: int, stream=None, enabled: bool = True):
+    def __init__(self, total: int, stream=None, enabled: bool = True, what: str = "runs", delay: float = 0.0):
         self.total, self.done, self.failed = total, 0, 0
         self.t0 = time.perf_counter()
-        self.line, self.enabled = StatusLine(stream), enabled
+        self.line, self.enabled, self.what, self.delay = StatusLine(stream), enabled, what, delay
 
-    def update(self, ok: bool) -> None:
+    def update(self, ok: bool = True) -> None:
         self.done += 1
         self.failed += 0 if ok else 1
-        if not self.enabled:
+        spent = time.perf_counter() - self.t0
+        if not self.enabled or spent < self.delay:
             return
-        rate = self.done / max(time.perf_counter() - self.t0, 1e-9)
-        left = (self.total - self.done) / rate if rate > 0 else math.inf
+        left = (self.total - self.done) * spent / self.done
         failed = f", {self.failed} failed" if self.failed else ""
-        self.line.show(f"tcplab: sweep: {self.done}/{self.total} runs{failed}, about {left:.0f} s left",
+        self.line.show(f"tcplab: sweep: {self.done}/{self.total} {self.what}{failed}, about {left:.0f} s left",
                        last=self.done == self.total)
 
     def close(self) -> None:
@@ -325,13 +429,19 @@ class _Progress:
 
 def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, *,
         workers: int | None = None, scheduler: str | None = None, retry_failed: bool = False,
-        progress: bool = True, limits: bool = True) -> "SweepResult":
+        progress: bool = True, limits: bool = True, run_timeout: float | str | None = None) -> "SweepResult":
     """Runs what is missing from the sweep's store (``out/results.sqlite``) and returns all of
     its results. ``workers`` local processes (default: every core), or a Dask cluster at
     ``scheduler`` (``tcp://host:port``). A run estimated far beyond its machine is recorded as
-    failed with the reason, unless ``limits`` is False (see :func:`tcplab.run`)."""
+    failed with the reason, unless ``limits`` is False (see :func:`tcplab.run`). A run that
+    takes more than ``run_timeout`` (seconds, or "10min"; default: the sweep's own
+    ``run_timeout``, or no limit) of wall time is stopped and recorded as failed."""
+    if workers is not None:
+        check_workers(workers)
+    timeout = wall_seconds(run_timeout, "run_timeout") if run_timeout is not None else None
     if not isinstance(sweep, Sweep):
-        sweep = load(sweep)
+        sweep = load(sweep, progress)
+    timeout = timeout or sweep.run_timeout
     out = Path(out if out is not None else Path("results") / tcplab.folder_name(sweep.name, "sweep"))
     store = None
     try:
@@ -341,9 +451,9 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
         bar = _Progress(len(todo), enabled=progress and bool(todo))
         try:
             if scheduler:
-                _run_dask(sweep, todo, store, bar, scheduler, limits)
+                _run_dask(sweep, todo, store, bar, scheduler, limits, timeout)
             elif todo:
-                _run_local(sweep, todo, store, bar, workers or os.cpu_count() or 1, limits)
+                _run_local(sweep, todo, store, bar, workers or os.cpu_count() or 1, limits, timeout=timeout)
         finally:
             bar.close()
         return SweepResult(sweep, store.rows(r.key for r in sweep.runs))
@@ -354,16 +464,44 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
             store.close()
 
 
+def check_workers(workers: int) -> int:
+    """A number of local worker processes: 1 to 4 per core (more would only share the cores,
+    each process with its own memory)."""
+    most = 4 * (os.cpu_count() or 1)
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= most:
+        raise ScenarioError("--workers", f"{workers!r} is not a number of processes for this machine "
+                            f"(1 to {most}: 4 per core)")
+    return workers
+
+
 WORKER_DEATHS = 3
+# Seconds past run_timeout after which the sweep stops a local worker whose run has not stopped
+# itself (the run checks its time between chunks of work; a chunk that does not end is not seen).
+RUN_TIMEOUT_GRACE_S = 10.0
 
 
 def _worker(conn) -> None:
-    """A local worker process: runs what it is sent, one run at a time, until told to stop."""
+    """A local worker process: runs what it is sent, one run at a time, until told to stop, or
+    until the sweep's process has gone (killed)."""
+    import multiprocessing
     import signal
+    import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    while (job := conn.recv()) is not None:
-        conn.send(_run_one(*job))
+    threading.Thread(target=_exit_when_orphaned, args=(multiprocessing.parent_process().pid,), daemon=True).start()
+    try:
+        while (job := conn.recv()) is not None:
+            conn.send(_run_one(*job))
+    except (EOFError, OSError):  # the sweep's end of the pipe is closed: nobody to run for
+        pass
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """Ends the worker, mid-run too, once its parent has gone: a sweep killed with SIGKILL
+    leaves no worker computing for nobody."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
 
 
 def _start_worker(ctx, worker=_worker) -> tuple[Any, Any]:
@@ -375,12 +513,13 @@ def _start_worker(ctx, worker=_worker) -> tuple[Any, Any]:
     return conn, proc
 
 
-def _hand_out(r: Run, limits: bool, idle: list[tuple[Any, Any]], start) -> tuple[Any, Any]:
+def _hand_out(r: Run, limits: bool, idle: list[tuple[Any, Any]], start,
+              timeout: float | None = None) -> tuple[Any, Any]:
     """Sends run `r` to an idle worker, or to a new one (`start()`) if none is idle. An idle
     worker that died between runs (killed while it waited) takes no run down: its connection
     refuses the run, and the next worker gets it. A new worker that dies before it reads the
     run is the run's death, which the caller counts when the connection ends."""
-    job = (r.scenario, r.seed, limits)
+    job = (r.scenario, r.seed, limits, timeout)
     while idle:
         conn, proc = idle.pop()
         try:
@@ -398,10 +537,10 @@ def _hand_out(r: Run, limits: bool, idle: list[tuple[Any, Any]], start) -> tuple
 
 
 def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, workers: int, limits: bool,
-               worker=_worker) -> None:
+               worker=_worker, timeout: float | None = None) -> None:
     if workers == 1:
         for r in todo:
-            summary, error, wall = _run_one(r.scenario, r.seed, limits)
+            summary, error, wall = _run_one(r.scenario, r.seed, limits, timeout)
             store.put(sweep.name, r, summary, error, wall)
             bar.update(error is None)
         return
@@ -411,20 +550,26 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
     # Each worker holds one run at a time, so a worker that dies (killed, out of memory) takes
     # only its own run down: the run goes to a fresh worker, and a run whose workers die
     # WORKER_DEATHS times is recorded as failed, to be retried with retry_failed. A worker that
-    # dies between runs takes none down (`_hand_out`).
+    # dies between runs takes none down (`_hand_out`). A run still going RUN_TIMEOUT_GRACE_S
+    # past its timeout has not stopped itself: its worker is killed, and the run recorded as failed.
     ctx = multiprocessing.get_context("spawn")  # workers start clean whatever the parent holds
     queue = list(reversed(todo))
     deaths: dict[str, int] = {}
-    busy: dict[Any, tuple[Any, Run]] = {}  # connection -> (process, its run)
+    busy: dict[Any, tuple[Any, Run, float]] = {}  # connection -> (process, its run, when it went out)
     idle: list[tuple[Any, Any]] = []  # (connection, process)
+    overdue = math.inf if timeout is None else timeout + RUN_TIMEOUT_GRACE_S
+
+    def hand_out(r: Run) -> None:
+        conn, proc = _hand_out(r, limits, idle, lambda: _start_worker(ctx, worker), timeout)
+        busy[conn] = (proc, r, time.monotonic())
+
     try:
         while queue or busy:
             while queue and len(busy) < workers:
-                r = queue.pop()
-                conn, proc = _hand_out(r, limits, idle, lambda: _start_worker(ctx, worker))
-                busy[conn] = (proc, r)
-            for conn in wait(list(busy)):
-                proc, r = busy.pop(conn)
+                hand_out(queue.pop())
+            first = min(t for _, _, t in busy.values())
+            for conn in wait(list(busy), None if timeout is None else max(0.0, first + overdue - time.monotonic())):
+                proc, r, _ = busy.pop(conn)
                 try:
                     summary, error, wall = conn.recv()
                 except (EOFError, OSError):  # the worker died with the run
@@ -438,21 +583,27 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
                 else:
                     idle.append((conn, proc))
                     if queue:  # its next run first: the worker runs while the result is stored
-                        nxt = queue.pop()
-                        conn, proc = _hand_out(nxt, limits, idle, lambda: _start_worker(ctx, worker))
-                        busy[conn] = (proc, nxt)
+                        hand_out(queue.pop())
                 store.put(sweep.name, r, summary, error, wall)
                 bar.update(error is None)
+            for conn in [c for c, (_, _, t) in busy.items() if time.monotonic() - t > overdue]:
+                proc, r, t = busy.pop(conn)
+                proc.kill()
+                proc.join()
+                conn.close()
+                store.put(sweep.name, r, None, f"run_timeout: the run took longer than {timeout:g} s of wall time and "
+                          f"did not stop; its worker process was stopped after {overdue:g} s", time.monotonic() - t)
+                bar.update(False)
     finally:
         # Done, or Ctrl-C / SIGTERM: what is stored stays; runs under way are abandoned.
-        for proc, _ in busy.values():
+        for proc, _, _ in busy.values():
             proc.terminate()
         for conn, _ in idle:
             try:
                 conn.send(None)
             except OSError:
                 pass
-        for proc in [p for p, _ in busy.values()] + [p for _, p in idle]:
+        for proc in [p for p, _, _ in busy.values()] + [p for _, p in idle]:
             proc.join(timeout=5)
 
 
@@ -462,12 +613,24 @@ DASK_CONNECT_S = 30
 def _answers(scheduler: str) -> None:
     """Returns once a Dask scheduler at `scheduler` has answered, or raises (TimeoutError after
     about DASK_CONNECT_S): `Client` alone waits without end on a port that takes the connection
-    but does not speak Dask."""
+    but does not speak Dask. A refused connection is an OSError at once, where Dask would try
+    again until its deadline; a port that answers in another protocol (an SSH banner) is one too."""
     import asyncio
+    import socket
     import threading
 
     from distributed.comm import connect
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
     from distributed.security import Security
+
+    scheme, where = parse_address(scheduler)
+    get_backend(scheme)  # ValueError: an unknown address scheme
+    if scheme in ("tcp", "tls"):
+        try:
+            socket.create_connection(parse_host_port(where), timeout=DASK_CONNECT_S).close()
+        except OSError as e:
+            raise OSError(e.strerror or str(e) or type(e).__name__) from None
 
     async def in_time():
         try:  # connect's own deadline covers reaching the port; ours, its answer too
@@ -476,6 +639,10 @@ def _answers(scheduler: str) -> None:
                 DASK_CONNECT_S + 5)
         except asyncio.TimeoutError:  # not yet the built-in TimeoutError on Python 3.10
             raise TimeoutError() from None
+        except OSError:
+            raise
+        except Exception as e:  # noqa: BLE001 - its bytes read as Dask's (2.82 EiB to allocate for a frame)
+            raise OSError(f"it answers, but not as a Dask scheduler ({type(e).__name__})") from None
         comm.abort()
 
     failed: list[BaseException] = []
@@ -495,7 +662,20 @@ def _answers(scheduler: str) -> None:
         raise failed[0]
 
 
-def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, scheduler: str, limits: bool) -> None:
+@contextlib.contextmanager
+def _silenced(logger: str):
+    """Nothing logged by `logger` while the block runs."""
+    log = logging.getLogger(logger)
+    level = log.level
+    log.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
+def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, scheduler: str, limits: bool,
+              timeout: float | None = None) -> None:
     try:
         from concurrent.futures import CancelledError
 
@@ -511,11 +691,12 @@ def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, sched
     except (ValueError, TypeError, ImportError, OSError) as e:  # a malformed address or scheme, nobody there
         why = str(e) or f"no answer in {DASK_CONNECT_S} s"
         raise ScenarioError("--scheduler", f"cannot reach a Dask scheduler at {scheduler!r}: {why}") from None
-    with client:
+    # the client logs a lost scheduler, with a traceback as it closes: the sweep says it in one line
+    with _silenced("distributed.client"), client:
         # one map, not a submit per run: Dask then holds the runs back and hands each worker
         # thread one at a time, so a worker that dies takes only its own run down
         futures = client.map(_run_one, [r.scenario for r in todo], [r.seed for r in todo], [limits] * len(todo),
-                             key=[f"tcplab-{r.key}" for r in todo], pure=False)
+                             [timeout] * len(todo), key=[f"tcplab-{r.key}" for r in todo], pure=False)
         runs = dict(zip(futures, todo))
         for fut in as_completed(futures):
             try:
@@ -585,7 +766,8 @@ class SweepResult:
         name, seed and the varied fields."""
         for r in self.rows:
             if r["summary"] is not None:
-                yield r["summary"], {"case": r["case"], "scenario": r["scenario"], "seed": r["seed"], **r["params"]}
+                params = {p: _shown(v) for p, v in r["params"].items()}  # a table or a list as its JSON text
+                yield r["summary"], {"case": r["case"], "scenario": r["scenario"], "seed": r["seed"], **params}
 
     @property
     def flows(self):

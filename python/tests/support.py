@@ -97,6 +97,19 @@ def worker_killed_by_seed_2(conn) -> None:
         conn.send(sweep._run_one(*job))
 
 
+def worker_hung_by_seed_2(conn) -> None:
+    """A sweep worker whose run of seed 2 never ends and never looks at its time limit, as a
+    run stuck inside one step of the core would."""
+    import time
+
+    from tcplab import sweep
+
+    while (job := conn.recv()) is not None:
+        while job[1] == 2:
+            time.sleep(1)
+        conn.send(sweep._run_one(*job))
+
+
 class FakeTTY(io.StringIO):
     """A stream that says it is a terminal."""
 

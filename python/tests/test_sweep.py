@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import signal
 import socket
 import sqlite3
@@ -16,8 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
-from support import REPO, FakeTTY, needs_dask, worker_killed_by_seed_2
+from support import REPO, FakeTTY, needs_dask, worker_hung_by_seed_2, worker_killed_by_seed_2
 
+import tcplab
 from tcplab import ScenarioError, cli
 from tcplab import sweep as sw
 
@@ -60,7 +62,7 @@ def test_set_field_walks_tables_and_lists():
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nseeds = 0', "seeds"),
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nsurprise = 1', "surprise"),
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"links[9].delay" = ["1ms"]', "grid.links[9].delay"),
-    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"links[2].bandwidth" = ["fast"]', "links[2].bandwidth"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"links[2].bandwidth" = ["fast"]', "grid.links[2].bandwidth"),
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"duration, tcp.window" = [["1s", 4], ["2s"]]', "grid.duration, tcp.window"),
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nseeds = 1000000000000', "seeds"),  # not a list in memory
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nseeds = [2, 2147483647]', "seeds"),  # beyond ns-2's generator
@@ -68,6 +70,20 @@ def test_set_field_walks_tables_and_lists():
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"duration, duration" = [["1s", "2s"]]', "grid.duration, duration"),
     (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"tcp.window" = [4]\n"duration, tcp.window" = [["1s", 4]]',
      "grid.duration, tcp.window"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nrun_timeout = "soon"', "run_timeout"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nrun_timeout = 0', "run_timeout"),
+    # the same run twice would count as two independent runs in the statistics (issue 35 item 8)
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nseeds = [1, 1, 1, 1, 3]', "seeds"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"links[2].queue_limit" = [6, 10, 6]', "grid.links[2].queue_limit"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"duration, tcp.window" = [["1s", 4], ["1s", 4]]',
+     "grid.duration, tcp.window"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"tcp" = [{{window = 4}}, {{window = 4}}]', "grid.tcp"),
+    (f'[[parts]]\nscenarios = ["{LOSSY}/lossy-reno.toml"]\ngrid = {{ duration = ["2s"] }}\n'
+     f'[[parts]]\nscenarios = ["{LOSSY}/lossy-*.toml"]\ngrid = {{ duration = ["2s"] }}', "parts[1]"),
+    # a grid's "name" over two scenarios would merge them into one case (issue 35 item 9)
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml", "{LOSSY}/lossy-vegas.toml"]\n[grid]\nname = ["X"]', "grid.name"),
+    (f'scenarios = ["{LOSSY}/lossy-reno.toml", "{LOSSY}/lossy-vegas.toml"]\n[grid]\n"name, duration" = [["X", "1s"]]',
+     "grid.name"),
 ])
 def test_a_bad_sweep_names_the_field(tmp_path, text, path):
     p = tmp_path / "bad.toml"
@@ -75,6 +91,61 @@ def test_a_bad_sweep_names_the_field(tmp_path, text, path):
     with pytest.raises(ScenarioError) as e:
         sw.load(p)
     assert e.value.path == path
+
+
+def test_duplicates_are_refused_with_what_repeats(tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text(f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nseeds = [1, 1, 1, 1, 3]')
+    with pytest.raises(ScenarioError, match="lists seed 1 more than once"):
+        sw.load(p)
+    p.write_text(f'scenarios = ["{LOSSY}/lossy-reno.toml", "{LOSSY}/lossy-vegas.toml"]\n[grid]\nname = ["X"]')
+    with pytest.raises(ScenarioError, match="lossy-reno.toml and .*lossy-vegas.toml are both named 'X'"):
+        sw.load(p)
+    # one scenario renamed by the grid is one case per name: that stays
+    p.write_text(f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\nname = ["X", "Y"]')
+    assert [r.case for r in sw.load(p).runs] == ["X name=X", "Y name=Y"]
+
+
+def test_grid_errors_are_in_the_sweep_files_terms(tmp_path):
+    """A grid value the scenario refuses is named by its grid field, with the scenario file and
+    the case; no place in tcplab's internal JSON text (issue 35 item 12)."""
+    p = tmp_path / "s.toml"
+    p.write_text(f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"tcp.window" = [4, "x"]')
+    with pytest.raises(ScenarioError) as e:
+        sw.load(p)
+    assert e.value.path == "grid.tcp.window"
+    assert e.value.message.startswith("lossy-reno.toml: lossy-reno tcp.window=x: ") and "column" not in e.value.message
+    p.write_text(f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"flows[*].protocol" = [{{a = 1}}]')
+    with pytest.raises(ScenarioError) as e:
+        sw.load(p)
+    assert e.value.path == "grid.flows[*].protocol" and "column" not in e.value.message
+
+
+def test_json_scenarios_are_taken_as_tcplab_run_takes_them(tmp_path):
+    doc = sw.tomllib.loads((LOSSY / "lossy-reno.toml").read_text())
+    (tmp_path / "reno.json").write_text(json.dumps(doc))
+    (tmp_path / "s.toml").write_text('scenarios = ["reno.json"]\n[grid]\nduration = ["1s"]')
+    res = sw.run(tmp_path / "s.toml", tmp_path / "out", workers=1, progress=False)
+    ref = sw.run(sw.build({"scenarios": [str(LOSSY / "lossy-reno.toml")], "grid": {"duration": ["1s"]}}, tmp_path),
+                 tmp_path / "ref", workers=1, progress=False)
+    assert not res.failed and [r["summary"] for r in res.rows] == [r["summary"] for r in ref.rows]
+    (tmp_path / "bad.json").write_text("{")
+    (tmp_path / "s.toml").write_text('scenarios = ["bad.json"]')
+    with pytest.raises(ScenarioError, match="not valid JSON") as e:
+        sw.load(tmp_path / "s.toml")
+    assert e.value.path == str(tmp_path / "bad.json")
+
+
+def test_a_grid_value_that_is_a_table_is_a_case_of_its_own(tmp_path):
+    """A table (or a list) as a grid value shows as its JSON text in the tables, which group
+    by it; before, the sweep ran every run, then failed with `unhashable type: 'dict'`."""
+    p = tmp_path / "s.toml"
+    p.write_text(f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nseeds = 2\n[grid]\nduration = ["1s"]\n'
+                 '"tcp" = [{window = 4}, {window = 8}]\n"output.trace" = [[]]')
+    res = sw.run(p, tmp_path / "out", workers=1, progress=False)
+    table = res.aggregate()
+    assert sorted(set(table["tcp"])) == ['{"window": 4}', '{"window": 8}'] and set(table["runs"]) == {2}
+    assert set(table["output.trace"]) == {"[]"}
 
 
 def test_a_seed_the_scenario_sets_is_named_as_its_own(tmp_path):
@@ -146,7 +217,7 @@ def test_parallel_equals_serial_and_resuming_runs_only_what_is_missing(tmp_path,
     # a second run of the same sweep computes nothing
     calls = []
     real = sw._run_one
-    monkeypatch.setattr(sw, "_run_one", lambda s, seed, limits: calls.append(seed) or real(s, seed, limits))
+    monkeypatch.setattr(sw, "_run_one", lambda s, seed, *rest: calls.append(seed) or real(s, seed, *rest))
     again = sw.run(spec, tmp_path / "serial", workers=1, progress=False)
     assert calls == [] and summaries(again) == summaries(serial)
     # a third seed adds exactly the new runs
@@ -159,7 +230,7 @@ def test_parallel_equals_serial_and_resuming_runs_only_what_is_missing(tmp_path,
 def test_a_failed_run_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
     spec = write_sweep(tmp_path)
     real = sw._run_one
-    monkeypatch.setattr(sw, "_run_one", lambda s, seed, limits: (None, "boom", 0.0) if seed == 2 else real(s, seed, limits))
+    monkeypatch.setattr(sw, "_run_one", lambda s, seed, *rest: (None, "boom", 0.0) if seed == 2 else real(s, seed, *rest))
     res = sw.run(spec, tmp_path / "out", workers=1, progress=False)
     assert len(res.failed) == 4 and len(res.rows) == 8
     assert all(r["error"] == "boom" for r in res.failed)
@@ -515,32 +586,54 @@ def test_a_port_that_does_not_speak_dask_is_named_in_time(tmp_path, monkeypatch)
     assert e.value.path == "--scheduler"
 
 
+def _killer_after_the_first_result(db: Path, proc):
+    """A thread that kills `proc` once the store `db` holds a run."""
+    import threading
+
+    def kill():
+        for _ in range(20000):
+            try:
+                with sqlite3.connect(db) as conn:
+                    if conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] >= 1:
+                        break
+            except sqlite3.OperationalError:
+                pass
+            time.sleep(0.002)
+        proc.send_signal(signal.SIGKILL)
+
+    killer = threading.Thread(target=kill)
+    killer.start()
+    return killer
+
+
 @needs_dask
 def test_a_scheduler_lost_mid_sweep_is_named_and_the_finished_runs_kept(tmp_path):
     spec = write_sweep(tmp_path, seeds=3, duration="100s")
     with dask_cluster(1) as (address, procs):
-        def kill_after_the_first_result():
-            db = tmp_path / "out" / "results.sqlite"
-            for _ in range(20000):
-                try:
-                    with sqlite3.connect(db) as conn:
-                        if conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] >= 1:
-                            break
-                except sqlite3.OperationalError:
-                    pass
-                time.sleep(0.002)
-            procs[0].send_signal(signal.SIGKILL)
-
-        import threading
-
-        killer = threading.Thread(target=kill_after_the_first_result)
-        killer.start()
+        killer = _killer_after_the_first_result(tmp_path / "out" / "results.sqlite", procs[0])
         with pytest.raises(ScenarioError, match="lost the Dask scheduler") as e:
             sw.run(spec, tmp_path / "out", scheduler=address, progress=False)
         killer.join()
     assert e.value.path == "--scheduler"
     kept = _stored_summaries(tmp_path / "out" / "results.sqlite")
     assert 1 <= len(kept) < 12, "what finished before is stored"
+
+
+@needs_dask
+def test_a_lost_scheduler_is_one_line_on_the_command_line(tmp_path):
+    """Issue 35 item 11: Dask's client logged a traceback of 35 lines, as it closed, before the
+    sweep's own line."""
+    spec = write_sweep(tmp_path, seeds=3, duration="3000s")
+    out = tmp_path / "out"
+    with dask_cluster(1) as (address, procs):
+        env = {**os.environ, "PYTHONPATH": str(REPO / "python"), "TCPLAB_PROGRESS": "0"}
+        proc = subprocess.Popen([sys.executable, "-m", "tcplab", "sweep", str(spec), "--out", str(out), "--scheduler", address],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        killer = _killer_after_the_first_result(out / "results.sqlite", procs[0])
+        _, err = proc.communicate(timeout=120)
+        killer.join()
+    assert proc.returncode == 2 and err.startswith("tcplab: error: --scheduler: lost the Dask scheduler at "), err
+    assert err.count("\n") == 1, err
 
 
 @pytest.mark.parametrize("store", [b"not a database", "CREATE TABLE runs (key TEXT)"])
@@ -555,3 +648,162 @@ def test_a_store_that_cannot_keep_the_results_is_named(tmp_path, store):
     with pytest.raises(ScenarioError, match="cannot keep the results in") as e:
         sw.run(write_sweep(tmp_path, seeds=1, duration="1s"), out, workers=1, progress=False)
     assert e.value.path == "--out"
+
+
+# A run that genuinely takes long: about a minute of computing (1.3 GB of packet delays by its
+# end, within the limits), stopped by a run_timeout of seconds long before that.
+LONG = "1000000s"
+
+
+def test_a_run_past_its_time_limit_stops_itself():
+    doc = sw.read_scenario(LOSSY / "lossy-reno.toml")
+    doc["duration"] = LONG
+    t0 = time.monotonic()
+    with pytest.raises(ScenarioError) as e:
+        tcplab.run(doc, timeout=1)
+    assert time.monotonic() - t0 < 30
+    assert e.value.path == "run_timeout"
+    assert re.fullmatch(r"the run took longer than 1 s of wall time and was stopped at simulated time [\d.e+]+ s "
+                        r"of 1e\+06 s", e.value.message), e.value.message
+    with pytest.raises(ScenarioError, match="is not a number of seconds"):
+        tcplab.run(doc, timeout=-1)
+
+
+def test_a_sweeps_run_timeout_stores_a_long_run_as_failed_and_goes_on(tmp_path, capfd):
+    """Issue 35 item 4: a run that takes too long no longer holds its worker for good."""
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nrun_timeout = "2s"\n[grid]\nduration = ["1s", "{LONG}"]\n')
+    assert sw.load(spec).run_timeout == 2.0
+    t0 = time.monotonic()
+    res = sw.run(spec, tmp_path / "out", workers=2, progress=False)
+    assert time.monotonic() - t0 < 60
+    (failed,) = res.failed
+    assert failed["params"] == {"duration": LONG} and failed["error"].startswith("run_timeout: the run took longer than 2 s")
+    assert len(res.rows) == 2
+    # the command line's --run-timeout over the file's, in its own terms; serially too
+    assert cli.main(["sweep", str(spec), "--out", str(tmp_path / "cli"), "--workers", "1", "--run-timeout", "1.5s"]) == 1
+    err = capfd.readouterr().err
+    assert f"run failed: lossy-reno duration={LONG} seed 1: run_timeout: the run took longer than 1.5 s" in err
+    assert cli.main(["sweep", str(spec), "--run-timeout", "soon"]) == 2
+    assert capfd.readouterr().err.startswith("tcplab: error: --run-timeout: 'soon' is not a wall time")
+    assert [sw.wall_seconds(v, "x") for v in (90, "90", "1.5s", "10min", "2h")] == [90, 90, 1.5, 600, 7200]
+
+
+def test_a_run_that_does_not_stop_itself_is_stopped_by_the_sweep(tmp_path, monkeypatch):
+    """The parent's backstop: a worker whose run goes past run_timeout and its grace (stuck
+    where the run cannot look at its clock) is killed, its run stored as failed, and the sweep
+    and its count go on."""
+    monkeypatch.setattr(sw, "RUN_TIMEOUT_GRACE_S", 0.5)
+    spec = sw.load(write_sweep(tmp_path, seeds=3, duration="1s"))
+    store = sw.Store(tmp_path / "out" / "results.sqlite")
+    bar = sw._Progress(len(spec.runs), enabled=False)
+    try:
+        sw._run_local(spec, spec.runs, store, bar, workers=2, limits=True, worker=worker_hung_by_seed_2, timeout=1.0)
+        rows = store.rows(r.key for r in spec.runs)
+    finally:
+        store.close()
+    failed = [r for r in rows if r["error"]]
+    assert len(rows) == 12 and bar.done == 12 and {r["seed"] for r in failed} == {2} and len(failed) == 4
+    assert all(r["error"] == "run_timeout: the run took longer than 1 s of wall time and did not stop; its worker "
+               "process was stopped after 1.5 s" for r in failed)
+
+
+def test_workers_die_with_their_sweep(tmp_path):
+    """Issue 35 item 11: a sweep killed with SIGKILL leaves no worker running (before, they ran
+    their runs to the end, then printed BrokenPipeError tracebacks)."""
+    spec = write_sweep(tmp_path, seeds=4, duration=LONG)
+    out = tmp_path / "out"
+    proc = _sweep_process(spec, out, workers=2)
+    workers = []
+    for _ in range(600):
+        workers = [p for p in _children(proc.pid) if "spawn" in Path(f"/proc/{p}/cmdline").read_text()]
+        if len(workers) == 2:
+            break
+        time.sleep(0.1)
+    assert len(workers) == 2, "the sweep's workers are under way"
+    proc.kill()
+    _, err = proc.communicate(timeout=30)  # stderr ends once the workers, which share it, are gone
+    assert "Traceback" not in err and "Error" not in err, err
+    assert not [p for p in workers if Path(f"/proc/{p}").exists() and "spawn" in Path(f"/proc/{p}/cmdline").read_text()]
+
+
+@pytest.mark.parametrize("damage", ["summary = 'not json'", "summary = '5'", "summary = '{\"flows\": [1]}'",
+                                    "summary = '{\"flows\": []}'", "params = NULL", "summary = NULL",
+                                    "summary = '{\"jain_fairness\": 1, \"flows\": [], \"handovers\": [{}]}'"])
+def test_a_damaged_row_of_the_store_is_run_again(tmp_path, damage):
+    """A row damaged on disk is taken as missing: its run is made again and the row replaced
+    (before: JSONDecodeError, TypeError or KeyError)."""
+    spec = write_sweep(tmp_path, seeds=1, duration="1s")
+    out = tmp_path / "out"
+    reference = sw.run(spec, out, workers=1, progress=False)
+    with sqlite3.connect(out / "results.sqlite") as c:
+        c.execute(f"UPDATE runs SET {damage} WHERE key = ?", (reference.rows[1]["key"],))
+    again = sw.run(spec, out, workers=1, progress=False)
+    assert summaries(again) == summaries(reference) and not again.failed
+    assert _stored_summaries(out / "results.sqlite") == {r["key"]: json.dumps(r["summary"], sort_keys=True)
+                                                        for r in reference.rows}
+
+
+def test_workers_beyond_the_machine_are_refused(tmp_path):
+    with pytest.raises(ScenarioError, match=r"1000000 is not a number of processes for this machine \(1 to \d+") as e:
+        sw.run(write_sweep(tmp_path, seeds=1), tmp_path / "out", workers=1_000_000, progress=False)
+    assert e.value.path == "--workers" and not (tmp_path / "out").exists()
+
+
+def test_a_large_sweep_shows_its_checking(tmp_path, monkeypatch):
+    """Checking every case takes a while for a large sweep (a 100,000-case one took a minute
+    in silence): a status line counts the cases checked, once a second has passed."""
+    tty = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", tty)
+    monkeypatch.setattr(sw, "CHECKING_DELAY_S", 0.0)
+    p = tmp_path / "s.toml"
+    p.write_text(f'scenarios = ["{LOSSY}/lossy-reno.toml"]\n[grid]\n"tcp.window" = [{", ".join(map(str, range(1, 41)))}]')
+    assert len(sw.load(p, progress=True).runs) == 40
+    shown = tty.getvalue()
+    assert shown.startswith("\rtcplab: sweep: 1/40 cases checked, about ") and shown.endswith("\r\x1b[K"), shown
+    assert "40/40 cases checked" in shown
+
+
+@contextlib.contextmanager
+def _server(greeting: bytes | None):
+    """A local TCP port that takes connections and says `greeting` (or nothing) first."""
+    import threading
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+
+    def serve():
+        while True:
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            if greeting:
+                c.sendall(greeting)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"tcp://127.0.0.1:{srv.getsockname()[1]}"
+    finally:
+        srv.close()
+
+
+@needs_dask
+def test_a_port_that_speaks_another_protocol_is_named(tmp_path):
+    """An SSH server's banner, read as Dask's frame lengths, asked for 2.82 EiB (MemoryError)."""
+    with _server(b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n") as address:
+        with pytest.raises(ScenarioError, match="cannot reach a Dask scheduler at .*: it answers, but not as a Dask "
+                                                r"scheduler \(MemoryError\)") as e:
+            sw.run(write_sweep(tmp_path, seeds=1), tmp_path / "out", scheduler=address, progress=False)
+    assert e.value.path == "--scheduler"
+
+
+@needs_dask
+def test_a_refused_connection_is_named_at_once(tmp_path):
+    """Dask tries a refused connection again until its deadline (30 s), then says 'Timed out'."""
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    t0 = time.monotonic()
+    with pytest.raises(ScenarioError, match="cannot reach a Dask scheduler at .*: Connection refused") as e:
+        sw.run(write_sweep(tmp_path, seeds=1), tmp_path / "out", scheduler=address, progress=False)
+    assert e.value.path == "--scheduler" and time.monotonic() - t0 < 20
