@@ -314,16 +314,20 @@ def _count_option(text: str | None, option: str, what: str, most: int = 1_000_00
 def cmd_sweep(args) -> int:
     from tcplab import sweep as sw
 
+    # the options before the sweep's cases are checked, and before the runs
+    workers = _count_option(args.workers, "--workers", "processes")
+    if workers is not None:
+        sw.check_workers(workers)
+    run_timeout = sw.wall_seconds(args.run_timeout, "--run-timeout") if args.run_timeout is not None else None
+    sw.check_metric(args.metric)
     try:
-        spec = sw.load(args.sweep)
+        spec = sw.load(args.sweep, progress=progress_enabled())
     except ScenarioError as e:
         _error(ScenarioError(e.path, e.message, args.sweep), True)
         return 2
     out = Path(args.out) if args.out else Path("results") / tcplab.folder_name(spec.name, "sweep")
-    workers = _count_option(args.workers, "--workers", "processes")
-    sw.check_metric(args.metric)  # before the runs, not after them
     result = sw.run(spec, out, workers=workers, scheduler=args.scheduler, retry_failed=args.retry_failed,
-                    progress=progress_enabled(), limits=not args.no_limits)
+                    progress=progress_enabled(), limits=not args.no_limits, run_timeout=run_timeout)
     flows = result.flows
     flows.to_csv(out / "results.csv", index=False)
     table = result.aggregate(args.metric)
@@ -337,6 +341,7 @@ def cmd_sweep(args) -> int:
 
 def cmd_reproduce(args) -> int:
     from tcplab import studies
+    from tcplab.sweep import wall_seconds
 
     if args.list:
         for name, title in studies.list_studies().items():
@@ -346,12 +351,13 @@ def cmd_reproduce(args) -> int:
         _error(ScenarioError("STUDY", "is required (tcplab reproduce --list shows them)"), False)
         return 2
     seeds = _count_option(args.seeds, "--seeds", "seeds")
+    run_timeout = wall_seconds(args.run_timeout, "--run-timeout") if args.run_timeout is not None else None
 
     def log(msg: str) -> None:
         print(f"{PROG}: {args.study}: {msg}", file=sys.stderr, flush=True)
 
     out = studies.reproduce(args.study, quick=args.quick, seeds=seeds, out=args.out, scheduler=args.scheduler,
-                            progress=progress_enabled(), log=log)
+                            progress=progress_enabled(), log=log, run_timeout=run_timeout)
     print(f"report: {out / 'report.md'} (and report.html)")
     return 0
 
@@ -524,6 +530,9 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--metric", default="goodput_bps", help="the flow metric to summarise (default goodput_bps; any number of a flow's summary, or jain_fairness)")
     w.add_argument("--no-limits", action="store_true",
                    help="run even runs estimated far beyond their machine (see tcplab estimate)")
+    w.add_argument("--run-timeout", metavar="T",
+                   help="stop a run that takes longer than T of wall time (seconds, or e.g. 90s, 10min, 2h) and "
+                        "store it as failed; default: the sweep's run_timeout, or no limit")
     w.set_defaults(func=cmd_sweep)
 
     rp = sub.add_parser(
@@ -539,6 +548,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--seeds", metavar="N", help="this many seeds instead of the study's")
     rp.add_argument("--out", type=_out_path, metavar="DIR", help="report folder (default results/<study>, or results/<study>-quick)")
     rp.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS")
+    rp.add_argument("--run-timeout", metavar="T", help="as tcplab sweep --run-timeout")
     rp.set_defaults(func=cmd_reproduce)
 
     b = sub.add_parser(
