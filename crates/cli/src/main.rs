@@ -7,15 +7,15 @@
 //!
 //! `--check` checks the run's invariants as it goes (tcplab_net::check). A run estimated far
 //! beyond the machine is refused unless `--no-limits` (tcplab_net::budget).
-//! Exit status: 0 ok, 2 invalid scenario or option, or a run refused (one line naming the
-//! field), 1 I/O error or a broken invariant (each printed).
+//! Exit status: 0 ok, 2 invalid scenario or option, or a run refused or stopped by its guard
+//! (one line naming the field), 1 I/O error or a broken invariant (each printed).
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tcplab_net::scenario::{folder_name, Traces};
 use tcplab_net::sim::unknown_trace;
-use tcplab_net::{Format, RunOptions, Scenario, ScenarioError, Simulation};
+use tcplab_net::{Format, RunError, RunOptions, Scenario, ScenarioError, Simulation};
 
 const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam]... [--check] [--no-limits]";
 
@@ -111,7 +111,7 @@ fn main() -> ExitCode {
         std::fs::create_dir_all(&out)?;
         let text = serde_json::to_string_pretty(&r.summary).expect("summaries serialise") + "\n";
         std::fs::write(out.join("summary.json"), text)?;
-        Ok(r.check)
+        Ok::<_, RunError>(r.check)
     });
     match result {
         Ok(Some(check)) if check.violations > 0 => {
@@ -122,7 +122,11 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
         Ok(_) => ExitCode::SUCCESS,
-        Err(e) => {
+        Err(RunError::Stopped(e)) => {
+            say(&format!("error: {e}"));
+            ExitCode::from(2)
+        }
+        Err(RunError::Io(e)) => {
             say(&format!("error: {}: {e}", out.display()));
             ExitCode::from(1)
         }

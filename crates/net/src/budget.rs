@@ -9,8 +9,9 @@
 //! and real runs (slow start, losses, Vegas keeping its window small) usually cost less.
 
 use crate::routing::Routes;
-use crate::scenario::{ActionKind, AppConfig, FlowConfig, Scenario, ScenarioError, Transport};
+use crate::scenario::{ActionKind, AppConfig, FlowConfig, LossAction, LossAt, LossModel, Profile, Scenario, ScenarioError, Transport};
 use crate::sim::RunOptions;
+use crate::units::show_seconds;
 use crate::wifi::phy::{ACK_BYTES, CTS_BYTES, RTS_BYTES};
 use serde::Serialize;
 use std::path::Path;
@@ -48,6 +49,10 @@ pub struct Estimate {
     pub link_hops: f64,
     pub radio_hops: f64,
     pub events: f64,
+    /// The field that makes the events many ("duration", unless a timer can fire far more
+    /// often than the traffic needs), and why, for messages.
+    pub events_field: String,
+    pub events_why: String,
     pub memory: Vec<Part>,
     pub disk: Vec<Part>,
 }
@@ -107,6 +112,22 @@ impl Estimate {
                 }
             }
         }
+        // Senders whose timer expires before any ACK can come back: a timeout, and a segment
+        // sent, every shortest timeout at the most, all along.
+        let mut events_field = ("duration".to_string(), String::new());
+        let mut worst_storm = 0.0;
+        for (i, d) in demands.iter().enumerate() {
+            let Some((rto, knob)) = d.early_timer else { continue };
+            let timeouts = (d.to - d.from) / rto;
+            data_packets += timeouts;
+            link_hops += timeouts * d.path.iter().filter(|&&r| !net.is_radio(r)).count() as f64;
+            radio_hops += timeouts * d.path.iter().filter(|&&r| net.is_radio(r)).count() as f64;
+            if timeouts > worst_storm {
+                worst_storm = timeouts;
+                let why = format!("flow {:?}'s retransmission timer expires {} after a segment at the latest ({knob}), before its ACK can come back, so it times out again and again", scenario.flows[i].name, show_seconds(rto));
+                events_field = (format!("flows[{i}].tcp.{knob}"), why);
+            }
+        }
         let air_events = radio_hops * net.events_per_radio_hop();
         // Timers that tick whatever the network carries: a CBR source's packets, sent even when
         // the first queue drops them, and a mobile node's beacon checks and, at worst (out of
@@ -120,7 +141,12 @@ impl Estimate {
             .sum();
         let mobile_checks: f64 = scenario.mobile_nodes.iter().map(|m| end / m.beacon_interval + end / m.l2_handoff).sum();
 
-        let mut memory = vec![Part { what: "packet delays", field: "duration", bytes: DELAY_BYTES * data_packets }];
+        let mut memory = vec![
+            Part { what: "packet delays", field: "duration", bytes: DELAY_BYTES * data_packets },
+            Part { what: "routing tables", field: "nodes", bytes: Routes::table_bytes(scenario.nodes.len()) },
+            Part { what: "packets held by delay losses", field: "losses", bytes: HELD_PACKET_BYTES * held_by_delays(scenario, &demands, &sent, end) },
+        ];
+        memory.retain(|p| p.bytes > 0.0);
         let series = !opts.skip_series;
         if traces.cwnd && series {
             memory.push(Part { what: "cwnd series", field: "output.trace", bytes: CWND_ROW_BYTES * per_ack_rows });
@@ -160,6 +186,8 @@ impl Estimate {
             link_hops,
             radio_hops,
             events: EVENTS_PER_HOP * link_hops + air_events + cbr_packets + mobile_checks,
+            events_field: events_field.0,
+            events_why: events_field.1,
             memory,
             disk,
         }
@@ -167,16 +195,35 @@ impl Estimate {
 
     /// Refuses a run far beyond `machine`: more events than [`MAX_EVENTS`], more memory than
     /// it has available, or trace files larger than its free disk. The error names the field
-    /// that makes the run grow and says how to run it anyway.
+    /// that makes the run grow and says how to run it anyway. A timer that expires again and
+    /// again (`events_why`) is named whichever limit its packets break.
     pub fn check(&self, machine: &Machine) -> Result<(), ScenarioError> {
         let anyway = "or run it anyway with --no-limits (Python: limits=False)";
+        let refusal = self.beyond(machine, anyway);
+        match (refusal, self.events_why.as_str()) {
+            (Some(_), why) if !why.is_empty() => Err(ScenarioError::new(
+                &self.events_field,
+                format!(
+                    "{why}: the run would take about {:.1e} events and {} of memory over {} simulated. Change that, {anyway}",
+                    self.events,
+                    bytes(self.memory_bytes()),
+                    show_seconds(self.duration_s)
+                ),
+            )),
+            (Some(e), _) => Err(e),
+            (None, _) => Ok(()),
+        }
+    }
+
+    /// The first limit of `machine` the run breaks, as its refusal.
+    fn beyond(&self, machine: &Machine, anyway: &str) -> Option<ScenarioError> {
         if self.events > MAX_EVENTS {
-            return Err(ScenarioError::new(
+            return Some(ScenarioError::new(
                 "duration",
                 format!(
                     "the run would take about {:.1e} events over {} simulated ({:.1e} packets): days of computing. Shorten it (duration, or --until), {anyway}",
                     self.events,
-                    seconds(self.duration_s),
+                    show_seconds(self.duration_s),
                     self.data_packets + self.acks
                 ),
             ));
@@ -187,6 +234,8 @@ impl Estimate {
                 let list = parts.iter().filter(|p| p.bytes > 0.0).map(|p| format!("{} {}", p.what, bytes(p.bytes))).collect::<Vec<_>>().join(", ");
                 let fix = match largest.field {
                     "duration" => "shorten the run (duration, or --until)",
+                    "nodes" => "use fewer nodes (the table of routes grows with their square)",
+                    "losses" => "hold fewer packets back (a shorter delay, or fewer packets picked)",
                     "output.interval" => "sample less often or fewer flows and links",
                     _ => "trace less (fewer traces, flows or links)",
                 };
@@ -197,16 +246,11 @@ impl Estimate {
             }
             _ => None,
         };
-        if let Some(e) = over(&self.memory, self.memory_bytes(), machine.memory, "memory", &|b| match machine.budget {
+        let memory = over(&self.memory, self.memory_bytes(), machine.memory, "memory", &|b| match machine.budget {
             true => format!("TCPLAB_MAX_MEMORY allows {b}"),
             false => format!("this machine has {b} available"),
-        }) {
-            return Err(e);
-        }
-        if let Some(e) = over(&self.disk, self.disk_bytes(), machine.disk, "disk for its traces", &|b| format!("the disk there has {b} free")) {
-            return Err(e);
-        }
-        Ok(())
+        });
+        memory.or_else(|| over(&self.disk, self.disk_bytes(), machine.disk, "disk for its traces", &|b| format!("the disk there has {b} free")))
     }
 }
 
@@ -224,16 +268,21 @@ struct Demand {
     /// Packets it has to send, when its application says.
     cap: Option<f64>,
     acks_per_packet: f64,
+    /// A TCP sender whose retransmission timer is capped below its path's round trip times out
+    /// again and again whatever the network does: its timeout, and the knob that caps it.
+    early_timer: Option<(f64, &'static str)>,
 }
 
 impl Demand {
     fn of(scenario: &Scenario, net: &Fluid, i: usize, f: &FlowConfig, end: f64) -> Demand {
         let path = net.path(f.from, f.to);
         let back = net.path(f.to, f.from);
+        let mut early_timer = None;
         let (size, pps, cap, acks_per_packet) = match (&f.transport, f.app) {
             (Transport::Tcp(t), app) => {
                 let size = t.params.packet_size;
                 let rtt = net.delay(&path, size) + net.delay(&back, ACK_SIZE);
+                early_timer = Some(timer_cap(t)).filter(|&(rto, _)| rto < rtt);
                 let window = if t.params.max_cwnd > 0 { t.params.window.min(t.params.max_cwnd) } else { t.params.window };
                 let cap = match app {
                     AppConfig::Ftp { packets: Some(n) } if !adds_data(scenario, i) => Some(n as f64),
@@ -252,7 +301,18 @@ impl Demand {
         }
         let from = f.start.as_secs_f64().min(end);
         let to = f.stop.map_or(end, |s| s.as_secs_f64().min(end)).max(from);
-        Demand { path, back, uses, pps, from, to, cap, acks_per_packet }
+        Demand { path, back, uses, pps, from, to, cap, acks_per_packet, early_timer }
+    }
+}
+
+/// The longest timeout a TCP sender's retransmission timer can take, and the knob that caps
+/// it: `maxrto` (ns-2's agents then round it up to two clock ticks). Below the round trip, no
+/// ACK can ever come in time; above it, the timer adapts to the round trip and sits above it.
+fn timer_cap(t: &crate::scenario::TcpConfig) -> (f64, &'static str) {
+    let p = &t.params;
+    match t.profile {
+        Profile::Ns2 => (p.maxrto.max(2.0 * p.tcp_tick), "maxrto"),
+        Profile::Rfc => (p.maxrto, "maxrto"),
     }
 }
 
@@ -311,6 +371,42 @@ fn max_min(demands: &[Demand], active: &[usize], resources: usize) -> Vec<(usize
         growing.retain(|&k| rate[k] < demands[active[k]].pps * (1.0 - 1e-9) && !demands[active[k]].uses.iter().any(|&(r, _)| saturated(r)));
     }
     active.iter().copied().zip(rate).collect()
+}
+
+/// Bytes a packet held back by a `delay` loss takes: its slot in the pool and its event, twice
+/// over for the vectors that hold them to have doubled.
+const HELD_PACKET_BYTES: f64 = 2.0 * (std::mem::size_of::<crate::packet::Packet>() + 48) as f64;
+
+/// How many packets the scenario's `delay` losses hold back at once: each picks its share of
+/// what enters its link direction (offered, for CBR sources, as they send whatever the queue
+/// drops) and holds each for its delay.
+fn held_by_delays(scenario: &Scenario, demands: &[Demand], sent: &[f64], end: f64) -> f64 {
+    let mut held = 0.0;
+    for loss in &scenario.losses {
+        let (LossAction::Delay { delay }, LossAt::Link { link }) = (loss.action, &loss.at) else { continue };
+        let picked = match &loss.model {
+            LossModel::List { packets } => {
+                held += packets.len() as f64; // each counted at most once
+                continue;
+            }
+            LossModel::Uniform { rate } => *rate,
+            LossModel::Ber { ber } => 1.0 - (1.0 - ber).powf(8.0 * 1500.0),
+            LossModel::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad } => {
+                let bad = p_good_bad / (p_good_bad + p_bad_good).max(f64::MIN_POSITIVE);
+                bad * loss_bad + (1.0 - bad) * loss_good
+            }
+        };
+        let mut rate = 0.0; // packets a second entering the link direction
+        for (i, (d, f)) in demands.iter().zip(&scenario.flows).enumerate() {
+            if !loss.fids.is_empty() && !loss.fids.contains(&f.fid) {
+                continue;
+            }
+            let pps = if matches!(f.app, AppConfig::Cbr { .. }) { d.pps } else { sent[i] / (d.to - d.from).max(1e-9) };
+            rate += pps * (d.path.contains(link) as u8 as f64 + d.acks_per_packet * d.back.contains(link) as u8 as f64);
+        }
+        held += rate * picked * delay.as_secs_f64().min(end);
+    }
+    held
 }
 
 /// True if an action of the scenario gives flow `i` more to send than its own `packets`.
@@ -391,7 +487,9 @@ struct Fluid<'a> {
     ends: Vec<(usize, usize)>,
     /// Bits per second of a wired direction; unused (0) for the air.
     capacity: Vec<f64>,
-    routes: Routes,
+    edges: Vec<(usize, usize)>,
+    /// The edges leaving each node.
+    outgoing: Vec<Vec<u32>>,
     /// For each edge of the routing graph, the resource it uses.
     resource_of_edge: Vec<usize>,
 }
@@ -416,38 +514,46 @@ impl<'a> Fluid<'a> {
             }
             capacity.push(0.0);
         }
-        let routes = Routes::shortest_paths(scenario.nodes.len(), &edges);
-        Fluid { scenario, ends, capacity, routes, resource_of_edge }
+        let mut outgoing = vec![Vec::new(); scenario.nodes.len()];
+        for (i, &(from, _)) in edges.iter().enumerate() {
+            outgoing[from].push(i as u32);
+        }
+        Fluid { scenario, ends, capacity, edges, outgoing, resource_of_edge }
     }
 
-    /// The resources a packet from `from` to `to` uses, in order.
+    /// The resources a packet from `from` to `to` uses, in order, along a path of fewest hops.
+    /// Where several are equally short, the run may take another of them (crate::routing
+    /// settles ties as ns-2 does, in a table that grows with the square of the nodes): the
+    /// estimate follows one breadth-first search, in time and memory that grow with the
+    /// network.
     fn path(&self, from: usize, to: usize) -> Vec<usize> {
+        let mut reached_by = vec![u32::MAX; self.scenario.nodes.len()]; // the edge that got there first
+        let mut level = vec![from];
+        while reached_by[to] == u32::MAX && !level.is_empty() {
+            let mut below = Vec::new();
+            for &v in &level {
+                for &e in &self.outgoing[v] {
+                    let w = self.edges[e as usize].1;
+                    if reached_by[w] == u32::MAX && w != from {
+                        reached_by[w] = e;
+                        below.push(w);
+                    }
+                }
+            }
+            level = below;
+        }
         let mut path = Vec::new();
-        let mut at = from;
-        while at != to {
-            let Some(edge) = self.routes.next_link(at, to) else { break };
-            path.push(self.resource_of_edge[edge]);
-            if path.len() > self.scenario.nodes.len() {
-                break; // no route loops, but an estimate must never hang
-            }
-            at = self.edge_end(edge);
+        let mut at = to;
+        while at != from && reached_by[at] != u32::MAX {
+            let e = reached_by[at] as usize;
+            path.push(self.resource_of_edge[e]);
+            at = self.edges[e].0;
         }
+        if at != from {
+            return Vec::new(); // no way there (validation rules it out)
+        }
+        path.reverse();
         path
-    }
-
-    fn edge_end(&self, edge: usize) -> usize {
-        if edge < self.ends.len() {
-            return self.ends[edge].1;
-        }
-        let mut e = edge - self.ends.len();
-        for cfg in &self.scenario.wlans {
-            let pairs = cfg.pairs();
-            if e < pairs.len() {
-                return cfg.nodes[pairs[e].1];
-            }
-            e -= pairs.len();
-        }
-        unreachable!("edge {edge} is a link or a radio pair")
     }
 
     fn is_radio(&self, r: usize) -> bool {
@@ -492,15 +598,6 @@ fn bytes(b: f64) -> String {
     }
 }
 
-fn seconds(s: f64) -> String {
-    if s >= 86400.0 {
-        format!("{:.1} days", s / 86400.0)
-    } else if s >= 3600.0 {
-        format!("{:.1} h", s / 3600.0)
-    } else {
-        format!("{s} s")
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -602,7 +699,7 @@ mod tests {
     fn memory_and_disk_grow_with_what_is_kept() {
         let s = dumbbell(2, 100, "");
         let plain = Estimate::of(&s, &RunOptions::default());
-        assert_eq!(plain.memory.len(), 1);
+        assert_eq!(plain.memory.iter().map(|p| p.what).collect::<Vec<_>>(), ["packet delays", "routing tables"]);
         assert!(plain.disk.is_empty());
         let traces = crate::scenario::Traces { ns2: true, cwnd: true, pcap: true, ..Default::default() };
         let traced = Estimate::of(&s, &RunOptions { traces, ..RunOptions::default() });
@@ -611,8 +708,46 @@ mod tests {
         assert!(traced.disk_bytes() > 100.0 * plain.data_packets);
         // a runner that collects no series (tcplab-sim) still writes the cwnd trace file
         let unseries = Estimate::of(&s, &RunOptions { traces, skip_series: true, ..RunOptions::default() });
-        assert_eq!(unseries.memory.iter().map(|p| p.what).collect::<Vec<_>>(), ["packet delays"]);
+        assert_eq!(unseries.memory.iter().map(|p| p.what).collect::<Vec<_>>(), ["packet delays", "routing tables"]);
         assert_eq!(unseries.disk.len(), 3);
+    }
+
+    /// The table of routes has a route from every node to every other: 20,000 nodes take
+    /// 1.6 GB. The estimate itself follows the flows' paths only, in memory that grows with
+    /// the network.
+    #[test]
+    fn routing_tables_grow_with_the_square_of_the_nodes() {
+        let n = 20_000;
+        let mut t = String::from("duration = \"1s\"\nnodes = [");
+        t += &(0..n).map(|i| format!("\"n{i}\"")).collect::<Vec<_>>().join(", ");
+        t += "]\n";
+        for i in 1..n {
+            t += &format!("[[links]]\nfrom = \"n{}\"\nto = \"n{i}\"\nbandwidth = \"1Gb\"\ndelay = \"1us\"\n", i - 1);
+        }
+        t += &format!("[[flows]]\nfrom = \"n0\"\nto = \"n{}\"\nprotocol = \"reno\"\n", n - 1);
+        let s = Scenario::parse_from(&t, Format::Toml, "chain").expect("valid");
+        let e = Estimate::of(&s, &RunOptions::default());
+        let table = e.memory.iter().find(|p| p.what == "routing tables").expect("counted");
+        assert_eq!(table.bytes, 4.0 * (n as f64).powi(2));
+        assert!(e.link_hops > 100.0 * (n - 1) as f64, "the flow crosses every link: {:.1e}", e.link_hops);
+        let small = Machine { memory: Some(1 << 30), disk: None, budget: false };
+        let refused = e.check(&small).unwrap_err();
+        assert_eq!(refused.path, "nodes", "{refused}");
+        assert!(refused.message.contains("routing tables 1.6 GB"), "{refused}");
+    }
+
+    /// A `delay` loss holds what it picks for its delay: a CBR source's 1,250 packets a second
+    /// (10 Mb/s of 1000 B), all picked and held 10 s, are 12,500 packets held at once.
+    #[test]
+    fn packets_held_by_delay_losses_are_counted() {
+        let cbr = "[[flows]]\nfrom = \"s0\"\nto = \"d0\"\nprotocol = \"udp\"\nrate = \"10Mb\"\npacket_size = \"1000B\"\n";
+        let held = |delay: &str| {
+            let s = dumbbell(1, 100, &format!("{cbr}[[losses]]\nlink = \"r1->r2\"\nflows = [\"flow1\"]\nmodel = \"uniform\"\nrate = 1.0\naction = \"delay\"\ndelay = \"{delay}\"\n"));
+            let e = Estimate::of(&s, &RunOptions::default());
+            e.memory.iter().find(|p| p.what == "packets held by delay losses").map_or(0.0, |p| p.bytes)
+        };
+        assert!((held("10s") / HELD_PACKET_BYTES / 12_500.0 - 1.0).abs() < 0.01, "{}", held("10s") / HELD_PACKET_BYTES);
+        assert!((held("100s") / held("10s") - 10.0).abs() < 0.01);
     }
 
     #[test]

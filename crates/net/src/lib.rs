@@ -2,6 +2,7 @@
 
 pub mod budget;
 pub mod check;
+pub mod guard;
 pub mod loss;
 pub mod metrics;
 pub mod mobility;
@@ -22,4 +23,4 @@ pub mod units;
 pub mod wifi;
 
 pub use scenario::{Format, Scenario, ScenarioError};
-pub use sim::{RunOptions, RunResult, Simulation};
+pub use sim::{RunError, RunOptions, RunResult, Simulation};

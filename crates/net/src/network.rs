@@ -274,6 +274,8 @@ pub struct Network {
     pub rng: Ns2Rng,
     /// The invariant checks, when on (`--check`).
     pub check: Option<crate::check::Checks>,
+    /// Why a model refused to go on (`stop_run`): the run ends at its guard's next look.
+    pub(crate) stopped: Option<crate::scenario::ScenarioError>,
     next_uid: u64,
     /// Set while an arriving packet is forwarded, the last thing its event does (`on_arrive`),
     /// and taken by the first link the packet meets (`pass_losses`), which may then run its own
@@ -310,6 +312,7 @@ impl Network {
             tracer,
             rng,
             check: None,
+            stopped: None,
             next_uid: 0,
             forwarding_last: false,
         }
@@ -322,6 +325,12 @@ impl Network {
     /// The current time in seconds, as ns-2's double clock holds it.
     pub fn now_secs(&self) -> f64 {
         self.sched.now_exact()
+    }
+
+    /// A model cannot go on (its arithmetic left the range of the simulator it reproduces):
+    /// the run stops at its guard's next look with this error, the first one kept.
+    pub fn stop_run(&mut self, why: crate::scenario::ScenarioError) {
+        self.stopped.get_or_insert(why);
     }
 
     /// A fresh packet id, as ns-2's global `Agent::uidcnt_`.

@@ -24,51 +24,77 @@ impl Routes {
     /// lowest-numbered node of the level before that reaches it, which is the first of them
     /// ns-2 settles (S3-300's 602 nodes: 31 M instructions, where a heap took 110 M).
     pub fn shortest_paths(n: usize, links: &[(usize, usize)]) -> Routes {
-        let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (i, &(from, _)) in links.iter().enumerate() {
-            outgoing[from].push(i as u32);
-        }
+        let mut search = RouteSearch::new(n, links);
         let mut next = vec![NONE; n * n];
-        let mut hops = vec![u32::MAX; n];
-        // the node of the level before whose first hop a node took
-        let mut via = vec![0; n];
-        let (mut level, mut below) = (Vec::new(), Vec::new());
-        for src in 0..n {
-            hops.fill(u32::MAX);
-            hops[src] = 0;
-            let first = &mut next[src * n..(src + 1) * n];
-            level.clear();
-            level.push(src);
-            for h in 1.. {
-                for &v in &level {
-                    for &l in &outgoing[v] {
-                        let w = links[l as usize].1;
-                        if hops[w] == u32::MAX {
-                            hops[w] = h;
-                            via[w] = v;
-                            first[w] = if v == src { l } else { first[v] };
-                            below.push(w);
-                        } else if hops[w] == h && v < via[w] {
-                            // (the source is alone in its level: here v is not the source)
-                            via[w] = v;
-                            first[w] = first[v];
-                        }
-                    }
-                }
-                if below.is_empty() {
-                    break;
-                }
-                std::mem::swap(&mut level, &mut below);
-                below.clear();
-            }
+        for (src, row) in next.chunks_mut(n.max(1)).enumerate() {
+            search.first_hops(src, row);
         }
         Routes { n, next }
+    }
+
+    /// Bytes the table of `n` nodes takes: it grows with the square of the nodes.
+    pub fn table_bytes(n: usize) -> f64 {
+        (n as f64).powi(2) * std::mem::size_of::<u32>() as f64
     }
 
     pub fn next_link(&self, at: usize, dst: usize) -> Option<usize> {
         match self.next[at * self.n + dst] {
             NONE => None,
             l => Some(l as usize),
+        }
+    }
+}
+
+/// The search behind `Routes`, one source at a time.
+struct RouteSearch<'a> {
+    links: &'a [(usize, usize)],
+    outgoing: Vec<Vec<u32>>,
+    hops: Vec<u32>,
+    /// The node of the level before whose first hop a node took.
+    via: Vec<usize>,
+    level: Vec<usize>,
+    below: Vec<usize>,
+}
+
+impl<'a> RouteSearch<'a> {
+    fn new(n: usize, links: &'a [(usize, usize)]) -> RouteSearch<'a> {
+        let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, &(from, _)) in links.iter().enumerate() {
+            outgoing[from].push(i as u32);
+        }
+        RouteSearch { links, outgoing, hops: vec![u32::MAX; n], via: vec![0; n], level: Vec::new(), below: Vec::new() }
+    }
+
+    /// `first[dst]`: the link to take from `src` towards `dst` (`u32::MAX` for none), as
+    /// `Routes::shortest_paths` says.
+    fn first_hops(&mut self, src: usize, first: &mut [u32]) {
+        let (hops, via, level, below) = (&mut self.hops, &mut self.via, &mut self.level, &mut self.below);
+        first.fill(NONE);
+        hops.fill(u32::MAX);
+        hops[src] = 0;
+        level.clear();
+        level.push(src);
+        for h in 1.. {
+            for &v in level.iter() {
+                for &l in &self.outgoing[v] {
+                    let w = self.links[l as usize].1;
+                    if hops[w] == u32::MAX {
+                        hops[w] = h;
+                        via[w] = v;
+                        first[w] = if v == src { l } else { first[v] };
+                        below.push(w);
+                    } else if hops[w] == h && v < via[w] {
+                        // (the source is alone in its level: here v is not the source)
+                        via[w] = v;
+                        first[w] = first[v];
+                    }
+                }
+            }
+            if below.is_empty() {
+                break;
+            }
+            std::mem::swap(level, below);
+            below.clear();
         }
     }
 }

@@ -12,6 +12,7 @@ use crate::tcp::{Agent, Ftp, RfcSender, TcpSender, TcpSink};
 use crate::pcap::{FlowWire, Pcap};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
+use crate::guard::{Alarm, Guard};
 use crate::mobility::Mip;
 use crate::wifi::Wifi;
 use serde::Serialize;
@@ -114,6 +115,31 @@ pub struct Simulation {
     /// mobility timers have no such line).
     at_end: std::ops::Range<u64>,
     sampler: Option<Sampler>,
+    guard: Guard,
+}
+
+/// Why a run did not finish.
+#[derive(Debug)]
+pub enum RunError {
+    /// Writing its outputs failed.
+    Io(io::Error),
+    /// It was stopped as gone wrong (crate::guard), with the field to look at and why.
+    Stopped(ScenarioError),
+}
+
+impl From<io::Error> for RunError {
+    fn from(e: io::Error) -> RunError {
+        RunError::Io(e)
+    }
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Io(e) => e.fmt(f),
+            RunError::Stopped(e) => e.fmt(f),
+        }
+    }
 }
 
 /// What a run produces: the summary and any traced time series.
@@ -172,27 +198,40 @@ fn open_trace(dir: &Option<PathBuf>, name: &str) -> io::Result<Sink> {
 }
 
 /// `name` under the output directory, created with its folders, behind a `buffer`-byte buffer.
+/// An error names the path it failed on (a file where a folder should be, a full disk).
 fn open_file(dir: &Option<PathBuf>, name: &str, buffer: usize) -> io::Result<Sink> {
     let dir = dir.as_ref().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("the {name} trace needs an output directory")))?;
     let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap_or(dir))?;
-    Ok(Box::new(BufWriter::with_capacity(buffer, File::create(path)?)))
+    let folder = path.parent().unwrap_or(dir);
+    let named = |at: &std::path::Path, e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", at.display()));
+    std::fs::create_dir_all(folder).map_err(|e| named(folder, e))?;
+    Ok(Box::new(BufWriter::with_capacity(buffer, File::create(&path).map_err(|e| named(&path, e))?)))
 }
 
-/// The pcap capture: one file per traced link, both directions, `pcap/A-B.pcap` for the link
-/// from A to B of the scenario.
-fn pcap_capture(scenario: &Scenario, mip: &Mip, dir: &Option<PathBuf>) -> io::Result<Pcap> {
-    let safe = |name: &str| name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect::<String>();
+/// The pcap file of each link (None where it is not traced), under `pcap/`: `A-B.pcap` for the
+/// link from node A to node B, each name kept to the characters `[A-Za-z0-9._-]` (others become
+/// `_`) and to 100 of them. Where two links would get the same name (nodes `x/y` and `x_y`,
+/// or `a-b`+`c` and `a`+`b-c`), each of them gets its place among the links too, `A-B~3.pcap`
+/// for the third: `~` is in no cleaned name, so no two files are ever one.
+pub fn pcap_file_names(scenario: &Scenario) -> Vec<Option<String>> {
+    let clean = |name: &str| name.chars().take(100).map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect::<String>();
     let traced = |a: usize, b: usize| scenario.trace_links.as_ref().is_none_or(|dirs| dirs.contains(&(a, b)) || dirs.contains(&(b, a)));
-    let mut files = Vec::with_capacity(scenario.links.len());
-    for l in &scenario.links {
-        files.push(if traced(l.a, l.b) {
-            let name = format!("pcap/{}-{}.pcap", safe(&scenario.nodes[l.a]), safe(&scenario.nodes[l.b]));
-            Some(open_file(dir, &name, 64 << 10)?)
-        } else {
-            None
-        });
+    let plain: Vec<Option<String>> =
+        scenario.links.iter().map(|l| traced(l.a, l.b).then(|| format!("{}-{}", clean(&scenario.nodes[l.a]), clean(&scenario.nodes[l.b])))).collect();
+    let mut uses = std::collections::HashMap::new();
+    for name in plain.iter().flatten() {
+        *uses.entry(name.as_str()).or_insert(0) += 1;
     }
+    plain
+        .iter()
+        .enumerate()
+        .map(|(i, name)| name.as_ref().map(|n| if uses[n.as_str()] > 1 { format!("pcap/{n}~{}.pcap", i + 1) } else { format!("pcap/{n}.pcap") }))
+        .collect()
+}
+
+/// The pcap capture: one file per traced link, both directions (see `pcap_file_names`).
+fn pcap_capture(scenario: &Scenario, mip: &Mip, dir: &Option<PathBuf>) -> io::Result<Pcap> {
+    let files = pcap_file_names(scenario).into_iter().map(|name| name.map(|n| open_file(dir, &n, 64 << 10)).transpose()).collect::<io::Result<Vec<_>>>()?;
     let flows = scenario
         .flows
         .iter()
@@ -248,7 +287,7 @@ fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> Vec<f64>
 }
 
 impl Simulation {
-    pub fn new(scenario: Scenario, opts: &RunOptions) -> io::Result<Simulation> {
+    pub fn new(scenario: Scenario, opts: &RunOptions) -> Result<Simulation, RunError> {
         let seed = opts.seed.unwrap_or(scenario.seed);
         let end = opts.until.unwrap_or(scenario.duration);
         let traces = scenario.traces.union(opts.traces);
@@ -397,7 +436,8 @@ impl Simulation {
             let links = net.links.iter().map(traced).collect();
             Sampler::new(interval, flow_names, link_names, traced_flows, links)
         });
-        Ok(Simulation { net, flows, scenario, seed, end, at_end, sampler })
+        let guard = Guard::new(crate::budget::Estimate::of(&scenario, opts).events, !opts.no_limits);
+        Ok(Simulation { net, flows, scenario, seed, end, at_end, sampler, guard })
     }
 
     pub fn now(&self) -> Time {
@@ -435,6 +475,7 @@ impl Simulation {
     /// As `advance`, but stops once about `events` events have run, even with more due before
     /// `to` (the clock then stays at the last one run): its caller gets control back however
     /// densely the events fall (Python, to take Ctrl-C). True if everything up to `to` has run.
+    /// A run its guard stopped (`stopped`) runs no further.
     pub fn advance_at_most(&mut self, to: Time, events: u64) -> bool {
         let stop = to.min(self.end);
         let limit = self.net.sched.dispatched().saturating_add(events.max(1)); // at least one: progress
@@ -449,24 +490,56 @@ impl Simulation {
         self.run_events(stop, limit)
     }
 
+    /// Why the run was stopped before its end (crate::guard), if it was.
+    pub fn stopped(&self) -> Option<&ScenarioError> {
+        self.net.stopped.as_ref()
+    }
+
     /// Runs the events due up to `stop` (at the end, only the actions: see `advance`), until
-    /// `limit` events have run in all: true if it got to `stop`.
+    /// `limit` events have run in all, with the guard's look every `guard::STRIDE` events:
+    /// true if it got to `stop`.
     fn run_events(&mut self, stop: Time, limit: u64) -> bool {
         let (end, end_s, at_end) = (self.end, self.end.as_secs_f64(), self.at_end.clone());
         let before_halt = |exact: f64, seq: u64| exact < end_s || (exact == end_s && at_end.contains(&seq));
-        while self.net.sched.dispatched() < limit {
-            let Some(ev) = self.net.sched.pop_if(|exact, seq| before_halt(exact, seq) && (stop >= end || Time::from_secs_f64(exact) <= stop)) else {
-                if stop > self.net.now() {
-                    self.net.sched.advance_to(stop);
+        while self.net.stopped.is_none() {
+            let bound = limit.min(self.guard.next_look);
+            while self.net.sched.dispatched() < bound {
+                let Some(ev) = self.net.sched.pop_if(|exact, seq| before_halt(exact, seq) && (stop >= end || Time::from_secs_f64(exact) <= stop)) else {
+                    if stop > self.net.now() {
+                        self.net.sched.advance_to(stop);
+                    }
+                    return true;
+                };
+                let flow = self.dispatch(ev);
+                if self.net.check.is_some() {
+                    self.check(flow);
                 }
-                return true;
-            };
-            let flow = self.dispatch(ev);
-            if self.net.check.is_some() {
-                self.check(flow);
+            }
+            if self.net.sched.dispatched() >= self.guard.next_look {
+                if let Err(alarm) = self.guard.look(self.net.sched.dispatched(), self.net.now_secs()) {
+                    let error = self.alarm(alarm);
+                    self.net.stop_run(error);
+                }
+            }
+            if self.net.sched.dispatched() >= limit {
+                break;
             }
         }
         false
+    }
+
+    /// The error of an alarm, naming the flow most of the next events reach (a few thousand of
+    /// them are run to see).
+    fn alarm(&mut self, alarm: Alarm) -> ScenarioError {
+        let mut reached = vec![0u32; self.flows.len()];
+        for _ in 0..4096 {
+            let Some(ev) = self.net.sched.pop_if(|_, _| true) else { break };
+            if let Some(f) = self.dispatch(ev) {
+                reached[f] += 1;
+            }
+        }
+        let culprit = (0..reached.len()).filter(|&f| reached[f] > 0).max_by_key(|&f| reached[f]);
+        alarm.error(culprit.map(|f| (f, self.scenario.flows[f].name.as_str())), self.end.as_secs_f64())
     }
 
     /// Handles one event; returns the flow whose agents it reached, if any.
@@ -609,9 +682,14 @@ impl Simulation {
         pkt.flow.0 as usize
     }
 
-    /// Runs to the end, flushes the writers and computes the summary.
-    pub fn finish(mut self) -> io::Result<RunResult> {
+    /// Runs to the end, flushes the writers and computes the summary; a run its guard stopped
+    /// is an error (the trace files keep what was written).
+    pub fn finish(mut self) -> Result<RunResult, RunError> {
         self.advance(self.end);
+        if let Some(why) = self.net.stopped.take() {
+            self.net.tracer.flush()?;
+            return Err(RunError::Stopped(why));
+        }
         self.check_conservation();
         self.net.finish();
         self.net.tracer.flush()?;

@@ -60,6 +60,21 @@ pub fn seconds_to_time(seconds: f64) -> Result<Time, String> {
     Ok(Time::from_secs_f64(seconds))
 }
 
+/// A span of seconds for people: "5 s", "20 ps", "1.5 ms", "2.1 days".
+pub fn show_seconds(s: f64) -> String {
+    // three decimals at most below a second: 2e-11 s is "20 ps", not "20.000000000000004 ps"
+    let short = |v: f64, unit: &str| format!("{} {unit}", format!("{v:.3}").trim_end_matches('0').trim_end_matches('.'));
+    match s {
+        s if s >= 86400.0 => format!("{:.1} days", s / 86400.0),
+        s if s >= 3600.0 => format!("{:.1} h", s / 3600.0),
+        s if s >= 1.0 || s == 0.0 => format!("{s} s"),
+        s if s >= 1e-3 => short(s * 1e3, "ms"),
+        s if s >= 1e-6 => short(s * 1e6, "us"),
+        s if s >= 1e-9 => short(s * 1e9, "ns"),
+        s => short(s * 1e12, "ps"),
+    }
+}
+
 /// A rate in bit/s: "2Mb", "448kb", "10Mbps", "1.5Gb"; "B" forms ("1MB") are bytes per second.
 /// Prefixes are decimal, as in ns-2 (1Mb = 10^6 bit/s).
 pub fn parse_rate(text: &str) -> Result<u64, String> {
@@ -85,7 +100,7 @@ pub fn parse_rate(text: &str) -> Result<u64, String> {
 }
 
 pub fn rate_from_bps(bps: f64) -> Result<u64, String> {
-    if !bps.is_finite() || bps <= 0.0 {
+    if bps.is_nan() || bps <= 0.0 {
         return Err("is not a positive rate".into());
     }
     if bps > 1.0e13 {
@@ -154,6 +169,7 @@ mod tests {
         assert!(parse_rate("2 Mbs").unwrap_err().contains("is not a rate"));
         assert!(parse_rate("0Mb").unwrap_err().contains("positive"));
         assert!(parse_rate("-2Mb").unwrap_err().contains("positive"));
+        assert!(parse_rate("1e308Mb").unwrap_err().contains("too fast"), "infinite, not negative");
         assert!(parse_rate("2Mhz").is_err());
     }
 

@@ -5,12 +5,21 @@ use pyo3::exceptions::{PyException, PyOSError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use tcplab_net::budget::{self, Estimate, Machine};
-use tcplab_net::{Format, RunOptions, Scenario, ScenarioError};
+use tcplab_net::{Format, RunError, RunOptions, Scenario, ScenarioError};
 
 create_exception!(_core, ScenarioError_, PyException, "A scenario field is missing or wrong: args are (path, message).");
 
 fn scenario_error(e: ScenarioError) -> PyErr {
     ScenarioError_::new_err((e.path, e.message))
+}
+
+/// A run stopped by its guard is the scenario's error; one that could not write its files, an
+/// OSError.
+fn run_error(e: RunError) -> PyErr {
+    match e {
+        RunError::Stopped(e) => scenario_error(e),
+        RunError::Io(e) => PyOSError::new_err(e.to_string()),
+    }
 }
 
 fn format_of(name: &str) -> PyResult<Format> {
@@ -77,7 +86,7 @@ impl Simulation {
         let scenario = parse(text, format, source)?;
         let opts = RunOptions { check, no_limits: !limits, ..RunOptions::from_args(&scenario, seed, until, out_dir, &traces).map_err(scenario_error)? };
         budget::enforce(&scenario, &opts).map_err(scenario_error)?;
-        let sim = tcplab_net::Simulation::new(scenario, &opts).map_err(|e| PyOSError::new_err(e.to_string()))?;
+        let sim = tcplab_net::Simulation::new(scenario, &opts).map_err(run_error)?;
         Ok(Simulation { sim: Some(sim) })
     }
 
@@ -92,18 +101,22 @@ impl Simulation {
     }
 
     /// Runs up to simulated time `to` (seconds), or until `events` events have run: true once
-    /// everything up to `to` has.
+    /// everything up to `to` has. Raises ScenarioError once the run's guard has stopped it.
     #[pyo3(signature = (to, events=u64::MAX))]
     fn advance(&mut self, py: Python<'_>, to: f64, events: u64) -> PyResult<bool> {
         let sim = self.sim.as_mut().ok_or_else(finished)?;
         let to = tcplab_des::Time::from_secs_f64(to);
-        Ok(py.allow_threads(|| sim.advance_at_most(to, events)))
+        let reached = py.allow_threads(|| sim.advance_at_most(to, events));
+        match sim.stopped() {
+            Some(why) => Err(scenario_error(why.clone())),
+            None => Ok(reached),
+        }
     }
 
     /// Runs to the end and returns the results as JSON.
     fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
         let sim = self.sim.take().ok_or_else(finished)?;
-        py.allow_threads(|| sim.finish().map(|r| r.to_json())).map_err(|e| PyOSError::new_err(e.to_string()))
+        py.allow_threads(|| sim.finish().map(|r| r.to_json())).map_err(run_error)
     }
 }
 

@@ -19,7 +19,8 @@ use super::scoreboard::{ArrayScoreboard, RqScoreboard};
 use super::{Ftp, TcpState};
 use crate::network::{Endpoint, Network, TimerKind};
 use crate::packet::{flags, Kind, Packet};
-use crate::scenario::{TcpParams, TcpVariant};
+use crate::scenario::{ScenarioError, TcpParams, TcpVariant};
+use crate::units::show_seconds;
 use tcplab_cc::{Pacer, PacingConfig};
 use tcplab_des::Timer;
 
@@ -481,13 +482,25 @@ impl TcpSender {
     fn rtt_update(&mut self, net: &mut Network, now: f64, tao: f64) {
         net.tracer.rtt_sample(now, self.ep.flow.0, tao);
         let tick = self.p.tcp_tick;
-        self.t_rtt = if self.p.timestamps {
-            (tao / tick + 0.5) as i32
+        let ticks = if self.p.timestamps {
+            tao / tick + 0.5
         } else {
             let sendtime = now - tao + self.boot_time;
             let tickoff = sendtime % tick;
-            ((tao + tickoff) / tick) as i32
+            (tao + tickoff) / tick
         };
+        if !self.estimator_holds(ticks) {
+            let why = format!(
+                "an RTT sample of {} is {ticks:.2e} ticks of {}, more than ns-2's estimator holds in its 32-bit \
+                 integers (it keeps the smoothed RTT as ticks times {}): ns-2 itself fails here. Use a coarser tcp_tick (ns-2's \
+                 default is 10 ms)",
+                show_seconds(tao),
+                show_seconds(tick),
+                1u32 << self.p.srtt_bits
+            );
+            return net.stop_run(ScenarioError::new(format!("flows[{}].tcp.tcp_tick", self.ep.flow.0), why));
+        }
+        self.t_rtt = ticks as i32;
         if self.t_rtt < 1 {
             self.t_rtt = 1;
         }
@@ -513,6 +526,19 @@ impl TcpSender {
         }
         let shift = self.p.rttvar_exp + self.p.srtt_bits - self.p.rttvar_bits;
         self.t_rtxcur = (((self.t_rttvar << shift) + self.t_srtt) >> self.p.srtt_bits) as f64 * tick;
+    }
+
+    /// Whether an RTT sample of `ticks` stays within the `int`s ns-2 computes the estimate in:
+    /// the sample itself, the first smoothed RTT and variance it makes, and the timeout
+    /// (variance shifted up, plus the smoothed RTT) after it and after later samples, whose
+    /// variance grows by a `short` each at most.
+    fn estimator_holds(&self, ticks: f64) -> bool {
+        let p = &self.p;
+        let t = ticks.max(1.0);
+        let srtt = (t * (1u64 << p.srtt_bits) as f64).max(self.t_srtt as f64) + i16::MAX as f64;
+        let rttvar = (t * (1u64 << (p.rttvar_bits - 1)) as f64).max(self.t_rttvar as f64) + i16::MAX as f64;
+        let shift = p.rttvar_exp + p.srtt_bits - p.rttvar_bits;
+        rttvar * (1u64 << shift) as f64 + srtt <= i32::MAX as f64
     }
 
     fn rtt_backoff(&mut self) {
