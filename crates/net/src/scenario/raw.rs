@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A number or a string with a unit: `duration = 10` and `duration = "10s"` are both accepted.
-#[derive(Deserialize, Serialize, Debug, Clone)]
+#[derive(Serialize, Debug, Clone)]
 #[serde(untagged)]
 pub enum Quantity {
     Int(i64),
@@ -16,11 +16,60 @@ pub enum Quantity {
 }
 
 /// ns-2 switches are ints (`singledup_ 1`) or booleans (`syn_ true`); both spellings are accepted.
-#[derive(Deserialize, Serialize, Debug, Clone, Copy)]
+#[derive(Serialize, Debug, Clone, Copy)]
 #[serde(untagged)]
 pub enum Flag {
     Bool(bool),
     Int(i64),
+}
+
+// Written out rather than derived (`untagged`), so that a wrong type is told in the user's
+// terms: "invalid type: boolean `true`, expected a number or a string with its unit".
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Quantity, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Quantity;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number or a string with its unit (such as \"10s\", \"2Mb\" or \"1500B\")")
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Quantity, E> {
+                Ok(Quantity::Int(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Quantity, E> {
+                i64::try_from(v).map(Quantity::Int).or(Ok(Quantity::Float(v as f64)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Quantity, E> {
+                Ok(Quantity::Float(v))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Quantity, E> {
+                Ok(Quantity::Text(v.to_string()))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+impl<'de> Deserialize<'de> for Flag {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Flag, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Flag;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("true or false (or ns-2's 1 or 0)")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Flag, E> {
+                Ok(Flag::Bool(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Flag, E> {
+                Ok(Flag::Int(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Flag, E> {
+                i64::try_from(v).map(Flag::Int).map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 
 #[derive(Deserialize, Debug, Default)]

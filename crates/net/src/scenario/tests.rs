@@ -79,6 +79,22 @@ fn a_good_scenario_resolves_names_units_and_knobs() {
     assert_eq!(s.flows[1].start, Time::from_secs(1));
 }
 
+/// A value of the wrong type is told in the scenario's terms, not serde's.
+#[test]
+fn wrong_types_say_what_the_field_takes() {
+    let cases = [
+        ("duration = \"10s\"", "duration = true", "duration", "expected a number or a string with its unit"),
+        ("delay = \"50ms\"", "delay = [1]", "links[1].delay", "expected a number or a string with its unit"),
+        ("bandwidth = \"2Mb\"", "bandwidth = \"1e308Mb\"", "links[1].bandwidth", "too fast"),
+        ("window = 17", "window = 17\ntimestamps = \"yes\"", "tcp.timestamps", "expected true or false"),
+    ];
+    for (from, to, path, says) in cases {
+        let e = Scenario::from_toml(&GOOD.replacen(from, to, 1)).expect_err(to);
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.message.contains(says) && !e.message.contains("untagged"), "{e}");
+    }
+}
+
 #[test]
 fn json_gives_the_same_scenario() {
     let json = r#"{"duration": "5s", "nodes": ["a","b"], "links": [{"from":"a","to":"b","bandwidth":"1Mb","delay":"1ms"}],
