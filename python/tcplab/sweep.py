@@ -477,6 +477,7 @@ def check_workers(workers: int) -> int:
 WORKER_DEATHS = 3
 # Seconds past run_timeout after which the sweep stops a local worker whose run has not stopped
 # itself (the run checks its time between chunks of work; a chunk that does not end is not seen).
+# Counted from the run's hand-out, so it covers a new worker's start too.
 RUN_TIMEOUT_GRACE_S = 10.0
 
 

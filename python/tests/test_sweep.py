@@ -692,8 +692,8 @@ def test_a_sweeps_run_timeout_stores_a_long_run_as_failed_and_goes_on(tmp_path, 
 def test_a_run_that_does_not_stop_itself_is_stopped_by_the_sweep(tmp_path, monkeypatch):
     """The parent's backstop: a worker whose run goes past run_timeout and its grace (stuck
     where the run cannot look at its clock) is killed, its run stored as failed, and the sweep
-    and its count go on."""
-    monkeypatch.setattr(sw, "RUN_TIMEOUT_GRACE_S", 0.5)
+    and its count go on. (The grace covers a new worker's start, slow on a loaded machine.)"""
+    monkeypatch.setattr(sw, "RUN_TIMEOUT_GRACE_S", 4.0)
     spec = sw.load(write_sweep(tmp_path, seeds=3, duration="1s"))
     store = sw.Store(tmp_path / "out" / "results.sqlite")
     bar = sw._Progress(len(spec.runs), enabled=False)
@@ -705,7 +705,7 @@ def test_a_run_that_does_not_stop_itself_is_stopped_by_the_sweep(tmp_path, monke
     failed = [r for r in rows if r["error"]]
     assert len(rows) == 12 and bar.done == 12 and {r["seed"] for r in failed} == {2} and len(failed) == 4
     assert all(r["error"] == "run_timeout: the run took longer than 1 s of wall time and did not stop; its worker "
-               "process was stopped after 1.5 s" for r in failed)
+               "process was stopped after 5 s" for r in failed)
 
 
 def test_workers_die_with_their_sweep(tmp_path):
