@@ -39,7 +39,7 @@ def test_the_estimate_counts_what_a_run_does():
     delivered = sum(f["packets_delivered"] for f in run.summary["flows"])
     assert 0.8 < est["data_packets"] / delivered < 1.6
     assert 0.8 < est["events"] / run.events < 1.6
-    assert [p["what"] for p in est["memory"]] == ["packet delays"] and est["disk"] == []
+    assert [p["what"] for p in est["memory"]] == ["packet delays", "routing tables"] and est["disk"] == []
     assert e["refused"] is None
     assert e["machine"]["memory"] > 0
 
@@ -111,3 +111,36 @@ def test_cli_estimate_reports_and_says_what_would_be_refused(tmp_path, capsys):
     (report,) = json.loads(capsys.readouterr().out)
     assert report["name"] == "dumbbell" and report["estimate"]["events"] > 0
     assert cli.main(["estimate", str(tmp_path / "missing.toml")]) == 2
+
+
+def two_nodes(flow: dict, **extra) -> dict:
+    """One flow over one link: 100 Mb/s, no delay, for 2.5 s."""
+    return {"duration": "2.5s", "nodes": ["a", "b"],
+            "links": [{"from": "a", "to": "b", "bandwidth": "100Mb", "delay": "0s"}],
+            "flows": [{"from": "a", "to": "b", **flow}], **extra}
+
+
+def test_runs_that_could_run_away_end_with_a_result_or_one_line(tmp_path, capsys):
+    # a pacer's wait too short for the clock once froze time at about 2.05 s
+    paced = two_nodes({"protocol": "reno", "tcp": {"window": 64}}, pacing={"rtt": "min"})
+    assert tcplab.run(paced).flows["packets_delivered"][0] > 1000
+    # ns-2's estimator overflows its 32-bit ticks (ns-2 crashes): stopped, naming the field,
+    # limits or not
+    fine_tick = two_nodes({"protocol": "reno", "tcp": {"minrto": 0, "tcp_tick": "10ps"}})
+    fine_tick["links"][0].update(bandwidth="2Mb", delay="20ms")
+    for limits in (True, False):
+        with pytest.raises(ScenarioError) as err:
+            tcplab.run(fine_tick, limits=limits)
+        assert err.value.path == "flows[0].tcp.tcp_tick" and "coarser" in err.value.message
+    path = tmp_path / "tick.json"
+    path.write_text(json.dumps(fine_tick))
+    assert cli.main(["run", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tcplab: error: flows[0].tcp.tcp_tick: ") and err.count("\n") == 1, err
+    # a timer capped below the round trip: refused before it starts, naming the cap
+    capped = two_nodes({"protocol": "newreno", "profile": "rfc", "tcp": {"minrto": 0, "maxrto": "1ps"}})
+    capped["links"][0].update(bandwidth="2Mb", delay="20ms")
+    with pytest.raises(ScenarioError) as err:
+        tcplab.run(capped)
+    assert err.value.path == "flows[0].tcp.maxrto" and "again and again" in err.value.message
+    assert tcplab.estimate(capped)["refused"][0] == "flows[0].tcp.maxrto"

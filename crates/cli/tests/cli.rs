@@ -106,6 +106,21 @@ fn bad_input_exits_2_naming_the_field() {
     assert!(err.contains("TCPLAB_MAX_MEMORY: \"lots\" is not a size"), "{err}");
 }
 
+/// A run its guard stops (here ns-2's estimator, whose 32-bit ticks a 10 ps tick overflows)
+/// exits 2 with one line naming the field, whatever the limits.
+#[test]
+fn a_stopped_run_exits_2_naming_the_field() {
+    let work = work_dir("stopped");
+    let text = std::fs::read_to_string(scenario("yew2011-wired/ee-reno.toml")).unwrap();
+    std::fs::write(work.join("s.toml"), text.replacen("[tcp]\n", "[tcp]\ntcp_tick = \"10ps\"\n", 1)).unwrap();
+    for extra in [&[][..], &["--no-limits"][..]] {
+        let out = sim().arg(work.join("s.toml")).args(["--out", work.join("out").to_str().unwrap()]).args(extra).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.starts_with("tcplab-sim: error: flows[0].tcp.tcp_tick: ") && err.lines().count() == 1, "{err}");
+    }
+}
+
 #[test]
 fn exit_status_survives_a_closed_stderr() {
     // the pipe's only reader is gone before tcplab-sim starts: each line it writes fails
