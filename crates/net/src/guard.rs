@@ -64,12 +64,12 @@ impl Guard {
 }
 
 impl Alarm {
-    /// The error that stops the run. `culprit`: the flow (index, name) whose agents the last
-    /// events reached most, if any; `end`, the run's end in seconds.
+    /// The error that stops the run. `culprit`: the flow (index, name) whose timers the next
+    /// events are most, if any; `end`, the run's end in seconds.
     pub fn error(&self, culprit: Option<(usize, &str)>, end: f64) -> ScenarioError {
         let anyway = "if it is meant to, run it with --no-limits (Python: limits=False)";
         let (path, whose) = match culprit {
-            Some((i, name)) => (format!("flows[{i}]"), format!(", most of them flow {name:?}'s")),
+            Some((i, name)) => (format!("flows[{i}]"), format!(", most of them flow {name:?}'s timers")),
             None => ("duration".to_string(), String::new()),
         };
         match *self {

@@ -275,7 +275,8 @@ pub struct Network {
     /// The invariant checks, when on (`--check`).
     pub check: Option<crate::check::Checks>,
     /// Why a model refused to go on (`stop_run`): the run ends at its guard's next look.
-    pub(crate) stopped: Option<crate::scenario::ScenarioError>,
+    /// Boxed: a pointer's room among the fields every hop reads.
+    pub(crate) stopped: Option<Box<crate::scenario::ScenarioError>>,
     next_uid: u64,
     /// Set while an arriving packet is forwarded, the last thing its event does (`on_arrive`),
     /// and taken by the first link the packet meets (`pass_losses`), which may then run its own
@@ -329,8 +330,9 @@ impl Network {
 
     /// A model cannot go on (its arithmetic left the range of the simulator it reproduces):
     /// the run stops at its guard's next look with this error, the first one kept.
+    #[cold]
     pub fn stop_run(&mut self, why: crate::scenario::ScenarioError) {
-        self.stopped.get_or_insert(why);
+        self.stopped.get_or_insert(Box::new(why));
     }
 
     /// A fresh packet id, as ns-2's global `Agent::uidcnt_`.
