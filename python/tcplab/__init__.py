@@ -394,6 +394,7 @@ def run(
     check: bool | None = None,
     limits: bool = True,
     timeout: float | None = None,
+    max_events: int | None = None,
 ) -> "Result":
     """Run a scenario and return its :class:`Result`.
 
@@ -411,8 +412,14 @@ def run(
               this machine (see :func:`estimate`); False runs it anyway.
     timeout:  stop the run, with a :class:`ScenarioError`, once it has taken more than this many
               seconds of wall time (checked between chunks of work; a sweep's ``run_timeout``).
+    max_events: stop the run, with a :class:`ScenarioError` at ``max_events``, once it needs more
+              than this many events: a budget that, unlike wall time, stops a run at the same
+              point on every machine (limits or not). Whatever this says, a run is stopped past
+              100 times its estimated events, or when its simulated time stands still, unless
+              ``limits`` is False.
     """
     inp = _scenario_input(scenario)
+    max_events = _events_option(max_events, "max_events")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf):
         raise ScenarioError("run_timeout", f"{timeout!r} is not a number of seconds")
     seed = _seed_option(seed)
@@ -437,7 +444,8 @@ def run(
                 if check is None:
                     check = os.environ.get("TCPLAB_CHECK") == "1"
                 with _replacing(out_dir):
-                    sim = core.Simulation(inp.text, inp.format, seed, until, out_dir, traces, inp.source, check, limits)
+                    sim = core.Simulation(inp.text, inp.format, seed, until, out_dir, traces, inp.source, check, limits,
+                                          max_events)
             except BaseException:
                 for d in created:  # innermost first; rmdir leaves anything non-empty alone
                     try:
@@ -464,6 +472,15 @@ def run(
                 why = os.strerror(e.errno) if e.errno else e
                 raise ScenarioError("--out", f"cannot write {e.filename or as_run}: {why}") from None
     return result
+
+
+def _events_option(n: Any, path: str) -> int | None:
+    """A count of events (``max_events``): a whole number from 1, or None for no budget."""
+    if n is None:
+        return None
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n < 2**64:
+        raise ScenarioError(path, f"{n!r} is not a number of events (a whole number from 1)")
+    return n
 
 
 def _drive(sim, progress, clock: Callable[[], float] = time.perf_counter, timeout: float | None = None) -> str:

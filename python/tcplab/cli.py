@@ -1,7 +1,7 @@
 """The ``tcplab`` command line.
 
     tcplab run SCENARIO... [--out DIR] [--seed N] [--trace ns2|cwnd|pcap|nam|rtt]... [--until T]
-               [--series parquet|csv] [--check] [--no-limits]
+               [--series parquet|csv] [--check] [--no-limits] [--max-events N]
     tcplab validate SCENARIO...
     tcplab estimate SCENARIO... [--until T] [--trace ...] [--out DIR] [--json]
     tcplab plot RESULT_DIR [--out DIR]
@@ -201,6 +201,7 @@ def cmd_estimate(args) -> int:
 
 def cmd_run(args) -> int:
     several = len(args.scenario) > 1
+    max_events = _count_option(args.max_events, "--max-events", "events", 2**64 - 1)
     # Check every scenario before running any, so a typo in the last file is reported
     # before a long run of the first one.
     plan = []
@@ -244,7 +245,7 @@ def cmd_run(args) -> int:
         try:
             res = tcplab.run(src, seed=args.seed, until=args.until, out=out, trace=args.trace,
                              progress=progress, series_format=args.series, check=args.check or None,
-                             limits=not args.no_limits)
+                             limits=not args.no_limits, max_events=max_events)
         except ScenarioError as e:
             _error(e, several, args)
             return 2
@@ -319,6 +320,7 @@ def cmd_sweep(args) -> int:
     if workers is not None:
         sw.check_workers(workers)
     run_timeout = sw.wall_seconds(args.run_timeout, "--run-timeout") if args.run_timeout is not None else None
+    max_events = _count_option(args.max_events, "--max-events", "events", 2**64 - 1)
     sw.check_metric(args.metric)
     try:
         spec = sw.load(args.sweep, progress=progress_enabled())
@@ -327,7 +329,8 @@ def cmd_sweep(args) -> int:
         return 2
     out = Path(args.out) if args.out else Path("results") / tcplab.folder_name(spec.name, "sweep")
     result = sw.run(spec, out, workers=workers, scheduler=args.scheduler, retry_failed=args.retry_failed,
-                    progress=progress_enabled(), limits=not args.no_limits, run_timeout=run_timeout)
+                    progress=progress_enabled(), limits=not args.no_limits, run_timeout=run_timeout,
+                    max_events=max_events)
     flows = result.flows
     flows.to_csv(out / "results.csv", index=False)
     table = result.aggregate(args.metric)
@@ -448,7 +451,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--series", choices=tcplab.SERIES_FORMATS, default="parquet",
                    help="file format of the series (series-NAME.parquet or .csv; default parquet)")
     r.add_argument("--no-limits", action="store_true",
-                   help="run even a scenario estimated far beyond this machine (see tcplab estimate)")
+                   help="run even a scenario estimated far beyond this machine (see tcplab estimate), and past "
+                        "the guards that stop a run caught in a loop")
+    r.add_argument("--max-events", metavar="N",
+                   help="stop a run that needs more than N events (exit status 2): the same verdict on every machine")
     r.set_defaults(func=cmd_run)
 
     e = sub.add_parser(
@@ -533,6 +539,9 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--run-timeout", metavar="T",
                    help="stop a run that takes longer than T of wall time (seconds, or e.g. 90s, 10min, 2h) and "
                         "store it as failed; default: the sweep's run_timeout, or no limit")
+    w.add_argument("--max-events", metavar="N",
+                   help="stop a run that needs more than N events and store it as failed (the same verdict on "
+                        "every machine); default: the sweep's max_events, or no budget of its own")
     w.set_defaults(func=cmd_sweep)
 
     rp = sub.add_parser(

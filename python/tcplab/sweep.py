@@ -38,7 +38,7 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 import tcplab
 from tcplab import ScenarioError
@@ -68,6 +68,7 @@ class Sweep:
     runs: list[Run] = field(default_factory=list)
     fields: list[str] = field(default_factory=list)  # the varied field paths
     run_timeout: float | None = None  # wall seconds a run may take (None: no limit)
+    max_events: int | None = None  # events a run may take (None: no budget of the sweep's own)
 
 
 # --------------------------------------------------------------------------------------
@@ -164,7 +165,7 @@ def build(spec: dict, base: Path, default_name: str = "sweep", progress: bool = 
     """A sweep from its TOML document: `scenarios` and `grid`, or several `[[parts]]`, each with
     its own `scenarios` and `grid` (for studies whose tables vary different fields). A seed, a
     grid value or a case given twice is refused: the statistics count distinct runs."""
-    allowed = {"name", "scenarios", "seeds", "grid", "parts", "run_timeout"}
+    allowed = {"name", "scenarios", "seeds", "grid", "parts", "run_timeout", "max_events"}
     for k in spec:
         if k not in allowed:
             raise ScenarioError(k, f"unknown field (a sweep has {', '.join(sorted(allowed))})")
@@ -193,7 +194,7 @@ def build(spec: dict, base: Path, default_name: str = "sweep", progress: bool = 
         paths = [f"parts[{i}]." for i in range(len(parts))]
     else:
         parts, paths = [{"scenarios": spec.get("scenarios"), "grid": spec.get("grid", {})}], [""]
-    sweep = Sweep(name=name, run_timeout=run_timeout)
+    sweep = Sweep(name=name, run_timeout=run_timeout, max_events=tcplab._events_option(spec.get("max_events"), "max_events"))
     plans = [_part_plan(part, at, base) for part, at in zip(parts, paths)]
     checking = _Progress(sum(len(files) * math.prod(len(points) for _, points in axes) for files, axes in plans),
                          enabled=progress, what="cases checked", delay=CHECKING_DELAY_S)
@@ -390,12 +391,19 @@ def _whole(key, case, seed, params, summary, error) -> dict | None:
 # Running
 # --------------------------------------------------------------------------------------
 
+class RunLimits(NamedTuple):
+    """What each run of a sweep may take: `_run_one`'s arguments after the scenario and seed."""
+    limits: bool  # the estimate's limits and the guards (tcplab.run's limits)
+    timeout: float | None  # wall seconds (run_timeout)
+    max_events: int | None
+
+
 def _run_one(scenario: dict, seed: int, limits: bool = True,
-             timeout: float | None = None) -> tuple[dict | None, str | None, float]:
+             timeout: float | None = None, max_events: int | None = None) -> tuple[dict | None, str | None, float]:
     """Runs one scenario at one seed in a worker: (summary, None, wall s) or (None, error, wall s)."""
     t0 = time.perf_counter()
     try:
-        res = tcplab.run(scenario, seed=seed, limits=limits, timeout=timeout)
+        res = tcplab.run(scenario, seed=seed, limits=limits, timeout=timeout, max_events=max_events)
         return res.summary, None, time.perf_counter() - t0
     except ScenarioError as e:
         return None, f"{e.path}: {e.message}", time.perf_counter() - t0
@@ -429,19 +437,22 @@ class _Progress:
 
 def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, *,
         workers: int | None = None, scheduler: str | None = None, retry_failed: bool = False,
-        progress: bool = True, limits: bool = True, run_timeout: float | str | None = None) -> "SweepResult":
+        progress: bool = True, limits: bool = True, run_timeout: float | str | None = None,
+        max_events: int | None = None) -> "SweepResult":
     """Runs what is missing from the sweep's store (``out/results.sqlite``) and returns all of
     its results. ``workers`` local processes (default: every core), or a Dask cluster at
     ``scheduler`` (``tcp://host:port``). A run estimated far beyond its machine is recorded as
     failed with the reason, unless ``limits`` is False (see :func:`tcplab.run`). A run that
     takes more than ``run_timeout`` (seconds, or "10min"; default: the sweep's own
-    ``run_timeout``, or no limit) of wall time is stopped and recorded as failed."""
+    ``run_timeout``, or no limit) of wall time is stopped and recorded as failed, and so is one
+    that needs more than ``max_events`` events (default: the sweep's own ``max_events``)."""
     if workers is not None:
         check_workers(workers)
     timeout = wall_seconds(run_timeout, "run_timeout") if run_timeout is not None else None
     if not isinstance(sweep, Sweep):
         sweep = load(sweep, progress)
     timeout = timeout or sweep.run_timeout
+    budget = RunLimits(limits, timeout, tcplab._events_option(max_events, "max_events") or sweep.max_events)
     out = Path(out if out is not None else Path("results") / tcplab.folder_name(sweep.name, "sweep"))
     store = None
     try:
@@ -451,9 +462,9 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
         bar = _Progress(len(todo), enabled=progress and bool(todo))
         try:
             if scheduler:
-                _run_dask(sweep, todo, store, bar, scheduler, limits, timeout)
+                _run_dask(sweep, todo, store, bar, scheduler, budget)
             elif todo:
-                _run_local(sweep, todo, store, bar, workers or os.cpu_count() or 1, limits, timeout=timeout)
+                _run_local(sweep, todo, store, bar, workers or os.cpu_count() or 1, budget)
         finally:
             bar.close()
         return SweepResult(sweep, store.rows(r.key for r in sweep.runs))
@@ -514,13 +525,12 @@ def _start_worker(ctx, worker=_worker) -> tuple[Any, Any]:
     return conn, proc
 
 
-def _hand_out(r: Run, limits: bool, idle: list[tuple[Any, Any]], start,
-              timeout: float | None = None) -> tuple[Any, Any]:
+def _hand_out(r: Run, budget: RunLimits, idle: list[tuple[Any, Any]], start) -> tuple[Any, Any]:
     """Sends run `r` to an idle worker, or to a new one (`start()`) if none is idle. An idle
     worker that died between runs (killed while it waited) takes no run down: its connection
     refuses the run, and the next worker gets it. A new worker that dies before it reads the
     run is the run's death, which the caller counts when the connection ends."""
-    job = (r.scenario, r.seed, limits, timeout)
+    job = (r.scenario, r.seed, *budget)
     while idle:
         conn, proc = idle.pop()
         try:
@@ -537,11 +547,12 @@ def _hand_out(r: Run, limits: bool, idle: list[tuple[Any, Any]], start,
     return conn, proc
 
 
-def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, workers: int, limits: bool,
-               worker=_worker, timeout: float | None = None) -> None:
+def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, workers: int, budget: RunLimits,
+               worker=_worker) -> None:
+    timeout = budget.timeout
     if workers == 1:
         for r in todo:
-            summary, error, wall = _run_one(r.scenario, r.seed, limits, timeout)
+            summary, error, wall = _run_one(r.scenario, r.seed, *budget)
             store.put(sweep.name, r, summary, error, wall)
             bar.update(error is None)
         return
@@ -561,7 +572,7 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
     overdue = math.inf if timeout is None else timeout + RUN_TIMEOUT_GRACE_S
 
     def hand_out(r: Run) -> None:
-        conn, proc = _hand_out(r, limits, idle, lambda: _start_worker(ctx, worker), timeout)
+        conn, proc = _hand_out(r, budget, idle, lambda: _start_worker(ctx, worker))
         busy[conn] = (proc, r, time.monotonic())
 
     try:
@@ -675,8 +686,7 @@ def _silenced(logger: str):
         log.setLevel(level)
 
 
-def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, scheduler: str, limits: bool,
-              timeout: float | None = None) -> None:
+def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, scheduler: str, budget: RunLimits) -> None:
     try:
         from concurrent.futures import CancelledError
 
@@ -696,8 +706,8 @@ def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, sched
     with _silenced("distributed.client"), client:
         # one map, not a submit per run: Dask then holds the runs back and hands each worker
         # thread one at a time, so a worker that dies takes only its own run down
-        futures = client.map(_run_one, [r.scenario for r in todo], [r.seed for r in todo], [limits] * len(todo),
-                             [timeout] * len(todo), key=[f"tcplab-{r.key}" for r in todo], pure=False)
+        futures = client.map(_run_one, [r.scenario for r in todo], [r.seed for r in todo],
+                             *([b] * len(todo) for b in budget), key=[f"tcplab-{r.key}" for r in todo], pure=False)
         runs = dict(zip(futures, todo))
         for fut in as_completed(futures):
             try:

@@ -144,3 +144,20 @@ def test_runs_that_could_run_away_end_with_a_result_or_one_line(tmp_path, capsys
         tcplab.run(capped)
     assert err.value.path == "flows[0].tcp.maxrto" and "again and again" in err.value.message
     assert tcplab.estimate(capped)["refused"][0] == "flows[0].tcp.maxrto"
+
+
+def test_a_budget_of_events_stops_a_run_the_same_way_everywhere(tmp_path, capsys):
+    whole = tcplab.run(DUMBBELL)
+    assert tcplab.run(DUMBBELL, max_events=whole.events).summary == whole.summary, "a budget it fits changes nothing"
+    for limits in (True, False):
+        with pytest.raises(ScenarioError) as err:
+            tcplab.run(DUMBBELL, max_events=1000, limits=limits)
+        assert err.value.path == "max_events" and "more than the 1000 events" in err.value.message
+    for bad in (0, -5, 1.5, True, "1000"):
+        with pytest.raises(ScenarioError, match="max_events"):
+            tcplab.run(DUMBBELL, max_events=bad)
+    assert cli.main(["run", str(DUMBBELL), "--out", str(tmp_path), "--max-events", "1000"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tcplab: error: max_events: ") and err.count("\n") == 1, err
+    assert cli.main(["run", str(DUMBBELL), "--max-events", "lots"]) == 2
+    assert "--max-events" in capsys.readouterr().err

@@ -689,6 +689,27 @@ def test_a_sweeps_run_timeout_stores_a_long_run_as_failed_and_goes_on(tmp_path, 
     assert [sw.wall_seconds(v, "x") for v in (90, "90", "1.5s", "10min", "2h")] == [90, 90, 1.5, 600, 7200]
 
 
+def test_a_sweeps_max_events_stores_a_run_that_needs_more_as_failed(tmp_path, capfd):
+    """A budget of events: a run past it is stopped and stored as failed, with the same
+    verdict on every machine; the file's budget, the command line's over it."""
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nmax_events = 20000\n[grid]\nduration = ["1s", "100s"]\n')
+    assert sw.load(spec).max_events == 20000
+    res = sw.run(spec, tmp_path / "out", workers=2, progress=False)
+    (failed,) = res.failed
+    assert failed["params"] == {"duration": "100s"}
+    assert failed["error"].startswith("max_events: the run needed more than the 20000 events"), failed["error"]
+    assert len(res.rows) == 2
+    assert cli.main(["sweep", str(spec), "--out", str(tmp_path / "cli"), "--workers", "1", "--max-events", "100"]) == 1
+    assert capfd.readouterr().err.count("run failed: ") == 2, "both past 100 events"
+    for bad in ("0", "many"):
+        assert cli.main(["sweep", str(spec), "--max-events", bad]) == 2
+        assert capfd.readouterr().err.startswith("tcplab: error: --max-events: ")
+    spec.write_text(f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nmax_events = -1\n')
+    with pytest.raises(ScenarioError, match="max_events"):
+        sw.load(spec)
+
+
 def test_a_run_that_does_not_stop_itself_is_stopped_by_the_sweep(tmp_path, monkeypatch):
     """The parent's backstop: a worker whose run goes past run_timeout and its grace (stuck
     where the run cannot look at its clock) is killed, its run stored as failed, and the sweep
@@ -698,7 +719,7 @@ def test_a_run_that_does_not_stop_itself_is_stopped_by_the_sweep(tmp_path, monke
     store = sw.Store(tmp_path / "out" / "results.sqlite")
     bar = sw._Progress(len(spec.runs), enabled=False)
     try:
-        sw._run_local(spec, spec.runs, store, bar, workers=2, limits=True, worker=worker_hung_by_seed_2, timeout=1.0)
+        sw._run_local(spec, spec.runs, store, bar, 2, sw.RunLimits(True, 1.0, None), worker=worker_hung_by_seed_2)
         rows = store.rows(r.key for r in spec.runs)
     finally:
         store.close()

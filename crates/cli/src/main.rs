@@ -4,9 +4,11 @@
 //! not collect them. `tcplab run` (Python) is the everyday command; both run the same core.
 //!
 //!     tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam]... [--check] [--no-limits]
+//!                [--max-events N]
 //!
 //! `--check` checks the run's invariants as it goes (tcplab_net::check). A run estimated far
-//! beyond the machine is refused unless `--no-limits` (tcplab_net::budget).
+//! beyond the machine is refused unless `--no-limits` (tcplab_net::budget); `--max-events`
+//! stops a run past that many events (tcplab_net::guard).
 //! Exit status: 0 ok, 2 invalid scenario or option, or a run refused or stopped by its guard
 //! (one line naming the field), 1 I/O error or a broken invariant (each printed).
 
@@ -17,7 +19,7 @@ use tcplab_net::scenario::{folder_name, Traces};
 use tcplab_net::sim::unknown_trace;
 use tcplab_net::{Format, RunError, RunOptions, Scenario, ScenarioError, Simulation};
 
-const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam]... [--check] [--no-limits]";
+const USAGE: &str = "usage: tcplab-sim SCENARIO [--out DIR] [--seed N] [--until T] [--trace ns2|cwnd|pcap|nam]... [--check] [--no-limits] [--max-events N]";
 
 struct Args {
     scenario: PathBuf,
@@ -27,11 +29,12 @@ struct Args {
     traces: Vec<String>,
     check: bool,
     no_limits: bool,
+    max_events: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut args = std::env::args().skip(1);
-    let (mut scenario, mut out, mut seed, mut until, mut traces, mut check, mut no_limits) = (None, None, None, None, Vec::new(), false, false);
+    let (mut scenario, mut out, mut seed, mut until, mut traces, mut check, mut no_limits, mut max_events) = (None, None, None, None, Vec::new(), false, false, None);
     while let Some(a) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
@@ -41,6 +44,7 @@ fn parse_args() -> Result<Args, String> {
             "--trace" => traces.push(value("--trace")?),
             "--check" => check = true,
             "--no-limits" => no_limits = true,
+            "--max-events" => max_events = Some(value("--max-events")?),
             "-h" | "--help" => return Err(USAGE.to_string()),
             flag if flag.starts_with('-') => return Err(format!("unknown option {flag}\n{USAGE}")),
             path if scenario.is_none() => scenario = Some(PathBuf::from(path)),
@@ -48,7 +52,7 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     let scenario = scenario.ok_or_else(|| USAGE.to_string())?;
-    Ok(Args { scenario, out, seed, until, traces, check, no_limits })
+    Ok(Args { scenario, out, seed, until, traces, check, no_limits, max_events })
 }
 
 fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
@@ -75,7 +79,11 @@ fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
     }
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(folder_name(&scenario.name, "scenario")));
     let opts = RunOptions::from_args(&scenario, seed, args.until.as_deref(), Some(out), &args.traces)?;
-    let opts = RunOptions { check: args.check, no_limits: args.no_limits, skip_series: true, ..opts };
+    let max_events = match &args.max_events {
+        Some(n) => Some(n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| ScenarioError::new("--max-events", format!("{n:?} is not a whole number above 0")))?),
+        None => None,
+    };
+    let opts = RunOptions { check: args.check, no_limits: args.no_limits, skip_series: true, max_events, ..opts };
     tcplab_net::budget::enforce(&scenario, &opts)?;
     Ok((scenario, opts))
 }

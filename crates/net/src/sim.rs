@@ -38,6 +38,8 @@ pub struct RunOptions {
     /// Collect no series (`output.interval`'s samples, the cwnd and RTT series): for a runner
     /// that writes only the summary and the trace files (tcplab-sim).
     pub skip_series: bool,
+    /// Stop the run, as failed, once it has dispatched this many events (crate::guard).
+    pub max_events: Option<u64>,
 }
 
 impl RunOptions {
@@ -436,7 +438,7 @@ impl Simulation {
             let links = net.links.iter().map(traced).collect();
             Sampler::new(interval, flow_names, link_names, traced_flows, links)
         });
-        let guard = Guard::new(crate::budget::Estimate::of(&scenario, opts).events, !opts.no_limits);
+        let guard = Guard::new(crate::budget::Estimate::of(&scenario, opts).events, !opts.no_limits, opts.max_events);
         Ok(Simulation { net, flows, scenario, seed, end, at_end, sampler, guard })
     }
 

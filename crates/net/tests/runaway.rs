@@ -112,6 +112,22 @@ fn router_advertisements_catch_up_in_bounded_work() {
     }
 }
 
+/// A run given a budget of events stops when it is spent, limits or not, naming max_events;
+/// the trace files keep what was written, and a run within it is unchanged.
+#[test]
+fn a_budget_of_events_stops_the_run_when_spent() {
+    let s = || two_nodes("2Mb", "20ms", "protocol = \"reno\"", "");
+    let whole = run(s(), &RunOptions::default()).unwrap();
+    for no_limits in [false, true] {
+        let opts = RunOptions { max_events: Some(1000), no_limits, ..RunOptions::default() };
+        let e = stopped(run(s(), &opts));
+        assert_eq!(e.path, "max_events", "{e}");
+        assert!(e.message.contains("more than the 1000 events"), "{e}");
+    }
+    let roomy = RunOptions { max_events: Some(whole.events), ..RunOptions::default() };
+    assert_eq!(run(s(), &roomy).unwrap().to_json(), whole.to_json());
+}
+
 /// Two links whose cleaned names would be one file each get their own (`~` and their place).
 #[test]
 fn pcap_files_never_share_a_name() {

@@ -70,7 +70,7 @@ struct Simulation {
 #[pymethods]
 impl Simulation {
     #[new]
-    #[pyo3(signature = (text, format, seed=None, until=None, out_dir=None, traces=Vec::new(), source=None, check=false, limits=true))]
+    #[pyo3(signature = (text, format, seed=None, until=None, out_dir=None, traces=Vec::new(), source=None, check=false, limits=true, max_events=None))]
     #[allow(clippy::too_many_arguments)] // the keyword arguments of tcplab.run, one by one
     fn new(
         text: &str,
@@ -82,9 +82,10 @@ impl Simulation {
         source: Option<&str>,
         check: bool,
         limits: bool,
+        max_events: Option<u64>,
     ) -> PyResult<Self> {
         let scenario = parse(text, format, source)?;
-        let opts = RunOptions { check, no_limits: !limits, ..RunOptions::from_args(&scenario, seed, until, out_dir, &traces).map_err(scenario_error)? };
+        let opts = RunOptions { check, no_limits: !limits, max_events, ..RunOptions::from_args(&scenario, seed, until, out_dir, &traces).map_err(scenario_error)? };
         budget::enforce(&scenario, &opts).map_err(scenario_error)?;
         let sim = tcplab_net::Simulation::new(scenario, &opts).map_err(run_error)?;
         Ok(Simulation { sim: Some(sim) })
