@@ -280,7 +280,7 @@ class TestResult:
 
         class Broken:
             def __init__(self, *args):
-                self.checked = args[-1]
+                self.checked = args[7]  # (text, format, seed, until, out, traces, source, check, ...)
                 self.sim = real(*args)
                 self.end, self.now = self.sim.end, self.sim.now
 

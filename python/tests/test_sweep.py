@@ -364,7 +364,7 @@ def test_a_worker_killed_between_runs_is_replaced_without_costing_a_run(tmp_path
     dead.kill()
     dead.join()
     run = sw.load(write_sweep(tmp_path, seeds=1)).runs[0]
-    conn, proc = sw._hand_out(run, True, [(dead_conn, dead)], lambda: sw._start_worker(ctx))
+    conn, proc = sw._hand_out(run, sw.RunLimits(True, None, None), [(dead_conn, dead)], lambda: sw._start_worker(ctx))
     try:
         assert proc is not dead and proc.is_alive()
         summary, error, _ = conn.recv()
@@ -379,7 +379,7 @@ def test_a_run_that_kills_every_worker_it_meets_fails_alone(tmp_path):
     store = sw.Store(tmp_path / "out" / "results.sqlite")
     try:
         bar = sw._Progress(len(spec.runs), enabled=False)
-        sw._run_local(spec, spec.runs, store, bar, workers=2, limits=True, worker=worker_killed_by_seed_2)
+        sw._run_local(spec, spec.runs, store, bar, 2, sw.RunLimits(True, None, None), worker=worker_killed_by_seed_2)
         rows = store.rows(r.key for r in spec.runs)
     finally:
         store.close()
@@ -541,7 +541,7 @@ def test_a_worker_gets_its_next_run_before_the_last_result_is_stored(tmp_path, m
     spec = sw.load(write_sweep(tmp_path, seeds=2, duration="1s"))
     store = Store(tmp_path / "out" / "results.sqlite")
     try:
-        sw._run_local(spec, spec.runs, store, sw._Progress(len(spec.runs), enabled=False), workers=2, limits=True)
+        sw._run_local(spec, spec.runs, store, sw._Progress(len(spec.runs), enabled=False), 2, sw.RunLimits(True, None, None))
     finally:
         store.close()
     assert len(spec.runs) == 8 and sorted(r.key for r in handed) == sorted(r.key for r in spec.runs)
