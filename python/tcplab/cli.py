@@ -355,12 +355,13 @@ def cmd_reproduce(args) -> int:
         return 2
     seeds = _count_option(args.seeds, "--seeds", "seeds")
     run_timeout = wall_seconds(args.run_timeout, "--run-timeout") if args.run_timeout is not None else None
+    max_events = _count_option(args.max_events, "--max-events", "events", 2**64 - 1)
 
     def log(msg: str) -> None:
         print(f"{PROG}: {args.study}: {msg}", file=sys.stderr, flush=True)
 
     out = studies.reproduce(args.study, quick=args.quick, seeds=seeds, out=args.out, scheduler=args.scheduler,
-                            progress=progress_enabled(), log=log, run_timeout=run_timeout)
+                            progress=progress_enabled(), log=log, run_timeout=run_timeout, max_events=max_events)
     print(f"report: {out / 'report.md'} (and report.html)")
     return 0
 
@@ -558,6 +559,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", type=_out_path, metavar="DIR", help="report folder (default results/<study>, or results/<study>-quick)")
     rp.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS")
     rp.add_argument("--run-timeout", metavar="T", help="as tcplab sweep --run-timeout")
+    rp.add_argument("--max-events", metavar="N", help="as tcplab sweep --max-events")
     rp.set_defaults(func=cmd_reproduce)
 
     b = sub.add_parser(

@@ -384,7 +384,8 @@ def _draw_series(f: dict, data, out: Path) -> list[str]:
 
 def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: str | Path | None = None,
               scheduler: str | None = None, workers: int | None = None, progress: bool = True,
-              log: Callable[[str], None] = lambda s: None, run_timeout: float | str | None = None) -> Path:
+              log: Callable[[str], None] = lambda s: None, run_timeout: float | str | None = None,
+              max_events: int | None = None) -> Path:
     """Runs study `name` and writes its report; returns the report's folder."""
     study_dir = EXPERIMENTS / name
     if not (study_dir / "study.toml").exists():
@@ -405,7 +406,8 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
     sweep = sw.build(spec, study_dir, default_name=name)
     out = Path(out) if out else Path("results") / spec["name"]
     log(f"{len(sweep.runs)} runs into {out}")
-    result = sw.run(sweep, out, workers=workers, scheduler=scheduler, progress=progress, run_timeout=run_timeout)
+    result = sw.run(sweep, out, workers=workers, scheduler=scheduler, progress=progress, run_timeout=run_timeout,
+                    max_events=max_events)
     flows, handovers = result.flows, result.handovers
     cells = _cells(study_dir)
     ours: dict[tuple, tuple[float, float]] = {}

@@ -368,7 +368,9 @@ def test_bad_options_exit_2_with_one_line(capfd, tmp_path, argv, path):
 @pytest.mark.parametrize("argv", [["sweep", "SPEC", "--workers", "0"], ["sweep", "SPEC", "--workers", "1000000"],
                                   ["sweep", "SPEC", "--run-timeout", "0"],
                                   ["reproduce", "yew2011-wired", "--seeds", str(10**14)],
-                                  ["reproduce", "yew2011-wired", "--run-timeout", "soon"]])
+                                  ["reproduce", "yew2011-wired", "--run-timeout", "soon"],
+                                  ["sweep", "SPEC", "--max-events", "0"], ["run", "SPEC", "--max-events", "-3"],
+                                  ["reproduce", "yew2011-wired", "--max-events", "lots"]])
 def test_counts_out_of_range_name_their_option(capfd, tmp_path, argv):
     spec = tmp_path / "s.toml"
     spec.write_text(f'scenarios = ["{DUMBBELL}"]')

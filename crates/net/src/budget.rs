@@ -268,6 +268,8 @@ struct Demand {
     /// Packets it has to send, when its application says.
     cap: Option<f64>,
     acks_per_packet: f64,
+    /// A TCP sender's window: the most it has in the network at once.
+    window: Option<f64>,
     /// A TCP sender whose retransmission timer is capped below its path's round trip times out
     /// again and again whatever the network does: its timeout, and the knob that caps it.
     early_timer: Option<(f64, &'static str)>,
@@ -277,13 +279,14 @@ impl Demand {
     fn of(scenario: &Scenario, net: &Fluid, i: usize, f: &FlowConfig, end: f64) -> Demand {
         let path = net.path(f.from, f.to);
         let back = net.path(f.to, f.from);
-        let mut early_timer = None;
+        let (mut early_timer, mut in_flight) = (None, None);
         let (size, pps, cap, acks_per_packet) = match (&f.transport, f.app) {
             (Transport::Tcp(t), app) => {
                 let size = t.params.packet_size;
                 let rtt = net.delay(&path, size) + net.delay(&back, ACK_SIZE);
                 early_timer = Some(timer_cap(t)).filter(|&(rto, _)| rto < rtt);
                 let window = if t.params.max_cwnd > 0 { t.params.window.min(t.params.max_cwnd) } else { t.params.window };
+                in_flight = Some(window as f64);
                 let cap = match app {
                     AppConfig::Ftp { packets: Some(n) } if !adds_data(scenario, i) => Some(n as f64),
                     _ => None,
@@ -301,7 +304,7 @@ impl Demand {
         }
         let from = f.start.as_secs_f64().min(end);
         let to = f.stop.map_or(end, |s| s.as_secs_f64().min(end)).max(from);
-        Demand { path, back, uses, pps, from, to, cap, acks_per_packet, early_timer }
+        Demand { path, back, uses, pps, from, to, cap, acks_per_packet, window: in_flight, early_timer }
     }
 }
 
@@ -379,7 +382,8 @@ const HELD_PACKET_BYTES: f64 = 2.0 * (std::mem::size_of::<crate::packet::Packet>
 
 /// How many packets the scenario's `delay` losses hold back at once: each picks its share of
 /// what enters its link direction (offered, for CBR sources, as they send whatever the queue
-/// drops) and holds each for its delay.
+/// drops) and holds each for its delay; a TCP flow no more than its window of segments and
+/// their ACKs.
 fn held_by_delays(scenario: &Scenario, demands: &[Demand], sent: &[f64], end: f64) -> f64 {
     let mut held = 0.0;
     for loss in &scenario.losses {
@@ -396,15 +400,15 @@ fn held_by_delays(scenario: &Scenario, demands: &[Demand], sent: &[f64], end: f6
                 bad * loss_bad + (1.0 - bad) * loss_good
             }
         };
-        let mut rate = 0.0; // packets a second entering the link direction
         for (i, (d, f)) in demands.iter().zip(&scenario.flows).enumerate() {
             if !loss.fids.is_empty() && !loss.fids.contains(&f.fid) {
                 continue;
             }
             let pps = if matches!(f.app, AppConfig::Cbr { .. }) { d.pps } else { sent[i] / (d.to - d.from).max(1e-9) };
-            rate += pps * (d.path.contains(link) as u8 as f64 + d.acks_per_packet * d.back.contains(link) as u8 as f64);
+            let crossing = d.path.contains(link) as u8 as f64 + d.acks_per_packet * d.back.contains(link) as u8 as f64;
+            let flow_held = pps * crossing * picked * delay.as_secs_f64().min(end);
+            held += d.window.map_or(flow_held, |w| flow_held.min(w * crossing));
         }
-        held += rate * picked * delay.as_secs_f64().min(end);
     }
     held
 }
@@ -748,6 +752,11 @@ mod tests {
         };
         assert!((held("10s") / HELD_PACKET_BYTES / 12_500.0 - 1.0).abs() < 0.01, "{}", held("10s") / HELD_PACKET_BYTES);
         assert!((held("100s") / held("10s") - 10.0).abs() < 0.01);
+        // a TCP flow (window 20) held 100 s: its window, not its rate times 100 s
+        let s = dumbbell(1, 100, "[[losses]]\nlink = \"r1->r2\"\nmodel = \"uniform\"\nrate = 1.0\naction = \"delay\"\ndelay = \"100s\"\n");
+        let e = Estimate::of(&s, &RunOptions::default());
+        let tcp = e.memory.iter().find(|p| p.what == "packets held by delay losses").unwrap().bytes / HELD_PACKET_BYTES;
+        assert_eq!(tcp, 20.0);
     }
 
     #[test]
