@@ -83,9 +83,7 @@ fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
         Some(n) => Some(n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| ScenarioError::new("--max-events", format!("{n:?} is not a whole number above 0")))?),
         None => None,
     };
-    let opts = RunOptions { check: args.check, no_limits: args.no_limits, skip_series: true, max_events, ..opts };
-    tcplab_net::budget::enforce(&scenario, &opts)?;
-    Ok((scenario, opts))
+    Ok((scenario, RunOptions { check: args.check, no_limits: args.no_limits, skip_series: true, max_events, ..opts }))
 }
 
 /// One line on stderr, from tcplab-sim (see `say_more`).

@@ -112,8 +112,8 @@ impl Estimate {
                 }
             }
         }
-        // Senders whose timer expires before any ACK can come back: a timeout, and a segment
-        // sent, every shortest timeout at the most, all along.
+        // Senders whose timer is capped below their round trip: a timeout, and a segment sent,
+        // every capped timeout, all along.
         let mut events_field = ("duration".to_string(), String::new());
         let mut worst_storm = 0.0;
         for (i, d) in demands.iter().enumerate() {
@@ -418,13 +418,15 @@ fn adds_data(scenario: &Scenario, i: usize) -> bool {
     scenario.actions.iter().any(|a| a.flow == i && matches!(a.kind, ActionKind::Produce { .. } | ActionKind::ProduceMore { .. }))
 }
 
-/// Refuses `scenario` run with `opts` when its estimate is far beyond this machine (see
-/// [`Estimate::check`]); nothing is refused when `opts.no_limits` is set.
-pub fn enforce(scenario: &Scenario, opts: &RunOptions) -> Result<(), ScenarioError> {
-    if opts.no_limits {
-        return Ok(());
+/// The estimate of `scenario` run with `opts`, or the refusal of a run far beyond this machine
+/// (see [`Estimate::check`]); nothing is refused when `opts.no_limits` is set.
+/// `Simulation::new` calls it, and keeps the estimate for its guard (crate::guard).
+pub fn enforce(scenario: &Scenario, opts: &RunOptions) -> Result<Estimate, ScenarioError> {
+    let estimate = Estimate::of(scenario, opts);
+    if !opts.no_limits {
+        estimate.check(&Machine::probe(opts.out_dir.as_deref())?)?;
     }
-    Estimate::of(scenario, opts).check(&Machine::probe(opts.out_dir.as_deref())?)
+    Ok(estimate)
 }
 
 /// What this machine can give a run, where it can tell.
@@ -601,7 +603,6 @@ fn bytes(b: f64) -> String {
         b => format!("{:.1} TB", b / 1e12),
     }
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -125,7 +125,8 @@ pub struct Simulation {
 pub enum RunError {
     /// Writing its outputs failed.
     Io(io::Error),
-    /// It was stopped as gone wrong (crate::guard), with the field to look at and why.
+    /// It was refused as far beyond the machine (crate::budget) or stopped as gone wrong
+    /// (crate::guard), with the field to look at and why.
     Stopped(ScenarioError),
 }
 
@@ -289,7 +290,10 @@ fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> Vec<f64>
 }
 
 impl Simulation {
+    /// A run of `scenario`, refused (`RunError::Stopped`) when it is estimated far beyond this
+    /// machine, unless `opts.no_limits` (crate::budget), before any file is opened.
     pub fn new(scenario: Scenario, opts: &RunOptions) -> Result<Simulation, RunError> {
+        let estimate = crate::budget::enforce(&scenario, opts).map_err(RunError::Stopped)?;
         let seed = opts.seed.unwrap_or(scenario.seed);
         let end = opts.until.unwrap_or(scenario.duration);
         let traces = scenario.traces.union(opts.traces);
@@ -438,7 +442,7 @@ impl Simulation {
             let links = net.links.iter().map(traced).collect();
             Sampler::new(interval, flow_names, link_names, traced_flows, links)
         });
-        let guard = Guard::new(crate::budget::Estimate::of(&scenario, opts).events, !opts.no_limits, opts.max_events);
+        let guard = Guard::new(estimate.events, !opts.no_limits, opts.max_events);
         Ok(Simulation { net, flows, scenario, seed, end, at_end, sampler, guard })
     }
 

@@ -4,7 +4,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
-use tcplab_net::budget::{self, Estimate, Machine};
+use tcplab_net::budget::{Estimate, Machine};
 use tcplab_net::{Format, RunError, RunOptions, Scenario, ScenarioError};
 
 create_exception!(_core, ScenarioError_, PyException, "A scenario field is missing or wrong: args are (path, message).");
@@ -86,7 +86,6 @@ impl Simulation {
     ) -> PyResult<Self> {
         let scenario = parse(text, format, source)?;
         let opts = RunOptions { check, no_limits: !limits, max_events, ..RunOptions::from_args(&scenario, seed, until, out_dir, &traces).map_err(scenario_error)? };
-        budget::enforce(&scenario, &opts).map_err(scenario_error)?;
         let sim = tcplab_net::Simulation::new(scenario, &opts).map_err(run_error)?;
         Ok(Simulation { sim: Some(sim) })
     }
