@@ -462,7 +462,8 @@ def _granularity(xs: list[_Cell], fp: Fingerprint) -> None:
         results[key] = found
         tol_bytes = float(np.median([t.tol_bps * d / 8 for t, d in zip(g, best["durations"])]))
         data = {"table": table, how: name, "size_bytes": _same(best["sizes"]), "size_rule": best["size_label"],
-                "syn": best["syn"], "duration_s": _same(best["durations"]), "duration_rule": best["duration_label"],
+                "syn": best["syn"], "syns": _same([float(t.syns) for t in g]) if best["syn"] else 0,
+                "duration_s": _same(best["durations"]), "duration_rule": best["duration_label"],
                 "fits": best["fits"], "cells": len(g), "chance": round(best["chance"], 4), "score": round(best["score"], 2),
                 "all_fit": found["all_fit"], "precision_bytes": tol_bytes,
                 "misses": [x.key for x in best["misses"]]}
