@@ -13,8 +13,9 @@ from support import REPO
 from tcplab import fingerprint as fpm
 from tcplab import studies
 
-# A dumbbell whose grid varies the bottleneck's delay: one table-column per value. Flow B
-# starts 1 s late, so the duration less its start is 49 s.
+# A dumbbell whose grid varies the bottleneck's delay: one table-column per value. Flow A is
+# Reno (1040 B packets on the wire), flow B ns-2's Vegas (1000 B: no header) starting 1 s late,
+# so the duration less its start is 49 s.
 SCENARIO = """
 name = "net"
 duration = "50s"
@@ -62,7 +63,7 @@ packet_size = "1000B"
 name = "B"
 from = "s2"
 to = "k2"
-protocol = "reno"
+protocol = "vegas"
 packet_size = "1000B"
 start = "1s"
 """
@@ -134,6 +135,24 @@ def test_granularity_recovers_size_syn_and_duration(tmp_path):
     assert (gt["size_bytes"], gt["syn"], gt["syns"], gt["duration_s"], gt["fits"]) == (1040, True, 2, 50, 6)
     text = finding(fp.granularity_findings, row="A throughput (kb/s)").text
     assert "6/6 cells are whole packets of 1040 B (packet_size + 40 B of headers) + 1 SYN of 40 B over 50 s" in text
+    assert not fp.typos
+
+
+def test_a_column_of_two_granularities_is_told_apart(tmp_path):
+    # three rows of each flow: every column mixes 1040 B + a SYN over 50 s with 1000 B over 49 s,
+    # whose common divisor, 40 B, fits them all and says nothing
+    rng = random.Random(5)
+    cells = []
+    for r in range(3):
+        cells += tput_cells(f"A{r} (kb/s)", "A", [kbps(rng.randrange(3000, 6000), 1040, 50, 40) for _ in DELAYS])
+        cells += tput_cells(f"B{r} (kb/s)", "B", [kbps(rng.randrange(3000, 6000), 1000, 49) for _ in DELAYS])
+    fp = fpm.fingerprint(write_study(tmp_path, cells))
+    columns = [g for g in fp.granularity if "column" in g]
+    assert len(columns) == len(DELAYS)
+    for g in columns:
+        sizes = {(g["size_bytes"], g["syn"], g["duration_s"]), (g["second"]["size_bytes"], g["second"]["syn"], g["second"]["duration_s"])}
+        assert sizes == {(1040, True, 50), (1000, False, 49)}
+        assert g["fits"] == 3 and (g["second"]["fits"], g["second"]["of"]) == (3, 3)
     assert not fp.typos
 
 
