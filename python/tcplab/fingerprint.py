@@ -12,18 +12,23 @@ states (study.toml's `[sweep]`), and reports:
 - likely typos: a throughput that is no whole number of packets when its group is, a share
   that breaks its arithmetic (and the swap of two adjacent digits that would mend it).
 
-`render(fp)` gives it as plain text; `fp.granularity` lists the best size and duration of
-each group that shows one, for a calibration to prune its candidates.
+A value's precision is that of its digits as printed: a cell's `printed` string when
+paper.toml keeps one ("218.160"), else the float's shortest repr (218.16 has two decimals).
+
+`render(fp)` gives it as plain text. `fp.granularity` lists, for each row or column whose
+granularity stands out, a dict a calibration can prune its candidates with: table, row or
+column, size_bytes, syn (and syns, how many), duration_s, fits, cells, chance (the cells
+expected to fit by chance), the rules that name them (size_rule, duration_rule), the cells it
+misses, and a second granularity when the group is mixed.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import re
 from collections import deque
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -40,7 +45,8 @@ __all__ = ["Finding", "Fingerprint", "fingerprint", "render"]
 SIZES = np.arange(40, 2001)
 # Bytes of a SYN (a header and no data): the extra small packet a TCP flow may count.
 SYN_BYTES = 40
-# Share of a group that must fit one size and duration before a misfit is called a typo.
+# Share of the cells like a misfit (in its row and column) that must be whole packets before
+# it is called a likely typo; and of a group an arbitrary size over an arbitrary time must fit.
 MOST = 0.8
 # A group's cells are typos at this rate, a guess: a misfit costs ln(1/TYPO_RATE) of evidence.
 TYPO_RATE = 0.05
@@ -230,7 +236,7 @@ class _Tput:
     def printed_as(self, value: float) -> "_Tput":
         """The same cell had it printed `value`."""
         c = self.x.cell
-        return _Tput(_Cell(dataclasses.replace(c, paper=value), self.x.doc, self.x.flows),
+        return _Tput(_Cell(replace(c, paper=value), self.x.doc, self.x.flows),
                      self.per_unit, self.tol_bps, self.syns, self.syn)
 
 
@@ -390,7 +396,7 @@ def _search(ts: list[_Tput]) -> dict | None:
                 "duration_label": durs[t][0], "duration_own": bool(d_own[t]), "durations": D[t].tolist(),
                 "duration": _same(D[t][fits[k]].tolist() or D[t].tolist()),
                 "syn": y, "fits": m - int(misses[k]), "chance": float(chance[k]), "score": float(score[k]),
-                "alone": alone, "p": p, "fit": fits[k], "misses": [ts[i].x for i in range(m) if not fits[k, i]]}
+                "alone": alone, "fit": fits[k], "misses": [ts[i].x for i in range(m) if not fits[k, i]]}
 
     rates = W[si] / D[ti]  # bytes/s of one packet a second, per cell: only w/D shows in a throughput
 
@@ -461,13 +467,6 @@ def _fit_matrix(ts: list[_Tput], W: np.ndarray, D: np.ndarray, y: np.ndarray) ->
 
 def _fits(t: _Tput, w: float, syn: bool, d: float) -> bool:
     return bool(_fit_matrix([t], np.array([[w]], dtype=float), np.array([[d]], dtype=float), np.array([int(syn)]))[0, 0])
-
-
-def _fits_implied(t: _Tput) -> bool:
-    """Whether the cell is a whole number of packets under some size the scenario implies, over
-    one of its own durations, with or without SYNs."""
-    durs = [vec[0] for _, own, vec in _durations([t]) if own]
-    return any(_fits(t, w, syn, d) for _, w in _implied_sizes(t.x) if math.isfinite(w) for syn in (False, True) for d in durs)
 
 
 def _same(values: list[float]) -> float | None:
