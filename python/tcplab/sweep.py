@@ -75,8 +75,8 @@ class Sweep:
 # Reading a sweep
 # --------------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+|\*)\]")
-_PATH = re.compile(r"[^.\[\]]+(?:\[(?:\d+|\*)\]|\.[^.\[\]]+)*")  # the tokens, nothing between
+_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+|\*|[A-Za-z_]\w*=[^\]]+)\]")
+_PATH = re.compile(r"[^.\[\]]+(?:\[(?:\d+|\*|[A-Za-z_]\w*=[^\]]+)\]|\.[^.\[\]]+)*")  # the tokens, nothing between
 # More seeds than this is a mistake, not a sweep (the list alone would fill the memory).
 MAX_SEEDS = 1_000_000
 # Seconds of checking a sweep's cases before it shows on the status line (a small sweep's does not).
@@ -95,19 +95,42 @@ def wall_seconds(value: Any, path: str) -> float:
     return float(secs)
 
 
+def is_field_path(path: str) -> bool:
+    return bool(_PATH.fullmatch(path)) and not path.startswith("*")
+
+
 def set_field(doc: dict, path: str, value: Any) -> None:
     """Sets ``doc[path] = value`` for a path like ``links[2].delay`` or ``tcp.window``, or
-    ``flows[*].packet_size`` for every item of a list; tables on the way are created, list
-    items must exist."""
-    tokens = [name or (idx if idx == "*" else int(idx)) for name, idx in _TOKEN.findall(path)]
-    if not _PATH.fullmatch(path) or tokens[0] == "*":
+    ``flows[*].packet_size`` for every item of a list, or ``flows[protocol=sack1].sink`` for the
+    items whose field has that value (none is no change: a setting that applies to some
+    scenarios of a study only); tables on the way are created, list items must exist."""
+    tokens = [name or _item(idx) for name, idx in _TOKEN.findall(path)]
+    if not is_field_path(path):
         raise ScenarioError(path, "is not a field path (e.g. links[2].delay)")
     _set(doc, tokens, path, value)
 
 
+def _item(index: str) -> int | str | tuple[str, str]:
+    """A list index token: a number, "*", or a (field, value) selector."""
+    if index == "*" or index.isdigit():
+        return index if index == "*" else int(index)
+    field, value = index.split("=", 1)
+    return field, value
+
+
+def _selected(item: Any, selector: tuple[str, str]) -> bool:
+    """Whether a list item's field, as its text, is the selector's value."""
+    field, value = selector
+    return isinstance(item, dict) and field in item and str(item[field]) == value
+
+
 def _set(node: Any, tokens: list, path: str, value: Any) -> None:
     key, rest = tokens[0], tokens[1:]
-    if key == "*" or isinstance(key, int):
+    if isinstance(key, tuple):
+        if not isinstance(node, list):
+            raise ScenarioError(path, f"[{key[0]}={key[1]}] selects in a list, and the scenario has none there")
+        keys = [i for i, item in enumerate(node) if _selected(item, key)]
+    elif key == "*" or isinstance(key, int):
         if not isinstance(node, list) or (key != "*" and key >= len(node)):
             raise ScenarioError(path, f"has no item [{key}] in the scenario")
         if key == "*" and not node:
