@@ -366,6 +366,44 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
+def cmd_calibrate(args) -> int:
+    from tcplab import calibrate, fingerprint, studies
+
+    if not args.study:
+        _error(ScenarioError("STUDY", "is required (tcplab reproduce --list shows them)"), False)
+        return 2
+    if args.fingerprint:
+        study_dir, _, _ = studies.study_sweep(args.study)
+        fp = fingerprint.fingerprint(study_dir)
+        if args.json:
+            print(json.dumps(fp.to_json(), indent=2))
+        else:
+            print(fingerprint.render(fp), end="")
+        return 0
+    budget = _count_option(args.budget, "--budget", "runs") or 2000
+    seeds = _count_option(args.seeds, "--seeds", "seeds") or 1
+    result = calibrate.calibrate(args.study, budget=budget, seeds=seeds, out=args.out, workers=None,
+                                 scheduler=args.scheduler, save=not args.no_save, progress=progress_enabled())
+    if args.json:
+        print(json.dumps({k: v for k, v in result.items()}, indent=2))
+        return 0
+    print(f"{args.study}: best reading {result['score']:.3%} mean relative error over the paper's columns "
+          f"(literal {result['literal_score']:.3%}), {result['exact']} of {result['cells']} cells exact; "
+          f"{result['runs']} runs of {result['budget']}")
+    width = max(len(k) for k in result["values"])
+    for name, value in result["values"].items():
+        print(f"  {name:{width}}  {json.dumps(value)}")
+    print("error per paper column (literal -> best):")
+    for col, (lit, best) in result["errors"].items():
+        print(f"  {col:{width}}  {lit:8.3%} -> {best:.3%}")
+    for hint in result["hints"]:
+        print(f"hint: {hint}")
+    where = result.get("saved")
+    print(f"log: {Path(args.out or Path('results') / (args.study + '-calibrate')) / 'calibration.md'}"
+          + (f"; saved to {where} (tcplab reproduce {args.study} shows both readings)" if where else ""))
+    return 0
+
+
 def cmd_plot(args) -> int:
     from tcplab import plot
 
@@ -561,6 +599,25 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--run-timeout", metavar="T", help="as tcplab sweep --run-timeout")
     rp.add_argument("--max-events", metavar="N", help="as tcplab sweep --max-events")
     rp.set_defaults(func=cmd_reproduce)
+
+    cal = sub.add_parser(
+        "calibrate",
+        help="find the reading of a paper's unstated setup and measures that reproduces its tables",
+        description="Search the unknowns a study declares (study.toml [[unknowns]]: setup values that "
+                    "need runs, measurement definitions that need none) for the reading closest to the "
+                    "paper's tables, store every run (a search resumes), write the best reading to the "
+                    "study's reading.toml and a log to OUT/calibration.md. --fingerprint only reads the "
+                    "paper's numbers and says what they reveal, without a run.",
+    )
+    cal.add_argument("study", nargs="?", metavar="STUDY", help="the study (tcplab reproduce --list)")
+    cal.add_argument("--fingerprint", action="store_true", help="what the paper's numbers reveal, before any run")
+    cal.add_argument("--budget", metavar="RUNS", help="runs the search may make (default 2000)")
+    cal.add_argument("--seeds", metavar="N", help="seeds per setup reading (default 1)")
+    cal.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS")
+    cal.add_argument("--out", type=_out_path, metavar="DIR", help="the search's store and log (default results/<study>-calibrate)")
+    cal.add_argument("--json", action="store_true", help="print the result as JSON")
+    cal.add_argument("--no-save", action="store_true", help="do not write the study's reading.toml")
+    cal.set_defaults(func=cmd_calibrate)
 
     b = sub.add_parser(
         "bench",

@@ -28,20 +28,36 @@ def wired_report(tmp_path_factory):
     return out
 
 
+def cell_rows(md: str) -> list[list[str]]:
+    """The rows of the report's paper tables (those under a "| row | column | paper" header)."""
+    rows, inside = [], False
+    for ln in md.splitlines():
+        if ln.startswith("| row | column | paper"):
+            inside = True
+        elif inside and ln.startswith("| "):
+            rows.append([c.strip() for c in ln.strip("|").split("|")])
+        elif not ln.startswith("|"):
+            inside = False
+    return rows
+
+
 @needs_ns
 def test_quick_yew2011_wired_report(wired_report):
     out = wired_report
     md = (out / "report.md").read_text()
-    # every cell of the paper's two tables, with tcplab's and ns-2's values beside it
-    rows = [ln for ln in md.splitlines() if ln.startswith("| ") and not ln.startswith("| row")]
+    # every cell of the paper's two tables, under the calibrated reading and the literal one,
+    # with tcplab's and ns-2's values beside each
+    rows = cell_rows(md)
     assert len(rows) == 136
-    assert "| Vegas delay (s) | E/E | 0.205 |" in md
-    assert all(not r.endswith("| – |") for r in rows), "ns-2 ran every wired scenario"
-    # tcplab and ns-2 agree on these scenarios trace for trace, so the two columns are equal
+    assert "| tcplab, best reading (mean ± 95% CI, min to max) | Δ best | tcplab, literal reading" in md
+    assert ["Vegas delay (s)", "E/E", "0.205"] in [r[:3] for r in rows]
+    assert all("–" not in r[7:] for r in rows), "ns-2 ran every wired scenario, under both readings"
+    # tcplab and ns-2 agree on these scenarios trace for trace, so the columns are equal
     for r in rows:
-        cells = [c.strip() for c in r.strip("|").split("|")]
-        assert cells[3].split(" ± ")[0] == cells[4], r
-    assert md.count("**supported**") + md.count("**not supported**") == 5
+        assert r[3].split(" ± ")[0] == r[7] and r[5].split(" ± ")[0] == r[8], r
+        assert r[4].endswith("%") and r[6].endswith("%"), r
+    assert "| window | setup | large enough never to bind (1000) | 17 packets |" in md
+    assert md.count("**supported**") + md.count("**not supported**") == 10, "five claims, each under both readings"
     for f in ("table-V.png", "table-V.svg", "table-VI.png", "table-VI.svg", "report.html"):
         assert (out / f).stat().st_size > 0
     page = (out / "report.html").read_text()
@@ -67,8 +83,7 @@ def test_every_study_has_a_quick_form_that_reports(tmp_path, study):
     out = studies.reproduce(study, quick=True, out=tmp_path / study, progress=False)
     md = (out / "report.md").read_text()
     cells = studies._cells(studies.EXPERIMENTS / study)
-    rows = [ln for ln in md.splitlines() if ln.startswith("| ") and not ln.startswith("| row")]
-    assert len(rows) == len(cells), "every published number has its row"
+    assert len(cell_rows(md)) == len(cells), "every published number has its row"
     assert "(0 failed)" in md
     doc = studies.tomllib.loads((studies.EXPERIMENTS / study / "study.toml").read_text())
     for t in doc["tables"]:
@@ -80,17 +95,19 @@ def test_every_study_has_a_quick_form_that_reports(tmp_path, study):
 
 
 def test_a_cell_takes_the_case_that_sets_the_fewest_other_fields():
-    import pandas as pd
+    from tcplab.sweep import Run
 
-    flows = pd.DataFrame([
-        {"case": "a size=512", "scenario": "s", "seed": 1, "size": 512, "delay": None, "flow": "f", "goodput_bps": 1.0},
-        {"case": "a size=512 delay=9ms", "scenario": "s", "seed": 1, "size": 512, "delay": "9ms", "flow": "f", "goodput_bps": 5.0},
-        {"case": "a size=64", "scenario": "s", "seed": 1, "size": 64, "delay": None, "flow": "f", "goodput_bps": 7.0},
-    ])
+    def run(case, params, key, goodput):
+        return Run(case, 1, params, {"name": "s"}, key), {"flows": [{"name": "f", "goodput_bps": goodput}]}
+
+    made = [run("a size=512", {"size": 512}, "k1", 1.0), run("a size=512 delay=9ms", {"size": 512, "delay": "9ms"}, "k2", 5.0),
+            run("a size=64", {"size": 64}, "k3", 7.0)]
+    runs, summaries = [r for r, _ in made], {r.key: s for r, s in made}
+    shapes = lambda r: ({"f": 1.0}, 1.0)  # noqa: E731
     cell = studies.Cell("T", "r", "c", 1.0, "s", "goodput_bps", "f", "sum", 2.0, {"size": 512})
-    assert studies._value(flows, cell, ["size", "delay"]) == [2.0]
+    assert studies.cell_values(cell, {}, runs, summaries, shapes) == [2.0]
     both = studies.Cell("T", "r", "c", 1.0, "s", "goodput_bps", "f", "sum", 1.0, {"size": 512, "delay": "9ms"})
-    assert studies._value(flows, both, ["size", "delay"]) == [5.0]
+    assert studies.cell_values(both, {}, runs, summaries, shapes) == [5.0]
 
 
 def test_claims_compare_rows_or_a_threshold():

@@ -45,10 +45,17 @@ function table(root, t) {
   const head = el("tr", {}, el("thead", {}, table));
   for (const c of t.columns) el("th", {}, head, c);
   const body = el("tbody", {}, table);
+  const deltas = new Set(t.deltas || []);
   for (const r of t.rows) {
     const tr = el("tr", {}, body);
-    for (const v of r) el("td", {}, tr, fmt(v));
+    r.forEach((v, i) => el("td", deltas.has(i) ? {class: off(v)} : {}, tr, fmt(v)));
   }
+}
+
+// A difference from the paper ("+1.25%") as a class: near (within 1%), off (5%), far.
+function off(v) {
+  const d = Math.abs(parseFloat(String(v)));
+  return isNaN(d) ? "" : d <= 1 ? "near" : d <= 5 ? "off" : "far";
 }
 
 // A figure drawn elsewhere (matplotlib's SVG), inlined.

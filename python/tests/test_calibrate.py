@@ -1,0 +1,262 @@
+"""Readings, measurement definitions and the calibration search (tcplab.readings, studies.measure,
+tcplab.calibrate)."""
+
+import json
+import math
+
+import pytest
+
+import tcplab
+from support import dumbbell_doc
+from tcplab import ScenarioError, calibrate, readings, studies
+from tcplab import sweep as sw
+
+
+# --------------------------------------------------------------------------------------
+# Field selectors and declared unknowns
+# --------------------------------------------------------------------------------------
+
+def test_a_selector_sets_the_items_whose_field_matches_and_none_is_no_change():
+    doc = {"flows": [{"name": "A", "protocol": "vegas"}, {"name": "B", "protocol": "sack1"}]}
+    sw.set_field(doc, "flows[protocol=sack1].sink", "tcpsink")
+    sw.set_field(doc, "flows[name=A].start", "0.1s")
+    sw.set_field(doc, "flows[protocol=reno].sink", "delack")
+    assert doc["flows"] == [{"name": "A", "protocol": "vegas", "start": "0.1s"},
+                            {"name": "B", "protocol": "sack1", "sink": "tcpsink"}]
+    with pytest.raises(ScenarioError, match=r"selects in a list"):
+        sw.set_field({"tcp": {}}, "tcp[a=b].window", 1)
+
+
+@pytest.mark.parametrize("unknown, path", [
+    ({"name": "w", "group": "setup", "field": "tcp.window", "values": [17]}, "unknowns[0].values"),
+    ({"name": "w", "group": "setup", "field": "tcp.window", "values": [17, 17]}, "unknowns[0].values"),
+    ({"name": "w", "group": "setup", "field": "tcp..window", "values": [17, 20]}, "unknowns[0].field"),
+    ({"name": "w", "group": "setup", "fields": ["a", "b"], "values": [1, 2]}, "unknowns[0].values"),
+    ({"name": "w", "group": "guess", "field": "tcp.window", "values": [1, 2]}, "unknowns[0].group"),
+    ({"name": "m", "group": "measurement", "measure": "bytes", "values": ["goodput", "bits"]}, "unknowns[0].values"),
+    ({"name": "m", "group": "measurement", "measure": "speed", "values": [1, 2]}, "unknowns[0].measure"),
+    ({"name": "m", "group": "measurement", "measure": "unit", "cells": {"colour": "x"}, "values": [0, 1]}, "unknowns[0].cells"),
+    ({"name": "w", "group": "setup", "field": "tcp.window", "values": [1, 2], "labels": ["one"]}, "unknowns[0].labels"),
+    ({"name": "w", "group": "setup", "field": "tcp.window", "values": [1, 2], "window": 3}, "unknowns[0].window"),
+])
+def test_a_bad_unknown_is_refused_naming_its_field(unknown, path):
+    with pytest.raises(ScenarioError) as e:
+        readings.unknowns({"unknowns": [unknown]})
+    assert e.value.path == path
+
+
+def _cell(**kw):
+    base = dict(table="T", row="r", column="c", paper=1.0, scenario="s", metric="goodput_bps", flow=None,
+                aggregate="sum", scale=1.0, params={})
+    return studies.Cell(**{**base, **kw})
+
+
+def test_measurement_unknowns_concern_the_cells_they_select():
+    us = readings.unknowns({"unknowns": [
+        {"name": "v", "group": "measurement", "measure": "combine", "cells": {"table": "V", "metric": "delay*"},
+         "values": ["mean", "sum"]},
+        {"name": "share", "group": "measurement", "measure": "share", "cells": {"row": ["*share*", "*fairness*"]},
+         "values": ["capacity", "total"]}]})
+    reading = {"v": "sum", "share": "total"}
+    assert readings.knobs(us, reading, _cell(table="V", metric="delay_mean_s")) == {"combine": "sum"}
+    assert readings.knobs(us, reading, _cell(table="VI", metric="delay_mean_s")) == {}
+    assert readings.knobs(us, reading, _cell(row="A fairness (%)")) == {"share": "total"}
+
+
+# --------------------------------------------------------------------------------------
+# Measures, by hand
+# --------------------------------------------------------------------------------------
+
+FLOWS = {  # two flows of a 100 s run: A active 100 s, B active 50 s
+    "A": {"goodput_bps": 800.0, "throughput_bps": 1000.0, "delay_mean_s": 0.1, "packets_delivered": 30,
+          "packets_sent": 12, "packets_retransmitted": 2},
+    "B": {"goodput_bps": 400.0, "throughput_bps": 600.0, "delay_mean_s": 0.4, "packets_delivered": 10,
+          "packets_sent": 5, "packets_retransmitted": 0},
+}
+TIMES = {"A": 100.0, "B": 50.0}
+
+
+@pytest.mark.parametrize("cell, knobs, value", [
+    (_cell(flow="A"), {}, 800.0),  # the literal reading: the cell's own metric
+    (_cell(flow="A"), {"bytes": "wire"}, 1000.0),
+    (_cell(flow="B"), {"over": "run"}, 400.0 * 50 / 100),  # B's bits over the whole run
+    (_cell(flow="B"), {"bytes": "wire", "over": 25}, 600.0 * 50 / 25),
+    (_cell(), {}, 1200.0),  # an aggregate cell sums
+    (_cell(aggregate="mean"), {}, 600.0),
+    (_cell(flow="A"), {"combine": "pooled"}, (800.0 * 100 + 400.0 * 50) / 150),  # all bytes over all active time
+    (_cell(flow="A"), {"combine": "mean"}, 600.0),
+    (_cell(flow="A"), {"combine": "each"}, 800.0),
+    (_cell(metric="delay_mean_s", aggregate="mean"), {"combine": "pooled"}, (0.1 * 30 + 0.4 * 10) / 40),
+    (_cell(metric="delay_mean_s", aggregate="mean"), {"combine": "sum"}, 0.5),
+    (_cell(flow="B", share="capacity", capacity=2000.0, scale=100), {}, 20.0),
+    (_cell(flow="B", share="capacity", capacity=2000.0, scale=100), {"share": "total"}, 100 * 400 / 1200),
+    (_cell(flow="A", metric="packets_sent"), {"metric": "packets_new"}, 10.0),
+    (_cell(flow="A", scale=0.001), {"unit": 1}, 8.0),
+])
+def test_each_measure_gives_the_value_computed_by_hand(cell, knobs, value):
+    assert studies.measure(cell, knobs, FLOWS, TIMES, 100.0) == pytest.approx(value)
+
+
+def test_the_measures_agree_with_the_packet_trace(tmp_path):
+    """Throughput on the wire (every data packet received, SYN, headers and duplicates) over the
+    whole run, goodput over the active time, and the mean one-way delay, counted by hand from the
+    ns-2 trace of a lossy run."""
+    doc = dumbbell_doc()
+    doc["duration"] = "5s"
+    doc["links"][2]["queue_limit"] = 6  # losses, so duplicates and retransmissions
+    doc["flows"] = doc["flows"][:1]
+    doc["flows"][0]["start"] = "0.5s"
+    res = tcplab.run(doc, out=tmp_path, trace="ns2")
+    norm = tcplab.validate(doc)
+    flow = norm["flows"][0]
+    wire, sent, delays = 0, {}, []
+    for line in (tmp_path / "trace.tr").read_text().splitlines():
+        p = line.split()
+        if p[4] != "tcp":
+            continue
+        if p[0] == "+" and int(p[2]) == flow["from"] and p[11] not in sent:
+            sent[p[11]] = float(p[1])
+        elif p[0] == "r" and int(p[3]) == flow["to"]:
+            wire += int(p[5])
+            delays.append(float(p[1]) - sent[p[11]])
+    f = {x["name"]: x for x in res.summary["flows"]}
+    times = {flow["name"]: 5.0 - 0.5}
+    cell = _cell(flow=flow["name"])
+    assert studies.measure(cell, {"bytes": "wire", "over": "run"}, f, times, 5.0) == pytest.approx(wire * 8 / 5.0)
+    assert studies.measure(cell, {"bytes": "wire"}, f, times, 5.0) == pytest.approx(wire * 8 / 4.5)
+    assert res.summary["flows"][0]["packets_retransmitted"] > 0
+    delay = _cell(flow=flow["name"], metric="delay_mean_s")
+    assert studies.measure(delay, {}, f, times, 5.0) == pytest.approx(sum(delays) / len(delays), rel=1e-9)
+
+
+# --------------------------------------------------------------------------------------
+# The search, on a study tcplab made itself
+# --------------------------------------------------------------------------------------
+
+HIDDEN = {"window": 30, "start": ["0s", "1s"], "counts": "wire", "over": "run"}
+
+
+def _synthetic_study(root, paper_values):
+    """A study whose paper is tcplab itself under the HIDDEN reading: two Reno flows on the
+    test dumbbell at three bottleneck delays; the paper prints each flow's throughput in kb/s to
+    three decimals and each flow's delay in ms to one."""
+    d = root / "synthetic"
+    d.mkdir(parents=True)
+    doc = dumbbell_doc()
+    doc["duration"] = "8s"
+    doc["name"] = "db"
+    doc["flows"] = doc["flows"][:2]  # the two TCP flows
+    for f in doc["flows"]:
+        f.pop("start", None)
+    doc["flows"][1]["start"] = "0.5s"
+    doc["tcp"] = {"window": 20}
+    (d / "db.json").write_text(json.dumps(doc))
+    study = {
+        "title": "synthetic",
+        "sweep": {"scenarios": ["db.json"], "seeds": 1, "grid": {"links[2].delay": ["10ms", "30ms", "60ms"]}},
+        "tables": [{"id": "1", "title": "T1"}],
+        "unknowns": [
+            {"name": "window", "group": "setup", "field": "tcp.window", "values": [20, 10, 30, 1000]},
+            {"name": "start", "group": "setup", "fields": ["flows[0].start", "flows[1].start"],
+             "values": [["0s", "0.5s"], ["0s", "0s"], ["0s", "1s"], ["0.5s", "1s"]]},
+            {"name": "counts", "group": "measurement", "measure": "bytes", "cells": {"metric": "goodput_bps"},
+             "values": ["goodput", "wire"]},
+            {"name": "over", "group": "measurement", "measure": "over", "cells": {"metric": "goodput_bps"},
+             "values": ["active", "run"]},
+        ],
+    }
+    (d / "study.toml").write_text(_toml(study))
+    cells = []
+    names = [f["name"] for f in doc["flows"]]
+    for delay in ["10ms", "30ms", "60ms"]:
+        for flow in names:
+            for metric, scale, digits in (("goodput_bps", 0.001, 3), ("delay_mean_s", 1000, 1)):
+                cell = {"table": "1", "row": f"{flow} {metric}", "column": delay, "scenario": "db", "metric": metric,
+                        "flow": flow, "scale": scale, "params": {"links[2].delay": delay}}
+                v = paper_values(cell)
+                cells.append({**cell, "paper": round(v, digits), "printed": f"{v:.{digits}f}"})
+    (d / "paper.toml").write_text(_toml({"cells": cells}))
+    return d
+
+
+def _toml(doc: dict) -> str:
+    """A small TOML writer for the test's documents (tables, arrays of tables, JSON values)."""
+    lines = []
+
+    def table(prefix, t):
+        scalars = {k: v for k, v in t.items() if not isinstance(v, dict) and not (isinstance(v, list) and v and isinstance(v[0], dict))}
+        for k, v in scalars.items():
+            lines.append(f"{json.dumps(k)} = {_value(v)}")
+        for k, v in t.items():
+            if isinstance(v, dict):
+                lines.append(f"[{prefix}{json.dumps(k)}]")
+                table(f"{prefix}{json.dumps(k)}.", v)
+            elif isinstance(v, list) and v and isinstance(v[0], dict):
+                for item in v:
+                    lines.append(f"[[{prefix}{json.dumps(k)}]]")
+                    table(f"{prefix}{json.dumps(k)}.", item)
+
+    table("", doc)
+    return "\n".join(lines) + "\n"
+
+
+def _value(v):
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{json.dumps(k)} = {_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    return json.dumps(v)
+
+
+def test_the_search_recovers_the_hidden_reading_of_a_synthetic_study(tmp_path, monkeypatch):
+    monkeypatch.setattr(studies, "EXPERIMENTS", tmp_path)
+    # the paper's numbers: tcplab's runs under the hidden reading
+    hidden_runs = {}
+
+    def paper_values(cell):
+        doc = json.loads((tmp_path / "synthetic" / "db.json").read_text())
+        sw.set_field(doc, "tcp.window", HIDDEN["window"])
+        sw.set_field(doc, "flows[0].start", HIDDEN["start"][0])
+        sw.set_field(doc, "flows[1].start", HIDDEN["start"][1])
+        sw.set_field(doc, "links[2].delay", cell["params"]["links[2].delay"])
+        key = cell["params"]["links[2].delay"]
+        if key not in hidden_runs:
+            hidden_runs[key] = (tcplab.run(doc).summary, tcplab.validate(doc))
+        summary, norm = hidden_runs[key]
+        flows = {f["name"]: f for f in summary["flows"]}
+        times = {f["name"]: norm["duration_s"] - f["start_s"] for f in norm["flows"]}
+        c = _cell(**{k: v for k, v in cell.items() if k not in ("paper",)})
+        knobs = {"bytes": HIDDEN["counts"], "over": HIDDEN["over"]} if c.metric == "goodput_bps" else {}
+        return studies.measure(c, knobs, flows, times, norm["duration_s"])
+
+    study_dir = _synthetic_study(tmp_path, paper_values)
+    result = calibrate.calibrate("synthetic", budget=60, out=tmp_path / "search", progress=False)
+    assert result["values"] == {"window": 30, "start": ["0s", "1s"], "counts": "wire", "over": "run"}
+    assert result["score"] < 1e-3 < result["literal_score"]  # no more than the printed rounding
+    assert result["exact"] == result["cells"] == 12
+    assert result["runs"] <= 60
+    # the reading is written beside the study, and read back as it was found
+    best = readings.load_best(study_dir, readings.unknowns(studies._toml(study_dir / "study.toml")))
+    assert best["values"] == result["values"]
+    # a search again asks for the same runs, all stored: the same answer
+    again = calibrate.calibrate("synthetic", budget=60, out=tmp_path / "search", progress=False, save=False)
+    assert again["values"] == result["values"] and again["runs"] == result["runs"]
+    log = (tmp_path / "search" / "calibration.md").read_text()
+    assert "| window | setup | 30 | 20 |" in log
+
+
+def test_a_budget_too_small_for_the_literal_reading_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(studies, "EXPERIMENTS", tmp_path)
+    _synthetic_study(tmp_path, lambda cell: 1.0)
+    with pytest.raises(ScenarioError, match="do not cover the literal reading") as e:
+        calibrate.calibrate("synthetic", budget=2, out=tmp_path / "search", progress=False)
+    assert e.value.path == "--budget"
+
+
+def test_printed_precision_decides_what_is_exact():
+    c = _cell(paper=218.16, printed="218.160")
+    assert calibrate.printed_digits(c) == 3
+    assert calibrate.exact(c, 218.1604) and not calibrate.exact(c, 218.1606)
+    assert calibrate.printed_digits(_cell(paper=88.2)) == 1
+    assert calibrate.exact(_cell(paper=88.2), 88.24)
+    assert not math.isnan(calibrate.Score(0.1, 3, {}).error)
