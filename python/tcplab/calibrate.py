@@ -220,10 +220,13 @@ def calibrate(name: str, *, budget: int = 2000, seeds: int = 1, out: str | Path 
     us = rd.unknowns(study)
     if not us:
         raise ScenarioError(f"{name}: unknowns", "the study declares no unknowns to search ([[unknowns]] in study.toml)")
+    cells = studies._cells(study_dir)
+    if not any(c.paper and not c.normalise for c in cells):
+        raise ScenarioError(f"{name}: paper.toml", "holds no published value to calibrate against (every cell's `paper` is empty)")
     from tcplab import fingerprint as fpm
 
     fp = fpm.fingerprint(study_dir)
-    s = Search(name, study_dir, studies._cells(study_dir), us, sweep, typos=_typo_keys(fp))
+    s = Search(name, study_dir, cells, us, sweep, typos=_typo_keys(fp))
     pruned = prune(us, fp)
     out = Path(out) if out is not None else Path("results") / f"{name}-calibrate"
     line = StatusLine() if progress else None

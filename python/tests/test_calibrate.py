@@ -260,3 +260,66 @@ def test_printed_precision_decides_what_is_exact():
     assert calibrate.printed_digits(_cell(paper=88.2)) == 1
     assert calibrate.exact(_cell(paper=88.2), 88.24)
     assert not math.isnan(calibrate.Score(0.1, 3, {}).error)
+
+
+# --------------------------------------------------------------------------------------
+# The command
+# --------------------------------------------------------------------------------------
+
+def test_fingerprint_reads_the_paper_without_a_run(capfd):
+    from tcplab import cli
+
+    assert cli.main(["calibrate", "yew2011-wired", "--fingerprint"]) == 0
+    out = capfd.readouterr().out
+    assert "Table VI, row 'Vegas/Tahoe: Tahoe throughput (kb/s)': 4/4 cells are whole packets of 1540 B" in out
+    assert cli.main(["calibrate", "yew2011-wired", "--fingerprint", "--json"]) == 0
+    doc = json.loads(capfd.readouterr().out)
+    assert doc["cells"] == 136 and any(g["size_bytes"] == 1500 and not g["syn"] for g in doc["granularity"])
+
+
+@pytest.mark.parametrize("argv, path", [
+    (["calibrate", "yew2011-wired", "--budget", "0"], "--budget"),
+    (["calibrate", "yew2011-wired", "--budget", "many"], "--budget"),
+    (["calibrate", "yew2011-wired", "--seeds", "-1"], "--seeds"),
+    (["calibrate", "no-such-study"], "no-such-study"),
+    (["calibrate"], "STUDY"),
+])
+def test_bad_calibrate_options_are_named(capfd, argv, path):
+    from tcplab import cli
+
+    assert cli.main(argv) == 2
+    assert f"{path}:" in capfd.readouterr().err
+
+
+def test_a_study_without_published_values_cannot_be_calibrated(tmp_path, monkeypatch, capfd):
+    monkeypatch.setattr(studies, "EXPERIMENTS", tmp_path)
+    study_dir = _synthetic_study(tmp_path, lambda cell: 1.0)
+    text = (study_dir / "paper.toml").read_text()
+    (study_dir / "paper.toml").write_text("\n".join(ln for ln in text.splitlines() if not ln.startswith(('"paper"', '"printed"'))))
+    with pytest.raises(ScenarioError, match="no published value") as e:
+        calibrate.calibrate("synthetic", budget=60, out=tmp_path / "search", progress=False)
+    assert e.value.path == "synthetic: paper.toml"
+    assert not (study_dir / readings.READING_FILE).exists()
+
+
+def test_a_stale_reading_is_refused_naming_the_value(tmp_path, monkeypatch):
+    monkeypatch.setattr(studies, "EXPERIMENTS", tmp_path)
+    study_dir = _synthetic_study(tmp_path, lambda cell: 1.0)
+    us = readings.unknowns(studies._toml(study_dir / "study.toml"))
+    (study_dir / readings.READING_FILE).write_text('[values]\n"window" = 64\n')
+    with pytest.raises(ScenarioError, match="not among its candidates") as e:
+        readings.load_best(study_dir, us)
+    assert e.value.path.endswith("values.window")
+
+
+def test_an_unknown_may_not_set_a_field_the_sweep_varies(tmp_path, monkeypatch):
+    monkeypatch.setattr(studies, "EXPERIMENTS", tmp_path)
+    study_dir = _synthetic_study(tmp_path, lambda cell: 1.0)
+    _, study, sweep = studies.study_sweep("synthetic")
+    us = readings.unknowns({"unknowns": [{"name": "delay", "group": "setup", "field": "links[2].delay", "values": ["1ms", "2ms"]}]})
+    with pytest.raises(ScenarioError, match="which the study's sweep varies"):
+        readings.apply_setup(sweep, us, {"delay": "2ms"})
+    # only in the scenarios it names
+    us = readings.unknowns({"unknowns": [{"name": "w", "group": "setup", "field": "tcp.window", "values": [20, 5],
+                                          "scenarios": ["other-*"]}]})
+    assert [r.key for r in readings.apply_setup(sweep, us, {"w": 5}).runs] == [r.key for r in sweep.runs]
