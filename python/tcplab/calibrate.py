@@ -21,6 +21,7 @@ counts point at start times and durations.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -240,15 +241,19 @@ def calibrate(name: str, *, budget: int = 2000, seeds: int = 1, out: str | Path 
 
     def status(where: str) -> None:
         done = len(s.asked)
-        best = min((t.score.error for t in s.trials), default=math.nan)
+        best = min((t.score.error for t in s.trials), default=None)
         rate = (time.monotonic() - t0) / done if done else 0.0
         left = f", at most {_minutes(rate * (budget - done))} left" if done else ""
-        show(f"calibrate {name}: {done}/{budget} runs, best {best:.3%} ({where}){left}")
+        shown = "best –" if best is None else f"best {best:.3%}"
+        show(f"calibrate {name}: {done}/{budget} runs, {shown} ({where}){left}")
+
+    tried: dict[str, Trial] = {}  # each setup reading once, however often a pass comes back to it
 
     def trial(batch: list[dict]) -> list[Trial]:
-        done = []
-        for values, runs in runner.run(s, batch):
-            t = best_measurement(s, values, runs)
+        seen = lambda values: json.dumps(values, sort_keys=True)  # noqa: E731
+        done = [tried[seen(v)] for v in batch if seen(v) in tried]
+        for values, runs in runner.run(s, [v for v in batch if seen(v) not in tried]):
+            t = tried[seen(values)] = best_measurement(s, values, runs)
             s.trials.append(t)
             done.append(t)
         return done
