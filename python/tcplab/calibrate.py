@@ -180,8 +180,7 @@ class Runner:
     budget: int
     workers: int | None = None
     scheduler: str | None = None
-    progress: Callable[[str], None] = lambda text: None
-    started: float = field(default_factory=time.monotonic)
+    progress: Callable[[int], None] = lambda done: None  # runs of the batch under way done so far
 
     def runs(self, s: Search, values: dict) -> list[sw.Run]:
         return rd.apply_setup(s.sweep, s.unknowns, values).runs
@@ -200,7 +199,8 @@ class Runner:
         if todo:
             sweep = sw.Sweep(name=s.sweep.name, runs=list(todo.values()), fields=s.sweep.fields,
                              run_timeout=s.sweep.run_timeout, max_events=s.sweep.max_events)
-            result = sw.run(sweep, self.out, workers=self.workers, scheduler=self.scheduler, progress=False)
+            result = sw.run(sweep, self.out, workers=self.workers, scheduler=self.scheduler,
+                            progress=lambda done, total: self.progress(done))
             for row in result.rows:
                 if row["summary"] is not None:
                     s.summaries[row["key"]] = {**row["summary"], "flows": [
@@ -236,16 +236,19 @@ def calibrate(name: str, *, budget: int = 2000, seeds: int = 1, out: str | Path 
         if line is not None:
             line.show(text, last)
 
-    runner = Runner(out, budget, workers, scheduler)
     t0 = time.monotonic()
+    where = ["the literal reading"]
 
-    def status(where: str) -> None:
-        done = len(s.asked)
+    def status(step: str | None = None, running: int = 0) -> None:
+        where[0] = step or where[0]
+        done = len(s.asked) + running
         best = min((t.score.error for t in s.trials), default=None)
         rate = (time.monotonic() - t0) / done if done else 0.0
         left = f", at most {_minutes(rate * (budget - done))} left" if done else ""
         shown = "best –" if best is None else f"best {best:.3%}"
-        show(f"calibrate {name}: {done}/{budget} runs, {shown} ({where}){left}")
+        show(f"calibrate {name}: {done}/{budget} runs, {shown} ({where[0]}){left}")
+
+    runner = Runner(out, budget, workers, scheduler, progress=lambda running: status(running=running))
 
     tried: dict[str, Trial] = {}  # each setup reading once, however often a pass comes back to it
 

@@ -38,7 +38,7 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 import tcplab
 from tcplab import ScenarioError
@@ -458,13 +458,29 @@ class _Progress:
         self.line.close()
 
 
+class _Reported(_Progress):
+    """Each finished run told to the caller's function, as (done, total), instead of a line."""
+
+    def __init__(self, total: int, report: Callable[[int, int], Any]):
+        self.total, self.done, self.failed, self.report = total, 0, 0, report
+
+    def update(self, ok: bool = True) -> None:
+        self.done += 1
+        self.failed += 0 if ok else 1
+        self.report(self.done, self.total)
+
+    def close(self) -> None:
+        pass
+
+
 def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, *,
         workers: int | None = None, scheduler: str | None = None, retry_failed: bool = False,
-        progress: bool = True, limits: bool = True, run_timeout: float | str | None = None,
+        progress: bool | Callable[[int, int], Any] = True, limits: bool = True, run_timeout: float | str | None = None,
         max_events: int | None = None) -> "SweepResult":
     """Runs what is missing from the sweep's store (``out/results.sqlite``) and returns all of
     its results. ``workers`` local processes (default: every core), or a Dask cluster at
-    ``scheduler`` (``tcp://host:port``). A run estimated far beyond its machine is recorded as
+    ``scheduler`` (``tcp://host:port``). ``progress``: a status line on stderr, or a function
+    called as ``progress(done, total)`` after each run. A run estimated far beyond its machine is recorded as
     failed with the reason, unless ``limits`` is False (see :func:`tcplab.run`). A run that
     takes more than ``run_timeout`` (seconds, or "10min"; default: the sweep's own
     ``run_timeout``, or no limit) of wall time is stopped and recorded as failed, and so is one
@@ -482,7 +498,7 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
         store = Store(out / "results.sqlite")
         have = store.done(retry_failed)
         todo = [r for r in sweep.runs if r.key not in have]
-        bar = _Progress(len(todo), enabled=progress and bool(todo))
+        bar = _Reported(len(todo), progress) if callable(progress) else _Progress(len(todo), enabled=progress and bool(todo))
         try:
             if scheduler:
                 _run_dask(sweep, todo, store, bar, scheduler, budget)
