@@ -323,3 +323,26 @@ def test_an_unknown_may_not_set_a_field_the_sweep_varies(tmp_path, monkeypatch):
     us = readings.unknowns({"unknowns": [{"name": "w", "group": "setup", "field": "tcp.window", "values": [20, 5],
                                           "scenarios": ["other-*"]}]})
     assert [r.key for r in readings.apply_setup(sweep, us, {"w": 5}).runs] == [r.key for r in sweep.runs]
+
+
+def test_residuals_in_whole_packets_point_at_the_setup(tmp_path, monkeypatch):
+    """A hidden start time no candidate has: the best reading's measures are right (every
+    residual is whole packets of the fingerprint's size), so the hint points at the setup."""
+    monkeypatch.setattr(studies, "EXPERIMENTS", tmp_path)
+
+    def paper_values(cell):
+        doc = json.loads((tmp_path / "synthetic" / "db.json").read_text())
+        sw.set_field(doc, "tcp.window", 30)
+        sw.set_field(doc, "flows[1].start", "0.7s")
+        sw.set_field(doc, "links[2].delay", cell["params"]["links[2].delay"])
+        summary, norm = tcplab.run(doc).summary, tcplab.validate(doc)
+        flows = {f["name"]: f for f in summary["flows"]}
+        c = _cell(**{k: v for k, v in cell.items() if k != "paper"})
+        knobs = {"bytes": "wire", "over": "run"} if c.metric == "goodput_bps" else {}
+        return studies.measure(c, knobs, flows, {f["name"]: norm["duration_s"] - f["start_s"] for f in norm["flows"]},
+                               norm["duration_s"])
+
+    _synthetic_study(tmp_path, paper_values)
+    result = calibrate.calibrate("synthetic", budget=60, out=tmp_path / "search", progress=False, save=False)
+    assert result["values"]["counts"] == "wire" and result["values"]["over"] == "run"
+    assert any("off by whole packets of 1040 B" in h and "a start time or a duration differs" in h for h in result["hints"])
