@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import io
 import os
 import shutil
+import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -124,3 +127,36 @@ class Clock:
 
     def __call__(self):
         return self.t
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def dask_cluster(workers: int, scheduler_env: dict | None = None, worker_args: tuple = ()):
+    """A Dask scheduler and `workers` single-threaded workers on this machine, each a process;
+    yields the scheduler's address and the processes, the scheduler's first."""
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "python"), str(REPO / "python" / "tests")])}
+    procs = [subprocess.Popen([sys.executable, "-c", "from distributed.cli.dask_scheduler import main; main()",
+                               "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
+                              env={**env, **(scheduler_env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        for _ in range(workers):
+            procs.append(subprocess.Popen(
+                [sys.executable, "-c", "from distributed.cli.dask_worker import main; main()", address,
+                 "--nworkers", "1", "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1", *worker_args],
+                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        from distributed import Client
+
+        with Client(address, timeout="60s") as c:
+            c.wait_for_workers(workers, timeout=60)
+        yield address, procs
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()

@@ -7,7 +7,7 @@ import math
 import pytest
 
 import tcplab
-from support import dumbbell_doc
+from support import dask_cluster, dumbbell_doc, needs_dask
 from tcplab import ScenarioError, calibrate, readings, studies
 from tcplab import sweep as sw
 
@@ -346,3 +346,16 @@ def test_residuals_in_whole_packets_point_at_the_setup(tmp_path, monkeypatch):
     result = calibrate.calibrate("synthetic", budget=60, out=tmp_path / "search", progress=False, save=False)
     assert result["values"]["counts"] == "wire" and result["values"]["over"] == "run"
     assert any("off by whole packets of 1040 B" in h and "a start time or a duration differs" in h for h in result["hints"])
+
+
+@needs_dask
+def test_a_search_on_dask_finds_what_it_finds_locally(tmp_path, monkeypatch):
+    """The same runs on a Dask cluster: the same reading, score and runs as on local cores."""
+    monkeypatch.setattr(studies, "EXPERIMENTS", tmp_path)
+    _synthetic_study(tmp_path, lambda cell: 1000.0 if cell["metric"] == "goodput_bps" else 30.0)
+    local = calibrate.calibrate("synthetic", budget=40, out=tmp_path / "local", progress=False, save=False)
+    with dask_cluster(2) as (address, _):
+        remote = calibrate.calibrate("synthetic", budget=40, out=tmp_path / "dask", scheduler=address, progress=False,
+                                     save=False)
+    keep = ("values", "score", "exact", "runs", "errors")
+    assert {k: remote[k] for k in keep} == {k: local[k] for k in keep}

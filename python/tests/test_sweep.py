@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import REPO, FakeTTY, needs_dask, worker_hung_by_seed_2, worker_killed_by_seed_2
+from support import REPO, FakeTTY, _free_port, dask_cluster, needs_dask, worker_hung_by_seed_2, worker_killed_by_seed_2
 
 import tcplab
 from tcplab import ScenarioError, cli
@@ -417,39 +417,6 @@ def _stored_summaries(db: Path) -> dict[str, str]:
         if not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone():
             return {}
         return dict(c.execute("SELECT key, summary FROM runs"))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def dask_cluster(workers: int, scheduler_env: dict | None = None, worker_args: tuple = ()):
-    """A Dask scheduler and `workers` single-threaded workers on this machine, each a process;
-    yields the scheduler's address and the processes, the scheduler's first."""
-    address = f"tcp://127.0.0.1:{_free_port()}"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "python"), str(REPO / "python" / "tests")])}
-    procs = [subprocess.Popen([sys.executable, "-c", "from distributed.cli.dask_scheduler import main; main()",
-                               "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
-                              env={**env, **(scheduler_env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
-    try:
-        for _ in range(workers):
-            procs.append(subprocess.Popen(
-                [sys.executable, "-c", "from distributed.cli.dask_worker import main; main()", address,
-                 "--nworkers", "1", "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1", *worker_args],
-                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        from distributed import Client
-
-        with Client(address, timeout="60s") as c:
-            c.wait_for_workers(workers, timeout=60)
-        yield address, procs
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
 
 
 @needs_dask
