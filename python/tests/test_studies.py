@@ -76,6 +76,9 @@ def test_the_study_page_is_the_report_page(wired_report, browser):
     assert count("#table-V tbody tr") + count("#table-VI tbody tr") == 136
     assert count(".figure svg") == 2 and count(".claims li") == 5
     assert count("[src], [href], link, img") == 0
+    # the readings side by side, each cell's difference from the paper coloured by its size
+    assert count("#table-readings tbody tr") == 10
+    assert count("#table-VI td.near") + count("#table-VI td.off") + count("#table-VI td.far") == 96 * 2
 
 
 @pytest.mark.parametrize("study", sorted(studies.list_studies()))
