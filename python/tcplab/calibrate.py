@@ -113,7 +113,7 @@ def score_values(s: Search, values: dict, runs: list[sw.Run]) -> Score:
         if not c.paper or c.normalise:
             continue
         mine = by_cell[i]
-        knobs = {u.measure: values.get(u.name, u.values[0]) for u in s.concerning(i)}
+        knobs = {k: v for u in s.concerning(i) for k, v in u.knobs(values.get(u.name, u.values[0])).items()}
         key = (i, tuple(sorted(knobs.items(), key=lambda kv: kv[0])), tuple(r.key for r in mine))
         if key not in s._cache:
             vals = studies.cell_values(c, knobs, mine, s.summaries, s.shapes)
@@ -263,10 +263,12 @@ def calibrate(name: str, *, budget: int = 2000, seeds: int = 1, out: str | Path 
 
     try:
         status("the literal reading")
-        literal = trial([rd.literal(s.setup)])
-        if not literal:
+        first = trial([rd.literal(s.setup)])
+        if not first:
             raise ScenarioError("--budget", f"{budget} runs do not cover the literal reading ({len(runner.runs(s, rd.literal(s.setup)))} runs)")
-        best = literal[0]
+        best = first[0]
+        # the literal reading's own score: its setup under its own measures, not the best ones
+        literal = score_values(s, rd.literal(us), runner.runs(s, rd.literal(s.setup)))
         changed, rounds = True, 0
         while changed:
             changed, rounds = False, rounds + 1
@@ -285,8 +287,8 @@ def calibrate(name: str, *, budget: int = 2000, seeds: int = 1, out: str | Path 
         "study": name, "values": best.values, "score": best.score.error, "exact": best.score.exact,
         "cells": sum(1 for c in s.cells if c.paper and not c.normalise), "runs": len(s.asked), "budget": budget,
         "seeds": seeds, "tcplab": tcplab.__version__, "date": date.today().isoformat(),
-        "errors": {col: (literal[0].score.columns.get(col, math.nan), err) for col, err in best.score.columns.items()},
-        "literal_score": literal[0].score.error, "readings_tried": len(s.trials), "passes": rounds,
+        "errors": {col: (literal.columns.get(col, math.nan), err) for col, err in best.score.columns.items()},
+        "literal_score": literal.error, "readings_tried": len(s.trials), "passes": rounds,
         "pruned": {u.name: [u.label(v) for v in u.values if v not in pruned[u.name]] for u in s.setup},
         "hints": residual_hints(s, best, fp),
     }
@@ -381,8 +383,11 @@ def _write_log(out: Path, s: Search, result: dict, fp) -> None:
         lines += ["", "Pruned by the fingerprint: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in result["pruned"].items() if v)]
     if result["hints"]:
         lines += ["", "## Residuals", ""] + [f"- {h}" for h in result["hints"]]
-    lines += ["", "## Readings tried", "", "| error | exact | reading |", "|---|---|---|"]
+    lines += ["", "## Readings tried", "", "Each setup reading with the measurement reading that scores best on its runs.", "",
+              "| error | exact | setup | measurement |", "|---|---|---|---|"]
     for t in sorted(s.trials, key=lambda t: (t.score.error, -t.score.exact))[:30]:
-        lines.append(f"| {t.score.error:.3%} | {t.score.exact} | " + ", ".join(f"{n} = {v}" for n, v in rd.shown(s.setup, t.values)) + " |")
+        lines.append(f"| {t.score.error:.3%} | {t.score.exact} | "
+                     + " | ".join(", ".join(f"{n} = {v}" for n, v in rd.shown(s.unknowns, t.values, g)) for g in ("setup", "measurement"))
+                     + " |")
     tcplab._make_out_dir(out)
     (out / "calibration.md").write_text("\n".join(lines) + "\n")

@@ -15,7 +15,8 @@ literal reading (what the committed scenarios and paper.toml already say):
     [[unknowns]]
     name = "throughput counts"
     group = "measurement"                # needs no runs: how a cell is computed from a run
-    measure = "bytes"                    # the knob it sets (MEASURES)
+    measure = "bytes"                    # the knob it sets (MEASURES), or a list of knobs set
+                                         # together (each value then a list: ["packets_delivered", 3])
     cells = { metric = "goodput_bps" }   # the cells it concerns (by cell field; globs on text)
     values = ["goodput", "wire"]
 
@@ -59,12 +60,16 @@ class Unknown:
     labels: list[str]
     fields: list[str] = field(default_factory=list)  # setup: the scenario fields it sets
     scenarios: list[str] = field(default_factory=lambda: ["*"])  # setup: in the scenarios so named (globs)
-    measure: str | None = None  # measurement: the knob it sets
+    measures: list[str] = field(default_factory=list)  # measurement: the knobs it sets
     cells: dict = field(default_factory=dict)  # measurement: which cells, by cell field
     why: str = ""
 
     def label(self, value: Any) -> str:
         return self.labels[self.values.index(value)] if value in self.values else _text(value)
+
+    def knobs(self, value: Any) -> dict[str, Any]:
+        """A measurement unknown's value as the knobs it sets."""
+        return dict(zip(self.measures, value if len(self.measures) > 1 else [value]))
 
     def concerns(self, cell) -> bool:
         """Whether a measurement unknown applies to this cell (every filter field matches one
@@ -120,16 +125,23 @@ def unknowns(study: dict) -> list[Unknown]:
                 raise ScenarioError(f"{at}.scenarios", "names the scenarios it applies to (globs on their names)")
             out.append(Unknown(name, group, values, labels, fields=fields, scenarios=scenarios, why=u.get("why", "")))
         elif group == "measurement":
-            knob = u.get("measure")
-            if knob not in MEASURES:
-                raise ScenarioError(f"{at}.measure", f"{knob!r} is not a measurement ({', '.join(MEASURES)})")
+            knobs = u.get("measure")
+            knobs = knobs if isinstance(knobs, list) else [knobs]
+            for knob in knobs:
+                if knob not in MEASURES:
+                    raise ScenarioError(f"{at}.measure", f"{knob!r} is not a measurement ({', '.join(MEASURES)})")
+            if len(set(knobs)) < len(knobs):
+                raise ScenarioError(f"{at}.measure", "names a knob twice")
             for v in values:
-                _check_knob(knob, v, f"{at}.values")
+                if len(knobs) > 1 and not (isinstance(v, list) and len(v) == len(knobs)):
+                    raise ScenarioError(f"{at}.values", f"sets {len(knobs)} knobs together: each value is a list of {len(knobs)}")
+                for knob, one in zip(knobs, v if len(knobs) > 1 else [v]):
+                    _check_knob(knob, one, f"{at}.values")
             cells = u.get("cells", {})
             if not isinstance(cells, dict) or any(k not in CELL_FIELDS for k in cells):
                 raise ScenarioError(f"{at}.cells", f"selects cells by {', '.join(CELL_FIELDS)}")
             cells = {k: v if isinstance(v, list) else [v] for k, v in cells.items()}
-            out.append(Unknown(name, group, values, labels, measure=knob, cells=cells, why=u.get("why", "")))
+            out.append(Unknown(name, group, values, labels, measures=knobs, cells=cells, why=u.get("why", "")))
         else:
             raise ScenarioError(f"{at}.group", f"{group!r} is not \"setup\" (needs runs) or \"measurement\" (needs none)")
     return out
@@ -153,7 +165,7 @@ def knobs(us: list[Unknown], reading: dict[str, Any], cell) -> dict[str, Any]:
     out = {}
     for u in us:
         if u.group == "measurement" and u.concerns(cell):
-            out[u.measure] = reading.get(u.name, u.values[0])
+            out.update(u.knobs(reading.get(u.name, u.values[0])))
     return out
 
 

@@ -156,8 +156,10 @@ def quantity(cell: Cell) -> str:
 
 
 def column_of(cell: Cell) -> str:
-    """The paper column a cell belongs to, for errors per column: its table, quantity and column."""
-    return f"{cell.table} {quantity(cell)} {cell.column}"
+    """The paper column a cell belongs to, for errors per column: its table, quantity and column
+    (the column alone when its name says the quantity already: "throughput (kb/s)")."""
+    what = quantity(cell)
+    return f"{cell.table} {cell.column}" if what.split("_")[0] in cell.column.lower() else f"{cell.table} {what} {cell.column}"
 
 
 def runs_of(cell: Cell, runs: list[sw.Run]) -> list[sw.Run]:
@@ -551,8 +553,10 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
     best = readings.load_best(study_dir, us)
     shown = [Shown("literal", literal, sweep)]
     if best is not None and best["values"] != literal:
-        # at the seeds it was calibrated at (a paper's tables are often one run each), unless told
-        base = sweep if seeds is not None or "seeds" not in best else study_sweep(name, quick=quick, seeds=best["seeds"])[2]
+        # at the seeds it was calibrated at (a paper's tables are often one run each), unless
+        # told, or in quick form (whose seeds both readings share)
+        keep = quick or seeds is not None or "seeds" not in best
+        base = sweep if keep else study_sweep(name, quick=quick, seeds=best["seeds"])[2]
         shown.insert(0, Shown("best", best["values"], readings.apply_setup(base, us, best["values"])))
     every = merged(sweep.name, [r.sweep for r in shown])
     out = Path(out) if out else Path("results") / sweep.name
@@ -575,7 +579,7 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
         tables.append((t, tc, _figure(t["id"], t["title"], tc, shown, out)))
     first_seed = min((r.seed for r in sweep.runs), default=1)
     figures = _series_figures(study, study_dir, quick, first_seed, out, log)
-    unexplained = _unexplained(study_dir, cells, shown[0])
+    unexplained = [] if quick else _unexplained(study_dir, cells, shown[0])  # quick runs are not the paper's
     report = _Report(study, name, quick, result, tables, shown, us, best, unexplained, figures)
     _write_markdown(out, report)
     _write_html(out, report)

@@ -51,6 +51,17 @@ def _cell(**kw):
     return studies.Cell(**{**base, **kw})
 
 
+def test_a_measurement_unknown_may_set_several_knobs_together():
+    us = readings.unknowns({"unknowns": [
+        {"name": "as packets", "group": "measurement", "measure": ["metric", "unit"], "cells": {"table": "1"},
+         "values": [["goodput_bps", 0], ["packets_delivered", 3]]}]})
+    assert readings.knobs(us, {"as packets": ["packets_delivered", 3]}, _cell(table="1")) == {"metric": "packets_delivered", "unit": 3}
+    with pytest.raises(ScenarioError) as e:
+        readings.unknowns({"unknowns": [{"name": "x", "group": "measurement", "measure": ["metric", "unit"],
+                                         "values": [["goodput_bps", 0], "packets_delivered"]}]})
+    assert e.value.path == "unknowns[0].values"
+
+
 def test_measurement_unknowns_concern_the_cells_they_select():
     us = readings.unknowns({"unknowns": [
         {"name": "v", "group": "measurement", "measure": "combine", "cells": {"table": "V", "metric": "delay*"},
@@ -233,6 +244,9 @@ def test_the_search_recovers_the_hidden_reading_of_a_synthetic_study(tmp_path, m
     result = calibrate.calibrate("synthetic", budget=60, out=tmp_path / "search", progress=False)
     assert result["values"] == {"window": 30, "start": ["0s", "1s"], "counts": "wire", "over": "run"}
     assert result["score"] < 1e-3 < result["literal_score"]  # no more than the printed rounding
+    # the literal reading is scored as it is, measures and all: goodput over each flow's time
+    assert result["literal_score"] == pytest.approx(
+        sum(lit for lit, _ in result["errors"].values()) / len(result["errors"]))
     assert result["exact"] == result["cells"] == 12
     assert result["runs"] <= 60
     # the reading is written beside the study, and read back as it was found
