@@ -211,7 +211,7 @@ class Runner:
 
 def calibrate(name: str, *, budget: int = 2000, seeds: int = 1, out: str | Path | None = None,
               workers: int | None = None, scheduler: str | None = None, save: bool = True,
-              progress: bool = True, log: Callable[[str], None] = lambda s: None) -> dict:
+              progress: bool = True) -> dict:
     """Searches study `name`'s unknowns for the reading closest to its paper's tables; returns
     the result (values, score, errors per column, exact cells, runs) and, with `save`, writes it
     to the study's reading.toml."""
