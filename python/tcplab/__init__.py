@@ -519,7 +519,7 @@ def _drive(sim, progress, clock: Callable[[], float] = time.perf_counter, timeou
 
 _FLOW_COLUMNS = [
     "name", "protocol", "profile", "from", "to", "goodput_bps", "throughput_bps", "delay_mean_s",
-    "delay_p50_s", "delay_p95_s", "delay_p99_s", "delay_max_s", "packets_sent",
+    "delay_p50_s", "delay_p95_s", "delay_p99_s", "delay_max_s", "rtt_mean_s", "packets_sent",
     "packets_delivered", "packets_dropped", "packets_retransmitted", "packets_in_flight",
     "efficiency", "acks_sent",
 ]

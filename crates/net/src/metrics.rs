@@ -23,9 +23,17 @@ pub struct FlowStats {
     pub acks_sent: u64,
     pub acks_dropped: u64,
     pub acks_delivered: u64,
+    /// The TCP sender's RTT samples, as its estimator takes them: their sum (s) and count.
+    pub rtt_sum: f64,
+    pub rtt_samples: u64,
 }
 
 impl FlowStats {
+    pub fn on_rtt_sample(&mut self, rtt: f64) {
+        self.rtt_sum += rtt;
+        self.rtt_samples += 1;
+    }
+
     pub fn on_data_sent(&mut self, size: u32) {
         self.data_sent += 1;
         self.data_bytes_sent += size as u64;
@@ -118,6 +126,8 @@ pub struct FlowSummary {
     pub delay_p95_s: f64,
     pub delay_p99_s: f64,
     pub delay_max_s: f64,
+    /// Mean of the TCP sender's RTT samples (0 without any: UDP, or no ACK timed).
+    pub rtt_mean_s: f64,
     pub packets_sent: u64,
     pub packets_delivered: u64,
     pub packets_dropped: u64,

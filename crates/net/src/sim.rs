@@ -764,6 +764,7 @@ impl Simulation {
                 delay_p95_s: p95,
                 delay_p99_s: p99,
                 delay_max_s: max,
+                rtt_mean_s: if stats.rtt_samples > 0 { stats.rtt_sum / stats.rtt_samples as f64 } else { 0.0 },
                 packets_sent: stats.data_sent,
                 packets_delivered: stats.data_delivered,
                 packets_dropped: stats.data_dropped,

@@ -67,6 +67,9 @@ fn example_scenarios_conserve_packets_and_respect_capacity() {
             assert!(f.goodput_bps > 0.0 || !started, "{name}: {} delivered nothing", f.name);
             assert!(f.goodput_bps <= f.throughput_bps, "{name}: goodput above throughput");
             assert!(f.delay_p50_s <= f.delay_p95_s && f.delay_p95_s <= f.delay_p99_s && f.delay_p99_s <= f.delay_max_s);
+            // RTT samples come from TCP senders, and one that delivered much has timed some
+            assert!(f.protocol != "udp" || f.rtt_mean_s == 0.0, "{name}: {} is UDP with an RTT", f.name);
+            assert!(f.protocol == "udp" || f.packets_delivered < 50 || f.rtt_mean_s > 0.0, "{name}: {} has no RTT", f.name);
         }
         for (l, (_, limit, droptail)) in s.links.iter().zip(&limits) {
             assert!(l.utilization <= 1.0 + 1e-9, "{name}: {} busier than possible", l.name);

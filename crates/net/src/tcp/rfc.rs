@@ -206,6 +206,7 @@ impl RfcSender {
         // retransmitted segment or not.
         self.rto.on_sample(rtt);
         net.tracer.rtt_sample(now, self.ep.flow.0, rtt);
+        net.flow_stats[self.ep.flow.0 as usize].on_rtt_sample(rtt);
         if let Some(p) = &mut self.pacer {
             p.on_rtt(rtt);
         }

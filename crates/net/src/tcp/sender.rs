@@ -481,6 +481,7 @@ impl TcpSender {
 
     fn rtt_update(&mut self, net: &mut Network, now: f64, tao: f64) {
         net.tracer.rtt_sample(now, self.ep.flow.0, tao);
+        net.flow_stats[self.ep.flow.0 as usize].on_rtt_sample(tao);
         let tick = self.p.tcp_tick;
         let ticks = if self.p.timestamps {
             tao / tick + 0.5
