@@ -13,8 +13,9 @@ exact at the paper's printed precision.
 
 The search: the fingerprint prunes candidates it rules out (packet sizes no column's granularity
 allows), then coordinate descent from the literal reading: each setup unknown in turn tries all
-its candidates (one sweep), keeps the best, until a full pass changes nothing or the budget of
-runs is spent. Then the residuals of the best reading: throughput cells off by whole packet
+its candidates (one sweep), keeps the best, until a full pass changes nothing; then descents
+again from the best readings the first passed by (RESTARTS), all within the budget of runs. Only
+the runs that cells with published values read are made. Then the residuals of the best reading: throughput cells off by whole packet
 counts point at start times and durations.
 """
 
@@ -38,6 +39,7 @@ from tcplab.status import StatusLine
 
 CAP = 1.0  # a cell's relative error counts at most this much: a typo does not steer the search
 MAX_PRODUCT = 4096  # measurement readings tried exhaustively up to this many; beyond, coordinate descent
+RESTARTS = 3  # descents begun again from runners-up once the first has converged, budget allowing
 
 
 @dataclass
@@ -73,6 +75,7 @@ class Search:
     summaries: dict = field(default_factory=dict)  # run key -> summary
     shapes: studies.Shapes = field(default_factory=studies.Shapes)
     trials: list = field(default_factory=list)
+    failed: dict = field(default_factory=dict)  # run key -> what failed (its cells count as 100% off)
     _cache: dict = field(default_factory=dict)  # (cell index, knobs, run keys) -> mean value
 
     def concerning(self, i: int) -> list:
@@ -183,7 +186,11 @@ class Runner:
     progress: Callable[[int], None] = lambda done: None  # runs of the batch under way done so far
 
     def runs(self, s: Search, values: dict) -> list[sw.Run]:
-        return rd.apply_setup(s.sweep, s.unknowns, values).runs
+        """The reading's runs that some cell with a published value reads (a study's sweep may
+        hold runs for tables the paper prints no number in)."""
+        runs = rd.apply_setup(s.sweep, s.unknowns, values).runs
+        wanted = {r.case for c in s.cells if c.paper and not c.normalise for r in studies.runs_of(c, runs)}
+        return [r for r in runs if r.case in wanted]
 
     def run(self, s: Search, batch: list[dict]) -> list[tuple[dict, list[sw.Run]]]:
         """Runs the readings of `batch` that fit the budget (in order), in one sweep; returns
@@ -199,10 +206,12 @@ class Runner:
         if todo:
             sweep = sw.Sweep(name=s.sweep.name, runs=list(todo.values()), fields=s.sweep.fields,
                              run_timeout=s.sweep.run_timeout, max_events=s.sweep.max_events)
-            result = sw.run(sweep, self.out, workers=self.workers, scheduler=self.scheduler,
+            result = sw.run(sweep, self.out, workers=self.workers, scheduler=self.scheduler, retry_failed=True,
                             progress=lambda done, total: self.progress(done))
             for row in result.rows:
-                if row["summary"] is not None:
+                if row["summary"] is None:
+                    s.failed[row["key"]] = f"{row['case']} seed {row['seed']}: {row['error']}"
+                else:
                     s.summaries[row["key"]] = {**row["summary"], "flows": [
                         {**f, "jain_fairness": row["summary"]["jain_fairness"]} for f in row["summary"]["flows"]]}
             s.asked.update(todo)
@@ -269,26 +278,55 @@ def calibrate(name: str, *, budget: int = 2000, seeds: int = 1, out: str | Path 
         best = first[0]
         # the literal reading's own score: its setup under its own measures, not the best ones
         literal = score_values(s, rd.literal(us), runner.runs(s, rd.literal(s.setup)))
-        changed, rounds = True, 0
-        while changed:
-            changed, rounds = False, rounds + 1
-            for u in s.setup:
-                status(f"pass {rounds}, {u.name}")
-                here = {k: best.values[k] for k in rd.literal(s.setup)}
-                batch = [{**here, u.name: v} for v in pruned[u.name] if v != here[u.name]]
-                for t in trial(batch):
-                    if t.score.better_than(best.score):
-                        best, changed = t, True
+        rounds, starts = 0, 0
+
+        def descend(start: Trial) -> Trial:
+            """Coordinate descent: each setup unknown in turn tries all its candidates (one
+            sweep) and keeps the best, until a pass changes nothing."""
+            nonlocal rounds
+            here, changed = start, True
+            while changed:
+                changed, rounds = False, rounds + 1
+                for u in s.setup:
+                    status(f"start {starts + 1}, pass {rounds}, {u.name}")
+                    at = setup_of(here)
+                    for t in trial([{**at, u.name: v} for v in pruned[u.name] if v != at[u.name]]):
+                        if t.score.better_than(here.score):
+                            here, changed = t, True
+            return here
+
+        def setup_of(t: Trial) -> dict:
+            return {k: t.values[k] for k in rd.literal(s.setup)}
+
+        # from the literal reading, then from the best readings descent passed by (another
+        # basin: a runner-up in one unknown may lead elsewhere with the others), budget allowing
+        begun = {json.dumps(setup_of(best), sort_keys=True)}
+        best = descend(best)
+        begun.add(json.dumps(setup_of(best), sort_keys=True))
+        while starts < RESTARTS:
+            ranked = sorted(s.trials, key=lambda t: (round(t.score.error, 9), -t.score.exact))
+            fresh = [t for t in ranked if json.dumps(setup_of(t), sort_keys=True) not in begun]
+            if not fresh or len(s.asked) >= budget:
+                break
+            starts += 1
+            begun.add(json.dumps(setup_of(fresh[0]), sort_keys=True))
+            found = descend(fresh[0])
+            begun.add(json.dumps(setup_of(found), sort_keys=True))
+            if found.score.better_than(best.score):
+                best = found
         status("done")
     finally:
         if line is not None:
             line.close()
     result = {
-        "study": name, "values": best.values, "score": best.score.error, "exact": best.score.exact,
+        "study": name, "values": best.values,
+        "labels": {u.name: u.label(best.values[u.name]) + (" (literal)" if best.values[u.name] == u.values[0] else "") for u in us},
+        "score": best.score.error, "exact": best.score.exact,
         "cells": sum(1 for c in s.cells if c.paper and not c.normalise), "runs": len(s.asked), "budget": budget,
         "seeds": seeds, "tcplab": tcplab.__version__, "date": date.today().isoformat(),
         "errors": {col: (literal.columns.get(col, math.nan), err) for col, err in best.score.columns.items()},
-        "literal_score": literal.error, "readings_tried": len(s.trials), "passes": rounds,
+        "literal_score": literal.error, "readings_tried": len(s.trials), "passes": rounds, "restarts": starts,
+        "failed": sorted(s.failed.values()),
         "pruned": {u.name: [u.label(v) for v in u.values if v not in pruned[u.name]] for u in s.setup},
         "hints": residual_hints(s, best, fp),
     }
@@ -369,7 +407,8 @@ def _write_log(out: Path, s: Search, result: dict, fp) -> None:
 
     lines = [f"# Calibration of {s.name}", "",
              f"_tcplab {result['tcplab']}, {result['date']}: {result['runs']} runs of a budget of {result['budget']}, "
-             f"{result['seeds']} seed(s), {result['readings_tried']} setup readings in {result['passes']} passes_", "",
+             f"{result['seeds']} seed(s), {result['readings_tried']} setup readings in {result['passes']} passes, "
+             f"{result['restarts']} restarts_", "",
              "## Fingerprint", "", "```", fpm.render(fp).rstrip(), "```", "",
              "## Best reading", "",
              f"Mean relative error over the paper's columns: **{result['score']:.3%}** (literal reading: "
@@ -383,6 +422,9 @@ def _write_log(out: Path, s: Search, result: dict, fp) -> None:
         lines += ["", "Pruned by the fingerprint: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in result["pruned"].items() if v)]
     if result["hints"]:
         lines += ["", "## Residuals", ""] + [f"- {h}" for h in result["hints"]]
+    if result["failed"]:
+        lines += ["", f"## Failed runs ({len(result['failed'])}: their cells count as 100% off)", ""]
+        lines += [f"- {f}" for f in result["failed"][:50]]
     lines += ["", "## Readings tried", "", "Each setup reading with the measurement reading that scores best on its runs.", "",
               "| error | exact | setup | measurement |", "|---|---|---|---|"]
     for t in sorted(s.trials, key=lambda t: (t.score.error, -t.score.exact))[:30]:

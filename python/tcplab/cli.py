@@ -391,13 +391,15 @@ def cmd_calibrate(args) -> int:
           f"(literal {result['literal_score']:.3%}), {result['exact']} of {result['cells']} cells exact; "
           f"{result['runs']} runs of {result['budget']}")
     width = max(len(k) for k in result["values"])
-    for name, value in result["values"].items():
-        print(f"  {name:{width}}  {json.dumps(value)}")
+    for name, label in result["labels"].items():
+        print(f"  {name:{width}}  {label}")
     print("error per paper column (literal -> best):")
     for col, (lit, best) in result["errors"].items():
         print(f"  {col:{width}}  {lit:8.3%} -> {best:.3%}")
     for hint in result["hints"]:
         print(f"hint: {hint}")
+    if result["failed"]:
+        print(f"{len(result['failed'])} runs failed (their cells count as 100% off), the first: {result['failed'][0]}")
     where = result.get("saved")
     print(f"log: {Path(args.out or Path('results') / (args.study + '-calibrate')) / 'calibration.md'}"
           + (f"; saved to {where} (tcplab reproduce {args.study} shows both readings)" if where else ""))

@@ -657,15 +657,21 @@ def _readings_lines(rep: _Report) -> list[str]:
     if not rep.unknowns:
         return ["The study declares no unknowns: it is run as its scenarios say."]
     lines = []
-    if rep.best is None or len(rep.shown) == 1:
+    cells = [c for _, tc, _ in rep.tables for c in tc]
+    if not any(c.paper for c in cells):
+        lines.append("The paper prints no values to compare with, so no reading can be calibrated: the literal reading is shown.")
+    elif rep.best is None or len(rep.shown) == 1:
         lines.append("No calibrated reading yet (`tcplab calibrate " + rep.name + "` finds one): the literal reading is shown.")
     else:
         seeds = sorted({r.seed for r in rep.shown[0].sweep.runs})
         lines.append(f"The best reading `tcplab calibrate` found (mean relative error {rep.best.get('score', math.nan):.3%} "
-                     f"over the paper's columns, {rep.best.get('runs', '?')} runs, {len(seeds)} seed(s) each) is the headline, "
-                     f"run at seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}; the literal reading, as the "
-                     "scenarios and the paper's captions say, is beside it. The cells the fingerprint takes for typos "
-                     "(listed at the end) do not count in the search's objective.")
+                     f"over the paper's columns, calibrated on {rep.best.get('runs', '?')} runs at {rep.best.get('seeds', '?')} "
+                     f"seed(s) per reading) is the headline, run here at seed{'s' if len(seeds) > 1 else ''} "
+                     f"{', '.join(map(str, seeds))}; the literal reading, as the scenarios and the paper's captions say, is "
+                     "beside it. The cells the fingerprint takes for typos do not count in the search's objective.")
+    if rep.quick:
+        lines.append("")
+        lines.append("Quick form: the runs are shortened, so the numbers below are not the paper's (run without --quick).")
     lines.append("")
     lines.append("| unknown | group | " + " | ".join(f"{r.name} reading" for r in rep.shown) + " |")
     lines.append("|---|---|" + "---|" * len(rep.shown))
@@ -739,7 +745,7 @@ def _write_html(out: Path, rep: _Report) -> None:
     columns = _columns(rep.shown)
     deltas = [i for i, c in enumerate(columns) if c.startswith("Δ")]
     sections = [{"kind": "heading", "text": "Readings"}]
-    sections += [{"kind": "paragraph", "text": ln} for ln in _readings_lines(rep)[:1]]
+    sections += [{"kind": "paragraph", "text": ln} for ln in _readings_lines(rep) if ln and not ln.startswith("|")]
     if rep.unknowns:
         sections.append({"kind": "table", "id": "readings", "title": "",
                          "columns": ["unknown", "group", *[f"{r.name} reading" for r in rep.shown]],

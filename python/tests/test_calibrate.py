@@ -373,3 +373,32 @@ def test_a_search_on_dask_finds_what_it_finds_locally(tmp_path, monkeypatch):
                                      save=False)
     keep = ("values", "score", "exact", "runs", "errors")
     assert {k: remote[k] for k in keep} == {k: local[k] for k in keep}
+
+
+def test_a_search_makes_only_the_runs_its_cells_read_and_counts_the_failed(tmp_path, monkeypatch):
+    monkeypatch.setattr(studies, "EXPERIMENTS", tmp_path)
+    study_dir = _synthetic_study(tmp_path, lambda cell: 1000.0 if cell["metric"] == "goodput_bps" else 30.0)
+    doc = studies._toml(study_dir / "study.toml")
+    doc["sweep"]["grid"]["links[2].delay"].append("90ms")  # a column the paper prints nothing in
+    # a tick too fine for ns-2's estimator: the run stops, as ns-2 would crash
+    doc["unknowns"].append({"name": "tick", "group": "setup", "field": "tcp.tcp_tick", "values": ["10ms", "10ps"]})
+    (study_dir / "study.toml").write_text(_toml(doc))
+    result = calibrate.calibrate("synthetic", budget=200, out=tmp_path / "search", progress=False, save=False)
+    stored = [r["params"] for r in sw.Store(tmp_path / "search" / "results.sqlite").rows()]
+    assert stored and all(p["links[2].delay"] != "90ms" for p in stored)
+    assert result["values"]["tick"] == "10ms" and len(result["failed"]) == 3
+    assert all("tcp_tick" in f for f in result["failed"])
+    assert "## Failed runs (3: their cells count as 100% off)" in (tmp_path / "search" / "calibration.md").read_text()
+
+
+def test_the_mean_rtt_is_the_senders_samples(tmp_path):
+    """The round trip a paper may mean by delay: the mean of the RTT samples the sender takes
+    (the rtt series lists every one)."""
+    res = tcplab.run(dumbbell_doc(), trace="rtt")
+    samples = res.series["rtt"]
+    for f in res.summary["flows"]:
+        mine = samples[samples["flow"] == f["name"]]
+        if f["protocol"] == "udp":
+            assert f["rtt_mean_s"] == 0 and mine.empty
+        else:
+            assert len(mine) > 10 and f["rtt_mean_s"] == pytest.approx(mine["rtt_s"].mean(), rel=1e-12)
