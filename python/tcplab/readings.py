@@ -191,6 +191,11 @@ def apply_setup(sweep: sw.Sweep, us: list[Unknown], reading: dict[str, Any]) -> 
                 except ScenarioError as e:
                     raise ScenarioError(f"unknowns.{u.name}", f"{r.case}: {e.path}: {e.message}") from None
         blob = json.dumps(doc, sort_keys=True)
+        for p, v in r.params.items():  # a grid's value the setup overwrote (through a selector, say)
+            sw.set_field(doc, p, v)
+        if json.dumps(doc, sort_keys=True) != blob:
+            raise ScenarioError("unknowns", f"{r.case}: the reading sets a field the study's sweep varies "
+                                f"({', '.join(r.params)}): confine the unknown with `scenarios`")
         if blob not in checked:
             try:
                 checked[blob] = json.dumps(tcplab.validate(doc), sort_keys=True)

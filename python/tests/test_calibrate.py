@@ -333,6 +333,10 @@ def test_an_unknown_may_not_set_a_field_the_sweep_varies(tmp_path, monkeypatch):
     us = readings.unknowns({"unknowns": [{"name": "delay", "group": "setup", "field": "links[2].delay", "values": ["1ms", "2ms"]}]})
     with pytest.raises(ScenarioError, match="which the study's sweep varies"):
         readings.apply_setup(sweep, us, {"delay": "2ms"})
+    # the same field through a selector is caught too
+    us = readings.unknowns({"unknowns": [{"name": "delay", "group": "setup", "field": "links[from=r1].delay", "values": ["1ms", "2ms"]}]})
+    with pytest.raises(ScenarioError, match="sets a field the study's sweep varies"):
+        readings.apply_setup(sweep, us, {"delay": "2ms"})
     # only in the scenarios it names
     us = readings.unknowns({"unknowns": [{"name": "w", "group": "setup", "field": "tcp.window", "values": [20, 5],
                                           "scenarios": ["other-*"]}]})
