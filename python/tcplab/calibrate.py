@@ -14,7 +14,8 @@ exact at the paper's printed precision.
 The search: the fingerprint prunes candidates it rules out (packet sizes no column's granularity
 allows), then coordinate descent from the literal reading: each setup unknown in turn tries all
 its candidates (one sweep), keeps the best, until a full pass changes nothing; then descents
-again from the best readings the first passed by (RESTARTS), all within the budget of runs. Only
+again (RESTARTS) from the best readings with other values of the unknowns that matter most
+(restart_points), all within the budget of runs. Only
 the runs that cells with published values read are made. Then the residuals of the best reading: throughput cells off by whole packet
 counts point at start times and durations.
 """
@@ -298,15 +299,13 @@ def calibrate(name: str, *, budget: int = 2000, seeds: int = 1, out: str | Path 
         def setup_of(t: Trial) -> dict:
             return {k: t.values[k] for k in rd.literal(s.setup)}
 
-        # from the literal reading, then from the best readings descent passed by (another
-        # basin: a runner-up in one unknown may lead elsewhere with the others), budget allowing
+        # from the literal reading, then from other basins, budget allowing
         begun = {json.dumps(setup_of(best), sort_keys=True)}
         best = descend(best)
         begun.add(json.dumps(setup_of(best), sort_keys=True))
-        while starts < RESTARTS:
-            ranked = sorted(s.trials, key=lambda t: (round(t.score.error, 9), -t.score.exact))
-            fresh = [t for t in ranked if json.dumps(setup_of(t), sort_keys=True) not in begun]
-            if not fresh or len(s.asked) >= budget:
+        while starts < RESTARTS and len(s.asked) < budget:
+            fresh = [t for t in restart_points(s, best) if json.dumps(setup_of(t), sort_keys=True) not in begun]
+            if not fresh:
                 break
             starts += 1
             begun.add(json.dumps(setup_of(fresh[0]), sort_keys=True))
@@ -334,6 +333,30 @@ def calibrate(name: str, *, budget: int = 2000, seeds: int = 1, out: str | Path 
         result["saved"] = str(rd.save_best(study_dir, us, result))
     _write_log(out, s, result, fp)
     return result
+
+
+def restart_points(s: Search, best: Trial) -> list[Trial]:
+    """Where a descent may begin again: for the unknowns that matter most first (those whose
+    values' best scores lie furthest apart), the best reading tried with each of their other
+    values, best first. A runner-up value of a decisive unknown may lead, with the others moved
+    to suit it, somewhere better than the first descent went."""
+    def key(t: Trial):
+        return round(t.score.error, 9), -t.score.exact
+
+    by_value: dict[str, dict[str, Trial]] = {}
+    for t in s.trials:
+        for u in s.setup:
+            v = json.dumps(t.values[u.name], sort_keys=True)
+            here = by_value.setdefault(u.name, {})
+            if v not in here or key(t) < key(here[v]):
+                here[v] = t
+    spread = {n: max(t.score.error for t in vs.values()) - min(t.score.error for t in vs.values())
+              for n, vs in by_value.items()}
+    points = []
+    for u in sorted(s.setup, key=lambda u: -spread.get(u.name, 0.0)):
+        mine = json.dumps(best.values[u.name], sort_keys=True)
+        points += sorted((t for v, t in by_value.get(u.name, {}).items() if v != mine), key=key)
+    return points
 
 
 def _minutes(seconds: float) -> str:
