@@ -40,7 +40,7 @@ from tcplab.status import StatusLine
 
 CAP = 1.0  # a cell's relative error counts at most this much: a typo does not steer the search
 MAX_PRODUCT = 4096  # measurement readings tried exhaustively up to this many; beyond, coordinate descent
-RESTARTS = 3  # descents begun again from runners-up once the first has converged, budget allowing
+RESTARTS = 8  # descents begun again from other basins once the first has converged, budget allowing
 
 
 @dataclass
@@ -337,25 +337,31 @@ def calibrate(name: str, *, budget: int = 2000, seeds: int = 1, out: str | Path 
 
 def restart_points(s: Search, best: Trial) -> list[Trial]:
     """Where a descent may begin again: for the unknowns that matter most first (those whose
-    values' best scores lie furthest apart), the best reading tried with each of their other
-    values, best first. A runner-up value of a decisive unknown may lead, with the others moved
-    to suit it, somewhere better than the first descent went."""
+    values' best scores lie furthest apart), each of their other values, best first, with the
+    other unknowns literal (as the first pass tried it: another basin, not the best one moved)
+    and then as the best reading tried with it. A runner-up value of a decisive unknown may
+    lead, with the others moved to suit it, somewhere better than the first descent went."""
     def key(t: Trial):
         return round(t.score.error, 9), -t.score.exact
 
-    by_value: dict[str, dict[str, Trial]] = {}
+    literal = rd.literal(s.setup)
+    by_value: dict[str, dict[str, Trial]] = {}  # each unknown's values' best trials
+    alone: dict[str, dict[str, Trial]] = {}  # each unknown's values with the others literal
     for t in s.trials:
         for u in s.setup:
             v = json.dumps(t.values[u.name], sort_keys=True)
             here = by_value.setdefault(u.name, {})
             if v not in here or key(t) < key(here[v]):
                 here[v] = t
+            if all(t.values[o.name] == literal[o.name] for o in s.setup if o is not u):
+                alone.setdefault(u.name, {})[v] = t
     spread = {n: max(t.score.error for t in vs.values()) - min(t.score.error for t in vs.values())
               for n, vs in by_value.items()}
     points = []
     for u in sorted(s.setup, key=lambda u: -spread.get(u.name, 0.0)):
         mine = json.dumps(best.values[u.name], sort_keys=True)
-        points += sorted((t for v, t in by_value.get(u.name, {}).items() if v != mine), key=key)
+        for v, t in sorted(((v, t) for v, t in by_value.get(u.name, {}).items() if v != mine), key=lambda vt: key(vt[1])):
+            points += [x for x in (alone.get(u.name, {}).get(v), t) if x is not None]
     return points
 
 
