@@ -336,11 +336,12 @@ def calibrate(name: str, *, budget: int = 2000, seeds: int = 1, out: str | Path 
 
 
 def restart_points(s: Search, best: Trial) -> list[Trial]:
-    """Where a descent may begin again: for the unknowns that matter most first (those whose
-    values' best scores lie furthest apart), each of their other values, best first, with the
-    other unknowns literal (as the first pass tried it: another basin, not the best one moved)
-    and then as the best reading tried with it. A runner-up value of a decisive unknown may
-    lead, with the others moved to suit it, somewhere better than the first descent went."""
+    """Where a descent may begin again, in turns: for the unknowns that matter most first (those
+    whose values' best scores lie furthest apart), each of their other values, best first, with
+    the other unknowns literal (as the first pass tried it: another basin, not the best one
+    moved) and then as the best reading tried with it; and the best readings tried. A runner-up
+    value of a decisive unknown may lead, with the others moved to suit it, somewhere better
+    than the first descent went."""
     def key(t: Trial):
         return round(t.score.error, 9), -t.score.exact
 
@@ -357,12 +358,14 @@ def restart_points(s: Search, best: Trial) -> list[Trial]:
                 alone.setdefault(u.name, {})[v] = t
     spread = {n: max(t.score.error for t in vs.values()) - min(t.score.error for t in vs.values())
               for n, vs in by_value.items()}
-    points = []
+    basins = []
     for u in sorted(s.setup, key=lambda u: -spread.get(u.name, 0.0)):
         mine = json.dumps(best.values[u.name], sort_keys=True)
         for v, t in sorted(((v, t) for v, t in by_value.get(u.name, {}).items() if v != mine), key=lambda vt: key(vt[1])):
-            points += [x for x in (alone.get(u.name, {}).get(v), t) if x is not None]
-    return points
+            basins += [x for x in (alone.get(u.name, {}).get(v), t) if x is not None]
+    # taken in turns with the best readings tried: a near runner-up may sit in a better basin too
+    runners_up = sorted(s.trials, key=key)
+    return [t for pair in itertools.zip_longest(basins, runners_up) for t in pair if t is not None]
 
 
 def _minutes(seconds: float) -> str:
