@@ -213,8 +213,7 @@ class Runner:
                 if row["summary"] is None:
                     s.failed[row["key"]] = f"{row['case']} seed {row['seed']}: {row['error']}"
                 else:
-                    s.summaries[row["key"]] = {**row["summary"], "flows": [
-                        {**f, "jain_fairness": row["summary"]["jain_fairness"]} for f in row["summary"]["flows"]]}
+                    s.summaries[row["key"]] = studies.with_run_metrics(row["summary"])
             s.asked.update(todo)
         return fitting
 

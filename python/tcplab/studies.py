@@ -192,6 +192,12 @@ class Shapes:
         return self._seen[key]
 
 
+def with_run_metrics(summary: dict) -> dict:
+    """A stored summary whose flows also carry the run's own metrics (Jain's index), which
+    cells name as they name a flow's."""
+    return {**summary, "flows": [{**f, "jain_fairness": summary["jain_fairness"]} for f in summary["flows"]]}
+
+
 def cell_values(cell: Cell, knobs: dict, runs: list[sw.Run], summaries: dict[str, dict], shapes: Shapes) -> list[float]:
     """The cell's value in each of its runs that finished (`summaries` by run key)."""
     out = []
@@ -563,9 +569,7 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
     log(f"{len(every.runs)} runs into {out}" + (" (the best reading and the literal one)" if len(shown) > 1 else ""))
     result = sw.run(every, out, workers=workers, scheduler=scheduler, progress=progress, run_timeout=run_timeout,
                     max_events=max_events)
-    summaries = {r["key"]: {**r["summary"], "flows": [{**f, "jain_fairness": r["summary"]["jain_fairness"]}
-                                                     for f in r["summary"]["flows"]]}
-                 for r in result.rows if r["summary"] is not None}
+    summaries = {r["key"]: with_run_metrics(r["summary"]) for r in result.rows if r["summary"] is not None}
     cells, shapes = _cells(study_dir), Shapes()
     for r in shown:
         r.ours = ours_values(cells, us, r.values, r.sweep.runs, summaries, shapes)
