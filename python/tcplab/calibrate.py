@@ -78,12 +78,10 @@ class Search:
     trials: list = field(default_factory=list)
     failed: dict = field(default_factory=dict)  # run key -> what failed (its cells count as 100% off)
     _cache: dict = field(default_factory=dict)  # (cell index, knobs, run keys) -> mean value
+    concerning: list = field(init=False)  # each cell's measurement unknowns: knobs() need test no other
 
-    def concerning(self, i: int) -> list:
-        """The measurement unknowns that apply to cell i (as readings.knobs finds them, kept)."""
-        if "concerning" not in self._cache:
-            self._cache["concerning"] = [[u for u in self.measurement if u.concerns(c)] for c in self.cells]
-        return self._cache["concerning"][i]
+    def __post_init__(self):
+        self.concerning = [[u for u in self.measurement if u.concerns(c)] for c in self.cells]
 
     @property
     def setup(self) -> list:
@@ -94,18 +92,11 @@ class Search:
         return [u for u in self.unknowns if u.group == "measurement"]
 
 
-def printed_digits(cell) -> int:
-    """Decimals of the paper's value as printed (`printed`, else as the float reads)."""
-    text = cell.printed if cell.printed is not None else repr(float(cell.paper))
-    if "e" in text.lower():
-        return 6
-    return len(text.split(".")[1]) if "." in text else 0
-
-
 def exact(cell, value: float) -> bool:
     """Whether `value` prints as the paper's value at its precision."""
-    d = printed_digits(cell)
-    return abs(value - cell.paper) <= 0.5 * 10 ** -d + 1e-12 * abs(cell.paper)
+    from tcplab.fingerprint import last_digit
+
+    return abs(value - cell.paper) <= 0.5 * last_digit(cell) + 1e-12 * abs(cell.paper)
 
 
 def score_values(s: Search, values: dict, runs: list[sw.Run]) -> Score:
@@ -117,7 +108,7 @@ def score_values(s: Search, values: dict, runs: list[sw.Run]) -> Score:
         if not c.paper or c.normalise:
             continue
         mine = by_cell[i]
-        knobs = {k: v for u in s.concerning(i) for k, v in u.knobs(values.get(u.name, u.values[0])).items()}
+        knobs = rd.knobs(s.concerning[i], values, c)
         key = (i, tuple(sorted(knobs.items(), key=lambda kv: kv[0])), tuple(r.key for r in mine))
         if key not in s._cache:
             vals = studies.cell_values(c, knobs, mine, s.summaries, s.shapes)
@@ -236,7 +227,7 @@ def calibrate(name: str, *, budget: int = 2000, seeds: int = 1, out: str | Path 
     from tcplab import fingerprint as fpm
 
     fp = fpm.fingerprint(study_dir)
-    s = Search(name, study_dir, cells, us, sweep, typos=_typo_keys(fp))
+    s = Search(name, study_dir, cells, us, sweep, typos=set(fp.typo_cells()))
     pruned = prune(us, fp)
     out = Path(out) if out is not None else Path("results") / f"{name}-calibrate"
     line = StatusLine() if progress else None
@@ -369,16 +360,6 @@ def restart_points(s: Search, best: Trial) -> list[Trial]:
 
 def _minutes(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
-
-
-def typo_cells(fp) -> dict[tuple, str]:
-    """(table, row, column) of each cell the fingerprint takes for a typo (the first cell of a
-    typo finding: the one it flags), with the finding's text."""
-    return {(t.cells[0]["table"], t.cells[0]["row"], t.cells[0]["column"]): t.text for t in fp.typos if t.cells}
-
-
-def _typo_keys(fp) -> set:
-    return set(typo_cells(fp))
 
 
 def prune(us: list, fp) -> dict[str, list]:

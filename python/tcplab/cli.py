@@ -385,7 +385,7 @@ def cmd_calibrate(args) -> int:
     result = calibrate.calibrate(args.study, budget=budget, seeds=seeds, out=args.out, workers=None,
                                  scheduler=args.scheduler, save=not args.no_save, progress=progress_enabled())
     if args.json:
-        print(json.dumps({k: v for k, v in result.items()}, indent=2))
+        print(json.dumps(result, indent=2))
         return 0
     print(f"{args.study}: best reading {result['score']:.3%} mean relative error over the paper's columns "
           f"(literal {result['literal_score']:.3%}), {result['exact']} of {result['cells']} cells exact; "

@@ -77,6 +77,11 @@ class Fingerprint:
     def to_json(self) -> dict:
         return asdict(self)
 
+    def typo_cells(self) -> dict[tuple, str]:
+        """(table, row, column) of each cell taken for a typo (the first cell of a typo
+        finding: the one it flags), with the finding's text."""
+        return {(t.cells[0]["table"], t.cells[0]["row"], t.cells[0]["column"]): t.text for t in self.typos if t.cells}
+
 
 # --------------------------------------------------------------------------------------
 # Cells and the runs they are compared with
@@ -99,7 +104,7 @@ class _Cell:
 def _printed(c: studies.Cell) -> str:
     """The cell's value as the paper prints it: its `printed` digits when paper.toml keeps them
     ("218.160"), else the float's shortest repr (218.16)."""
-    p = getattr(c, "printed", None)
+    p = c.printed
     if isinstance(p, str) and p.strip():
         return p.strip()
     if isinstance(c.paper, int):
@@ -108,7 +113,7 @@ def _printed(c: studies.Cell) -> str:
     return f"{c.paper:.{max(0, -exp)}f}"
 
 
-def _unit(c: studies.Cell) -> float:
+def last_digit(c: studies.Cell) -> float:
     """One unit of the last printed digit (218.16 -> 0.01)."""
     return float(Decimal(1).scaleb(Decimal(_printed(c)).as_tuple().exponent))
 
@@ -119,7 +124,7 @@ def _printed_like(value: float, c: studies.Cell) -> str:
 
 
 def _is_share(c: studies.Cell) -> bool:
-    if getattr(c, "share", None) in ("capacity", "total"):
+    if c.share in ("capacity", "total"):
         return True
     return c.metric.endswith("_bps") and re.search(r"share|fairness", c.row, re.I) is not None
 
@@ -247,7 +252,7 @@ def _tput(x: _Cell) -> _Tput | None:
     n = len(x.flows) if c.flow is None and c.aggregate == "mean" else 1  # a mean: the sum over n
     tcp = [f for f in x.flows if f["transport"] == "tcp"]
     syn = sum(_header(f) or SYN_BYTES for f in tcp)  # a SYN is a bare header: 40 B over IPv4
-    return _Tput(x, n / c.scale, 0.5 * _unit(c) / c.scale * n, len(tcp), syn)
+    return _Tput(x, n / c.scale, 0.5 * last_digit(c) / c.scale * n, len(tcp), syn)
 
 
 def _durations(ts: list[_Tput]) -> list[tuple[str, bool, np.ndarray]]:
@@ -658,10 +663,10 @@ def _shares(xs: list[_Cell], fp: Fingerprint) -> None:
         if y is None:
             continue
         t = y.cell.paper / y.cell.scale
-        tol_t = 0.5 * _unit(y.cell) / y.cell.scale
-        s, tol_s = float(c.paper), 0.5 * _unit(c)
-        how = getattr(c, "share", None)
-        cap = _rate(getattr(c, "capacity", None)) or (100 / c.scale if how != "total" else None)
+        tol_t = 0.5 * last_digit(y.cell) / y.cell.scale
+        s, tol_s = float(c.paper), 0.5 * last_digit(c)
+        how = c.share
+        cap = _rate(c.capacity) or (100 / c.scale if how != "total" else None)
         if cap is None and x.flows:
             cap = _bottleneck(x.doc, x.flows[0])
         # the flows' total: every flow of the scenario with a throughput in the same column
@@ -671,7 +676,7 @@ def _shares(xs: list[_Cell], fp: Fingerprint) -> None:
         total = tol_total = None
         if x.doc is not None and names == {f["name"] for f in x.doc["flows"]} and len(mates) == len(names):
             total = sum(z.cell.paper / z.cell.scale for z in mates)
-            tol_total = sum(0.5 * _unit(z.cell) / z.cell.scale for z in mates)
+            tol_total = sum(0.5 * last_digit(z.cell) / z.cell.scale for z in mates)
         item = {"x": x, "y": y, "share": s, "tol": tol_s, "t": t, "tol_t": tol_t, "cap": cap, "total": total,
                 "tol_total": tol_total, "how": how}
         item["capacity_ok"] = _share_fits(item, "capacity", s)
@@ -824,7 +829,7 @@ def _delays(xs: list[_Cell], fp: Fingerprint) -> None:
         if not bs:
             continue
         lower, upper = min(b["lower"] for b in bs), max(b["upper"] for b in bs)
-        v, tol = c.paper / c.scale, 0.5 * _unit(c) / c.scale
+        v, tol = c.paper / c.scale, 0.5 * last_digit(c) / c.scale
         wireless = any(b["wireless"] for b in bs)
         counts = per_table.setdefault(c.table, {"within": 0, "above": 0, "below": 0, "wlan": 0, "cells": []})
         counts["cells"].append(x.key)

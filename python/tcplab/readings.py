@@ -200,13 +200,10 @@ def apply_setup(sweep: sw.Sweep, us: list[Unknown], reading: dict[str, Any]) -> 
             try:
                 checked[blob] = json.dumps(tcplab.validate(doc), sort_keys=True)
             except ScenarioError as e:
-                raise ScenarioError(f"unknowns ({_shown_reading(us, reading)})", f"{r.case}: {e.path}: {e.message}") from None
+                shown_values = ", ".join(f"{n} = {v}" for n, v in shown(us, reading))
+                raise ScenarioError(f"unknowns ({shown_values})", f"{r.case}: {e.path}: {e.message}") from None
         out.runs.append(sw.Run(r.case, r.seed, r.params, doc, sw.run_key(json.loads(checked[blob]), r.seed)))
     return out
-
-
-def _shown_reading(us: list[Unknown], reading: dict[str, Any]) -> str:
-    return ", ".join(f"{u.name} = {u.label(reading[u.name])}" for u in us if u.name in reading)
 
 
 def shown(us: list[Unknown], reading: dict[str, Any], group: str | None = None) -> list[tuple[str, str]]:

@@ -593,13 +593,13 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
 def _unexplained(study_dir: Path, cells: list[Cell], headline: Shown) -> list[tuple[Cell, float, str]]:
     """The cells the headline reading leaves more than 2% from the paper, each with the likeliest
     reason: a typo the table's own arithmetic shows, or else what no declared unknown covers."""
-    from tcplab import calibrate, fingerprint
+    from tcplab import fingerprint
 
-    typos = calibrate.typo_cells(fingerprint.fingerprint(study_dir))
+    typos = fingerprint.fingerprint(study_dir).typo_cells()
     out = []
     for c in cells:
         k = (c.table, c.row, c.column)
-        if c.paper is None or k not in headline.ours or not c.paper:
+        if not c.paper or k not in headline.ours:
             continue
         off = headline.ours[k][0] / c.paper - 1
         if abs(off) > 0.02:

@@ -268,10 +268,12 @@ def test_a_budget_too_small_for_the_literal_reading_is_refused(tmp_path, monkeyp
 
 
 def test_printed_precision_decides_what_is_exact():
+    from tcplab.fingerprint import last_digit
+
     c = _cell(paper=218.16, printed="218.160")
-    assert calibrate.printed_digits(c) == 3
+    assert last_digit(c) == pytest.approx(1e-3)  # three decimals
     assert calibrate.exact(c, 218.1604) and not calibrate.exact(c, 218.1606)
-    assert calibrate.printed_digits(_cell(paper=88.2)) == 1
+    assert last_digit(_cell(paper=88.2)) == pytest.approx(1e-1)  # one decimal
     assert calibrate.exact(_cell(paper=88.2), 88.24)
     assert not math.isnan(calibrate.Score(0.1, 3, {}).error)
 

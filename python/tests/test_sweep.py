@@ -121,6 +121,16 @@ def test_grid_errors_are_in_the_sweep_files_terms(tmp_path):
     assert e.value.path == "grid.flows[*].protocol" and "column" not in e.value.message
 
 
+def test_progress_may_be_a_function_told_of_each_run(tmp_path):
+    told = []
+    res = sw.run(write_sweep(tmp_path, seeds=1, duration="1s"), tmp_path / "out", workers=2,
+                 progress=lambda done, total: told.append((done, total)))
+    assert not res.failed and told == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    told.clear()
+    sw.run(write_sweep(tmp_path, seeds=1, duration="1s"), tmp_path / "out", progress=lambda d, t: told.append((d, t)))
+    assert told == [], "stored runs are not run again"
+
+
 def test_json_scenarios_are_taken_as_tcplab_run_takes_them(tmp_path):
     doc = sw.tomllib.loads((LOSSY / "lossy-reno.toml").read_text())
     (tmp_path / "reno.json").write_text(json.dumps(doc))
