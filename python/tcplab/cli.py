@@ -6,6 +6,7 @@
     tcplab estimate SCENARIO... [--until T] [--trace ...] [--out DIR] [--json]
     tcplab plot RESULT_DIR [--out DIR]
     tcplab report RESULT_DIR [--out FILE]
+    tcplab ns2 export SCENARIO [--out FILE] [--trace PATH] [--cwnd PATH] [--nam PATH]
 
 Exit status: 0 ok, 2 invalid scenario or options, or a run refused as far beyond the machine
 (one ``tcplab: error: <path>: <message>`` line on stderr), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM), 1 anything unexpected (set
@@ -424,6 +425,32 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_ns2_export(args) -> int:
+    """The scenario as ns-2.35 Tcl (tcplab.ns2, the translator the conformance checks use)."""
+    from tcplab import ns2
+
+    try:
+        normalized = tcplab.validate(args.scenario)
+    except ScenarioError as e:
+        _error(e, False)
+        return 2
+    try:
+        tcl = ns2.scenario_to_tcl(normalized, args.trace, args.cwnd, args.nam)
+    except ValueError as e:  # what ns-2 cannot express: wireless, the rfc profile, pacing, ...
+        print(f"{PROG}: error: {args.scenario}: cannot export to ns-2: {_one_line(str(e))}", file=sys.stderr)
+        return 2
+    if args.out is None:
+        sys.stdout.write(tcl)
+        return 0
+    try:
+        Path(args.out).write_text(tcl)
+    except OSError as e:
+        print(f"{PROG}: error: --out: cannot write {args.out}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    print(args.out)
+    return 0
+
+
 def cmd_bench(args) -> int:
     from tcplab import bench
 
@@ -620,6 +647,32 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--json", action="store_true", help="print the result as JSON")
     cal.add_argument("--no-save", action="store_true", help="do not write the study's reading.toml")
     cal.set_defaults(func=cmd_calibrate)
+
+    n2 = sub.add_parser(
+        "ns2",
+        help="ns-2 tools: export a scenario as ns-2 Tcl",
+        description="Tools for ns-2 users. `tcplab ns2 export SCENARIO` prints the ns-2.35 Tcl "
+                    "that builds the same network, flows and actions (docs/ns2-users.md).",
+    )
+    n2sub = n2.add_subparsers(dest="ns2_command", metavar="COMMAND", required=True)
+    x = n2sub.add_parser(
+        "export",
+        help="print the equivalent ns-2 Tcl of a scenario",
+        description="Print (or write to FILE) the ns-2.35 Tcl script of SCENARIO, the same "
+                    "translation `tcplab conformance ns2` runs. Run it with `ns FILE`: its packet "
+                    "trace matches `tcplab run --trace ns2` line for line. Wired scenarios with "
+                    "the ns2 profile only: wireless, the rfc profile, pacing, Gilbert losses "
+                    "and rng = \"streams\" have no ns-2 form (exit status 2, naming the field).",
+    )
+    x.add_argument("scenario", metavar="SCENARIO", type=_scenario_file, help="scenario file (.toml or .json)")
+    x.add_argument("--out", type=_out_path, metavar="FILE", help="write the Tcl to FILE instead of stdout")
+    x.add_argument("--trace", type=_out_path, default="trace.tr", metavar="PATH",
+                   help="where the script writes its packet trace (trace-all; default trace.tr, "
+                        "relative to where ns runs)")
+    x.add_argument("--cwnd", type=_out_path, metavar="PATH",
+                   help="also trace the TCP senders' cwnd_ to PATH")
+    x.add_argument("--nam", type=_out_path, metavar="PATH", help="also write a NAM trace to PATH (namtrace-all)")
+    x.set_defaults(func=cmd_ns2_export)
 
     b = sub.add_parser(
         "bench",

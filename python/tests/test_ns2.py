@@ -604,3 +604,74 @@ def test_what_ns2_lacks_is_refused_naming_the_field(change, field):
     s = tcplab.validate({**ONE, **change})
     with pytest.raises(ValueError, match=field.replace("[", r"\[").replace("]", r"\]")):
         scenario_to_tcl(s, "out.tr")
+
+
+# ------------------------------------------------------------ tcplab ns2 export
+
+DUMBBELL = Path(__file__).parent / "data" / "dumbbell.toml"
+
+
+@needs_ns
+def test_exported_tcl_runs_in_ns2_and_traces_what_tcplab_traces(tmp_path, capsys):
+    """`tcplab ns2 export` writes Tcl that ns-2 runs as it is, and ns-2's trace of it is
+    line for line tcplab's own ns-2 trace of the same scenario (two TCP flows and CBR)."""
+    from tcplab import cli
+    from tcplab.ns2 import ns_environment
+    from tcplab.tracediff import diff_traces
+
+    work = tmp_path / "ns2"
+    work.mkdir()
+    assert cli.main(["ns2", "export", str(DUMBBELL), "--out", str(work / "dumbbell.tcl")]) == 0
+    assert capsys.readouterr().out == f"{work / 'dumbbell.tcl'}\n"
+    subprocess.run(["ns", "dumbbell.tcl"], cwd=work, check=True, capture_output=True, timeout=120,
+                   env=ns_environment())
+    tcplab.run(DUMBBELL, out=tmp_path / "tcplab", trace=["ns2"])
+    report = diff_traces(str(tmp_path / "tcplab" / "trace.tr"), str(work / "trace.tr"))
+    assert report.compared > 1000
+    assert report.identical, report.format()
+
+
+def test_export_prints_the_tcl_with_the_trace_paths_asked_for(capsys):
+    from tcplab import cli
+
+    assert cli.main(["ns2", "export", str(DUMBBELL), "--trace", "/tmp/x.tr", "--cwnd", "c.tr",
+                     "--nam", "n.nam"]) == 0
+    tcl = capsys.readouterr().out
+    assert tcl == scenario_to_tcl(tcplab.validate(DUMBBELL), "/tmp/x.tr", "c.tr", "n.nam")
+    assert "$ns trace-all $tracefd" in tcl and "$ns namtrace-all $namfd" in tcl
+    assert "$agent0 trace cwnd_" in tcl
+
+
+@pytest.mark.parametrize("change, why", [
+    ({"profile": "rfc"}, r"flows\[0\]\.profile: the rfc profile has no ns-2 agent"),
+    ({"pacing": {"depth": 2}}, r"flows\[0\]\.pacing: ns-2 has no packet spacing"),
+])
+def test_export_of_what_ns2_cannot_express_is_one_line_and_exit_2(tmp_path, capsys, change, why):
+    import json
+
+    from tcplab import cli
+
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps({**ONE, **change}))
+    assert cli.main(["ns2", "export", str(scenario)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert re.fullmatch(rf"tcplab: error: {re.escape(str(scenario))}: cannot export to ns-2: {why}[^\n]*\n", err)
+
+
+def test_export_of_a_wireless_scenario_says_why(capsys):
+    from tcplab import cli
+
+    wifi = Path(__file__).resolve().parents[2] / "scenarios" / "wifi" / "download.toml"
+    assert cli.main(["ns2", "export", str(wifi)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot export to ns-2: wlans: the ns-2 translation covers wired scenarios only" in err
+
+
+def test_export_of_an_invalid_scenario_names_the_field(tmp_path, capsys):
+    from tcplab import cli
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text(DUMBBELL.read_text().replace('bandwidth = "2Mb"', 'bandwidth = "2 Mbs"'))
+    assert cli.main(["ns2", "export", str(bad)]) == 2
+    assert capsys.readouterr().err.startswith("tcplab: error: links[2].bandwidth:")
