@@ -91,7 +91,7 @@ class TestInputs:
         e = raises_scenario_error(tcplab.validate, p)
         assert (e.path, e.source) == (str(p), str(p))
         n = line_of(text, "window = = 20")
-        assert e.message.endswith(f"(line {n})"), e.message
+        assert e.message.endswith(f"(line {n}, column 10)"), e.message
 
     def test_field_error_quotes_the_line_of_a_nameless_file(self, tmp_path):
         text = without_name(DUMBBELL_TEXT).replace('delay = "7ms"', 'delay = "7ms"\nbandwith = "1Mb"')
@@ -100,12 +100,13 @@ class TestInputs:
         e = raises_scenario_error(tcplab.validate, p)
         assert e.path == "links[1].bandwith"
         n = line_of(text, 'bandwith = "1Mb"')
-        assert e.message.endswith(f"(line {n})"), e.message
+        assert e.message.endswith(f"(line {n}, column 1)"), e.message
+        assert "did you mean `bandwidth`?" in e.message
 
     def test_toml_text_syntax_error(self):
         e = raises_scenario_error(tcplab.validate, 'duration = "5s"\nnodes = [\n')
         assert (e.path, e.source) == ("scenario", None)
-        assert "(line 3)" in e.message
+        assert "(line 3, column 1)" in e.message
 
     def test_json_syntax_error_names_the_file(self, tmp_path):
         p = tmp_path / "bad.json"

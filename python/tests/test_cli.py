@@ -717,7 +717,7 @@ def test_bad_toml_syntax_names_file_and_line(capfd, tmp_path, command):
     out, err = capfd.readouterr()
     line = stderr_line(err)
     n = DUMBBELL_TEXT.splitlines().index("window = 20") + 1
-    assert line.startswith(f"tcplab: error: {p}: ") and line.endswith(f"(line {n})"), line
+    assert line.startswith(f"tcplab: error: {p}: ") and line.endswith(f"(line {n}, column 10)"), line
     assert out == ""
 
 

@@ -70,7 +70,8 @@ impl RunOptions {
 /// The error for a `--trace` that names none of `names`.
 pub fn unknown_trace(name: &str, names: &[&str]) -> ScenarioError {
     let (last, rest) = names.split_last().expect("some trace names");
-    ScenarioError::new("--trace", format!("unknown trace \"{name}\" (expected {} or {last})", rest.join(", ")))
+    let near = crate::scenario::suggest::nearest(name, names).map_or(String::new(), |k| format!(": did you mean \"{k}\"?"));
+    ScenarioError::new("--trace", format!("unknown trace \"{name}\"{near} (expected {} or {last})", rest.join(", ")))
 }
 
 #[allow(clippy::large_enum_variant)] // one per flow; boxing would cost an indirection per event

@@ -75,7 +75,8 @@ pub fn show_seconds(s: f64) -> String {
     }
 }
 
-/// A rate in bit/s: "2Mb", "448kb", "10Mbps", "1.5Gb"; "B" forms ("1MB") are bytes per second.
+/// A rate in bit/s: "2Mb", "448kb", "10Mbps", "1.5Gb"; "B/s" forms ("1MB/s") are bytes per second
+/// (a bare "1MB" is refused as the slip it nearly always is).
 /// Prefixes are decimal, as in ns-2 (1Mb = 10^6 bit/s).
 pub fn parse_rate(text: &str) -> Result<u64, String> {
     let bad = || format!("{text:?} is not a rate (try \"2Mb\", \"10Mbps\", \"448kb\")");
@@ -90,13 +91,33 @@ pub fn parse_rate(text: &str) -> Result<u64, String> {
     };
     let per_unit = match rest {
         "" | "b" | "bps" | "bit" | "bit/s" | "b/s" => 1.0,
-        "B" | "Bps" | "B/s" => 8.0,
+        "Bps" | "B/s" => 8.0,
+        // "10MB" is 10 megabytes per second to ns-2, 80 Mb/s: nearly always a slip for "10Mb"
+        "B" => {
+            let p = &unit[..unit.len() - 1]; // the prefix as written: "M" of "MB"
+            return Err(format!(
+                "{text:?} would be bytes per second ({}); write \"{value}{p}b\" for {value} {p}b/s, \
+                 or \"{value}{p}B/s\" if bytes per second are meant",
+                show_rate(value * prefix * 8.0)
+            ));
+        }
         _ => return Err(bad()),
     };
     if unit.is_empty() && value != value.trunc() {
         return Err(bad());
     }
     rate_from_bps(value * prefix * per_unit).map_err(|e| format!("{text:?} {e}"))
+}
+
+/// A rate for people: "80 Mb/s", "448 kb/s", "1.5 Gb/s".
+pub fn show_rate(bps: f64) -> String {
+    let (v, unit) = match bps {
+        b if b >= 1e9 => (b / 1e9, "Gb/s"),
+        b if b >= 1e6 => (b / 1e6, "Mb/s"),
+        b if b >= 1e3 => (b / 1e3, "kb/s"),
+        b => (b, "b/s"),
+    };
+    format!("{} {unit}", format!("{v:.3}").trim_end_matches('0').trim_end_matches('.'))
 }
 
 pub fn rate_from_bps(bps: f64) -> Result<u64, String> {
@@ -163,7 +184,10 @@ mod tests {
         assert_eq!(parse_rate("10Mbps"), Ok(10_000_000));
         assert_eq!(parse_rate("448kb"), Ok(448_000));
         assert_eq!(parse_rate("1.5Gb"), Ok(1_500_000_000));
-        assert_eq!(parse_rate("1MB"), Ok(8_000_000));
+        assert_eq!(parse_rate("1MB/s"), Ok(8_000_000));
+        assert_eq!(parse_rate("1MBps"), Ok(8_000_000));
+        let slip = parse_rate("10MB").unwrap_err();
+        assert!(slip.contains("80 Mb/s") && slip.contains("\"10Mb\"") && slip.contains("\"10MB/s\""), "{slip}");
         assert_eq!(parse_rate("800Kb"), Ok(800_000));
         assert_eq!(parse_rate("9600"), Ok(9600));
         assert!(parse_rate("2 Mbs").unwrap_err().contains("is not a rate"));

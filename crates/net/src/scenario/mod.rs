@@ -5,6 +5,7 @@
 
 mod algorithms;
 mod raw;
+pub(crate) mod suggest;
 mod validate;
 mod wireless;
 
@@ -116,8 +117,11 @@ fn one_line(message: &str) -> String {
     message.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
+/// The line and column (both from 1, the column in characters) of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..text.floor_char_boundary(offset.min(text.len()))];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (before.matches('\n').count() + 1, before[line_start..].chars().count() + 1)
 }
 
 fn parse_toml(text: &str, source: &str) -> Result<raw::RawScenario, ScenarioError> {
@@ -125,9 +129,10 @@ fn parse_toml(text: &str, source: &str) -> Result<raw::RawScenario, ScenarioErro
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = path_or(e.path(), source);
         let inner = e.into_inner();
-        let mut message = one_line(inner.message());
+        let mut message = suggest::unknown_field(&one_line(inner.message()));
         if let Some(span) = inner.span() {
-            message = format!("{message} (line {})", line_of(text, span.start));
+            let (line, col) = line_col(text, span.start);
+            message = format!("{message} (line {line}, column {col})");
         }
         ScenarioError::new(path, message)
     })
@@ -139,7 +144,7 @@ fn parse_json(text: &str, source: &str) -> Result<raw::RawScenario, ScenarioErro
         // A syntax error is about the document, not a field (serde's path would end in "?").
         let inner = e.inner();
         let path = if inner.is_syntax() || inner.is_eof() { source.to_string() } else { path_or(e.path(), source) };
-        ScenarioError::new(path, one_line(&inner.to_string()))
+        ScenarioError::new(path, suggest::unknown_field(&one_line(&inner.to_string())))
     })?;
     de.end().map_err(|e| ScenarioError::new(source, one_line(&e.to_string())))?;
     Ok(raw)

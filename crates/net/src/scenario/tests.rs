@@ -151,7 +151,7 @@ fn malformed_scenarios_name_the_field() {
 fn toml_syntax_errors_name_the_file_on_one_line_with_a_line_number() {
     let e = Scenario::parse_from("duration = \"10s\"\nnodes = [\"a\"\n", Format::Toml, "x/dumb.toml").unwrap_err();
     assert_eq!(e.path, "x/dumb.toml");
-    assert!(e.message.contains("(line 3)"), "{e}");
+    assert!(e.message.contains("(line 3, column 1)"), "{e}");
     assert!(!e.to_string().contains('\n'));
 }
 
@@ -265,4 +265,19 @@ fn every_trace_name_turns_on_a_writer_of_its_own() {
         seen.push(t);
     }
     assert!(!Traces::default().enable("xgraph"));
+}
+
+#[test]
+fn slips_get_the_name_meant() {
+    let cases = [
+        ("bandwidth = ", "bandwdith = ", "did you mean `bandwidth`?"),
+        ("[tcp]\n", "[tcp]\nwindow_ = 20\n", "drops the trailing underscore: `window`"),
+        ("protocol = \"reno\"", "protocol = \"Reno\"", "did you mean \"reno\"?"),
+        ("bandwidth = \"10Mb\"", "bandwidth = \"10MB\"", "write \"10Mb\" for 10 Mb/s"),
+    ];
+    for (from, to, hint) in cases {
+        assert!(GOOD.contains(from), "pattern {from:?} not in the good scenario");
+        let e = Scenario::from_toml(&GOOD.replacen(from, to, 1)).expect_err(to);
+        assert!(e.message.contains(hint), "{to:?}: {e}");
+    }
 }

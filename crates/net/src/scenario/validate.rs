@@ -96,7 +96,26 @@ pub(super) fn one_of<'a>(value: &str, choices: &[&'a str], what: &str, path: &st
         .iter()
         .find(|c| **c == value)
         .copied()
-        .ok_or_else(|| ScenarioError::new(path, format!("unknown {what} {value:?} (expected one of: {})", choices.join(", "))))
+        .ok_or_else(|| {
+            let near = super::suggest::nearest(value, choices).map_or(String::new(), |k| format!(": did you mean {k:?}?"));
+            ScenarioError::new(path, format!("unknown {what} {value:?}{near} (expected one of: {})", choices.join(", ")))
+        })
+}
+
+/// The id of node `name` at `path`, which is required.
+pub(super) fn node_named(name: &Option<String>, path: &str, node_ids: &HashMap<&str, usize>) -> Res<usize> {
+    let n = name.as_ref().ok_or_else(|| ScenarioError::new(path, "is required (a node name)"))?;
+    node_id(n, path, node_ids)
+}
+
+/// The id of node `name` at `path`, or an error that names the node meant when one is near.
+pub(super) fn node_id(name: &str, path: &str, node_ids: &HashMap<&str, usize>) -> Res<usize> {
+    node_ids.get(name).copied().ok_or_else(|| {
+        let mut known: Vec<&str> = node_ids.keys().copied().collect();
+        known.sort_unstable(); // the same hint every time, whatever the map's order
+        let near = super::suggest::nearest(name, &known).map_or(String::new(), |k| format!(": did you mean {k:?}?"));
+        ScenarioError::new(path, format!("unknown node {name:?}{near}"))
+    })
 }
 
 /// ns-2 takes seeds below MAXINT (2^31 - 1) for its default generator.
@@ -149,10 +168,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             return err(format!("nodes[{i}]"), format!("{n:?} appears twice"));
         }
     }
-    let node = |name: &Option<String>, path: String| -> Res<usize> {
-        let n = name.as_ref().ok_or_else(|| ScenarioError::new(&path, "is required (a node name)"))?;
-        node_ids.get(n.as_str()).copied().ok_or_else(|| ScenarioError::new(&path, format!("unknown node {n:?}")))
-    };
+    let node = |name: &Option<String>, path: String| node_named(name, &path, &node_ids);
 
     // A scenario needs links, unless its nodes talk over wireless LANs only.
     let raw_links = match raw.links {

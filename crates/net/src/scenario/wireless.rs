@@ -1,7 +1,7 @@
 //! The `[[wlans]]` tables and `[positions]`: 802.11b LANs and where their radios are.
 
 use super::raw::{Quantity, RawMobile, RawMove, RawWlan};
-use super::validate::{err, flag, int_in, one_of, seconds, Res};
+use super::validate::{err, flag, int_in, node_id, node_named, one_of, seconds, Res};
 use super::{Profile, ScenarioError};
 use crate::units;
 use crate::wifi::phy::{Preamble, Propagation, Radio, Timing};
@@ -34,9 +34,7 @@ pub(super) fn wlans(
     default_profile: Profile,
 ) -> Res<Vec<WlanConfig>> {
     for (n, xy) in positions.into_iter().flatten() {
-        if !node_ids.contains_key(n.as_str()) {
-            return err(format!("positions.{n}"), format!("unknown node {n:?}"));
-        }
+        node_id(n, &format!("positions.{n}"), node_ids)?;
         position(xy, format!("positions.{n}"))?;
     }
     let mut out: Vec<WlanConfig> = Vec::with_capacity(raw.len());
@@ -54,7 +52,7 @@ pub(super) fn wlans(
         let mut at = Vec::with_capacity(names.len());
         for (j, n) in names.iter().enumerate() {
             let path = format!("{}[{j}]", p("nodes"));
-            let id = *node_ids.get(n.as_str()).ok_or_else(|| ScenarioError::new(&path, format!("unknown node {n:?}")))?;
+            let id = node_id(n, &path, node_ids)?;
             if nodes.contains(&id) {
                 return err(path, format!("{n:?} appears twice"));
             }
@@ -125,11 +123,6 @@ pub(super) fn wlans(
         });
     }
     Ok(out)
-}
-
-fn node_named(name: &Option<String>, path: &str, node_ids: &HashMap<&str, usize>) -> Res<usize> {
-    let n = name.as_ref().ok_or_else(|| ScenarioError::new(path, "is required (a node name)"))?;
-    node_ids.get(n.as_str()).copied().ok_or_else(|| ScenarioError::new(path, format!("unknown node {n:?}")))
 }
 
 fn positive_seconds(q: &Quantity, path: &str) -> Res<f64> {
