@@ -101,7 +101,7 @@ class _Cell:
                 "paper": c.paper}
 
 
-def _printed(c: studies.Cell) -> str:
+def printed(c: studies.Cell) -> str:
     """The cell's value as the paper prints it: its `printed` digits when paper.toml keeps them
     ("218.160"), else the float's shortest repr (218.16)."""
     p = c.printed
@@ -115,12 +115,12 @@ def _printed(c: studies.Cell) -> str:
 
 def last_digit(c: studies.Cell) -> float:
     """One unit of the last printed digit (218.16 -> 0.01)."""
-    return float(Decimal(1).scaleb(Decimal(_printed(c)).as_tuple().exponent))
+    return float(Decimal(1).scaleb(Decimal(printed(c)).as_tuple().exponent))
 
 
-def _printed_like(value: float, c: studies.Cell) -> str:
+def printed_like(value: float, c: studies.Cell) -> str:
     """A value with as many decimals as the cell prints."""
-    return f"{value:.{max(0, -Decimal(_printed(c)).as_tuple().exponent)}f}"
+    return f"{value:.{max(0, -Decimal(printed(c)).as_tuple().exponent)}f}"
 
 
 def _is_share(c: studies.Cell) -> bool:
@@ -542,7 +542,7 @@ def _granularity(xs: list[_Cell], fp: Fingerprint) -> None:
                     f"({best['chance']:.2g} expected by chance)") + also
             if best["misses"] and not second:
                 other = "column" if how == "row" else "row"
-                shown = [f"{getattr(x.cell, other)} ({_printed(x.cell)})" for x in best["misses"][:3]]
+                shown = [f"{getattr(x.cell, other)} ({printed(x.cell)})" for x in best["misses"][:3]]
                 text += "; not " + ", ".join(shown) + (", …" if len(best["misses"]) > 3 else "")
             if found["alternatives"]:
                 text += "; also " + ", ".join(f"{_describe(a, g)} ({a['fits']}/{len(g)})" for a in found["alternatives"][:2])
@@ -596,11 +596,11 @@ def _packet_typos(results: dict, fp: Fingerprint) -> None:
             continue
         c, best = t.x.cell, found["best"]
         where = " and ".join(k[0] for k, _, _ in mine)
-        text = (f"Table {c.table}, '{c.row}' {c.column}: {_printed(c)} is no whole number of packets of "
+        text = (f"Table {c.table}, '{c.row}' {c.column}: {printed(c)} is no whole number of packets of "
                 f"{_describe(best, [t])}, unlike {fitting}/{len(peers)} cells like it in its {where}")
         swaps = [v for v in _swaps(c) if _fits(t.printed_as(v), best["sizes"][i], best["syn"], best["durations"][i])]
         if swaps:
-            text += f"; {_printed_like(swaps[0], c)} (two adjacent digits swapped) would be"
+            text += f"; {printed_like(swaps[0], c)} (two adjacent digits swapped) would be"
         fp.typos.append(Finding("typo", text, [t.x.key], {"reason": "not whole packets", "groups": [list(k) for k, _, _ in mine],
                                                          "peers": len(peers), "peers_fitting": fitting, "swapped": swaps[:1]}))
 
@@ -612,7 +612,7 @@ def _packet_typos(results: dict, fp: Fingerprint) -> None:
 def _swaps(c: studies.Cell) -> list[float]:
     """The values the cell would have with two adjacent, different printed digits swapped (not
     across its decimal point)."""
-    s = _printed(c)
+    s = printed(c)
     out = []
     for i in range(len(s) - 1):
         a, b = s[i], s[i + 1]
@@ -732,21 +732,21 @@ def _share_break(table: str, i: dict, mode: str) -> Finding:
     base = i["cap"] if mode == "capacity" else i["total"]
     expected = 100 * t / base
     u = _per_second(y.scale)
-    of = f"{_printed(y)}{u} of {base * y.scale:g}{u}" if mode == "capacity" else f"{_printed(y)}{u} of the flows' {base * y.scale:g}{u}"
+    of = f"{printed(y)}{u} of {base * y.scale:g}{u}" if mode == "capacity" else f"{printed(y)}{u} of the flows' {base * y.scale:g}{u}"
     off = s - expected
     units = abs(off) / (2 * i["tol"])
-    text = (f"Table {table}, '{c.row}' {c.column}: printed {_printed(c)} %, but {of} is "
-            f"{_printed_like(expected, c)} %")
+    text = (f"Table {table}, '{c.row}' {c.column}: printed {printed(c)} %, but {of} is "
+            f"{printed_like(expected, c)} %")
     swaps = [v for v in _swaps(c) if _share_fits(i, mode, v)]
     data = {"table": table, "reason": "share arithmetic", "mode": mode, "printed": s, "expected": expected,
             "off_units": units, "swapped": swaps[:1], "throughput_swapped": []}
     # a unit or two off is a rounding slip: a digit swap would mend it only by coincidence
     fixed = [v for v in _swaps(y) if mode == "capacity" and units > 2.5 and _share_fits({**i, "t": v / y.scale}, mode, s)]
     if swaps:
-        text += f": two adjacent digits swapped ({_printed(c)} for {_printed_like(swaps[0], c)})"
+        text += f": two adjacent digits swapped ({printed(c)} for {printed_like(swaps[0], c)})"
     elif fixed:
         data["throughput_swapped"] = fixed[:1]
-        text += f"; or the throughput's digits are swapped ({_printed(y)} for {_printed_like(fixed[0], y)})"
+        text += f"; or the throughput's digits are swapped ({printed(y)} for {printed_like(fixed[0], y)})"
     else:
         text += f" (off by {abs(off):.2g}, {units:.0f} unit{'s' if round(units) != 1 else ''} of its last digit"
         text += ": a rounding slip?)" if units <= 2.5 else ")"

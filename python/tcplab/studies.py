@@ -8,10 +8,10 @@ Each study is a folder `experiments/<name>/` with:
 - `paper.toml`: the paper's published numbers (`[[cells]]`), each tied to the scenario, flow and
   metric it is compared with. They are data for comparison only: nothing is computed from them.
 
-`reproduce` runs the sweep (resuming a stored one), then writes `report.md`, `report.html` (one
-self-contained page) and a figure per table (PNG and SVG). Every cell shows the paper's value,
-tcplab's (the mean over seeds with its 95% confidence interval) and, for wired scenarios when
-ns-2 is installed, ns-2.35's for the same scenario.
+`reproduce` runs the sweep (resuming a stored one), measures each cell under each reading, and
+has tcplab.study_report write `report.md`, `report.html` (one self-contained page) and the
+figures: every cell beside the paper's value and, for wired scenarios when ns-2 is installed,
+ns-2.35's for the same scenario.
 """
 
 from __future__ import annotations
@@ -21,15 +21,13 @@ import math
 import shutil
 import tempfile
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import Callable
 
 import tcplab
 from tcplab import ScenarioError
 from tcplab import sweep as sw
-from tcplab import readings, report
-from tcplab.plot import pyplot, save
+from tcplab import readings
 
 try:
     import tomllib
@@ -378,38 +376,11 @@ def _fmt(v: float | None) -> str:
     return f"{v:.4g}" if abs(v) < 1000 else f"{v:.0f}"
 
 
-def _figure(table: str, title: str, cells: list[Cell], shown: list[Shown], out: Path) -> list[str]:
-    """A grouped bar chart of the table: paper, tcplab under each reading (with its 95% CI) and
-    ns-2 under the headline reading."""
-    plt = pyplot()
-    if plt is None:
-        return []
-    labels = [f"{c.row}\n{c.column}" for c in cells]
-    key = lambda c: (c.table, c.row, c.column)  # noqa: E731
-    bars = [("paper", [c.paper if c.paper is not None else math.nan for c in cells], None, "#999999")]
-    for r, colour in zip(shown, ("#1f77b4", "#aec7e8")):
-        bars.append((f"tcplab, {r.name} reading (95% CI)", [r.ours.get(key(c), (math.nan, 0))[0] for c in cells],
-                     [r.ours.get(key(c), (math.nan, 0))[1] for c in cells], colour))
-    if shown[0].ns2:
-        bars.append((f"ns-2.35, {shown[0].name} reading", [shown[0].ns2.get(key(c), math.nan) for c in cells], None, "#ff7f0e"))
-    width = 0.8 / len(bars)
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.2 * len(bars) * len(cells) + 1), 4.2))
-    for i, (label, heights, err, colour) in enumerate(bars):
-        x = [j + (i - (len(bars) - 1) / 2) * width for j in range(len(cells))]
-        ax.bar(x, heights, width, yerr=err, label=label, color=colour, capsize=2 if err else 0)
-    ax.set_xticks(list(range(len(cells))))
-    ax.set_xticklabels(labels, rotation=90, fontsize=6)
-    ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return save(plt, fig, out / f"table-{table}")
-
-
 # --------------------------------------------------------------------------------------
 # Figures over time
 # --------------------------------------------------------------------------------------
 
-def _series_figures(study: dict, study_dir: Path, quick: bool, seed: int, out: Path, log: Callable[[str], None]) -> list[tuple[dict, list[str]]]:
+def _series_figures(study: dict, study_dir: Path, quick: bool, seed: int, out: Path, log: Callable[[str], None]) -> list[tuple[dict, object]]:
     """The study's `[[figures]]`: goodput (or data delivered, `series = "cumulative"`) of each
     flow against time, one run per panel at the sweep's first seed, sampled every `interval`.
     `overlay = true` draws every panel's run on one axes (the paper's curves for several RTTs);
@@ -446,50 +417,8 @@ def _series_figures(study: dict, study_dir: Path, quick: bool, seed: int, out: P
         data = pd.concat(frames, ignore_index=True)[["run", "time", "flow", "goodput_bps", "delivered_bytes"]]
         data.to_csv(out / f"figure-{f['id']}.csv", index=False)
         log(f"figure {f['id']}: {len(frames)} runs")
-        done.append((f, _draw_series(f, data, out)))
+        done.append((f, data))
     return done
-
-
-def _figure_panels(f: dict, data):
-    """A `[[figures]]` entry's samples ready to draw: with the plotted `value` (goodput, or data
-    delivered, in kb or Mb), its axis label, and the runs of each panel (one, or all overlaid)."""
-    cumulative = f.get("series", "goodput") == "cumulative"
-    column = "delivered_bytes" if cumulative else "goodput_bps"
-    bits = data[column] * (8 if cumulative else 1)
-    div, unit = (1e6, "Mb") if bits.max() >= 1e6 else (1e3, "kb")
-    ylabel = f"data delivered ({unit})" if cumulative else f"goodput ({unit}/s)"
-    runs = list(dict.fromkeys(data["run"]))
-    return data.assign(value=bits / div), ylabel, [runs] if f.get("overlay") else [[r] for r in runs]
-
-
-def _draw_series(f: dict, data, out: Path) -> list[str]:
-    plt = pyplot()
-    if plt is None:
-        return []
-    data, ylabel, groups = _figure_panels(f, data)
-    cols = min(3, len(groups))
-    rows = math.ceil(len(groups) / cols)
-    size = (8.0, 4.5) if len(groups) == 1 else (4.2 * cols, 3.0 * rows + 0.4)
-    fig, axes = plt.subplots(rows, cols, figsize=size, squeeze=False, sharey=True)
-    for ax, group in zip(axes.flat, groups):
-        lines = sum(data[data["run"] == r]["flow"].nunique() for r in group)
-        if lines > 10:  # past the default cycle's ten colours, a colour scale keeps curves apart
-            ax.set_prop_cycle(color=[plt.cm.viridis(i / (lines - 1)) for i in range(lines)])
-        for r in group:
-            d = data[data["run"] == r]
-            for flow, g in d.groupby("flow", sort=False):
-                label = r if len(group) > 1 and d["flow"].nunique() == 1 else (f"{r}: {flow}" if len(group) > 1 else flow)
-                ax.plot(g["time"], g["value"], label=label, linewidth=0.9)
-        ax.set_title(group[0] if len(group) == 1 else "", fontsize=8)
-        ax.set_xlabel("time (s)", fontsize=8)
-        ax.set_ylabel(ylabel, fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.legend(fontsize=6, ncol=2 if len(ax.get_lines()) > 6 else 1)
-    for ax in list(axes.flat)[len(groups):]:
-        ax.set_visible(False)
-    fig.suptitle(f["title"], fontsize=9)
-    fig.tight_layout()
-    return save(plt, fig, out / f"figure-{f['id']}")
 
 
 def study_sweep(name: str, *, quick: bool = False, seeds: int | None = None) -> tuple[Path, dict, sw.Sweep]:
@@ -577,25 +506,22 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
         _normalise(cells, r.ours, r.ns2)
         r.claims = _claims(study, {k: v[0] for k, v in r.ours.items()})
     log("ns-2.35 " + ("compared" if shown[0].ns2 else "not compared (not installed, or no wired scenario short enough)"))
-    tables = []
-    for t in study.get("tables", []):
-        tc = [c for c in cells if c.table == t["id"]]
-        tables.append((t, tc, _figure(t["id"], t["title"], tc, shown, out)))
-    first_seed = min((r.seed for r in sweep.runs), default=1)
-    figures = _series_figures(study, study_dir, quick, first_seed, out, log)
-    unexplained = [] if quick else _unexplained(study_dir, cells, shown[0])  # quick runs are not the paper's
-    report = _Report(study, name, quick, result, tables, shown, us, best, unexplained, figures)
-    _write_markdown(out, report)
-    _write_html(out, report)
+    from tcplab import fingerprint, study_report
+
+    first_seed = min((r.seed for r in shown[-1].sweep.runs), default=1)
+    series = _series_figures(study, study_dir, quick, first_seed, out, log)
+    typos = fingerprint.fingerprint(study_dir).typo_cells()
+    unexplained = [] if quick else _unexplained(cells, shown[0], typos)  # quick runs are not the paper's
+    tables = [(t, [c for c in cells if c.table == t["id"]]) for t in study.get("tables", [])]
+    study_report.write(out, study_report.StudyReport(
+        study, name, quick, result, tables, shown, us, best, unexplained, series,
+        study_report.about(study_dir / "README.md"), typos))
     return out
 
 
-def _unexplained(study_dir: Path, cells: list[Cell], headline: Shown) -> list[tuple[Cell, float, str]]:
+def _unexplained(cells: list[Cell], headline: Shown, typos: dict) -> list[tuple[Cell, float, str]]:
     """The cells the headline reading leaves more than 2% from the paper, each with the likeliest
-    reason: a typo the table's own arithmetic shows, or else what no declared unknown covers."""
-    from tcplab import fingerprint
-
-    typos = fingerprint.fingerprint(study_dir).typo_cells()
+    reason: a typo the table's own arithmetic shows (`typos`), or else what no declared unknown covers."""
     out = []
     for c in cells:
         k = (c.table, c.row, c.column)
@@ -606,189 +532,4 @@ def _unexplained(study_dir: Path, cells: list[Cell], headline: Shown) -> list[tu
             why = typos.get(k) or ("a setup or measure no declared unknown covers: an older ns-2, the author's own "
                                    "code, or an unstated change to the scenario")
             out.append((c, off, why))
-    return out
-
-
-@dataclass
-class _Report:
-    study: dict
-    name: str
-    quick: bool
-    result: sw.SweepResult
-    tables: list
-    shown: list[Shown]
-    unknowns: list
-    best: dict | None
-    unexplained: list
-    figures: list
-
-
-def _delta(ours: float | None, paper: float | None) -> str:
-    if ours is None or paper is None or not paper or math.isnan(ours):
-        return "–"
-    return f"{(ours / paper - 1) * 100:+.2f}%"
-
-
-def _columns(shown: list[Shown]) -> list[str]:
-    cols = ["row", "column", "paper"]
-    for r in shown:
-        cols += [f"tcplab, {r.name} reading (mean ± 95% CI, min to max)", f"Δ {r.name}"]
-    return cols + [f"ns-2.35, {r.name} reading" for r in shown]
-
-
-def _cell_row(c: Cell, shown: list[Shown]) -> list[str]:
-    k = (c.table, c.row, c.column)
-    row = [c.row, c.column, c.printed or _fmt(c.paper)]
-    for r in shown:
-        mean, ci, lo, hi = r.ours.get(k, (None, None, None, None))
-        ours_s = "–" if mean is None else f"{_fmt(mean)} ± {_fmt(ci)}"
-        if mean is not None and hi > lo:
-            ours_s += f" ({_fmt(lo)} to {_fmt(hi)})"
-        row += [ours_s, _delta(mean, c.paper)]
-    return row + [_fmt(r.ns2.get(k)) for r in shown]
-
-
-def _header(rep: _Report) -> list[str]:
-    seeds = sorted({r["seed"] for r in rep.result.rows})
-    return [
-        f"study `{rep.name}`{' (quick form)' if rep.quick else ''}, tcplab {tcplab.__version__}, {date.today().isoformat()}",
-        f"{len(rep.result.rows)} runs ({len(rep.result.failed)} failed), seeds {seeds[0]}..{seeds[-1]}" if seeds else "no runs",
-    ]
-
-
-def _readings_lines(rep: _Report) -> list[str]:
-    """What each reading takes for the paper's unknowns, and how far each is from the paper."""
-    if not rep.unknowns:
-        return ["The study declares no unknowns: it is run as its scenarios say."]
-    lines = []
-    cells = [c for _, tc, _ in rep.tables for c in tc]
-    if not any(c.paper for c in cells):
-        lines.append("The paper prints no values to compare with, so no reading can be calibrated: the literal reading is shown.")
-    elif rep.best is None or len(rep.shown) == 1:
-        lines.append("No calibrated reading yet (`tcplab calibrate " + rep.name + "` finds one): the literal reading is shown.")
-    else:
-        seeds = sorted({r.seed for r in rep.shown[0].sweep.runs})
-        lines.append(f"The best reading `tcplab calibrate` found (mean relative error {rep.best.get('score', math.nan):.3%} "
-                     f"over the paper's columns, calibrated on {rep.best.get('runs', '?')} runs at {rep.best.get('seeds', '?')} "
-                     f"seed(s) per reading) is the headline, run here at seed{'s' if len(seeds) > 1 else ''} "
-                     f"{', '.join(map(str, seeds))}; the literal reading, as the scenarios and the paper's captions say, is "
-                     "beside it. The cells the fingerprint takes for typos do not count in the search's objective.")
-    if rep.quick:
-        lines.append("")
-        lines.append("Quick form: the runs are shortened, so the numbers below are not the paper's (run without --quick).")
-    lines.append("")
-    lines.append("| unknown | group | " + " | ".join(f"{r.name} reading" for r in rep.shown) + " |")
-    lines.append("|---|---|" + "---|" * len(rep.shown))
-    for u in rep.unknowns:
-        lines.append(f"| {u.name} | {u.group} | " + " | ".join(u.label(r.values.get(u.name, u.values[0])) for r in rep.shown) + " |")
-    return lines
-
-
-def _column_errors(cells: list[Cell], r: Shown) -> dict[str, float]:
-    """Mean relative error per paper column (table, quantity, column) under one reading."""
-    errs: dict[str, list[float]] = {}
-    for c in cells:
-        k = (c.table, c.row, c.column)
-        if c.paper and k in r.ours:
-            errs.setdefault(column_of(c), []).append(abs(r.ours[k][0] / c.paper - 1))
-    return {col: sum(v) / len(v) for col, v in errs.items()}
-
-
-def _figure_caption(f: dict) -> str:
-    what = "Data delivered in order, cumulative" if f.get("series") == "cumulative" else "Goodput"
-    runs = ", ".join(p.get("label", "") for p in f.get("panels", []))
-    return f"{what}, sampled every {f.get('interval', '1s')}, one run each (first seed): {runs}. Samples in figure-{f['id']}.csv."
-
-
-def _write_markdown(out: Path, rep: _Report) -> None:
-    study = rep.study
-    lines = [f"# {study.get('title', rep.name)}", "", *[f"_{h}_  " for h in _header(rep)], ""]
-    if study.get("citation"):
-        lines += [f"Paper: {study['citation']}", ""]
-    lines += ["## Readings", "", *_readings_lines(rep), ""]
-    cells = [c for _, tc, _ in rep.tables for c in tc]
-    errors = [_column_errors(cells, r) for r in rep.shown]
-    if errors[0]:
-        lines += ["Mean relative error per paper column:", "",
-                  "| column | " + " | ".join(f"{r.name} reading" for r in rep.shown) + " |",
-                  "|---|" + "---|" * len(rep.shown)]
-        lines += [f"| {col} | " + " | ".join(f"{e.get(col, math.nan):.2%}" for e in errors) + " |" for col in errors[0]]
-        lines += [""]
-    columns = _columns(rep.shown)
-    for t, tc, figs in rep.tables:
-        lines += [f"## {t['title']}", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-        lines += ["| " + " | ".join(_cell_row(c, rep.shown)) + " |" for c in tc]
-        lines += [""] + [f"![{t['title']}]({f})" for f in figs if f.endswith(".svg")] + [""]
-    for f, figs in rep.figures:
-        lines += [f"## {f['title']}", "", _figure_caption(f), ""]
-        lines += [f"![{f['title']}]({p})" for p in figs if p.endswith(".svg")] + [""]
-    if rep.shown[0].claims:
-        lines += ["## The paper's claims", ""]
-        for i, (text, _, _) in enumerate(rep.shown[0].claims):
-            judged = "; ".join(f"{r.name} reading: **{r.claims[i][1]}** ({r.claims[i][2]})" for r in rep.shown)
-            lines.append(f"- {text}: {judged}")
-        lines += [""]
-    if rep.unexplained:
-        lines += [f"## Cells the {rep.shown[0].name} reading leaves more than 2% from the paper", ""]
-        lines += [f"- {c.table}, {c.row}, {c.column}: paper {c.printed or _fmt(c.paper)}, {off * 100:+.1f}%: {why}"
-                  for c, off, why in rep.unexplained] + [""]
-    if rep.result.failed:
-        lines += ["## Failed runs", ""] + [f"- {r['case']} seed {r['seed']}: {r['error']}" for r in rep.result.failed] + [""]
-    (out / "report.md").write_text("\n".join(lines))
-
-
-def _write_html(out: Path, rep: _Report) -> None:
-    """report.html: the run report's page (tcplab.report) with the study's sections: the
-    readings, each table with its figure, the figures over time as interactive charts, the claims."""
-    import pandas as pd
-
-    def inline(f: str) -> dict:
-        svg = (out / f).read_text()
-        return {"kind": "svg", "svg": svg[svg.find("<svg"):]}
-
-    columns = _columns(rep.shown)
-    deltas = [i for i, c in enumerate(columns) if c.startswith("Δ")]
-    sections = [{"kind": "heading", "text": "Readings"}]
-    sections += [{"kind": "paragraph", "text": ln} for ln in _readings_lines(rep) if ln and not ln.startswith("|")]
-    if rep.unknowns:
-        sections.append({"kind": "table", "id": "readings", "title": "",
-                         "columns": ["unknown", "group", *[f"{r.name} reading" for r in rep.shown]],
-                         "rows": [[u.name, u.group, *[u.label(r.values.get(u.name, u.values[0])) for r in rep.shown]]
-                                  for u in rep.unknowns]})
-    for t, tc, figs in rep.tables:
-        sections += [{"kind": "heading", "text": t["title"]},
-                     {"kind": "table", "id": t["id"], "title": "", "columns": columns, "deltas": deltas,
-                      "rows": [_cell_row(c, rep.shown) for c in tc]}]
-        sections += [inline(f) for f in figs if f.endswith(".svg")]
-    for f, _ in rep.figures:
-        sections += [{"kind": "heading", "text": f["title"]}, {"kind": "paragraph", "text": _figure_caption(f)}]
-        sections += _figure_charts(f, pd.read_csv(out / f"figure-{f['id']}.csv"))
-    if rep.shown[0].claims:
-        items = []
-        for i, (text, verdict, detail) in enumerate(rep.shown[0].claims):
-            others = "; ".join(f"{r.name} reading: {r.claims[i][1]} ({r.claims[i][2]})" for r in rep.shown[1:])
-            items.append({"text": text, "verdict": verdict,
-                          "detail": f"{rep.shown[0].name} reading: {detail}" + (f". {others}" if others else "")})
-        sections += [{"kind": "heading", "text": "The paper's claims"}, {"kind": "claims", "items": items}]
-    if rep.unexplained:
-        sections += [{"kind": "heading", "text": f"Cells the {rep.shown[0].name} reading leaves more than 2% from the paper"},
-                     {"kind": "table", "id": "unexplained", "title": "", "columns": ["table", "row", "column", "paper", "Δ", "likeliest reason"],
-                      "deltas": [4], "rows": [[c.table, c.row, c.column, c.printed or _fmt(c.paper), f"{off * 100:+.2f}%", why]
-                                              for c, off, why in rep.unexplained]}]
-    meta = [h.replace("`", "") for h in _header(rep)]
-    notes = [f"Paper: {rep.study['citation']}"] if rep.study.get("citation") else []
-    page = report.render({"title": rep.study.get("title", rep.name), "meta": meta, "notes": notes, "sections": sections})
-    (out / "report.html").write_text(page, encoding="utf-8")
-
-
-def _figure_charts(f: dict, data) -> list[dict]:
-    """A `[[figures]]` entry's samples as interactive charts: one per panel, or one overlay."""
-    data, ylabel, groups = _figure_panels(f, data)
-    out = []
-    for i, group in enumerate(groups):
-        rows = data[data["run"].isin(group)]
-        rows = rows.assign(line=rows["run"] + ": " + rows["flow"] if len(group) > 1 else rows["flow"])
-        out.append({"kind": "chart", "id": f"figure-{f['id']}-{i}", "title": group[0] if len(group) == 1 else "",
-                    "xlabel": "time (s)", "ylabel": ylabel,
-                    "series": report.lines(rows, "time", "value", "line")})
     return out

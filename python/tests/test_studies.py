@@ -28,57 +28,96 @@ def wired_report(tmp_path_factory):
     return out
 
 
-def cell_rows(md: str) -> list[list[str]]:
-    """The rows of the report's paper tables (those under a "| row | column | paper" header)."""
-    rows, inside = [], False
+def grids(md: str) -> list[tuple[list[str], list[list[str]]]]:
+    """The report's paper tables: (header, rows) of each Markdown table whose first column is
+    "row" (the paper's rows by its columns, each column's paper, tcplab, Δ and ns-2)."""
+    out, inside = [], False
     for ln in md.splitlines():
-        if ln.startswith("| row | column | paper"):
+        if ln.startswith("| row |"):
+            out.append(([c.strip() for c in ln.strip("|").split("|")], []))
             inside = True
         elif inside and ln.startswith("| "):
-            rows.append([c.strip() for c in ln.strip("|").split("|")])
+            out[-1][1].append([c.strip() for c in ln.strip("|").split("|")])
         elif not ln.startswith("|"):
             inside = False
-    return rows
+    return out
+
+
+def paper_cells(md: str) -> list[tuple[str, str, list[str]]]:
+    """Every cell of the report's paper tables: (row, column, [paper, tcplab, Δ(, ns-2)])."""
+    cells = []
+    for header, rows in grids(md):
+        columns = list(dict.fromkeys(h.rsplit(" ", 1)[0] for h in header[1:] if h.endswith(" paper")))
+        width = (len(header) - 1) // len(columns)
+        for r in rows:
+            for i, col in enumerate(columns):
+                values = r[1 + i * width:1 + (i + 1) * width]
+                if any(values):
+                    cells.append((r[0], col, values))
+    return cells
 
 
 @needs_ns
 def test_quick_yew2011_wired_report(wired_report):
     out = wired_report
     md = (out / "report.md").read_text()
-    # every cell of the paper's two tables, under the calibrated reading and the literal one,
-    # with tcplab's and ns-2's values beside each
-    rows = cell_rows(md)
-    assert len(rows) == 136
-    assert "| tcplab, best reading (mean ± 95% CI, min to max) | Δ best | tcplab, literal reading" in md
-    assert ["Vegas delay (s)", "E/E", "0.205"] in [r[:3] for r in rows]
-    assert all("–" not in r[7:] for r in rows), "ns-2 ran every wired scenario, under both readings"
-    # tcplab and ns-2 agree on these scenarios trace for trace, so the columns are equal
-    for r in rows:
-        assert r[3].split(" ± ")[0] == r[7] and r[5].split(" ± ")[0] == r[8], r
-        assert r[4].endswith("%") and r[6].endswith("%"), r
+    assert "Quick form: NOT comparable with the paper" in md.split("## ")[0], "the warning is on top"
+    # every cell of the paper's two tables in the paper's shape (variants by environments, a
+    # block per measure), under the calibrated reading and the literal one
+    cells = paper_cells(md)
+    assert len(cells) == 136 * 2
+    header = grids(md)[0][0]
+    assert header == ["row"] + [f"{env} {what}" for env in ("E/E", "E/F", "F/F", "F/E") for what in ("paper", "tcplab", "Δ", "ns-2")]
+    assert [r[0] for r in grids(md)[0][1]] == ["Tahoe", "Reno", "NewReno", "Vegas", "SACK"]
+    assert ("Vegas", "E/E") in [(r, c) for r, c, v in cells if v[0] == "0.205"]
+    # tcplab and ns-2 agree on these scenarios trace for trace, so the columns are equal, and
+    # tcplab's value is printed to the paper's digits
+    for row, col, (paper, ours, delta, ns2) in cells:
+        assert ours == ns2 and delta.endswith("%"), (row, col)
+        assert len(ours.split(".")[-1]) == len(paper.rstrip(" †").split(".")[-1]), (row, col, paper, ours)
+    assert "_tcplab: one run per cell (seed 1), so no interval._" in md
     assert "| window | setup | large enough never to bind (1000) | 17 packets |" in md
-    assert md.count("**supported**") + md.count("**not supported**") == 10, "five claims, each under both readings"
-    for f in ("table-V.png", "table-V.svg", "table-VI.png", "table-VI.svg", "report.html"):
-        assert (out / f).stat().st_size > 0
+    assert "**supported**" not in md and md.count("not judged in quick form") == 5, "quick runs judge no claim"
+    assert "What no reading explains." in md, "the study README's account is in the report"
+    assert "shared/seeds" not in md
+    figures = sorted(p.name for p in out.glob("table-*.svg"))
+    assert figures == ["table-V-delay-s.svg", "table-V-throughput-kb-s.svg", "table-VI-delay-s.svg",
+                       "table-VI-share.svg", "table-VI-throughput-kb-s.svg"], "a figure per table and measure"
     page = (out / "report.html").read_text()
     html.parser.HTMLParser().feed(page)
     # the figures ride in the page's data, its < written \u003c (report.render)
-    assert page.count("\\u003csvg") == 2 and "http" not in page.split("\\u003csvg")[0], "a self-contained page"
+    assert page.count("\\u003csvg") == 5 and "http" not in page.split("\\u003csvg")[0], "a self-contained page"
 
 
 @needs_browser
 def test_the_study_page_is_the_report_page(wired_report, browser):
-    """The study's report.html is tcplab's report page: in chromium, both tables with every
-    cell, both figures, the five claims, and no errors."""
+    """The study's report.html is tcplab's report page: in chromium, both tables in the paper's
+    shape under both readings, a figure per measure with one unit per axis and labels of 9 px
+    or more, the five claims, and no errors."""
     b = opened(browser, wired_report / "report.html")
     assert [e for e in b.get_log("browser") if e["level"] == "SEVERE"] == []
-    count = lambda css: b.execute_script(f"return document.querySelectorAll({css!r}).length")
-    assert count("#table-V tbody tr") + count("#table-VI tbody tr") == 136
-    assert count(".figure svg") == 2 and count(".claims li") == 5
+    count = lambda css: b.execute_script(f"return document.querySelectorAll({css!r}).length")  # noqa: E731
+    # Table V: two blocks (throughput, delay) of 5 variants; Table VI: three of 8 rows; both readings
+    assert count("table[id^='table-V-'] tbody tr") == 2 * 2 * 5
+    assert count("table[id^='table-VI-'] tbody tr") == 2 * 3 * 8
+    assert count("#table-V-best-throughput-kb-s thead tr.groups th") == 5
+    assert count(".figure svg") == 5 and count(".claims li") == 5
     assert count("[src], [href], link, img") == 0
-    # the readings side by side, each cell's difference from the paper coloured by its size
     assert count("#table-readings tbody tr") == 10
-    assert count("#table-VI td.near") + count("#table-VI td.off") + count("#table-VI td.far") == 96 * 2
+    assert count("table[id^='table-VI-'] td.near") + count("table[id^='table-VI-'] td.off") + count("table[id^='table-VI-'] td.far") == 96 * 2
+    # every label of every figure at 9 px or more as drawn, and one unit on each y axis
+    smallest = b.execute_script("""
+        let m = Infinity;
+        for (const t of document.querySelectorAll('.figure svg text')) {
+          const h = t.getBoundingClientRect().height;
+          if (h > 0) m = Math.min(m, h);
+        }
+        return m;""")
+    assert smallest >= 9, smallest
+    ylabels = b.execute_script("""
+        return [...document.querySelectorAll('.figure svg text')].filter(t => /\\(.*\\)$/.test(t.textContent)
+          && t.getAttribute('transform') && t.getAttribute('transform').includes('rotate(-90')).map(t => t.textContent);""")
+    assert ylabels and all(y.count("(") == 1 for y in ylabels), ylabels
 
 
 @pytest.mark.parametrize("study", sorted(studies.list_studies()))
@@ -86,11 +125,12 @@ def test_every_study_has_a_quick_form_that_reports(tmp_path, study):
     out = studies.reproduce(study, quick=True, out=tmp_path / study, progress=False)
     md = (out / "report.md").read_text()
     cells = studies._cells(studies.EXPERIMENTS / study)
-    assert len(cell_rows(md)) == len(cells), "every published number has its row"
-    assert "(0 failed)" in md
+    shown = 2 if (studies.EXPERIMENTS / study / "reading.toml").exists() else 1
+    assert len(paper_cells(md)) == len(cells) * shown, "every published number has its cell, under each reading"
+    assert "(0 failed)" in md and "Quick form: NOT comparable" in md
     doc = studies.tomllib.loads((studies.EXPERIMENTS / study / "study.toml").read_text())
     for t in doc["tables"]:
-        assert (out / f"table-{t['id']}.svg").exists()
+        assert list(out.glob(f"table-{t['id']}.svg")) or list(out.glob(f"table-{t['id']}-*.svg"))
     for f in doc.get("figures", []):
         samples = (out / f"figure-{f['id']}.csv").read_text().splitlines()
         assert samples[0] == "run,time,flow,goodput_bps,delivered_bytes" and len(samples) > 10
