@@ -5,6 +5,9 @@
     >>> res.flows[["name", "goodput_bps", "delay_p95_s"]]
     >>> res.series["cwnd"]            # time, flow, cwnd, ssthresh
     >>> res.save("results/dumbbell")  # summary.json
+    >>> res.plot()                    # a matplotlib Figure of its series
+    >>> sw = tcplab.sweep.run("python/tests/data/dumbbell.toml", grid={"tcp.window": [8, 16]}, seeds=5)
+    >>> sw.aggregate("goodput_bps")   # mean and 95% CI per case and flow (docs/sweeps.md)
 
 The scenario format is described in docs/scenarios.md.  All simulation work is done by the
 compiled extension ``tcplab._core``; this module turns scenarios given as files, TOML text or
@@ -13,20 +16,30 @@ dicts into what the core expects, drives the run in chunks and wraps the result.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import importlib
-import json
-import math
-import os
-import re
-import shutil
-import stat
-import time
-from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, NamedTuple
+# The standard library under private names: `dir(tcplab)` (a notebook's completion) shows
+# tcplab's own API, not json, os or Path.
+import contextlib as _contextlib
+import fcntl as _fcntl
+import importlib as _importlib
+import json as _json
+import math as _math
+import os as _os
+import re as _re
+import shutil as _shutil
+import stat as _stat
+import time as _time
+from collections.abc import Mapping as _Mapping
+from pathlib import Path as _Path
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import NamedTuple as _NamedTuple
 
-__all__ = ["run", "validate", "estimate", "Result", "ScenarioError", "CoreMissingError", "TRACES", "__version__"]
+if _TYPE_CHECKING:  # the names the annotations use, for type checkers (py.typed) only
+    import os
+    from pathlib import Path
+    from typing import Any, Callable, Iterable, Mapping
+
+__all__ = ["run", "validate", "estimate", "sweep", "Result", "ScenarioError", "InternalError", "InvariantError",
+           "CoreMissingError", "TRACES", "__version__"]
 
 
 def __getattr__(name: str):
@@ -37,7 +50,17 @@ def __getattr__(name: str):
             return _load_core().__version__
         except CoreMissingError:
             return "0+unknown"
+    # tcplab.sweep without `import tcplab.sweep`; imported when first asked for, as it is the
+    # command line's (sqlite3, the status line) and `tcplab run` need not pay for it
+    if name == "sweep":
+        return _importlib.import_module("tcplab.sweep")
     raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # the public API and the module's own dunders: not the private helpers, nor the submodules
+    # that tcplab's own commands import (cli, status, ...)
+    return sorted(set(__all__) | {n for n in globals() if n.startswith("__") and n.endswith("__")})
 
 #: writers that can be asked for on top of a scenario's own ``output.trace``
 TRACES = ("ns2", "cwnd", "pcap", "nam", "rtt")
@@ -100,7 +123,7 @@ def _load_core():
     # Imported lazily so that ``import tcplab`` and ``tcplab --help`` work without the
     # extension, with a clear error (CoreMissingError) when it is missing.
     try:
-        return importlib.import_module("tcplab._core")
+        return _importlib.import_module("tcplab._core")
     except ImportError as e:
         raise CoreMissingError(
             f"the compiled extension tcplab._core is not available ({e}); "
@@ -131,7 +154,7 @@ class _Translate:
         if exc is not None and isinstance(exc, self.core.ScenarioError):
             path, message = exc.args
             if self.from_dict:  # where in our JSON text means nothing to the user: the path says where
-                message = re.sub(r" at line \d+ column \d+$", "", str(message))
+                message = _re.sub(r" at line \d+ column \d+$", "", str(message))
             raise ScenarioError(str(path), str(message), self.source) from None
         if exc is not None and type(exc).__name__ == "PanicException":  # pyo3's, a BaseException
             where = f" on {self.source}" if self.source else ""
@@ -143,7 +166,7 @@ class _Translate:
 # Scenario input: path, TOML text or dict  ->  what the core takes
 # --------------------------------------------------------------------------------------
 
-class _Input(NamedTuple):
+class _Input(_NamedTuple):
     text: str
     format: str  # "toml" or "json"
     source: str | None = None  # the file it came from
@@ -152,17 +175,17 @@ class _Input(NamedTuple):
 def _looks_like_path(s: str) -> bool:
     if "\n" in s or not s.strip():
         return False
-    if os.path.exists(s) or s.lower().endswith((".toml", ".json")):
+    if _os.path.exists(s) or s.lower().endswith((".toml", ".json")):
         return True
     # TOML needs '=' (a key/value pair) or '[' (a table); a bare word is a file name.
     return "=" not in s and "[" not in s
 
 
 def _scenario_input(scenario: Any) -> _Input:
-    if isinstance(scenario, Mapping):
-        return _Input(json.dumps(_jsonable(scenario, "")), "json")
-    if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and _looks_like_path(scenario)):
-        return _read_file(os.fspath(scenario))
+    if isinstance(scenario, _Mapping):
+        return _Input(_json.dumps(_jsonable(scenario, "")), "json")
+    if isinstance(scenario, _os.PathLike) or (isinstance(scenario, str) and _looks_like_path(scenario)):
+        return _read_file(_os.fspath(scenario))
     if isinstance(scenario, str):
         return _Input(scenario, "toml")
     raise TypeError(
@@ -173,19 +196,19 @@ def _scenario_input(scenario: Any) -> _Input:
 def _make_out_dir(path: str | os.PathLike) -> None:
     """Creates the output folder `path` and its parents as needed; an error names --out."""
     try:
-        os.makedirs(path, exist_ok=True)
+        _os.makedirs(path, exist_ok=True)
     except OSError as e:
-        raise ScenarioError("--out", f"cannot create directory {os.fspath(path)}: {e.strerror or e}") from None
+        raise ScenarioError("--out", f"cannot create directory {_os.fspath(path)}: {e.strerror or e}") from None
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def _holding(folder: str | os.PathLike | None, path: str, shared: bool = False):
     """Holds a run's `folder` while a command writes it (`run`: alone) or reads it (`plot`,
     `report`: `shared` with each other), with a lock on the folder itself that ends with the
     command however it ends. A command on a folder held otherwise is refused at once: two runs
     into one folder left traces of one and the summary of the other."""
     try:
-        fd = None if folder is None else os.open(folder, os.O_RDONLY)
+        fd = None if folder is None else _os.open(folder, _os.O_RDONLY)
     except OSError:  # no such folder, or one that cannot be read: the command's checks say which
         fd = None
     if fd is None:
@@ -193,16 +216,16 @@ def _holding(folder: str | os.PathLike | None, path: str, shared: bool = False):
         return
     try:
         try:
-            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+            _fcntl.flock(fd, (_fcntl.LOCK_SH if shared else _fcntl.LOCK_EX) | _fcntl.LOCK_NB)
         except BlockingIOError:
             held = "is being written by another tcplab run" if shared else "is in use by another tcplab command"
-            named = "" if path == os.fspath(folder) else f"{os.fspath(folder)} "
+            named = "" if path == _os.fspath(folder) else f"{_os.fspath(folder)} "
             raise ScenarioError(path, f"{named}{held}: wait for it to end, or choose another folder") from None
         except OSError:
             pass  # a file system without locks (some network ones): go on unheld, as before
         yield
     finally:
-        os.close(fd)
+        _os.close(fd)
 
 
 # What a run writes into its folder, and what `tcplab plot` and `report` make of it there.
@@ -210,7 +233,7 @@ _RUN_FILES = ("summary.json", "scenario.json", "trace.tr", "cwnd.tr", "trace.nam
               "series-*.parquet", "series-*.csv", "report.html", "plots/*.png", "plots/*.svg")
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def _replacing(folder: str | None):
     """Sets aside the _RUN_FILES an earlier run left in `folder` while this one starts (the core
     opens its files): dropped once it has, put back if it cannot start. Kept, those this run
@@ -218,8 +241,8 @@ def _replacing(folder: str | None):
     if folder is None:
         yield
         return
-    here, aside = Path(folder), Path(folder, ".tcplab-earlier")
-    shutil.rmtree(aside, ignore_errors=True)  # a run killed as it started left it
+    here, aside = _Path(folder), _Path(folder, ".tcplab-earlier")
+    _shutil.rmtree(aside, ignore_errors=True)  # a run killed as it started left it
     _move(_RUN_FILES, here, aside)
     try:
         yield
@@ -227,7 +250,7 @@ def _replacing(folder: str | None):
         _move(_RUN_FILES, aside, here)
         raise
     finally:
-        shutil.rmtree(aside, ignore_errors=True)
+        _shutil.rmtree(aside, ignore_errors=True)
 
 
 def _move(patterns: Iterable[str], src: Path, dst: Path) -> None:
@@ -237,7 +260,7 @@ def _move(patterns: Iterable[str], src: Path, dst: Path) -> None:
                 continue  # a folder in a file's place is the core's to refuse, never to move
             to = dst / f.relative_to(src)
             to.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(f, to)
+            _os.replace(f, to)
             if f.parent != src and not any(f.parent.iterdir()):
                 f.parent.rmdir()  # pcap/, plots/: no empty folder left either
 
@@ -251,7 +274,7 @@ def _read_file(path: str) -> _Input:
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)
-            regular = stat.S_ISREG(os.fstat(f.fileno()).st_mode)
+            regular = _stat.S_ISREG(_os.fstat(f.fileno()).st_mode)
     except FileNotFoundError:
         raise ScenarioError(path, "no such file", path) from None
     except IsADirectoryError:
@@ -275,7 +298,7 @@ def _jsonable(value: Any, path: str, depth: int = 0) -> Any:
         raise ScenarioError(path, "is nested deeper than any scenario field")
     if type(value) in (bool, float, int, str, type(None)):  # most values: a sweep checks 100,000s of scenarios
         return _leaf(value, path)
-    if isinstance(value, Mapping):
+    if isinstance(value, _Mapping):
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
@@ -288,7 +311,7 @@ def _jsonable(value: Any, path: str, depth: int = 0) -> Any:
 
 
 def _leaf(value: Any, path: str) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
+    if isinstance(value, float) and not _math.isfinite(value):
         raise ScenarioError(path, f"{value} is not a finite number")
     if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**64:
         raise ScenarioError(path, "is a whole number too large for any field")
@@ -326,7 +349,7 @@ def _seed_option(seed: Any) -> int | None:
 def _until_option(until: Any) -> str | None:
     if until is None or isinstance(until, str):
         return until  # the core parses time strings ("5s", "250ms", "2.5")
-    if isinstance(until, bool) or not isinstance(until, (int, float)) or not math.isfinite(until):
+    if isinstance(until, bool) or not isinstance(until, (int, float)) or not _math.isfinite(until):
         raise ScenarioError("--until", f"{until!r} is not a time")
     if isinstance(until, int):
         return str(until)
@@ -360,7 +383,7 @@ def validate(scenario: Any) -> dict:
     inp = _scenario_input(scenario)
     core = _load_core()
     with _Translate(core, inp):
-        return json.loads(core.normalize(inp.text, inp.format, inp.source))
+        return _json.loads(core.normalize(inp.text, inp.format, inp.source))
 
 
 def estimate(scenario: Any, *, until: str | float | None = None, trace: str | Iterable[str] = (),
@@ -378,8 +401,8 @@ def estimate(scenario: Any, *, until: str | float | None = None, trace: str | It
     inp = _scenario_input(scenario)
     core = _load_core()
     with _Translate(core, inp):
-        out_dir = None if out is None else os.fspath(out)
-        return json.loads(core.estimate(inp.text, inp.format, _until_option(until), out_dir, _trace_option(trace), inp.source))
+        out_dir = None if out is None else _os.fspath(out)
+        return _json.loads(core.estimate(inp.text, inp.format, _until_option(until), out_dir, _trace_option(trace), inp.source))
 
 
 def run(
@@ -420,7 +443,7 @@ def run(
     """
     inp = _scenario_input(scenario)
     max_events = _events_option(max_events, "max_events")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf):
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < _math.inf):
         raise ScenarioError("run_timeout", f"{timeout!r} is not a number of seconds")
     seed = _seed_option(seed)
     until = _until_option(until)
@@ -430,11 +453,11 @@ def run(
     out_dir = None
     created: list[str] = []  # directories made here, removed again if the run cannot start
     if out is not None:
-        out_dir = os.fspath(out)
-        d = os.path.abspath(out_dir)
-        while not os.path.exists(d):
+        out_dir = _os.fspath(out)
+        d = _os.path.abspath(out_dir)
+        while not _os.path.exists(d):
             created.append(d)
-            d = os.path.dirname(d)
+            d = _os.path.dirname(d)
         _make_out_dir(out_dir)
 
     core = _load_core()
@@ -442,14 +465,14 @@ def run(
         try:
             try:
                 if check is None:
-                    check = os.environ.get("TCPLAB_CHECK") == "1"
+                    check = _os.environ.get("TCPLAB_CHECK") == "1"
                 with _replacing(out_dir):
                     sim = core.Simulation(inp.text, inp.format, seed, until, out_dir, traces, inp.source, check, limits,
                                           max_events)
             except BaseException:
                 for d in created:  # innermost first; rmdir leaves anything non-empty alone
                     try:
-                        os.rmdir(d)
+                        _os.rmdir(d)
                     except OSError:
                         break
                 raise
@@ -458,18 +481,18 @@ def run(
             # The core could not write its outputs (read-only directory, disk full): a
             # problem of the user's environment, not a bug.
             raise ScenarioError("--out", f"cannot write the outputs: {e}") from None
-        raw = json.loads(raw)
+        raw = _json.loads(raw)
         if (raw.get("check") or {}).get("violations"):
             raise InvariantError(raw["summary"]["name"], raw["check"]["violations"], raw["check"]["first"])
         result = Result(raw, out_dir=out_dir)
         if out_dir is not None:  # still held: the folder is this run's until its last file
-            normalized = json.loads(core.normalize(inp.text, inp.format, inp.source))
-            as_run = Path(out_dir, "scenario.json")  # the scenario as run, for `tcplab plot` and `tcplab report`
+            normalized = _json.loads(core.normalize(inp.text, inp.format, inp.source))
+            as_run = _Path(out_dir, "scenario.json")  # the scenario as run, for `tcplab plot` and `tcplab report`
             try:
                 result.save(out_dir, series_format)
-                as_run.write_text(json.dumps(normalized, indent=2) + "\n", encoding="utf-8")
+                as_run.write_text(_json.dumps(normalized, indent=2) + "\n", encoding="utf-8")
             except OSError as e:  # save names the file it failed on
-                why = os.strerror(e.errno) if e.errno else e
+                why = _os.strerror(e.errno) if e.errno else e
                 raise ScenarioError("--out", f"cannot write {e.filename or as_run}: {why}") from None
     return result
 
@@ -483,7 +506,7 @@ def _events_option(n: Any, path: str) -> int | None:
     return n
 
 
-def _drive(sim, progress, clock: Callable[[], float] = time.perf_counter, timeout: float | None = None) -> str:
+def _drive(sim, progress, clock: Callable[[], float] = _time.perf_counter, timeout: float | None = None) -> str:
     """Advance ``sim`` to its end in chunks of about _CHUNK_WALL_S wall time, and of at most
     _CHUNK_EVENTS events, each; past ``timeout`` seconds of wall time, stop with a ScenarioError."""
     end = sim.end
@@ -608,14 +631,14 @@ class Result:
     def summary_json(self) -> str:
         # The core emits keys in a fixed order and json round-trips floats exactly, so this
         # is byte-identical for equal runs.
-        return json.dumps(self.summary, indent=2, sort_keys=False) + "\n"
+        return _json.dumps(self.summary, indent=2, sort_keys=False) + "\n"
 
     def save(self, directory: str | os.PathLike, series_format: str = "parquet") -> Path:
         """Write summary.json into ``directory`` (created if needed), and each series as
         series-NAME.parquet (or .csv with ``series_format="csv"``): flows, links and tcp with
         `output.interval`, cwnd and rtt with those traces. Returns summary.json's path; an
         OSError's ``filename`` is the file it failed on."""
-        d = Path(directory)
+        d = _Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         p = path = d / "summary.json"
         try:
@@ -631,6 +654,70 @@ class Result:
             e.filename = str(path)  # a failed write (a full disk) or pyarrow's open does not say
             raise
         return p
+
+    def plot(self, what: str | Iterable[str] | None = None, *, figsize: tuple[float, float] | None = None):
+        """A matplotlib Figure of the run's series, one panel each, a flow in one colour across
+        them: "cwnd" (cwnd, and ssthresh dashed, per TCP flow: every change with the cwnd trace,
+        else sampled at `output.interval`), "goodput" (Mb/s per interval, per flow) and "queue"
+        (packets queued, per link direction that queued any), the last two with
+        `output.interval`. ``what`` names the panels (default: every one the run has). In a
+        notebook the returned Figure shows as the cell's value; ``fig.savefig("run.png")``
+        writes it. Needs matplotlib (``pip install matplotlib``)."""
+        from matplotlib.figure import Figure  # not pyplot: no global figure, so a notebook shows it once
+
+        series = self._series_raw
+        panels = {
+            "cwnd": "cwnd" if "cwnd" in series else "tcp" if "tcp" in series else None,
+            "goodput": "flows" if "flows" in series else None,
+            "queue": "links" if "links" in series else None,
+        }
+        wanted = [n for n, s in panels.items() if s] if what is None else [what] if isinstance(what, str) else list(what)
+        for n in wanted:
+            if n not in panels:
+                raise ValueError(f"{n!r} is not a panel of Result.plot (one of {', '.join(panels)})")
+            if panels[n] is None:
+                need = "the cwnd trace (trace=['cwnd']) or output.interval" if n == "cwnd" else "output.interval"
+                raise ValueError(f"this run has no {n} series to plot: it needs {need} (e.g. "
+                                 "tcplab.run(scenario, trace=['cwnd']), or the scenario's output = {interval = '100ms'})")
+        if not wanted:
+            raise ValueError("this run has no series to plot: run it with trace=['cwnd'], or set output.interval in "
+                             "the scenario (output = {interval = '100ms'}) for cwnd, goodput and queue samples")
+        fig = Figure(figsize=figsize or (8, 2.6 * len(wanted) + 0.6), layout="constrained")
+        axes = fig.subplots(len(wanted), 1, sharex=True, squeeze=False)[:, 0]
+        colours: dict[str, str] = {}  # flow -> its colour, the same in every panel
+
+        def colour(flow: str) -> str:
+            return colours.setdefault(flow, f"C{len(colours) % 10}")
+
+        frames = self.series
+        for ax, n in zip(axes, wanted):
+            frame = frames[panels[n]]
+            if n == "cwnd":
+                step = {"drawstyle": "steps-post"} if panels[n] == "cwnd" else {}  # every change: a step
+                for flow, rows in frame.groupby("flow", sort=False):
+                    ax.plot(rows["time"], rows["cwnd"], color=colour(flow), label=f"{flow} cwnd", **step)
+                    ax.plot(rows["time"], rows["ssthresh"], color=colour(flow), linestyle="--", alpha=0.6,
+                            label=f"{flow} ssthresh", **step)
+                top = frame["cwnd"].max() if not frame.empty else 0
+                ax.set_ylim(0, top * 1.3 if top > 0 else 1)  # ssthresh starts out near infinite
+                ax.set_ylabel("cwnd (segments)")
+            elif n == "goodput":
+                for flow, rows in frame.groupby("flow", sort=False):
+                    # a sample covers the interval that ends at its time
+                    ax.plot(rows["time"], rows["goodput_bps"] / 1e6, color=colour(flow), label=flow, drawstyle="steps-pre")
+                ax.set_ylabel("goodput (Mb/s)")
+            else:
+                queued = frame.groupby("link", sort=False)["queue_pkts"].max()
+                for link in queued[queued > 0].index:
+                    rows = frame[frame["link"] == link]
+                    ax.plot(rows["time"], rows["queue_pkts"], label=link)
+                ax.set_ylabel("queue (packets)")
+            if ax.lines:
+                ax.legend(fontsize=8, ncol=2, loc="upper right")
+            ax.grid(alpha=0.3)
+        axes[-1].set_xlabel("time (s)")
+        fig.suptitle(str(self.name))
+        return fig
 
     def __repr__(self) -> str:
         return (
