@@ -21,11 +21,16 @@ refused: the statistics count distinct runs.
 Runs go to a pool of local processes (every core by default) or, given a scheduler address, to a
 Dask distributed cluster; a worker that dies is replaced and its runs are done again. The same
 scenario and seed give the same bytes whichever way they run.
+
+From Python, `tcplab.sweep.run(scenario, grid=..., seeds=...)` takes a scenario dict or file (or a
+list of them) as well as a sweep file; a sweep whose every run failed raises SweepError with the
+first run's error, one where some did warns (docs/sweeps.md, "From Python").
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import glob
 import hashlib
 import itertools
@@ -49,7 +54,8 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-__all__ = ["Sweep", "Run", "load", "run", "Store", "SweepResult", "confidence_interval"]
+__all__ = ["Sweep", "Run", "load", "run", "build", "Store", "SweepResult", "SweepError", "FailedRunsWarning",
+           "confidence_interval", "t_quantile"]
 
 
 @dataclass(frozen=True)
@@ -270,17 +276,51 @@ def _grid_axes(grid: dict, at: str) -> list[tuple[list[str], list[tuple]]]:
     return axes
 
 
-def _part_plan(part: dict, at: str, base: Path) -> tuple[dict[Path, Path], list]:
-    """A part's scenario files (each as found, by where it is: a file matched twice is one) and
-    its grid's axes."""
+@dataclass(frozen=True)
+class Given:
+    """A scenario given as a document (a dict from Python), not as a file: named in errors by
+    its place in the sweep's `scenarios`, as a file is by its name."""
+    name: str  # "scenarios[0]"; "" for a part's only scenario (what run() makes of one dict)
+    doc: dict
+
+    def __str__(self) -> str:
+        return self.name or "the scenario"
+
+
+def _from(f: Path | Given) -> str:
+    """Where a case's error comes from, before its message: the scenario file's name, or a
+    document's place among several (nothing for a sweep of one document)."""
+    return f"{f.name}: " if f.name else ""
+
+
+def _document(f: Path | Given) -> dict:
+    """A part's scenario as a document of its own (the grid's values are set into it)."""
+    if isinstance(f, Given):
+        doc = json.loads(json.dumps(tcplab._jsonable(f.doc, "")))  # a deep copy; a field JSON cannot hold is named
+        doc.setdefault("name", "scenario")  # as tcplab.run names a dict without one
+        return doc
+    return read_scenario(f)
+
+
+def _part_plan(part: dict, at: str, base: Path) -> tuple[dict[Any, Path | Given], list]:
+    """A part's scenarios (files, each as found, by where it is: a file matched twice is one;
+    documents given inline, by their contents) and its grid's axes."""
     for k in part:
         if k not in ("scenarios", "grid"):
             raise ScenarioError(f"{at}{k}", "unknown field (a part has scenarios and grid)")
     patterns = part.get("scenarios")
-    if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) for p in patterns):
-        raise ScenarioError(f"{at}scenarios", "is required: a list of scenario files (globs allowed)")
-    files: dict[Path, Path] = {}
+    if not isinstance(patterns, list) or not patterns or not all(isinstance(p, (str, dict)) for p in patterns):
+        raise ScenarioError(f"{at}scenarios", "is required: a list of scenario files (globs allowed) or tables")
+    files: dict[Any, Path | Given] = {}
     for i, pat in enumerate(patterns):
+        if isinstance(pat, dict):  # a scenario itself (tcplab.sweep.run's dicts)
+            label = "" if len(patterns) == 1 else f"{at}scenarios[{i}]"
+            try:
+                text = json.dumps(tcplab._jsonable(pat, ""), sort_keys=True)
+            except ScenarioError as e:  # a value JSON cannot hold: named by its path in what was given
+                raise ScenarioError(".".join(p for p in (label, e.path) if p) or "scenario", e.message) from None
+            files.setdefault(("given", text), Given(label, pat))
+            continue
         matches = sorted(m for m in glob.glob(str(base / pat)) if os.path.isfile(m))  # not folders
         if not matches:
             raise ScenarioError(f"{at}scenarios[{i}]", f"{pat!r} matches no file")
@@ -292,14 +332,14 @@ def _part_plan(part: dict, at: str, base: Path) -> tuple[dict[Path, Path], list]
     return files, _grid_axes(grid, f"{at}grid")
 
 
-def _part_runs(files: dict[Path, Path], axes: list, at: str, seed_list: list[int], sweep: Sweep,
+def _part_runs(files: dict[Any, Path | Given], axes: list, at: str, seed_list: list[int], sweep: Sweep,
                named: dict[str, tuple[Path, Path]], cases: dict[str, str], checking: "_Progress") -> list[Run]:
     fields = [f for names, _ in axes for f in names]
     sweep.fields += [f for f in fields if f not in sweep.fields]
     runs = []
     seeds_fit = set()  # the generators the seeds were checked against: a seed's range is its generator's
     for where, f in files.items():
-        doc = read_scenario(f)
+        doc = _document(f)
         for point in itertools.product(*(values for _, values in axes)):
             params = dict(zip(fields, (v for values in point for v in values)))
             scenario = json.loads(json.dumps(doc))  # a deep copy
@@ -307,7 +347,7 @@ def _part_runs(files: dict[Path, Path], axes: list, at: str, seed_list: list[int
                 try:
                     set_field(scenario, p, v)
                 except ScenarioError as e:
-                    raise ScenarioError(f"{at}grid.{p}", f"{f.name}: {e.message}") from None
+                    raise ScenarioError(f"{at}grid.{p}", f"{_from(f)}{e.message}") from None
             # the name as run, the grid's included: one name, one scenario file
             other, shown = named.setdefault(str(scenario["name"]), (where, f))
             if other != where:
@@ -337,14 +377,14 @@ def _part_runs(files: dict[Path, Path], axes: list, at: str, seed_list: list[int
     return runs
 
 
-def _case_error(e: ScenarioError, f: Path, case: str, params: dict, at: str) -> ScenarioError:
+def _case_error(e: ScenarioError, f: Path | Given, case: str, params: dict, at: str) -> ScenarioError:
     """A case's scenario refused, in the sweep file's terms: named by the grid field that set
     the refused value, or else by the scenario's own field; with the file and the case."""
     for p in params:
         under = re.escape(p).replace(r"\[\*\]", r"\[\d+\]") + r"(?:[.\[].*)?"  # the field, or a field inside it
         if re.fullmatch(under, e.path):
-            return ScenarioError(f"{at}grid.{p}", f"{f.name}: {case}: {e.message}")
-    return ScenarioError(e.path, f"{f.name}: {case}: {e.message}")
+            return ScenarioError(f"{at}grid.{p}", f"{_from(f)}{case}: {e.message}")
+    return ScenarioError(e.path, f"{_from(f)}{case}: {e.message}")
 
 
 # --------------------------------------------------------------------------------------
@@ -473,23 +513,63 @@ class _Reported(_Progress):
         pass
 
 
-def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, *,
-        workers: int | None = None, scheduler: str | None = None, retry_failed: bool = False,
+class SweepError(RuntimeError):
+    """Every run of a sweep failed. ``first`` is the first failed run's error as its worker gave
+    it (``max_events: the run needed more than ...``); ``result`` is the SweepResult, whose
+    ``failed`` rows hold each run's case, seed and error."""
+
+    def __init__(self, message: str, first: str, result: "SweepResult"):
+        super().__init__(message)
+        self.first = first
+        self.result = result
+
+
+class FailedRunsWarning(UserWarning):
+    """Some runs of a sweep failed (the others are in its tables); ``SweepResult.failed`` has
+    them, and ``retry_failed=True`` runs them again."""
+
+
+ON_FAILURE = ("raise", "warn", "keep")
+
+
+def run(sweep: Any, out: str | os.PathLike | None = None, *, grid: dict | None = None, seeds: int | Iterable[int] | None = None,
+        name: str | None = None, workers: int | None = None, scheduler: str | None = None, retry_failed: bool = False,
         progress: bool | Callable[[int, int], Any] = True, limits: bool = True, run_timeout: float | str | None = None,
-        max_events: int | None = None) -> "SweepResult":
+        max_events: int | None = None, on_failure: str | None = None) -> "SweepResult":
     """Runs what is missing from the sweep's store (``out/results.sqlite``) and returns all of
-    its results. ``workers`` local processes (default: every core), or a Dask cluster at
+    its results.
+
+    ``sweep`` is a scenario (a dict as :func:`tcplab.run` takes it, or a .toml/.json scenario
+    file), a list of scenarios, a sweep file (one with ``scenarios`` or ``parts``), a sweep's
+    document as a dict, or a :class:`Sweep`. ``grid`` maps field paths to their values, as a
+    sweep file's ``[grid]`` (``{"tcp.window": [17, 32], "flows[*].packet_size": [512, 1024]}``),
+    and ``seeds`` is a count (seeds 1..n) or a list; given with a sweep file, they replace its
+    own. ``name`` names the sweep (default: the scenario's own name when there is one scenario,
+    else "sweep"); ``out`` defaults to ``results/<name>``.
+
+    ``workers`` local processes (default: every core; the caller's script is not imported in
+    them, so it needs no ``if __name__ == "__main__":`` guard), or a Dask cluster at
     ``scheduler`` (``tcp://host:port``). ``progress``: a status line on stderr, or a function
-    called as ``progress(done, total)`` after each run. A run estimated far beyond its machine is recorded as
-    failed with the reason, unless ``limits`` is False (see :func:`tcplab.run`). A run that
-    takes more than ``run_timeout`` (seconds, or "10min"; default: the sweep's own
+    called as ``progress(done, total)`` after each run. A run estimated far beyond its machine
+    is recorded as failed with the reason, unless ``limits`` is False (see :func:`tcplab.run`).
+    A run that takes more than ``run_timeout`` (seconds, or "10min"; default: the sweep's own
     ``run_timeout``, or no limit) of wall time is stopped and recorded as failed, and so is one
-    that needs more than ``max_events`` events (default: the sweep's own ``max_events``)."""
+    that needs more than ``max_events`` events (default: the sweep's own ``max_events``).
+
+    A failed run is stored with its error, and running the sweep again does not run it again
+    unless ``retry_failed``. ``on_failure`` says what the call does when runs failed, now or
+    in an earlier call: "raise" (the default, except for a :class:`Sweep` object) raises
+    :class:`SweepError` with the first run's error when every run failed, and warns
+    (:class:`FailedRunsWarning`, naming how many and the first error) when some did; "warn"
+    only warns; "keep" (the default for a :class:`Sweep` object, whose callers, the command line
+    and the studies, report ``failed`` themselves) says nothing."""
     if workers is not None:
         check_workers(workers)
+    if on_failure is not None and on_failure not in ON_FAILURE:
+        raise ValueError(f"on_failure={on_failure!r} is not one of {', '.join(map(repr, ON_FAILURE))}")
     timeout = wall_seconds(run_timeout, "run_timeout") if run_timeout is not None else None
-    if not isinstance(sweep, Sweep):
-        sweep = load(sweep, progress)
+    policy = on_failure or ("keep" if isinstance(sweep, Sweep) else "raise")
+    sweep = _as_sweep(sweep, grid, seeds, name, progress is True)
     timeout = timeout or sweep.run_timeout
     budget = RunLimits(limits, timeout, tcplab._events_option(max_events, "max_events") or sweep.max_events)
     out = Path(out if out is not None else Path("results") / tcplab.folder_name(sweep.name, "sweep"))
@@ -506,12 +586,124 @@ def run(sweep: Sweep | str | os.PathLike, out: str | os.PathLike | None = None, 
                 _run_local(sweep, todo, store, bar, workers or os.cpu_count() or 1, budget)
         finally:
             bar.close()
-        return SweepResult(sweep, store.rows(r.key for r in sweep.runs))
+        result = SweepResult(sweep, store.rows(r.key for r in sweep.runs))
     except sqlite3.Error as e:  # not SQLite, a store of another shape, a full disk
         raise ScenarioError("--out", f"cannot keep the results in {out / 'results.sqlite'}: {e}") from None
     finally:
         if store is not None:
             store.close()
+    if policy != "keep":
+        _failures(result, {r.key for r in todo}, policy)
+    return result
+
+
+def _failures(result: "SweepResult", ran: set[str], policy: str) -> None:
+    """Says that runs failed: raises SweepError when every run did (unless `policy` is "warn"),
+    else warns, naming how many, the first error, and the runs stored failed by an earlier call
+    (not `ran` now), which retry_failed runs again."""
+    import warnings
+
+    failed = result.failed
+    if not failed:
+        return
+    first = failed[0]
+    earlier = sum(r["key"] not in ran for r in failed)
+    again = (f"; {'all' if earlier == len(failed) else earlier} of them failed in an earlier run of the sweep and "
+             "were not run again (retry_failed=True runs them again)") if earlier else ""
+    count = f"all {len(failed)}" if len(failed) == len(result.rows) else f"{len(failed)} of {len(result.rows)}"
+    what = (f"{count} runs of sweep {result.sweep.name!r} failed{again}. "
+            f"The first, {first['case']} seed {first['seed']}: {first['error']}")
+    if policy == "raise" and len(failed) == len(result.rows):
+        raise SweepError(what, first["error"], result)
+    # stacklevel 3: the line of the caller's script that called run()
+    warnings.warn(what, FailedRunsWarning, stacklevel=3)
+
+
+def _as_sweep(given: Any, grid: dict | None, seeds: Any, name: str | None, progress: bool) -> Sweep:
+    """A Sweep from what run() was given: a Sweep as it is; a sweep file or document as its
+    runs, with `grid` and `seeds` over its own; one scenario or a list of them (dicts, files) as
+    a sweep of `grid` and `seeds`."""
+    if isinstance(given, Sweep):
+        if grid is not None or seeds is not None or name is not None:
+            raise TypeError("grid, seeds and name are a Sweep's own: give them when it is built, or give run() "
+                            "its scenario instead")
+        return given
+    over: dict[str, Any] = {}  # what the caller sets, over a sweep file's own
+    if grid is not None:
+        over["grid"] = _grid_option(grid)
+    if seeds is not None:
+        over["seeds"] = seeds if isinstance(seeds, int) else list(seeds)
+    if name is not None:
+        over["name"] = name
+    if isinstance(given, (list, tuple)):
+        entries = [_scenario_entry(s, f"scenarios[{i}]") for i, s in enumerate(given)]
+        if not entries:
+            raise ScenarioError("scenarios", "is an empty list: give run() at least one scenario")
+        return build({"name": "sweep", "seeds": 1, "scenarios": entries, **over}, Path.cwd(), progress=progress)
+    doc, base, stem = _read_given(given)
+    if "scenarios" in doc or "parts" in doc:  # a sweep's document: its own cases and grid
+        if "grid" in over and "parts" in doc:
+            raise ScenarioError("grid", "cannot be given for a sweep of parts: each part has its own grid")
+        return build({**doc, **over}, base, default_name=stem or "sweep", progress=progress)
+    own = doc.get("name", stem)  # the scenario's name, as tcplab.run gives it, names the sweep
+    entry = str(Path(given).absolute()) if stem is not None else doc  # a file is read as a sweep reads its files
+    spec = {"name": own if isinstance(own, str) and own else "sweep", "seeds": 1,
+            "scenarios": [glob.escape(entry) if isinstance(entry, str) else entry], **over}
+    return build(spec, base, progress=progress)
+
+
+def _read_given(given: Any) -> tuple[dict, Path, str | None]:
+    """A document given to run(): a dict, a file (its stem too) or TOML text; with the folder
+    its scenario paths are relative to."""
+    if isinstance(given, dict):
+        return given, Path.cwd(), None
+    if isinstance(given, os.PathLike) or (isinstance(given, str) and tcplab._looks_like_path(given)):
+        path = Path(given)
+        inp = tcplab._read_file(os.fspath(path))  # errors name the file
+        return _parsed(inp.text, inp.format, str(path)), path.parent, path.stem
+    if isinstance(given, str):
+        return _parsed(given, "toml", "scenario"), Path.cwd(), None
+    raise TypeError(f"a sweep runs a scenario (a dict, a file or TOML text), a list of them, a sweep file or a "
+                    f"Sweep, not a {type(given).__name__}")
+
+
+def _parsed(text: str, fmt: str, where: str) -> dict:
+    try:
+        doc = json.loads(text) if fmt == "json" else tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError) as e:
+        raise ScenarioError(where, f"not valid {fmt.upper()}: {e}") from None
+    if not isinstance(doc, dict):
+        raise ScenarioError(where, "is not a scenario or a sweep (a table of fields)")
+    return doc
+
+
+def _scenario_entry(given: Any, at: str) -> dict | str:
+    """One item of a list of scenarios given to run(): a document, or a scenario file's path
+    (as a sweep's `scenarios` takes it: a pattern, so escaped)."""
+    if isinstance(given, dict):
+        return given
+    if isinstance(given, (str, os.PathLike)):
+        doc, _, stem = _read_given(given)
+        if "scenarios" in doc or "parts" in doc:
+            raise ScenarioError(at, f"{os.fspath(given) if stem is not None else 'the text'} is a sweep, not a "
+                                "scenario: give run() a sweep on its own")
+        return glob.escape(str(Path(given).absolute())) if stem is not None else doc
+    raise ScenarioError(at, f"a {type(given).__name__} is not a scenario (a dict or a file)")
+
+
+def _grid_option(grid: Any) -> dict:
+    """A grid given from Python as a sweep file's: field path -> list of values. Tuples,
+    ranges and arrays are lists too; numpy's numbers are Python's."""
+    if not isinstance(grid, dict):
+        raise ScenarioError("grid", f"maps field paths to lists of values, not a {type(grid).__name__}")
+    out = {}
+    for key, values in grid.items():
+        if hasattr(values, "tolist"):  # a numpy array or a pandas Series
+            values = values.tolist()
+        if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+            raise ScenarioError(f"grid.{key}", f"is a list of the values to try, not {values!r}")
+        out[key] = [v.item() if hasattr(v, "item") and not isinstance(v, (list, dict)) else v for v in values]
+    return out
 
 
 def check_workers(workers: int) -> int:
@@ -532,14 +724,9 @@ RUN_TIMEOUT_GRACE_S = 10.0
 
 
 def _worker(conn) -> None:
-    """A local worker process: runs what it is sent, one run at a time, until told to stop, or
-    until the sweep's process has gone (killed)."""
-    import multiprocessing
-    import signal
-    import threading
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    threading.Thread(target=_exit_when_orphaned, args=(multiprocessing.parent_process().pid,), daemon=True).start()
+    """A local worker process's loop (started by tcplab._worker, which ignores Ctrl-C and ends
+    the process once the sweep has gone): runs what it is sent, one run at a time, until told
+    to stop."""
     try:
         while (job := conn.recv()) is not None:
             conn.send(_run_one(*job))
@@ -547,21 +734,12 @@ def _worker(conn) -> None:
         pass
 
 
-def _exit_when_orphaned(parent: int) -> None:
-    """Ends the worker, mid-run too, once its parent has gone: a sweep killed with SIGKILL
-    leaves no worker computing for nobody."""
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(0)
+def _start_worker(worker=_worker) -> tuple[Any, Any]:
+    """A new local worker process and the parent's end of its connection. Not multiprocessing's
+    spawn: that imports the caller's main module again in each worker (tcplab._worker)."""
+    from tcplab import _worker as workers
 
-
-def _start_worker(ctx, worker=_worker) -> tuple[Any, Any]:
-    """A new local worker process and the parent's end of its connection."""
-    conn, child = ctx.Pipe()
-    proc = ctx.Process(target=worker, args=(child,), daemon=True)
-    proc.start()
-    child.close()
-    return conn, proc
+    return workers.start(worker)
 
 
 def _hand_out(r: Run, budget: RunLimits, idle: list[tuple[Any, Any]], start) -> tuple[Any, Any]:
@@ -595,7 +773,6 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
             store.put(sweep.name, r, summary, error, wall)
             bar.update(error is None)
         return
-    import multiprocessing
     from multiprocessing.connection import wait
 
     # Each worker holds one run at a time, so a worker that dies (killed, out of memory) takes
@@ -603,7 +780,6 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
     # WORKER_DEATHS times is recorded as failed, to be retried with retry_failed. A worker that
     # dies between runs takes none down (`_hand_out`). A run still going RUN_TIMEOUT_GRACE_S
     # past its timeout has not stopped itself: its worker is killed, and the run recorded as failed.
-    ctx = multiprocessing.get_context("spawn")  # workers start clean whatever the parent holds
     queue = list(reversed(todo))
     deaths: dict[str, int] = {}
     busy: dict[Any, tuple[Any, Run, float]] = {}  # connection -> (process, its run, when it went out)
@@ -611,7 +787,7 @@ def _run_local(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, work
     overdue = math.inf if timeout is None else timeout + RUN_TIMEOUT_GRACE_S
 
     def hand_out(r: Run) -> None:
-        conn, proc = _hand_out(r, budget, idle, lambda: _start_worker(ctx, worker))
+        conn, proc = _hand_out(r, budget, idle, lambda: _start_worker(worker))
         busy[conn] = (proc, r, time.monotonic())
 
     try:
@@ -764,14 +940,104 @@ def _run_dask(sweep: Sweep, todo: list[Run], store: Store, bar: _Progress, sched
 # Results
 # --------------------------------------------------------------------------------------
 
-# Two-sided 95% quantiles of Student's t, by degrees of freedom (then about 1.96).
-_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042]
+def t_quantile(p: float, df: float) -> float:
+    """The ``p`` quantile of Student's t distribution with ``df`` degrees of freedom (any df > 0,
+    whole or not; ``math.inf`` gives the normal's), to about 1e-12: ``t_quantile(0.975, 10)`` is
+    2.228138852. Without scipy: the tail of t is a regularised incomplete beta function, which
+    this inverts by bisection (for df up to 1e5; past that, the Cornish-Fisher series about the
+    normal quantile, exact to far below a double's precision there)."""
+    if not 0 < p < 1 or math.isnan(p):
+        raise ValueError(f"p = {p!r} is not a probability strictly between 0 and 1")
+    if not df > 0:
+        raise ValueError(f"df = {df!r} is not a positive number of degrees of freedom")
+    if p < 0.5:
+        return -t_quantile(1 - p, df)  # t is symmetric
+    if p == 0.5:
+        return 0.0
+    if df > _T_SERIES_DF:
+        return _t_series(p, df)
+    q = 1 - p  # the upper tail to reach; 1 - p is exact for p >= 0.5 (Sterbenz)
+    lo, hi = 0.0, 1.0
+    while _t_tail(hi, df) > q:  # bracket: the tail falls as t grows
+        lo, hi = hi, hi * 2
+        if hi > 1e300:
+            return math.inf  # p so close to 1, with df so small, that the quantile is not a double
+    # bisection: each step keeps the quantile inside [lo, hi], whatever the tail's slope
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break  # adjacent doubles
+        if _t_tail(mid, df) > q:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+# Beyond this many degrees of freedom the incomplete beta function's continued fraction needs
+# thousands of terms and lgamma's differences lose digits; the series is exact there instead.
+_T_SERIES_DF = 1e5
+
+
+def _t_series(p: float, df: float) -> float:
+    """Cornish-Fisher expansion of t's quantile about the normal's (Abramowitz and Stegun
+    26.7.5): its first neglected term is of order df**-5."""
+    import statistics
+
+    z = statistics.NormalDist().inv_cdf(p)
+    if math.isinf(df):
+        return z
+    z2 = z * z
+    g1 = (z2 + 1) * z / 4
+    g2 = ((5 * z2 + 16) * z2 + 3) * z / 96
+    g3 = (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384
+    g4 = ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160
+    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
+
+
+def _t_tail(t: float, df: float) -> float:
+    """P(T > t) for t >= 0: half the regularised incomplete beta I_x(df/2, 1/2) at
+    x = df / (df + t^2), its complement given as it is computed (t^2 / (df + t^2)), not as 1 - x,
+    which would lose every digit of a small one."""
+    d = df + t * t
+    return 0.5 * _beta_inc(df / 2, 0.5, df / d, t * t / d)
+
+
+def _beta_inc(a: float, b: float, x: float, y: float) -> float:
+    """The regularised incomplete beta function I_x(a, b), with y = 1 - x: its continued
+    fraction (Numerical Recipes' betacf, by modified Lentz), on the side of x where it
+    converges quickly (I_x(a, b) = 1 - I_y(b, a))."""
+    if x <= 0:
+        return 0.0
+    if y <= 0:
+        return 1.0
+    log_front = a * math.log(x) + b * math.log(y) - (math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b))
+    if x < (a + 1) / (a + b + 2):
+        return math.exp(log_front) * _beta_fraction(a, b, x) / a
+    return 1 - math.exp(log_front) * _beta_fraction(b, a, y) / b
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    tiny, eps = 1e-300, 1e-16
+    c, d = 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 100_000):  # converges in about sqrt(max(a, b)) terms: a few hundred at df = 1e5
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),  # the even step, then the odd
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + num * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1) < eps:
+            break
+    return h
 
 
 def confidence_interval(values: Iterable[float]) -> tuple[float, float]:
-    """Mean and the half-width of its 95% confidence interval (Student's t); 0 for one value."""
+    """Mean and the half-width of its 95% confidence interval (Student's t, exact for any
+    number of values); 0 for one value."""
     xs = [float(v) for v in values]
     n = len(xs)
     if n == 0:
@@ -780,8 +1046,13 @@ def confidence_interval(values: Iterable[float]) -> tuple[float, float]:
     if n == 1 or max(xs) == min(xs):
         return mean, 0.0
     sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-    t = _T95[n - 2] if n - 2 < len(_T95) else 1.96
-    return mean, t * sd / math.sqrt(n)
+    return mean, _t95(n - 1) * sd / math.sqrt(n)
+
+
+@functools.lru_cache(maxsize=1024)
+def _t95(df: int) -> float:
+    # a table's groups mostly share their number of seeds: one bisection each
+    return t_quantile(0.975, df)
 
 
 # What a sweep's table can summarise: each number of a flow's summary, and its run's fairness.
@@ -862,3 +1133,54 @@ class SweepResult:
             rows.append({**dict(zip(keys, group)), "runs": len(g), "mean": mean, "ci95": half,
                          "min": g[metric].min(), "max": g[metric].max()})
         return pd.DataFrame(rows)
+
+    def plot(self, x: str, metric: str = "goodput_bps", *, flows: str | Iterable[str] | None = None,
+             figsize: tuple[float, float] | None = None):
+        """A matplotlib Figure of ``metric``'s mean over the seeds, with its 95% confidence
+        interval as error bars, against the grid field ``x``: one line per flow of each other
+        case (scenario and the other grid fields' values). ``flows`` keeps only the flows of
+        those names. Rates in bit/s are drawn in Mb/s. In a notebook the returned Figure shows
+        as the cell's value; ``fig.savefig("sweep.png")`` writes it. Needs matplotlib."""
+        from matplotlib.figure import Figure  # not pyplot: no global figure, so a notebook shows it once
+
+        check_metric(metric)
+        if x not in self.sweep.fields:
+            varied = ", ".join(self.sweep.fields) or "none: the sweep has no grid"
+            raise ValueError(f"{x!r} is not a field the sweep varies (those are: {varied})")
+        df = self.flows
+        if df.empty:
+            raise ValueError("the sweep has no finished runs to plot (see .failed)")
+        keep = [flows] if isinstance(flows, str) else None if flows is None else list(flows)
+        if keep is not None:
+            df = df[df["flow"].isin(keep)]
+            if df.empty:
+                raise ValueError(f"no flow of the sweep is named {' or '.join(map(repr, keep))}")
+        df = df[df[x].notna()]  # the runs of parts that do not vary x
+        # where x's values are numbers the axis is numeric; else each value in sweep order
+        values = list(dict.fromkeys(df[x]))
+        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+        position = {v: (v if numeric else i) for i, v in enumerate(values)}
+        others = [f for f in self.sweep.fields if f != x and f in df.columns]
+        scale, unit = (1e-6, " (Mb/s)") if metric.endswith("_bps") else (1.0, "")
+        fig = Figure(figsize=figsize or (8, 4.5), layout="constrained")
+        ax = fig.subplots()
+        line_keys = ["scenario", *others, "flow", "protocol"]
+        for key, g in df.groupby(line_keys, sort=False, dropna=False):
+            head = dict(zip(line_keys, key))
+            points = []
+            for v, at in g.groupby(x, sort=False):
+                mean, half = confidence_interval(at[metric])
+                points.append((position[v], mean * scale, half * scale))
+            points.sort()
+            label = " ".join([str(head["scenario"]), *(f"{f}={head[f]}" for f in others if head[f] == head[f]),
+                              f"{head['flow']} ({head['protocol']})"])
+            ax.errorbar([p[0] for p in points], [p[1] for p in points], yerr=[p[2] for p in points],
+                        marker="o", capsize=3, label=label)
+        if not numeric:
+            ax.set_xticks(range(len(values)), [str(v) for v in values])
+        ax.set_xlabel(x)
+        ax.set_ylabel(f"{metric}{unit}, mean and 95% CI")
+        ax.set_title(f"{self.sweep.name}: {metric} against {x}")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        return fig

@@ -241,7 +241,8 @@ def test_a_failed_run_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
     spec = write_sweep(tmp_path)
     real = sw._run_one
     monkeypatch.setattr(sw, "_run_one", lambda s, seed, *rest: (None, "boom", 0.0) if seed == 2 else real(s, seed, *rest))
-    res = sw.run(spec, tmp_path / "out", workers=1, progress=False)
+    with pytest.warns(sw.FailedRunsWarning, match=r"^4 of 8 runs of sweep '[ts]' failed"):
+        res = sw.run(spec, tmp_path / "out", workers=1, progress=False)
     assert len(res.failed) == 4 and len(res.rows) == 8
     assert all(r["error"] == "boom" for r in res.failed)
     monkeypatch.setattr(sw, "_run_one", real)
@@ -255,7 +256,8 @@ def test_a_run_beyond_the_machine_is_recorded_as_refused_and_no_limits_runs_it(t
     monkeypatch.setenv("TCPLAB_MAX_MEMORY", "100kB")
     spec = tmp_path / "sweep.toml"
     spec.write_text(f'name = "t"\nscenarios = ["{LOSSY}/lossy-reno.toml"]\nseeds = 1\n[grid]\nduration = ["1s", "100s"]\n')
-    res = sw.run(spec, tmp_path / "out", workers=2, progress=False)
+    with pytest.warns(sw.FailedRunsWarning, match=r"^1 of 2 runs of sweep '[ts]' failed"):
+        res = sw.run(spec, tmp_path / "out", workers=2, progress=False)
     assert len(res.rows) == 2 and len(res.failed) == 1
     (refused,) = res.failed
     assert refused["params"] == {"duration": "100s"}
@@ -336,6 +338,16 @@ def _wait_for_rows(proc, db, rows: int, timeout: float = 120) -> int:
     return stored
 
 
+def _is_worker(pid: int) -> bool:
+    """Whether process `pid` is a sweep's local worker (tcplab._worker marks its command line)."""
+    from tcplab._worker import MARK
+
+    try:
+        return MARK in Path(f"/proc/{pid}/cmdline").read_text()
+    except OSError:  # gone meanwhile
+        return False
+
+
 def _children(pid: int) -> list[int]:
     """The processes whose parent is `pid` (from /proc)."""
     out = []
@@ -355,7 +367,7 @@ def test_a_local_worker_that_dies_is_replaced_and_its_runs_redone(tmp_path):
     out = tmp_path / "killed"
     proc = _sweep_process(spec, out, workers=2)
     stored = _wait_for_rows(proc, out / "results.sqlite", 2)
-    workers = [p for p in _children(proc.pid) if "spawn" in Path(f"/proc/{p}/cmdline").read_text()]
+    workers = [p for p in _children(proc.pid) if _is_worker(p)]
     assert workers and stored < len(reference.rows), "the sweep must be under way"
     os.kill(workers[0], signal.SIGKILL)
     _, err = proc.communicate(timeout=300)
@@ -367,14 +379,11 @@ def test_a_local_worker_that_dies_is_replaced_and_its_runs_redone(tmp_path):
 def test_a_worker_killed_between_runs_is_replaced_without_costing_a_run(tmp_path):
     """An idle worker that was killed refuses the next run (its pipe is broken): a new worker
     takes the run. Before, the broken pipe ended the whole sweep with status 1."""
-    import multiprocessing
-
-    ctx = multiprocessing.get_context("spawn")
-    dead_conn, dead = sw._start_worker(ctx)
+    dead_conn, dead = sw._start_worker()
     dead.kill()
     dead.join()
     run = sw.load(write_sweep(tmp_path, seeds=1)).runs[0]
-    conn, proc = sw._hand_out(run, sw.RunLimits(True, None, None), [(dead_conn, dead)], lambda: sw._start_worker(ctx))
+    conn, proc = sw._hand_out(run, sw.RunLimits(True, None, None), [(dead_conn, dead)], lambda: sw._start_worker())
     try:
         assert proc is not dead and proc.is_alive()
         summary, error, _ = conn.recv()
@@ -474,7 +483,8 @@ def test_a_run_that_kills_its_dask_workers_fails_alone(tmp_path):
     as a local run would be, and the others finish."""
     config = {"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0", "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0"}
     with dask_cluster(1, config, ("--preload", "dask_kills_seed_2")) as (address, _):
-        res = sw.run(write_sweep(tmp_path, seeds=2, duration="1s"), tmp_path / "out", scheduler=address, progress=False)
+        with pytest.warns(sw.FailedRunsWarning, match=r"^4 of 8 runs of sweep '[ts]' failed"):
+            res = sw.run(write_sweep(tmp_path, seeds=2, duration="1s"), tmp_path / "out", scheduler=address, progress=False)
     failed = [r for r in res.rows if r["error"]]
     assert len(res.rows) == 8 and {r["seed"] for r in failed} == {2} and len(failed) == 4
     assert all("its Dask workers died" in r["error"] for r in failed)
@@ -652,7 +662,8 @@ def test_a_sweeps_run_timeout_stores_a_long_run_as_failed_and_goes_on(tmp_path, 
     spec.write_text(f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nrun_timeout = "2s"\n[grid]\nduration = ["1s", "{LONG}"]\n')
     assert sw.load(spec).run_timeout == 2.0
     t0 = time.monotonic()
-    res = sw.run(spec, tmp_path / "out", workers=2, progress=False)
+    with pytest.warns(sw.FailedRunsWarning, match=r"^1 of 2 runs of sweep '[ts]' failed"):
+        res = sw.run(spec, tmp_path / "out", workers=2, progress=False)
     assert time.monotonic() - t0 < 60
     (failed,) = res.failed
     assert failed["params"] == {"duration": LONG} and failed["error"].startswith("run_timeout: the run took longer than 2 s")
@@ -672,7 +683,8 @@ def test_a_sweeps_max_events_stores_a_run_that_needs_more_as_failed(tmp_path, ca
     spec = tmp_path / "s.toml"
     spec.write_text(f'scenarios = ["{LOSSY}/lossy-reno.toml"]\nmax_events = 20000\n[grid]\nduration = ["1s", "100s"]\n')
     assert sw.load(spec).max_events == 20000
-    res = sw.run(spec, tmp_path / "out", workers=2, progress=False)
+    with pytest.warns(sw.FailedRunsWarning, match=r"^1 of 2 runs of sweep '[ts]' failed"):
+        res = sw.run(spec, tmp_path / "out", workers=2, progress=False)
     (failed,) = res.failed
     assert failed["params"] == {"duration": "100s"}
     assert failed["error"].startswith("max_events: the run needed more than the 20000 events"), failed["error"]
@@ -714,7 +726,7 @@ def test_workers_die_with_their_sweep(tmp_path):
     proc = _sweep_process(spec, out, workers=2)
     workers = []
     for _ in range(600):
-        workers = [p for p in _children(proc.pid) if "spawn" in Path(f"/proc/{p}/cmdline").read_text()]
+        workers = [p for p in _children(proc.pid) if _is_worker(p)]
         if len(workers) == 2:
             break
         time.sleep(0.1)
@@ -722,7 +734,7 @@ def test_workers_die_with_their_sweep(tmp_path):
     proc.kill()
     _, err = proc.communicate(timeout=30)  # stderr ends once the workers, which share it, are gone
     assert "Traceback" not in err and "Error" not in err, err
-    assert not [p for p in workers if Path(f"/proc/{p}").exists() and "spawn" in Path(f"/proc/{p}/cmdline").read_text()]
+    assert not [p for p in workers if _is_worker(p)]
 
 
 @pytest.mark.parametrize("damage", ["summary = 'not json'", "summary = '5'", "summary = '{\"flows\": [1]}'",
