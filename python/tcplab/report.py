@@ -317,12 +317,16 @@ def _thin(xs, ys) -> tuple[list, list]:
     return [float(f"{xs[i]:.9g}") for i in keep], [float(f"{ys[i]:.6g}") for i in keep]
 
 
-def lines(frame, x: str, y: str, by: str, suffix: str = "", **style) -> list[dict]:
+def lines(frame, x: str, y: str, by: str, suffix: str = "", until: float | None = None, **style) -> list[dict]:
     """Chart series of `frame`, one per value of column `by` (named after it, with `suffix`); the
-    value is the series' `group` too: the page gives a group one colour in every chart."""
+    value is the series' `group` too: the page gives a group one colour in every chart. `until`:
+    a log of changes (the cwnd trace writes a line only when cwnd moves) holds its last value
+    to that time, so a window that settles does not look like a flow that stopped."""
     out = []
     for name, rows in frame.groupby(by, sort=False):
         xs, ys = _thin(rows[x], rows[y])
+        if until is not None and xs and xs[-1] < until:
+            xs, ys = xs + [float(until)], ys + [ys[-1]]
         out.append({"name": f"{name}{suffix}", "group": str(name), "x": xs, "y": ys, **style})
     return out
 
@@ -332,14 +336,15 @@ def charts(run: plot.RunFolder) -> list[dict]:
     out = []
     cwnd = run.series("cwnd")
     step = cwnd is not None
+    end = run.summary["duration_s"] if step else None  # a log of changes holds to the run's end
     if cwnd is None:
         cwnd = run.series("tcp")
     if cwnd is not None and not cwnd.empty:
         top = float(cwnd["cwnd"].max()) * 1.3 or 1.0
         capped = cwnd.assign(ssthresh=cwnd["ssthresh"].clip(upper=top))
         out.append({"id": "cwnd", "title": "cwnd and ssthresh", "xlabel": "time (s)", "ylabel": "segments",
-                    "series": lines(capped, "time", "cwnd", "flow", " cwnd", step=step)
-                    + lines(capped, "time", "ssthresh", "flow", " ssthresh", step=step, dash=True)})
+                    "series": lines(capped, "time", "cwnd", "flow", " cwnd", until=end, step=step)
+                    + lines(capped, "time", "ssthresh", "flow", " ssthresh", until=end, step=step, dash=True)})
     flows = run.series("flows")
     if flows is not None and not flows.empty:
         flows = flows.assign(mbps=flows["goodput_bps"] / 1e6, mb=flows["delivered_bytes"] / 1e6)
