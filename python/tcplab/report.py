@@ -63,7 +63,7 @@ def render(data: dict) -> str:
     and `notes` lines, `warnings` (shown boxed on top), `flows` (flow names: flow i takes the
     i-th colour), then its `sections` in order, each a dict with a `kind`:
 
-    - heading (text), paragraph (text);
+    - heading (text), paragraph (text; `warning`: true draws it as a warning box);
     - table (title, columns, rows; id for the element), and optionally:
       `titles`: each column's definition, its header's tooltip;
       `groups`: [[label, span], ...], a header row above `columns` whose spans add up to the

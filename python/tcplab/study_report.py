@@ -29,7 +29,7 @@ from tcplab.studies import Cell, Shown, _fmt, quantity
 # the colours of the bars: the paper grey, tcplab's readings blue, ns-2 orange
 PAPER, NS2 = "#8c8c8c", "#e6852e"
 READINGS = ("#1f5fa8", "#8fb8e3")
-WIDTH_IN = 10.0  # a figure's widest: the page's 1100-px column at 100%, in inches of 96 px
+WIDTH_IN = 10.0  # a figure's widest: within the page's 1200-px column at 100%, in inches of 96 px
 
 
 @dataclass

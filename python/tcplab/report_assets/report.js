@@ -69,7 +69,7 @@ function header(root) {
 function table(root, t) {
   if (t.title) el("h3", {}, root, t.title);
   const wrap = el("div", {class: "table-wrap"}, root);
-  const table = el("table", {id: `table-${t.id}`}, wrap);
+  const table = el("table", t.groups ? {id: `table-${t.id}`, class: "grouped"} : {id: `table-${t.id}`}, wrap);
   const thead = el("thead", {}, table);
   if (t.groups) {  // a row of group labels above the columns they span
     const row = el("tr", {class: "groups"}, thead);
@@ -492,7 +492,7 @@ function playback(button, speed, slider, times) {
 
 const SECTIONS = {
   heading: (root, s) => el("h2", {}, root, s.text),
-  paragraph: (root, s) => el("p", {}, root, s.text),
+  paragraph: (root, s) => el("p", s.warning ? {class: "warning", role: "alert"} : {}, root, s.text),
   svg: figure, table, chart, claims, topology, definitions,
 };
 
