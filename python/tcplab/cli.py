@@ -200,6 +200,17 @@ def cmd_estimate(args) -> int:
     return status
 
 
+def _warn_starved(jobs: list, summaries: list[dict]) -> None:
+    """Flows that delivered nothing or got less than 1% of their max-min fair share, said on
+    stderr: a flow locked out is a finding to notice, not a number to miss in a table."""
+    from tcplab import report
+
+    for (src, name, _), summary in zip(jobs, summaries):
+        shares = report.fair_shares(tcplab.validate(src), summary["duration_s"])
+        for text in report.starved(summary["flows"], shares):
+            print(f"{PROG}: warning: {name}: {text}", file=sys.stderr)
+
+
 def cmd_run(args) -> int:
     several = len(args.scenario) > 1
     max_events = _count_option(args.max_events, "--max-events", "events", 2**64 - 1)
@@ -254,6 +265,7 @@ def cmd_run(args) -> int:
             progress.close()
         summaries.append(res.summary)
     print(format_flow_table(summaries))
+    _warn_starved(jobs, summaries)
     # Several scenarios write to sibling directories: name their parent.
     print(f"results: {os.path.dirname(jobs[0][2]) if several else jobs[0][2]}")
     return 0

@@ -798,3 +798,32 @@ def test_a_default_output_that_cannot_be_written_says_it_was_the_default(tmp_pat
     assert last.startswith("tcplab: error: --out: ") and last.endswith("(the default output; choose another with --out)"), last
     assert cli.main([command, *args, "--out", str(tmp_path / "results" / "x")]) == 2
     assert "the default output" not in capsys.readouterr().err, "a folder the user named is not called the default"
+
+
+STARVED_TEXT = """
+name = "starve"
+duration = "5s"
+nodes = ["a", "b", "r", "k"]
+links = [
+  { from = "a", to = "r", bandwidth = "10Mb", delay = "2ms" },
+  { from = "b", to = "r", bandwidth = "10Mb", delay = "2ms" },
+  { from = "r", to = "k", bandwidth = "1Mb", delay = "10ms", queue_limit = 5 },
+]
+flows = [
+  { name = "tcp", from = "a", to = "k", protocol = "reno", start = "1s" },
+  { name = "flood", from = "b", to = "k", protocol = "udp", app = "cbr", rate = "3Mb" },
+]
+"""
+
+
+def test_run_warns_of_a_flow_locked_out(capfd, tmp_path):
+    """A TCP flow that a CBR flood keeps from delivering anything is said on stderr; a fair
+    dumbbell gets no warning."""
+    starved, fair = tmp_path / "starve.toml", tmp_path / "fair.toml"
+    starved.write_text(STARVED_TEXT)
+    fair.write_text(DUMBBELL_TEXT)
+    assert cli.main(["run", str(starved), "--out", str(tmp_path / "s")]) == 0
+    err = capfd.readouterr().err
+    assert "tcplab: warning: starve: Delivered nothing: tcp (goodput 0 kb/s)." in err
+    assert cli.main(["run", str(fair), "--out", str(tmp_path / "f")]) == 0
+    assert "warning" not in capfd.readouterr().err
