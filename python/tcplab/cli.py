@@ -205,10 +205,11 @@ def _warn_starved(jobs: list, summaries: list[dict]) -> None:
     stderr: a flow locked out is a finding to notice, not a number to miss in a table."""
     from tcplab import report
 
+    sys.stdout.flush()  # after the table: a full disk is the one error to report, not this
     for (src, name, _), summary in zip(jobs, summaries):
         shares = report.fair_shares(tcplab.validate(src), summary["duration_s"])
         for text in report.starved(summary["flows"], shares):
-            print(f"{PROG}: warning: {name}: {text}", file=sys.stderr)
+            print(status.shown(f"{PROG}: warning: {name}: {text}", keep=""), file=sys.stderr)
 
 
 def cmd_run(args) -> int:
@@ -265,9 +266,9 @@ def cmd_run(args) -> int:
             progress.close()
         summaries.append(res.summary)
     print(format_flow_table(summaries))
-    _warn_starved(jobs, summaries)
     # Several scenarios write to sibling directories: name their parent.
     print(f"results: {os.path.dirname(jobs[0][2]) if several else jobs[0][2]}")
+    _warn_starved(jobs, summaries)
     return 0
 
 

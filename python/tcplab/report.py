@@ -283,7 +283,8 @@ def fair_shares(sc: dict, duration: float) -> dict[str, float]:
 def starved(flows: list[dict], shares: dict) -> list[str]:
     """Warnings for flows that delivered nothing, or got less than STARVED of their fair share."""
     out = []
-    nothing = [f["name"] for f in flows if not f.get("goodput_bps")]
+    # a flow that never started within the run (not in `shares`) has nothing to deliver yet
+    nothing = [f["name"] for f in flows if not f.get("goodput_bps") and (not shares or f["name"] in shares)]
     if nothing:
         out.append(f"Delivered nothing: {', '.join(nothing)} (goodput 0 kb/s).")
     low = [f"{f['name']} ({f['goodput_bps'] / 1e3:.1f} kb/s of a fair share of {shares[f['name']] / 1e3:.1f} kb/s)"
