@@ -199,6 +199,7 @@ class Runner:
             sweep = sw.Sweep(name=s.sweep.name, runs=list(todo.values()), fields=s.sweep.fields,
                              run_timeout=s.sweep.run_timeout, max_events=s.sweep.max_events)
             result = sw.run(sweep, self.out, workers=self.workers, scheduler=self.scheduler, retry_failed=True,
+                            on_failure="keep",  # a failed reading is scored as such
                             progress=lambda done, total: self.progress(done))
             for row in result.rows:
                 if row["summary"] is None:

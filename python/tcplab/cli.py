@@ -344,7 +344,7 @@ def cmd_sweep(args) -> int:
     out = Path(args.out) if args.out else Path("results") / tcplab.folder_name(spec.name, "sweep")
     result = sw.run(spec, out, workers=workers, scheduler=args.scheduler, retry_failed=args.retry_failed,
                     progress=progress_enabled(), limits=not args.no_limits, run_timeout=run_timeout,
-                    max_events=max_events)
+                    max_events=max_events, on_failure="keep")  # failed runs are listed below
     flows = result.flows
     flows.to_csv(out / "results.csv", index=False)
     table = result.aggregate(args.metric)

@@ -497,6 +497,7 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
     out = Path(out) if out else Path("results") / sweep.name
     log(f"{len(every.runs)} runs into {out}" + (" (the best reading and the literal one)" if len(shown) > 1 else ""))
     result = sw.run(every, out, workers=workers, scheduler=scheduler, progress=progress, run_timeout=run_timeout,
+                    on_failure="keep",  # the report lists its failed runs
                     max_events=max_events)
     summaries = {r["key"]: with_run_metrics(r["summary"]) for r in result.rows if r["summary"] is not None}
     cells, shapes = _cells(study_dir), Shapes()

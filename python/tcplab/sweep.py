@@ -544,8 +544,8 @@ def run(sweep: Any, out: str | os.PathLike | None = None, *, grid: dict | None =
     document as a dict, or a :class:`Sweep`. ``grid`` maps field paths to their values, as a
     sweep file's ``[grid]`` (``{"tcp.window": [17, 32], "flows[*].packet_size": [512, 1024]}``),
     and ``seeds`` is a count (seeds 1..n) or a list; given with a sweep file, they replace its
-    own. ``name`` names the sweep (default: the scenario's own name when there is one scenario,
-    else "sweep"); ``out`` defaults to ``results/<name>``.
+    own. ``name`` names the sweep (default: the scenario's own name and "-sweep" when there is
+    one scenario, else "sweep"); ``out`` defaults to ``results/<name>``.
 
     ``workers`` local processes (default: every core; the caller's script is not imported in
     them, so it needs no ``if __name__ == "__main__":`` guard), or a Dask cluster at
@@ -558,17 +558,16 @@ def run(sweep: Any, out: str | os.PathLike | None = None, *, grid: dict | None =
 
     A failed run is stored with its error, and running the sweep again does not run it again
     unless ``retry_failed``. ``on_failure`` says what the call does when runs failed, now or
-    in an earlier call: "raise" (the default, except for a :class:`Sweep` object) raises
-    :class:`SweepError` with the first run's error when every run failed, and warns
-    (:class:`FailedRunsWarning`, naming how many and the first error) when some did; "warn"
-    only warns; "keep" (the default for a :class:`Sweep` object, whose callers, the command line
-    and the studies, report ``failed`` themselves) says nothing."""
+    in an earlier call: "raise" (the default) raises :class:`SweepError` with the first run's
+    error when every run failed, and warns (:class:`FailedRunsWarning`, naming how many and the
+    first error) when some did; "warn" only warns; "keep" says nothing (for callers that report
+    ``failed`` themselves: the command line, the studies, calibration)."""
     if workers is not None:
         check_workers(workers)
     if on_failure is not None and on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure={on_failure!r} is not one of {', '.join(map(repr, ON_FAILURE))}")
     timeout = wall_seconds(run_timeout, "run_timeout") if run_timeout is not None else None
-    policy = on_failure or ("keep" if isinstance(sweep, Sweep) else "raise")
+    policy = on_failure or "raise"
     sweep = _as_sweep(sweep, grid, seeds, name, progress is True)
     timeout = timeout or sweep.run_timeout
     budget = RunLimits(limits, timeout, tcplab._events_option(max_events, "max_events") or sweep.max_events)
@@ -645,9 +644,11 @@ def _as_sweep(given: Any, grid: dict | None, seeds: Any, name: str | None, progr
         if "grid" in over and "parts" in doc:
             raise ScenarioError("grid", "cannot be given for a sweep of parts: each part has its own grid")
         return build({**doc, **over}, base, default_name=stem or "sweep", progress=progress)
-    own = doc.get("name", stem)  # the scenario's name, as tcplab.run gives it, names the sweep
+    # the scenario's name, as tcplab.run gives it, names the sweep: "<name>-sweep", so that its
+    # store (results/<name>-sweep/) is not the folder `tcplab run` writes the scenario's run to
+    own = doc.get("name", stem)
     entry = str(Path(given).absolute()) if stem is not None else doc  # a file is read as a sweep reads its files
-    spec = {"name": own if isinstance(own, str) and own else "sweep", "seeds": 1,
+    spec = {"name": f"{own}-sweep" if isinstance(own, str) and own else "sweep", "seeds": 1,
             "scenarios": [glob.escape(entry) if isinstance(entry, str) else entry], **over}
     return build(spec, base, progress=progress)
 

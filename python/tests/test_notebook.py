@@ -110,7 +110,7 @@ def test_a_confidence_interval_of_many_seeds_is_not_the_normals():
 def test_a_dict_sweep_with_a_list_valued_field_gives_a_tidy_table(tmp_path):
     res = tcplab.sweep.run(dumbbell(), tmp_path / "out", grid={"tcp.window": [8, 16], "output.trace": [[], ["cwnd"]]},
                            seeds=[1, 2], workers=2, progress=False)
-    assert len(res.rows) == 8 and not res.failed and res.sweep.name == "dumbbell"
+    assert len(res.rows) == 8 and not res.failed and res.sweep.name == "dumbbell-sweep"
     table = res.aggregate("goodput_bps")
     assert list(table.columns) == ["case", "tcp.window", "output.trace", "flow", "protocol", "runs", "mean", "ci95",
                                    "min", "max"]
@@ -132,10 +132,11 @@ def test_a_sweep_runs_the_same_serial_or_parallel(tmp_path):
 
 def test_what_a_sweep_takes(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    # a scenario file, with a grid: named after the scenario, stored under results/<name>
+    # a scenario file, with a grid: named after the scenario, stored under results/<name>-sweep
+    # (results/<name> is where `tcplab run` writes the scenario's own run)
     res = tcplab.sweep.run(str(DUMBBELL), grid={"duration": ["2s", "3s"]}, progress=False)
     assert [r.case for r in res.sweep.runs] == ["dumbbell duration=2s", "dumbbell duration=3s"]
-    assert (tmp_path / "results" / "dumbbell" / "results.sqlite").is_file()
+    assert (tmp_path / "results" / "dumbbell-sweep" / "results.sqlite").is_file()
     # a list of scenarios, files and dicts: a sweep of their cases; unnamed, "sweep"
     other = {**dumbbell(), "name": "other"}
     res = tcplab.sweep.run([DUMBBELL, other], grid={"duration": ("2s",)}, progress=False)
@@ -181,7 +182,7 @@ def test_a_sweep_whose_every_run_fails_raises_with_the_workers_error(tmp_path):
     with pytest.raises(sw.SweepError) as e:
         tcplab.sweep.run(dumbbell(), tmp_path / "out", seeds=2, workers=2, max_events=100, progress=False)
     assert e.value.first.startswith("max_events: the run needed more than the 100 events")
-    assert str(e.value).startswith("all 2 runs of sweep 'dumbbell' failed. The first, dumbbell seed 1: max_events:")
+    assert str(e.value).startswith("all 2 runs of sweep 'dumbbell-sweep' failed. The first, dumbbell seed 1: max_events:")
     assert len(e.value.result.failed) == 2
     # stored: run again, it raises again, saying so, without running them
     with pytest.raises(sw.SweepError, match=r"failed in an earlier run of the sweep and were not run again "
@@ -193,7 +194,7 @@ def test_a_sweep_whose_every_run_fails_raises_with_the_workers_error(tmp_path):
 
 def test_stored_failures_are_told_on_each_run_until_retried(tmp_path):
     grid = {"duration": ["2s", "100s"]}
-    with pytest.warns(sw.FailedRunsWarning, match=r"^1 of 2 runs of sweep 'dumbbell' failed\. The first, dumbbell "
+    with pytest.warns(sw.FailedRunsWarning, match=r"^1 of 2 runs of sweep 'dumbbell-sweep' failed\. The first, dumbbell "
                                                   r"duration=100s seed 1: max_events: ") as told:
         res = tcplab.sweep.run(dumbbell(), tmp_path / "out", grid=grid, max_events=20000, progress=False)
     assert told[0].filename == __file__, "the warning points at the caller's line"
@@ -205,11 +206,14 @@ def test_stored_failures_are_told_on_each_run_until_retried(tmp_path):
         warnings.simplefilter("error")
         again = tcplab.sweep.run(dumbbell(), tmp_path / "out", grid=grid, retry_failed=True, progress=False)
         assert not again.failed
-        # "keep" says nothing: its caller reads .failed (as the command line, with a Sweep, does)
+        # "keep" says nothing: its caller reads .failed (as the command line and the studies do)
         kept = tcplab.sweep.run(dumbbell(), tmp_path / "kept", grid=grid, max_events=20000, progress=False,
                                 on_failure="keep")
         assert len(kept.failed) == 1
-        assert len(sw.run(kept.sweep, tmp_path / "kept", progress=False).failed) == 1
+        assert len(sw.run(kept.sweep, tmp_path / "kept", progress=False, on_failure="keep").failed) == 1
+    # a Sweep object is told of its failures as any other input is
+    with pytest.warns(sw.FailedRunsWarning, match="1 of 2 runs"):
+        sw.run(kept.sweep, tmp_path / "kept", progress=False)
     with pytest.warns(sw.FailedRunsWarning, match="all 1 runs"):  # "warn": never raises
         tcplab.sweep.run(dumbbell(), tmp_path / "w", grid={"duration": ["100s"]}, max_events=20000, progress=False,
                          on_failure="warn")
@@ -257,7 +261,7 @@ def test_a_script_without_a_main_guard_sweeps_in_parallel(tmp_path):
 def test_a_script_without_a_main_guard_whose_runs_fail_exits_with_their_error(tmp_path):
     done = run_script(tmp_path, extra=", max_events=100")
     assert done.returncode != 0 and "ROWS" not in done.stdout
-    assert "SweepError: all 8 runs of sweep 'dumbbell' failed." in done.stderr, done.stderr
+    assert "SweepError: all 8 runs of sweep 'dumbbell-sweep' failed." in done.stderr, done.stderr
     assert "max_events: the run needed more than the 100 events" in done.stderr
     assert "died" not in done.stderr, "the workers ran the runs, and did not die starting"
 
