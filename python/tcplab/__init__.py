@@ -357,12 +357,21 @@ def _until_option(until: Any) -> str | None:
     return f"{until:.12f}".rstrip("0").rstrip(".")
 
 
+def _meant(name: Any, known: Iterable[str]) -> str:
+    """": did you mean 'x'?" for the one known name close to `name` (as the core says it for
+    a scenario's fields), else ""."""
+    import difflib
+
+    near = difflib.get_close_matches(str(name).lower(), list(known), n=2, cutoff=0.75)
+    return f": did you mean {near[0]!r}?" if len(near) == 1 or (near and near[0] == str(name).lower()) else ""
+
+
 def _trace_option(trace: str | Iterable[str]) -> list[str]:
     names = [trace] if isinstance(trace, str) else list(trace)
     out: list[str] = []
     for t in names:
         if t not in TRACES:
-            raise ScenarioError("--trace", f"{t!r} is not a trace (try {', '.join(TRACES)})")
+            raise ScenarioError("--trace", f"{t!r} is not a trace{_meant(t, TRACES)} (try {', '.join(TRACES)})")
         if t not in out:
             out.append(t)
     return out

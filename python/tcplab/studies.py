@@ -425,7 +425,7 @@ def study_sweep(name: str, *, quick: bool = False, seeds: int | None = None) -> 
     """The study's folder, its study.toml and its sweep (in quick form, or with `seeds`)."""
     study_dir = EXPERIMENTS / name
     if not (study_dir / "study.toml").exists():
-        raise ScenarioError(name, f"no such study (try: {', '.join(list_studies())})")
+        raise ScenarioError(name, f"no such study{tcplab._meant(name, list_studies())} (try: {', '.join(list_studies())})")
     study = _toml(study_dir / "study.toml")
     spec = dict(study["sweep"])
     if quick:

@@ -1063,7 +1063,8 @@ METRICS = tuple(c for c in tcplab._FLOW_COLUMNS if c not in ("name", "protocol",
 
 def check_metric(metric: str) -> str:
     if metric not in METRICS:
-        raise ScenarioError("--metric", f"{metric!r} is not a flow metric (one of {', '.join(METRICS)})")
+        raise ScenarioError("--metric", f"{metric!r} is not a flow metric{tcplab._meant(metric, METRICS)} "
+                                        f"(one of {', '.join(METRICS)})")
     return metric
 
 

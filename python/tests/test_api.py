@@ -681,3 +681,28 @@ class TestOneRunPerFolder:
         (tmp_path / "series-flows.parquet").rmdir()
         tcplab.run(DUMBBELL, out=tmp_path, trace=["ns2"])
         assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "scenario.json", "summary.json", "trace.tr"]
+
+
+@pytest.mark.parametrize("change, path, hint", [
+    (lambda d: d["links"][0].update(bandwdith=d["links"][0].pop("bandwidth")), "links[0].bandwdith",
+     "did you mean `bandwidth`?"),
+    (lambda d: d["flows"][0].update(protocol="Reno"), "flows[0].protocol", 'did you mean "reno"?'),
+    (lambda d: d.update(tcp={"window_": 20}), "tcp.window_", "drops the trailing underscore: `window`"),
+    (lambda d: d["flows"][0].update(packetSize_=1000), "flows[0].packetSize_", "ns-2's `packetSize_` is `packet_size`"),
+    (lambda d: d["flows"][0].update(to="K1"), "flows[0].to", 'did you mean "k1"?'),
+    (lambda d: d["links"][0].update(bandwidth="10MB"), "links[0].bandwidth",
+     '"10MB" would be bytes per second (80 Mb/s); write "10Mb" for 10 Mb/s'),
+])
+def test_slips_get_the_name_meant(change, path, hint):
+    """A typo, a capital, ns-2's spelling of a field, a byte rate: each error names the field as
+    the user wrote it and what was meant."""
+    doc = dumbbell_doc()
+    change(doc)
+    e = raises_scenario_error(tcplab.validate, doc)
+    assert e.path == path and hint in e.message, e
+
+
+def test_python_side_names_get_the_name_meant():
+    e = raises_scenario_error(tcplab.run, dumbbell_doc(), trace="cwdn")
+    assert "did you mean 'cwnd'?" in e.message
+    assert "did you mean" not in raises_scenario_error(tcplab.run, dumbbell_doc(), trace="zzz").message
