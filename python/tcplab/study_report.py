@@ -76,7 +76,7 @@ def _number(v: float | None, decimals: int | None) -> str:
 def _delta(ours: float | None, paper: float | None) -> str:
     if ours is None or paper is None or not paper or math.isnan(ours):
         return "–"
-    return f"{(ours / paper - 1) * 100:+.2f}%"
+    return f"{round((ours / paper - 1) * 100, 2) + 0.0:+.2f}%"  # + 0.0: no "-0.00%"
 
 
 def _seeds(r: Shown) -> list[int]:

@@ -81,7 +81,8 @@ function table(root, t) {
   const deltas = new Set(t.deltas || []);
   for (const r of t.rows) {
     const tr = el("tr", {}, body);
-    r.forEach((v, i) => el("td", deltas.has(i) ? {class: off(v)} : {}, tr, fmt(v)));
+    // a difference coloured by its size; a long text (a reason, a definition) wraps
+    r.forEach((v, i) => el("td", deltas.has(i) ? {class: off(v)} : typeof v === "string" && v.length > 60 ? {class: "long"} : {}, tr, fmt(v)));
   }
   for (const n of t.notes || []) el("p", {class: "table-note"}, root, n);
 }
