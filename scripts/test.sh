@@ -12,6 +12,13 @@ bash scripts/setup.sh
 if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
     export PATH="$HOME/.cargo/bin:$PATH"
 fi
+# The code's form first: rustfmt's layout (rustfmt.toml) and no clippy warning, in every crate
+# and test. rustup installs the two components where they are missing.
+if command -v rustup >/dev/null 2>&1; then
+    rustup component add rustfmt clippy >/dev/null 2>&1 || true
+fi
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --quiet -- -D warnings
 # The PyO3 crate only links inside a Python process, so it is tested through pytest.
 cargo test --workspace --exclude tcplab-py
 .venv/bin/pytest -q python/tests

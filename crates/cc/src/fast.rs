@@ -42,7 +42,15 @@ pub struct Fast {
 
 impl Fast {
     pub fn new(cfg: FastConfig, initial: f64) -> Fast {
-        Fast { cfg, cwnd: initial, ssthresh: f64::INFINITY, base_rtt: f64::INFINITY, avg_rtt: 0.0, next_seq: 0, next_time: 0.0 }
+        Fast {
+            cfg,
+            cwnd: initial,
+            ssthresh: f64::INFINITY,
+            base_rtt: f64::INFINITY,
+            avg_rtt: 0.0,
+            next_seq: 0,
+            next_time: 0.0,
+        }
     }
 
     /// The segments this flow has queued, by its own estimate.

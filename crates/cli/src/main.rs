@@ -34,7 +34,8 @@ struct Args {
 
 fn parse_args() -> Result<Args, String> {
     let mut args = std::env::args().skip(1);
-    let (mut scenario, mut out, mut seed, mut until, mut traces, mut check, mut no_limits, mut max_events) = (None, None, None, None, Vec::new(), false, false, None);
+    let (mut scenario, mut out, mut seed, mut until, mut traces, mut check, mut no_limits, mut max_events) =
+        (None, None, None, None, Vec::new(), false, false, None);
     while let Some(a) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
@@ -57,18 +58,24 @@ fn parse_args() -> Result<Args, String> {
 
 fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
     let source = args.scenario.display().to_string();
-    let text = std::fs::read_to_string(&args.scenario).map_err(|e| ScenarioError::new(&source, format!("cannot read it: {e}")))?;
+    let text = std::fs::read_to_string(&args.scenario)
+        .map_err(|e| ScenarioError::new(&source, format!("cannot read it: {e}")))?;
     let format = if args.scenario.extension().is_some_and(|e| e == "json") { Format::Json } else { Format::Toml };
     let scenario = Scenario::parse_from(&text, format, &source)?;
     let seed = match &args.seed {
-        Some(s) => Some(s.parse::<i64>().map_err(|_| ScenarioError::new("--seed", format!("{s:?} is not a whole number")))?),
+        Some(s) => {
+            Some(s.parse::<i64>().map_err(|_| ScenarioError::new("--seed", format!("{s:?} is not a whole number")))?)
+        }
         None => None,
     };
     // the writers of files, which tcplab-sim writes; rtt is a series, which it does not
     let written: Vec<&str> = Traces::NAMES.into_iter().filter(|&t| t != "rtt").collect();
     for t in &args.traces {
         if t == "rtt" {
-            return Err(ScenarioError::new("--trace", "rtt is a series, and tcplab-sim writes none (`tcplab run` does)"));
+            return Err(ScenarioError::new(
+                "--trace",
+                "rtt is a series, and tcplab-sim writes none (`tcplab run` does)",
+            ));
         }
         if !written.contains(&t.as_str()) {
             return Err(unknown_trace(t, &written));
@@ -77,10 +84,16 @@ fn load(args: &Args) -> Result<(Scenario, RunOptions), ScenarioError> {
     if scenario.traces.rtt {
         say("note: output.trace's rtt is a series, and tcplab-sim writes none (`tcplab run` does)");
     }
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(folder_name(&scenario.name, "scenario")));
+    let out =
+        args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(folder_name(&scenario.name, "scenario")));
     let opts = RunOptions::from_args(&scenario, seed, args.until.as_deref(), Some(out), &args.traces)?;
     let max_events = match &args.max_events {
-        Some(n) => Some(n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| ScenarioError::new("--max-events", format!("{n:?} is not a whole number above 0")))?),
+        Some(n) => Some(
+            n.parse::<u64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| ScenarioError::new("--max-events", format!("{n:?} is not a whole number above 0")))?,
+        ),
         None => None,
     };
     Ok((scenario, RunOptions { check: args.check, no_limits: args.no_limits, skip_series: true, max_events, ..opts }))

@@ -30,9 +30,13 @@ fn ee_reno_with(work: &Path, extra: &str) -> String {
 #[test]
 fn a_run_writes_the_summary_of_the_core() {
     let out = std::env::temp_dir().join(format!("tcplab-sim-test-{}", std::process::id()));
-    let status = sim().args([&scenario("yew2011-wired/ee-reno.toml"), "--out", out.to_str().unwrap(), "--until", "20s", "--check"]).status().unwrap();
+    let status = sim()
+        .args([&scenario("yew2011-wired/ee-reno.toml"), "--out", out.to_str().unwrap(), "--until", "20s", "--check"])
+        .status()
+        .unwrap();
     assert!(status.success());
-    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["duration_s"], 20.0);
     let flows = summary["flows"].as_array().unwrap();
     assert_eq!(flows.len(), 2);
@@ -47,7 +51,10 @@ fn collecting_no_series_changes_nothing_written() {
     use tcplab_net::{RunOptions, Scenario, Simulation};
     let work = work_dir("series");
     let text = ee_reno_with(&work, "\n[output]\ninterval = \"100ms\"\ntrace = [\"cwnd\"]\n");
-    let status = sim().args([work.join("s.toml").to_str().unwrap(), "--out", work.join("sim").to_str().unwrap(), "--until", "20s"]).status().unwrap();
+    let status = sim()
+        .args([work.join("s.toml").to_str().unwrap(), "--out", work.join("sim").to_str().unwrap(), "--until", "20s"])
+        .status()
+        .unwrap();
     assert!(status.success());
     let core = Scenario::from_toml(&text).unwrap();
     let opts = RunOptions::from_args(&core, None, Some("20s"), Some(work.join("core")), &[]).unwrap();
@@ -65,10 +72,16 @@ fn collecting_no_series_changes_nothing_written() {
 fn a_series_the_scenario_asks_for_is_named_as_not_written() {
     let work = work_dir("rtt");
     ee_reno_with(&work, "\n[output]\ntrace = [\"rtt\"]\n");
-    let out = sim().args([work.join("s.toml").to_str().unwrap(), "--out", work.join("out").to_str().unwrap(), "--until", "1s"]).output().unwrap();
+    let out = sim()
+        .args([work.join("s.toml").to_str().unwrap(), "--out", work.join("out").to_str().unwrap(), "--until", "1s"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err, "tcplab-sim: note: output.trace's rtt is a series, and tcplab-sim writes none (`tcplab run` does)\n");
+    assert_eq!(
+        err,
+        "tcplab-sim: note: output.trace's rtt is a series, and tcplab-sim writes none (`tcplab run` does)\n"
+    );
     assert!(work.join("out/summary.json").is_file());
     std::fs::remove_dir_all(work).unwrap();
 }
@@ -77,7 +90,9 @@ fn a_series_the_scenario_asks_for_is_named_as_not_written() {
 fn the_default_folder_is_the_name_made_harmless() {
     let work = work_dir("folder");
     std::fs::create_dir_all(work.join("inner")).unwrap();
-    let text = std::fs::read_to_string(scenario("yew2011-wired/ee-reno.toml")).unwrap().replace("name = \"ee-reno\"", "name = \"../up here\"");
+    let text = std::fs::read_to_string(scenario("yew2011-wired/ee-reno.toml"))
+        .unwrap()
+        .replace("name = \"ee-reno\"", "name = \"../up here\"");
     std::fs::write(work.join("inner/s.toml"), text).unwrap();
     let status = sim().args(["s.toml", "--until", "1s"]).current_dir(work.join("inner")).status().unwrap();
     assert!(status.success());
@@ -90,7 +105,10 @@ fn the_default_folder_is_the_name_made_harmless() {
 fn bad_input_exits_2_naming_the_field() {
     for (args, field) in [
         (vec![scenario("yew2011-wired/ee-reno.toml"), "--until".into(), "soon".into()], "--until"),
-        (vec![scenario("yew2011-wired/ee-reno.toml"), "--trace".into(), "xgraph".into()], "(expected ns2, cwnd, pcap or nam)"),
+        (
+            vec![scenario("yew2011-wired/ee-reno.toml"), "--trace".into(), "xgraph".into()],
+            "(expected ns2, cwnd, pcap or nam)",
+        ),
         (vec![scenario("yew2011-wired/ee-reno.toml"), "--trace".into(), "rtt".into()], "--trace: rtt is a series"),
         (vec![scenario("no-such.toml")], "no-such.toml"),
         (vec!["--frobnicate".into()], "unknown option"),
@@ -114,7 +132,12 @@ fn a_stopped_run_exits_2_naming_the_field() {
     let text = std::fs::read_to_string(scenario("yew2011-wired/ee-reno.toml")).unwrap();
     std::fs::write(work.join("s.toml"), text.replacen("[tcp]\n", "[tcp]\ntcp_tick = \"10ps\"\n", 1)).unwrap();
     for extra in [&[][..], &["--no-limits"][..]] {
-        let out = sim().arg(work.join("s.toml")).args(["--out", work.join("out").to_str().unwrap()]).args(extra).output().unwrap();
+        let out = sim()
+            .arg(work.join("s.toml"))
+            .args(["--out", work.join("out").to_str().unwrap()])
+            .args(extra)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{extra:?}");
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(err.starts_with("tcplab-sim: error: flows[0].tcp.tcp_tick: ") && err.lines().count() == 1, "{err}");

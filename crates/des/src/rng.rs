@@ -53,7 +53,6 @@ impl Rng {
     pub fn uniform(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
-
 }
 
 #[cfg(test)]
@@ -62,10 +61,12 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_independent() {
-        let a: Vec<u64> = (0..4).map({
-            let mut r = Rng::stream(7, "flow/A");
-            move |_| r.next_u64()
-        }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::stream(7, "flow/A");
+                move |_| r.next_u64()
+            })
+            .collect();
         let mut again = Rng::stream(7, "flow/A");
         assert!(a.iter().all(|&x| x == again.next_u64()));
         let mut other = Rng::stream(7, "flow/B");

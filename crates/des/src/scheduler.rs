@@ -16,8 +16,8 @@
 //! event is the earliest of the two roots and the front. A timer armed and fired at the pace
 //! of the packets (a radio's) is `Timer::near` and goes with the events.
 
-use crate::Time;
 use crate::heap::MinHeap;
+use crate::Time;
 
 /// An event's place in the queue: the exact time's bits, then the insertion number. For the
 /// non-negative doubles of a clock, the bits order as the values do, so one integer orders
@@ -75,7 +75,18 @@ impl<E: Copy> Default for Scheduler<E> {
 
 impl<E: Copy> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { heap: MinHeap::new(), timers: MinHeap::new(), timers_next: u128::MAX, now_exact: 0.0, stopped_at: None, now_seq: 0, next_seq: 0, dispatched: 0, taken: Taken::None, front: None }
+        Scheduler {
+            heap: MinHeap::new(),
+            timers: MinHeap::new(),
+            timers_next: u128::MAX,
+            now_exact: 0.0,
+            stopped_at: None,
+            now_seq: 0,
+            next_seq: 0,
+            dispatched: 0,
+            taken: Taken::None,
+            front: None,
+        }
     }
 
     pub fn now(&self) -> Time {
@@ -208,7 +219,10 @@ impl<E: Copy> Scheduler<E> {
         let next = |heap: &MinHeap<E>, taken| if taken { heap.second_key() } else { heap.peek().map(|(root, _)| root) };
         let heap_next = next(&self.heap, self.taken == Taken::Heap);
         let timer_next = next(&self.timers, self.taken == Taken::Timers);
-        if self.front.is_some_and(|(f, _)| f < k) || heap_next.is_some_and(|h| h < k) || timer_next.is_some_and(|t| t < k) {
+        if self.front.is_some_and(|(f, _)| f < k)
+            || heap_next.is_some_and(|h| h < k)
+            || timer_next.is_some_and(|t| t < k)
+        {
             return false;
         }
         self.now_seq = seq;
@@ -282,7 +296,6 @@ impl<E: Copy> Scheduler<E> {
         self.stopped_at = Some(t);
         self.now_exact = t.as_secs_f64();
     }
-
 }
 
 /// A restartable timer without a handle into the heap, armed and fired through the scheduler
@@ -362,7 +375,12 @@ mod tests {
         assert_eq!(s.now(), t);
         s.schedule(t, ());
         let seq = s.next_seq - 1;
-        assert!(s.pop_if(|exact, at| { assert_eq!((exact, at), (t.as_secs_f64(), seq)); false }).is_none());
+        assert!(s
+            .pop_if(|exact, at| {
+                assert_eq!((exact, at), (t.as_secs_f64(), seq));
+                false
+            })
+            .is_none());
         assert_eq!(s.now(), t, "a declined event leaves the clock stopped");
         s.pop();
         assert_eq!(s.now(), Time::from_secs_f64(t.as_secs_f64()), "an event's time is its double's");
@@ -527,7 +545,8 @@ mod tests {
         // (time's bits, insertion number) -> the event; timers: (generation, pending) per timer
         let mut model = std::collections::BTreeMap::<(u64, u64), Ev>::new();
         let mut current = [(0u32, false); 6];
-        let mut timers: Vec<Timer> = (0..6).map(|i| if i % 2 == 0 { Timer::near() } else { Timer::default() }).collect();
+        let mut timers: Vec<Timer> =
+            (0..6).map(|i| if i % 2 == 0 { Timer::near() } else { Timer::default() }).collect();
         let mut rng = crate::Rng::stream(2, "timers");
         let mut next = move |n: u64| rng.next_u64() % n;
         let mut s: Scheduler<Ev> = Scheduler::new();
@@ -539,11 +558,12 @@ mod tests {
             if next(8) == 0 {
                 let before = (s.len(), s.now_exact(), s.now_seq);
                 let mut timer_next = false;
-                assert!(s.pop_if(|exact, seq| {
-                    timer_next = matches!(model.get(&(exact.to_bits(), seq)), Some(Ev::Timer(i, _)) if i % 2 == 1);
-                    false
-                })
-                .is_none());
+                assert!(s
+                    .pop_if(|exact, seq| {
+                        timer_next = matches!(model.get(&(exact.to_bits(), seq)), Some(Ev::Timer(i, _)) if i % 2 == 1);
+                        false
+                    })
+                    .is_none());
                 assert_eq!((s.len(), s.now_exact(), s.now_seq), before, "a declined pop changes nothing");
                 declined_timers += timer_next as u32;
             }

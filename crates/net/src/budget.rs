@@ -9,7 +9,9 @@
 //! and real runs (slow start, losses, Vegas keeping its window small) usually cost less.
 
 use crate::routing::Routes;
-use crate::scenario::{ActionKind, AppConfig, FlowConfig, LossAction, LossAt, LossModel, Profile, Scenario, ScenarioError, Transport};
+use crate::scenario::{
+    ActionKind, AppConfig, FlowConfig, LossAction, LossAt, LossModel, Profile, Scenario, ScenarioError, Transport,
+};
 use crate::sim::RunOptions;
 use crate::units::show_seconds;
 use crate::wifi::phy::{ACK_BYTES, CTS_BYTES, RTS_BYTES};
@@ -85,7 +87,8 @@ impl Estimate {
             (None, _) => true,
         };
 
-        let demands: Vec<Demand> = scenario.flows.iter().enumerate().map(|(i, f)| Demand::of(scenario, &net, i, f, end)).collect();
+        let demands: Vec<Demand> =
+            scenario.flows.iter().enumerate().map(|(i, f)| Demand::of(scenario, &net, i, f, end)).collect();
         let sent = fair_shares(&demands, net.capacity.len(), end);
         let mut link_hops = 0.0;
         let mut radio_hops = 0.0;
@@ -139,12 +142,17 @@ impl Estimate {
             .filter(|(f, _)| matches!(f.app, AppConfig::Cbr { .. }))
             .map(|(_, d)| d.pps * (d.to - d.from))
             .sum();
-        let mobile_checks: f64 = scenario.mobile_nodes.iter().map(|m| end / m.beacon_interval + end / m.l2_handoff).sum();
+        let mobile_checks: f64 =
+            scenario.mobile_nodes.iter().map(|m| end / m.beacon_interval + end / m.l2_handoff).sum();
 
         let mut memory = vec![
             Part { what: "packet delays", field: "duration", bytes: DELAY_BYTES * data_packets },
             Part { what: "routing tables", field: "nodes", bytes: Routes::table_bytes(scenario.nodes.len()) },
-            Part { what: "packets held by delay losses", field: "losses", bytes: HELD_PACKET_BYTES * held_by_delays(scenario, &demands, &sent, end) },
+            Part {
+                what: "packets held by delay losses",
+                field: "losses",
+                bytes: HELD_PACKET_BYTES * held_by_delays(scenario, &demands, &sent, end),
+            },
         ];
         memory.retain(|p| p.bytes > 0.0);
         let series = !opts.skip_series;
@@ -160,7 +168,11 @@ impl Estimate {
             let links = scenario.trace_links.as_ref().map_or(2 * scenario.links.len(), Vec::len) as f64;
             // per flow: goodput, delivered; per link: queue, in flight, utilisation; per TCP: five
             let columns = flows * (2.0 + 5.0) + links * 3.0;
-            memory.push(Part { what: "interval series", field: "output.interval", bytes: samples * columns * SERIES_VALUE_BYTES });
+            memory.push(Part {
+                what: "interval series",
+                field: "output.interval",
+                bytes: samples * columns * SERIES_VALUE_BYTES,
+            });
         }
         let mut disk = Vec::new();
         if traces.ns2 {
@@ -228,29 +240,43 @@ impl Estimate {
                 ),
             ));
         }
-        let over = |parts: &[Part], total: f64, have: Option<u64>, what: &str, has: &dyn Fn(String) -> String| match have {
-            Some(have) if total > have as f64 => {
-                let largest = &parts[0];
-                let list = parts.iter().filter(|p| p.bytes > 0.0).map(|p| format!("{} {}", p.what, bytes(p.bytes))).collect::<Vec<_>>().join(", ");
-                let fix = match largest.field {
-                    "duration" => "shorten the run (duration, or --until)",
-                    "nodes" => "use fewer nodes (the table of routes grows with their square)",
-                    "losses" => "hold fewer packets back (a shorter delay, or fewer packets picked)",
-                    "output.interval" => "sample less often or fewer flows and links",
-                    _ => "trace less (fewer traces, flows or links)",
-                };
-                Some(ScenarioError::new(
-                    largest.field,
-                    format!("the run would need about {} of {what} ({list}) and {}; {fix}, {anyway}", bytes(total), has(bytes(have as f64))),
-                ))
-            }
-            _ => None,
-        };
+        let over =
+            |parts: &[Part], total: f64, have: Option<u64>, what: &str, has: &dyn Fn(String) -> String| match have {
+                Some(have) if total > have as f64 => {
+                    let largest = &parts[0];
+                    let list = parts
+                        .iter()
+                        .filter(|p| p.bytes > 0.0)
+                        .map(|p| format!("{} {}", p.what, bytes(p.bytes)))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let fix = match largest.field {
+                        "duration" => "shorten the run (duration, or --until)",
+                        "nodes" => "use fewer nodes (the table of routes grows with their square)",
+                        "losses" => "hold fewer packets back (a shorter delay, or fewer packets picked)",
+                        "output.interval" => "sample less often or fewer flows and links",
+                        _ => "trace less (fewer traces, flows or links)",
+                    };
+                    Some(ScenarioError::new(
+                        largest.field,
+                        format!(
+                            "the run would need about {} of {what} ({list}) and {}; {fix}, {anyway}",
+                            bytes(total),
+                            has(bytes(have as f64))
+                        ),
+                    ))
+                }
+                _ => None,
+            };
         let memory = over(&self.memory, self.memory_bytes(), machine.memory, "memory", &|b| match machine.budget {
             true => format!("TCPLAB_MAX_MEMORY allows {b}"),
             false => format!("this machine has {b} available"),
         });
-        memory.or_else(|| over(&self.disk, self.disk_bytes(), machine.disk, "disk for its traces", &|b| format!("the disk there has {b} free")))
+        memory.or_else(|| {
+            over(&self.disk, self.disk_bytes(), machine.disk, "disk for its traces", &|b| {
+                format!("the disk there has {b} free")
+            })
+        })
     }
 }
 
@@ -285,7 +311,8 @@ impl Demand {
                 let size = t.params.packet_size;
                 let rtt = net.delay(&path, size) + net.delay(&back, ACK_SIZE);
                 early_timer = Some(timer_cap(t)).filter(|&(rto, _)| rto < rtt);
-                let window = if t.params.max_cwnd > 0 { t.params.window.min(t.params.max_cwnd) } else { t.params.window };
+                let window =
+                    if t.params.max_cwnd > 0 { t.params.window.min(t.params.max_cwnd) } else { t.params.window };
                 in_flight = Some(window as f64);
                 let cap = match app {
                     AppConfig::Ftp { packets: Some(n) } if !adds_data(scenario, i) => Some(n as f64),
@@ -293,7 +320,9 @@ impl Demand {
                 };
                 (size, window as f64 / rtt.max(1e-9), cap, if t.sink.delack.is_some() { 0.5 } else { 1.0 })
             }
-            (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => (size, rate_bps as f64 / (8.0 * size.max(1) as f64), None, 0.0),
+            (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
+                (size, rate_bps as f64 / (8.0 * size.max(1) as f64), None, 0.0)
+            }
             (Transport::Udp, AppConfig::Ftp { .. }) => (1000, 0.0, None, 0.0), // refused by validation
         };
         let mut uses: Vec<(usize, f64)> = Vec::new();
@@ -339,7 +368,8 @@ fn fair_shares(demands: &[Demand], resources: usize, end: f64) -> Vec<f64> {
     let mut sent = vec![0.0; demands.len()];
     for piece in kept.windows(2) {
         let (a, b) = (piece[0], piece[1]);
-        let active: Vec<usize> = (0..demands.len()).filter(|&f| demands[f].from < b && demands[f].to > a && demands[f].pps > 0.0).collect();
+        let active: Vec<usize> =
+            (0..demands.len()).filter(|&f| demands[f].from < b && demands[f].to > a && demands[f].pps > 0.0).collect();
         for (f, rate) in max_min(demands, &active, resources) {
             sent[f] += rate * (demands[f].to.min(b) - demands[f].from.max(a));
         }
@@ -371,7 +401,10 @@ fn max_min(demands: &[Demand], active: &[usize], resources: usize) -> Vec<(usize
             }
         }
         let saturated = |r: usize| used[r] >= 1.0 - 1e-9;
-        growing.retain(|&k| rate[k] < demands[active[k]].pps * (1.0 - 1e-9) && !demands[active[k]].uses.iter().any(|&(r, _)| saturated(r)));
+        growing.retain(|&k| {
+            rate[k] < demands[active[k]].pps * (1.0 - 1e-9)
+                && !demands[active[k]].uses.iter().any(|&(r, _)| saturated(r))
+        });
     }
     active.iter().copied().zip(rate).collect()
 }
@@ -415,7 +448,10 @@ fn held_by_delays(scenario: &Scenario, demands: &[Demand], sent: &[f64], end: f6
 
 /// True if an action of the scenario gives flow `i` more to send than its own `packets`.
 fn adds_data(scenario: &Scenario, i: usize) -> bool {
-    scenario.actions.iter().any(|a| a.flow == i && matches!(a.kind, ActionKind::Produce { .. } | ActionKind::ProduceMore { .. }))
+    scenario
+        .actions
+        .iter()
+        .any(|a| a.flow == i && matches!(a.kind, ActionKind::Produce { .. } | ActionKind::ProduceMore { .. }))
 }
 
 /// The estimate of `scenario` run with `opts`, or the refusal of a run far beyond this machine
@@ -460,7 +496,9 @@ impl Machine {
             Err(std::env::VarError::NotPresent) => None,
             Ok(v) if v.trim().is_empty() => None,
             Ok(v) => Some(crate::units::parse_size(v.trim()).map_err(|m| ScenarioError::new("TCPLAB_MAX_MEMORY", m))?),
-            Err(std::env::VarError::NotUnicode(_)) => return Err(ScenarioError::new("TCPLAB_MAX_MEMORY", "is not text")),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(ScenarioError::new("TCPLAB_MAX_MEMORY", "is not text"))
+            }
         };
         let memory = [meminfo, cgroup, budget].into_iter().flatten().min();
         Ok(Machine { memory, budget: budget.is_some() && memory == budget, disk: out_dir.and_then(free_disk) })
@@ -574,14 +612,20 @@ impl<'a> Fluid<'a> {
         // DIFS, the mean first backoff, then RTS, CTS, the frame and its ACK, SIFS apart
         let cfg = &self.scenario.wlans[r - self.ends.len()];
         let t = &cfg.timing;
-        let rts = if size + t.mac_overhead > cfg.rts_threshold { t.control(RTS_BYTES) + t.control(CTS_BYTES) + 2.0 * t.sifs } else { 0.0 };
+        let rts = if size + t.mac_overhead > cfg.rts_threshold {
+            t.control(RTS_BYTES) + t.control(CTS_BYTES) + 2.0 * t.sifs
+        } else {
+            0.0
+        };
         t.difs() + cfg.cw_min as f64 / 2.0 * t.slot + rts + t.data(size) + t.sifs + t.control(ACK_BYTES)
     }
 
     /// One-way delay of a packet of `size` bytes along `path`: transmission and propagation.
     fn delay(&self, path: &[usize], size: u32) -> f64 {
         path.iter()
-            .map(|&r| self.time(r, size) + if self.is_radio(r) { 0.0 } else { self.scenario.links[r / 2].delay.as_secs_f64() })
+            .map(|&r| {
+                self.time(r, size) + if self.is_radio(r) { 0.0 } else { self.scenario.links[r / 2].delay.as_secs_f64() }
+            })
             .sum()
     }
 
@@ -642,14 +686,23 @@ mod tests {
     #[test]
     fn wired_estimates_are_close_to_the_runs() {
         // S1's two dumbbells, S2's three Vegas flows in turn (10 s), the satellite's shared link
-        for (path, secs) in [("scenarios/yew2011-wired/ee-reno.toml", 100), ("scenarios/yew2011-wired/ee-vegas.toml", 100), ("scenarios/sharma2013/dumbbell.toml", 10), ("scenarios/elsadig2014/shared-fack-gaps2.toml", 100)] {
+        for (path, secs) in [
+            ("scenarios/yew2011-wired/ee-reno.toml", 100),
+            ("scenarios/yew2011-wired/ee-vegas.toml", 100),
+            ("scenarios/sharma2013/dumbbell.toml", 10),
+            ("scenarios/elsadig2014/shared-fack-gaps2.toml", 100),
+        ] {
             let s = shipped(path);
             let until = Time::from_secs(secs);
             let e = Estimate::of(&s, &RunOptions { until: Some(until), ..RunOptions::default() });
             let (events, delivered) = run(&s, Some(until));
             let (ev, pk) = (e.events / events, e.data_packets / delivered);
             assert!((0.8..1.6).contains(&ev), "{path}: estimated {:.3e} events, ran {events:.3e}", e.events);
-            assert!((0.8..1.6).contains(&pk), "{path}: estimated {:.3e} packets, delivered {delivered:.3e}", e.data_packets);
+            assert!(
+                (0.8..1.6).contains(&pk),
+                "{path}: estimated {:.3e} packets, delivered {delivered:.3e}",
+                e.data_packets
+            );
         }
     }
 
@@ -657,10 +710,18 @@ mod tests {
     /// packet is an event, most of them drops), and a mobile node's beacon checks.
     #[test]
     fn timers_count_whatever_the_links_carry() {
-        let mut cbr = dumbbell(1, 2, "[[flows]]\nfrom = \"s0\"\nto = \"d0\"\nprotocol = \"udp\"\nrate = \"1Gb\"\npacket_size = \"1000B\"\n");
+        let mut cbr = dumbbell(
+            1,
+            2,
+            "[[flows]]\nfrom = \"s0\"\nto = \"d0\"\nprotocol = \"udp\"\nrate = \"1Gb\"\npacket_size = \"1000B\"\n",
+        );
         let e = Estimate::of(&cbr, &RunOptions::default());
         let (events, _) = run(&cbr, None);
-        assert!(e.events >= 2.5e5 && (0.8..1.6).contains(&(e.events / events)), "estimated {:.3e}, ran {events:.3e}", e.events);
+        assert!(
+            e.events >= 2.5e5 && (0.8..1.6).contains(&(e.events / events)),
+            "estimated {:.3e}, ran {events:.3e}",
+            e.events
+        );
         cbr.duration = Time::from_secs(10_000_000);
         assert!(Estimate::of(&cbr, &RunOptions::default()).events > 1e12, "refused long before it would end");
         let mut handover = shipped("scenarios/yew2011-handover/vegas.toml");
@@ -676,7 +737,11 @@ mod tests {
             let e = Estimate::of(&s, &RunOptions::default());
             let (events, _) = run(&s, None);
             assert!(e.radio_hops > 0.0, "{path}: its packets cross the air");
-            assert!((1.0..6.0).contains(&(e.events / events)), "{path}: estimated {:.3e} events, ran {events:.3e}", e.events);
+            assert!(
+                (1.0..6.0).contains(&(e.events / events)),
+                "{path}: estimated {:.3e} events, ran {events:.3e}",
+                e.events
+            );
         }
     }
 
@@ -709,7 +774,10 @@ mod tests {
         let traces = crate::scenario::Traces { ns2: true, cwnd: true, pcap: true, ..Default::default() };
         let traced = Estimate::of(&s, &RunOptions { traces, ..RunOptions::default() });
         assert_eq!(traced.memory[0].what, "cwnd series", "the cwnd series outweighs the delays");
-        assert_eq!(traced.disk.iter().map(|p| p.what).collect::<Vec<_>>(), ["ns-2 trace", "pcap captures", "cwnd trace"]);
+        assert_eq!(
+            traced.disk.iter().map(|p| p.what).collect::<Vec<_>>(),
+            ["ns-2 trace", "pcap captures", "cwnd trace"]
+        );
         assert!(traced.disk_bytes() > 100.0 * plain.data_packets);
         // a runner that collects no series (tcplab-sim) still writes the cwnd trace file
         let unseries = Estimate::of(&s, &RunOptions { traces, skip_series: true, ..RunOptions::default() });
@@ -745,7 +813,8 @@ mod tests {
     /// (10 Mb/s of 1000 B), all picked and held 10 s, are 12,500 packets held at once.
     #[test]
     fn packets_held_by_delay_losses_are_counted() {
-        let cbr = "[[flows]]\nfrom = \"s0\"\nto = \"d0\"\nprotocol = \"udp\"\nrate = \"10Mb\"\npacket_size = \"1000B\"\n";
+        let cbr =
+            "[[flows]]\nfrom = \"s0\"\nto = \"d0\"\nprotocol = \"udp\"\nrate = \"10Mb\"\npacket_size = \"1000B\"\n";
         let held = |delay: &str| {
             let s = dumbbell(1, 100, &format!("{cbr}[[losses]]\nlink = \"r1->r2\"\nflows = [\"flow1\"]\nmodel = \"uniform\"\nrate = 1.0\naction = \"delay\"\ndelay = \"{delay}\"\n"));
             let e = Estimate::of(&s, &RunOptions::default());
@@ -754,7 +823,11 @@ mod tests {
         assert!((held("10s") / HELD_PACKET_BYTES / 12_500.0 - 1.0).abs() < 0.01, "{}", held("10s") / HELD_PACKET_BYTES);
         assert!((held("100s") / held("10s") - 10.0).abs() < 0.01);
         // a TCP flow (window 20) held 100 s: its window, not its rate times 100 s
-        let s = dumbbell(1, 100, "[[losses]]\nlink = \"r1->r2\"\nmodel = \"uniform\"\nrate = 1.0\naction = \"delay\"\ndelay = \"100s\"\n");
+        let s = dumbbell(
+            1,
+            100,
+            "[[losses]]\nlink = \"r1->r2\"\nmodel = \"uniform\"\nrate = 1.0\naction = \"delay\"\ndelay = \"100s\"\n",
+        );
         let e = Estimate::of(&s, &RunOptions::default());
         let tcp = e.memory.iter().find(|p| p.what == "packets held by delay losses").unwrap().bytes / HELD_PACKET_BYTES;
         assert_eq!(tcp, 20.0);
@@ -783,7 +856,10 @@ mod tests {
         assert_eq!(e.path, "output.trace");
         assert!(e.message.contains("disk"), "{}", e.message);
 
-        let days = Estimate::of(&shipped("bench/s3-dumbbell.toml"), &RunOptions { until: Some(Time::from_secs(10_000_000)), ..RunOptions::default() });
+        let days = Estimate::of(
+            &shipped("bench/s3-dumbbell.toml"),
+            &RunOptions { until: Some(Time::from_secs(10_000_000)), ..RunOptions::default() },
+        );
         let e = days.check(&roomy).unwrap_err();
         assert!(e.path == "duration" && e.message.contains("events"), "{e}");
     }

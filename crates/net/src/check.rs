@@ -83,7 +83,9 @@ impl Checks {
             self.fail(now, || format!("flow {flow}: the sink's cumulative ACK went back from {last_seqno} to {seqno}"));
         }
         if bytes > last_bytes && seqno == last_seqno {
-            self.fail(now, || format!("flow {flow}: {} bytes handed over with no new in-order segment", bytes - last_bytes));
+            self.fail(now, || {
+                format!("flow {flow}: {} bytes handed over with no new in-order segment", bytes - last_bytes)
+            });
         }
         if bytes > (seqno + 1).max(0) as u64 * segment {
             self.fail(now, || format!("flow {flow}: {bytes} bytes delivered by segment {seqno} of {segment} bytes"));
@@ -117,7 +119,9 @@ mod tests {
         assert_eq!(r.violations, 9, "{:#?}", r.first);
         assert!(r.first[0].starts_with("at 0.5 s: time went back from 1 s"));
         assert!(r.first[1].contains("cwnd is NaN") && r.first[3].contains("-2 segments in flight"));
-        assert!(r.first[4].contains("went back from 2 to 1") && r.first[6].contains("500 bytes handed over with no new"));
+        assert!(
+            r.first[4].contains("went back from 2 to 1") && r.first[6].contains("500 bytes handed over with no new")
+        );
         assert!(r.first[8].contains("4000 bytes delivered by segment 2"));
     }
 

@@ -52,7 +52,8 @@ impl Guard {
     /// The guard of a run estimated at `estimated` events; `limits` false turns it off, but
     /// for the user's own budget, `asked` events, which holds either way.
     pub fn new(estimated: f64, limits: bool, asked: Option<u64>) -> Guard {
-        let budget = if limits { (BUDGET_FACTOR * estimated).max(BUDGET_FLOOR).min(u64::MAX as f64) as u64 } else { u64::MAX };
+        let budget =
+            if limits { (BUDGET_FACTOR * estimated).max(BUDGET_FLOOR).min(u64::MAX as f64) as u64 } else { u64::MAX };
         let max_events = asked.map_or(budget, |a| a.min(budget));
         let asked = asked.is_some_and(|a| a <= budget);
         // a budget below a stride is looked at once it is passed
@@ -64,7 +65,11 @@ impl Guard {
     pub fn look(&mut self, dispatched: u64, now: f64) -> Result<(), Alarm> {
         self.next_look = dispatched.saturating_add(STRIDE).min(self.max_events.saturating_add(1).max(dispatched + 1));
         if dispatched > self.max_events {
-            return Err(if self.asked { Alarm::OverAsked(self.max_events) } else { Alarm::OverBudget(dispatched, self.estimated) });
+            return Err(if self.asked {
+                Alarm::OverAsked(self.max_events)
+            } else {
+                Alarm::OverBudget(dispatched, self.estimated)
+            });
         }
         self.still = if now == self.still.0 { (now, self.still.1 + 1) } else { (now, 0) };
         if self.watch_clock && self.still.1 * STRIDE >= STILL_EVENTS {

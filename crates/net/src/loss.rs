@@ -15,13 +15,27 @@ pub struct Loss {
 
 enum Kind {
     /// ns-2's `ErrorModel/List` with packet units: the packets whose count is listed.
-    List { picks: Vec<u64>, next: usize, count: u64 },
-    Uniform { rate: f64 },
+    List {
+        picks: Vec<u64>,
+        next: usize,
+        count: u64,
+    },
+    Uniform {
+        rate: f64,
+    },
     /// A bit error rate, applied as the byte error rate it implies (1 - (1 - ber)^8): the same
     /// law, and the arithmetic of ns-2's byte-unit `ErrorModel`, which the translator uses
     /// (ns-2's bit unit ignores each packet's size).
-    Ber { byte_rate: f64 },
-    Gilbert { p_good_bad: f64, p_bad_good: f64, loss_good: f64, loss_bad: f64, bad: bool },
+    Ber {
+        byte_rate: f64,
+    },
+    Gilbert {
+        p_good_bad: f64,
+        p_bad_good: f64,
+        loss_good: f64,
+        loss_bad: f64,
+        bad: bool,
+    },
 }
 
 impl Loss {
@@ -121,7 +135,8 @@ mod tests {
     #[test]
     fn gilbert_loses_the_stationary_share_in_bursts() {
         // stationary bad share 0.01/(0.01 + 0.1) = 1/11, all lost there: loss 9.1%
-        let mut m = model(vec![], LossModel::Gilbert { p_good_bad: 0.01, p_bad_good: 0.1, loss_good: 0.0, loss_bad: 1.0 });
+        let mut m =
+            model(vec![], LossModel::Gilbert { p_good_bad: 0.01, p_bad_good: 0.1, loss_good: 0.0, loss_bad: 1.0 });
         let mut rng = Ns2Rng::seeded(1);
         let lost: Vec<bool> = (0..200_000).map(|_| m.picks(0, 100, &mut rng)).collect();
         let p = lost.iter().filter(|&&l| l).count() as f64 / lost.len() as f64;

@@ -1,7 +1,7 @@
 //! Always-on counters and the run summary computed from them.
 
-use crate::tcp::TcpState;
 use crate::scenario::Profile;
+use crate::tcp::TcpState;
 use serde::Serialize;
 use tcplab_des::Time;
 
@@ -248,7 +248,7 @@ mod tests {
         let mut rng = tcplab_des::Rng::stream(1, "delays");
         let mut next = || rng.next_u64();
         let group = 1u64 << 32; // 4.3 ms
-        // clusters of 1 us: inside one group, astride a group boundary, and seconds away
+                                // clusters of 1 us: inside one group, astride a group boundary, and seconds away
         let clusters = [3 * group / 2, 2 * group - 500_000, 5 * group + 123_456, 2_000 * group, 3_000_000 * group];
         for n in [1u64, 2, 3, 100, 1001] {
             let mut delays = Delays::default();
@@ -361,7 +361,13 @@ pub struct LinkSample {
 }
 
 impl Sampler {
-    pub fn new(interval: Time, flow_names: Vec<String>, link_names: Vec<String>, traced_flows: Vec<bool>, traced_links: Vec<bool>) -> Sampler {
+    pub fn new(
+        interval: Time,
+        flow_names: Vec<String>,
+        link_names: Vec<String>,
+        traced_flows: Vec<bool>,
+        traced_links: Vec<bool>,
+    ) -> Sampler {
         let last = vec![(0, 0); flow_names.len()];
         let last_busy = vec![Time::ZERO; link_names.len()];
         Sampler {
@@ -386,10 +392,17 @@ impl Sampler {
 
     /// Records the sample due now from the flows' counters, the links' queue lengths and the TCP
     /// senders' states (flow index, state).
-    pub fn record(&mut self, stats: &[FlowStats], links: impl Iterator<Item = LinkSample>, tcp: impl Iterator<Item = (usize, TcpState)>) {
+    pub fn record(
+        &mut self,
+        stats: &[FlowStats],
+        links: impl Iterator<Item = LinkSample>,
+        tcp: impl Iterator<Item = (usize, TcpState)>,
+    ) {
         let t = self.next.as_secs_f64();
         let per_second = 8.0 / self.interval.as_secs_f64();
-        for (((s, last), name), _) in stats.iter().zip(self.last.iter_mut()).zip(&self.flow_names).zip(&self.traced_flows).filter(|(_, &on)| on) {
+        for (((s, last), name), _) in
+            stats.iter().zip(self.last.iter_mut()).zip(&self.flow_names).zip(&self.traced_flows).filter(|(_, &on)| on)
+        {
             self.flows.time.push(t);
             self.flows.flow.push(name.clone());
             self.flows.goodput_bps.push((s.goodput_bytes - last.0) as f64 * per_second);
@@ -397,7 +410,9 @@ impl Sampler {
             self.flows.delivered_bytes.push(s.goodput_bytes);
             *last = (s.goodput_bytes, s.data_bytes_delivered);
         }
-        for (((l, name), last), _) in links.zip(&self.link_names).zip(self.last_busy.iter_mut()).zip(&self.traced_links).filter(|(_, &on)| on) {
+        for (((l, name), last), _) in
+            links.zip(&self.link_names).zip(self.last_busy.iter_mut()).zip(&self.traced_links).filter(|(_, &on)| on)
+        {
             self.links.time.push(t);
             self.links.link.push(name.clone());
             self.links.queue_pkts.push(l.queue as u32);

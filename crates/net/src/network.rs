@@ -3,15 +3,15 @@
 //! ns-2 agents call `target_->recv`, so events are scheduled in the same order as in ns-2.
 
 use crate::loss::Loss;
-use std::collections::HashMap;
 use crate::metrics::{FlowStats, LinkStats};
+use crate::mobility::{Mip, MipTimer};
 use crate::packet::{flags, Addr, FlowId, Kind, Packet, PacketId, PacketPool, MAX_SACK_BLOCKS};
-use crate::scenario::LossAction;
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
+use crate::scenario::LossAction;
 use crate::trace::Tracer;
-use crate::mobility::{Mip, MipTimer};
 use crate::wifi::{Wifi, WifiEvent};
+use std::collections::HashMap;
 use tcplab_des::{Ns2Rng, Ring, Scheduler, Time, Timer};
 
 /// Everything that can happen, as a small plain value.
@@ -289,10 +289,21 @@ pub struct Network {
 impl Network {
     /// The network of `links` and `wifi`, routed by fewest hops over both.
     /// Static routes never run over a mobile node's radios: Mobile IPv6 finds the way to it.
-    pub fn new(node_names: Vec<String>, mut links: Vec<Link>, wifi: Wifi, mip: Mip, flows: usize, tracer: Tracer, rng: Ns2Rng) -> Network {
+    pub fn new(
+        node_names: Vec<String>,
+        mut links: Vec<Link>,
+        wifi: Wifi,
+        mip: Mip,
+        flows: usize,
+        tracer: Tracer,
+        rng: Ns2Rng,
+    ) -> Network {
         let radio_node = |r: u32| wifi.stations[r as usize].node;
-        let wifi_edges: Vec<(u32, u32)> =
-            wifi.edges().into_iter().filter(|&(a, b)| !mip.is_mobile(radio_node(a)) && !mip.is_mobile(radio_node(b))).collect();
+        let wifi_edges: Vec<(u32, u32)> = wifi
+            .edges()
+            .into_iter()
+            .filter(|&(a, b)| !mip.is_mobile(radio_node(a)) && !mip.is_mobile(radio_node(b)))
+            .collect();
         let mut ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from as usize, l.to as usize)).collect();
         ends.extend(wifi_edges.iter().map(|&(a, b)| (radio_node(a) as usize, radio_node(b) as usize)));
         let routes = Routes::shortest_paths(node_names.len(), &ends);
@@ -384,7 +395,9 @@ impl Network {
     /// The edge (a link, or a radio pair) of the static route from `node` towards node
     /// `towards` (a packet's destination, or a tunnel's end).
     fn route(&self, node: u32, towards: u32) -> usize {
-        self.routes.next_link(node as usize, towards as usize).expect("validated scenarios only have reachable destinations")
+        self.routes
+            .next_link(node as usize, towards as usize)
+            .expect("validated scenarios only have reachable destinations")
     }
 
     /// Hands a packet to edge `edge`: a wired link's queue, or a radio's.
@@ -553,7 +566,11 @@ impl Network {
         // SAFETY: the link that takes the packet, out of its queue or straight through
         let link = unsafe { unchecked(&mut self.links, l) };
         let pkt = self.pkts.get(id);
-        debug_assert_eq!(link.traced, self.tracer.records_link(link.from, link.to), "writers changed after Network::new");
+        debug_assert_eq!(
+            link.traced,
+            self.tracer.records_link(link.from, link.to),
+            "writers changed after Network::new"
+        );
         if link.traced {
             self.tracer.link_event('-', now_s, link.from, link.to, pkt);
             if let Some(pcap) = &mut self.tracer.pcap {
@@ -577,11 +594,15 @@ impl Network {
         // SAFETY: as above
         let link = unsafe { unchecked(&mut self.links, l) };
         // ns-2's LinkDelay::recv in ns-2's arithmetic and order: the arrival, then the release.
-        let arrival = InFlight { at: now_s + (tx.secs + link.delay_secs), seq: self.sched.reserve(), link: l as u32, id, onward };
+        let arrival =
+            InFlight { at: now_s + (tx.secs + link.delay_secs), seq: self.sched.reserve(), link: l as u32, id, onward };
         // checked: the first packet of a size finds its lane, later ones the lane cached
         // beside it, and only that check proves the lane of `Event::Arrive` (`on_arrive`)
         let lane = &mut self.flights.lanes[tx.lane as usize];
-        debug_assert!(lane.back().is_none_or(|last| (last.at, last.seq) < (arrival.at, arrival.seq)), "a lane lands in order");
+        debug_assert!(
+            lane.back().is_none_or(|last| (last.at, last.seq) < (arrival.at, arrival.seq)),
+            "a lane lands in order"
+        );
         if lane.is_empty() {
             self.sched.push_reserved(arrival.at, arrival.seq, Event::Arrive(tx.lane));
         }
@@ -607,7 +628,8 @@ impl Network {
         let now_s = self.now_secs();
         // SAFETY: `put_on_wire` makes a lane's event for a lane it has indexed
         let flights = unsafe { unchecked(&mut self.flights.lanes, lane as usize) };
-        let InFlight { link: l, id, onward, .. } = flights.pop_front().expect("a lane's event comes with its first packet");
+        let InFlight { link: l, id, onward, .. } =
+            flights.pop_front().expect("a lane's event comes with its first packet");
         if let Some(next) = flights.front() {
             self.sched.push_reserved(next.at, next.seq, Event::Arrive(lane));
         }

@@ -3,7 +3,6 @@
 //! Packets live in one slab and travel as `PacketId`s inside events, so an event stays a few
 //! bytes and a finished packet's slot is reused: no allocation per packet once the pool has grown.
 
-
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub u32);
 
@@ -227,7 +226,26 @@ mod tests {
     use super::*;
 
     fn packet(uid: u64) -> Packet {
-        Packet { uid, flow: FlowId(0), fid: 0, kind: Kind::Tcp, size: 40, payload: 0, seq: 0, src: Addr::default(), dst: Addr::default(), flags: 0, ts: 0.0, ts_echo: 0.0, sack: [(0, 0); 3], nsack: 0, encaps: 0, via: u32::MAX, tunnel_from: 0, mip_bytes: 0 }
+        Packet {
+            uid,
+            flow: FlowId(0),
+            fid: 0,
+            kind: Kind::Tcp,
+            size: 40,
+            payload: 0,
+            seq: 0,
+            src: Addr::default(),
+            dst: Addr::default(),
+            flags: 0,
+            ts: 0.0,
+            ts_echo: 0.0,
+            sack: [(0, 0); 3],
+            nsack: 0,
+            encaps: 0,
+            via: u32::MAX,
+            tunnel_from: 0,
+            mip_bytes: 0,
+        }
     }
 
     #[test]

@@ -59,7 +59,12 @@ const MOBILITY: u8 = 135;
 impl Pcap {
     /// A capture writing to `files` (one per duplex link, None where not captured); each file
     /// gets the pcap header now.
-    pub fn new(ip: IpVersion, flows: Vec<FlowWire>, mobile: Vec<bool>, mut files: Vec<Option<Sink>>) -> io::Result<Pcap> {
+    pub fn new(
+        ip: IpVersion,
+        flows: Vec<FlowWire>,
+        mobile: Vec<bool>,
+        mut files: Vec<Option<Sink>>,
+    ) -> io::Result<Pcap> {
         for f in files.iter_mut().flatten() {
             // magic of nanosecond pcap, version 2.4, GMT, accuracy, snap length, LINKTYPE_RAW
             let mut h = Vec::with_capacity(24);
@@ -114,7 +119,13 @@ impl Pcap {
         let mut t = [0u8; 60];
         let (proto, tlen) = transport_header(pkt, &flow, &mut t);
         let segment = tlen + pkt.payload as usize; // the payload is simulated only
-        let ecn = if pkt.has(flags::CE) { 3 } else if pkt.has(flags::ECT) { 2 } else { 0 };
+        let ecn = if pkt.has(flags::CE) {
+            3
+        } else if pkt.has(flags::ECT) {
+            2
+        } else {
+            0
+        };
         let (src, dst) = (pkt.src.node, pkt.dst.node);
         let (pseudo, total) = match self.ip {
             IpVersion::Ipv4 => {
@@ -336,10 +347,24 @@ mod tests {
 
     fn ack_with_sack() -> Packet {
         Packet {
-            uid: 7, flow: FlowId(0), fid: 0, kind: Kind::Ack, size: 48, payload: 0, seq: 29,
-            src: Addr { node: 4, port: 0 }, dst: Addr { node: 0, port: 1 }, flags: flags::ECN_ECHO,
-            ts: 1.5, ts_echo: 1.25, sack: [(31, 33), (0, 0), (0, 0)], nsack: 1, encaps: 0, via: u32::MAX,
-            tunnel_from: 0, mip_bytes: 0,
+            uid: 7,
+            flow: FlowId(0),
+            fid: 0,
+            kind: Kind::Ack,
+            size: 48,
+            payload: 0,
+            seq: 29,
+            src: Addr { node: 4, port: 0 },
+            dst: Addr { node: 0, port: 1 },
+            flags: flags::ECN_ECHO,
+            ts: 1.5,
+            ts_echo: 1.25,
+            sack: [(31, 33), (0, 0), (0, 0)],
+            nsack: 1,
+            encaps: 0,
+            via: u32::MAX,
+            tunnel_from: 0,
+            mip_bytes: 0,
         }
     }
 
@@ -386,7 +411,15 @@ mod tests {
 
     #[test]
     fn ipv6_data_keeps_its_length_and_ecn() {
-        let data = Packet { kind: Kind::Tcp, size: 1050, payload: 1000, seq: 3, flags: flags::ECT | flags::CE, nsack: 0, ..ack_with_sack() };
+        let data = Packet {
+            kind: Kind::Tcp,
+            size: 1050,
+            payload: 1000,
+            seq: 3,
+            flags: flags::ECT | flags::CE,
+            nsack: 0,
+            ..ack_with_sack()
+        };
         let rec = capture(IpVersion::Ipv6, &data, 0.5);
         let le = |at: usize| u32::from_le_bytes(rec[at..at + 4].try_into().unwrap());
         let (ip, tcp) = (&rec[16..56], &rec[56..]);

@@ -1,8 +1,8 @@
 //! Link queues with ns-2.35's semantics: DropTail and RED (with optional ECN marking).
 
 use crate::packet::{flags, Packet, PacketId};
-use crate::scenario::{QueueConfig, QueueKind, RedParams};
 use crate::random::Draws;
+use crate::scenario::{QueueConfig, QueueKind, RedParams};
 use tcplab_des::{Ns2Rng, Ring, Time};
 
 /// What happened to an arriving packet.
@@ -90,7 +90,9 @@ impl Queue {
         let (len, limit) = (self.fifo.len(), self.limit as usize);
         match &self.red {
             None => len >= limit,
-            Some(red) if red.p.queue_in_bytes => (self.fifo.bytes - last as u64) as f64 >= limit as f64 * red.p.mean_pktsize as f64,
+            Some(red) if red.p.queue_in_bytes => {
+                (self.fifo.bytes - last as u64) as f64 >= limit as f64 * red.p.mean_pktsize as f64
+            }
             Some(_) => len > limit,
         }
     }
@@ -215,7 +217,15 @@ impl Red {
     }
 
     /// Decides on one arrival; true to enqueue it (possibly CE-marked).
-    fn admit(&mut self, pkt: &mut Packet, qlen_pkts: usize, qlen_bytes: u64, limit: u32, now: f64, shared: &mut Ns2Rng) -> bool {
+    fn admit(
+        &mut self,
+        pkt: &mut Packet,
+        qlen_pkts: usize,
+        qlen_bytes: u64,
+        limit: u32,
+        now: f64,
+        shared: &mut Ns2Rng,
+    ) -> bool {
         let mut m = 0i64;
         if self.idle {
             self.idle = false;
@@ -336,7 +346,8 @@ mod tests {
     #[test]
     fn only_an_empty_droptail_queue_that_would_take_a_packet_lets_it_pass() {
         let mut pool = PacketPool::default();
-        let droptail = |limit| Queue::new(&QueueConfig { limit, kind: QueueKind::DropTail }, 1_000_000, Time::ZERO, own());
+        let droptail =
+            |limit| Queue::new(&QueueConfig { limit, kind: QueueKind::DropTail }, 1_000_000, Time::ZERO, own());
         for limit in [1, 2, 15] {
             let (mut q, mut p) = (droptail(limit), pkt(1000));
             let passes = q.passes_through();
@@ -345,7 +356,12 @@ mod tests {
             assert_eq!(passes, taken && q.len() == 1, "limit {limit}");
             assert!(!q.passes_through(), "a packet waits");
         }
-        let red = Queue::new(&QueueConfig { limit: 15, kind: QueueKind::Red(RedParams::default()) }, 1_000_000, Time::ZERO, own());
+        let red = Queue::new(
+            &QueueConfig { limit: 15, kind: QueueKind::Red(RedParams::default()) },
+            1_000_000,
+            Time::ZERO,
+            own(),
+        );
         assert!(!red.passes_through(), "RED's average must see every packet");
     }
 
@@ -362,7 +378,10 @@ mod tests {
 
     #[test]
     fn red_byte_mode_hard_limit_is_limit_times_500_bytes() {
-        let cfg = QueueConfig { limit: 5, kind: QueueKind::Red(RedParams { thresh: 1000.0, maxthresh: 2000.0, ..RedParams::default() }) };
+        let cfg = QueueConfig {
+            limit: 5,
+            kind: QueueKind::Red(RedParams { thresh: 1000.0, maxthresh: 2000.0, ..RedParams::default() }),
+        };
         let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, own());
         let mut pool = PacketPool::default();
         let mut queued = 0;
@@ -379,7 +398,15 @@ mod tests {
 
     #[test]
     fn red_marks_ect_packets_instead_of_dropping_when_setbit() {
-        let params = RedParams { setbit: true, thresh: 1.0, maxthresh: 3.0, q_weight: 1.0, queue_in_bytes: false, bytes: false, ..RedParams::default() };
+        let params = RedParams {
+            setbit: true,
+            thresh: 1.0,
+            maxthresh: 3.0,
+            q_weight: 1.0,
+            queue_in_bytes: false,
+            bytes: false,
+            ..RedParams::default()
+        };
         let cfg = QueueConfig { limit: 1000, kind: QueueKind::Red(params) };
         let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, own());
         let mut pool = PacketPool::default();

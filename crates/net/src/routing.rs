@@ -166,7 +166,8 @@ mod tests {
         for _ in 0..500 {
             let n = 1 + below(14);
             // simplex links in any order, parallel ones and loops included, some graphs cut
-            let links: Vec<(usize, usize)> = (0..below(3 * n as u64 + 1)).map(|_| (below(n as u64), below(n as u64))).collect();
+            let links: Vec<(usize, usize)> =
+                (0..below(3 * n as u64 + 1)).map(|_| (below(n as u64), below(n as u64))).collect();
             assert_eq!(Routes::shortest_paths(n, &links).next, dijkstra(n, &links), "{n} nodes, links {links:?}");
         }
     }

@@ -1,19 +1,24 @@
 //! A simulation run: builds the network and agents from a scenario, dispatches events, and
 //! summarises the counters at the end.
 
-use crate::metrics::{jain, FlowSeries, FlowSummary, LinkSample, LinkSeries, LinkSummary, RadioSummary, Sampler, Summary, TcpSeries};
+use crate::guard::{Alarm, Guard};
 use crate::loss::Loss;
+use crate::metrics::{
+    jain, FlowSeries, FlowSummary, LinkSample, LinkSeries, LinkSummary, RadioSummary, Sampler, Summary, TcpSeries,
+};
+use crate::mobility::Mip;
 use crate::network::{link_name, unchecked, Endpoint, Event, Link, Network, TimerKind};
 use crate::packet::{Addr, FlowId, Kind, PacketId};
+use crate::pcap::{FlowWire, Pcap};
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
-use crate::scenario::{ActionKind, AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, ScenarioError, TcpVariant, Traces, Transport};
+use crate::scenario::{
+    ActionKind, AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, ScenarioError, TcpVariant,
+    Traces, Transport,
+};
 use crate::tcp::{Agent, Ftp, RfcSender, TcpSender, TcpSink};
-use crate::pcap::{FlowWire, Pcap};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
-use crate::guard::{Alarm, Guard};
-use crate::mobility::Mip;
 use crate::wifi::Wifi;
 use serde::Serialize;
 use std::fs::File;
@@ -45,7 +50,13 @@ pub struct RunOptions {
 impl RunOptions {
     /// The options as a command line gives them: `--seed`, `--until` ("5s"), an output
     /// directory and `--trace` names (ns2, cwnd). Errors name the option.
-    pub fn from_args(scenario: &Scenario, seed: Option<i64>, until: Option<&str>, out_dir: Option<PathBuf>, traces: &[String]) -> Result<RunOptions, ScenarioError> {
+    pub fn from_args(
+        scenario: &Scenario,
+        seed: Option<i64>,
+        until: Option<&str>,
+        out_dir: Option<PathBuf>,
+        traces: &[String],
+    ) -> Result<RunOptions, ScenarioError> {
         let seed = seed.map(|s| crate::scenario::check_seed(scenario.rng, s, "--seed")).transpose()?;
         let until = match until {
             None => None,
@@ -70,7 +81,8 @@ impl RunOptions {
 /// The error for a `--trace` that names none of `names`.
 pub fn unknown_trace(name: &str, names: &[&str]) -> ScenarioError {
     let (last, rest) = names.split_last().expect("some trace names");
-    let near = crate::scenario::suggest::nearest(name, names).map_or(String::new(), |k| format!(": did you mean \"{k}\"?"));
+    let near =
+        crate::scenario::suggest::nearest(name, names).map_or(String::new(), |k| format!(": did you mean \"{k}\"?"));
     ScenarioError::new("--trace", format!("unknown trace \"{name}\"{near} (expected {} or {last})", rest.join(", ")))
 }
 
@@ -204,7 +216,9 @@ fn open_trace(dir: &Option<PathBuf>, name: &str) -> io::Result<Sink> {
 /// `name` under the output directory, created with its folders, behind a `buffer`-byte buffer.
 /// An error names the path it failed on (a file where a folder should be, a full disk).
 fn open_file(dir: &Option<PathBuf>, name: &str, buffer: usize) -> io::Result<Sink> {
-    let dir = dir.as_ref().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("the {name} trace needs an output directory")))?;
+    let dir = dir.as_ref().ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidInput, format!("the {name} trace needs an output directory"))
+    })?;
     let path = dir.join(name);
     let folder = path.parent().unwrap_or(dir);
     let named = |at: &std::path::Path, e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", at.display()));
@@ -218,10 +232,20 @@ fn open_file(dir: &Option<PathBuf>, name: &str, buffer: usize) -> io::Result<Sin
 /// or `a-b`+`c` and `a`+`b-c`), each of them gets its place among the links too, `A-B~3.pcap`
 /// for the third: `~` is in no cleaned name, so no two files are ever one.
 pub fn pcap_file_names(scenario: &Scenario) -> Vec<Option<String>> {
-    let clean = |name: &str| name.chars().take(100).map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect::<String>();
-    let traced = |a: usize, b: usize| scenario.trace_links.as_ref().is_none_or(|dirs| dirs.contains(&(a, b)) || dirs.contains(&(b, a)));
-    let plain: Vec<Option<String>> =
-        scenario.links.iter().map(|l| traced(l.a, l.b).then(|| format!("{}-{}", clean(&scenario.nodes[l.a]), clean(&scenario.nodes[l.b])))).collect();
+    let clean = |name: &str| {
+        name.chars()
+            .take(100)
+            .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+            .collect::<String>()
+    };
+    let traced = |a: usize, b: usize| {
+        scenario.trace_links.as_ref().is_none_or(|dirs| dirs.contains(&(a, b)) || dirs.contains(&(b, a)))
+    };
+    let plain: Vec<Option<String>> = scenario
+        .links
+        .iter()
+        .map(|l| traced(l.a, l.b).then(|| format!("{}-{}", clean(&scenario.nodes[l.a]), clean(&scenario.nodes[l.b]))))
+        .collect();
     let mut uses = std::collections::HashMap::new();
     for name in plain.iter().flatten() {
         *uses.entry(name.as_str()).or_insert(0) += 1;
@@ -229,20 +253,35 @@ pub fn pcap_file_names(scenario: &Scenario) -> Vec<Option<String>> {
     plain
         .iter()
         .enumerate()
-        .map(|(i, name)| name.as_ref().map(|n| if uses[n.as_str()] > 1 { format!("pcap/{n}~{}.pcap", i + 1) } else { format!("pcap/{n}.pcap") }))
+        .map(|(i, name)| {
+            name.as_ref().map(|n| {
+                if uses[n.as_str()] > 1 {
+                    format!("pcap/{n}~{}.pcap", i + 1)
+                } else {
+                    format!("pcap/{n}.pcap")
+                }
+            })
+        })
         .collect()
 }
 
 /// The pcap capture: one file per traced link, both directions (see `pcap_file_names`).
 fn pcap_capture(scenario: &Scenario, mip: &Mip, dir: &Option<PathBuf>) -> io::Result<Pcap> {
-    let files = pcap_file_names(scenario).into_iter().map(|name| name.map(|n| open_file(dir, &n, 64 << 10)).transpose()).collect::<io::Result<Vec<_>>>()?;
+    let files = pcap_file_names(scenario)
+        .into_iter()
+        .map(|name| name.map(|n| open_file(dir, &n, 64 << 10)).transpose())
+        .collect::<io::Result<Vec<_>>>()?;
     let flows = scenario
         .flows
         .iter()
         .map(|f| match &f.transport {
             Transport::Tcp(t) => {
                 let segment = t.params.packet_size;
-                FlowWire { segment, timestamps: t.params.timestamps, window: (t.params.window as u64 * segment as u64).min(65535) as u16 }
+                FlowWire {
+                    segment,
+                    timestamps: t.params.timestamps,
+                    window: (t.params.window as u64 * segment as u64).min(65535) as u16,
+                }
             }
             Transport::Udp => FlowWire { segment: 1, timestamps: false, window: 65535 },
         })
@@ -299,7 +338,8 @@ impl Simulation {
         let end = opts.until.unwrap_or(scenario.duration);
         let traces = scenario.traces.union(opts.traces);
         let only_links = scenario.trace_links.as_ref().map(|l| l.iter().map(|&(a, b)| (a as u32, b as u32)).collect());
-        let mut tracer = Tracer { tcp_header: traces.tcp_header, events: traces.events, only_links, ..Tracer::default() };
+        let mut tracer =
+            Tracer { tcp_header: traces.tcp_header, events: traces.events, only_links, ..Tracer::default() };
         if traces.ns2 {
             tracer.ns2 = Some(open_trace(&opts.out_dir, "trace.tr")?);
             if !scenario.wlans.is_empty() {
@@ -308,11 +348,17 @@ impl Simulation {
         }
         if traces.nam {
             tracer.nam = Some(open_trace(&opts.out_dir, "trace.nam")?);
-            let links: Vec<_> = scenario.links.iter().map(|l| (l.a as u32, l.b as u32, l.bandwidth_bps, l.delay.as_secs_f64())).collect();
+            let links: Vec<_> = scenario
+                .links
+                .iter()
+                .map(|l| (l.a as u32, l.b as u32, l.bandwidth_bps, l.delay.as_secs_f64()))
+                .collect();
             tracer.nam_topology(scenario.nodes.len(), &links);
         }
         // the flows the series and the cwnd trace cover (`output.trace_flows`)
-        let traced_flows: Vec<bool> = (0..scenario.flows.len()).map(|i| scenario.trace_flows.as_ref().is_none_or(|ids| ids.contains(&i))).collect();
+        let traced_flows: Vec<bool> = (0..scenario.flows.len())
+            .map(|i| scenario.trace_flows.as_ref().is_none_or(|ids| ids.contains(&i)))
+            .collect();
         tracer.flows = traced_flows.clone();
         if traces.rtt && !opts.skip_series {
             tracer.rtt_series = Some(Vec::new());
@@ -369,12 +415,25 @@ impl Simulation {
         };
         // each node's correspondents: the other ends of its flows
         let peers = |node: usize| -> Vec<u32> {
-            let mut p: Vec<u32> = scenario.flows.iter().filter_map(|f| if f.to == node { Some(f.from as u32) } else if f.from == node { Some(f.to as u32) } else { None }).collect();
+            let mut p: Vec<u32> = scenario
+                .flows
+                .iter()
+                .filter_map(|f| {
+                    if f.to == node {
+                        Some(f.from as u32)
+                    } else if f.from == node {
+                        Some(f.to as u32)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
             p.sort_unstable();
             p.dedup();
             p
         };
-        let mip = Mip::new(scenario.nodes.len(), scenario.mobile_nodes.clone(), access, peers, draws("mip".to_string()));
+        let mip =
+            Mip::new(scenario.nodes.len(), scenario.mobile_nodes.clone(), access, peers, draws("mip".to_string()));
         if traces.pcap {
             tracer.pcap = Some(pcap_capture(&scenario, &mip, &opts.out_dir)?);
         }
@@ -401,9 +460,13 @@ impl Simulation {
             let (sender, receiver) = match (&f.transport, f.app) {
                 (Transport::Tcp(t), _) => {
                     let sender = match (t.profile, Agent::of(t.variant)) {
-                        (Profile::Ns2, Some(agent)) => {
-                            Sender::Tcp(TcpSender::new(agent, t.params.clone(), t.pacing.clone(), sender_end, phases[i]))
-                        }
+                        (Profile::Ns2, Some(agent)) => Sender::Tcp(TcpSender::new(
+                            agent,
+                            t.params.clone(),
+                            t.pacing.clone(),
+                            sender_end,
+                            phases[i],
+                        )),
                         _ => {
                             let mut rfc = RfcSender::new(t, sender_end);
                             rfc.trace_cwnd(&mut net);
@@ -439,7 +502,8 @@ impl Simulation {
         let sampler = scenario.interval.filter(|_| !opts.skip_series).map(|interval| {
             let flow_names = scenario.flows.iter().map(|f| f.name.clone()).collect();
             let link_names = net.links.iter().map(|l| link_name(&scenario.nodes, l)).collect();
-            let traced = |l: &Link| scenario.trace_links.as_ref().is_none_or(|d| d.contains(&(l.from as usize, l.to as usize)));
+            let traced =
+                |l: &Link| scenario.trace_links.as_ref().is_none_or(|d| d.contains(&(l.from as usize, l.to as usize)));
             let links = net.links.iter().map(traced).collect();
             Sampler::new(interval, flow_names, link_names, traced_flows, links)
         });
@@ -490,7 +554,11 @@ impl Simulation {
             if !self.run_events(at, limit) {
                 return false;
             }
-            let links = self.net.links.iter().map(|l| LinkSample { queue: l.queue.len(), on_wire: l.on_wire() as usize, busy: l.stats.busy_time });
+            let links = self.net.links.iter().map(|l| LinkSample {
+                queue: l.queue.len(),
+                on_wire: l.on_wire() as usize,
+                busy: l.stats.busy_time,
+            });
             let tcp = self.flows.iter_mut().enumerate().filter_map(|(i, f)| Some((i, f.sender.ftp()?.state())));
             self.sampler.as_mut().expect("due").record(&self.net.flow_stats, links, tcp);
         }
@@ -511,7 +579,9 @@ impl Simulation {
         while self.net.stopped.is_none() {
             let bound = limit.min(self.guard.next_look);
             while self.net.sched.dispatched() < bound {
-                let Some(ev) = self.net.sched.pop_if(|exact, seq| before_halt(exact, seq) && (stop >= end || Time::from_secs_f64(exact) <= stop)) else {
+                let Some(ev) = self.net.sched.pop_if(|exact, seq| {
+                    before_halt(exact, seq) && (stop >= end || Time::from_secs_f64(exact) <= stop)
+                }) else {
                     if stop > self.net.now() {
                         self.net.sched.advance_to(stop);
                     }
@@ -647,7 +717,10 @@ impl Simulation {
             if s.data_sent != s.data_delivered + s.data_dropped + live[i] {
                 let name = &self.scenario.flows[i].name;
                 check.fail(now, || {
-                    format!("flow {name}: {} data packets sent, {} delivered, {} dropped, {} in the network", s.data_sent, s.data_delivered, s.data_dropped, live[i])
+                    format!(
+                        "flow {name}: {} data packets sent, {} delivered, {} dropped, {} in the network",
+                        s.data_sent, s.data_delivered, s.data_dropped, live[i]
+                    )
                 });
             }
         }
@@ -659,10 +732,20 @@ impl Simulation {
             let accounted = s.departures + s.drops + l.queue.len() as u64;
             // a loss model that delays packets holds them between arrival and queue
             if s.arrivals < accounted || (s.arrivals > accounted && !delayed(l)) {
-                check.fail(now, || format!("link {name}: {} in, {} out, {} dropped, {} waiting", s.arrivals, s.departures, s.drops, l.queue.len()));
+                check.fail(now, || {
+                    format!(
+                        "link {name}: {} in, {} out, {} dropped, {} waiting",
+                        s.arrivals,
+                        s.departures,
+                        s.drops,
+                        l.queue.len()
+                    )
+                });
             }
             if s.departures != s.received + on_wire {
-                check.fail(now, || format!("link {name}: {} sent, {} received, {} on the wire", s.departures, s.received, on_wire));
+                check.fail(now, || {
+                    format!("link {name}: {} sent, {} received, {} on the wire", s.departures, s.received, on_wire)
+                });
             }
         }
     }
@@ -676,7 +759,8 @@ impl Simulation {
         let delay = Time::from_secs_f64(net.now_secs() - pkt.ts);
         // SAFETY: an agent's packet carries its `Endpoint`'s flow, one of the scenario's, with
         // its agents and books
-        let (flow, stats) = unsafe { (unchecked(flows, pkt.flow.0 as usize), unchecked(&mut net.flow_stats, pkt.flow.0 as usize)) };
+        let (flow, stats) =
+            unsafe { (unchecked(flows, pkt.flow.0 as usize), unchecked(&mut net.flow_stats, pkt.flow.0 as usize)) };
         match pkt.kind {
             Kind::Tcp | Kind::Cbr => {
                 stats.on_data_delivered(pkt.size, delay);
@@ -771,7 +855,11 @@ impl Simulation {
                 packets_dropped: stats.data_dropped,
                 packets_retransmitted: stats.data_retransmitted,
                 packets_in_flight: stats.data_sent - stats.data_delivered - stats.data_dropped,
-                efficiency: if stats.data_sent > 0 { stats.data_delivered as f64 / stats.data_sent as f64 } else { 0.0 },
+                efficiency: if stats.data_sent > 0 {
+                    stats.data_delivered as f64 / stats.data_sent as f64
+                } else {
+                    0.0
+                },
                 acks_sent: stats.acks_sent,
             });
         }
@@ -801,10 +889,23 @@ impl Simulation {
             .wifi
             .stations
             .iter()
-            .map(|s| RadioSummary { wlan: sc.wlans[s.wlan_index()].name.clone(), node: sc.nodes[s.node as usize].clone(), mac: s.stats.clone() })
+            .map(|s| RadioSummary {
+                wlan: sc.wlans[s.wlan_index()].name.clone(),
+                node: sc.nodes[s.node as usize].clone(),
+                mac: s.stats.clone(),
+            })
             .collect();
         let flow_ends: Vec<(String, u32)> = sc.flows.iter().map(|f| (f.name.clone(), f.to as u32)).collect();
         let handovers = self.net.mip.handovers(&flow_ends);
-        Summary { name: sc.name.clone(), seed: self.seed, duration_s: end.as_secs_f64(), jain_fairness: jain(&goodputs), flows, links, radios, handovers }
+        Summary {
+            name: sc.name.clone(),
+            seed: self.seed,
+            duration_s: end.as_secs_f64(),
+            jain_fairness: jain(&goodputs),
+            flows,
+            links,
+            radios,
+            handovers,
+        }
     }
 }

@@ -358,7 +358,9 @@ impl Tracer {
     /// array of nodes) and every duplex link (`(from, to, bits/s, delay s)`), as `$ns
     /// namtrace-all` writes them before the first event.
     pub fn nam_topology(&mut self, nodes: usize, links: &[(u32, u32, u64, f64)]) {
-        let mut head = String::from("V -t * -v 1.0a5 -a 0\nA -t * -n 1 -p 0 -o 0x7fffffff -c 30 -a 1\nA -t * -h 1 -m 1073741823 -s 0\n");
+        let mut head = String::from(
+            "V -t * -v 1.0a5 -a 0\nA -t * -n 1 -p 0 -o 0x7fffffff -c 30 -a 1\nA -t * -h 1 -m 1073741823 -s 0\n",
+        );
         for n in crate::random::tcl_array_order(nodes) {
             head += &format!("n -t * -a {n} -s {n} -S UP -v circle -c black -i black\n");
         }
@@ -397,7 +399,10 @@ impl Tracer {
     fn write_tcp_event(&mut self, now: f64, (a, b): (Addr, Addr), event: &str, fid: u32, seqno: i64, cwnd: i64) {
         let t = ns2_time(now);
         self.write(|t| &mut t.ns2, format_args!("E {t} {} {} TCP {event} {fid} {seqno} {cwnd}\n", a.node, b.node));
-        self.write(|t| &mut t.nam, format_args!("E -t {t} -o TCP -e {event} -s {}.{} -d {}.{}\n", a.node, a.port, b.node, b.port));
+        self.write(
+            |t| &mut t.nam,
+            format_args!("E -t {t} -o TCP -e {event} -s {}.{} -d {}.{}\n", a.node, a.port, b.node, b.port),
+        );
     }
 
     /// A wireless event line, when the wireless trace is on.
@@ -411,12 +416,17 @@ impl Tracer {
         let uid = e.packet.map_or(0, |p| p.uid);
         let line = match format {
             WirelessFormat::Old => {
-                let mut l = format!("{} {:.9} _{}_ {:>3} {:>4} {uid} {name} {} [{dur:x} {dst:x} {src:x} {etype:x}] ", e.ev, e.now, e.node, e.layer, e.reason, e.size);
+                let mut l = format!(
+                    "{} {:.9} _{}_ {:>3} {:>4} {uid} {name} {} [{dur:x} {dst:x} {src:x} {etype:x}] ",
+                    e.ev, e.now, e.node, e.layer, e.reason, e.size
+                );
                 if let (None, Some(p)) = (e.control, e.packet) {
                     let next = if e.layer == "MAC" && e.ev == 's' { dst } else { 0 };
                     l += &format!("------- [{}:{} {}:{} 32 {next}] ", p.src.node, p.src.port, p.dst.node, p.dst.port);
                     l += &match p.kind {
-                        crate::packet::Kind::Tcp | crate::packet::Kind::Ack => format!("[{} 0] {} 0", p.seq, e.forwards),
+                        crate::packet::Kind::Tcp | crate::packet::Kind::Ack => {
+                            format!("[{} 0] {} 0", p.seq, e.forwards)
+                        }
                         _ => format!("[{}] {} 0", p.seq, e.forwards),
                     };
                 }
@@ -428,9 +438,14 @@ impl Tracer {
                     e.ev, e.now, e.node, e.node, e.pos.0, e.pos.1, e.layer, e.reason
                 );
                 if let (None, Some(p)) = (e.control, e.packet) {
-                    l += &format!("-Is {}.{} -Id {}.{} -It {name} -Il {} -If {} -Ii {uid} -Iv 32 ", p.src.node, p.src.port, p.dst.node, p.dst.port, e.size, p.fid);
+                    l += &format!(
+                        "-Is {}.{} -Id {}.{} -It {name} -Il {} -If {} -Ii {uid} -Iv 32 ",
+                        p.src.node, p.src.port, p.dst.node, p.dst.port, e.size, p.fid
+                    );
                     l += &match p.kind {
-                        crate::packet::Kind::Tcp | crate::packet::Kind::Ack => format!("-Pn tcp -Ps {} -Pa 0 -Pf {} -Po 0 ", p.seq, e.forwards),
+                        crate::packet::Kind::Tcp | crate::packet::Kind::Ack => {
+                            format!("-Pn tcp -Ps {} -Pa 0 -Pf {} -Po 0 ", p.seq, e.forwards)
+                        }
                         _ => format!("-Pn {name} -Pi {} -Pf {} -Po 0 ", p.seq, e.forwards),
                     };
                 }
@@ -543,9 +558,24 @@ mod tests {
     /// A data packet of flow 1 from node 0 to node 3, for the wired trace's tests.
     fn data_packet() -> Packet {
         Packet {
-            uid: 5, flow: FlowId(1), fid: 1, kind: Kind::Tcp, size: 1040, payload: 1000, seq: 7,
-            src: Addr { node: 0, port: 0 }, dst: Addr { node: 3, port: 0 }, flags: 0, ts: 0.0, ts_echo: 0.0,
-            sack: [(0, 0); 3], nsack: 0, encaps: 0, via: u32::MAX, tunnel_from: 0, mip_bytes: 0,
+            uid: 5,
+            flow: FlowId(1),
+            fid: 1,
+            kind: Kind::Tcp,
+            size: 1040,
+            payload: 1000,
+            seq: 7,
+            src: Addr { node: 0, port: 0 },
+            dst: Addr { node: 3, port: 0 },
+            flags: 0,
+            ts: 0.0,
+            ts_echo: 0.0,
+            sack: [(0, 0); 3],
+            nsack: 0,
+            encaps: 0,
+            via: u32::MAX,
+            tunnel_from: 0,
+            mip_bytes: 0,
         }
     }
 

@@ -13,7 +13,9 @@ fn split_number(text: &str) -> Option<(f64, &str)> {
     while end < bytes.len() {
         let c = bytes[end] as char;
         let exp_sign = (c == '+' || c == '-') && end > 0 && matches!(bytes[end - 1], b'e' | b'E');
-        let exp = (c == 'e' || c == 'E') && end > 0 && bytes.get(end + 1).is_some_and(|b| b.is_ascii_digit() || *b == b'-' || *b == b'+');
+        let exp = (c == 'e' || c == 'E')
+            && end > 0
+            && bytes.get(end + 1).is_some_and(|b| b.is_ascii_digit() || *b == b'-' || *b == b'+');
         if c.is_ascii_digit() || c == '.' || (c == '-' && end == 0) || exp_sign || exp {
             end += 1;
         } else {
@@ -63,7 +65,8 @@ pub fn seconds_to_time(seconds: f64) -> Result<Time, String> {
 /// A span of seconds for people: "5 s", "20 ps", "1.5 ms", "2.1 days".
 pub fn show_seconds(s: f64) -> String {
     // three decimals at most below a second: 2e-11 s is "20 ps", not "20.000000000000004 ps"
-    let short = |v: f64, unit: &str| format!("{} {unit}", format!("{v:.3}").trim_end_matches('0').trim_end_matches('.'));
+    let short =
+        |v: f64, unit: &str| format!("{} {unit}", format!("{v:.3}").trim_end_matches('0').trim_end_matches('.'));
     match s {
         s if s >= 86400.0 => format!("{:.1} days", s / 86400.0),
         s if s >= 3600.0 => format!("{:.1} h", s / 3600.0),

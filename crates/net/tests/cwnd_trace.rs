@@ -42,7 +42,8 @@ fn at_zero(lines: &[(String, String)]) -> Vec<&str> {
 fn every_agent_starts_at_one_then_its_reset_writes_the_initial_window() {
     // A (syn off) starts with 2 segments, B (syn on) with 1: the attach lines of A and B, then
     // A's reset; the series starts at each flow's initial window.
-    let (lines, r) = run(&(TWO_NODES.to_string() + &flow("A", "reno", "syn = false") + &flow("B", "reno", "")), "reset");
+    let (lines, r) =
+        run(&(TWO_NODES.to_string() + &flow("A", "reno", "syn = false") + &flow("B", "reno", "")), "reset");
     assert_eq!(at_zero(&lines), ["1.000", "1.000", "2.000"]);
     let series = r.series.cwnd.unwrap();
     let first = |flow: &str| series.flow.iter().position(|f| f == flow).map(|i| series.cwnd[i]);

@@ -47,7 +47,10 @@ fn vegas_keeps_between_n_alpha_and_n_beta_queued() {
             // One packet of slack: Vegas judges the backlog by the smallest RTT of an epoch, so
             // the mean queue runs a little above the sum of the flows' estimates.
             let (lo, hi) = (n as f64 * alpha - 1.0, n as f64 * beta + 1.0);
-            assert!((lo..=hi).contains(&queue), "{profile} Vegas, {n} flows: {queue:.2} packets queued, not in [{lo}, {hi}]");
+            assert!(
+                (lo..=hi).contains(&queue),
+                "{profile} Vegas, {n} flows: {queue:.2} packets queued, not in [{lo}, {hi}]"
+            );
         }
     }
 }
@@ -58,7 +61,10 @@ fn fast_flows_keep_alpha_each_and_share_equally() {
         let (queue, fairness) = second_half(dumbbell(n, "fast", "rfc", "[fast]\nalpha = 10"));
         let target = 10.0 * n as f64;
         println!("FAST, {n} flows: {queue:.2} packets queued, Jain {fairness:.4}");
-        assert!((queue - target).abs() <= 0.1 * target, "FAST, {n} flows: {queue:.2} packets queued, not about {target}");
+        assert!(
+            (queue - target).abs() <= 0.1 * target,
+            "FAST, {n} flows: {queue:.2} packets queued, not about {target}"
+        );
         assert!(fairness > 0.99, "FAST, {n} flows: Jain index {fairness:.4}");
     }
 }

@@ -50,7 +50,8 @@ fn hmipv6_binds_locally_and_optimistic_dad_saves_its_second() {
     // crosses the 2 Mb/s, 50 ms link twice
     assert!(binding(&hmip) < 0.02, "{}", binding(&hmip));
     assert!(binding(&mip) > 0.05, "{}", binding(&mip));
-    let optimistic = run(|t| t.replace("map_domain = [\"ar1\", \"ar2\"]\n", "map_domain = [\"ar1\", \"ar2\"]\ndad = 0\n"));
+    let optimistic =
+        run(|t| t.replace("map_domain = [\"ar1\", \"ar2\"]\n", "map_domain = [\"ar1\", \"ar2\"]\ndad = 0\n"));
     let h = &optimistic.summary.handovers[1];
     assert_eq!(h.dad_done_s, h.movement_detected_s);
     let disruption = |r: &RunResult| r.summary.handovers[1].flows[0].disruption_s.unwrap();
@@ -60,7 +61,9 @@ fn hmipv6_binds_locally_and_optimistic_dad_saves_its_second() {
 #[test]
 fn route_optimisation_binds_the_correspondent_and_skips_the_home_agent() {
     let plain = run(|t| t);
-    let ro = run(|t| t.replace("map_domain = [\"ar1\", \"ar2\"]\n", "map_domain = [\"ar1\", \"ar2\"]\nroute_optimisation = true\n"));
+    let ro = run(|t| {
+        t.replace("map_domain = [\"ar1\", \"ar2\"]\n", "map_domain = [\"ar1\", \"ar2\"]\nroute_optimisation = true\n")
+    });
     let updates: Vec<u32> = ro.summary.handovers.iter().map(|h| h.binding_updates).collect();
     assert_eq!(updates, [3, 1], "MAP, home agent, correspondent; then the MAP alone");
     let to_ha = |r: &RunResult| r.summary.links.iter().find(|l| l.name == "n1->ha").unwrap().arrivals;
@@ -80,7 +83,12 @@ fn route_optimisation_binds_the_correspondent_and_skips_the_home_agent() {
 fn a_mobile_node_reaches_its_own_home_agent_from_away() {
     let to_map = run(|t| t.replace("from = \"cn\"\nto = \"mn\"", "from = \"mn\"\nto = \"map\""));
     let f = &to_map.summary.flows[0];
-    assert!(f.packets_delivered > 1000 && f.delay_max_s > 0.12, "{} packets, {} s at most: by the home agent", f.packets_delivered, f.delay_max_s);
+    assert!(
+        f.packets_delivered > 1000 && f.delay_max_s > 0.12,
+        "{} packets, {} s at most: by the home agent",
+        f.packets_delivered,
+        f.delay_max_s
+    );
     let upload = |t: String| t.replace("from = \"cn\"\nto = \"mn\"", "from = \"mn\"\nto = \"ha\"");
     for r in [run(upload), run(|t| upload(t).replace("map = \"map\"\nmap_domain = [\"ar1\", \"ar2\"]\n", ""))] {
         let f = &r.summary.flows[0];

@@ -47,36 +47,57 @@ fn example_scenarios_conserve_packets_and_respect_capacity() {
             .flows
             .iter()
             .map(|f| {
-                let links = scenario.links.iter().filter(|l| l.a == f.from || l.b == f.from).map(|l| l.bandwidth_bps as f64);
+                let links =
+                    scenario.links.iter().filter(|l| l.a == f.from || l.b == f.from).map(|l| l.bandwidth_bps as f64);
                 let wlans = scenario.wlans.iter().filter(|w| w.nodes.contains(&f.from)).map(|w| w.timing.data_rate);
                 links.chain(wlans).fold(0.0, f64::max)
             })
             .collect();
         // flows that start late may not have delivered anything by `until`
         let started: Vec<bool> = scenario.flows.iter().map(|f| f.start + Time::from_secs(1) < until).collect();
-        let sim = Simulation::new(scenario, &RunOptions { until: Some(until), check: true, ..Default::default() }).unwrap();
+        let sim =
+            Simulation::new(scenario, &RunOptions { until: Some(until), check: true, ..Default::default() }).unwrap();
         let result = sim.finish().unwrap();
         let s = &result.summary;
         let name = path.display();
         let check = result.check.as_ref().expect("checked");
         assert_eq!(check.violations, 0, "{name}: {:#?}", check.first);
         for ((f, &bound), &started) in s.flows.iter().zip(&first_hop).zip(&started) {
-            assert!(f.goodput_bps <= bound * 1.0001, "{name}: {} at {} b/s, faster than its source's {bound}", f.name, f.goodput_bps);
-            assert_eq!(f.packets_sent, f.packets_delivered + f.packets_dropped + f.packets_in_flight, "{name}: {} loses packets", f.name);
+            assert!(
+                f.goodput_bps <= bound * 1.0001,
+                "{name}: {} at {} b/s, faster than its source's {bound}",
+                f.name,
+                f.goodput_bps
+            );
+            assert_eq!(
+                f.packets_sent,
+                f.packets_delivered + f.packets_dropped + f.packets_in_flight,
+                "{name}: {} loses packets",
+                f.name
+            );
             assert!(f.packets_in_flight < 1000, "{name}: {} has {} in flight", f.name, f.packets_in_flight);
             assert!(f.goodput_bps > 0.0 || !started, "{name}: {} delivered nothing", f.name);
             assert!(f.goodput_bps <= f.throughput_bps, "{name}: goodput above throughput");
             assert!(f.delay_p50_s <= f.delay_p95_s && f.delay_p95_s <= f.delay_p99_s && f.delay_p99_s <= f.delay_max_s);
             // RTT samples come from TCP senders, and one that delivered much has timed some
             assert!(f.protocol != "udp" || f.rtt_mean_s == 0.0, "{name}: {} is UDP with an RTT", f.name);
-            assert!(f.protocol == "udp" || f.packets_delivered < 50 || f.rtt_mean_s > 0.0, "{name}: {} has no RTT", f.name);
+            assert!(
+                f.protocol == "udp" || f.packets_delivered < 50 || f.rtt_mean_s > 0.0,
+                "{name}: {} has no RTT",
+                f.name
+            );
         }
         for (l, (_, limit, droptail)) in s.links.iter().zip(&limits) {
             assert!(l.utilization <= 1.0 + 1e-9, "{name}: {} busier than possible", l.name);
             let waiting = l.arrivals - l.departures - l.drops;
             assert!(waiting <= l.queue_max_pkts, "{name}: {} ends with {waiting} waiting", l.name);
             if *droptail {
-                assert!(l.queue_max_pkts < *limit as u64, "{name}: {} held {} packets with limit {limit}", l.name, l.queue_max_pkts);
+                assert!(
+                    l.queue_max_pkts < *limit as u64,
+                    "{name}: {} held {} packets with limit {limit}",
+                    l.name,
+                    l.queue_max_pkts
+                );
             }
         }
         assert!(s.jain_fairness > 0.0 && s.jain_fairness <= 1.0);
@@ -184,7 +205,11 @@ fn interval_samples_add_up_and_change_nothing() {
     let links = run.series.links.as_ref().expect("queue samples");
     assert_eq!(links.time.len(), 40 * run.summary.links.len());
     for (i, l) in run.summary.links.iter().enumerate() {
-        let max = (0..links.link.len()).filter(|&j| links.link[j] == l.name).map(|j| links.queue_pkts[j] as u64).max().unwrap();
+        let max = (0..links.link.len())
+            .filter(|&j| links.link[j] == l.name)
+            .map(|j| links.queue_pkts[j] as u64)
+            .max()
+            .unwrap();
         assert!(max <= l.queue_max_pkts, "{}: sampled {max} above the maximum {}", l.name, l.queue_max_pkts);
         assert_eq!(links.link[i], l.name, "links in summary order");
     }
@@ -208,7 +233,10 @@ fn a_packet_meeting_an_idle_link_passes_through_its_queue() {
     let text = r#"
 name = "idle"
 duration = "2s"
-"#.to_string() + A_TO_B + r#"
+"#
+    .to_string()
+        + A_TO_B
+        + r#"
 [[flows]]
 from = "a"
 to = "b"
@@ -238,7 +266,8 @@ fn links_sharing_a_lane_land_their_packets_in_order() {
         text += &format!("[[flows]]\nfrom = \"{from}\"\nto = \"c\"\nprotocol = \"udp\"\nrate = \"{rate}\"\npacket_size = 1000\nstart = \"{start}\"\n");
     }
     let scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
-    let result = Simulation::new(scenario, &RunOptions { check: true, ..Default::default() }).unwrap().finish().unwrap();
+    let result =
+        Simulation::new(scenario, &RunOptions { check: true, ..Default::default() }).unwrap().finish().unwrap();
     assert_eq!(result.check.map(|c| c.violations), Some(0));
     for f in &result.summary.flows {
         assert!(f.packets_delivered > 200, "{}: {} delivered", f.name, f.packets_delivered);
@@ -260,7 +289,8 @@ fn a_train_at_equal_rates_waits_for_no_time() {
     }
     text += "[[flows]]\nfrom = \"a\"\nto = \"c\"\nprotocol = \"newreno\"\n";
     let scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
-    let result = Simulation::new(scenario, &RunOptions { check: true, ..Default::default() }).unwrap().finish().unwrap();
+    let result =
+        Simulation::new(scenario, &RunOptions { check: true, ..Default::default() }).unwrap().finish().unwrap();
     assert_eq!(result.check.map(|c| c.violations), Some(0));
     let link = |name: &str| result.summary.links.iter().find(|l| l.name == name).unwrap();
     assert!(link("a->r").queue_max_pkts > 1, "the sender's bursts wait at the first link");
@@ -278,7 +308,10 @@ fn actions_at_the_end_run_and_nothing_after_them() {
     let text = r#"
 name = "end"
 duration = "1s"
-"#.to_string() + A_TO_B + r#"
+"#
+    .to_string()
+        + A_TO_B
+        + r#"
 [[flows]]
 name = "late"
 from = "a"
@@ -299,7 +332,8 @@ flow = "late"
 do = "start"
 "#;
     let scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
-    let result = Simulation::new(scenario, &RunOptions { check: true, ..Default::default() }).unwrap().finish().unwrap();
+    let result =
+        Simulation::new(scenario, &RunOptions { check: true, ..Default::default() }).unwrap().finish().unwrap();
     assert_eq!(result.check.map(|c| c.violations), Some(0));
     let f = &result.summary.flows[0];
     assert_eq!((f.packets_sent, f.packets_delivered, f.packets_in_flight), (1, 0, 1));

@@ -42,7 +42,9 @@ protocol = "{protocol}"
 fn spacing_and_gaps_lower_the_slow_start_peak_queue() {
     let spacing = "[pacing]\nrtt = \"latest\"";
     let gaps = "[pacing]\nrtt = \"initial\"\ndepth = 2";
-    for (protocol, profile) in [("vegas", "ns2"), ("vegas", "rfc"), ("reno", "ns2"), ("newreno", "rfc"), ("fast", "rfc")] {
+    for (protocol, profile) in
+        [("vegas", "ns2"), ("vegas", "rfc"), ("reno", "ns2"), ("newreno", "rfc"), ("fast", "rfc")]
+    {
         let (bursty, goodput) = run(protocol, profile, "");
         for pacing in [spacing, gaps] {
             let (paced, paced_goodput) = run(protocol, profile, pacing);

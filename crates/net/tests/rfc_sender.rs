@@ -95,7 +95,10 @@ fn the_congestion_measure_keeps_the_window_through_random_losses() {
     let lossy = |vegas: &str| run_on("10Mb", "40ms", "vegas", vegas, &drops(&every, "drop"));
     let (standard, measured) = (lossy(""), lossy("vegas = { congestion_measure = true }"));
     let (s, m) = (&standard.summary.flows[0], &measured.summary.flows[0]);
-    println!("goodput with random losses: standard {:.0} b/s, with the measure {:.0} b/s", s.goodput_bps, m.goodput_bps);
+    println!(
+        "goodput with random losses: standard {:.0} b/s, with the measure {:.0} b/s",
+        s.goodput_bps, m.goodput_bps
+    );
     assert!(m.packets_dropped >= s.packets_dropped, "the same positions, more of them reached");
     assert!(m.goodput_bps > 1.05 * s.goodput_bps, "measure {} vs standard {}", m.goodput_bps, s.goodput_bps);
     // Vegas gives up a quarter on a loss it counts as congestion

@@ -86,7 +86,12 @@ fn a_timer_shorter_than_the_round_trip_is_counted_and_named() {
     let floor = two_nodes("2Mb", "20ms", "protocol = \"reno\"\ntcp = {minrto = 0, tcp_tick = \"1us\"}", "");
     assert!(Estimate::of(&floor, &RunOptions::default()).check(&roomy).is_ok());
     // a timer of 10 ms on a 40 ms round trip: 250 timeouts in 2.5 s, counted, and run
-    let s = two_nodes("2Mb", "20ms", "protocol = \"newreno\"\nprofile = \"rfc\"\ntcp = {minrto = 0, maxrto = \"10ms\"}", "");
+    let s = two_nodes(
+        "2Mb",
+        "20ms",
+        "protocol = \"newreno\"\nprofile = \"rfc\"\ntcp = {minrto = 0, maxrto = \"10ms\"}",
+        "",
+    );
     let plain = two_nodes("2Mb", "20ms", "protocol = \"newreno\"\nprofile = \"rfc\"", "");
     let (e, p) = (Estimate::of(&s, &RunOptions::default()), Estimate::of(&plain, &RunOptions::default()));
     assert!(e.data_packets >= p.data_packets + 249.0, "{} vs {}", e.data_packets, p.data_packets);
@@ -171,7 +176,17 @@ fn pcap_files_never_share_a_name() {
         "#;
     let s = Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}"));
     let names: Vec<String> = tcplab_net::sim::pcap_file_names(&s).into_iter().flatten().collect();
-    assert_eq!(names, ["pcap/x_y-r~1.pcap", "pcap/x_y-r~2.pcap", "pcap/a-b-r~3.pcap", "pcap/a-b-r~4.pcap", "pcap/r-n.pcap", "pcap/b-r-r.pcap"]);
+    assert_eq!(
+        names,
+        [
+            "pcap/x_y-r~1.pcap",
+            "pcap/x_y-r~2.pcap",
+            "pcap/a-b-r~3.pcap",
+            "pcap/a-b-r~4.pcap",
+            "pcap/r-n.pcap",
+            "pcap/b-r-r.pcap"
+        ]
+    );
     let long = format!("duration = \"1s\"\nnodes = [\"{}\", \"{}\"]\n[[links]]\nfrom = \"{0}\"\nto = \"{1}\"\nbandwidth = \"1Mb\"\ndelay = \"1ms\"\n[[flows]]\nfrom = \"{0}\"\nto = \"{1}\"\nprotocol = \"udp\"\n", "p".repeat(255), "q".repeat(255));
     let names = tcplab_net::sim::pcap_file_names(&Scenario::from_toml(&long).unwrap());
     let name = names[0].as_deref().unwrap().strip_prefix("pcap/").unwrap();

@@ -27,7 +27,9 @@ fn saturated(n: usize, rate: &str, preamble: &str, rts: bool) -> (f64, Timing) {
         (0..n).map(|i| format!(", \"s{i}\"")).collect::<String>()
     );
     for i in 0..n {
-        text += &format!("[[flows]]\nfrom = \"s{i}\"\nto = \"ap\"\nprotocol = \"udp\"\nrate = \"12Mb\"\npacket_size = {PACKET}\n");
+        text += &format!(
+            "[[flows]]\nfrom = \"s{i}\"\nto = \"ap\"\nprotocol = \"udp\"\nrate = \"12Mb\"\npacket_size = {PACKET}\n"
+        );
     }
     let scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let timing = scenario.wlans[0].timing.clone();
@@ -56,7 +58,11 @@ fn one_station_matches_the_closed_form() {
                 let expected = PACKET as f64 * 8.0 / cycle;
                 let error = (got - expected).abs() / expected;
                 println!("{rate} {preamble} rts={rts}: {got:.0} b/s, closed form {expected:.0}");
-                assert!(error < 0.01, "{rate} {preamble} rts={rts}: {got:.0} b/s, closed form {expected:.0} ({:.2}% off)", error * 100.0);
+                assert!(
+                    error < 0.01,
+                    "{rate} {preamble} rts={rts}: {got:.0} b/s, closed form {expected:.0} ({:.2}% off)",
+                    error * 100.0
+                );
             }
         }
     }
@@ -111,5 +117,8 @@ fn a_loss_model_at_a_receiver_corrupts_frames_that_the_mac_retries() {
     // every attempt fails with 0.1: 1/9 retries per frame that gets through
     let per_frame = sta.mac.retries as f64 / (sta.mac.data - sta.mac.retries) as f64;
     assert!((per_frame - 1.0 / 9.0).abs() < 0.01, "{per_frame}");
-    assert_eq!(r.summary.flows[0].packets_dropped as u64, sta.mac.queue_drops, "the MAC repairs every error (0.1^7 per frame)");
+    assert_eq!(
+        r.summary.flows[0].packets_dropped as u64, sta.mac.queue_drops,
+        "the MAC repairs every error (0.1^7 per frame)"
+    );
 }

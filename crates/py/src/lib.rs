@@ -7,7 +7,12 @@ use std::path::PathBuf;
 use tcplab_net::budget::{Estimate, Machine};
 use tcplab_net::{Format, RunError, RunOptions, Scenario, ScenarioError};
 
-create_exception!(_core, ScenarioError_, PyException, "A scenario field is missing or wrong: args are (path, message).");
+create_exception!(
+    _core,
+    ScenarioError_,
+    PyException,
+    "A scenario field is missing or wrong: args are (path, message)."
+);
 
 fn scenario_error(e: ScenarioError) -> PyErr {
     ScenarioError_::new_err((e.path, e.message))
@@ -26,7 +31,10 @@ fn format_of(name: &str) -> PyResult<Format> {
     match name {
         "toml" => Ok(Format::Toml),
         "json" => Ok(Format::Json),
-        other => Err(scenario_error(ScenarioError::new("format", format!("unknown scenario format \"{other}\" (toml or json)")))),
+        other => Err(scenario_error(ScenarioError::new(
+            "format",
+            format!("unknown scenario format \"{other}\" (toml or json)"),
+        ))),
     }
 }
 
@@ -52,7 +60,14 @@ fn folder_name(name: &str, default: &str) -> String {
 /// the refusal (path, message) a run would meet, as JSON.
 #[pyfunction]
 #[pyo3(signature = (text, format, until=None, out_dir=None, traces=Vec::new(), source=None))]
-fn estimate(text: &str, format: &str, until: Option<&str>, out_dir: Option<PathBuf>, traces: Vec<String>, source: Option<&str>) -> PyResult<String> {
+fn estimate(
+    text: &str,
+    format: &str,
+    until: Option<&str>,
+    out_dir: Option<PathBuf>,
+    traces: Vec<String>,
+    source: Option<&str>,
+) -> PyResult<String> {
     let scenario = parse(text, format, source)?;
     let opts = RunOptions::from_args(&scenario, None, until, out_dir, &traces).map_err(scenario_error)?;
     let estimate = Estimate::of(&scenario, &opts);
@@ -85,7 +100,12 @@ impl Simulation {
         max_events: Option<u64>,
     ) -> PyResult<Self> {
         let scenario = parse(text, format, source)?;
-        let opts = RunOptions { check, no_limits: !limits, max_events, ..RunOptions::from_args(&scenario, seed, until, out_dir, &traces).map_err(scenario_error)? };
+        let opts = RunOptions {
+            check,
+            no_limits: !limits,
+            max_events,
+            ..RunOptions::from_args(&scenario, seed, until, out_dir, &traces).map_err(scenario_error)?
+        };
         let sim = tcplab_net::Simulation::new(scenario, &opts).map_err(run_error)?;
         Ok(Simulation { sim: Some(sim) })
     }

@@ -177,7 +177,13 @@ impl Mobile {
 impl Mip {
     /// The mobile nodes of `configs`; `radios(node)` lists a node's (radio, access point radio)
     /// pairs, `peers(node)` the nodes its flows talk to.
-    pub fn new(nodes: usize, configs: Vec<MobileConfig>, radios: impl Fn(usize) -> Vec<(u32, u32)>, peers: impl Fn(usize) -> Vec<u32>, draws: Draws) -> Mip {
+    pub fn new(
+        nodes: usize,
+        configs: Vec<MobileConfig>,
+        radios: impl Fn(usize) -> Vec<(u32, u32)>,
+        peers: impl Fn(usize) -> Vec<u32>,
+        draws: Draws,
+    ) -> Mip {
         let mut by_node = vec![None; nodes];
         let mobiles = configs
             .into_iter()
@@ -202,7 +208,14 @@ impl Mip {
                 }
             })
             .collect();
-        Mip { mobiles, by_node, next_ra: vec![f64::NAN; nodes], draws: Some(draws), deliveries: Vec::new(), drops: Vec::new() }
+        Mip {
+            mobiles,
+            by_node,
+            next_ra: vec![f64::NAN; nodes],
+            draws: Some(draws),
+            deliveries: Vec::new(),
+            drops: Vec::new(),
+        }
     }
 
     /// True if the network has no mobile node: packets then never carry Mobile IPv6 headers
@@ -242,9 +255,18 @@ impl Mip {
     /// What handover `h` did to flow `f` (deliveries after `until` belong to the next one).
     fn effect(&self, h: &Handover, f: u32, name: &str, until: f64) -> HandoverFlow {
         let mine: Vec<&(f64, u32, u32, u32)> = self.deliveries.iter().filter(|d| d.1 == f).collect();
-        let last_old = mine.iter().filter(|d| d.0 <= h.l2_done_s && Some(d.3) == h.from_ap).map(|d| d.0).fold(None, |a: Option<f64>, t| Some(a.map_or(t, |a| a.max(t))));
+        let last_old = mine
+            .iter()
+            .filter(|d| d.0 <= h.l2_done_s && Some(d.3) == h.from_ap)
+            .map(|d| d.0)
+            .fold(None, |a: Option<f64>, t| Some(a.map_or(t, |a| a.max(t))));
         let first_new = mine.iter().find(|d| d.0 >= h.l2_done_s && d.0 < until && d.3 == h.to_ap).map(|d| d.0);
-        let mut e = HandoverFlow { flow: name.to_string(), last_old_s: last_old, first_new_s: first_new, ..HandoverFlow::default() };
+        let mut e = HandoverFlow {
+            flow: name.to_string(),
+            last_old_s: last_old,
+            first_new_s: first_new,
+            ..HandoverFlow::default()
+        };
         let (Some(old), Some(new)) = (last_old, first_new) else { return e };
         e.disruption_s = Some(new - old);
         e.parts_s = Some([
@@ -259,7 +281,12 @@ impl Mip {
         // recovery: the goodput over the past second back at 90% of the 5 s mean before
         let bytes_in = |a: f64, b: f64| mine.iter().filter(|d| d.0 > a && d.0 <= b).map(|d| d.2 as f64).sum::<f64>();
         let before = bytes_in(old - 5.0, old) / 5.0;
-        e.recovery_s = mine.iter().filter(|d| d.0 >= new).map(|d| d.0).find(|&t| bytes_in(t - 1.0, t) >= 0.9 * before).map(|t| t - old);
+        e.recovery_s = mine
+            .iter()
+            .filter(|d| d.0 >= new)
+            .map(|d| d.0)
+            .find(|&t| bytes_in(t - 1.0, t) >= 0.9 * before)
+            .map(|t| t - old);
         e
     }
 }
@@ -412,7 +439,9 @@ impl Network {
                 }
                 let ap = self.wifi.stations[mob.assoc.expect("associated").1 as usize].node;
                 let home = mob.cfg.home_agent as u32;
-                let in_domain = |ar: Option<u32>| mob.cfg.map.is_some() && ar.is_some_and(|a| mob.cfg.map_domain.contains(&(a as usize)));
+                let in_domain = |ar: Option<u32>| {
+                    mob.cfg.map.is_some() && ar.is_some_and(|a| mob.cfg.map_domain.contains(&(a as usize)))
+                };
                 mob.pending = if ap == home || !in_domain(Some(ap)) {
                     vec![home]
                 } else if in_domain(mob.registered_ar) {
@@ -447,7 +476,11 @@ impl Network {
     /// catching up is a few thousand draws, inside one event.
     fn next_router_advert(&mut self, ar: u32, now: f64) -> f64 {
         const RA_DRAWN: f64 = 4096.0;
-        let m = self.mip.mobiles.iter().find(|mob| mob.radios.iter().any(|&(_, ap)| self.wifi.stations[ap as usize].node == ar));
+        let m = self
+            .mip
+            .mobiles
+            .iter()
+            .find(|mob| mob.radios.iter().any(|&(_, ap)| self.wifi.stations[ap as usize].node == ar));
         let (lo, hi) = m.map_or((0.03, 0.07), |mob| mob.cfg.ra_interval);
         let draws = self.mip.draws.as_mut().expect("set up");
         let mut next = self.mip.next_ra[ar as usize];
@@ -548,7 +581,11 @@ impl Network {
                 }
                 // the acknowledgement goes to the new care-of address: through the router the
                 // MN registered from (the update's target, or the MAP's binding)
-                let ar = if is_map || mob.cfg.map.is_none() || target as usize == mob.cfg.home_agent { target } else { mob.map_binding.unwrap_or(target) };
+                let ar = if is_map || mob.cfg.map.is_none() || target as usize == mob.cfg.home_agent {
+                    target
+                } else {
+                    mob.map_binding.unwrap_or(target)
+                };
                 let mut ack = self.signalling(Kind::BindingAck, node, pkt.src.node, BA_BYTES, node as i64);
                 ack.via = ar;
                 let id = self.pkts.alloc(ack);
@@ -603,7 +640,12 @@ impl Network {
                 let pkt = self.pkts.get_mut(id);
                 pkt.size += RO_BYTES;
                 pkt.mip_bytes += RO_BYTES as u16;
-            } else if p.src.node == node && !signalling && away && p.encaps == 0 && self.mip.mobile(p.dst.node).is_none() {
+            } else if p.src.node == node
+                && !signalling
+                && away
+                && p.encaps == 0
+                && self.mip.mobile(p.dst.node).is_none()
+            {
                 let via_map = mob.map_binding.is_some() && mob.ha_binding == mob.cfg.map.map(|x| x as u32);
                 let pkt = self.pkts.get_mut(id);
                 pkt.encaps = if via_map { 2 } else { 1 };

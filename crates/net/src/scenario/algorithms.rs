@@ -8,7 +8,14 @@ use super::validate::{err, flag, int_in, one_of, real_in, time, Res};
 use tcplab_cc::{EpochRtt, FastConfig, PacingConfig, Progressive, RttSource, SlowStart, VegasConfig};
 
 /// The flow's value of a field, else the scenario's, with the path of the one taken.
-fn pick<R, T>(own: Option<&R>, global: Option<&R>, get: impl Fn(&R) -> Option<T>, table: &str, field: &str, flow: &str) -> Option<(T, String)> {
+fn pick<R, T>(
+    own: Option<&R>,
+    global: Option<&R>,
+    get: impl Fn(&R) -> Option<T>,
+    table: &str,
+    field: &str,
+    flow: &str,
+) -> Option<(T, String)> {
     own.and_then(&get)
         .map(|v| (v, format!("{flow}.{table}.{field}")))
         .or_else(|| global.and_then(&get).map(|v| (v, format!("{table}.{field}"))))
@@ -19,11 +26,18 @@ pub(super) fn vegas_config(own: Option<&RawVegas>, global: Option<&RawVegas>, fl
     let real = |get: fn(&RawVegas) -> Option<f64>, field: &str, lo: f64, hi: f64| -> Res<Option<f64>> {
         pick(own, global, get, "vegas", field, flow).map(|(v, path)| real_in(v, lo, hi, &path)).transpose()
     };
-    if let Some(v) = real(|r| r.alpha, "alpha", 0.0, 1e6)? { c.alpha = v; }
-    if let Some(v) = real(|r| r.beta, "beta", 0.0, 1e6)? { c.beta = v; }
-    if let Some(v) = real(|r| r.gamma, "gamma", 0.0, 1e6)? { c.gamma = v; }
+    if let Some(v) = real(|r| r.alpha, "alpha", 0.0, 1e6)? {
+        c.alpha = v;
+    }
+    if let Some(v) = real(|r| r.beta, "beta", 0.0, 1e6)? {
+        c.beta = v;
+    }
+    if let Some(v) = real(|r| r.gamma, "gamma", 0.0, 1e6)? {
+        c.gamma = v;
+    }
     if c.beta < c.alpha {
-        let path = pick(own, global, |r| r.beta, "vegas", "beta", flow).map_or(format!("{flow}.vegas.beta"), |(_, p)| p);
+        let path =
+            pick(own, global, |r| r.beta, "vegas", "beta", flow).map_or(format!("{flow}.vegas.beta"), |(_, p)| p);
         return err(path, format!("{} is below alpha ({})", c.beta, c.alpha));
     }
     if let Some((v, path)) = pick(own, global, |r| r.epoch_rtt.clone(), "vegas", "epoch_rtt", flow) {
@@ -32,10 +46,18 @@ pub(super) fn vegas_config(own: Option<&RawVegas>, global: Option<&RawVegas>, fl
             _ => EpochRtt::Last,
         };
     }
-    if let Some(v) = real(|r| r.loss_decrease, "loss_decrease", 0.0, 0.99)? { c.loss_decrease = v; }
-    if let Some(v) = real(|r| r.ecn_decrease, "ecn_decrease", 0.0, 0.99)? { c.ecn_decrease = v; }
-    if let Some(v) = real(|r| r.spurious_loss_decrease, "spurious_loss_decrease", 0.0, 0.99)? { c.spurious_loss_decrease = v; }
-    if let Some(v) = real(|r| r.rebase_backlog, "rebase_backlog", 0.0, 1e6)? { c.rebase_backlog = v; }
+    if let Some(v) = real(|r| r.loss_decrease, "loss_decrease", 0.0, 0.99)? {
+        c.loss_decrease = v;
+    }
+    if let Some(v) = real(|r| r.ecn_decrease, "ecn_decrease", 0.0, 0.99)? {
+        c.ecn_decrease = v;
+    }
+    if let Some(v) = real(|r| r.spurious_loss_decrease, "spurious_loss_decrease", 0.0, 0.99)? {
+        c.spurious_loss_decrease = v;
+    }
+    if let Some(v) = real(|r| r.rebase_backlog, "rebase_backlog", 0.0, 1e6)? {
+        c.rebase_backlog = v;
+    }
     if let Some((v, path)) = pick(own, global, |r| r.rebase_epochs, "vegas", "rebase_epochs", flow) {
         c.rebase_epochs = int_in(v, 0, 1_000_000, &path)?;
     }
@@ -89,7 +111,11 @@ pub(super) fn fast_config(own: Option<&RawFast>, global: Option<&RawFast>, flow:
 }
 
 /// The flow's pacing, or None when it does not pace.
-pub(super) fn pacing_config(own: Option<&RawPacing>, global: Option<&RawPacing>, flow: &str) -> Res<Option<PacingConfig>> {
+pub(super) fn pacing_config(
+    own: Option<&RawPacing>,
+    global: Option<&RawPacing>,
+    flow: &str,
+) -> Res<Option<PacingConfig>> {
     if own.is_none() && global.is_none() {
         return Ok(None);
     }
@@ -117,8 +143,20 @@ pub(super) fn pacing_config(own: Option<&RawPacing>, global: Option<&RawPacing>,
 }
 
 /// The `[tcp]` knobs the rfc profile's sender reads; the others are ns-2's alone.
-const RFC_KNOBS: &[&str] =
-    &["window", "window_init", "window_init_option", "max_cwnd", "maxburst", "rtxcur_init", "minrto", "maxrto", "numdupacks", "singledup", "ecn", "tcpip_base_hdr_size"];
+const RFC_KNOBS: &[&str] = &[
+    "window",
+    "window_init",
+    "window_init_option",
+    "max_cwnd",
+    "maxburst",
+    "rtxcur_init",
+    "minrto",
+    "maxrto",
+    "numdupacks",
+    "singledup",
+    "ecn",
+    "tcpip_base_hdr_size",
+];
 
 /// The knobs a `[tcp]` table sets that the rfc profile does not read.
 pub(super) fn ns2_only_knobs(raw: &RawTcp) -> Vec<String> {

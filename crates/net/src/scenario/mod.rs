@@ -119,7 +119,11 @@ fn one_line(message: &str) -> String {
 
 /// The line and column (both from 1, the column in characters) of a byte offset.
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..text.floor_char_boundary(offset.min(text.len()))];
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     (before.matches('\n').count() + 1, before[line_start..].chars().count() + 1)
 }
@@ -216,7 +220,8 @@ impl Scenario {
         (0..self.nodes.len())
             .map(|n| {
                 let moves: Vec<_> = self.moves.iter().filter(|m| m.node == n).collect();
-                let start = self.wlans.iter().find_map(|w| w.nodes.iter().position(|&x| x == n).map(|i| w.positions[i]))?;
+                let start =
+                    self.wlans.iter().find_map(|w| w.nodes.iter().position(|&x| x == n).map(|i| w.positions[i]))?;
                 (!moves.is_empty()).then(|| crate::mobility::path::Path::new(start, &moves))
             })
             .collect()
@@ -242,7 +247,15 @@ impl Traces {
 
     /// Every writer either asks for.
     pub fn union(self, o: Traces) -> Traces {
-        Traces { ns2: self.ns2 || o.ns2, cwnd: self.cwnd || o.cwnd, tcp_header: self.tcp_header || o.tcp_header, events: self.events || o.events, pcap: self.pcap || o.pcap, nam: self.nam || o.nam, rtt: self.rtt || o.rtt }
+        Traces {
+            ns2: self.ns2 || o.ns2,
+            cwnd: self.cwnd || o.cwnd,
+            tcp_header: self.tcp_header || o.tcp_header,
+            events: self.events || o.events,
+            pcap: self.pcap || o.pcap,
+            nam: self.nam || o.nam,
+            rtt: self.rtt || o.rtt,
+        }
     }
 }
 

@@ -69,7 +69,16 @@ fn a_good_scenario_resolves_names_units_and_knobs() {
         Transport::Tcp(t) => {
             let (variant, params, sink) = (&t.variant, &t.params, &t.sink);
             assert_eq!((*variant, t.profile), (TcpVariant::Reno, Profile::Ns2));
-            assert_eq!(*sink, SinkConfig { sack: false, delack: None, syn_immediate_ack: true, rfc2581_immediate_ack: true, ts_echo_rfc1323: false });
+            assert_eq!(
+                *sink,
+                SinkConfig {
+                    sack: false,
+                    delack: None,
+                    syn_immediate_ack: true,
+                    rfc2581_immediate_ack: true,
+                    ts_echo_rfc1323: false
+                }
+            );
             assert_eq!((params.window, params.packet_size, params.minrto), (17, 1460, 1.0));
             assert_eq!(params.maxrto, 60.0, "untouched knobs keep ns-2's defaults");
         }
@@ -164,7 +173,8 @@ fn the_name_defaults_to_the_file_stem() {
 
 #[test]
 fn json_syntax_errors_name_the_file_with_a_line_number() {
-    for text in ["{\n  \"duration\": \"5s\",\n}", "{\"links\": [{\"from\": \"a\" \"to\": 1}]}", "{\"duration\": \"5s\""] {
+    for text in ["{\n  \"duration\": \"5s\",\n}", "{\"links\": [{\"from\": \"a\" \"to\": 1}]}", "{\"duration\": \"5s\""]
+    {
         let e = Scenario::parse_from(text, Format::Json, "x/dumb.json").unwrap_err();
         assert_eq!(e.path, "x/dumb.json", "{text}: {e}");
         assert!(e.message.contains("line "), "{e}");
@@ -190,7 +200,10 @@ fn the_normalized_form_spells_out_every_default() {
     assert_eq!(a["params"]["tcp_tick"], 0.01);
     assert_eq!(a["stop_s"], serde_json::Value::Null);
     let c = &v["flows"][1];
-    assert_eq!((&c["transport"], &c["app"], &c["rate_bps"], &c["start_s"]), (&"udp".into(), &"cbr".into(), &64000.into(), &1.0.into()));
+    assert_eq!(
+        (&c["transport"], &c["app"], &c["rate_bps"], &c["start_s"]),
+        (&"udp".into(), &"cbr".into(), &64000.into(), &1.0.into())
+    );
 }
 
 #[test]
@@ -199,9 +212,20 @@ fn actions_follow_the_flows_own_starts_and_stops() {
         + "\n[[actions]]\nat = \"2s\"\nflow = \"A\"\ndo = \"producemore\"\npackets = 10\n";
     let s = Scenario::from_toml(&text).unwrap();
     let kinds: Vec<(usize, ActionKind)> = s.actions.iter().map(|a| (a.flow, a.kind)).collect();
-    assert_eq!(kinds, vec![(0, ActionKind::Start), (1, ActionKind::Start), (1, ActionKind::Stop), (0, ActionKind::ProduceMore { packets: 10 })]);
+    assert_eq!(
+        kinds,
+        vec![
+            (0, ActionKind::Start),
+            (1, ActionKind::Start),
+            (1, ActionKind::Stop),
+            (0, ActionKind::ProduceMore { packets: 10 })
+        ]
+    );
     // A flow started only by an action has no implicit start at 0.
-    let late = GOOD.replace("[[flows]]\nname = \"C\"", "[[actions]]\nat = 3\nflow = \"A\"\ndo = \"start\"\n\n[[flows]]\nname = \"C\"");
+    let late = GOOD.replace(
+        "[[flows]]\nname = \"C\"",
+        "[[actions]]\nat = 3\nflow = \"A\"\ndo = \"start\"\n\n[[flows]]\nname = \"C\"",
+    );
     let s = Scenario::from_toml(&late).unwrap();
     let a: Vec<Time> = s.actions.iter().filter(|a| a.flow == 0).map(|a| a.at).collect();
     assert_eq!(a, vec![Time::from_secs(3)]);
@@ -214,7 +238,14 @@ fn actions_follow_the_flows_own_starts_and_stops() {
     let late = at("10.000000001s").unwrap_err();
     assert_eq!((late.path.as_str(), late.message.contains("after the end")), ("actions[0].at", true), "{late:?}");
     // The end as ns-2's clock holds it: 700 x 0.001 s is just after 0.7 s.
-    let short = |t: &str| Scenario::from_toml(&text.replace("duration = \"10s\"", "duration = \"700ms\"").replace("start = 1\nstop = 5", "start = 0.1\nstop = 0.5").replace("at = \"2s\"", &format!("at = \"{t}\"")));
+    let short = |t: &str| {
+        Scenario::from_toml(
+            &text
+                .replace("duration = \"10s\"", "duration = \"700ms\"")
+                .replace("start = 1\nstop = 5", "start = 0.1\nstop = 0.5")
+                .replace("at = \"2s\"", &format!("at = \"{t}\"")),
+        )
+    };
     assert_eq!(short("0.7s").unwrap().actions[3].at_s, 0.7);
     let ms = short("700ms").unwrap_err();
     assert!(ms.path == "actions[0].at" && ms.message.contains("write it as \"0.7s\""), "{ms:?}");
@@ -246,7 +277,11 @@ fn ipv6_headers_unless_the_scenario_sets_its_own() {
 
 #[test]
 fn vegas_epoch_rtt_is_a_field() {
-    let text = GOOD.replacen("protocol = \"reno\"", "protocol = \"vegas\"\nprofile = \"rfc\"\nvegas = { epoch_rtt = \"min\" }", 1);
+    let text = GOOD.replacen(
+        "protocol = \"reno\"",
+        "protocol = \"vegas\"\nprofile = \"rfc\"\nvegas = { epoch_rtt = \"min\" }",
+        1,
+    );
     match &Scenario::from_toml(&text).unwrap().flows[0].transport {
         Transport::Tcp(t) => assert_eq!(t.vegas.as_ref().unwrap().epoch_rtt, tcplab_cc::EpochRtt::Min),
         t => panic!("{t:?}"),

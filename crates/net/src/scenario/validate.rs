@@ -1,7 +1,10 @@
 //! Semantic checks: units, ranges, names and reachability, each error with its field path.
 
 use super::algorithms::{fast_config, ns2_knob_error, ns2_only_knobs, pacing_config, vegas_config};
-use super::raw::{Flag, Quantity, RawAction, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed, RawScenario, RawSink, RawTcp, RawVegas};
+use super::raw::{
+    Flag, Quantity, RawAction, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed, RawScenario, RawSink, RawTcp,
+    RawVegas,
+};
 use super::*;
 use crate::pcap::IpVersion;
 use crate::units;
@@ -92,14 +95,10 @@ pub(super) fn real_in(v: f64, lo: f64, hi: f64, path: &str) -> Res<f64> {
 }
 
 pub(super) fn one_of<'a>(value: &str, choices: &[&'a str], what: &str, path: &str) -> Res<&'a str> {
-    choices
-        .iter()
-        .find(|c| **c == value)
-        .copied()
-        .ok_or_else(|| {
-            let near = super::suggest::nearest(value, choices).map_or(String::new(), |k| format!(": did you mean {k:?}?"));
-            ScenarioError::new(path, format!("unknown {what} {value:?}{near} (expected one of: {})", choices.join(", ")))
-        })
+    choices.iter().find(|c| **c == value).copied().ok_or_else(|| {
+        let near = super::suggest::nearest(value, choices).map_or(String::new(), |k| format!(": did you mean {k:?}?"));
+        ScenarioError::new(path, format!("unknown {what} {value:?}{near} (expected one of: {})", choices.join(", ")))
+    })
 }
 
 /// The id of node `name` at `path`, which is required.
@@ -138,7 +137,12 @@ const MAX_PACKET: u64 = 65_535;
 /// Checks `raw`; `default_name` names a scenario that has no `name`.
 pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let name = raw.name.unwrap_or_else(|| default_name.to_string());
-    let duration = time(raw.duration.as_ref().ok_or_else(|| ScenarioError::new("duration", "is required (e.g. duration = \"100s\")"))?, "duration")?;
+    let duration = time(
+        raw.duration
+            .as_ref()
+            .ok_or_else(|| ScenarioError::new("duration", "is required (e.g. duration = \"100s\")"))?,
+        "duration",
+    )?;
     if duration == Time::ZERO {
         return err("duration", "must be longer than zero");
     }
@@ -182,11 +186,15 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     }
     for (i, l) in links.iter().enumerate() {
         if let Some(j) = links[..i].iter().position(|o| (o.a, o.b) == (l.a, l.b) || (o.a, o.b) == (l.b, l.a)) {
-            return err(format!("links[{i}]"), format!("duplicates links[{j}] between {:?} and {:?}", nodes[l.a], nodes[l.b]));
+            return err(
+                format!("links[{i}]"),
+                format!("duplicates links[{j}] between {:?} and {:?}", nodes[l.a], nodes[l.b]),
+            );
         }
     }
 
-    let wlans = super::wireless::wlans(raw.wlans.as_deref().unwrap_or(&[]), raw.positions.as_ref(), &node_ids, profile)?;
+    let wlans =
+        super::wireless::wlans(raw.wlans.as_deref().unwrap_or(&[]), raw.positions.as_ref(), &node_ids, profile)?;
     let moves = super::wireless::moves(raw.moves.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
     let mobile_nodes = super::wireless::mobile_nodes(raw.mobile_nodes.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
 
@@ -218,7 +226,10 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     for (i, f) in raw_flows.iter().enumerate() {
         let cfg = flow(f, i, &node, &defaults, duration)?;
         if !reachable(&adjacency, cfg.from, cfg.to) {
-            return err(format!("flows[{i}].to"), format!("node {:?} is not reachable from {:?}", nodes[cfg.to], nodes[cfg.from]));
+            return err(
+                format!("flows[{i}].to"),
+                format!("node {:?} is not reachable from {:?}", nodes[cfg.to], nodes[cfg.from]),
+            );
         }
         if let Some(j) = flows.iter().position(|o| o.name == cfg.name) {
             return err(format!("flows[{i}].name"), format!("{:?} is already the name of flows[{j}]", cfg.name));
@@ -241,7 +252,9 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     // A flow started by an action is active from then on (for its rates).
     for (i, f) in flows.iter_mut().enumerate() {
         if raw_flows[i].start.is_none() {
-            let first = actions.iter().find(|a| a.flow == i && matches!(a.kind, ActionKind::Start | ActionKind::Produce { .. }));
+            let first = actions
+                .iter()
+                .find(|a| a.flow == i && matches!(a.kind, ActionKind::Start | ActionKind::Produce { .. }));
             if let Some(a) = first {
                 f.start = a.at;
             }
@@ -257,7 +270,9 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     if let Some(out) = &raw.output {
         if let Some(v) = &out.pcap_ip {
             pcap_ip = match one_of(v, &["ipv4", "ipv6"], "IP version", "output.pcap_ip")? {
-                "ipv4" if !mobile_nodes.is_empty() => return err("output.pcap_ip", "must be \"ipv6\": the scenario has Mobile IPv6 nodes"),
+                "ipv4" if !mobile_nodes.is_empty() => {
+                    return err("output.pcap_ip", "must be \"ipv6\": the scenario has Mobile IPv6 nodes")
+                }
                 "ipv4" => IpVersion::Ipv4,
                 _ => IpVersion::Ipv6,
             };
@@ -294,7 +309,9 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             let mut ids = Vec::with_capacity(list.len());
             for (i, name) in list.iter().enumerate() {
                 let id = flows.iter().position(|f| &f.name == name);
-                ids.push(id.ok_or_else(|| ScenarioError::new(format!("output.trace_flows[{i}]"), format!("no flow is named \"{name}\"")))?);
+                ids.push(id.ok_or_else(|| {
+                    ScenarioError::new(format!("output.trace_flows[{i}]"), format!("no flow is named \"{name}\""))
+                })?);
             }
             trace_flows = Some(ids);
         }
@@ -302,7 +319,26 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             traces.enable(one_of(t, &Traces::NAMES, "trace", &format!("output.trace[{i}]"))?);
         }
     }
-    Ok(Scenario { name, duration, seed, rng, nodes, links, wlans, moves, mobile_nodes, flows, losses, actions, traces, trace_links, trace_flows, wireless_format, pcap_ip, interval })
+    Ok(Scenario {
+        name,
+        duration,
+        seed,
+        rng,
+        nodes,
+        links,
+        wlans,
+        moves,
+        mobile_nodes,
+        flows,
+        losses,
+        actions,
+        traces,
+        trace_links,
+        trace_flows,
+        wireless_format,
+        pcap_ip,
+        interval,
+    })
 }
 
 fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>) -> Res<LinkConfig> {
@@ -312,12 +348,21 @@ fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
     if a == b {
         return err(p("to"), "is the same node as `from`");
     }
-    let bandwidth_bps = rate(l.bandwidth.as_ref().ok_or_else(|| ScenarioError::new(p("bandwidth"), "is required (e.g. \"10Mb\")"))?, &p("bandwidth"))?;
-    let delay = time(l.delay.as_ref().ok_or_else(|| ScenarioError::new(p("delay"), "is required (e.g. \"10ms\")"))?, &p("delay"))?;
+    let bandwidth_bps = rate(
+        l.bandwidth.as_ref().ok_or_else(|| ScenarioError::new(p("bandwidth"), "is required (e.g. \"10Mb\")"))?,
+        &p("bandwidth"),
+    )?;
+    let delay = time(
+        l.delay.as_ref().ok_or_else(|| ScenarioError::new(p("delay"), "is required (e.g. \"10ms\")"))?,
+        &p("delay"),
+    )?;
     let limit_of = |v: Option<i64>, field: &str, default: u32| -> Res<u32> {
         match v {
             None => Ok(default),
-            Some(v) if v < 1 => err(p(field), format!("{v} is not a queue size: a queue must hold at least 1 packet (ns-2 limit_ >= 1)")),
+            Some(v) if v < 1 => err(
+                p(field),
+                format!("{v} is not a queue size: a queue must hold at least 1 packet (ns-2 limit_ >= 1)"),
+            ),
             Some(v) => int_in(v, 1, 10_000_000, &p(field)),
         }
     };
@@ -337,7 +382,9 @@ fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
 
 /// "a->b" to the simplex link id: 2i for links[i] from->to, 2i+1 for to->from.
 fn link_direction(text: &str, nodes: &[String], links: &[LinkConfig], path: &str) -> Res<usize> {
-    let (a, b) = text.split_once("->").ok_or_else(|| ScenarioError::new(path, format!("{text:?} is not a link direction (e.g. \"r1->k1\")")))?;
+    let (a, b) = text
+        .split_once("->")
+        .ok_or_else(|| ScenarioError::new(path, format!("{text:?} is not a link direction (e.g. \"r1->k1\")")))?;
     let id = |n: &str| nodes.iter().position(|x| x == n.trim());
     let link = match (id(a), id(b)) {
         (Some(a), Some(b)) => links.iter().enumerate().find_map(|(j, l)| {
@@ -354,7 +401,14 @@ fn link_direction(text: &str, nodes: &[String], links: &[LinkConfig], path: &str
     link.ok_or_else(|| ScenarioError::new(path, format!("there is no link {text:?}")))
 }
 
-fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], wlans: &[crate::wifi::WlanConfig], flows: &[FlowConfig]) -> Res<LossConfig> {
+fn loss(
+    l: &RawLoss,
+    i: usize,
+    nodes: &[String],
+    links: &[LinkConfig],
+    wlans: &[crate::wifi::WlanConfig],
+    flows: &[FlowConfig],
+) -> Res<LossConfig> {
     let p = |f: &str| format!("losses[{i}].{f}");
     let at = match (&l.link, &l.wlan) {
         (Some(text), None) => {
@@ -364,10 +418,17 @@ fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], wlans: &[
             LossAt::Link { link: link_direction(text, nodes, links, &p("link"))? }
         }
         (None, Some(name)) => {
-            let wlan = wlans.iter().position(|w| &w.name == name).ok_or_else(|| ScenarioError::new(p("wlan"), format!("unknown WLAN {name:?}")))?;
-            let n = l.node.as_ref().ok_or_else(|| ScenarioError::new(p("node"), "is required with wlan (the receiving node)"))?;
+            let wlan = wlans
+                .iter()
+                .position(|w| &w.name == name)
+                .ok_or_else(|| ScenarioError::new(p("wlan"), format!("unknown WLAN {name:?}")))?;
+            let n = l
+                .node
+                .as_ref()
+                .ok_or_else(|| ScenarioError::new(p("node"), "is required with wlan (the receiving node)"))?;
             let node = nodes.iter().position(|x| x == n).filter(|id| wlans[wlan].nodes.contains(id));
-            let node = node.ok_or_else(|| ScenarioError::new(p("node"), format!("{n:?} has no radio on WLAN {name:?}")))?;
+            let node =
+                node.ok_or_else(|| ScenarioError::new(p("node"), format!("{n:?} has no radio on WLAN {name:?}")))?;
             if l.action.as_deref().is_some_and(|a| a != "drop") {
                 return err(p("action"), "a radio's loss model corrupts frames: only \"drop\"");
             }
@@ -378,18 +439,25 @@ fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], wlans: &[
     };
     let mut fids = Vec::new();
     for (j, name) in l.flows.iter().flatten().enumerate() {
-        let f = flows.iter().find(|f| &f.name == name).ok_or_else(|| ScenarioError::new(format!("{}[{j}]", p("flows")), format!("unknown flow {name:?}")))?;
+        let f = flows
+            .iter()
+            .find(|f| &f.name == name)
+            .ok_or_else(|| ScenarioError::new(format!("{}[{j}]", p("flows")), format!("unknown flow {name:?}")))?;
         fids.push(f.fid);
     }
     let model = loss_model(l, &p)?;
-    let action = match one_of(l.action.as_deref().unwrap_or("drop"), &["drop", "mark", "delay"], "action", &p("action"))? {
-        "mark" => LossAction::Mark,
-        "delay" => {
-            let d = l.delay.as_ref().ok_or_else(|| ScenarioError::new(p("delay"), "is required with action = \"delay\""))?;
-            LossAction::Delay { delay: time(d, &p("delay"))? }
-        }
-        _ => LossAction::Drop,
-    };
+    let action =
+        match one_of(l.action.as_deref().unwrap_or("drop"), &["drop", "mark", "delay"], "action", &p("action"))? {
+            "mark" => LossAction::Mark,
+            "delay" => {
+                let d = l
+                    .delay
+                    .as_ref()
+                    .ok_or_else(|| ScenarioError::new(p("delay"), "is required with action = \"delay\""))?;
+                LossAction::Delay { delay: time(d, &p("delay"))? }
+            }
+            _ => LossAction::Drop,
+        };
     if l.delay.is_some() && !matches!(action, LossAction::Delay { .. }) {
         return err(p("delay"), "is only allowed with action = \"delay\"");
     }
@@ -397,7 +465,12 @@ fn loss(l: &RawLoss, i: usize, nodes: &[String], links: &[LinkConfig], wlans: &[
 }
 
 fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
-    let kind = one_of(l.model.as_deref().unwrap_or("list"), &["list", "uniform", "ber", "gilbert"], "loss model", &p("model"))?;
+    let kind = one_of(
+        l.model.as_deref().unwrap_or("list"),
+        &["list", "uniform", "ber", "gilbert"],
+        "loss model",
+        &p("model"),
+    )?;
     let fields: [(&str, bool); 7] = [
         ("packets", l.packets.is_some()),
         ("rate", l.rate.is_some()),
@@ -436,7 +509,10 @@ fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
             let mut packets = Vec::new();
             for (j, &n) in l.packets.iter().flatten().enumerate() {
                 if n < 0 {
-                    return err(format!("{}[{j}]", p("packets")), format!("{n} is negative (packets are counted from 0)"));
+                    return err(
+                        format!("{}[{j}]", p("packets")),
+                        format!("{n} is negative (packets are counted from 0)"),
+                    );
                 }
                 packets.push(n as u64);
             }
@@ -452,11 +528,21 @@ fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
 fn red(r: RawRed, path: &str) -> Res<RedParams> {
     let p = |f: &str| format!("{path}.{f}");
     let mut out = RedParams::default();
-    if let Some(v) = r.bytes { out.bytes = flag(v, &p("bytes"))?; }
-    if let Some(v) = r.queue_in_bytes { out.queue_in_bytes = flag(v, &p("queue_in_bytes"))?; }
-    if let Some(v) = r.mean_pktsize { out.mean_pktsize = int_in(v, 1, MAX_PACKET as i64, &p("mean_pktsize"))?; }
-    if let Some(v) = r.thresh { out.thresh = real_in(v, 0.0, 1e9, &p("thresh"))?; }
-    if let Some(v) = r.maxthresh { out.maxthresh = real_in(v, 0.0, 1e9, &p("maxthresh"))?; }
+    if let Some(v) = r.bytes {
+        out.bytes = flag(v, &p("bytes"))?;
+    }
+    if let Some(v) = r.queue_in_bytes {
+        out.queue_in_bytes = flag(v, &p("queue_in_bytes"))?;
+    }
+    if let Some(v) = r.mean_pktsize {
+        out.mean_pktsize = int_in(v, 1, MAX_PACKET as i64, &p("mean_pktsize"))?;
+    }
+    if let Some(v) = r.thresh {
+        out.thresh = real_in(v, 0.0, 1e9, &p("thresh"))?;
+    }
+    if let Some(v) = r.maxthresh {
+        out.maxthresh = real_in(v, 0.0, 1e9, &p("maxthresh"))?;
+    }
     if let Some(v) = r.q_weight {
         let automatic = [0.0, -1.0, -2.0].contains(&v);
         if !(automatic || (v > 0.0 && v <= 1.0)) {
@@ -464,16 +550,34 @@ fn red(r: RawRed, path: &str) -> Res<RedParams> {
         }
         out.q_weight = v;
     }
-    if let Some(v) = r.linterm { out.linterm = real_in(v, 1.0, 1e9, &p("linterm"))?; }
-    if let Some(v) = r.wait { out.wait = flag(v, &p("wait"))?; }
-    if let Some(v) = r.gentle { out.gentle = flag(v, &p("gentle"))?; }
-    if let Some(v) = r.setbit { out.setbit = flag(v, &p("setbit"))?; }
+    if let Some(v) = r.linterm {
+        out.linterm = real_in(v, 1.0, 1e9, &p("linterm"))?;
+    }
+    if let Some(v) = r.wait {
+        out.wait = flag(v, &p("wait"))?;
+    }
+    if let Some(v) = r.gentle {
+        out.gentle = flag(v, &p("gentle"))?;
+    }
+    if let Some(v) = r.setbit {
+        out.setbit = flag(v, &p("setbit"))?;
+    }
     // mark_p above 1 means "always mark" in ns-2
-    if let Some(v) = r.mark_p { out.mark_p = real_in(v, 0.0, 1e9, &p("mark_p"))?; }
-    if let Some(v) = r.use_mark_p { out.use_mark_p = flag(v, &p("use_mark_p"))?; }
-    if let Some(v) = r.drop_tail { out.drop_tail = flag(v, &p("drop_tail"))?; }
-    if let Some(v) = r.ns1_compat { out.ns1_compat = flag(v, &p("ns1_compat"))?; }
-    if let Some(v) = &r.targetdelay { out.targetdelay = seconds(v, &p("targetdelay"))?; }
+    if let Some(v) = r.mark_p {
+        out.mark_p = real_in(v, 0.0, 1e9, &p("mark_p"))?;
+    }
+    if let Some(v) = r.use_mark_p {
+        out.use_mark_p = flag(v, &p("use_mark_p"))?;
+    }
+    if let Some(v) = r.drop_tail {
+        out.drop_tail = flag(v, &p("drop_tail"))?;
+    }
+    if let Some(v) = r.ns1_compat {
+        out.ns1_compat = flag(v, &p("ns1_compat"))?;
+    }
+    if let Some(v) = &r.targetdelay {
+        out.targetdelay = seconds(v, &p("targetdelay"))?;
+    }
     if out.thresh > 0.0 && out.maxthresh > 0.0 && out.maxthresh < out.thresh {
         return err(p("maxthresh"), format!("{} is below thresh ({})", out.maxthresh, out.thresh));
     }
@@ -483,71 +587,165 @@ fn red(r: RawRed, path: &str) -> Res<RedParams> {
 /// Applies the knobs present in `raw` on top of `base`.
 fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     let p = |f: &str| format!("{path}.{f}");
-    if let Some(v) = raw.window { t.window = int_in(v, 1, 1_000_000, &p("window"))?; }
-    if let Some(v) = raw.window_init { t.window_init = int_in(v, 1, 1_000_000, &p("window_init"))?; }
-    if let Some(v) = raw.window_init_option { t.window_init_option = int_in(v, 1, 2, &p("window_init_option"))?; }
-    if let Some(v) = raw.syn { t.syn = flag(v, &p("syn"))?; }
-    if let Some(v) = raw.delay_growth { t.delay_growth = flag(v, &p("delay_growth"))?; }
-    if let Some(v) = raw.max_cwnd { t.max_cwnd = int_in(v, 0, 1_000_000, &p("max_cwnd"))?; }
-    if let Some(v) = raw.maxburst { t.maxburst = int_in(v, 0, 1_000_000, &p("maxburst"))?; }
+    if let Some(v) = raw.window {
+        t.window = int_in(v, 1, 1_000_000, &p("window"))?;
+    }
+    if let Some(v) = raw.window_init {
+        t.window_init = int_in(v, 1, 1_000_000, &p("window_init"))?;
+    }
+    if let Some(v) = raw.window_init_option {
+        t.window_init_option = int_in(v, 1, 2, &p("window_init_option"))?;
+    }
+    if let Some(v) = raw.syn {
+        t.syn = flag(v, &p("syn"))?;
+    }
+    if let Some(v) = raw.delay_growth {
+        t.delay_growth = flag(v, &p("delay_growth"))?;
+    }
+    if let Some(v) = raw.max_cwnd {
+        t.max_cwnd = int_in(v, 0, 1_000_000, &p("max_cwnd"))?;
+    }
+    if let Some(v) = raw.maxburst {
+        t.maxburst = int_in(v, 0, 1_000_000, &p("maxburst"))?;
+    }
     if let Some(v) = &raw.tcp_tick {
         t.tcp_tick = seconds(v, &p("tcp_tick"))?;
         if t.tcp_tick <= 0.0 {
             return err(p("tcp_tick"), "must be longer than zero");
         }
     }
-    if let Some(v) = &raw.rtxcur_init { t.rtxcur_init = seconds(v, &p("rtxcur_init"))?; }
-    if let Some(v) = &raw.minrto { t.minrto = seconds(v, &p("minrto"))?; }
-    if let Some(v) = &raw.maxrto { t.maxrto = seconds(v, &p("maxrto"))?; }
-    if let Some(v) = &raw.srtt_init { t.srtt_init = whole_seconds(v, &p("srtt_init"))?; }
-    if let Some(v) = &raw.rttvar_init { t.rttvar_init = whole_seconds(v, &p("rttvar_init"))?; }
-    if let Some(v) = raw.numdupacks { t.numdupacks = int_in(v, 1, 1000, &p("numdupacks"))?; }
-    if let Some(v) = raw.singledup { t.singledup = flag(v, &p("singledup"))?; }
-    if let Some(v) = raw.bug_fix { t.bug_fix = flag(v, &p("bug_fix"))?; }
-    if let Some(v) = raw.precision_reduce { t.precision_reduce = flag(v, &p("precision_reduce"))?; }
-    if let Some(v) = raw.ecn { t.ecn = flag(v, &p("ecn"))?; }
-    if let Some(v) = raw.timestamps { t.timestamps = flag(v, &p("timestamps"))?; }
-    if let Some(v) = raw.slow_start_restart { t.slow_start_restart = flag(v, &p("slow_start_restart"))?; }
-    if let Some(v) = raw.decrease_num { t.decrease_num = real_in(v, 0.0, 1.0, &p("decrease_num"))?; }
-    if let Some(v) = raw.increase_num { t.increase_num = real_in(v, 0.0, 1e6, &p("increase_num"))?; }
-    if let Some(v) = raw.newreno_changes { t.newreno_changes = flag(v, &p("newreno_changes"))?; }
-    if let Some(v) = raw.newreno_changes1 { t.newreno_changes1 = flag(v, &p("newreno_changes1"))?; }
-    if let Some(v) = raw.partial_window_deflation { t.partial_window_deflation = flag(v, &p("partial_window_deflation"))?; }
-    if let Some(v) = raw.exit_recovery_fix { t.exit_recovery_fix = flag(v, &p("exit_recovery_fix"))?; }
-    if let Some(v) = raw.partial_ack { t.partial_ack = flag(v, &p("partial_ack"))?; }
-    if let Some(v) = raw.use_headers { t.use_headers = flag(v, &p("use_headers"))?; }
-    if let Some(v) = raw.no_fast_retrans { t.no_fast_retrans = flag(v, &p("no_fast_retrans"))?; }
-    if let Some(v) = raw.bugfix_ss { t.bugfix_ss = flag(v, &p("bugfix_ss"))?; }
-    if let Some(v) = raw.timerfix { t.timerfix = flag(v, &p("timerfix"))?; }
-    if let Some(v) = raw.rfc2988 { t.rfc2988 = flag(v, &p("rfc2988"))?; }
-    if let Some(v) = raw.old_ecn { t.old_ecn = flag(v, &p("old_ecn"))?; }
-    if let Some(v) = raw.srtt_bits { t.srtt_bits = int_in(v, 1, 8, &p("srtt_bits"))?; }
-    if let Some(v) = raw.rttvar_bits { t.rttvar_bits = int_in(v, 1, 8, &p("rttvar_bits"))?; }
-    if let Some(v) = raw.rttvar_exp { t.rttvar_exp = int_in(v, 0, 8, &p("rttvar_exp"))?; }
+    if let Some(v) = &raw.rtxcur_init {
+        t.rtxcur_init = seconds(v, &p("rtxcur_init"))?;
+    }
+    if let Some(v) = &raw.minrto {
+        t.minrto = seconds(v, &p("minrto"))?;
+    }
+    if let Some(v) = &raw.maxrto {
+        t.maxrto = seconds(v, &p("maxrto"))?;
+    }
+    if let Some(v) = &raw.srtt_init {
+        t.srtt_init = whole_seconds(v, &p("srtt_init"))?;
+    }
+    if let Some(v) = &raw.rttvar_init {
+        t.rttvar_init = whole_seconds(v, &p("rttvar_init"))?;
+    }
+    if let Some(v) = raw.numdupacks {
+        t.numdupacks = int_in(v, 1, 1000, &p("numdupacks"))?;
+    }
+    if let Some(v) = raw.singledup {
+        t.singledup = flag(v, &p("singledup"))?;
+    }
+    if let Some(v) = raw.bug_fix {
+        t.bug_fix = flag(v, &p("bug_fix"))?;
+    }
+    if let Some(v) = raw.precision_reduce {
+        t.precision_reduce = flag(v, &p("precision_reduce"))?;
+    }
+    if let Some(v) = raw.ecn {
+        t.ecn = flag(v, &p("ecn"))?;
+    }
+    if let Some(v) = raw.timestamps {
+        t.timestamps = flag(v, &p("timestamps"))?;
+    }
+    if let Some(v) = raw.slow_start_restart {
+        t.slow_start_restart = flag(v, &p("slow_start_restart"))?;
+    }
+    if let Some(v) = raw.decrease_num {
+        t.decrease_num = real_in(v, 0.0, 1.0, &p("decrease_num"))?;
+    }
+    if let Some(v) = raw.increase_num {
+        t.increase_num = real_in(v, 0.0, 1e6, &p("increase_num"))?;
+    }
+    if let Some(v) = raw.newreno_changes {
+        t.newreno_changes = flag(v, &p("newreno_changes"))?;
+    }
+    if let Some(v) = raw.newreno_changes1 {
+        t.newreno_changes1 = flag(v, &p("newreno_changes1"))?;
+    }
+    if let Some(v) = raw.partial_window_deflation {
+        t.partial_window_deflation = flag(v, &p("partial_window_deflation"))?;
+    }
+    if let Some(v) = raw.exit_recovery_fix {
+        t.exit_recovery_fix = flag(v, &p("exit_recovery_fix"))?;
+    }
+    if let Some(v) = raw.partial_ack {
+        t.partial_ack = flag(v, &p("partial_ack"))?;
+    }
+    if let Some(v) = raw.use_headers {
+        t.use_headers = flag(v, &p("use_headers"))?;
+    }
+    if let Some(v) = raw.no_fast_retrans {
+        t.no_fast_retrans = flag(v, &p("no_fast_retrans"))?;
+    }
+    if let Some(v) = raw.bugfix_ss {
+        t.bugfix_ss = flag(v, &p("bugfix_ss"))?;
+    }
+    if let Some(v) = raw.timerfix {
+        t.timerfix = flag(v, &p("timerfix"))?;
+    }
+    if let Some(v) = raw.rfc2988 {
+        t.rfc2988 = flag(v, &p("rfc2988"))?;
+    }
+    if let Some(v) = raw.old_ecn {
+        t.old_ecn = flag(v, &p("old_ecn"))?;
+    }
+    if let Some(v) = raw.srtt_bits {
+        t.srtt_bits = int_in(v, 1, 8, &p("srtt_bits"))?;
+    }
+    if let Some(v) = raw.rttvar_bits {
+        t.rttvar_bits = int_in(v, 1, 8, &p("rttvar_bits"))?;
+    }
+    if let Some(v) = raw.rttvar_exp {
+        t.rttvar_exp = int_in(v, 0, 8, &p("rttvar_exp"))?;
+    }
     if t.rttvar_exp + t.srtt_bits < t.rttvar_bits {
         return err(p("rttvar_bits"), "exceeds rttvar_exp + srtt_bits (ns-2 shifts by their difference)");
     }
-    if let Some(v) = raw.less_careful { t.less_careful = flag(v, &p("less_careful"))?; }
-    if let Some(v) = raw.bug_fix_ack { t.bug_fix_ack = flag(v, &p("bug_fix_ack"))?; }
-    if let Some(v) = raw.bug_fix_ts { t.bug_fix_ts = flag(v, &p("bug_fix_ts"))?; }
+    if let Some(v) = raw.less_careful {
+        t.less_careful = flag(v, &p("less_careful"))?;
+    }
+    if let Some(v) = raw.bug_fix_ack {
+        t.bug_fix_ack = flag(v, &p("bug_fix_ack"))?;
+    }
+    if let Some(v) = raw.bug_fix_ts {
+        t.bug_fix_ts = flag(v, &p("bug_fix_ts"))?;
+    }
     if let Some(v) = raw.numdupacks_frac {
         if v == 0 || v > 1_000_000 {
             return err(p("numdupacks_frac"), format!("{v} is not a divisor (1..=1000000, or -1 for off)"));
         }
         t.numdupacks_frac = v.max(-1) as i32; // any negative value turns the rule off, as in ns-2
     }
-    if let Some(v) = raw.ss_div4 { t.ss_div4 = flag(v, &p("ss_div4"))?; }
-    if let Some(v) = raw.rampdown { t.rampdown = flag(v, &p("rampdown"))?; }
-    if let Some(v) = raw.v_alpha { t.v_alpha = int_in(v, 0, 1_000_000, &p("v_alpha"))? as i32; }
-    if let Some(v) = raw.v_beta { t.v_beta = int_in(v, 0, 1_000_000, &p("v_beta"))? as i32; }
-    if let Some(v) = raw.v_gamma { t.v_gamma = int_in(v, 0, 1_000_000, &p("v_gamma"))? as i32; }
-    if let Some(v) = raw.rbp { t.rbp = flag(v, &p("rbp"))?; }
-    if let Some(v) = raw.rbp_scale { t.rbp_scale = real_in(v, 0.0, 1e6, &p("rbp_scale"))?; }
-    if let Some(v) = raw.rbp_rate_algorithm { t.rbp_rate_algorithm = int_in(v, 1, 2, &p("rbp_rate_algorithm"))?; }
+    if let Some(v) = raw.ss_div4 {
+        t.ss_div4 = flag(v, &p("ss_div4"))?;
+    }
+    if let Some(v) = raw.rampdown {
+        t.rampdown = flag(v, &p("rampdown"))?;
+    }
+    if let Some(v) = raw.v_alpha {
+        t.v_alpha = int_in(v, 0, 1_000_000, &p("v_alpha"))? as i32;
+    }
+    if let Some(v) = raw.v_beta {
+        t.v_beta = int_in(v, 0, 1_000_000, &p("v_beta"))? as i32;
+    }
+    if let Some(v) = raw.v_gamma {
+        t.v_gamma = int_in(v, 0, 1_000_000, &p("v_gamma"))? as i32;
+    }
+    if let Some(v) = raw.rbp {
+        t.rbp = flag(v, &p("rbp"))?;
+    }
+    if let Some(v) = raw.rbp_scale {
+        t.rbp_scale = real_in(v, 0.0, 1e6, &p("rbp_scale"))?;
+    }
+    if let Some(v) = raw.rbp_rate_algorithm {
+        t.rbp_rate_algorithm = int_in(v, 1, 2, &p("rbp_rate_algorithm"))?;
+    }
     if t.v_beta < t.v_alpha {
         return err(p("v_beta"), format!("{} is below v_alpha ({})", t.v_beta, t.v_alpha));
     }
-    if let Some(v) = raw.tcpip_base_hdr_size { t.tcpip_base_hdr_size = int_in(v, 1, 1000, &p("tcpip_base_hdr_size"))?; }
+    if let Some(v) = raw.tcpip_base_hdr_size {
+        t.tcpip_base_hdr_size = int_in(v, 1, 1000, &p("tcpip_base_hdr_size"))?;
+    }
     if t.maxrto < t.minrto {
         return err(p("maxrto"), format!("{} s is below minrto ({} s)", t.maxrto, t.minrto));
     }
@@ -616,7 +814,13 @@ fn unused_tables(vegas: bool, fast: bool, tcp: Option<&RawTcp>, flows: &[FlowCon
     Ok(())
 }
 
-fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>, defaults: &FlowDefaults, duration: Time) -> Res<FlowConfig> {
+fn flow(
+    f: &RawFlow,
+    i: usize,
+    node: &impl Fn(&Option<String>, String) -> Res<usize>,
+    defaults: &FlowDefaults,
+    duration: Time,
+) -> Res<FlowConfig> {
     let p = |f: &str| format!("flows[{i}].{f}");
     let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
     let fid = match f.fid {
@@ -628,8 +832,15 @@ fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
     if from == to {
         return err(p("to"), "is the same node as `from`");
     }
-    let protocol = f.protocol.as_deref().ok_or_else(|| ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno, sack1, fack, vegas, fast or udp)"))?;
-    let protocol = one_of(protocol, &["tahoe", "reno", "newreno", "sack1", "fack", "vegas", "fast", "udp"], "protocol", &p("protocol"))?;
+    let protocol = f.protocol.as_deref().ok_or_else(|| {
+        ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno, sack1, fack, vegas, fast or udp)")
+    })?;
+    let protocol = one_of(
+        protocol,
+        &["tahoe", "reno", "newreno", "sack1", "fack", "vegas", "fast", "udp"],
+        "protocol",
+        &p("protocol"),
+    )?;
     let is_tcp = protocol != "udp";
 
     let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
@@ -644,14 +855,21 @@ fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
         Some(q) => {
             let s = size(q, &p("packet_size"))?;
             if s == 0 || s > MAX_PACKET - 40 {
-                return err(p("packet_size"), format!("{s} B is not a packet size (expected 1..={} B)", MAX_PACKET - 40));
+                return err(
+                    p("packet_size"),
+                    format!("{s} B is not a packet size (expected 1..={} B)", MAX_PACKET - 40),
+                );
             }
             Some(s as u32)
         }
         None => None,
     };
     let only = |field: &str, present: bool, needs: &str| -> Res<()> {
-        if present { err(p(field), format!("is only allowed {needs}")) } else { Ok(()) }
+        if present {
+            err(p(field), format!("is only allowed {needs}"))
+        } else {
+            Ok(())
+        }
     };
     only("packets", f.packets.is_some() && app != "ftp", "with app = \"ftp\"")?;
     only("rate", f.rate.is_some() && app != "cbr", "with app = \"cbr\"")?;
@@ -661,7 +879,11 @@ fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
     only("profile", f.profile.is_some() && !is_tcp, "with a TCP protocol")?;
     only("pacing", f.pacing.is_some() && !is_tcp, "with a TCP protocol")?;
     let delayed_sink = matches!(f.sink.as_deref(), Some("delack" | "sack1_delack"));
-    only("delack_interval", f.delack_interval.is_some() && !delayed_sink, "with a delayed-ACK sink (delack, sack1_delack)")?;
+    only(
+        "delack_interval",
+        f.delack_interval.is_some() && !delayed_sink,
+        "with a delayed-ACK sink (delack, sack1_delack)",
+    )?;
 
     let app = if app == "ftp" {
         let packets = match f.packets {
@@ -693,14 +915,23 @@ fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
             None => defaults.profile,
         };
         match (profile, variant) {
-            (Profile::Ns2, TcpVariant::Fast) => return err(p("protocol"), "fast exists in the rfc profile only (set profile = \"rfc\")"),
+            (Profile::Ns2, TcpVariant::Fast) => {
+                return err(p("protocol"), "fast exists in the rfc profile only (set profile = \"rfc\")")
+            }
             (Profile::Rfc, TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::Sack1 | TcpVariant::Fack) => {
-                return err(p("protocol"), format!("{protocol} is an ns-2 profile agent; the rfc profile has newreno, vegas and fast"))
+                return err(
+                    p("protocol"),
+                    format!("{protocol} is an ns-2 profile agent; the rfc profile has newreno, vegas and fast"),
+                )
             }
             _ => {}
         }
         let rfc_vegas = profile == Profile::Rfc && variant == TcpVariant::Vegas;
-        only("vegas", f.vegas.is_some() && !rfc_vegas, "with protocol = \"vegas\" in the rfc profile (ns-2's Vegas takes tcp.v_alpha, v_beta, v_gamma)")?;
+        only(
+            "vegas",
+            f.vegas.is_some() && !rfc_vegas,
+            "with protocol = \"vegas\" in the rfc profile (ns-2's Vegas takes tcp.v_alpha, v_beta, v_gamma)",
+        )?;
         only("fast", f.fast.is_some() && variant != TcpVariant::Fast, "with protocol = \"fast\"")?;
         let sinks = ["tcpsink", "delack", "sack1", "sack1_delack"];
         let kind = one_of(f.sink.as_deref().unwrap_or(variant.default_sink()), &sinks, "sink", &p("sink"))?;
@@ -716,8 +947,15 @@ fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
         } else {
             None
         };
-        let (syn_immediate_ack, rfc2581_immediate_ack, ts_echo_rfc1323) = sink_knobs(&defaults.sink, f.tcpsink.as_ref(), &format!("flows[{i}]"))?;
-        let sink = SinkConfig { sack: kind.starts_with("sack1"), delack, syn_immediate_ack, rfc2581_immediate_ack, ts_echo_rfc1323 };
+        let (syn_immediate_ack, rfc2581_immediate_ack, ts_echo_rfc1323) =
+            sink_knobs(&defaults.sink, f.tcpsink.as_ref(), &format!("flows[{i}]"))?;
+        let sink = SinkConfig {
+            sack: kind.starts_with("sack1"),
+            delack,
+            syn_immediate_ack,
+            rfc2581_immediate_ack,
+            ts_echo_rfc1323,
+        };
         let base = if profile == Profile::Ns2 { &defaults.ns2_tcp } else { &defaults.rfc_tcp };
         let mut params = match &f.tcp {
             Some(t) => tcp_params(base.clone(), t, &p("tcp"))?,
@@ -733,14 +971,21 @@ fn flow(f: &RawFlow, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
                 params.window_init_option = 1;
             }
         } else if params.rbp && !matches!(variant, TcpVariant::Vegas | TcpVariant::Reno) {
-            return err(p("tcp.rbp"), format!("ns-2 has rate-based pacing for vegas and reno only, not {}", variant.name()));
+            return err(
+                p("tcp.rbp"),
+                format!("ns-2 has rate-based pacing for vegas and reno only, not {}", variant.name()),
+            );
         }
         if let Some(s) = packet_size {
             params.packet_size = s;
         }
         let flow_path = format!("flows[{i}]");
         let vegas = if rfc_vegas { Some(vegas_config(f.vegas.as_ref(), defaults.vegas, &flow_path)?) } else { None };
-        let fast = if variant == TcpVariant::Fast { Some(fast_config(f.fast.as_ref(), defaults.fast, &flow_path)?) } else { None };
+        let fast = if variant == TcpVariant::Fast {
+            Some(fast_config(f.fast.as_ref(), defaults.fast, &flow_path)?)
+        } else {
+            None
+        };
         let pacing = pacing_config(f.pacing.as_ref(), defaults.pacing, &flow_path)?;
         if pacing.is_some() && params.rbp && profile == Profile::Ns2 {
             return err(p("pacing"), "cannot be combined with tcp.rbp (both pace the sender)");
@@ -793,8 +1038,16 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             return err(p("at"), format!("{written} is {at_s} s on ns-2's double clock, after the end of the run ({end_s} s): write it as \"{end_s}s\""));
         }
         let name = a.flow.as_ref().ok_or_else(|| ScenarioError::new(p("flow"), "is required (a flow name)"))?;
-        let flow = flows.iter().position(|f| &f.name == name).ok_or_else(|| ScenarioError::new(p("flow"), format!("unknown flow {name:?}")))?;
-        let what = one_of(a.action.as_deref().unwrap_or(""), &["start", "stop", "produce", "producemore"], "action", &p("do"))?;
+        let flow = flows
+            .iter()
+            .position(|f| &f.name == name)
+            .ok_or_else(|| ScenarioError::new(p("flow"), format!("unknown flow {name:?}")))?;
+        let what = one_of(
+            a.action.as_deref().unwrap_or(""),
+            &["start", "stop", "produce", "producemore"],
+            "action",
+            &p("do"),
+        )?;
         let ftp = matches!(flows[flow].app, AppConfig::Ftp { .. });
         if what.starts_with("produce") && !ftp {
             return err(p("do"), format!("{what} needs an FTP flow"));
@@ -817,7 +1070,8 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
     let mut all = Vec::with_capacity(2 * flows.len() + user.len());
     for (i, f) in flows.iter().enumerate() {
         // A flow started by an action has no implicit start at 0.
-        let started_by_action = user.iter().any(|a| a.flow == i && matches!(a.kind, ActionKind::Start | ActionKind::Produce { .. }));
+        let started_by_action =
+            user.iter().any(|a| a.flow == i && matches!(a.kind, ActionKind::Start | ActionKind::Produce { .. }));
         let exact = |q: &Option<Quantity>, field: &str, default: f64| -> Res<f64> {
             q.as_ref().map_or(Ok(default), |q| exact_seconds(q, &format!("flows[{i}].{field}")))
         };

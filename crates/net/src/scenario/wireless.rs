@@ -3,10 +3,10 @@
 use super::raw::{Quantity, RawMobile, RawMove, RawWlan};
 use super::validate::{err, flag, int_in, node_id, node_named, one_of, seconds, Res};
 use super::{Profile, ScenarioError};
-use crate::units;
-use crate::wifi::phy::{Preamble, Propagation, Radio, Timing};
 use crate::mobility::path::Move;
 use crate::mobility::MobileConfig;
+use crate::units;
+use crate::wifi::phy::{Preamble, Propagation, Radio, Timing};
 use crate::wifi::WlanConfig;
 use std::collections::{BTreeMap, HashMap};
 
@@ -44,7 +44,10 @@ pub(super) fn wlans(
         if let Some(j) = out.iter().position(|o| o.name == name) {
             return err(p("name"), format!("{name:?} is already the name of wlans[{j}]"));
         }
-        let names = w.nodes.as_ref().ok_or_else(|| ScenarioError::new(p("nodes"), "is required (the nodes with a radio on it)"))?;
+        let names = w
+            .nodes
+            .as_ref()
+            .ok_or_else(|| ScenarioError::new(p("nodes"), "is required (the nodes with a radio on it)"))?;
         if names.len() < 2 {
             return err(p("nodes"), "needs at least two nodes");
         }
@@ -56,7 +59,9 @@ pub(super) fn wlans(
             if nodes.contains(&id) {
                 return err(path, format!("{n:?} appears twice"));
             }
-            let xy = positions.and_then(|m| m.get(n)).ok_or_else(|| ScenarioError::new(&path, format!("{n:?} has no position (add it to [positions], in metres)")))?;
+            let xy = positions.and_then(|m| m.get(n)).ok_or_else(|| {
+                ScenarioError::new(&path, format!("{n:?} has no position (add it to [positions], in metres)"))
+            })?;
             nodes.push(id);
             at.push(position(xy, format!("positions.{n}"))?);
         }
@@ -64,7 +69,9 @@ pub(super) fn wlans(
             None => None,
             Some(n) => {
                 let id = node_ids.get(n.as_str()).copied().filter(|id| nodes.contains(id));
-                Some(id.ok_or_else(|| ScenarioError::new(p("access_point"), format!("{n:?} is not one of the WLAN's nodes")))?)
+                Some(id.ok_or_else(|| {
+                    ScenarioError::new(p("access_point"), format!("{n:?} is not one of the WLAN's nodes"))
+                })?)
             }
         };
         let ns2 = match w.profile.as_deref() {
@@ -93,11 +100,18 @@ pub(super) fn wlans(
                 None => 36,
             },
         };
-        let propagation = match one_of(w.propagation.as_deref().unwrap_or("two_ray_ground"), &["two_ray_ground", "free_space"], "propagation model", &p("propagation"))? {
+        let propagation = match one_of(
+            w.propagation.as_deref().unwrap_or("two_ray_ground"),
+            &["two_ray_ground", "free_space"],
+            "propagation model",
+            &p("propagation"),
+        )? {
             "free_space" => Propagation::FreeSpace,
             _ => Propagation::TwoRayGround,
         };
-        let int = |v: Option<i64>, field: &str, lo: i64, hi: i64, default: u32| -> Res<u32> { v.map_or(Ok(default), |v| int_in(v, lo, hi, &p(field))) };
+        let int = |v: Option<i64>, field: &str, lo: i64, hi: i64, default: u32| -> Res<u32> {
+            v.map_or(Ok(default), |v| int_in(v, lo, hi, &p(field)))
+        };
         let cw_min = int(w.cw_min, "cw_min", 1, 1023, 31)?;
         let cw_max = int(w.cw_max, "cw_max", 1, 65535, 1023)?;
         if cw_max < cw_min {
@@ -142,7 +156,10 @@ pub(super) fn moves(raw: &[RawMove], node_ids: &HashMap<&str, usize>, wlans: &[W
         if !wlans.iter().any(|w| w.nodes.contains(&node)) {
             return err(p("node"), "is on no WLAN: only nodes with a radio move");
         }
-        let at = positive_seconds(m.at.as_ref().ok_or_else(|| ScenarioError::new(p("at"), "is required (a time)"))?, &p("at"))?;
+        let at = positive_seconds(
+            m.at.as_ref().ok_or_else(|| ScenarioError::new(p("at"), "is required (a time)"))?,
+            &p("at"),
+        )?;
         let to = m.to.as_ref().ok_or_else(|| ScenarioError::new(p("to"), "is required ([x, y] in metres)"))?;
         let to = position(to, p("to"))?;
         let speed = m.speed.ok_or_else(|| ScenarioError::new(p("speed"), "is required (m/s)"))?;
@@ -156,7 +173,11 @@ pub(super) fn moves(raw: &[RawMove], node_ids: &HashMap<&str, usize>, wlans: &[W
 }
 
 /// `[[mobile_nodes]]`: Mobile IPv6 (and HMIPv6 with a `map`) on nodes that visit access points.
-pub(super) fn mobile_nodes(raw: &[RawMobile], node_ids: &HashMap<&str, usize>, wlans: &[WlanConfig]) -> Res<Vec<MobileConfig>> {
+pub(super) fn mobile_nodes(
+    raw: &[RawMobile],
+    node_ids: &HashMap<&str, usize>,
+    wlans: &[WlanConfig],
+) -> Res<Vec<MobileConfig>> {
     let mut out: Vec<MobileConfig> = Vec::with_capacity(raw.len());
     for (i, m) in raw.iter().enumerate() {
         let p = |f: &str| format!("mobile_nodes[{i}].{f}");
@@ -165,7 +186,12 @@ pub(super) fn mobile_nodes(raw: &[RawMobile], node_ids: &HashMap<&str, usize>, w
             return err(p("node"), "is already a mobile node");
         }
         // the access points it can reach
-        let aps: Vec<usize> = wlans.iter().filter(|w| w.nodes.contains(&node)).filter_map(|w| w.access_point).filter(|&ap| ap != node).collect();
+        let aps: Vec<usize> = wlans
+            .iter()
+            .filter(|w| w.nodes.contains(&node))
+            .filter_map(|w| w.access_point)
+            .filter(|&ap| ap != node)
+            .collect();
         if aps.is_empty() {
             return err(p("node"), "is a station of no WLAN with an access_point");
         }
@@ -186,7 +212,9 @@ pub(super) fn mobile_nodes(raw: &[RawMobile], node_ids: &HashMap<&str, usize>, w
         if map.is_some() == map_domain.is_empty() {
             return err(p(if map.is_some() { "map_domain" } else { "map" }), "map and map_domain go together (HMIPv6)");
         }
-        let time = |q: &Option<Quantity>, field: &str, default: f64| -> Res<f64> { q.as_ref().map_or(Ok(default), |q| positive_seconds(q, &p(field))) };
+        let time = |q: &Option<Quantity>, field: &str, default: f64| -> Res<f64> {
+            q.as_ref().map_or(Ok(default), |q| positive_seconds(q, &p(field)))
+        };
         // both repeat while the node looks for an access point: zero would never let time move
         let beacon_interval = time(&m.beacon_interval, "beacon_interval", 0.1)?;
         if beacon_interval <= 0.0 {
@@ -199,7 +227,8 @@ pub(super) fn mobile_nodes(raw: &[RawMobile], node_ids: &HashMap<&str, usize>, w
         let ra_interval = match &m.ra_interval {
             None => (0.03, 0.07),
             Some(v) if v.len() == 2 => {
-                let (lo, hi) = (positive_seconds(&v[0], &p("ra_interval[0]"))?, positive_seconds(&v[1], &p("ra_interval[1]"))?);
+                let (lo, hi) =
+                    (positive_seconds(&v[0], &p("ra_interval[0]"))?, positive_seconds(&v[1], &p("ra_interval[1]"))?);
                 if hi < lo || hi <= 0.0 {
                     return err(p("ra_interval"), "needs [min, max] with max at least min and above zero");
                 }
@@ -223,7 +252,9 @@ pub(super) fn mobile_nodes(raw: &[RawMobile], node_ids: &HashMap<&str, usize>, w
         });
     }
     // a MAP forwards to the mobile nodes of its domain from the wired side
-    if let Some((i, _)) = out.iter().enumerate().find(|(_, m)| m.map.is_some_and(|map| out.iter().any(|o| o.node == map))) {
+    if let Some((i, _)) =
+        out.iter().enumerate().find(|(_, m)| m.map.is_some_and(|map| out.iter().any(|o| o.node == map)))
+    {
         return err(format!("mobile_nodes[{i}].map"), "is a mobile node (a MAP is a wired router)");
     }
     Ok(out)

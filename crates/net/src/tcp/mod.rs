@@ -7,11 +7,11 @@ mod sink;
 
 use crate::network::{Network, TimerKind};
 use crate::packet::FlowId;
-use tcplab_cc::Pacer;
-use tcplab_des::Timer;
 pub use rfc::RfcSender;
 pub use sender::{Agent, TcpSender};
 pub use sink::TcpSink;
+use tcplab_cc::Pacer;
+use tcplab_des::Timer;
 
 /// What an FTP application asks of a TCP sender (ns-2's `send -1`, `advance`, `advanceby`).
 /// A TCP sender's state at one instant, for the sampled time series (`output.interval`).
@@ -43,7 +43,13 @@ pub trait Ftp {
 
 /// True if `pacer` holds the next new segment back at window `cwnd`; the pace timer is then set
 /// for when it may go. (Either sender's pacing gate.)
-pub(crate) fn held_by_pacer(pacer: &mut Option<Pacer>, timer: &mut Timer, net: &mut Network, flow: FlowId, cwnd: f64) -> bool {
+pub(crate) fn held_by_pacer(
+    pacer: &mut Option<Pacer>,
+    timer: &mut Timer,
+    net: &mut Network,
+    flow: FlowId,
+    cwnd: f64,
+) -> bool {
     let Some(pacer) = pacer else { return false };
     match pacer.wait(net.now_secs(), cwnd) {
         None => false,

@@ -153,7 +153,9 @@ impl RfcSender {
                 self.cwr = false;
             }
         }
-        self.ep.send(net, Kind::Tcp, |p| (p.size, p.payload, p.seq, p.flags) = (self.payload + self.header, self.payload, seq, f));
+        self.ep.send(net, Kind::Tcp, |p| {
+            (p.size, p.payload, p.seq, p.flags) = (self.payload + self.header, self.payload, seq, f)
+        });
         if new {
             self.maxseq = seq;
             let cwnd = self.cc.cwnd();
@@ -246,7 +248,8 @@ impl RfcSender {
             if self.snd_una - 1 > self.recover {
                 self.recover = self.maxseq;
                 self.cc.on_congestion(net.now_secs(), Signal::Loss, self.flight());
-                self.recovery = Some(Recovery { recover: self.maxseq, inflation: self.dupthresh as f64, first_partial: false });
+                self.recovery =
+                    Some(Recovery { recover: self.maxseq, inflation: self.dupthresh as f64, first_partial: false });
                 self.output(net, self.snd_una);
                 self.arm_rtx(net);
             }

@@ -361,7 +361,8 @@ impl TcpSender {
         if (seqno - self.highest_ack) as f64 > size as f64 * 0.9 {
             let mut bigger = vec![0.0; 2 * size as usize];
             for i in 0..size {
-                bigger[((self.highest_ack + i).rem_euclid(2 * size)) as usize] = self.tss[((self.highest_ack + i).rem_euclid(size)) as usize];
+                bigger[((self.highest_ack + i).rem_euclid(2 * size)) as usize] =
+                    self.tss[((self.highest_ack + i).rem_euclid(size)) as usize];
             }
             self.tss = bigger;
         }
@@ -618,7 +619,9 @@ impl TcpSender {
             f &= !flags::ECT;
         }
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
-        self.ep.send(net, Kind::Tcp, |p| (p.size, p.payload, p.seq, p.flags, p.ts_echo) = (size, payload, seqno, f, self.ts_peer));
+        self.ep.send(net, Kind::Tcp, |p| {
+            (p.size, p.payload, p.seq, p.flags, p.ts_echo) = (size, payload, seqno, f, self.ts_peer)
+        });
         self.note_sent(net, seqno);
         if !self.rtx_timer.pending() || force_set_rtx_timer {
             self.set_rtx_timer(net);
@@ -915,8 +918,14 @@ impl TcpSender {
         let recovered = self.highest_ack > self.recover;
         let reno_allows = self.variant == Agent::Reno && self.last_cwnd_action == CwndAction::Dupack;
         // bugfix_ss_ (1): a fast retransmit is allowed when the first data packet was lost.
-        let act = recovered || (!self.p.bug_fix && !self.p.ecn) || reno_allows || (self.p.bugfix_ss && self.highest_ack == 0)
-            || (self.variant == Agent::NewReno && self.p.bug_fix && self.p.less_careful && self.highest_ack == self.recover);
+        let act = recovered
+            || (!self.p.bug_fix && !self.p.ecn)
+            || reno_allows
+            || (self.p.bugfix_ss && self.highest_ack == 0)
+            || (self.variant == Agent::NewReno
+                && self.p.bug_fix
+                && self.p.less_careful
+                && self.highest_ack == self.recover);
         if !act {
             if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
                 self.last_cwnd_action = CwndAction::Dupack;

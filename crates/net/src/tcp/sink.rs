@@ -24,7 +24,15 @@ struct Acker {
 
 impl Acker {
     fn new() -> Acker {
-        Acker { next: 0, maxseen: 0, seen: vec![0; 64], ts_to_echo: 0.0, last_ack_sent: 0, ecn_unacked: false, is_dup: false }
+        Acker {
+            next: 0,
+            maxseen: 0,
+            seen: vec![0; 64],
+            ts_to_echo: 0.0,
+            last_ack_sent: 0,
+            ecn_unacked: false,
+            is_dup: false,
+        }
     }
 
     fn mask(&self) -> i64 {

@@ -52,7 +52,10 @@ impl WlanConfig {
                 let linked = a != b
                     && match self.access_point {
                         Some(ap) => (self.nodes[a] == ap) != (self.nodes[b] == ap),
-                        None => self.radio.rx_power(distance(self.positions[a], self.positions[b])) >= self.radio.rx_threshold,
+                        None => {
+                            self.radio.rx_power(distance(self.positions[a], self.positions[b]))
+                                >= self.radio.rx_threshold
+                        }
                     };
                 if linked {
                     pairs.push((a, b));
@@ -604,7 +607,14 @@ impl Network {
                 let p = self.pkts.get(id);
                 (p.fid, p.size + self.wlan_of(r).timing.mac_overhead)
             }
-            None => (u32::MAX, match frame.kind { FrameKind::Rts => RTS_BYTES, FrameKind::Cts => CTS_BYTES, _ => ACK_BYTES }),
+            None => (
+                u32::MAX,
+                match frame.kind {
+                    FrameKind::Rts => RTS_BYTES,
+                    FrameKind::Cts => CTS_BYTES,
+                    _ => ACK_BYTES,
+                },
+            ),
         };
         let s = &mut self.wifi.stations[r as usize];
         let lost = s.losses.iter_mut().any(|l| l.picks(fid, size, &mut self.rng));
@@ -739,7 +749,8 @@ impl Network {
     /// No CTS or ACK: back off longer and try again, or give the packet up.
     fn exchange_failed(&mut self, r: u32) {
         let cfg = self.wlan_of(r);
-        let (threshold, overhead, cw_min, cw_max) = (cfg.rts_threshold, cfg.timing.mac_overhead, cfg.cw_min, cfg.cw_max);
+        let (threshold, overhead, cw_min, cw_max) =
+            (cfg.rts_threshold, cfg.timing.mac_overhead, cfg.cw_min, cfg.cw_max);
         let (short_limit, long_limit) = (cfg.short_retry_limit, cfg.long_retry_limit);
         let (id, to) = *self.wifi.stations[r as usize].queue.front().expect("a frame in flight");
         let seq = self.wifi.stations[r as usize].seq;

@@ -60,7 +60,8 @@ impl Radio {
     /// Received power (W) at distance `d` metres (antenna gains 1).
     pub fn rx_power(&self, d: f64) -> f64 {
         let lambda = LIGHT / self.frequency;
-        let friis = |d: f64| self.tx_power * lambda * lambda / ((4.0 * std::f64::consts::PI * d).powi(2) * self.system_loss);
+        let friis =
+            |d: f64| self.tx_power * lambda * lambda / ((4.0 * std::f64::consts::PI * d).powi(2) * self.system_loss);
         let d = d.max(1e-3);
         match self.propagation {
             Propagation::FreeSpace => friis(d),
@@ -165,7 +166,14 @@ mod tests {
 
     #[test]
     fn frame_times() {
-        let t = Timing { slot: 20e-6, sifs: 10e-6, preamble: Preamble::Long, data_rate: 1e6, basic_rate: 1e6, mac_overhead: 34 };
+        let t = Timing {
+            slot: 20e-6,
+            sifs: 10e-6,
+            preamble: Preamble::Long,
+            data_rate: 1e6,
+            basic_rate: 1e6,
+            mac_overhead: 34,
+        };
         // ns-2: a 1000-byte IP packet is a 1058-byte frame with PLCP: 8.464 ms at 1 Mb/s
         assert!((t.data(1000) - 8.464e-3).abs() < 1e-12);
         assert!((t.control(ACK_BYTES) - 304e-6).abs() < 1e-12);

@@ -3,10 +3,10 @@
 //! retransmission timer fires with nothing outstanding, the next burst is paced out over an RTT
 //! instead of being sent at once; the first ACK ends the pacing.
 
+use super::Agent;
 use super::TcpSender;
 use crate::network::{Network, TimerKind};
 use crate::packet::Packet;
-use super::Agent;
 
 /// The pacing window is never below this many segments (ns-2 `RBP_MIN_SEGMENTS`).
 const RBP_MIN_SEGMENTS: f64 = 2.0;

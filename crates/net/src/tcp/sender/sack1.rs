@@ -145,7 +145,11 @@ impl TcpSender {
             }
             let xmit = match self.rq.next_retran() {
                 None => {
-                    let room = if self.fastrecov { self.t_seqno <= self.highest_ack + wnd } else { self.t_seqno <= self.highest_ack + win };
+                    let room = if self.fastrecov {
+                        self.t_seqno <= self.highest_ack + wnd
+                    } else {
+                        self.t_seqno <= self.highest_ack + win
+                    };
                     if !(room && self.t_seqno < self.curseq) {
                         break;
                     }
