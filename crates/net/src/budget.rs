@@ -8,11 +8,11 @@
 //! from one of days, or one that fits in memory from one that cannot: it errs on the high side,
 //! and real runs (slow start, losses, Vegas keeping its window small) usually cost less.
 
+use crate::options::RunOptions;
 use crate::routing::Routes;
 use crate::scenario::{
     ActionKind, AppConfig, FlowConfig, LossAction, LossAt, LossModel, Profile, Scenario, ScenarioError, Transport,
 };
-use crate::sim::RunOptions;
 use crate::units::show_seconds;
 use crate::wifi::phy::{ACK_BYTES, CTS_BYTES, RTS_BYTES};
 use serde::Serialize;

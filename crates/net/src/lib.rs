@@ -7,6 +7,7 @@ pub mod loss;
 pub mod metrics;
 pub mod mobility;
 pub mod network;
+pub mod options;
 pub mod packet;
 pub mod pcap;
 pub mod queue;

@@ -3,8 +3,8 @@
 //! Each table may appear at the top level (for every flow it applies to) and in a flow (for that
 //! flow); a flow's field overrides the scenario's, field by field, as `[tcp]` does.
 
+use super::fields::{err, flag, int_in, one_of, real_in, time, Res};
 use super::raw::{Quantity, RawFast, RawPacing, RawTcp, RawVegas};
-use super::validate::{err, flag, int_in, one_of, real_in, time, Res};
 use tcplab_cc::{EpochRtt, FastConfig, PacingConfig, Progressive, RttSource, SlowStart, VegasConfig};
 
 /// The flow's value of a field, else the scenario's, with the path of the one taken.

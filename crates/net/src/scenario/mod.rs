@@ -4,6 +4,7 @@
 //! (`links[2].bandwidth`) and a one-line message; nothing here panics on bad input.
 
 mod algorithms;
+mod fields;
 mod raw;
 pub(crate) mod suggest;
 mod validate;

@@ -1,7 +1,7 @@
 //! The `[[wlans]]` tables and `[positions]`: 802.11b LANs and where their radios are.
 
+use super::fields::{err, flag, int_in, node_id, node_named, one_of, seconds, Res};
 use super::raw::{Quantity, RawMobile, RawMove, RawWlan};
-use super::validate::{err, flag, int_in, node_id, node_named, one_of, seconds, Res};
 use super::{Profile, ScenarioError};
 use crate::mobility::path::Move;
 use crate::mobility::MobileConfig;
