@@ -34,7 +34,7 @@ from typing import Any, Callable
 import tcplab
 from tcplab import ScenarioError
 from tcplab import readings as rd
-from tcplab import studies
+from tcplab import paper, studies
 from tcplab import sweep as sw
 from tcplab.status import StatusLine
 
@@ -120,7 +120,7 @@ def score_values(s: Search, values: dict, runs: list[sw.Run]) -> Score:
             err = min(CAP, abs(v / c.paper - 1))
             n_exact += exact(c, v)
         if (c.table, c.row, c.column) not in s.typos:
-            cols.setdefault(studies.column_of(c), []).append(err)
+            cols.setdefault(paper.column_of(c), []).append(err)
     columns = {k: sum(v) / len(v) for k, v in cols.items()}
     return Score(sum(columns.values()) / len(columns) if columns else math.inf, n_exact, columns)
 
@@ -222,7 +222,7 @@ def calibrate(name: str, *, budget: int = 2000, seeds: int = 1, out: str | Path 
     us = rd.unknowns(study)
     if not us:
         raise ScenarioError(f"{name}: unknowns", "the study declares no unknowns to search ([[unknowns]] in study.toml)")
-    cells = studies._cells(study_dir)
+    cells = paper.cells(study_dir)
     if not any(c.paper and not c.normalise for c in cells):
         raise ScenarioError(f"{name}: paper.toml", "holds no published value to calibrate against (every cell's `paper` is empty)")
     from tcplab import fingerprint as fpm
@@ -398,7 +398,7 @@ def residual_hints(s: Search, best: Trial, fp) -> list[str]:
     rows: dict[tuple, list[float]] = {}
     for i, c in enumerate(s.cells):
         g = size_of.get((c.table, c.row))
-        if not c.paper or studies.quantity(c) != "throughput" or g is None:
+        if not c.paper or paper.quantity(c) != "throughput" or g is None:
             continue
         vals = studies.cell_values(c, rd.knobs(s.unknowns, best.values, c), by_cell[i], s.summaries, s.shapes)
         if vals:

@@ -36,7 +36,7 @@ import numpy as np
 
 import tcplab
 from tcplab import ScenarioError
-from tcplab import studies
+from tcplab import paper
 from tcplab import sweep as sw
 
 __all__ = ["Finding", "Fingerprint", "fingerprint", "render"]
@@ -90,7 +90,7 @@ class Fingerprint:
 @dataclass
 class _Cell:
     """A cell with a published value and what its stated scenario says about it."""
-    cell: studies.Cell
+    cell: paper.Cell
     doc: dict | None  # the normalised scenario of its run (None: not in the sweep)
     flows: list[dict]  # the flows it covers: its own, or all of an aggregate's
 
@@ -101,7 +101,7 @@ class _Cell:
                 "paper": c.paper}
 
 
-def printed(c: studies.Cell) -> str:
+def printed(c: paper.Cell) -> str:
     """The cell's value as the paper prints it: its `printed` digits when paper.toml keeps them
     ("218.160"), else the float's shortest repr (218.16)."""
     p = c.printed
@@ -113,28 +113,28 @@ def printed(c: studies.Cell) -> str:
     return f"{c.paper:.{max(0, -exp)}f}"
 
 
-def last_digit(c: studies.Cell) -> float:
+def last_digit(c: paper.Cell) -> float:
     """One unit of the last printed digit (218.16 -> 0.01)."""
     return float(Decimal(1).scaleb(Decimal(printed(c)).as_tuple().exponent))
 
 
-def printed_like(value: float, c: studies.Cell) -> str:
+def printed_like(value: float, c: paper.Cell) -> str:
     """A value with as many decimals as the cell prints."""
     return f"{value:.{max(0, -Decimal(printed(c)).as_tuple().exponent)}f}"
 
 
-def _is_share(c: studies.Cell) -> bool:
+def _is_share(c: paper.Cell) -> bool:
     if c.share in ("capacity", "total"):
         return True
     return c.metric.endswith("_bps") and re.search(r"share|fairness", c.row, re.I) is not None
 
 
-def _is_throughput(c: studies.Cell) -> bool:
+def _is_throughput(c: paper.Cell) -> bool:
     return (c.metric.endswith("_bps") and not _is_share(c) and c.normalise is None and c.handover is None
             and bool(c.scale) and c.scale > 0)
 
 
-def _is_delay(c: studies.Cell) -> bool:
+def _is_delay(c: paper.Cell) -> bool:
     return c.metric.startswith("delay") and c.normalise is None and c.handover is None and bool(c.scale) and c.scale > 0
 
 
@@ -143,7 +143,7 @@ def _load(study_dir: Path) -> tuple[list[_Cell], list[str]]:
     its scenario with its grid values (as the report picks it: the one setting the fewest other
     grid fields), else its scenario's first run."""
     notes = []
-    study = studies._toml(study_dir / "study.toml")
+    study = paper.read_toml(study_dir / "study.toml")
     spec = dict(study.get("sweep", {}))
     spec["seeds"] = 1  # the topology does not change with the seed
     try:
@@ -153,7 +153,7 @@ def _load(study_dir: Path) -> tuple[list[_Cell], list[str]]:
         runs = []
     normalised: dict[str, dict] = {}
 
-    def doc_of(c: studies.Cell) -> dict | None:
+    def doc_of(c: paper.Cell) -> dict | None:
         same = [r for r in runs if r.scenario.get("name") == c.scenario]
         match = [r for r in same if all(r.params.get(k) == v for k, v in c.params.items())]
         run = min(match, key=lambda r: len(r.params), default=same[0] if same else None)
@@ -164,7 +164,7 @@ def _load(study_dir: Path) -> tuple[list[_Cell], list[str]]:
         return normalised[run.key]
 
     out, missing = [], set()
-    for c in studies._cells(study_dir):
+    for c in paper.cells(study_dir):
         if c.paper is None or isinstance(c.paper, bool):
             continue
         doc = doc_of(c)
@@ -609,7 +609,7 @@ def _packet_typos(results: dict, fp: Fingerprint) -> None:
 # Digit swaps
 # --------------------------------------------------------------------------------------
 
-def _swaps(c: studies.Cell) -> list[float]:
+def _swaps(c: paper.Cell) -> list[float]:
     """The values the cell would have with two adjacent, different printed digits swapped (not
     across its decimal point)."""
     s = printed(c)

@@ -37,6 +37,7 @@ from typing import Any
 import tcplab
 from tcplab import ScenarioError
 from tcplab import sweep as sw
+from tcplab.paper import read_toml
 
 # The measurement knobs, and the values each takes (None: any value of the kind named).
 MEASURES: dict[str, str] = {
@@ -221,9 +222,7 @@ def load_best(study_dir: Path, us: list[Unknown]) -> dict | None:
     path = study_dir / READING_FILE
     if not path.exists():
         return None
-    from tcplab.studies import _toml
-
-    doc = _toml(path)
+    doc = read_toml(path)
     values = doc.get("values", {})
     by_name = {u.name: u for u in us}
     for name, v in values.items():

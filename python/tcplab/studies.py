@@ -20,19 +20,15 @@ import json
 import math
 import shutil
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import tcplab
 from tcplab import ScenarioError
 from tcplab import sweep as sw
-from tcplab import readings
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+from tcplab import fingerprint, readings, study_report
+from tcplab.paper import RATES, Cell, cells as paper_cells, fmt, read_toml
+from tcplab.study_report import Shown
 
 EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 
@@ -41,61 +37,13 @@ def list_studies() -> dict[str, str]:
     """Study name -> title."""
     out = {}
     for p in sorted(EXPERIMENTS.glob("*/study.toml")):
-        out[p.parent.name] = _toml(p).get("title", "")
+        out[p.parent.name] = read_toml(p).get("title", "")
     return out
-
-
-def _toml(path: Path) -> dict:
-    """A study's TOML file; a STUDY may be any folder, so errors name the file (and reads are
-    bounded, as every input's: tcplab._read_file)."""
-    try:
-        return tomllib.loads(tcplab._read_file(str(path)).text)
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(str(path), f"not valid TOML: {e}") from None
-
-
-@dataclass
-class Cell:
-    table: str
-    row: str
-    column: str
-    paper: float | None
-    scenario: str
-    metric: str
-    flow: str | None  # a flow name, or None for an aggregate over the flows
-    aggregate: str  # "sum" or "mean" over flows when flow is None
-    scale: float
-    params: dict  # the sweep grid's values of the run it is compared with ({} for any)
-    handover: int | None = None  # a handover's effect (0: the first) instead of a flow metric
-    normalise: str | None = None  # "max": over the column's largest mean; "inverse": 1 - that
-    share: str | None = None  # a share of the flow's rate: of "capacity" or of the "total" of the flows
-    capacity: float | None = None  # b/s, what a share of "capacity" divides by
-    printed: str | None = None  # the paper's value as printed (its digits: "218.160"), if given
-
-
-def _cells(study_dir: Path) -> list[Cell]:
-    doc = _toml(study_dir / "paper.toml")
-    cells = []
-    for i, c in enumerate(doc.get("cells", [])):
-        printed = c.get("printed")
-        cell = Cell(table=c["table"], row=c["row"], column=c["column"],
-                    paper=float(printed) if printed is not None else c.get("paper"),
-                    scenario=c["scenario"], metric=c.get("metric", "goodput_bps"), flow=c.get("flow"),
-                    aggregate=c.get("aggregate", "sum"), scale=c.get("scale", 1.0), params=c.get("params", {}),
-                    handover=c.get("handover"), normalise=c.get("normalise"), share=c.get("share"),
-                    capacity=c.get("capacity"), printed=printed)
-        if cell.share not in (None, "capacity", "total") or (cell.share == "capacity" and not cell.capacity):
-            raise ScenarioError(f"paper.toml: cells[{i}].share", 'is "capacity" (with capacity in b/s) or "total"')
-        cells.append(cell)
-    return cells
 
 
 # --------------------------------------------------------------------------------------
 # A cell's value in a run, under a reading's measurement knobs
 # --------------------------------------------------------------------------------------
-
-RATES = ("goodput_bps", "throughput_bps")
-
 
 def measure(cell: Cell, knobs: dict, flows: dict[str, dict], times: dict[str, float], duration: float) -> float | None:
     """The cell's value in one run. `flows`: each flow's metrics (a summary's flow, or a
@@ -142,22 +90,6 @@ def measure(cell: Cell, knobs: dict, flows: dict[str, dict], times: dict[str, fl
         total = sum(x for x, _ in (amount(n) or (0.0, 0.0) for n in flows))
         v = v / total if total else 0.0
     return v * cell.scale * 10.0 ** knobs.get("unit", 0)
-
-
-def quantity(cell: Cell) -> str:
-    """What a cell measures, as a paper's column groups it: throughput, share, delay, or its metric."""
-    if cell.share:
-        return "share"
-    if cell.metric in RATES:
-        return "throughput"
-    return "delay" if cell.metric.startswith("delay") else cell.metric
-
-
-def column_of(cell: Cell) -> str:
-    """The paper column a cell belongs to, for errors per column: its table, quantity and column
-    (the column alone when its name says the quantity already: "throughput (kb/s)")."""
-    what = quantity(cell)
-    return f"{cell.table} {cell.column}" if what.split("_")[0] in cell.column.lower() else f"{cell.table} {what} {cell.column}"
 
 
 def runs_of(cell: Cell, runs: list[sw.Run]) -> list[sw.Run]:
@@ -357,10 +289,10 @@ def _claims(study: dict, values: dict[tuple, float]) -> list[tuple[str, str, str
             best = (min if kind in ("lowest", "above") else max)(present, key=present.get)
             if kind in ("above", "below"):
                 ok &= present[best] > c["threshold"] if kind == "above" else present[best] < c["threshold"]
-                detail.append(f"{col}: {'lowest' if kind == 'above' else 'highest'} {best} {_fmt(present[best])}")
+                detail.append(f"{col}: {'lowest' if kind == 'above' else 'highest'} {best} {fmt(present[best])}")
             else:
                 ok &= best == c["expect"]
-                detail.append(f"{col}: {best} {_fmt(present[best])}")
+                detail.append(f"{col}: {best} {fmt(present[best])}")
         verdict = "supported" if ok and detail else "not supported"
         out.append((c["text"], verdict, "; ".join(detail)))
     return out
@@ -369,12 +301,6 @@ def _claims(study: dict, values: dict[tuple, float]) -> list[tuple[str, str, str
 # --------------------------------------------------------------------------------------
 # The report
 # --------------------------------------------------------------------------------------
-
-def _fmt(v: float | None) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "–"
-    return f"{v:.4g}" if abs(v) < 1000 else f"{v:.0f}"
-
 
 # --------------------------------------------------------------------------------------
 # Figures over time
@@ -426,7 +352,7 @@ def study_sweep(name: str, *, quick: bool = False, seeds: int | None = None) -> 
     study_dir = EXPERIMENTS / name
     if not (study_dir / "study.toml").exists():
         raise ScenarioError(name, f"no such study{tcplab._meant(name, list_studies())} (try: {', '.join(list_studies())})")
-    study = _toml(study_dir / "study.toml")
+    study = read_toml(study_dir / "study.toml")
     spec = dict(study["sweep"])
     if quick:
         q = study.get("quick", {})
@@ -440,17 +366,6 @@ def study_sweep(name: str, *, quick: bool = False, seeds: int | None = None) -> 
         spec["seeds"] = seeds
     spec["name"] = name + ("-quick" if quick else "")
     return study_dir, study, sw.build(spec, study_dir, default_name=name)
-
-
-@dataclass
-class Shown:
-    """One reading of the study as the report shows it: its values, its runs and its numbers."""
-    name: str  # "best" or "literal"
-    values: dict
-    sweep: sw.Sweep
-    ours: dict = None  # (table, row, column) -> (mean, ci, min, max)
-    ns2: dict = None  # (table, row, column) -> value
-    claims: list = None
 
 
 def merged(name: str, sweeps: list[sw.Sweep]) -> sw.Sweep:
@@ -500,15 +415,13 @@ def reproduce(name: str, *, quick: bool = False, seeds: int | None = None, out: 
                     on_failure="keep",  # the report lists its failed runs
                     max_events=max_events)
     summaries = {r["key"]: with_run_metrics(r["summary"]) for r in result.rows if r["summary"] is not None}
-    cells, shapes = _cells(study_dir), Shapes()
+    cells, shapes = paper_cells(study_dir), Shapes()
     for r in shown:
         r.ours = ours_values(cells, us, r.values, r.sweep.runs, summaries, shapes)
         r.ns2 = _ns2_values(cells, us, r.values, r.sweep.runs, study.get("ns2_max_duration", 1000.0)) if study.get("ns2", True) else {}
         _normalise(cells, r.ours, r.ns2)
         r.claims = _claims(study, {k: v[0] for k, v in r.ours.items()})
     log("ns-2.35 " + ("compared" if shown[0].ns2 else "not compared (not installed, or no wired scenario short enough)"))
-    from tcplab import fingerprint, study_report
-
     first_seed = min((r.seed for r in shown[-1].sweep.runs), default=1)
     series = _series_figures(study, study_dir, quick, first_seed, out, log)
     typos = fingerprint.fingerprint(study_dir).typo_cells()

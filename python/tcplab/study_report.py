@@ -24,12 +24,23 @@ import tcplab
 from tcplab import fingerprint, report
 from tcplab import sweep as sw
 from tcplab.plot import pyplot, save
-from tcplab.studies import Cell, Shown, _fmt, quantity
+from tcplab.paper import Cell, column_of, fmt, quantity
 
 # the colours of the bars: the paper grey, tcplab's readings blue, ns-2 orange
 PAPER, NS2 = "#8c8c8c", "#e6852e"
 READINGS = ("#1f5fa8", "#8fb8e3")
 WIDTH_IN = 10.0  # a figure's widest: within the page's 1200-px column at 100%, in inches of 96 px
+
+
+@dataclass
+class Shown:
+    """One reading of the study as the report shows it: its values, its runs and its numbers."""
+    name: str  # "best" or "literal"
+    values: dict
+    sweep: sw.Sweep
+    ours: dict = None  # (table, row, column) -> (mean, ci, min, max)
+    ns2: dict = None  # (table, row, column) -> value
+    claims: list = None
 
 
 @dataclass
@@ -70,7 +81,7 @@ def _decimals(c: Cell) -> int | None:
 def _number(v: float | None, decimals: int | None) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "–"
-    return _fmt(v) if decimals is None else f"{v:.{decimals}f}"
+    return fmt(v) if decimals is None else f"{v:.{decimals}f}"
 
 
 def _delta(ours: float | None, paper: float | None) -> str:
@@ -115,7 +126,7 @@ def grid(cells: list[Cell], r: Shown, typos: dict, split: bool = False) -> dict:
             mean, ci, _, _ = r.ours.get(k, (None, 0.0, None, None))
             d = _decimals(c)
             ours = _number(mean, d) + (f" ± {_number(ci, d)}" if mean is not None and ci and ci > 0 else "")
-            paper = (c.printed or _fmt(c.paper)) + (" †" if k in typos else "")
+            paper = (c.printed or fmt(c.paper)) + (" †" if k in typos else "")
             line += [paper, ours, _delta(mean, c.paper)] + ([_number(r.ns2.get(k), d)] if r.ns2 else [])
         out_rows.append(line)
     return {"columns": [""] + sub * len(columns), "groups": [["", 1]] + [[col, len(sub)] for col in columns],
@@ -422,8 +433,6 @@ def _readings_lines(rep: StudyReport) -> list[str]:
 
 def _column_errors(cells: list[Cell], r: Shown) -> dict[str, float]:
     """Mean relative error per paper column (table, quantity, column) under one reading."""
-    from tcplab.studies import column_of
-
     errs: dict[str, list[float]] = {}
     for c in cells:
         k = (c.table, c.row, c.column)
@@ -481,7 +490,7 @@ def _write_markdown(out: Path, rep: StudyReport, figures: dict, series: list) ->
         lines += ["## The paper's claims", ""] + [f"- {text}: {verdicts}" for text, verdicts in claims] + [""]
     if rep.unexplained:
         lines += [f"## Cells the {rep.shown[0].name} reading leaves more than 2% from the paper", ""]
-        lines += [f"- {c.table}, {c.row}, {c.column}: paper {c.printed or _fmt(c.paper)}, {off * 100:+.1f}%: {why}"
+        lines += [f"- {c.table}, {c.row}, {c.column}: paper {c.printed or fmt(c.paper)}, {off * 100:+.1f}%: {why}"
                   for c, off, why in rep.unexplained] + [""]
     if rep.result.failed:
         lines += ["## Failed runs", ""] + [f"- {r['case']} seed {r['seed']}: {r['error']}" for r in rep.result.failed] + [""]
@@ -546,7 +555,7 @@ def _write_html(out: Path, rep: StudyReport, figures: dict, series: list) -> Non
     if rep.unexplained:
         sections += [{"kind": "heading", "text": f"Cells the {rep.shown[0].name} reading leaves more than 2% from the paper"},
                      {"kind": "table", "id": "unexplained", "title": "", "columns": ["table", "row", "column", "paper", "Δ", "likeliest reason"],
-                      "deltas": [4], "rows": [[c.table, c.row, c.column, c.printed or _fmt(c.paper), f"{off * 100:+.2f}%", why]
+                      "deltas": [4], "rows": [[c.table, c.row, c.column, c.printed or fmt(c.paper), f"{off * 100:+.2f}%", why]
                                               for c, off, why in rep.unexplained]}]
     meta = [h.replace("`", "") for h in _header(rep)]
     notes = [f"Paper: {rep.study['citation']}"] if rep.study.get("citation") else []

@@ -8,7 +8,7 @@ import pytest
 
 import tcplab
 from support import dask_cluster, dumbbell_doc, needs_dask
-from tcplab import ScenarioError, calibrate, readings, studies
+from tcplab import ScenarioError, calibrate, paper, readings, studies
 from tcplab import sweep as sw
 
 
@@ -48,7 +48,7 @@ def test_a_bad_unknown_is_refused_naming_its_field(unknown, path):
 def _cell(**kw):
     base = dict(table="T", row="r", column="c", paper=1.0, scenario="s", metric="goodput_bps", flow=None,
                 aggregate="sum", scale=1.0, params={})
-    return studies.Cell(**{**base, **kw})
+    return paper.Cell(**{**base, **kw})
 
 
 def test_a_measurement_unknown_may_set_several_knobs_together():
@@ -250,7 +250,7 @@ def test_the_search_recovers_the_hidden_reading_of_a_synthetic_study(tmp_path, m
     assert result["exact"] == result["cells"] == 12
     assert result["runs"] <= 60
     # the reading is written beside the study, and read back as it was found
-    best = readings.load_best(study_dir, readings.unknowns(studies._toml(study_dir / "study.toml")))
+    best = readings.load_best(study_dir, readings.unknowns(paper.read_toml(study_dir / "study.toml")))
     assert best["values"] == result["values"]
     # a search again asks for the same runs, all stored: the same answer
     again = calibrate.calibrate("synthetic", budget=60, out=tmp_path / "search", progress=False, save=False)
@@ -321,7 +321,7 @@ def test_a_study_without_published_values_cannot_be_calibrated(tmp_path, monkeyp
 def test_a_stale_reading_is_refused_naming_the_value(tmp_path, monkeypatch):
     monkeypatch.setattr(studies, "EXPERIMENTS", tmp_path)
     study_dir = _synthetic_study(tmp_path, lambda cell: 1.0)
-    us = readings.unknowns(studies._toml(study_dir / "study.toml"))
+    us = readings.unknowns(paper.read_toml(study_dir / "study.toml"))
     (study_dir / readings.READING_FILE).write_text('[values]\n"window" = 64\n')
     with pytest.raises(ScenarioError, match="not among its candidates") as e:
         readings.load_best(study_dir, us)
@@ -384,7 +384,7 @@ def test_a_search_on_dask_finds_what_it_finds_locally(tmp_path, monkeypatch):
 def test_a_search_makes_only_the_runs_its_cells_read_and_counts_the_failed(tmp_path, monkeypatch):
     monkeypatch.setattr(studies, "EXPERIMENTS", tmp_path)
     study_dir = _synthetic_study(tmp_path, lambda cell: 1000.0 if cell["metric"] == "goodput_bps" else 30.0)
-    doc = studies._toml(study_dir / "study.toml")
+    doc = paper.read_toml(study_dir / "study.toml")
     doc["sweep"]["grid"]["links[2].delay"].append("90ms")  # a column the paper prints nothing in
     # a tick too fine for ns-2's estimator: the run stops, as ns-2 would crash
     doc["unknowns"].append({"name": "tick", "group": "setup", "field": "tcp.tcp_tick", "values": ["10ms", "10ps"]})

@@ -11,7 +11,7 @@ import pytest
 from support import REPO
 
 from tcplab import fingerprint as fpm
-from tcplab import studies
+from tcplab import paper
 
 # A dumbbell whose grid varies the bottleneck's delay: one table-column per value. Flow A is
 # Reno (1040 B packets on the wire), flow B ns-2's Vegas (1000 B: no header) starting 1 s late,
@@ -225,7 +225,7 @@ def test_shares_of_the_total(tmp_path):
 def test_a_cell_that_says_what_it_is_a_share_of(tmp_path, monkeypatch):
     # rows that do not say "share": the cells' own `share` field marks them
     study, _, _ = share_study(tmp_path, "total", rows=("A part (%)", "B part (%)"))
-    cells = studies._cells
+    cells = paper.cells
 
     def marked(study_dir):
         out = cells(study_dir)
@@ -234,7 +234,7 @@ def test_a_cell_that_says_what_it_is_a_share_of(tmp_path, monkeypatch):
                 c.share = "total"
         return out
 
-    monkeypatch.setattr(studies, "_cells", marked)
+    monkeypatch.setattr(paper, "cells", marked)
     fp = fpm.fingerprint(study)
     (summary,) = fp.shares
     assert summary.data["mode"] == "total" and summary.data["cells"] == 8

@@ -7,7 +7,7 @@ import html.parser
 import pytest
 from support import needs_browser, needs_ns, opened
 
-from tcplab import cli, studies
+from tcplab import cli, paper, studies
 
 
 def test_list_names_every_study(capfd):
@@ -72,9 +72,9 @@ def test_quick_yew2011_wired_report(wired_report):
     assert ("Vegas", "E/E") in [(r, c) for r, c, v in cells if v[0] == "0.205"]
     # tcplab and ns-2 agree on these scenarios trace for trace, so the columns are equal, and
     # tcplab's value is printed to the paper's digits
-    for row, col, (paper, ours, delta, ns2) in cells:
+    for row, col, (printed, ours, delta, ns2) in cells:
         assert ours == ns2 and delta.endswith("%"), (row, col)
-        assert len(ours.split(".")[-1]) == len(paper.rstrip(" †").split(".")[-1]), (row, col, paper, ours)
+        assert len(ours.split(".")[-1]) == len(printed.rstrip(" †").split(".")[-1]), (row, col, printed, ours)
     assert "_tcplab: one run per cell (seed 1), so no interval._" in md
     assert "| window | setup | large enough never to bind (1000) | 17 packets |" in md
     assert "**supported**" not in md and md.count("not judged in quick form") == 5, "quick runs judge no claim"
@@ -124,11 +124,11 @@ def test_the_study_page_is_the_report_page(wired_report, browser):
 def test_every_study_has_a_quick_form_that_reports(tmp_path, study):
     out = studies.reproduce(study, quick=True, out=tmp_path / study, progress=False)
     md = (out / "report.md").read_text()
-    cells = studies._cells(studies.EXPERIMENTS / study)
+    cells = paper.cells(studies.EXPERIMENTS / study)
     shown = 2 if (studies.EXPERIMENTS / study / "reading.toml").exists() else 1
     assert len(paper_cells(md)) == len(cells) * shown, "every published number has its cell, under each reading"
     assert "(0 failed)" in md and "Quick form: NOT comparable" in md
-    doc = studies.tomllib.loads((studies.EXPERIMENTS / study / "study.toml").read_text())
+    doc = paper.read_toml(studies.EXPERIMENTS / study / "study.toml")
     for t in doc["tables"]:
         assert list(out.glob(f"table-{t['id']}.svg")) or list(out.glob(f"table-{t['id']}-*.svg"))
     for f in doc.get("figures", []):
@@ -147,9 +147,9 @@ def test_a_cell_takes_the_case_that_sets_the_fewest_other_fields():
             run("a size=64", {"size": 64}, "k3", 7.0)]
     runs, summaries = [r for r, _ in made], {r.key: s for r, s in made}
     shapes = lambda r: ({"f": 1.0}, 1.0)  # noqa: E731
-    cell = studies.Cell("T", "r", "c", 1.0, "s", "goodput_bps", "f", "sum", 2.0, {"size": 512})
+    cell = paper.Cell("T", "r", "c", 1.0, "s", "goodput_bps", "f", "sum", 2.0, {"size": 512})
     assert studies.cell_values(cell, {}, runs, summaries, shapes) == [2.0]
-    both = studies.Cell("T", "r", "c", 1.0, "s", "goodput_bps", "f", "sum", 1.0, {"size": 512, "delay": "9ms"})
+    both = paper.Cell("T", "r", "c", 1.0, "s", "goodput_bps", "f", "sum", 1.0, {"size": 512, "delay": "9ms"})
     assert studies.cell_values(both, {}, runs, summaries, shapes) == [5.0]
 
 
