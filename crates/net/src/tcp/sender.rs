@@ -12,9 +12,11 @@
 
 mod fack;
 mod rbp;
+mod rtt;
 mod sack1;
 mod vegas;
 
+use self::rtt::TickEstimator;
 use super::scoreboard::{ArrayScoreboard, RqScoreboard};
 use super::{Ftp, TcpState};
 use crate::network::{Endpoint, Network, TimerKind};
@@ -106,12 +108,8 @@ pub struct TcpSender {
     first_decrease: bool,
     closed: bool,
 
-    // RTT estimator, in ticks (srtt x8, rttvar x4).
-    t_rtt: i32,
-    t_srtt: i32,
-    t_rttvar: i32,
-    t_rtxcur: f64,
-    t_backoff: i32,
+    /// ns-2's RTT estimator, in ticks (sender/rtt.rs).
+    rtt: TickEstimator,
     rtt_active: bool,
     rtt_seq: i64,
     rtt_ts: f64,
@@ -196,7 +194,7 @@ impl Ftp for TcpSender {
             cwnd: self.cwnd,
             ssthresh: self.ssthresh as f64,
             // ns-2 keeps srtt in ticks, scaled by 2^srtt_bits
-            srtt: self.t_srtt as f64 / (1u32 << self.p.srtt_bits) as f64 * self.p.tcp_tick,
+            srtt: self.rtt.srtt_secs(&self.p),
             in_flight: (self.maxseq - self.highest_ack).max(0) as f64,
             pacing_rate: self.pacer.as_ref().and_then(|p| p.rate(self.cwnd)).unwrap_or(0.0),
         }
@@ -231,11 +229,7 @@ impl TcpSender {
             cong_action: false,
             first_decrease: true,
             closed: false,
-            t_rtt: 0,
-            t_srtt: 0,
-            t_rttvar: 0,
-            t_rtxcur: 0.0,
-            t_backoff: 1,
+            rtt: TickEstimator::new(),
             rtt_active: false,
             rtt_seq: -1,
             rtt_ts: 0.0,
@@ -457,41 +451,19 @@ impl TcpSender {
     // ----- RTT estimation (ns-2 ticks) -----
 
     fn rtt_init(&mut self) {
-        self.t_rtt = 0;
-        self.t_srtt = ((self.p.srtt_init / self.p.tcp_tick) as i32) << self.p.srtt_bits;
-        self.t_rttvar = ((self.p.rttvar_init / self.p.tcp_tick) as i32) << self.p.rttvar_bits;
-        self.t_rtxcur = self.p.rtxcur_init;
-        self.t_backoff = 1;
+        self.rtt.init(&self.p);
     }
 
     fn rtt_timeout(&self) -> f64 {
-        let mut timeout = if self.p.rfc2988 {
-            // clamp to minrto before backing off
-            (if self.t_rtxcur < self.p.minrto { self.p.minrto } else { self.t_rtxcur }) * self.t_backoff as f64
-        } else {
-            (self.t_rtxcur * self.t_backoff as f64).max(self.p.minrto)
-        };
-        if timeout > self.p.maxrto {
-            timeout = self.p.maxrto;
-        }
-        if timeout < 2.0 * self.p.tcp_tick {
-            timeout = 2.0 * self.p.tcp_tick;
-        }
-        timeout
+        self.rtt.timeout(&self.p)
     }
 
     fn rtt_update(&mut self, net: &mut Network, now: f64, tao: f64) {
         net.tracer.rtt_sample(now, self.ep.flow.0, tao);
         net.flow_stats[self.ep.flow.0 as usize].on_rtt_sample(tao);
-        let tick = self.p.tcp_tick;
-        let ticks = if self.p.timestamps {
-            tao / tick + 0.5
-        } else {
-            let sendtime = now - tao + self.boot_time;
-            let tickoff = sendtime % tick;
-            (tao + tickoff) / tick
-        };
-        if !self.estimator_holds(ticks) {
+        let ticks = TickEstimator::ticks(&self.p, self.boot_time, now, tao);
+        if !self.rtt.holds(&self.p, ticks) {
+            let tick = self.p.tcp_tick;
             let why = format!(
                 "an RTT sample of {} is {ticks:.2e} ticks of {}, more than ns-2's estimator holds in its 32-bit \
                  integers (it keeps the smoothed RTT as ticks times {}): ns-2 itself fails here. Use a coarser tcp_tick (ns-2's \
@@ -502,55 +474,11 @@ impl TcpSender {
             );
             return net.stop_run(ScenarioError::new(format!("flows[{}].tcp.tcp_tick", self.ep.flow.0), why));
         }
-        self.t_rtt = ticks as i32;
-        if self.t_rtt < 1 {
-            self.t_rtt = 1;
-        }
-        if self.t_srtt != 0 {
-            // ns-2 does this in a `short`; keep its wrap-around.
-            let (srtt_bits, rttvar_bits) = (self.p.srtt_bits, self.p.rttvar_bits);
-            let mut delta = (self.t_rtt - (self.t_srtt >> srtt_bits)) as i16;
-            self.t_srtt += delta as i32;
-            if self.t_srtt <= 0 {
-                self.t_srtt = 1;
-            }
-            if delta < 0 {
-                delta = delta.wrapping_neg();
-            }
-            delta = delta.wrapping_sub((self.t_rttvar >> rttvar_bits) as i16);
-            self.t_rttvar += delta as i32;
-            if self.t_rttvar <= 0 {
-                self.t_rttvar = 1;
-            }
-        } else {
-            self.t_srtt = self.t_rtt << self.p.srtt_bits;
-            self.t_rttvar = self.t_rtt << (self.p.rttvar_bits - 1);
-        }
-        let shift = self.p.rttvar_exp + self.p.srtt_bits - self.p.rttvar_bits;
-        self.t_rtxcur = (((self.t_rttvar << shift) + self.t_srtt) >> self.p.srtt_bits) as f64 * tick;
-    }
-
-    /// Whether an RTT sample of `ticks` stays within the `int`s ns-2 computes the estimate in:
-    /// the sample itself, the first smoothed RTT and variance it makes, and the timeout
-    /// (variance shifted up, plus the smoothed RTT) after it and after later samples, whose
-    /// variance grows by a `short` each at most.
-    fn estimator_holds(&self, ticks: f64) -> bool {
-        let p = &self.p;
-        let t = ticks.max(1.0);
-        let srtt = (t * (1u64 << p.srtt_bits) as f64).max(self.t_srtt as f64) + i16::MAX as f64;
-        let rttvar = (t * (1u64 << (p.rttvar_bits - 1)) as f64).max(self.t_rttvar as f64) + i16::MAX as f64;
-        let shift = p.rttvar_exp + p.srtt_bits - p.rttvar_bits;
-        rttvar * (1u64 << shift) as f64 + srtt <= i32::MAX as f64
+        self.rtt.update(&self.p, ticks);
     }
 
     fn rtt_backoff(&mut self) {
-        if self.t_backoff < 64 || (self.p.rfc2988 && self.rtt_timeout() < self.p.maxrto) {
-            self.t_backoff <<= 1;
-        }
-        if self.t_backoff > 8 {
-            self.t_rttvar += self.t_srtt >> self.p.srtt_bits;
-            self.t_srtt = 0;
-        }
+        self.rtt.back_off(&self.p);
     }
 
     fn set_rtx_timer(&mut self, net: &mut Network) {
@@ -852,7 +780,7 @@ impl TcpSender {
         }
         if self.rtt_active && ack.seq >= self.rtt_seq {
             if !self.ect || !self.ecn_backoff || !ack.has(flags::ECN_ECHO) {
-                self.t_backoff = 1;
+                self.rtt.backoff = 1;
                 self.ecn_backoff = false;
             }
             self.rtt_active = false;
@@ -892,7 +820,7 @@ impl TcpSender {
         }
         if self.rtt_active && ack.seq >= self.rtt_seq {
             self.rtt_active = false;
-            self.t_backoff = 1;
+            self.rtt.backoff = 1;
         }
         self.output(net, self.last_ack + 1);
     }

@@ -109,7 +109,7 @@ impl TcpSender {
         self.newtimer(net, ack.seq);
         if self.rtt_active && ack.seq >= self.rtt_seq {
             self.rtt_active = false;
-            self.t_backoff = 1;
+            self.rtt.backoff = 1;
         }
         let now = net.now_secs();
         self.rtt_update(net, now, now - ack.ts_echo);

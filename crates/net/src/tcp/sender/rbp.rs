@@ -56,12 +56,7 @@ impl TcpSender {
         let rbwin = ((rbwin + 0.5) as i64 as f64).max(RBP_MIN_SEGMENTS);
         let c = self.cwnd.min(rbwin);
         self.set_cwnd(net, c);
-        let rtt = if self.variant == Agent::Vegas {
-            self.v.rtt
-        } else {
-            let srtt_scale = 1.0 / (1u64 << self.p.srtt_bits) as f64;
-            self.t_srtt as f64 * srtt_scale * self.p.tcp_tick
-        };
+        let rtt = if self.variant == Agent::Vegas { self.v.rtt } else { self.rtt.srtt_secs(&self.p) };
         self.rbp_delay = rtt / self.window() as f64;
         self.rbp_paced_send_one(net);
         true

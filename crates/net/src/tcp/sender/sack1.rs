@@ -54,14 +54,14 @@ impl TcpSender {
                     self.pipe += 1;
                     if !self.firstpartial {
                         self.newtimer(net, seq);
-                        self.t_backoff = 1;
+                        self.rtt.backoff = 1;
                         self.firstpartial = true;
                     }
                 } else {
                     // Count the retransmission that was acked too: never worse than slow start.
                     self.pipe -= 1;
                     self.newtimer(net, seq);
-                    self.t_backoff = 1;
+                    self.rtt.backoff = 1;
                 }
             } else if !self.timed_out {
                 self.rq.update(self.highest_ack, ack.sack_blocks());
