@@ -15,7 +15,7 @@
 //! A violation does not stop the run: the first few are kept with what broke them, and the run
 //! reports them all at its end.
 
-use crate::tcp::TcpState;
+use crate::metrics::TcpState;
 use serde::Serialize;
 
 /// Violations kept in full; the rest are counted.

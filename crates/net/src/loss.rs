@@ -1,8 +1,63 @@
 //! Loss models at the head of a link, before its queue (ns-2's `ErrorModule` on a link).
 
 use crate::random::Draws;
-use crate::scenario::{LossAction, LossConfig, LossModel};
-use tcplab_des::Ns2Rng;
+use crate::units::secs;
+use serde::Serialize;
+use tcplab_des::{Ns2Rng, Time};
+
+/// A loss model on one link direction, before its queue, as ns-2's error models in an
+/// `ErrorModule Fid` at a link's head: of the packets of `fids` (every packet when empty)
+/// entering the link, it picks some (by `model`) to drop, mark or delay.
+#[derive(Debug, Clone, Serialize)]
+pub struct LossConfig {
+    #[serde(flatten)]
+    pub at: LossAt,
+    pub fids: Vec<u32>,
+    #[serde(flatten)]
+    pub model: LossModel,
+    #[serde(flatten)]
+    pub action: LossAction,
+}
+
+/// Where a loss model sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum LossAt {
+    /// At the head of a simplex link: 2i for links[i] from->to, 2i+1 for to->from.
+    Link { link: usize },
+    /// At a radio's receiver: frames for `node` on `wlans[wlan]` it picks arrive corrupted.
+    Radio { wlan: usize, node: usize },
+}
+
+/// Which packets a loss model picks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "model", rename_all = "lowercase")]
+pub enum LossModel {
+    /// Those counted at these positions (0 = the first), as ns-2's `ErrorModel/List`.
+    List { packets: Vec<u64> },
+    /// Each with probability `rate` (a packet error rate).
+    Uniform { rate: f64 },
+    /// Each with probability 1 − (1 − ber)^bits: bigger packets are lost more often.
+    Ber { ber: f64 },
+    /// The two-state Gilbert-Elliott chain, stepped once per packet: in the good state a packet
+    /// is lost with `loss_good`, in the bad with `loss_bad`; after each packet the chain moves
+    /// good→bad with `p_good_bad` and bad→good with `p_bad_good`.
+    Gilbert { p_good_bad: f64, p_bad_good: f64, loss_good: f64, loss_bad: f64 },
+}
+
+/// What a loss model does to the packets it picks (ns-2 ErrorModel's drop_, markecn_, delay_pkt_).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "action", rename_all = "lowercase")]
+pub enum LossAction {
+    Drop,
+    /// Set the CE bit and let the packet go on.
+    Mark,
+    /// Hold the packet for this long, then let it into the queue.
+    Delay {
+        #[serde(rename = "delay_s", serialize_with = "secs")]
+        delay: Time,
+    },
+}
 
 /// One loss model bound to some flow ids: it sees the packets of those flows entering the link
 /// and picks some, to drop, mark or delay.
@@ -86,7 +141,7 @@ mod tests {
     use tcplab_des::Rng;
 
     fn model(fids: Vec<u32>, model: LossModel) -> Loss {
-        let cfg = LossConfig { at: crate::scenario::LossAt::Link { link: 0 }, fids, model, action: LossAction::Drop };
+        let cfg = LossConfig { at: LossAt::Link { link: 0 }, fids, model, action: LossAction::Drop };
         Loss::new(&cfg, Draws::Own(Rng::stream(7, "loss")))
     }
 

@@ -1,7 +1,5 @@
 //! Always-on counters and the run summary computed from them.
 
-use crate::scenario::Profile;
-use crate::tcp::TcpState;
 use serde::Serialize;
 use tcplab_des::Time;
 
@@ -108,7 +106,7 @@ pub struct Summary {
     pub radios: Vec<RadioSummary>,
     /// The handovers of the mobile nodes, if any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub handovers: Vec<crate::mobility::Handover>,
+    pub handovers: Vec<Handover>,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -116,7 +114,7 @@ pub struct FlowSummary {
     pub name: String,
     pub protocol: String,
     /// The TCP profile (none for UDP).
-    pub profile: Option<Profile>,
+    pub profile: Option<&'static str>,
     pub from: String,
     pub to: String,
     pub goodput_bps: f64,
@@ -157,7 +155,7 @@ pub struct RadioSummary {
     pub wlan: String,
     pub node: String,
     #[serde(flatten)]
-    pub mac: crate::wifi::MacStats,
+    pub mac: MacStats,
 }
 
 /// Every delivered data packet's one-way delay, exact to the picosecond, in 4 bytes: delays are
@@ -234,6 +232,80 @@ pub fn jain(xs: &[f64]) -> f64 {
     } else {
         sum * sum / (xs.len() as f64 * sum_sq)
     }
+}
+
+/// A TCP sender's state at one instant, for the sampled time series (`output.interval`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TcpState {
+    /// Congestion window and slow-start threshold, in segments.
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    /// Smoothed RTT in seconds (0 before the first sample).
+    pub srtt: f64,
+    /// Segments sent and not yet acknowledged.
+    pub in_flight: f64,
+    /// The pacer's rate in segments per second (0 when not paced).
+    pub pacing_rate: f64,
+}
+
+/// Per-radio counters.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct MacStats {
+    pub rts: u64,
+    pub cts: u64,
+    pub data: u64,
+    pub acks: u64,
+    /// Data frames sent again after a missing CTS or ACK.
+    pub retries: u64,
+    /// Packets given up after the retry limit, or refused by a full interface queue.
+    pub retry_drops: u64,
+    pub queue_drops: u64,
+    /// Frames lost to an overlapping frame at this receiver.
+    pub collisions: u64,
+}
+
+/// One handover: its timeline (absolute times, s) and what it did to the flows towards the MN.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Handover {
+    pub node: String,
+    pub from: Option<String>,
+    pub to: String,
+    #[serde(skip)]
+    pub(crate) from_ap: Option<u32>,
+    #[serde(skip)]
+    pub(crate) to_ap: u32,
+    /// The link to the old access point was found lost.
+    pub link_lost_s: f64,
+    /// Associated with the new access point.
+    pub l2_done_s: f64,
+    /// The new router's advertisement arrived.
+    pub movement_detected_s: f64,
+    pub dad_done_s: f64,
+    /// The anchor that redirects the MN's traffic installed the new binding.
+    pub binding_s: f64,
+    /// The last binding acknowledgement reached the MN.
+    pub complete_s: f64,
+    /// Binding updates sent (retransmissions included).
+    pub binding_updates: u32,
+    pub flows: Vec<HandoverFlow>,
+}
+
+/// A handover's effect on one flow towards the MN (see docs/mobility.md).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct HandoverFlow {
+    pub flow: String,
+    /// Last data delivered through the old access point, first through the new one.
+    pub last_old_s: Option<f64>,
+    pub first_new_s: Option<f64>,
+    pub disruption_s: Option<f64>,
+    /// The disruption in parts: last delivery → link loss, L2 handoff, movement detection,
+    /// DAD, binding, binding → first delivery. They add up to the disruption.
+    pub parts_s: Option<[f64; 6]>,
+    /// Data packets of the flow lost between the two deliveries.
+    pub packets_lost: u64,
+    /// From the last old delivery until the goodput over the past second is back at 90% of its
+    /// mean over the 5 s before; None if it never is.
+    pub recovery_s: Option<f64>,
 }
 
 #[cfg(test)]

@@ -3,12 +3,12 @@
 //! ns-2 agents call `target_->recv`, so events are scheduled in the same order as in ns-2.
 
 use crate::loss::Loss;
+use crate::loss::LossAction;
 use crate::metrics::{FlowStats, LinkStats};
 use crate::mobility::{Mip, MipTimer};
 use crate::packet::{flags, Addr, FlowId, Kind, Packet, PacketId, PacketPool, MAX_SACK_BLOCKS};
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
-use crate::scenario::LossAction;
 use crate::trace::Tracer;
 use crate::wifi::{Wifi, WifiEvent};
 use std::collections::HashMap;
@@ -78,7 +78,7 @@ impl Endpoint {
             nsack: 0,
             encaps: 0,
             mip_bytes: 0,
-            via: crate::mobility::NO_VIA,
+            via: crate::packet::NO_VIA,
             tunnel_from: 0,
         });
         fill(net.pkts.get_mut(id));
@@ -174,7 +174,7 @@ impl Link {
 /// last tunnel may end where the packet is addressed (an MN's reverse tunnel to its own home
 /// agent); a packet still inside two (an MN's to its own MAP) goes on to the home agent.
 fn is_home(pkt: &Packet, node: u32) -> bool {
-    pkt.dst.node == node && (pkt.via == crate::mobility::NO_VIA || (pkt.via == node && pkt.encaps <= 1))
+    pkt.dst.node == node && (pkt.via == crate::packet::NO_VIA || (pkt.via == node && pkt.encaps <= 1))
 }
 
 /// A link direction's name in summaries, series and checks: "from->to".

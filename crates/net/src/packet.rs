@@ -3,6 +3,8 @@
 //! Packets live in one slab and travel as `PacketId`s inside events, so an event stays a few
 //! bytes and a finished packet's slot is reused: no allocation per packet once the pool has grown.
 
+/// No tunnel endpoint (`Packet::via`).
+pub const NO_VIA: u32 = u32::MAX;
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub u32);
 

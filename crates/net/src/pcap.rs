@@ -8,8 +8,10 @@
 //! as simulated, as a capture with a short snap length would have it. Checksums are real.
 
 use crate::packet::{flags, Kind, Packet};
-use crate::trace::Sink;
 use std::io::{self, Write};
+
+/// A file a trace writes to (the capture's, and crate::trace's text traces).
+pub type Sink = Box<dyn Write + Send + Sync>;
 
 /// The IP version the capture writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -31,8 +33,8 @@ pub struct FlowWire {
 }
 
 /// The bytes of route optimisation's header and of one IPv6-in-IPv6 tunnel header.
-const RO_HEADER: usize = crate::mobility::RO_BYTES as usize;
-const TUNNEL_HEADER: usize = crate::mobility::TUNNEL_BYTES as usize;
+const RO_HEADER: usize = crate::mobility::config::RO_BYTES as usize;
+const TUNNEL_HEADER: usize = crate::mobility::config::TUNNEL_BYTES as usize;
 
 pub struct Pcap {
     ip: IpVersion,

@@ -2,8 +2,66 @@
 
 use crate::packet::{flags, Packet, PacketId};
 use crate::random::Draws;
-use crate::scenario::{QueueConfig, QueueKind, RedParams};
+use serde::Serialize;
 use tcplab_des::{Ns2Rng, Ring, Time};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct QueueConfig {
+    /// ns-2 `limit_`.
+    pub limit: u32,
+    #[serde(flatten)]
+    pub kind: QueueKind,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum QueueKind {
+    DropTail,
+    Red(RedParams),
+}
+
+/// ns-2.35 `Queue/RED` variables (see ns2-semantics.md §1.3 and §2.8).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RedParams {
+    pub bytes: bool,
+    pub queue_in_bytes: bool,
+    pub mean_pktsize: u32,
+    pub thresh: f64,
+    pub maxthresh: f64,
+    pub q_weight: f64,
+    pub linterm: f64,
+    pub wait: bool,
+    pub gentle: bool,
+    pub setbit: bool,
+    pub mark_p: f64,
+    pub use_mark_p: bool,
+    pub drop_tail: bool,
+    pub targetdelay: f64,
+    /// Keep the count since the last drop after a forced drop (ns-1 behaviour).
+    pub ns1_compat: bool,
+}
+
+impl Default for RedParams {
+    fn default() -> Self {
+        RedParams {
+            bytes: true,
+            queue_in_bytes: true,
+            mean_pktsize: 500,
+            thresh: 0.0,
+            maxthresh: 0.0,
+            q_weight: -1.0,
+            linterm: 10.0,
+            wait: true,
+            gentle: true,
+            setbit: false,
+            mark_p: 0.1,
+            use_mark_p: true,
+            drop_tail: true,
+            targetdelay: 0.005,
+            ns1_compat: false,
+        }
+    }
+}
 
 /// What happened to an arriving packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -775,7 +775,7 @@ impl Simulation {
             let per_second = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
             let [mean, p50, p95, p99, max] = stats.delays.stats();
             let (protocol, profile) = match &cfg.transport {
-                Transport::Tcp(t) => (t.variant.name(), Some(t.profile)),
+                Transport::Tcp(t) => (t.variant.name(), Some(t.profile.name())),
                 Transport::Udp => ("udp", None),
             };
             flows.push(FlowSummary {

@@ -2,9 +2,8 @@
 //! (`records_link`): a hop on an untraced link pays one branch and never formats anything.
 
 use crate::packet::{flags, Addr, Kind, Packet};
+pub use crate::pcap::Sink;
 use std::io::{self, Write};
-
-pub type Sink = Box<dyn Write + Send + Sync>;
 
 #[derive(Default)]
 pub struct Tracer {

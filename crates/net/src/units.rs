@@ -3,6 +3,7 @@
 //! Each parser returns a message that says what was wrong and shows a valid example; the
 //! scenario loader adds the field path in front of it.
 
+use serde::Serializer;
 use tcplab_des::Time;
 
 /// Splits "12.5Mbps" into (12.5, "Mbps"); the number may use exponents ("1e-3s").
@@ -161,6 +162,19 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         return Err(format!("{text:?} is too large"));
     }
     Ok(bytes as u64)
+}
+
+/// A time as seconds in a serialised scenario or summary.
+pub fn secs<S: Serializer>(t: &Time, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(t.as_secs_f64())
+}
+
+/// An optional time as seconds (null when none).
+pub fn opt_secs<S: Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
+    match t {
+        Some(t) => s.serialize_f64(t.as_secs_f64()),
+        None => s.serialize_none(),
+    }
 }
 
 #[cfg(test)]

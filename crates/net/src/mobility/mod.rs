@@ -19,91 +19,19 @@
 //! packets go back through the same tunnels (bidirectional tunnelling). Static routes never run
 //! through a mobile node.
 
+pub mod config;
 pub mod path;
 
+pub use crate::metrics::{Handover, HandoverFlow};
 use crate::network::{Event, Network};
+pub use crate::packet::NO_VIA;
 use crate::packet::{Addr, FlowId, Kind, Packet, PacketId};
 use crate::random::Draws;
-use serde::Serialize;
+pub use config::{MobileConfig, BA_BYTES, BU_BYTES, RO_BYTES, TUNNEL_BYTES};
 use tcplab_des::Timer;
 
-/// Bytes an IPv6-in-IPv6 tunnel adds.
-pub const TUNNEL_BYTES: u32 = 40;
-/// Bytes route optimisation adds: a type 2 routing header towards the MN, a home address
-/// option from it.
-pub const RO_BYTES: u32 = 24;
-/// A binding update and acknowledgement on the wire: IPv6 header, mobility header, options.
-pub const BU_BYTES: u32 = 72;
-pub const BA_BYTES: u32 = 56;
-/// No tunnel endpoint (`Packet::via`).
-pub const NO_VIA: u32 = u32::MAX;
 /// RFC 6275's INITIAL_BINDACK_TIMEOUT.
 const BINDACK_TIMEOUT: f64 = 1.0;
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MobileConfig {
-    pub node: usize,
-    pub home_agent: usize,
-    /// HMIPv6: the mobility anchor point and the access routers of its domain.
-    pub map: Option<usize>,
-    pub map_domain: Vec<usize>,
-    /// Scan and association after the link is lost, s.
-    pub l2_handoff: f64,
-    /// How often the MN checks its access point's signal, s.
-    pub beacon_interval: f64,
-    /// Router advertisements come every U(min, max) seconds.
-    pub ra_interval: (f64, f64),
-    /// Duplicate address detection, s (0: optimistic DAD).
-    pub dad: f64,
-    /// Route optimisation: after the home agent, the MN sends binding updates to its
-    /// correspondents, which then talk to its care-of address directly (return routability is
-    /// not simulated).
-    pub route_optimisation: bool,
-}
-
-/// One handover: its timeline (absolute times, s) and what it did to the flows towards the MN.
-#[derive(Debug, Clone, Serialize, Default)]
-pub struct Handover {
-    pub node: String,
-    pub from: Option<String>,
-    pub to: String,
-    #[serde(skip)]
-    from_ap: Option<u32>,
-    #[serde(skip)]
-    to_ap: u32,
-    /// The link to the old access point was found lost.
-    pub link_lost_s: f64,
-    /// Associated with the new access point.
-    pub l2_done_s: f64,
-    /// The new router's advertisement arrived.
-    pub movement_detected_s: f64,
-    pub dad_done_s: f64,
-    /// The anchor that redirects the MN's traffic installed the new binding.
-    pub binding_s: f64,
-    /// The last binding acknowledgement reached the MN.
-    pub complete_s: f64,
-    /// Binding updates sent (retransmissions included).
-    pub binding_updates: u32,
-    pub flows: Vec<HandoverFlow>,
-}
-
-/// A handover's effect on one flow towards the MN (see docs/mobility.md).
-#[derive(Debug, Clone, Serialize, Default)]
-pub struct HandoverFlow {
-    pub flow: String,
-    /// Last data delivered through the old access point, first through the new one.
-    pub last_old_s: Option<f64>,
-    pub first_new_s: Option<f64>,
-    pub disruption_s: Option<f64>,
-    /// The disruption in parts: last delivery → link loss, L2 handoff, movement detection,
-    /// DAD, binding, binding → first delivery. They add up to the disruption.
-    pub parts_s: Option<[f64; 6]>,
-    /// Data packets of the flow lost between the two deliveries.
-    pub packets_lost: u64,
-    /// From the last old delivery until the goodput over the past second is back at 90% of its
-    /// mean over the 5 s before; None if it never is.
-    pub recovery_s: Option<f64>,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {

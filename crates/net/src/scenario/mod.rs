@@ -10,11 +10,14 @@ pub(crate) mod suggest;
 mod validate;
 mod wireless;
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use std::fmt;
 use tcplab_cc::{FastConfig, PacingConfig, VegasConfig};
 use tcplab_des::Time;
 
+pub use crate::loss::{LossAction, LossAt, LossConfig, LossModel};
+pub use crate::queue::{QueueConfig, QueueKind, RedParams};
+use crate::units::{opt_secs, secs};
 pub use validate::{check_seed, validate};
 
 /// A scenario's or a sweep's name as one harmless path component, for its default results
@@ -92,17 +95,6 @@ impl Scenario {
     }
 }
 
-fn secs<S: Serializer>(t: &Time, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(t.as_secs_f64())
-}
-
-fn opt_secs<S: Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
-    match t {
-        Some(t) => s.serialize_f64(t.as_secs_f64()),
-        None => s.serialize_none(),
-    }
-}
-
 /// serde's path ("links[2].bandwidth") or, for the document itself, its source.
 fn path_or(path: &serde_path_to_error::Path, source: &str) -> String {
     let p = path.to_string();
@@ -166,10 +158,10 @@ pub struct Scenario {
     pub nodes: Vec<String>,
     pub links: Vec<LinkConfig>,
     /// 802.11b LANs.
-    pub wlans: Vec<crate::wifi::WlanConfig>,
+    pub wlans: Vec<crate::wifi::config::WlanConfig>,
     /// Node movements, and the mobile nodes that run Mobile IPv6.
     pub moves: Vec<crate::mobility::path::Move>,
-    pub mobile_nodes: Vec<crate::mobility::MobileConfig>,
+    pub mobile_nodes: Vec<crate::mobility::config::MobileConfig>,
     pub flows: Vec<FlowConfig>,
     pub losses: Vec<LossConfig>,
     /// What the applications do and when, in the order ns-2 would schedule it: each flow's own
@@ -260,60 +252,6 @@ impl Traces {
     }
 }
 
-/// A loss model on one link direction, before its queue, as ns-2's error models in an
-/// `ErrorModule Fid` at a link's head: of the packets of `fids` (every packet when empty)
-/// entering the link, it picks some (by `model`) to drop, mark or delay.
-#[derive(Debug, Clone, Serialize)]
-pub struct LossConfig {
-    #[serde(flatten)]
-    pub at: LossAt,
-    pub fids: Vec<u32>,
-    #[serde(flatten)]
-    pub model: LossModel,
-    #[serde(flatten)]
-    pub action: LossAction,
-}
-
-/// Where a loss model sits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
-pub enum LossAt {
-    /// At the head of a simplex link: 2i for links[i] from->to, 2i+1 for to->from.
-    Link { link: usize },
-    /// At a radio's receiver: frames for `node` on `wlans[wlan]` it picks arrive corrupted.
-    Radio { wlan: usize, node: usize },
-}
-
-/// Which packets a loss model picks.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "model", rename_all = "lowercase")]
-pub enum LossModel {
-    /// Those counted at these positions (0 = the first), as ns-2's `ErrorModel/List`.
-    List { packets: Vec<u64> },
-    /// Each with probability `rate` (a packet error rate).
-    Uniform { rate: f64 },
-    /// Each with probability 1 − (1 − ber)^bits: bigger packets are lost more often.
-    Ber { ber: f64 },
-    /// The two-state Gilbert-Elliott chain, stepped once per packet: in the good state a packet
-    /// is lost with `loss_good`, in the bad with `loss_bad`; after each packet the chain moves
-    /// good→bad with `p_good_bad` and bad→good with `p_bad_good`.
-    Gilbert { p_good_bad: f64, p_bad_good: f64, loss_good: f64, loss_bad: f64 },
-}
-
-/// What a loss model does to the packets it picks (ns-2 ErrorModel's drop_, markecn_, delay_pkt_).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(tag = "action", rename_all = "lowercase")]
-pub enum LossAction {
-    Drop,
-    /// Set the CE bit and let the packet go on.
-    Mark,
-    /// Hold the packet for this long, then let it into the queue.
-    Delay {
-        #[serde(rename = "delay_s", serialize_with = "secs")]
-        delay: Time,
-    },
-}
-
 /// Where random numbers come from (see `random.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -355,64 +293,6 @@ pub struct LinkConfig {
     pub queue: QueueConfig,
     /// ns-2 `limit_` of the to->from direction (`$ns queue-limit to from n`).
     pub reverse_limit: u32,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct QueueConfig {
-    /// ns-2 `limit_`.
-    pub limit: u32,
-    #[serde(flatten)]
-    pub kind: QueueKind,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum QueueKind {
-    DropTail,
-    Red(RedParams),
-}
-
-/// ns-2.35 `Queue/RED` variables (see ns2-semantics.md §1.3 and §2.8).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RedParams {
-    pub bytes: bool,
-    pub queue_in_bytes: bool,
-    pub mean_pktsize: u32,
-    pub thresh: f64,
-    pub maxthresh: f64,
-    pub q_weight: f64,
-    pub linterm: f64,
-    pub wait: bool,
-    pub gentle: bool,
-    pub setbit: bool,
-    pub mark_p: f64,
-    pub use_mark_p: bool,
-    pub drop_tail: bool,
-    pub targetdelay: f64,
-    /// Keep the count since the last drop after a forced drop (ns-1 behaviour).
-    pub ns1_compat: bool,
-}
-
-impl Default for RedParams {
-    fn default() -> Self {
-        RedParams {
-            bytes: true,
-            queue_in_bytes: true,
-            mean_pktsize: 500,
-            thresh: 0.0,
-            maxthresh: 0.0,
-            q_weight: -1.0,
-            linterm: 10.0,
-            wait: true,
-            gentle: true,
-            setbit: false,
-            mark_p: 0.1,
-            use_mark_p: true,
-            drop_tail: true,
-            targetdelay: 0.005,
-            ns1_compat: false,
-        }
-    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -466,6 +346,16 @@ pub enum Profile {
     Ns2,
     /// The RFCs (5681, 6582, 6298, 3168) with a congestion controller from `tcplab_cc`.
     Rfc,
+}
+
+impl Profile {
+    /// Its name in scenarios and summaries.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Ns2 => "ns2",
+            Profile::Rfc => "rfc",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

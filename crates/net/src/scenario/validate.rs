@@ -301,7 +301,7 @@ fn loss(
     i: usize,
     nodes: &[String],
     links: &[LinkConfig],
-    wlans: &[crate::wifi::WlanConfig],
+    wlans: &[crate::wifi::config::WlanConfig],
     flows: &[FlowConfig],
 ) -> Res<LossConfig> {
     let p = |f: &str| format!("losses[{i}].{f}");
@@ -983,7 +983,7 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
     Ok(all)
 }
 
-fn adjacency(n: usize, links: &[LinkConfig], wlans: &[crate::wifi::WlanConfig]) -> Vec<Vec<usize>> {
+fn adjacency(n: usize, links: &[LinkConfig], wlans: &[crate::wifi::config::WlanConfig]) -> Vec<Vec<usize>> {
     let mut adj = vec![Vec::new(); n];
     for l in links {
         adj[l.a].push(l.b);

@@ -3,11 +3,11 @@
 use super::fields::{err, flag, int_in, node_id, node_named, one_of, seconds, Res};
 use super::raw::{Quantity, RawMobile, RawMove, RawWlan};
 use super::{Profile, ScenarioError};
+use crate::mobility::config::MobileConfig;
 use crate::mobility::path::Move;
-use crate::mobility::MobileConfig;
 use crate::units;
+use crate::wifi::config::WlanConfig;
 use crate::wifi::phy::{Preamble, Propagation, Radio, Timing};
-use crate::wifi::WlanConfig;
 use std::collections::{BTreeMap, HashMap};
 
 fn bits_per_second(q: &Quantity, path: &str) -> Res<f64> {

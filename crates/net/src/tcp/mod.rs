@@ -13,21 +13,9 @@ pub use sink::TcpSink;
 use tcplab_cc::Pacer;
 use tcplab_des::Timer;
 
-/// What an FTP application asks of a TCP sender (ns-2's `send -1`, `advance`, `advanceby`).
-/// A TCP sender's state at one instant, for the sampled time series (`output.interval`).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct TcpState {
-    /// Congestion window and slow-start threshold, in segments.
-    pub cwnd: f64,
-    pub ssthresh: f64,
-    /// Smoothed RTT in seconds (0 before the first sample).
-    pub srtt: f64,
-    /// Segments sent and not yet acknowledged.
-    pub in_flight: f64,
-    /// The pacer's rate in segments per second (0 when not paced).
-    pub pacing_rate: f64,
-}
+pub use crate::metrics::TcpState;
 
+/// What an FTP application asks of a TCP sender (ns-2's `send -1`, `advance`, `advanceby`).
 pub trait Ftp {
     /// An unlimited backlog.
     fn send_unlimited(&mut self, net: &mut Network);

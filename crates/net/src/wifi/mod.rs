@@ -9,62 +9,16 @@
 //! limits, duplicate filtering. Frames are small values in a slab; the IP packet of a data frame
 //! stays in the packet pool until its ACK (or its last retry).
 
+pub mod config;
 pub mod phy;
 
+pub use crate::metrics::MacStats;
 use crate::network::{Event, Network};
 use crate::packet::{Packet, PacketId};
 use crate::random::Draws;
-use phy::{Radio, Timing, ACK_BYTES, CTS_BYTES, RTS_BYTES};
-use serde::Serialize;
+pub use config::{distance, WlanConfig};
+use phy::{ACK_BYTES, CTS_BYTES, RTS_BYTES};
 use tcplab_des::{Ring, Timer};
-
-/// A WLAN's MAC and PHY settings.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct WlanConfig {
-    pub name: String,
-    /// The nodes with a radio on this WLAN, and their positions (m).
-    pub nodes: Vec<usize>,
-    pub positions: Vec<(f64, f64)>,
-    /// Infrastructure mode: stations talk only to (and through) this node.
-    pub access_point: Option<usize>,
-    pub timing: Timing,
-    pub radio: Radio,
-    /// Data frames whose MAC frame is longer than this many bytes go after an RTS/CTS exchange
-    /// (0: every frame, ns-2's default).
-    pub rts_threshold: u32,
-    pub cw_min: u32,
-    pub cw_max: u32,
-    pub short_retry_limit: u32,
-    pub long_retry_limit: u32,
-    /// Back off before every frame, even one that finds the medium idle (ns-2's `bugFix_timer_`).
-    pub backoff_when_idle: bool,
-    /// The interface queue of each radio, packets.
-    pub queue_limit: u32,
-}
-
-impl WlanConfig {
-    /// The (from, to) positions in `nodes` of the radios that exchange frames: each station
-    /// and its access point, or (ad hoc) every pair within receive range.
-    pub fn pairs(&self) -> Vec<(usize, usize)> {
-        let mut pairs = Vec::new();
-        for a in 0..self.nodes.len() {
-            for b in 0..self.nodes.len() {
-                let linked = a != b
-                    && match self.access_point {
-                        Some(ap) => (self.nodes[a] == ap) != (self.nodes[b] == ap),
-                        None => {
-                            self.radio.rx_power(distance(self.positions[a], self.positions[b]))
-                                >= self.radio.rx_threshold
-                        }
-                    };
-                if linked {
-                    pairs.push((a, b));
-                }
-            }
-        }
-        pairs
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameKind {
@@ -123,22 +77,6 @@ pub enum WifiEvent {
     RxStart(u32, u32),
     RxEnd(u32, u32),
     Timer(u32, MacTimer, u32),
-}
-
-/// Per-radio counters.
-#[derive(Debug, Default, Clone, Serialize)]
-pub struct MacStats {
-    pub rts: u64,
-    pub cts: u64,
-    pub data: u64,
-    pub acks: u64,
-    /// Data frames sent again after a missing CTS or ACK.
-    pub retries: u64,
-    /// Packets given up after the retry limit, or refused by a full interface queue.
-    pub retry_drops: u64,
-    pub queue_drops: u64,
-    /// Frames lost to an overlapping frame at this receiver.
-    pub collisions: u64,
 }
 
 /// A radio: one node's interface on one WLAN.
@@ -299,10 +237,6 @@ impl Station {
             MacTimer::Nav => &mut self.nav_timer,
         }
     }
-}
-
-pub fn distance(a: (f64, f64), b: (f64, f64)) -> f64 {
-    ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt()
 }
 
 impl Network {
