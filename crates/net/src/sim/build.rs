@@ -1,0 +1,325 @@
+//! Building a run: the network, its links, queues, loss models, WLANs and mobile nodes, one
+//! sender and receiver per flow, the trace writers, and the clock phases ns-2 draws.
+
+use super::{Flow, Receiver, RunError, RunOptions, Sender, Simulation};
+use crate::guard::Guard;
+use crate::loss::Loss;
+use crate::metrics::Sampler;
+use crate::mobility::Mip;
+use crate::network::{link_name, Endpoint, Event, Link, Network};
+use crate::packet::{Addr, FlowId};
+use crate::pcap::{FlowWire, Pcap};
+use crate::queue::Queue;
+use crate::random::{tcl_array_order, Draws};
+use crate::scenario::{AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Transport};
+use crate::tcp::{Agent, RfcSender, TcpSender, TcpSink};
+use crate::trace::{Sink, Tracer};
+use crate::udp::CbrSource;
+use crate::wifi::Wifi;
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::PathBuf;
+use tcplab_des::{Ns2Rng, Rng};
+
+fn open_trace(dir: &Option<PathBuf>, name: &str) -> io::Result<Sink> {
+    open_file(dir, name, 1 << 20)
+}
+
+/// `name` under the output directory, created with its folders, behind a `buffer`-byte buffer.
+/// An error names the path it failed on (a file where a folder should be, a full disk).
+fn open_file(dir: &Option<PathBuf>, name: &str, buffer: usize) -> io::Result<Sink> {
+    let dir = dir.as_ref().ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidInput, format!("the {name} trace needs an output directory"))
+    })?;
+    let path = dir.join(name);
+    let folder = path.parent().unwrap_or(dir);
+    let named = |at: &std::path::Path, e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", at.display()));
+    std::fs::create_dir_all(folder).map_err(|e| named(folder, e))?;
+    Ok(Box::new(BufWriter::with_capacity(buffer, File::create(&path).map_err(|e| named(&path, e))?)))
+}
+
+/// The pcap file of each link (None where it is not traced), under `pcap/`: `A-B.pcap` for the
+/// link from node A to node B, each name kept to the characters `[A-Za-z0-9._-]` (others become
+/// `_`) and to 100 of them. Where two links would get the same name (nodes `x/y` and `x_y`,
+/// or `a-b`+`c` and `a`+`b-c`), each of them gets its place among the links too, `A-B~3.pcap`
+/// for the third: `~` is in no cleaned name, so no two files are ever one.
+pub fn pcap_file_names(scenario: &Scenario) -> Vec<Option<String>> {
+    let clean = |name: &str| {
+        name.chars()
+            .take(100)
+            .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+            .collect::<String>()
+    };
+    let traced = |a: usize, b: usize| {
+        scenario.trace_links.as_ref().is_none_or(|dirs| dirs.contains(&(a, b)) || dirs.contains(&(b, a)))
+    };
+    let plain: Vec<Option<String>> = scenario
+        .links
+        .iter()
+        .map(|l| traced(l.a, l.b).then(|| format!("{}-{}", clean(&scenario.nodes[l.a]), clean(&scenario.nodes[l.b]))))
+        .collect();
+    let mut uses = std::collections::HashMap::new();
+    for name in plain.iter().flatten() {
+        *uses.entry(name.as_str()).or_insert(0) += 1;
+    }
+    plain
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            name.as_ref().map(|n| {
+                if uses[n.as_str()] > 1 {
+                    format!("pcap/{n}~{}.pcap", i + 1)
+                } else {
+                    format!("pcap/{n}.pcap")
+                }
+            })
+        })
+        .collect()
+}
+
+/// The pcap capture: one file per traced link, both directions (see `pcap_file_names`).
+fn pcap_capture(scenario: &Scenario, mip: &Mip, dir: &Option<PathBuf>) -> io::Result<Pcap> {
+    let files = pcap_file_names(scenario)
+        .into_iter()
+        .map(|name| name.map(|n| open_file(dir, &n, 64 << 10)).transpose())
+        .collect::<io::Result<Vec<_>>>()?;
+    let flows = scenario
+        .flows
+        .iter()
+        .map(|f| match &f.transport {
+            Transport::Tcp(t) => {
+                let segment = t.params.packet_size;
+                FlowWire {
+                    segment,
+                    timestamps: t.params.timestamps,
+                    window: (t.params.window as u64 * segment as u64).min(65535) as u16,
+                }
+            }
+            Transport::Udp => FlowWire { segment: 1, timestamps: false, window: 65535 },
+        })
+        .collect();
+    let mobile = (0..scenario.nodes.len() as u32).map(|n| mip.is_mobile(n)).collect();
+    Pcap::new(scenario.pcap_ip, flows, mobile, files)
+}
+
+/// The flows in the order `$ns run` resets their senders: node by node in Tcl's `array names`
+/// order, each node's agents in the order they were attached (the flows' order).
+fn reset_order(scenario: &Scenario) -> impl Iterator<Item = usize> + '_ {
+    tcl_array_order(scenario.nodes.len())
+        .into_iter()
+        .flat_map(move |node| (0..scenario.flows.len()).filter(move |&i| scenario.flows[i].from == node))
+}
+
+/// Each TCP sender's clock phase (ns-2's `boot_time_` / `tcpTick_`), by flow.
+///
+/// ns-2 draws a phase when it creates a TCP agent and again when `$ns run` resets it; the second
+/// one stays. Resets go node by node in Tcl's `array names` order, agents in attach order (per
+/// flow: sender on `from`, then sink on `to`; sinks draw nothing).
+fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> Vec<f64> {
+    // Only ns-2's agents have a clock phase.
+    let is_tcp = |f: &FlowConfig| matches!(&f.transport, Transport::Tcp(t) if t.profile == Profile::Ns2);
+    let mut phases = vec![0.0; scenario.flows.len()];
+    match scenario.rng {
+        RngMode::Streams => {
+            for (i, f) in scenario.flows.iter().enumerate().filter(|(_, f)| is_tcp(f)) {
+                phases[i] = Rng::stream(seed, &format!("flow/{}/tcp", f.name)).uniform();
+            }
+        }
+        RngMode::Ns2 => {
+            for f in scenario.flows.iter().filter(|f| is_tcp(f)) {
+                // The draws at creation, overwritten at `$ns run` (Vegas resets itself twice).
+                let vegas = matches!(&f.transport, Transport::Tcp(t) if t.variant == TcpVariant::Vegas);
+                for _ in 0..if vegas { 2 } else { 1 } {
+                    shared.uniform();
+                }
+            }
+            for i in reset_order(scenario).filter(|&i| is_tcp(&scenario.flows[i])) {
+                phases[i] = shared.uniform();
+            }
+        }
+    }
+    phases
+}
+
+impl Simulation {
+    /// A run of `scenario`, refused (`RunError::Stopped`) when it is estimated far beyond this
+    /// machine, unless `opts.no_limits` (crate::budget), before any file is opened.
+    pub fn new(scenario: Scenario, opts: &RunOptions) -> Result<Simulation, RunError> {
+        let estimate = crate::budget::enforce(&scenario, opts).map_err(RunError::Stopped)?;
+        let seed = opts.seed.unwrap_or(scenario.seed);
+        let end = opts.until.unwrap_or(scenario.duration);
+        let traces = scenario.traces.union(opts.traces);
+        let only_links = scenario.trace_links.as_ref().map(|l| l.iter().map(|&(a, b)| (a as u32, b as u32)).collect());
+        let mut tracer =
+            Tracer { tcp_header: traces.tcp_header, events: traces.events, only_links, ..Tracer::default() };
+        if traces.ns2 {
+            tracer.ns2 = Some(open_trace(&opts.out_dir, "trace.tr")?);
+            if !scenario.wlans.is_empty() {
+                tracer.wireless = Some(scenario.wireless_format);
+            }
+        }
+        if traces.nam {
+            tracer.nam = Some(open_trace(&opts.out_dir, "trace.nam")?);
+            let links: Vec<_> = scenario
+                .links
+                .iter()
+                .map(|l| (l.a as u32, l.b as u32, l.bandwidth_bps, l.delay.as_secs_f64()))
+                .collect();
+            tracer.nam_topology(scenario.nodes.len(), &links);
+        }
+        // the flows the series and the cwnd trace cover (`output.trace_flows`)
+        let traced_flows: Vec<bool> = (0..scenario.flows.len())
+            .map(|i| scenario.trace_flows.as_ref().is_none_or(|ids| ids.contains(&i)))
+            .collect();
+        tracer.flows = traced_flows.clone();
+        if traces.rtt && !opts.skip_series {
+            tracer.rtt_series = Some(Vec::new());
+        }
+        if traces.cwnd {
+            if !opts.skip_series {
+                tracer.cwnd_series = Some(Vec::new());
+            }
+            if opts.out_dir.is_some() {
+                tracer.cwnd = Some(open_trace(&opts.out_dir, "cwnd.tr")?);
+            }
+        }
+
+        let draws = |component: String| match scenario.rng {
+            RngMode::Ns2 => Draws::Shared,
+            RngMode::Streams => Draws::Own(Rng::stream(seed, &component)),
+        };
+        // Each duplex link i becomes simplex links 2i (a->b) and 2i+1 (b->a).
+        let mut links = Vec::with_capacity(2 * scenario.links.len());
+        for l in &scenario.links {
+            for (from, to, limit) in [(l.a, l.b, l.queue.limit), (l.b, l.a, l.reverse_limit)] {
+                let queue = QueueConfig { limit, ..l.queue.clone() };
+                let rng = draws(format!("link/{}->{}", scenario.nodes[from], scenario.nodes[to]));
+                let queue = Queue::new(&queue, l.bandwidth_bps, l.delay, rng);
+                links.push(Link::new(from as u32, to as u32, l.bandwidth_bps, l.delay.as_secs_f64(), queue));
+            }
+        }
+        let mut radio_losses = Vec::new();
+        for (i, l) in scenario.losses.iter().enumerate() {
+            let loss = Loss::new(l, draws(format!("loss/{i}")));
+            match l.at {
+                LossAt::Link { link } => links[link].losses.insert(0, loss), // the newest meets packets first
+                LossAt::Radio { wlan, node } => radio_losses.push((wlan, node, loss)),
+            }
+        }
+        // ns-2's generator (unused, and so seeded 1, with per-component streams)
+        let mut shared = Ns2Rng::seeded(if scenario.rng == RngMode::Ns2 { seed as u32 } else { 1 });
+        let phases = clock_phases(&scenario, seed, &mut shared);
+        let mut wifi = Wifi::new(scenario.wlans.clone(), draws);
+        wifi.paths = scenario.paths();
+        for (wlan, node, loss) in radio_losses {
+            let r = wifi.radio(wlan, node).expect("validated: the node is on the WLAN");
+            wifi.stations[r as usize].losses.push(loss);
+        }
+        // each mobile node's radios, with the access point of their WLAN
+        let access = |node: usize| -> Vec<(u32, u32)> {
+            let mut pairs = Vec::new();
+            for (w, cfg) in scenario.wlans.iter().enumerate() {
+                if let (Some(ap), Some(r)) = (cfg.access_point, wifi.radio(w, node)) {
+                    pairs.extend(wifi.radio(w, ap).filter(|_| ap != node).map(|a| (r, a)));
+                }
+            }
+            pairs
+        };
+        // each node's correspondents: the other ends of its flows
+        let peers = |node: usize| -> Vec<u32> {
+            let mut p: Vec<u32> = scenario
+                .flows
+                .iter()
+                .filter_map(|f| {
+                    if f.to == node {
+                        Some(f.from as u32)
+                    } else if f.from == node {
+                        Some(f.to as u32)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            p.sort_unstable();
+            p.dedup();
+            p
+        };
+        let mip =
+            Mip::new(scenario.nodes.len(), scenario.mobile_nodes.clone(), access, peers, draws("mip".to_string()));
+        if traces.pcap {
+            tracer.pcap = Some(pcap_capture(&scenario, &mip, &opts.out_dir)?);
+        }
+        let mut net = Network::new(scenario.nodes.clone(), links, wifi, mip, scenario.flows.len(), tracer, shared);
+        net.start_mobility();
+        if opts.check {
+            net.check = Some(crate::check::Checks::new(scenario.flows.len()));
+        }
+
+        // Agents get ports on their node in the order they are attached (sender, then sink),
+        // as ns-2's `attach-agent` does.
+        let mut next_port = vec![0u32; scenario.nodes.len()];
+        let mut port = |node: usize| {
+            let p = next_port[node];
+            next_port[node] += 1;
+            Addr { node: node as u32, port: p }
+        };
+        let mut flows = Vec::with_capacity(scenario.flows.len());
+        for (i, f) in scenario.flows.iter().enumerate() {
+            let id = FlowId(i as u32);
+            let (src, dst) = (port(f.from), port(f.to));
+            let sender_end = Endpoint { flow: id, fid: f.fid, addr: src, peer: dst };
+            let receiver_end = Endpoint { addr: dst, peer: src, ..sender_end };
+            let (sender, receiver) = match (&f.transport, f.app) {
+                (Transport::Tcp(t), _) => {
+                    let sender = match (t.profile, Agent::of(t.variant)) {
+                        (Profile::Ns2, Some(agent)) => Sender::Tcp(TcpSender::new(
+                            agent,
+                            t.params.clone(),
+                            t.pacing.clone(),
+                            sender_end,
+                            phases[i],
+                        )),
+                        _ => {
+                            let mut rfc = RfcSender::new(t, sender_end);
+                            rfc.trace_cwnd(&mut net);
+                            Sender::Rfc(rfc)
+                        }
+                    };
+                    (sender, Receiver::Tcp(TcpSink::new(receiver_end, &t.sink)))
+                }
+                (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
+                    (Sender::Cbr(CbrSource::new(sender_end, rate_bps, size)), Receiver::Null)
+                }
+                (Transport::Udp, AppConfig::Ftp { .. }) => unreachable!("validation pairs FTP with TCP"),
+            };
+            flows.push(Flow { sender, receiver, app: f.app });
+        }
+        // ns-2's cwnd trace: a line as each agent's trace is attached (flow order), then one as
+        // `$ns run` resets each agent
+        let agent = |i: usize| match &flows[i].sender {
+            Sender::Tcp(tcp) => Some(tcp),
+            _ => None,
+        };
+        for tcp in (0..flows.len()).filter_map(agent) {
+            tcp.trace_cwnd_attached(&mut net);
+        }
+        for tcp in reset_order(&scenario).filter_map(agent) {
+            tcp.trace_cwnd_reset(&mut net);
+        }
+        let first_action = net.sched.reserve(); // a mark: numbers are only compared
+        for (i, a) in scenario.actions.iter().enumerate() {
+            net.sched.schedule_exact(a.at_s, Event::Act(i as u32));
+        }
+        let at_end = first_action..net.sched.reserve();
+        let sampler = scenario.interval.filter(|_| !opts.skip_series).map(|interval| {
+            let flow_names = scenario.flows.iter().map(|f| f.name.clone()).collect();
+            let link_names = net.links.iter().map(|l| link_name(&scenario.nodes, l)).collect();
+            let traced =
+                |l: &Link| scenario.trace_links.as_ref().is_none_or(|d| d.contains(&(l.from as usize, l.to as usize)));
+            let links = net.links.iter().map(traced).collect();
+            Sampler::new(interval, flow_names, link_names, traced_flows, links)
+        });
+        let guard = Guard::new(estimate.events, !opts.no_limits, opts.max_events);
+        Ok(Simulation { net, flows, scenario, seed, end, at_end, sampler, guard })
+    }
+}

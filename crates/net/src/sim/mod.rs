@@ -1,0 +1,415 @@
+//! A simulation run: built from a scenario (build.rs), driven here event by event (dispatch,
+//! delivery, checks), and summarised at the end (summary.rs).
+
+mod build;
+mod summary;
+
+use crate::guard::{Alarm, Guard};
+use crate::metrics::{FlowSeries, LinkSample, LinkSeries, Sampler, Summary, TcpSeries};
+use crate::network::{link_name, unchecked, Event, Link, Network, TimerKind};
+use crate::packet::{Kind, PacketId};
+use crate::scenario::{ActionKind, AppConfig, Scenario, ScenarioError, Transport};
+use crate::tcp::{Ftp, RfcSender, TcpSender, TcpSink};
+use crate::udp::CbrSource;
+use serde::Serialize;
+use std::io;
+use tcplab_des::Time;
+
+pub use crate::options::{unknown_trace, RunOptions};
+pub use build::pcap_file_names;
+
+#[allow(clippy::large_enum_variant)] // one per flow; boxing would cost an indirection per event
+enum Sender {
+    /// An ns-2 agent.
+    Tcp(TcpSender),
+    /// The rfc profile's sender.
+    Rfc(RfcSender),
+    Cbr(CbrSource),
+}
+
+impl Sender {
+    fn ftp(&mut self) -> Option<&mut dyn Ftp> {
+        match self {
+            Sender::Tcp(t) => Some(t),
+            Sender::Rfc(r) => Some(r),
+            Sender::Cbr(_) => None,
+        }
+    }
+}
+
+#[allow(clippy::large_enum_variant)]
+enum Receiver {
+    Tcp(TcpSink),
+    /// `Agent/Null`: counts and discards.
+    Null,
+}
+
+struct Flow {
+    sender: Sender,
+    receiver: Receiver,
+    app: AppConfig,
+}
+
+pub struct Simulation {
+    net: Network,
+    flows: Vec<Flow>,
+    scenario: Scenario,
+    seed: u64,
+    end: Time,
+    /// The insertion numbers of the scenario's actions: of the events at the end itself,
+    /// these run, as ns-2 runs its `$ns at` lines written before its halt (`finish`), and
+    /// nothing else does (the run's own events come after the halt, the set-up's first
+    /// mobility timers have no such line).
+    at_end: std::ops::Range<u64>,
+    sampler: Option<Sampler>,
+    guard: Guard,
+}
+
+/// Why a run did not finish.
+#[derive(Debug)]
+pub enum RunError {
+    /// Writing its outputs failed.
+    Io(io::Error),
+    /// It was refused as far beyond the machine (crate::budget) or stopped as gone wrong
+    /// (crate::guard), with the field to look at and why.
+    Stopped(ScenarioError),
+}
+
+impl From<io::Error> for RunError {
+    fn from(e: io::Error) -> RunError {
+        RunError::Io(e)
+    }
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Io(e) => e.fmt(f),
+            RunError::Stopped(e) => e.fmt(f),
+        }
+    }
+}
+
+/// What a run produces: the summary and any traced time series.
+#[derive(Serialize, Debug)]
+pub struct RunResult {
+    pub summary: Summary,
+    pub series: Series,
+    /// Events the scheduler dispatched (the engine's work, for benchmarks).
+    pub events: u64,
+    /// What the invariant checks found, when they were on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<crate::check::CheckReport>,
+}
+
+#[derive(Serialize, Debug, Default)]
+pub struct Series {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwnd: Option<CwndSeries>,
+    /// Per-interval goodput of every flow (`output.interval`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flows: Option<FlowSeries>,
+    /// Per-interval queue length of every link direction (`output.interval`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links: Option<LinkSeries>,
+    /// Every TCP sender's cwnd, ssthresh, srtt, in-flight and pacing rate at each interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpSeries>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<RttSeries>,
+}
+
+#[derive(Serialize, Debug, Default)]
+pub struct CwndSeries {
+    pub time: Vec<f64>,
+    pub flow: Vec<String>,
+    pub cwnd: Vec<f64>,
+    pub ssthresh: Vec<i64>,
+}
+
+/// Every RTT sample a TCP sender's estimator took (`output.trace = ["rtt"]`).
+#[derive(Serialize, Debug, Default)]
+pub struct RttSeries {
+    pub time: Vec<f64>,
+    pub flow: Vec<String>,
+    pub rtt_s: Vec<f64>,
+}
+
+impl RunResult {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("results serialise")
+    }
+}
+
+impl Simulation {
+    pub fn now(&self) -> Time {
+        self.net.now()
+    }
+
+    pub fn end(&self) -> Time {
+        self.end
+    }
+
+    /// The queue integral of the link direction `from`->`to` so far (packet-seconds; see
+    /// `LinkStats::queue_integral`), for measurements over part of a run.
+    pub fn queue_integral(&self, from: &str, to: &str) -> Option<f64> {
+        let nodes = &self.scenario.nodes;
+        let id = |n: &str| nodes.iter().position(|x| x == n).map(|i| i as u32);
+        let (a, b) = (id(from)?, id(to)?);
+        self.net.links.iter().find(|l| (l.from, l.to) == (a, b)).map(|l| l.stats.queue_integral(self.net.now()))
+    }
+
+    /// Each flow's in-order bytes delivered to its application so far.
+    pub fn goodput_bytes(&self) -> Vec<u64> {
+        self.net.flow_stats.iter().map(|f| f.goodput_bytes).collect()
+    }
+
+    /// Runs every event up to `to` and up to the end; true while the run has not reached its
+    /// end. The end is judged on ns-2's double clock: events whose double time is below it run
+    /// (even if they round to the end picosecond). Of those at exactly the end, only the
+    /// scenario's actions run, as ns-2's halt scheduled for that time comes after its `$ns at`
+    /// lines and before everything the run schedules.
+    pub fn advance(&mut self, to: Time) -> bool {
+        self.advance_at_most(to, u64::MAX);
+        self.net.now() < self.end
+    }
+
+    /// As `advance`, but stops once about `events` events have run, even with more due before
+    /// `to` (the clock then stays at the last one run): its caller gets control back however
+    /// densely the events fall (Python, to take Ctrl-C). True if everything up to `to` has run.
+    /// A run its guard stopped (`stopped`) runs no further.
+    pub fn advance_at_most(&mut self, to: Time, events: u64) -> bool {
+        let stop = to.min(self.end);
+        let limit = self.net.sched.dispatched().saturating_add(events.max(1)); // at least one: progress
+        while let Some(at) = self.sampler.as_ref().and_then(|s| s.due(stop)) {
+            if !self.run_events(at, limit) {
+                return false;
+            }
+            let links = self.net.links.iter().map(|l| LinkSample {
+                queue: l.queue.len(),
+                on_wire: l.on_wire() as usize,
+                busy: l.stats.busy_time,
+            });
+            let tcp = self.flows.iter_mut().enumerate().filter_map(|(i, f)| Some((i, f.sender.ftp()?.state())));
+            self.sampler.as_mut().expect("due").record(&self.net.flow_stats, links, tcp);
+        }
+        self.run_events(stop, limit)
+    }
+
+    /// Why the run was stopped before its end (crate::guard), if it was.
+    pub fn stopped(&self) -> Option<&ScenarioError> {
+        self.net.stopped.as_deref()
+    }
+
+    /// Runs the events due up to `stop` (at the end, only the actions: see `advance`), until
+    /// `limit` events have run in all, with the guard's look every `guard::STRIDE` events:
+    /// true if it got to `stop`.
+    fn run_events(&mut self, stop: Time, limit: u64) -> bool {
+        let (end, end_s, at_end) = (self.end, self.end.as_secs_f64(), self.at_end.clone());
+        let before_halt = |exact: f64, seq: u64| exact < end_s || (exact == end_s && at_end.contains(&seq));
+        while self.net.stopped.is_none() {
+            let bound = limit.min(self.guard.next_look);
+            while self.net.sched.dispatched() < bound {
+                let Some(ev) = self.net.sched.pop_if(|exact, seq| {
+                    before_halt(exact, seq) && (stop >= end || Time::from_secs_f64(exact) <= stop)
+                }) else {
+                    if stop > self.net.now() {
+                        self.net.sched.advance_to(stop);
+                    }
+                    return true;
+                };
+                let flow = self.dispatch(ev);
+                if self.net.check.is_some() {
+                    self.check(flow);
+                }
+            }
+            if self.net.sched.dispatched() >= self.guard.next_look {
+                self.look();
+            }
+            if self.net.sched.dispatched() >= limit {
+                break;
+            }
+        }
+        false
+    }
+
+    /// The guard's look (out of line: the loop above is the hot path).
+    #[inline(never)]
+    fn look(&mut self) {
+        if let Err(alarm) = self.guard.look(self.net.sched.dispatched(), self.net.now_secs()) {
+            let error = self.alarm(alarm);
+            self.net.stop_run(error);
+        }
+    }
+
+    /// The error of an alarm, naming the flow whose timers most of the next events are (a few
+    /// thousand of them are taken out to see: the run ends here). It dispatches none, so that
+    /// `dispatch` and what it calls keep their one caller, which LLVM inlines them into.
+    #[cold]
+    fn alarm(&mut self, alarm: Alarm) -> ScenarioError {
+        let mut timers = vec![0u32; self.flows.len()];
+        for _ in 0..4096 {
+            match self.net.sched.pop_if(|_, _| true) {
+                Some(Event::Timer(f, _, _)) => timers[f.0 as usize] += 1,
+                Some(_) => {}
+                None => break,
+            }
+        }
+        let culprit = (0..timers.len()).filter(|&f| timers[f] > 0).max_by_key(|&f| timers[f]);
+        alarm.error(culprit.map(|f| (f, self.scenario.flows[f].name.as_str())), self.end.as_secs_f64())
+    }
+
+    /// Handles one event; returns the flow whose agents it reached, if any.
+    fn dispatch(&mut self, ev: Event) -> Option<usize> {
+        let net = &mut self.net;
+        match ev {
+            Event::LinkFree(l) => net.on_link_free(l),
+            Event::Reenter(l, id, next) => net.pass_losses(l as usize, id, next as usize),
+            Event::Arrive(lane) => {
+                let home = net.on_arrive(lane)?;
+                return Some(Self::deliver(net, &mut self.flows, home));
+            }
+            Event::Timer(f, kind, gen) => {
+                let flow = &mut self.flows[f.0 as usize];
+                match (kind, &mut flow.sender, &mut flow.receiver) {
+                    (TimerKind::Rtx, Sender::Tcp(tcp), _) => tcp.on_timer(net, gen),
+                    (TimerKind::Pace, Sender::Tcp(tcp), _) => tcp.on_pace_timer(net, gen),
+                    (TimerKind::Rtx, Sender::Rfc(tcp), _) => tcp.on_timer(net, gen),
+                    (TimerKind::Pace, Sender::Rfc(tcp), _) => tcp.on_pace_timer(net, gen),
+                    (TimerKind::Cbr, Sender::Cbr(cbr), _) => cbr.on_timer(net, gen),
+                    (TimerKind::DelAck, _, Receiver::Tcp(sink)) => sink.on_timer(net, gen),
+                    _ => unreachable!("timer {kind:?} of a flow without one"),
+                }
+                return Some(f.0 as usize);
+            }
+            Event::Wifi(ev) => {
+                let home = net.on_wifi(ev)?;
+                return Some(Self::deliver(net, &mut self.flows, home));
+            }
+            Event::Mip(m, which, gen) => net.on_mip(m, which, gen),
+            Event::Act(i) => {
+                let action = self.scenario.actions[i as usize];
+                let flow = &mut self.flows[action.flow];
+                let app = flow.app;
+                if let Sender::Cbr(cbr) = &mut flow.sender {
+                    match action.kind {
+                        ActionKind::Start => cbr.start(net),
+                        ActionKind::Stop => cbr.stop(),
+                        kind => unreachable!("validation rules out {kind:?} on {app:?}"),
+                    }
+                } else if let Some(tcp) = flow.sender.ftp() {
+                    match (action.kind, app) {
+                        (ActionKind::Start, AppConfig::Ftp { packets: None }) => tcp.send_unlimited(net),
+                        (ActionKind::Start, AppConfig::Ftp { packets: Some(n) }) => tcp.advance(net, n as i64),
+                        (ActionKind::Stop, _) => tcp.stop(net),
+                        (ActionKind::Produce { packets }, _) => tcp.advance(net, packets as i64),
+                        (ActionKind::ProduceMore { packets }, _) => tcp.advance_by(net, packets as i64),
+                        (kind, app) => unreachable!("validation rules out {kind:?} on {app:?}"),
+                    }
+                }
+                return Some(action.flow);
+            }
+        }
+        None
+    }
+
+    /// The invariants after an event (see `check`): the clock, and the agents of `flow`.
+    fn check(&mut self, flow: Option<usize>) {
+        let now = self.net.now_secs();
+        let check = self.net.check.as_mut().expect("checking");
+        check.time(now);
+        let Some(i) = flow else { return };
+        let f = &mut self.flows[i];
+        let name = &self.scenario.flows[i].name;
+        if let Some(tcp) = f.sender.ftp() {
+            check.sender(now, name, tcp.state());
+        }
+        if let (Receiver::Tcp(sink), Transport::Tcp(cfg)) = (&f.receiver, &self.scenario.flows[i].transport) {
+            let bytes = self.net.flow_stats[i].goodput_bytes;
+            check.sink(now, i, name, sink.cumulative(), bytes, cfg.params.packet_size as u64);
+        }
+    }
+
+    /// The end-of-run invariants: every packet accounted for, per flow and per link.
+    fn check_conservation(&mut self) {
+        let now = self.net.now_secs();
+        if self.net.check.is_none() {
+            return;
+        }
+        let taken = self.net.frames_received_unacked();
+        let check = self.net.check.as_mut().expect("checking");
+        let mut live = vec![0u64; self.flows.len()];
+        for (id, p) in self.net.pkts.live_packets() {
+            if matches!(p.kind, Kind::Tcp | Kind::Cbr) && !taken.contains(&id) {
+                live[p.flow.0 as usize] += 1;
+            }
+        }
+        for (i, s) in self.net.flow_stats.iter().enumerate() {
+            if s.data_sent != s.data_delivered + s.data_dropped + live[i] {
+                let name = &self.scenario.flows[i].name;
+                check.fail(now, || {
+                    format!(
+                        "flow {name}: {} data packets sent, {} delivered, {} dropped, {} in the network",
+                        s.data_sent, s.data_delivered, s.data_dropped, live[i]
+                    )
+                });
+            }
+        }
+        let delayed = |l: &Link| l.losses.iter().any(|m| matches!(m.action, crate::scenario::LossAction::Delay { .. }));
+        let on_wire = self.net.flights.on_wire(self.net.links.len());
+        for (l, &on_wire) in self.net.links.iter().zip(&on_wire) {
+            let s = &l.stats;
+            let name = link_name(&self.scenario.nodes, l);
+            let accounted = s.departures + s.drops + l.queue.len() as u64;
+            // a loss model that delays packets holds them between arrival and queue
+            if s.arrivals < accounted || (s.arrivals > accounted && !delayed(l)) {
+                check.fail(now, || {
+                    format!(
+                        "link {name}: {} in, {} out, {} dropped, {} waiting",
+                        s.arrivals,
+                        s.departures,
+                        s.drops,
+                        l.queue.len()
+                    )
+                });
+            }
+            if s.departures != s.received + on_wire {
+                check.fail(now, || {
+                    format!("link {name}: {} sent, {} received, {} on the wire", s.departures, s.received, on_wire)
+                });
+            }
+        }
+    }
+
+    /// Packet `id` reached the node of the agent it is addressed to; returns its flow.
+    fn deliver(net: &mut Network, flows: &mut [Flow], id: PacketId) -> usize {
+        let pkt = &net.pkts.release(id);
+        if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {
+            unreachable!("signalling ends in the network"); // its flow is no flow's
+        }
+        let delay = Time::from_secs_f64(net.now_secs() - pkt.ts);
+        // SAFETY: an agent's packet carries its `Endpoint`'s flow, one of the scenario's, with
+        // its agents and books
+        let (flow, stats) =
+            unsafe { (unchecked(flows, pkt.flow.0 as usize), unchecked(&mut net.flow_stats, pkt.flow.0 as usize)) };
+        match pkt.kind {
+            Kind::Tcp | Kind::Cbr => {
+                stats.on_data_delivered(pkt.size, delay);
+                match &mut flow.receiver {
+                    Receiver::Tcp(sink) => sink.recv(net, pkt),
+                    Receiver::Null => stats.goodput_bytes += pkt.payload as u64,
+                }
+            }
+            Kind::BindingUpdate | Kind::BindingAck => unreachable!("ruled out above"),
+            Kind::Ack => {
+                stats.acks_delivered += 1;
+                match &mut flow.sender {
+                    Sender::Tcp(tcp) => tcp.recv(net, pkt),
+                    Sender::Rfc(tcp) => tcp.recv(net, pkt),
+                    Sender::Cbr(_) => {}
+                }
+            }
+        }
+        pkt.flow.0 as usize
+    }
+}
