@@ -71,17 +71,11 @@ def write(out: Path, rep: StudyReport) -> None:
 # The paper's tables, in their own shape
 # --------------------------------------------------------------------------------------
 
-def _decimals(c: Cell) -> int | None:
-    """The decimals the paper prints the cell with, so tcplab's value reads beside it."""
-    if c.paper is None:
-        return None
-    return min(6, max(0, -round(math.log10(fingerprint.last_digit(c)))))
-
-
-def _number(v: float | None, decimals: int | None) -> str:
+def _number(v: float | None, c: Cell) -> str:
+    """A value of cell `c` with the decimals the paper prints it with, so it reads beside it."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "–"
-    return fmt(v) if decimals is None else f"{v:.{decimals}f}"
+    return fmt(v) if c.paper is None else fingerprint.printed_like(v, c)
 
 
 def _delta(ours: float | None, paper: float | None) -> str:
@@ -94,13 +88,19 @@ def _seeds(r: Shown) -> list[int]:
     return sorted({run.seed for run in r.sweep.runs})
 
 
+def by_measure(table: dict, cells: list[Cell]) -> dict[str, list[Cell]]:
+    """A table's cells by what they measure (measure_of), in the table's order."""
+    measures: dict[str, list[Cell]] = {}
+    for c in cells:
+        measures.setdefault(measure_of(c, table), []).append(c)
+    return measures
+
+
 def blocks(table: dict, cells: list[Cell]) -> list[tuple[str, list[Cell]]]:
     """A table's cells as the page shows them: (measure, cells) per measure when its rows
     carry the measures ("Tahoe throughput (kb/s)", "Tahoe delay (s)" across environments), so
     each block is variants by environments in one unit; else the table whole ("", cells)."""
-    measures: dict[str, list[Cell]] = {}
-    for c in cells:
-        measures.setdefault(measure_of(c, table), []).append(c)
+    measures = by_measure(table, cells)
     if len(measures) > 1 and not all(len({c.column for c in mc}) == 1 for mc in measures.values()):
         return list(measures.items())
     return [("", cells)]
@@ -124,10 +124,9 @@ def grid(cells: list[Cell], r: Shown, typos: dict, split: bool = False) -> dict:
                 continue
             k = (c.table, c.row, c.column)
             mean, ci, _, _ = r.ours.get(k, (None, 0.0, None, None))
-            d = _decimals(c)
-            ours = _number(mean, d) + (f" ± {_number(ci, d)}" if mean is not None and ci and ci > 0 else "")
+            ours = _number(mean, c) + (f" ± {_number(ci, c)}" if mean is not None and ci and ci > 0 else "")
             paper = (c.printed or fmt(c.paper)) + (" †" if k in typos else "")
-            line += [paper, ours, _delta(mean, c.paper)] + ([_number(r.ns2.get(k), d)] if r.ns2 else [])
+            line += [paper, ours, _delta(mean, c.paper)] + ([_number(r.ns2.get(k), c)] if r.ns2 else [])
         out_rows.append(line)
     return {"columns": [""] + sub * len(columns), "groups": [["", 1]] + [[col, len(sub)] for col in columns],
             "rows": out_rows, "deltas": [1 + i * len(sub) + 2 for i in range(len(columns))]}
@@ -216,9 +215,7 @@ def table_figures(table: dict, cells: list[Cell], shown: list[Shown], out: Path)
         return []
     parts = blocks(table, cells)
     if len(parts) == 1:  # one measure, or one per column: one figure, a panel per column
-        measures: dict[str, list[Cell]] = {}
-        for c in cells:
-            measures.setdefault(measure_of(c, table), []).append(c)
+        measures = by_measure(table, cells)
         return [(", ".join(measures), _bars(plt, table, measures, shown, out / f"table-{table['id']}"))]
     return [(m, _bars(plt, table, {m: mc}, shown, out / f"table-{table['id']}-{_slug(m)}")) for m, mc in parts]
 
@@ -441,7 +438,7 @@ def _column_errors(cells: list[Cell], r: Shown) -> dict[str, float]:
     return {col: sum(v) / len(v) for col, v in errs.items()}
 
 
-def _claims(rep: StudyReport) -> list[tuple[str, str]]:
+def _claim_lines(rep: StudyReport) -> list[tuple[str, str]]:
     """Each claim with its verdicts under every reading, as (claim, verdicts); in quick form
     none is judged."""
     if not rep.shown[0].claims:
@@ -485,7 +482,7 @@ def _write_markdown(out: Path, rep: StudyReport, figures: dict, series: list) ->
     for (f, files), (_, data) in zip(series, rep.series):
         lines += [f"## {f['title']}", "", _series_caption(f, data, seed), ""]
         lines += [f"![{f['title']}]({p})" for p in files if p.endswith(".svg")] + [""]
-    claims = _claims(rep)
+    claims = _claim_lines(rep)
     if claims:
         lines += ["## The paper's claims", ""] + [f"- {text}: {verdicts}" for text, verdicts in claims] + [""]
     if rep.unexplained:
