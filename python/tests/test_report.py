@@ -329,3 +329,23 @@ def test_text_is_large_enough_to_read(page, browser):
                              ".map(e => [e.tagName, e.getAttribute('class'), parseFloat(getComputedStyle(e).fontSize)])")
     assert min(s for *_, s in sizes) >= 11
     assert all(s >= 12 for tag, cls, s in sizes if cls not in ("tick", "wire"))
+
+
+def test_a_cwnd_log_holds_its_last_value_to_the_end():
+    """The cwnd trace writes a line only when the window moves: a window that settled early
+    is drawn on to the run's end, not as a line that stops."""
+    log = pd.DataFrame({"time": [0.0, 1.0, 1.6, 0.0], "cwnd": [1.0, 4.0, 20.0, 2.0], "flow": ["A", "A", "A", "B"]})
+    held = {s["name"]: (s["x"], s["y"]) for s in report.lines(log, "time", "cwnd", "flow", until=30.0)}
+    assert held["A"] == ([0.0, 1.0, 1.6, 30.0], [1.0, 4.0, 20.0, 20.0])
+    assert held["B"] == ([0.0, 30.0], [2.0, 2.0])
+    plain = report.lines(log, "time", "cwnd", "flow")
+    assert plain[0]["x"] == [0.0, 1.0, 1.6], "without `until` a series ends at its last sample"
+
+
+def test_wide_tables_fit_the_page(page, browser):
+    """The flows table has 18 columns: its headers wrap, so it fits the page instead of
+    scrolling sideways."""
+    b = opened(browser, page / "report.html")
+    wide = b.execute_script("return [...document.querySelectorAll('.table-wrap')]"
+                            ".filter(w => w.scrollWidth > w.clientWidth + 1).map(w => w.firstChild.id)")
+    assert wide == []

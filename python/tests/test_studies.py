@@ -164,3 +164,12 @@ def test_claims_compare_rows_or_a_threshold():
     ]}
     verdicts = [v for _, v, _ in studies._claims(study, values)]
     assert verdicts == ["supported", "not supported", "supported", "not supported", "supported"]
+
+
+def test_a_difference_from_the_paper_is_signed_and_never_minus_zero():
+    from tcplab import study_report
+
+    assert study_report._delta(101.0, 100.0) == "+1.00%"
+    assert study_report._delta(99.0, 100.0) == "-1.00%"
+    assert study_report._delta(99.99999, 100.0) == "+0.00%", "a rounding to zero is not negative"
+    assert study_report._delta(None, 100.0) == "–" and study_report._delta(1.0, 0.0) == "–"
