@@ -228,26 +228,7 @@ mod tests {
     use super::*;
 
     fn packet(uid: u64) -> Packet {
-        Packet {
-            uid,
-            flow: FlowId(0),
-            fid: 0,
-            kind: Kind::Tcp,
-            size: 40,
-            payload: 0,
-            seq: 0,
-            src: Addr::default(),
-            dst: Addr::default(),
-            flags: 0,
-            ts: 0.0,
-            ts_echo: 0.0,
-            sack: [(0, 0); 3],
-            nsack: 0,
-            encaps: 0,
-            via: u32::MAX,
-            tunnel_from: 0,
-            mip_bytes: 0,
-        }
+        Packet { uid, ..crate::testing::packet() }
     }
 
     #[test]

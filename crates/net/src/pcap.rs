@@ -344,17 +344,14 @@ fn port(p: u32) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{Addr, FlowId};
+    use crate::packet::Addr;
     use crate::testing::Shared;
 
     fn ack_with_sack() -> Packet {
         Packet {
             uid: 7,
-            flow: FlowId(0),
-            fid: 0,
             kind: Kind::Ack,
             size: 48,
-            payload: 0,
             seq: 29,
             src: Addr { node: 4, port: 0 },
             dst: Addr { node: 0, port: 1 },
@@ -363,10 +360,7 @@ mod tests {
             ts_echo: 1.25,
             sack: [(31, 33), (0, 0), (0, 0)],
             nsack: 1,
-            encaps: 0,
-            via: u32::MAX,
-            tunnel_from: 0,
-            mip_bytes: 0,
+            ..crate::testing::packet()
         }
     }
 

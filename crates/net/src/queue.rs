@@ -343,7 +343,7 @@ impl Red {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{Addr, FlowId, Kind, PacketPool};
+    use crate::packet::PacketPool;
     use tcplab_des::Rng;
 
     fn own() -> Draws {
@@ -351,26 +351,7 @@ mod tests {
     }
 
     fn pkt(size: u32) -> Packet {
-        Packet {
-            uid: 0,
-            flow: FlowId(0),
-            fid: 0,
-            kind: Kind::Tcp,
-            size,
-            payload: 0,
-            seq: 0,
-            src: Addr::default(),
-            dst: Addr::default(),
-            flags: 0,
-            ts: 0.0,
-            ts_echo: 0.0,
-            sack: [(0, 0); 3],
-            nsack: 0,
-            encaps: 0,
-            mip_bytes: 0,
-            via: u32::MAX,
-            tunnel_from: 0,
-        }
+        Packet { size, ..crate::testing::packet() }
     }
 
     #[test]

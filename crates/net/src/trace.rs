@@ -560,21 +560,11 @@ mod tests {
             uid: 5,
             flow: FlowId(1),
             fid: 1,
-            kind: Kind::Tcp,
             size: 1040,
             payload: 1000,
             seq: 7,
-            src: Addr { node: 0, port: 0 },
             dst: Addr { node: 3, port: 0 },
-            flags: 0,
-            ts: 0.0,
-            ts_echo: 0.0,
-            sack: [(0, 0); 3],
-            nsack: 0,
-            encaps: 0,
-            via: u32::MAX,
-            tunnel_from: 0,
-            mip_bytes: 0,
+            ..crate::testing::packet()
         }
     }
 
