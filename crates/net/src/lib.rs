@@ -2,6 +2,7 @@
 
 pub mod budget;
 pub mod check;
+pub mod ctx;
 pub mod guard;
 pub mod loss;
 pub mod metrics;

@@ -2,48 +2,19 @@
 //! counters and trace writers. Agents get `&mut Network` and send through it synchronously, as
 //! ns-2 agents call `target_->recv`, so events are scheduled in the same order as in ns-2.
 
+pub use crate::ctx::{Ctx, Event, TimerKind};
 use crate::loss::Loss;
 use crate::loss::LossAction;
-use crate::metrics::{FlowStats, LinkStats};
-use crate::mobility::{Mip, MipTimer};
-use crate::packet::{flags, Addr, FlowId, Kind, Packet, PacketId, PacketPool, MAX_SACK_BLOCKS};
+use crate::metrics::LinkStats;
+use crate::mobility::{Mip, MipTimer, Outgoing, Route};
+use crate::packet::{flags, Addr, FlowId, Kind, Packet, PacketId, MAX_SACK_BLOCKS};
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
-use crate::wifi::{Wifi, WifiEvent};
+use crate::wifi::event::WifiEvent;
+use crate::wifi::{Outcome, Wifi};
 use std::collections::HashMap;
-use tcplab_des::{Ns2Rng, Ring, Scheduler, Time, Timer};
-
-/// Everything that can happen, as a small plain value.
-#[derive(Clone, Copy, Debug)]
-pub enum Event {
-    /// A link finished serialising a packet and may start the next one.
-    LinkFree(u32),
-    /// The first packet of flight lane `0` reaches the far end of its link.
-    Arrive(u32),
-    /// A packet a loss model held back enters link `0` again, after its loss model `2`.
-    Reenter(u32, PacketId, u8),
-    /// A flow's timer fired; stale unless `gen` is the timer's current generation.
-    Timer(FlowId, TimerKind, u32),
-    /// The scenario's action with this index.
-    Act(u32),
-    /// Something on a wireless LAN.
-    Wifi(WifiEvent),
-    /// A mobile node's timer (its index, which timer, generation).
-    Mip(u32, MipTimer, u32),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimerKind {
-    /// The TCP sender's retransmission timer.
-    Rtx,
-    /// The delayed-ACK sink's timer.
-    DelAck,
-    /// The CBR source's next packet.
-    Cbr,
-    /// An RBP sender's next paced segment.
-    Pace,
-}
+use tcplab_des::{Ns2Rng, Ring, Time, Timer};
 
 /// An agent's place in the network: its flow, its address and its peer's.
 #[derive(Clone, Copy, Debug)]
@@ -60,8 +31,8 @@ impl Endpoint {
     /// its size, payload, seqno and flags. The packet is built in its pool slot
     /// (`PacketPool::alloc_with`), and `fill` writes there.
     pub fn send(&self, net: &mut Network, kind: Kind, fill: impl FnOnce(&mut Packet)) {
-        let (uid, ts) = (net.next_uid(), net.now_secs());
-        let id = net.pkts.alloc_with(|| Packet {
+        let (uid, ts) = (net.ctx.next_uid(), net.ctx.now_secs());
+        let id = net.ctx.pkts.alloc_with(|| Packet {
             uid,
             flow: self.flow,
             fid: self.fid,
@@ -81,7 +52,7 @@ impl Endpoint {
             via: crate::packet::NO_VIA,
             tunnel_from: 0,
         });
-        fill(net.pkts.get_mut(id));
+        fill(net.ctx.pkts.get_mut(id));
         net.send(self.addr.node, id);
     }
 }
@@ -249,12 +220,12 @@ impl Flights {
     }
 }
 
+/// The wired links and the forwarding between them, the WLANs and the mobile nodes, and the
+/// run's shared state (`ctx`) that each of them takes in turn.
 pub struct Network {
-    pub sched: Scheduler<Event>,
-    /// Crate-private, as `links`, `flights` and `flow_stats` are: a hop indexes them without
-    /// bounds checks (`unchecked`, `PacketPool::slot_in_range`), by ids made from the tables
-    /// themselves, which never shrink.
-    pub(crate) pkts: PacketPool,
+    pub ctx: Ctx,
+    /// Crate-private, as `flights` is: a hop indexes them without bounds checks (`unchecked`),
+    /// by ids made from the tables themselves, which never shrink.
     pub(crate) links: Vec<Link>,
     pub(crate) flights: Flights,
     /// The wireless LANs and their radios.
@@ -266,18 +237,6 @@ pub struct Network {
     pub mip: Mip,
     /// Node names, for records.
     pub node_names: Vec<String>,
-    pub(crate) flow_stats: Vec<FlowStats>,
-    /// The trace writers. They are opened before the network is built and stay as they are:
-    /// each link's `traced` flag is taken from them once.
-    pub tracer: Tracer,
-    /// ns-2's default generator, for the components that draw from it (`random::Draws::Shared`).
-    pub rng: Ns2Rng,
-    /// The invariant checks, when on (`--check`).
-    pub check: Option<crate::check::Checks>,
-    /// Why a model refused to go on (`stop_run`): the run ends at its guard's next look.
-    /// Boxed: a pointer's room among the fields every hop reads.
-    pub(crate) stopped: Option<Box<crate::scenario::ScenarioError>>,
-    next_uid: u64,
     /// Set while an arriving packet is forwarded, the last thing its event does (`on_arrive`),
     /// and taken by the first link the packet meets (`pass_losses`), which may then run its own
     /// release on the spot (`Scheduler::dispatch_if_next`). This relies on nothing following
@@ -310,9 +269,8 @@ impl Network {
         for l in &mut links {
             l.traced = tracer.records_link(l.from, l.to);
         }
-        Network {
-            sched: Scheduler::new(),
-            pkts: PacketPool::default(),
+        let mut net = Network {
+            ctx: Ctx::new(flows, tracer, rng),
             links,
             flights: Flights::default(),
             wifi,
@@ -320,55 +278,40 @@ impl Network {
             wifi_edges,
             mip,
             node_names,
-            flow_stats: (0..flows).map(|_| FlowStats::default()).collect(),
-            tracer,
-            rng,
-            check: None,
-            stopped: None,
-            next_uid: 0,
             forwarding_last: false,
-        }
+        };
+        net.mip.start(&mut net.ctx, &net.wifi);
+        net
     }
 
     pub fn now(&self) -> Time {
-        self.sched.now()
+        self.ctx.now()
     }
 
     /// The current time in seconds, as ns-2's double clock holds it.
     pub fn now_secs(&self) -> f64 {
-        self.sched.now_exact()
+        self.ctx.now_secs()
     }
 
-    /// A model cannot go on (its arithmetic left the range of the simulator it reproduces):
-    /// the run stops at its guard's next look with this error, the first one kept.
-    #[cold]
+    /// See `Ctx::stop_run`.
     pub fn stop_run(&mut self, why: crate::scenario::ScenarioError) {
-        self.stopped.get_or_insert(Box::new(why));
+        self.ctx.stop_run(why);
     }
 
-    /// A fresh packet id, as ns-2's global `Agent::uidcnt_`.
-    pub fn next_uid(&mut self) -> u64 {
-        let uid = self.next_uid;
-        self.next_uid += 1;
-        uid
-    }
-
-    /// Arms `timer` to fire `delay` seconds from now and schedules its event. Delays are doubles
-    /// added to the double clock, as ns-2's `Scheduler::schedule` does.
+    /// See `Ctx::arm`.
     pub fn arm(&mut self, timer: &mut Timer, flow: FlowId, kind: TimerKind, delay: f64) {
-        let at = self.now_secs() + delay;
-        self.sched.arm(timer, at, |gen| Event::Timer(flow, kind, gen));
+        self.ctx.arm(timer, flow, kind, delay);
     }
 
-    /// True if the event of `timer` that came out with generation `gen` is its expiry.
+    /// See `Ctx::fire`.
     pub fn fire(&mut self, timer: &mut Timer, flow: FlowId, kind: TimerKind, gen: u32) -> bool {
-        self.sched.fire(timer, gen, |gen| Event::Timer(flow, kind, gen))
+        self.ctx.fire(timer, flow, kind, gen)
     }
 
     /// An agent at `node` sends packet `id` towards its destination.
     fn send(&mut self, node: u32, id: PacketId) {
-        let pkt = self.pkts.get(id);
-        let stats = &mut self.flow_stats[pkt.flow.0 as usize]; // checked: `Endpoint` is public
+        let pkt = self.ctx.pkts.get(id);
+        let stats = &mut self.ctx.flow_stats[pkt.flow.0 as usize]; // checked: `Endpoint` is public
         match pkt.kind {
             Kind::Tcp | Kind::Cbr => stats.on_data_sent(pkt.size),
             Kind::Ack => stats.acks_sent += 1,
@@ -380,9 +323,9 @@ impl Network {
 
     /// An agent-level line of the wireless trace for a packet in the pool.
     fn trace_agent(&mut self, ev: char, node: u32, id: PacketId) {
-        if self.tracer.wireless.is_some() {
-            let pkt = *self.pkts.get(id);
-            self.trace_radio_packet(ev, node, "AGT", "---", &pkt);
+        if self.ctx.tracer.wireless.is_some() {
+            let pkt = *self.ctx.pkts.get(id);
+            self.wifi.trace_radio_packet(&mut self.ctx, ev, node, "AGT", "---", &pkt);
         }
     }
 
@@ -390,6 +333,74 @@ impl Network {
     pub fn forward(&mut self, node: u32, id: PacketId) {
         let Some(towards) = self.forward_mobile(node, id) else { return };
         self.forward_on(self.route(node, towards), id);
+    }
+
+    /// Where packet `id` at `node` goes next: the node its static route leads towards (its
+    /// destination, or a tunnel's end), or None if Mobile IPv6 took it (onto a radio, or dropped).
+    #[inline(always)] // into `forward`: a network without mobile nodes pays one test
+    fn forward_mobile(&mut self, node: u32, id: PacketId) -> Option<u32> {
+        if self.mip.is_static() {
+            return Some(self.ctx.pkts.get(id).dst.node);
+        }
+        match self.mip.route(&mut self.ctx.pkts, &self.wifi, node, id) {
+            None => Some(self.ctx.pkts.get(id).dst.node),
+            Some(Route::Toward(n)) => Some(n),
+            Some(Route::Radio(a, b)) => {
+                self.radio_enqueue(a, b, id);
+                None
+            }
+            Some(Route::Drop) => {
+                let pkt = *self.ctx.pkts.get(id);
+                self.wifi.trace_radio_packet(&mut self.ctx, 'D', node, "RTR", "NRTE", &pkt);
+                self.drop_packet(id);
+                None
+            }
+        }
+    }
+
+    /// Queues packet `id` at radio `from` for radio `to`.
+    fn radio_enqueue(&mut self, from: u32, to: u32, id: PacketId) {
+        let outcome = self.wifi.enqueue(&mut self.ctx, from, to, id);
+        let _ = self.take_outcome(outcome);
+    }
+
+    /// Handles a radio event; returns a packet that reached its destination node.
+    #[must_use = "a packet handed back still holds its slot"]
+    pub fn on_wifi(&mut self, ev: WifiEvent) -> Option<PacketId> {
+        let outcome = self.wifi.on_event(&mut self.ctx, ev);
+        self.take_outcome(outcome)
+    }
+
+    /// What the MAC handed back: a packet it gave up is lost; one it delivered is home or goes
+    /// on (a packet home is handed back), and then the radio resumes.
+    fn take_outcome(&mut self, outcome: Outcome) -> Option<PacketId> {
+        match outcome {
+            Outcome::Nothing => None,
+            Outcome::Dropped(id) => {
+                self.drop_packet(id);
+                None
+            }
+            Outcome::Delivered { node, from, radio, id } => {
+                let pkt = self.ctx.pkts.get(id);
+                self.mip.note_delivery(self.ctx.now_secs(), pkt, from);
+                let home = self.arrive_at(node, id);
+                self.wifi.resume(&mut self.ctx, radio);
+                home
+            }
+        }
+    }
+
+    /// A mobile node's timer fired.
+    pub fn on_mip(&mut self, m: u32, which: MipTimer, gen: u32) {
+        let out = self.mip.on_timer(&mut self.ctx, &self.wifi, m, which, gen);
+        self.send_signalling(out);
+    }
+
+    /// Sends what Mobile IPv6 handed back, if anything.
+    fn send_signalling(&mut self, out: Option<Outgoing>) {
+        if let Some(Outgoing { node, id }) = out {
+            self.forward(node, id);
+        }
     }
 
     /// The edge (a link, or a radio pair) of the static route from `node` towards node
@@ -406,7 +417,7 @@ impl Network {
             None => self.enqueue(edge, id),
             Some(w) => {
                 let (from, to) = self.wifi_edges[w];
-                self.wifi_enqueue(from, to, id);
+                self.radio_enqueue(from, to, id);
             }
         }
     }
@@ -414,7 +425,7 @@ impl Network {
     /// Packet `id` arrived at `node` off the air: it is home, or it goes on.
     #[must_use = "a packet handed back still holds its slot"]
     pub fn arrive_at(&mut self, node: u32, id: PacketId) -> Option<PacketId> {
-        if is_home(self.pkts.get(id), node) {
+        if is_home(self.ctx.pkts.get(id), node) {
             self.arrive_home(node, id)
         } else {
             self.forward(node, id);
@@ -426,11 +437,12 @@ impl Network {
     /// for its agent, unless it is signalling, which ends here.
     #[inline(always)] // into `on_arrive`
     fn arrive_home(&mut self, node: u32, id: PacketId) -> Option<PacketId> {
-        let pkt = self.pkts.get_mut(id);
-        Network::decapsulate(pkt);
+        let pkt = self.ctx.pkts.get_mut(id);
+        pkt.decapsulate();
         if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {
-            let pkt = self.pkts.release(id);
-            self.on_signalling(node, pkt);
+            let pkt = self.ctx.pkts.release(id);
+            let out = self.mip.on_signalling(&mut self.ctx, &self.wifi, node, pkt);
+            self.send_signalling(out);
             return None;
         }
         self.trace_agent('r', node, id);
@@ -448,29 +460,29 @@ impl Network {
     #[inline(always)] // into its callers (mainly `enqueue`): no call on every hop (-2% instructions)
     pub(crate) fn pass_losses(&mut self, l: usize, id: PacketId, first: usize) {
         let last = std::mem::take(&mut self.forwarding_last);
-        let now_s = self.now_secs();
+        let now_s = self.ctx.now_secs();
         // SAFETY: a link (from `enqueue`, or a delayed packet's event made there)
         let link = unsafe { unchecked(&mut self.links, l) };
-        let pkt = self.pkts.get_mut(id);
+        let pkt = self.ctx.pkts.get_mut(id);
         for (i, model) in link.losses.iter_mut().enumerate().skip(first) {
-            if !model.picks(pkt.fid, pkt.size, &mut self.rng) {
+            if !model.picks(pkt.fid, pkt.size, &mut self.ctx.rng) {
                 continue;
             }
             match model.action {
                 LossAction::Drop => {
-                    self.tracer.link_event('d', now_s, link.from, link.to, pkt);
+                    self.ctx.tracer.link_event('d', now_s, link.from, link.to, pkt);
                     self.drop(l, id);
                     return;
                 }
                 LossAction::Mark => pkt.flags |= flags::CE,
                 LossAction::Delay { delay } => {
                     let at = now_s + delay.as_secs_f64();
-                    self.sched.schedule_exact(at, Event::Reenter(l as u32, id, i as u8 + 1));
+                    self.ctx.sched.schedule_exact(at, Event::Reenter(l as u32, id, i as u8 + 1));
                     return;
                 }
             }
         }
-        if let Some((at, _)) = link.release.filter(|&(at, seq)| self.sched.is_past(at, seq)) {
+        if let Some((at, _)) = link.release.filter(|&(at, seq)| self.ctx.sched.is_past(at, seq)) {
             // The transmission ended before this packet came: the link went idle then, and
             // its queue (RED counts idle time) was found empty then, as `on_link_free` does.
             link.release = None;
@@ -484,13 +496,13 @@ impl Network {
             // and the release take it out at once. If the release is the next event and this
             // arrival does nothing after, run the release here: the packet passes through as
             // on an idle link.
-            if self.sched.dispatch_if_next(at, seq) {
+            if self.ctx.sched.dispatch_if_next(at, seq) {
                 link.release = None;
                 link.busy = false;
             }
         }
         if link.traced {
-            self.tracer.link_event('+', now_s, link.from, link.to, pkt);
+            self.ctx.tracer.link_event('+', now_s, link.from, link.to, pkt);
         }
         if !link.busy && link.queue.passes_through() {
             // It would join the queue and leave it at once: it goes to the wire, and the
@@ -500,24 +512,24 @@ impl Network {
             return;
         }
         let waiting = link.queue.len();
-        match link.queue.enqueue(id, pkt, now_s, &mut self.rng) {
+        match link.queue.enqueue(id, pkt, now_s, &mut self.ctx.rng) {
             Verdict::Queued => {
-                let now = self.sched.now();
+                let now = self.ctx.sched.now();
                 link.stats.queue_changed(now, waiting, link.queue.len());
-                if let Some(check) = self.check.as_mut().filter(|_| link.queue.overfull(pkt.size)) {
+                if let Some(check) = self.ctx.check.as_mut().filter(|_| link.queue.overfull(pkt.size)) {
                     let (len, name) = (link.queue.len(), link_name(&self.node_names, link));
                     check.fail(now_s, || format!("link {name}: {len} packets waiting, over its limit"));
                 }
                 if let Some((at, seq)) = link.release.take() {
                     // a packet now waits for the end of the transmission
-                    self.sched.push_reserved(at, seq, Event::LinkFree(l as u32));
+                    self.ctx.sched.push_reserved(at, seq, Event::LinkFree(l as u32));
                 }
                 if !link.busy {
                     self.start_transmission(l);
                 }
             }
             Verdict::Dropped => {
-                self.tracer.link_event('d', now_s, link.from, link.to, pkt);
+                self.ctx.tracer.link_event('d', now_s, link.from, link.to, pkt);
                 self.drop(l, id);
             }
         }
@@ -530,26 +542,26 @@ impl Network {
 
     /// A packet is lost: counted against its flow and returned to the pool.
     pub fn drop_packet(&mut self, id: PacketId) {
-        let pkt = self.pkts.release(id);
+        let pkt = self.ctx.pkts.release(id);
         if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {
             return;
         }
-        let stats = &mut self.flow_stats[pkt.flow.0 as usize];
+        let stats = &mut self.ctx.flow_stats[pkt.flow.0 as usize];
         match pkt.kind {
             Kind::Tcp | Kind::Cbr => stats.data_dropped += 1,
             Kind::Ack => stats.acks_dropped += 1,
             Kind::BindingUpdate | Kind::BindingAck => {}
         }
         if matches!(pkt.kind, Kind::Tcp | Kind::Cbr) && self.mip.is_mobile(pkt.dst.node) {
-            self.mip.drops.push((self.now_secs(), pkt.flow.0));
+            self.mip.drops.push((self.ctx.now_secs(), pkt.flow.0));
         }
     }
 
     /// Takes the head of the queue onto the wire (ns-2: queue -> `-` trace -> DelayLink).
     #[inline(always)] // into its callers, `on_link_free` and `pass_losses` (-0.4% instructions)
     fn start_transmission(&mut self, l: usize) {
-        let now = self.now();
-        let now_s = self.now_secs();
+        let now = self.ctx.now();
+        let now_s = self.ctx.now_secs();
         // SAFETY: a link whose transmission ends, or which a packet joined
         let link = unsafe { unchecked(&mut self.links, l) };
         let waiting = link.queue.len();
@@ -562,18 +574,18 @@ impl Network {
 
     /// Puts packet `id`, just out of link `l`'s queue, on the wire.
     fn put_on_wire(&mut self, l: usize, id: PacketId) {
-        let now_s = self.now_secs();
+        let now_s = self.ctx.now_secs();
         // SAFETY: the link that takes the packet, out of its queue or straight through
         let link = unsafe { unchecked(&mut self.links, l) };
-        let pkt = self.pkts.get(id);
+        let pkt = self.ctx.pkts.get(id);
         debug_assert_eq!(
             link.traced,
-            self.tracer.records_link(link.from, link.to),
+            self.ctx.tracer.records_link(link.from, link.to),
             "writers changed after Network::new"
         );
         if link.traced {
-            self.tracer.link_event('-', now_s, link.from, link.to, pkt);
-            if let Some(pcap) = &mut self.tracer.pcap {
+            self.ctx.tracer.link_event('-', now_s, link.from, link.to, pkt);
+            if let Some(pcap) = &mut self.ctx.tracer.pcap {
                 pcap.capture(l, now_s, pkt);
             }
         }
@@ -594,8 +606,13 @@ impl Network {
         // SAFETY: as above
         let link = unsafe { unchecked(&mut self.links, l) };
         // ns-2's LinkDelay::recv in ns-2's arithmetic and order: the arrival, then the release.
-        let arrival =
-            InFlight { at: now_s + (tx.secs + link.delay_secs), seq: self.sched.reserve(), link: l as u32, id, onward };
+        let arrival = InFlight {
+            at: now_s + (tx.secs + link.delay_secs),
+            seq: self.ctx.sched.reserve(),
+            link: l as u32,
+            id,
+            onward,
+        };
         // checked: the first packet of a size finds its lane, later ones the lane cached
         // beside it, and only that check proves the lane of `Event::Arrive` (`on_arrive`)
         let lane = &mut self.flights.lanes[tx.lane as usize];
@@ -604,14 +621,14 @@ impl Network {
             "a lane lands in order"
         );
         if lane.is_empty() {
-            self.sched.push_reserved(arrival.at, arrival.seq, Event::Arrive(tx.lane));
+            self.ctx.sched.push_reserved(arrival.at, arrival.seq, Event::Arrive(tx.lane));
         }
         lane.push_back(arrival);
-        let release = (now_s + tx.secs, self.sched.reserve());
+        let release = (now_s + tx.secs, self.ctx.sched.reserve());
         if link.queue.is_empty() {
             link.release = Some(release);
         } else {
-            self.sched.push_reserved(release.0, release.1, Event::LinkFree(l as u32));
+            self.ctx.sched.push_reserved(release.0, release.1, Event::LinkFree(l as u32));
         }
     }
 
@@ -625,22 +642,22 @@ impl Network {
     /// handed back if it is home.
     #[must_use = "a packet handed back still holds its slot"]
     pub(crate) fn on_arrive(&mut self, lane: u32) -> Option<PacketId> {
-        let now_s = self.now_secs();
+        let now_s = self.ctx.now_secs();
         // SAFETY: `put_on_wire` makes a lane's event for a lane it has indexed
         let flights = unsafe { unchecked(&mut self.flights.lanes, lane as usize) };
         let InFlight { link: l, id, onward, .. } =
             flights.pop_front().expect("a lane's event comes with its first packet");
         if let Some(next) = flights.front() {
-            self.sched.push_reserved(next.at, next.seq, Event::Arrive(lane));
+            self.ctx.sched.push_reserved(next.at, next.seq, Event::Arrive(lane));
         }
         // SAFETY: `put_on_wire` puts the entry in the lane, naming its own link
         let link = unsafe { unchecked(&mut self.links, l as usize) };
         link.stats.received += 1;
         let to = link.to;
         if link.traced {
-            self.tracer.link_event('r', now_s, link.from, to, self.pkts.get(id));
+            self.ctx.tracer.link_event('r', now_s, link.from, to, self.ctx.pkts.get(id));
         }
-        let home = if onward == ASK { is_home(self.pkts.get(id), to) } else { onward == HOME };
+        let home = if onward == ASK { is_home(self.ctx.pkts.get(id), to) } else { onward == HOME };
         if home {
             self.arrive_home(to, id)
         } else {
@@ -657,7 +674,7 @@ impl Network {
 
     /// Closes the books at the end of the run (time-weighted queue averages).
     pub fn finish(&mut self) {
-        let now = self.now();
+        let now = self.ctx.now();
         for link in &mut self.links {
             let waiting = link.queue.len();
             link.stats.queue_changed(now, waiting, waiting);

@@ -115,6 +115,19 @@ impl Packet {
         self.flags & flag != 0
     }
 
+    /// Takes the Mobile IPv6 headers off a packet that reached its destination. A packet
+    /// without any is not written: its slot is copied whole soon after, and a wide load over
+    /// fresh narrow stores waits for them.
+    #[inline]
+    pub fn decapsulate(&mut self) {
+        if self.mip_bytes == 0 && self.encaps == 0 {
+            return;
+        }
+        self.size -= self.mip_bytes as u32;
+        self.mip_bytes = 0;
+        self.encaps = 0;
+    }
+
     pub fn sack_blocks(&self) -> &[(i64, i64)] {
         &self.sack[..self.nsack as usize]
     }

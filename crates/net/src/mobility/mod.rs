@@ -20,14 +20,17 @@
 //! through a mobile node.
 
 pub mod config;
+pub mod event;
 pub mod path;
 
+use crate::ctx::{Ctx, Event};
 pub use crate::metrics::{Handover, HandoverFlow};
-use crate::network::{Event, Network};
 pub use crate::packet::NO_VIA;
-use crate::packet::{Addr, FlowId, Kind, Packet, PacketId};
+use crate::packet::{Addr, FlowId, Kind, Packet, PacketId, PacketPool};
 use crate::random::Draws;
+use crate::wifi::Wifi;
 pub use config::{MobileConfig, BA_BYTES, BU_BYTES, RO_BYTES, TUNNEL_BYTES};
+pub use event::MipTimer;
 use tcplab_des::Timer;
 
 /// RFC 6275's INITIAL_BINDACK_TIMEOUT.
@@ -44,13 +47,6 @@ enum Phase {
     Dad,
     /// Waiting for a binding acknowledgement.
     Binding,
-}
-
-/// The MN's timers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MipTimer {
-    Beacon,
-    Step,
 }
 
 struct Mobile {
@@ -87,6 +83,8 @@ pub struct Mip {
     /// The next router advertisement of each access router (by node), drawn lazily.
     next_ra: Vec<f64>,
     draws: Option<Draws>,
+    /// Node names, for the handover records.
+    names: Vec<String>,
     /// (time, flow, bytes, access point node) of data delivered to MNs, and (time, flow) of data
     /// for MNs dropped.
     pub deliveries: Vec<(f64, u32, u32, u32)>,
@@ -103,15 +101,16 @@ impl Mobile {
 }
 
 impl Mip {
-    /// The mobile nodes of `configs`; `radios(node)` lists a node's (radio, access point radio)
-    /// pairs, `peers(node)` the nodes its flows talk to.
+    /// The mobile nodes of `configs` among the nodes named `names`; `radios(node)` lists a
+    /// node's (radio, access point radio) pairs, `peers(node)` the nodes its flows talk to.
     pub fn new(
-        nodes: usize,
+        names: &[String],
         configs: Vec<MobileConfig>,
         radios: impl Fn(usize) -> Vec<(u32, u32)>,
         peers: impl Fn(usize) -> Vec<u32>,
         draws: Draws,
     ) -> Mip {
+        let nodes = names.len();
         let mut by_node = vec![None; nodes];
         let mobiles = configs
             .into_iter()
@@ -141,6 +140,7 @@ impl Mip {
             by_node,
             next_ra: vec![f64::NAN; nodes],
             draws: Some(draws),
+            names: names.to_vec(),
             deliveries: Vec::new(),
             drops: Vec::new(),
         }
@@ -219,8 +219,15 @@ impl Mip {
     }
 }
 
-/// Where `forward` sends a packet next.
-enum Route {
+/// A signalling packet (in the pool) for the network to send from `node`.
+#[must_use = "a packet handed back still holds its slot"]
+pub struct Outgoing {
+    pub node: u32,
+    pub id: PacketId,
+}
+
+/// Where a packet goes next under Mobile IPv6.
+pub enum Route {
     /// By the static routes, towards this node.
     Toward(u32),
     /// Over the air from radio `0` to radio `1`.
@@ -228,22 +235,22 @@ enum Route {
     Drop,
 }
 
-impl Network {
-    fn mip_timer_at(&mut self, m: usize, which: MipTimer, at: f64) {
-        let at = at.max(self.sched.now_exact());
-        let timer = self.mip.mobiles[m].timer(which);
-        self.sched.arm(timer, at, |gen| Event::Mip(m as u32, which, gen));
+impl Mip {
+    fn timer_at(&mut self, ctx: &mut Ctx, m: usize, which: MipTimer, at: f64) {
+        let at = at.max(ctx.sched.now_exact());
+        let timer = self.mobiles[m].timer(which);
+        ctx.sched.arm(timer, at, |gen| Event::Mip(m as u32, which, gen));
     }
 
     /// Associates every MN with the strongest access point in range and starts its beacon checks.
-    pub fn start_mobility(&mut self) {
-        for m in 0..self.mip.mobiles.len() {
-            if let Some(pair) = self.best_access_point(m) {
-                let mob = &mut self.mip.mobiles[m];
+    pub fn start(&mut self, ctx: &mut Ctx, wifi: &Wifi) {
+        for m in 0..self.mobiles.len() {
+            if let Some(pair) = self.best_access_point(wifi, ctx.now_secs(), m) {
+                let mob = &mut self.mobiles[m];
                 mob.assoc = Some(pair);
-                let ap = self.wifi.stations[pair.1 as usize].node;
+                let ap = wifi.stations[pair.1 as usize].node;
                 // It starts registered where it is: at home, or bound at its anchors already.
-                let mob = &mut self.mip.mobiles[m];
+                let mob = &mut self.mobiles[m];
                 if ap as usize != mob.cfg.home_agent {
                     let in_domain = mob.cfg.map.is_some() && mob.cfg.map_domain.contains(&(ap as usize));
                     mob.map_binding = in_domain.then_some(ap);
@@ -253,87 +260,91 @@ impl Network {
                 }
                 mob.registered_ar = Some(ap);
             }
-            let t = self.now_secs() + self.mip.mobiles[m].cfg.beacon_interval;
-            self.mip_timer_at(m, MipTimer::Beacon, t);
+            let t = ctx.now_secs() + self.mobiles[m].cfg.beacon_interval;
+            self.timer_at(ctx, m, MipTimer::Beacon, t);
         }
     }
 
-    fn signal(&self, mn_radio: u32, ap_radio: u32) -> f64 {
-        let now = self.now_secs();
-        let cfg = &self.wifi.wlans[self.wifi.stations[ap_radio as usize].wlan_index()];
-        let d = crate::wifi::distance(self.wifi.position(mn_radio, now), self.wifi.position(ap_radio, now));
+    /// The power at radio `mn_radio` of access point radio `ap_radio` at time `now`.
+    fn signal(wifi: &Wifi, now: f64, mn_radio: u32, ap_radio: u32) -> f64 {
+        let cfg = &wifi.wlans[wifi.stations[ap_radio as usize].wlan_index()];
+        let d = crate::wifi::distance(wifi.position(mn_radio, now), wifi.position(ap_radio, now));
         cfg.radio.rx_power(d)
     }
 
-    fn in_range(&self, mn_radio: u32, ap_radio: u32) -> bool {
-        let cfg = &self.wifi.wlans[self.wifi.stations[ap_radio as usize].wlan_index()];
-        self.signal(mn_radio, ap_radio) >= cfg.radio.rx_threshold
+    fn in_range(wifi: &Wifi, now: f64, mn_radio: u32, ap_radio: u32) -> bool {
+        let cfg = &wifi.wlans[wifi.stations[ap_radio as usize].wlan_index()];
+        Mip::signal(wifi, now, mn_radio, ap_radio) >= cfg.radio.rx_threshold
     }
 
-    fn best_access_point(&self, m: usize) -> Option<(u32, u32)> {
-        let radios = &self.mip.mobiles[m].radios;
+    fn best_access_point(&self, wifi: &Wifi, now: f64, m: usize) -> Option<(u32, u32)> {
+        let radios = &self.mobiles[m].radios;
+        let signal = |(r, ap): (u32, u32)| Mip::signal(wifi, now, r, ap);
         radios
             .iter()
             .copied()
-            .filter(|&(r, ap)| self.in_range(r, ap))
-            .max_by(|a, b| self.signal(a.0, a.1).total_cmp(&self.signal(b.0, b.1)))
+            .filter(|&(r, ap)| Mip::in_range(wifi, now, r, ap))
+            .max_by(|&a, &b| signal(a).total_cmp(&signal(b)))
     }
 
-    pub fn on_mip(&mut self, m: u32, which: MipTimer, gen: u32) {
+    /// Mobile node `m`'s timer `which` fired (if `gen` is its current generation): a
+    /// binding update may come out of it, for the network to send.
+    pub fn on_timer(&mut self, ctx: &mut Ctx, wifi: &Wifi, m: u32, which: MipTimer, gen: u32) -> Option<Outgoing> {
         let m = m as usize;
-        let timer = self.mip.mobiles[m].timer(which);
-        let live = self.sched.fire(timer, gen, |gen| Event::Mip(m as u32, which, gen));
+        let timer = self.mobiles[m].timer(which);
+        let live = ctx.sched.fire(timer, gen, |gen| Event::Mip(m as u32, which, gen));
         if !live {
-            return;
+            return None;
         }
-        let now = self.now_secs();
+        let now = ctx.now_secs();
         match which {
             MipTimer::Beacon => {
-                let interval = self.mip.mobiles[m].cfg.beacon_interval;
-                self.mip_timer_at(m, MipTimer::Beacon, now + interval);
-                let mob = &self.mip.mobiles[m];
+                let interval = self.mobiles[m].cfg.beacon_interval;
+                self.timer_at(ctx, m, MipTimer::Beacon, now + interval);
+                let mob = &self.mobiles[m];
                 match mob.assoc {
-                    Some((r, ap)) if !self.in_range(r, ap) => self.link_lost(m, Some(ap)),
-                    None if mob.phase == Phase::Attached => self.link_lost(m, None),
+                    Some((r, ap)) if !Mip::in_range(wifi, now, r, ap) => self.link_lost(ctx, wifi, m, Some(ap)),
+                    None if mob.phase == Phase::Attached => self.link_lost(ctx, wifi, m, None),
                     _ => {}
                 }
+                None
             }
-            MipTimer::Step => self.handover_step(m),
+            MipTimer::Step => self.handover_step(ctx, wifi, m),
         }
     }
 
-    fn link_lost(&mut self, m: usize, old_ap: Option<u32>) {
-        let now = self.now_secs();
-        let from = old_ap.map(|ap| self.node_name(self.wifi.stations[ap as usize].node));
-        let node = self.node_name(self.mip.mobiles[m].cfg.node as u32);
-        let from_ap = old_ap.map(|ap| self.wifi.stations[ap as usize].node);
-        let mob = &mut self.mip.mobiles[m];
+    fn link_lost(&mut self, ctx: &mut Ctx, wifi: &Wifi, m: usize, old_ap: Option<u32>) {
+        let now = ctx.now_secs();
+        let from = old_ap.map(|ap| self.node_name(wifi.stations[ap as usize].node));
+        let node = self.node_name(self.mobiles[m].cfg.node as u32);
+        let from_ap = old_ap.map(|ap| wifi.stations[ap as usize].node);
+        let mob = &mut self.mobiles[m];
         mob.assoc = None;
         mob.phase = Phase::Scanning;
         mob.pending.clear();
         mob.records.push(Handover { node, from, from_ap, link_lost_s: now, ..Handover::default() });
         let t = now + mob.cfg.l2_handoff;
-        self.mip_timer_at(m, MipTimer::Step, t);
+        self.timer_at(ctx, m, MipTimer::Step, t);
     }
 
     fn node_name(&self, node: u32) -> String {
-        self.node_names.get(node as usize).cloned().unwrap_or_else(|| node.to_string())
+        self.names.get(node as usize).cloned().unwrap_or_else(|| node.to_string())
     }
 
     /// The next step of a handover, when its timer fires.
-    fn handover_step(&mut self, m: usize) {
-        let now = self.now_secs();
-        match self.mip.mobiles[m].phase {
+    fn handover_step(&mut self, ctx: &mut Ctx, wifi: &Wifi, m: usize) -> Option<Outgoing> {
+        let now = ctx.now_secs();
+        match self.mobiles[m].phase {
             Phase::Scanning => {
-                let Some(pair) = self.best_access_point(m) else {
+                let Some(pair) = self.best_access_point(wifi, ctx.now_secs(), m) else {
                     // nothing in range: scan again
-                    let t = now + self.mip.mobiles[m].cfg.l2_handoff;
-                    self.mip_timer_at(m, MipTimer::Step, t);
-                    return;
+                    let t = now + self.mobiles[m].cfg.l2_handoff;
+                    self.timer_at(ctx, m, MipTimer::Step, t);
+                    return None;
                 };
-                let ap = self.wifi.stations[pair.1 as usize].node;
+                let ap = wifi.stations[pair.1 as usize].node;
                 let to = self.node_name(ap);
-                let mob = &mut self.mip.mobiles[m];
+                let mob = &mut self.mobiles[m];
                 mob.assoc = Some(pair);
                 mob.phase = Phase::WaitRa;
                 if let Some(h) = mob.records.last_mut() {
@@ -341,31 +352,31 @@ impl Network {
                     h.to = to;
                     h.to_ap = ap;
                 }
-                let t = self.next_router_advert(ap, now);
-                self.mip_timer_at(m, MipTimer::Step, t);
+                let t = self.next_router_advert(ctx, wifi, ap, now);
+                self.timer_at(ctx, m, MipTimer::Step, t);
             }
             Phase::WaitRa => {
-                let mob = &mut self.mip.mobiles[m];
-                let ap = self.wifi.stations[mob.assoc.expect("associated").1 as usize].node;
+                let mob = &mut self.mobiles[m];
+                let ap = wifi.stations[mob.assoc.expect("associated").1 as usize].node;
                 if let Some(h) = mob.records.last_mut() {
                     h.movement_detected_s = now;
                 }
                 if mob.registered_ar == Some(ap) {
                     // back on the same link: the address and bindings still hold
-                    self.handover_complete(m, now);
-                    return;
+                    self.handover_complete(wifi, m, now);
+                    return None;
                 }
                 mob.phase = Phase::Dad;
                 // at home the home address needs no DAD
                 let dad = if ap as usize == mob.cfg.home_agent { 0.0 } else { mob.cfg.dad };
-                self.mip_timer_at(m, MipTimer::Step, now + dad);
+                self.timer_at(ctx, m, MipTimer::Step, now + dad);
             }
             Phase::Dad => {
-                let mob = &mut self.mip.mobiles[m];
+                let mob = &mut self.mobiles[m];
                 if let Some(h) = mob.records.last_mut() {
                     h.dad_done_s = now;
                 }
-                let ap = self.wifi.stations[mob.assoc.expect("associated").1 as usize].node;
+                let ap = wifi.stations[mob.assoc.expect("associated").1 as usize].node;
                 let home = mob.cfg.home_agent as u32;
                 let in_domain = |ar: Option<u32>| {
                     mob.cfg.map.is_some() && ar.is_some_and(|a| mob.cfg.map_domain.contains(&(a as usize)))
@@ -384,16 +395,17 @@ impl Network {
                 }
                 mob.phase = Phase::Binding;
                 mob.bu_timeout = BINDACK_TIMEOUT;
-                self.send_binding_update(m);
+                return self.send_binding_update(ctx, wifi, m);
             }
             Phase::Binding => {
                 // no acknowledgement: send the update again, waiting twice as long
-                let mob = &mut self.mip.mobiles[m];
+                let mob = &mut self.mobiles[m];
                 mob.bu_timeout = (mob.bu_timeout * 2.0).min(32.0);
-                self.send_binding_update(m);
+                return self.send_binding_update(ctx, wifi, m);
             }
             Phase::Attached => {}
         }
+        None
     }
 
     /// The next advertisement of the router at `ar`, at or after `now`: the router advertises
@@ -402,18 +414,14 @@ impl Network {
     /// intervals before those last ones are skipped as their sum, drawn at once from its normal
     /// law (the central limit of thousands of uniform draws): however short the intervals,
     /// catching up is a few thousand draws, inside one event.
-    fn next_router_advert(&mut self, ar: u32, now: f64) -> f64 {
+    fn next_router_advert(&mut self, ctx: &mut Ctx, wifi: &Wifi, ar: u32, now: f64) -> f64 {
         const RA_DRAWN: f64 = 4096.0;
-        let m = self
-            .mip
-            .mobiles
-            .iter()
-            .find(|mob| mob.radios.iter().any(|&(_, ap)| self.wifi.stations[ap as usize].node == ar));
+        let m = self.mobiles.iter().find(|mob| mob.radios.iter().any(|&(_, ap)| wifi.stations[ap as usize].node == ar));
         let (lo, hi) = m.map_or((0.03, 0.07), |mob| mob.cfg.ra_interval);
-        let draws = self.mip.draws.as_mut().expect("set up");
-        let mut next = self.mip.next_ra[ar as usize];
+        let draws = self.draws.as_mut().expect("set up");
+        let mut next = self.next_ra[ar as usize];
         if next.is_nan() {
-            next = draws.uniform(&mut self.rng) * hi; // a phase within the first interval
+            next = draws.uniform(&mut ctx.rng) * hi; // a phase within the first interval
         }
         let (mean, var) = ((lo + hi) / 2.0, (hi - lo) * (hi - lo) / 12.0);
         loop {
@@ -424,22 +432,22 @@ impl Network {
                 break;
             }
             // Box-Muller, from two uniform draws
-            let (u, v) = (1.0 - draws.uniform(&mut self.rng), draws.uniform(&mut self.rng));
+            let (u, v) = (1.0 - draws.uniform(&mut ctx.rng), draws.uniform(&mut ctx.rng));
             let z = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos();
             next += skipped * mean + (skipped * var).sqrt() * z;
         }
         while next < now {
-            next += lo + draws.uniform(&mut self.rng) * (hi - lo);
+            next += lo + draws.uniform(&mut ctx.rng) * (hi - lo);
         }
-        self.mip.next_ra[ar as usize] = next;
+        self.next_ra[ar as usize] = next;
         next
     }
 
-    fn send_binding_update(&mut self, m: usize) {
-        let now = self.now_secs();
-        let mob = &mut self.mip.mobiles[m];
-        let (Some(&anchor), Some((_, ap_radio))) = (mob.pending.first(), mob.assoc) else { return };
-        let ap = self.wifi.stations[ap_radio as usize].node;
+    fn send_binding_update(&mut self, ctx: &mut Ctx, wifi: &Wifi, m: usize) -> Option<Outgoing> {
+        let now = ctx.now_secs();
+        let mob = &mut self.mobiles[m];
+        let (Some(&anchor), Some((_, ap_radio))) = (mob.pending.first(), mob.assoc) else { return None };
+        let ap = wifi.stations[ap_radio as usize].node;
         // the care-of address this update binds: the MAP's regional one when the home agent
         // is told of a move within the domain, else the new router's
         let target = match mob.cfg.map {
@@ -451,15 +459,14 @@ impl Network {
         }
         let node = mob.cfg.node as u32;
         let timeout = mob.bu_timeout;
-        let pkt = self.signalling(Kind::BindingUpdate, node, anchor, BU_BYTES, target as i64);
-        self.mip_timer_at(m, MipTimer::Step, now + timeout);
-        let id = self.pkts.alloc(pkt);
-        self.forward(node, id);
+        let pkt = Mip::signalling(ctx, Kind::BindingUpdate, node, anchor, BU_BYTES, target as i64);
+        self.timer_at(ctx, m, MipTimer::Step, now + timeout);
+        Some(Outgoing { node, id: ctx.pkts.alloc(pkt) })
     }
 
-    fn signalling(&mut self, kind: Kind, from: u32, to: u32, size: u32, seq: i64) -> Packet {
+    fn signalling(ctx: &mut Ctx, kind: Kind, from: u32, to: u32, size: u32, seq: i64) -> Packet {
         Packet {
-            uid: self.next_uid(),
+            uid: ctx.next_uid(),
             flow: FlowId(u32::MAX),
             fid: 0,
             kind,
@@ -469,7 +476,7 @@ impl Network {
             src: Addr { node: from, port: 0 },
             dst: Addr { node: to, port: 0 },
             flags: 0,
-            ts: self.now_secs(),
+            ts: ctx.now_secs(),
             ts_echo: 0.0,
             sack: Default::default(),
             nsack: 0,
@@ -480,14 +487,15 @@ impl Network {
         }
     }
 
-    /// A binding update or acknowledgement reached its destination `node`.
-    pub fn on_signalling(&mut self, node: u32, pkt: Packet) {
-        let now = self.now_secs();
+    /// A binding update or acknowledgement reached its destination `node`: an acknowledgement
+    /// or the next update may come out of it, for the network to send.
+    pub fn on_signalling(&mut self, ctx: &mut Ctx, wifi: &Wifi, node: u32, pkt: Packet) -> Option<Outgoing> {
+        let now = ctx.now_secs();
         match pkt.kind {
             Kind::BindingUpdate => {
-                let Some(m) = self.mip.mobile(pkt.src.node) else { return };
+                let m = self.mobile(pkt.src.node)?;
                 let target = pkt.seq as u32;
-                let mob = &mut self.mip.mobiles[m];
+                let mob = &mut self.mobiles[m];
                 let is_map = Some(node as usize) == mob.cfg.map;
                 let at_home = target as usize == mob.cfg.home_agent;
                 if is_map {
@@ -514,34 +522,33 @@ impl Network {
                 } else {
                     mob.map_binding.unwrap_or(target)
                 };
-                let mut ack = self.signalling(Kind::BindingAck, node, pkt.src.node, BA_BYTES, node as i64);
+                let mut ack = Mip::signalling(ctx, Kind::BindingAck, node, pkt.src.node, BA_BYTES, node as i64);
                 ack.via = ar;
-                let id = self.pkts.alloc(ack);
-                self.forward(node, id);
+                Some(Outgoing { node, id: ctx.pkts.alloc(ack) })
             }
             Kind::BindingAck => {
-                let Some(m) = self.mip.mobile(node) else { return };
-                let mob = &mut self.mip.mobiles[m];
+                let m = self.mobile(node)?;
+                let mob = &mut self.mobiles[m];
                 if mob.phase != Phase::Binding || mob.pending.first() != Some(&(pkt.seq as u32)) {
-                    return; // a late duplicate
+                    return None; // a late duplicate
                 }
                 mob.pending.remove(0);
                 if mob.pending.is_empty() {
-                    self.handover_complete(m, now);
-                } else {
-                    mob.bu_timeout = BINDACK_TIMEOUT;
-                    self.send_binding_update(m);
+                    self.handover_complete(wifi, m, now);
+                    return None;
                 }
+                mob.bu_timeout = BINDACK_TIMEOUT;
+                self.send_binding_update(ctx, wifi, m)
             }
-            _ => {}
+            _ => None,
         }
     }
 
-    fn handover_complete(&mut self, m: usize, now: f64) {
-        let mob = &mut self.mip.mobiles[m];
+    fn handover_complete(&mut self, wifi: &Wifi, m: usize, now: f64) {
+        let mob = &mut self.mobiles[m];
         mob.step.cancel();
         mob.phase = Phase::Attached;
-        mob.registered_ar = mob.assoc.map(|(_, ap)| self.wifi.stations[ap as usize].node);
+        mob.registered_ar = mob.assoc.map(|(_, ap)| wifi.stations[ap as usize].node);
         if let Some(h) = mob.records.last_mut() {
             h.complete_s = now;
             if h.binding_s == 0.0 {
@@ -553,29 +560,25 @@ impl Network {
         }
     }
 
-    /// Where a packet at `node` goes next under Mobile IPv6, or None for plain static routing.
-    fn mip_route(&mut self, node: u32, id: PacketId) -> Option<Route> {
-        let p = *self.pkts.get(id);
+    /// Where packet `id` at `node` goes next under Mobile IPv6 (its tunnel headers put on or
+    /// taken off here), or None for plain static routing.
+    pub(crate) fn route(&self, pkts: &mut PacketPool, wifi: &Wifi, node: u32, id: PacketId) -> Option<Route> {
+        let p = *pkts.get(id);
         let signalling = matches!(p.kind, Kind::BindingUpdate | Kind::BindingAck);
         // At a mobile node: out through its access point, tunnelled home when away.
-        if let Some(m) = self.mip.mobile(node) {
-            let mob = &self.mip.mobiles[m];
+        if let Some(m) = self.mobile(node) {
+            let mob = &self.mobiles[m];
             let Some((r, ap)) = mob.assoc else { return Some(Route::Drop) };
             let away = mob.ha_binding.is_some();
             let optimised = mob.cn_bindings.iter().any(|&(cn, _)| cn == p.dst.node);
             if p.src.node == node && !signalling && away && optimised && p.mip_bytes == 0 {
                 // route optimisation: straight to the correspondent, with a home address option
-                let pkt = self.pkts.get_mut(id);
+                let pkt = pkts.get_mut(id);
                 pkt.size += RO_BYTES;
                 pkt.mip_bytes += RO_BYTES as u16;
-            } else if p.src.node == node
-                && !signalling
-                && away
-                && p.encaps == 0
-                && self.mip.mobile(p.dst.node).is_none()
-            {
+            } else if p.src.node == node && !signalling && away && p.encaps == 0 && self.mobile(p.dst.node).is_none() {
                 let via_map = mob.map_binding.is_some() && mob.ha_binding == mob.cfg.map.map(|x| x as u32);
-                let pkt = self.pkts.get_mut(id);
+                let pkt = pkts.get_mut(id);
                 pkt.encaps = if via_map { 2 } else { 1 };
                 pkt.size += TUNNEL_BYTES * pkt.encaps as u32;
                 pkt.mip_bytes += (TUNNEL_BYTES * pkt.encaps as u32) as u16;
@@ -589,12 +592,12 @@ impl Network {
         }
         let arrived = p.via == node;
         if arrived {
-            self.pkts.get_mut(id).via = NO_VIA;
+            pkts.get_mut(id).via = NO_VIA;
             // the end of a reverse tunnel from an MN: the MAP passes it on to the home agent,
             // the home agent takes the last header off
-            if let Some(m) = self.mip.mobile(p.src.node).filter(|_| self.mip.mobile(p.dst.node).is_none()) {
-                let mob = &self.mip.mobiles[m];
-                let pkt = self.pkts.get_mut(id);
+            if let Some(m) = self.mobile(p.src.node).filter(|_| self.mobile(p.dst.node).is_none()) {
+                let mob = &self.mobiles[m];
+                let pkt = pkts.get_mut(id);
                 pkt.encaps = pkt.encaps.saturating_sub(1);
                 pkt.size -= TUNNEL_BYTES;
                 pkt.mip_bytes -= TUNNEL_BYTES as u16;
@@ -606,31 +609,31 @@ impl Network {
                 return None;
             }
         }
-        let m = self.mip.mobile(p.dst.node)?;
-        let mob = &self.mip.mobiles[m];
+        let m = self.mobile(p.dst.node)?;
+        let mob = &self.mobiles[m];
         // route optimisation: a correspondent sends to the care-of address it knows
         if p.src.node == node && !signalling && p.mip_bytes == 0 {
             if let Some(&(_, coa)) = mob.cn_bindings.iter().find(|&&(cn, _)| cn == node) {
-                let pkt = self.pkts.get_mut(id);
+                let pkt = pkts.get_mut(id);
                 pkt.size += RO_BYTES;
                 pkt.mip_bytes += RO_BYTES as u16;
                 pkt.via = coa;
                 return Some(Route::Toward(coa));
             }
         }
-        let deliver_here = |net: &Network| -> Route {
+        let deliver_here = || -> Route {
             match mob.assoc {
-                Some((r, ap)) if net.wifi.stations[ap as usize].node == node => Route::Radio(ap, r),
+                Some((r, ap)) if wifi.stations[ap as usize].node == node => Route::Radio(ap, r),
                 _ => Route::Drop, // the MN is not (or no longer) on this router's link
             }
         };
         if node as usize == mob.cfg.home_agent && p.encaps == 0 && !signalling {
-            let at_home = mob.assoc.is_some_and(|(_, ap)| self.wifi.stations[ap as usize].node == node);
+            let at_home = mob.assoc.is_some_and(|(_, ap)| wifi.stations[ap as usize].node == node);
             if at_home {
-                return Some(deliver_here(self));
+                return Some(deliver_here());
             }
             let Some(target) = mob.ha_binding else { return Some(Route::Drop) };
-            let pkt = self.pkts.get_mut(id);
+            let pkt = pkts.get_mut(id);
             pkt.encaps += 1;
             pkt.size += TUNNEL_BYTES;
             pkt.mip_bytes += TUNNEL_BYTES as u16;
@@ -640,7 +643,7 @@ impl Network {
         }
         if arrived && Some(node as usize) == mob.cfg.map && !signalling {
             let Some(ar) = mob.map_binding else { return Some(Route::Drop) };
-            let pkt = self.pkts.get_mut(id);
+            let pkt = pkts.get_mut(id);
             pkt.encaps += 1;
             pkt.size += TUNNEL_BYTES;
             pkt.mip_bytes += TUNNEL_BYTES as u16;
@@ -649,50 +652,16 @@ impl Network {
             return Some(Route::Toward(ar));
         }
         if arrived {
-            return Some(deliver_here(self));
+            return Some(deliver_here());
         }
         // not yet tunnelled: to the home network
         Some(Route::Toward(mob.cfg.home_agent as u32))
     }
 
-    /// Where packet `id` at `node` goes next: the node its static route leads towards (its
-    /// destination, or a tunnel's end), or None if Mobile IPv6 took it (onto a radio, or dropped).
-    pub fn forward_mobile(&mut self, node: u32, id: PacketId) -> Option<u32> {
-        if self.mip.is_static() {
-            return Some(self.pkts.get(id).dst.node);
+    /// Notes a data packet delivered at `now` to a mobile node through access point `ap`.
+    pub fn note_delivery(&mut self, now: f64, pkt: &Packet, ap: u32) {
+        if self.is_mobile(pkt.dst.node) && matches!(pkt.kind, Kind::Tcp | Kind::Cbr) {
+            self.deliveries.push((now, pkt.flow.0, pkt.payload, ap));
         }
-        match self.mip_route(node, id) {
-            None => Some(self.pkts.get(id).dst.node),
-            Some(Route::Toward(n)) => Some(n),
-            Some(Route::Radio(a, b)) => {
-                self.wifi_enqueue(a, b, id);
-                None
-            }
-            Some(Route::Drop) => {
-                let pkt = *self.pkts.get(id);
-                self.trace_radio_packet('D', node, "RTR", "NRTE", &pkt);
-                self.drop_packet(id);
-                None
-            }
-        }
-    }
-
-    /// Notes a data packet delivered to a mobile node through access point `ap`.
-    pub fn note_mobile_delivery(&mut self, pkt: &Packet, ap: u32) {
-        if self.mip.is_mobile(pkt.dst.node) && matches!(pkt.kind, Kind::Tcp | Kind::Cbr) {
-            self.mip.deliveries.push((self.now_secs(), pkt.flow.0, pkt.payload, ap));
-        }
-    }
-
-    /// Takes the Mobile IPv6 headers off a packet that reached its destination. A packet
-    /// without any is not written: its slot is copied whole soon after, and a wide load over
-    /// fresh narrow stores waits for them.
-    pub fn decapsulate(pkt: &mut Packet) {
-        if pkt.mip_bytes == 0 && pkt.encaps == 0 {
-            return;
-        }
-        pkt.size -= pkt.mip_bytes as u32;
-        pkt.mip_bytes = 0;
-        pkt.encaps = 0;
     }
 }

@@ -244,15 +244,13 @@ impl Simulation {
             p.dedup();
             p
         };
-        let mip =
-            Mip::new(scenario.nodes.len(), scenario.mobile_nodes.clone(), access, peers, draws("mip".to_string()));
+        let mip = Mip::new(&scenario.nodes, scenario.mobile_nodes.clone(), access, peers, draws("mip".to_string()));
         if traces.pcap {
             tracer.pcap = Some(pcap_capture(&scenario, &mip, &opts.out_dir)?);
         }
         let mut net = Network::new(scenario.nodes.clone(), links, wifi, mip, scenario.flows.len(), tracer, shared);
-        net.start_mobility();
         if opts.check {
-            net.check = Some(crate::check::Checks::new(scenario.flows.len()));
+            net.ctx.check = Some(crate::check::Checks::new(scenario.flows.len()));
         }
 
         // Agents get ports on their node in the order they are attached (sender, then sink),
@@ -306,11 +304,11 @@ impl Simulation {
         for tcp in reset_order(&scenario).filter_map(agent) {
             tcp.trace_cwnd_reset(&mut net);
         }
-        let first_action = net.sched.reserve(); // a mark: numbers are only compared
+        let first_action = net.ctx.sched.reserve(); // a mark: numbers are only compared
         for (i, a) in scenario.actions.iter().enumerate() {
-            net.sched.schedule_exact(a.at_s, Event::Act(i as u32));
+            net.ctx.sched.schedule_exact(a.at_s, Event::Act(i as u32));
         }
-        let at_end = first_action..net.sched.reserve();
+        let at_end = first_action..net.ctx.sched.reserve();
         let sampler = scenario.interval.filter(|_| !opts.skip_series).map(|interval| {
             let flow_names = scenario.flows.iter().map(|f| f.name.clone()).collect();
             let link_names = net.links.iter().map(|l| link_name(&scenario.nodes, l)).collect();

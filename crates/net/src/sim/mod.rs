@@ -161,7 +161,7 @@ impl Simulation {
 
     /// Each flow's in-order bytes delivered to its application so far.
     pub fn goodput_bytes(&self) -> Vec<u64> {
-        self.net.flow_stats.iter().map(|f| f.goodput_bytes).collect()
+        self.net.ctx.flow_stats.iter().map(|f| f.goodput_bytes).collect()
     }
 
     /// Runs every event up to `to` and up to the end; true while the run has not reached its
@@ -180,7 +180,7 @@ impl Simulation {
     /// A run its guard stopped (`stopped`) runs no further.
     pub fn advance_at_most(&mut self, to: Time, events: u64) -> bool {
         let stop = to.min(self.end);
-        let limit = self.net.sched.dispatched().saturating_add(events.max(1)); // at least one: progress
+        let limit = self.net.ctx.sched.dispatched().saturating_add(events.max(1)); // at least one: progress
         while let Some(at) = self.sampler.as_ref().and_then(|s| s.due(stop)) {
             if !self.run_events(at, limit) {
                 return false;
@@ -191,14 +191,14 @@ impl Simulation {
                 busy: l.stats.busy_time,
             });
             let tcp = self.flows.iter_mut().enumerate().filter_map(|(i, f)| Some((i, f.sender.ftp()?.state())));
-            self.sampler.as_mut().expect("due").record(&self.net.flow_stats, links, tcp);
+            self.sampler.as_mut().expect("due").record(&self.net.ctx.flow_stats, links, tcp);
         }
         self.run_events(stop, limit)
     }
 
     /// Why the run was stopped before its end (crate::guard), if it was.
     pub fn stopped(&self) -> Option<&ScenarioError> {
-        self.net.stopped.as_deref()
+        self.net.ctx.stopped.as_deref()
     }
 
     /// Runs the events due up to `stop` (at the end, only the actions: see `advance`), until
@@ -207,26 +207,26 @@ impl Simulation {
     fn run_events(&mut self, stop: Time, limit: u64) -> bool {
         let (end, end_s, at_end) = (self.end, self.end.as_secs_f64(), self.at_end.clone());
         let before_halt = |exact: f64, seq: u64| exact < end_s || (exact == end_s && at_end.contains(&seq));
-        while self.net.stopped.is_none() {
+        while self.net.ctx.stopped.is_none() {
             let bound = limit.min(self.guard.next_look);
-            while self.net.sched.dispatched() < bound {
-                let Some(ev) = self.net.sched.pop_if(|exact, seq| {
+            while self.net.ctx.sched.dispatched() < bound {
+                let Some(ev) = self.net.ctx.sched.pop_if(|exact, seq| {
                     before_halt(exact, seq) && (stop >= end || Time::from_secs_f64(exact) <= stop)
                 }) else {
                     if stop > self.net.now() {
-                        self.net.sched.advance_to(stop);
+                        self.net.ctx.sched.advance_to(stop);
                     }
                     return true;
                 };
                 let flow = self.dispatch(ev);
-                if self.net.check.is_some() {
+                if self.net.ctx.check.is_some() {
                     self.check(flow);
                 }
             }
-            if self.net.sched.dispatched() >= self.guard.next_look {
+            if self.net.ctx.sched.dispatched() >= self.guard.next_look {
                 self.look();
             }
-            if self.net.sched.dispatched() >= limit {
+            if self.net.ctx.sched.dispatched() >= limit {
                 break;
             }
         }
@@ -236,7 +236,7 @@ impl Simulation {
     /// The guard's look (out of line: the loop above is the hot path).
     #[inline(never)]
     fn look(&mut self) {
-        if let Err(alarm) = self.guard.look(self.net.sched.dispatched(), self.net.now_secs()) {
+        if let Err(alarm) = self.guard.look(self.net.ctx.sched.dispatched(), self.net.now_secs()) {
             let error = self.alarm(alarm);
             self.net.stop_run(error);
         }
@@ -249,7 +249,7 @@ impl Simulation {
     fn alarm(&mut self, alarm: Alarm) -> ScenarioError {
         let mut timers = vec![0u32; self.flows.len()];
         for _ in 0..4096 {
-            match self.net.sched.pop_if(|_, _| true) {
+            match self.net.ctx.sched.pop_if(|_, _| true) {
                 Some(Event::Timer(f, _, _)) => timers[f.0 as usize] += 1,
                 Some(_) => {}
                 None => break,
@@ -316,7 +316,7 @@ impl Simulation {
     /// The invariants after an event (see `check`): the clock, and the agents of `flow`.
     fn check(&mut self, flow: Option<usize>) {
         let now = self.net.now_secs();
-        let check = self.net.check.as_mut().expect("checking");
+        let check = self.net.ctx.check.as_mut().expect("checking");
         check.time(now);
         let Some(i) = flow else { return };
         let f = &mut self.flows[i];
@@ -325,7 +325,7 @@ impl Simulation {
             check.sender(now, name, tcp.state());
         }
         if let (Receiver::Tcp(sink), Transport::Tcp(cfg)) = (&f.receiver, &self.scenario.flows[i].transport) {
-            let bytes = self.net.flow_stats[i].goodput_bytes;
+            let bytes = self.net.ctx.flow_stats[i].goodput_bytes;
             check.sink(now, i, name, sink.cumulative(), bytes, cfg.params.packet_size as u64);
         }
     }
@@ -333,18 +333,18 @@ impl Simulation {
     /// The end-of-run invariants: every packet accounted for, per flow and per link.
     fn check_conservation(&mut self) {
         let now = self.net.now_secs();
-        if self.net.check.is_none() {
+        if self.net.ctx.check.is_none() {
             return;
         }
-        let taken = self.net.frames_received_unacked();
-        let check = self.net.check.as_mut().expect("checking");
+        let taken = self.net.wifi.frames_received_unacked();
+        let check = self.net.ctx.check.as_mut().expect("checking");
         let mut live = vec![0u64; self.flows.len()];
-        for (id, p) in self.net.pkts.live_packets() {
+        for (id, p) in self.net.ctx.pkts.live_packets() {
             if matches!(p.kind, Kind::Tcp | Kind::Cbr) && !taken.contains(&id) {
                 live[p.flow.0 as usize] += 1;
             }
         }
-        for (i, s) in self.net.flow_stats.iter().enumerate() {
+        for (i, s) in self.net.ctx.flow_stats.iter().enumerate() {
             if s.data_sent != s.data_delivered + s.data_dropped + live[i] {
                 let name = &self.scenario.flows[i].name;
                 check.fail(now, || {
@@ -383,7 +383,7 @@ impl Simulation {
 
     /// Packet `id` reached the node of the agent it is addressed to; returns its flow.
     fn deliver(net: &mut Network, flows: &mut [Flow], id: PacketId) -> usize {
-        let pkt = &net.pkts.release(id);
+        let pkt = &net.ctx.pkts.release(id);
         if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {
             unreachable!("signalling ends in the network"); // its flow is no flow's
         }
@@ -391,7 +391,7 @@ impl Simulation {
         // SAFETY: an agent's packet carries its `Endpoint`'s flow, one of the scenario's, with
         // its agents and books
         let (flow, stats) =
-            unsafe { (unchecked(flows, pkt.flow.0 as usize), unchecked(&mut net.flow_stats, pkt.flow.0 as usize)) };
+            unsafe { (unchecked(flows, pkt.flow.0 as usize), unchecked(&mut net.ctx.flow_stats, pkt.flow.0 as usize)) };
         match pkt.kind {
             Kind::Tcp | Kind::Cbr => {
                 stats.on_data_delivered(pkt.size, delay);

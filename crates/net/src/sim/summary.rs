@@ -10,16 +10,16 @@ impl Simulation {
     /// is an error (the trace files keep what was written).
     pub fn finish(mut self) -> Result<RunResult, RunError> {
         self.advance(self.end);
-        if let Some(why) = self.net.stopped.take() {
-            self.net.tracer.flush()?;
+        if let Some(why) = self.net.ctx.stopped.take() {
+            self.net.ctx.tracer.flush()?;
             return Err(RunError::Stopped(*why));
         }
         self.check_conservation();
         self.net.finish();
-        self.net.tracer.flush()?;
+        self.net.ctx.tracer.flush()?;
         let summary = self.summary();
         let mut series = Series::default();
-        if let Some(points) = self.net.tracer.cwnd_series.take() {
+        if let Some(points) = self.net.ctx.tracer.cwnd_series.take() {
             let mut s = CwndSeries::default();
             for (t, f, c, ss) in points {
                 s.time.push(t);
@@ -29,7 +29,7 @@ impl Simulation {
             }
             series.cwnd = Some(s);
         }
-        if let Some(points) = self.net.tracer.rtt_series.take() {
+        if let Some(points) = self.net.ctx.tracer.rtt_series.take() {
             let mut s = RttSeries::default();
             for (t, f, rtt) in points {
                 s.time.push(t);
@@ -43,15 +43,15 @@ impl Simulation {
             series.links = Some(sampler.links);
             series.tcp = Some(sampler.tcp);
         }
-        let check = self.net.check.take().map(|c| c.report);
-        Ok(RunResult { summary, series, events: self.net.sched.dispatched(), check })
+        let check = self.net.ctx.check.take().map(|c| c.report);
+        Ok(RunResult { summary, series, events: self.net.ctx.sched.dispatched(), check })
     }
 
     fn summary(&mut self) -> Summary {
         let sc = &self.scenario;
         let end = self.end;
         let mut flows = Vec::with_capacity(sc.flows.len());
-        for (cfg, stats) in sc.flows.iter().zip(self.net.flow_stats.iter_mut()) {
+        for (cfg, stats) in sc.flows.iter().zip(self.net.ctx.flow_stats.iter_mut()) {
             let active_end = cfg.stop.unwrap_or(end).min(end);
             let active = active_end.saturating_sub(cfg.start).as_secs_f64();
             let per_second = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };

@@ -113,9 +113,9 @@ impl RfcSender {
     /// `cwnd_`, the window is the controller's, without the inflation of fast recovery.
     pub fn trace_cwnd(&mut self, net: &mut Network) {
         let now = (self.cc.cwnd().min(self.rwnd), self.cc.ssthresh().min(self.rwnd) as i64);
-        if now != self.traced && net.tracer.cwnd_enabled() {
+        if now != self.traced && net.ctx.tracer.cwnd_enabled() {
             let (a, b) = (self.ep.addr, self.ep.peer);
-            net.tracer.cwnd_event(net.now_secs(), self.ep.flow.0, (a.node, a.port), (b.node, b.port), now.0, now.1);
+            net.ctx.tracer.cwnd_event(net.now_secs(), self.ep.flow.0, (a.node, a.port), (b.node, b.port), now.0, now.1);
         }
         self.traced = now;
     }
@@ -163,7 +163,7 @@ impl RfcSender {
                 p.on_send(net.now_secs(), cwnd);
             }
         } else {
-            net.flow_stats[self.ep.flow.0 as usize].data_retransmitted += 1;
+            net.ctx.flow_stats[self.ep.flow.0 as usize].data_retransmitted += 1;
         }
         if !self.rtx_timer.pending() {
             self.arm_rtx(net);
@@ -207,8 +207,8 @@ impl RfcSender {
         // RFC 7323: the echoed timestamp of an ACK that advances the window is a valid sample,
         // retransmitted segment or not.
         self.rto.on_sample(rtt);
-        net.tracer.rtt_sample(now, self.ep.flow.0, rtt);
-        net.flow_stats[self.ep.flow.0 as usize].on_rtt_sample(rtt);
+        net.ctx.tracer.rtt_sample(now, self.ep.flow.0, rtt);
+        net.ctx.flow_stats[self.ep.flow.0 as usize].on_rtt_sample(rtt);
         if let Some(p) = &mut self.pacer {
             p.on_rtt(rtt);
         }

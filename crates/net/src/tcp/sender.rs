@@ -282,10 +282,17 @@ impl TcpSender {
 
     /// Writes the current cwnd to the cwnd trace and series.
     fn trace_cwnd(&self, net: &mut Network) {
-        if net.tracer.cwnd_enabled() {
+        if net.ctx.tracer.cwnd_enabled() {
             let now = net.now_secs();
             let (a, b) = (self.ep.addr, self.ep.peer);
-            net.tracer.cwnd_event(now, self.ep.flow.0, (a.node, a.port), (b.node, b.port), self.cwnd, self.ssthresh);
+            net.ctx.tracer.cwnd_event(
+                now,
+                self.ep.flow.0,
+                (a.node, a.port),
+                (b.node, b.port),
+                self.cwnd,
+                self.ssthresh,
+            );
         }
     }
 
@@ -302,9 +309,9 @@ impl TcpSender {
 
     /// A line of the cwnd trace file that the series does not get.
     fn trace_cwnd_line(&self, net: &mut Network, cwnd: f64) {
-        if net.tracer.cwnd_enabled() {
+        if net.ctx.tracer.cwnd_enabled() {
             let (a, b) = (self.ep.addr, self.ep.peer);
-            net.tracer.cwnd_line(net.now_secs(), self.ep.flow.0, (a.node, a.port), (b.node, b.port), cwnd);
+            net.ctx.tracer.cwnd_line(net.now_secs(), self.ep.flow.0, (a.node, a.port), (b.node, b.port), cwnd);
         }
     }
 
@@ -319,7 +326,7 @@ impl TcpSender {
     /// A line in the event trace (ns-2 `trace_event`): the event, t_seqno and int(cwnd).
     fn trace_event(&self, net: &mut Network, event: &str) {
         let now = net.now_secs();
-        net.tracer.tcp_event(now, (self.ep.addr, self.ep.peer), event, self.ep.fid, self.t_seqno, self.cwnd as i64);
+        net.ctx.tracer.tcp_event(now, (self.ep.addr, self.ep.peer), event, self.ep.fid, self.t_seqno, self.cwnd as i64);
     }
 
     /// The dupack threshold: numdupacks, or int(cwnd) / numdupacks_frac when larger (Sack1).
@@ -459,8 +466,8 @@ impl TcpSender {
     }
 
     fn rtt_update(&mut self, net: &mut Network, now: f64, tao: f64) {
-        net.tracer.rtt_sample(now, self.ep.flow.0, tao);
-        net.flow_stats[self.ep.flow.0 as usize].on_rtt_sample(tao);
+        net.ctx.tracer.rtt_sample(now, self.ep.flow.0, tao);
+        net.ctx.flow_stats[self.ep.flow.0 as usize].on_rtt_sample(tao);
         let ticks = TickEstimator::ticks(&self.p, self.boot_time, now, tao);
         if !self.rtt.holds(&self.p, ticks) {
             let tick = self.p.tcp_tick;
@@ -574,7 +581,7 @@ impl TcpSender {
                 }
             }
         } else {
-            net.flow_stats[self.ep.flow.0 as usize].data_retransmitted += 1;
+            net.ctx.flow_stats[self.ep.flow.0 as usize].data_retransmitted += 1;
         }
     }
 

@@ -189,7 +189,7 @@ impl TcpSink {
     pub fn recv(&mut self, net: &mut Network, pkt: &Packet) {
         self.acker.update_ts(pkt.seq, pkt.ts, self.cfg.ts_echo_rfc1323);
         let delivered = self.acker.update(pkt.seq, pkt.payload);
-        net.flow_stats[self.ep.flow.0 as usize].goodput_bytes += delivered;
+        net.ctx.flow_stats[self.ep.flow.0 as usize].goodput_bytes += delivered;
 
         let Some((interval, timer, saved)) = &mut self.delack else {
             self.ack(net, pkt, None);

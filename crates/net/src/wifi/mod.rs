@@ -10,13 +10,15 @@
 //! stays in the packet pool until its ACK (or its last retry).
 
 pub mod config;
+pub mod event;
 pub mod phy;
 
+use crate::ctx::{Ctx, Event};
 pub use crate::metrics::MacStats;
-use crate::network::{Event, Network};
 use crate::packet::{Packet, PacketId};
 use crate::random::Draws;
 pub use config::{distance, WlanConfig};
+use event::{MacTimer, WifiEvent};
 use phy::{ACK_BYTES, CTS_BYTES, RTS_BYTES};
 use tcplab_des::{Ring, Timer};
 
@@ -53,30 +55,6 @@ enum State {
     Send,
     WaitCts,
     WaitAck,
-}
-
-/// The MAC timers of a radio.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MacTimer {
-    /// The backoff ran out: transmit.
-    Access,
-    /// No CTS or ACK came in time.
-    Timeout,
-    /// SIFS after a frame: send the CTS, DATA or ACK it calls for.
-    Respond,
-    /// The NAV ran out.
-    Nav,
-}
-
-/// Radio events, carried in `Event::Wifi`.
-#[derive(Debug, Clone, Copy)]
-pub enum WifiEvent {
-    /// Radio `0` finished sending frame `1`.
-    TxEnd(u32, u32),
-    /// Frame `1` starts / stops arriving at radio `0`.
-    RxStart(u32, u32),
-    RxEnd(u32, u32),
-    Timer(u32, MacTimer, u32),
 }
 
 /// A radio: one node's interface on one WLAN.
@@ -131,6 +109,22 @@ pub struct Wifi {
     pub paths: Vec<Option<crate::mobility::path::Path>>,
     frames: Vec<Frame>,
     free: Vec<u32>,
+}
+
+/// What a MAC event or a queued packet hands back to the network.
+#[must_use = "a packet handed back still holds its slot"]
+pub enum Outcome {
+    Nothing,
+    /// Packet `id` (a copy: the frame keeps its own until it is acknowledged) reached `node`
+    /// through its radio `radio`, sent by node `from`. The radio waits for `Wifi::resume`.
+    Delivered {
+        node: u32,
+        from: u32,
+        radio: u32,
+        id: PacketId,
+    },
+    /// The MAC gave packet `id` up (a full interface queue, the retry limit): it is lost.
+    Dropped(PacketId),
 }
 
 /// Slack for comparing times computed along different paths.
@@ -239,20 +233,20 @@ impl Station {
     }
 }
 
-impl Network {
+impl Wifi {
     /// A MAC line of the wireless trace for `frame` sent ('s') or received ('r') at radio `r`.
-    fn trace_frame(&mut self, ev: char, r: u32, frame: &Frame) {
-        if self.tracer.wireless.is_none() {
+    fn trace_frame(&mut self, ctx: &mut Ctx, ev: char, r: u32, frame: &Frame) {
+        if ctx.tracer.wireless.is_none() {
             return;
         }
-        let now = self.now_secs();
-        let node = |net: &Network, x: u32| net.wifi.stations[x as usize].node;
+        let now = ctx.now_secs();
+        let node = |wifi: &Wifi, x: u32| wifi.stations[x as usize].node;
         let (control, size, etype) = match frame.kind {
             FrameKind::Rts => (Some("RTS"), RTS_BYTES + 24, 0),
             FrameKind::Cts => (Some("CTS"), CTS_BYTES + 24, 0),
             FrameKind::Ack => (Some("ACK"), ACK_BYTES + 24, 0),
             FrameKind::Data => {
-                let ip = self.pkts.get(frame.pkt.expect("data carries a packet")).size;
+                let ip = ctx.pkts.get(frame.pkt.expect("data carries a packet")).size;
                 // ns-2 prints a data frame's size with its MAC and PLCP bytes when it is sent
                 (None, if ev == 's' { ip + self.wlan_of(r).timing.mac_overhead + 24 } else { ip }, 0x800)
             }
@@ -260,12 +254,12 @@ impl Network {
         // CTS and ACK carry no transmitter address
         let src = if matches!(frame.kind, FrameKind::Cts | FrameKind::Ack) { 0 } else { node(self, frame.src) };
         let mac = ((frame.nav * 1e6).round() as u32, node(self, frame.dst), src, etype);
-        let packet = frame.pkt.map(|id| *self.pkts.get(id));
+        let packet = frame.pkt.map(|id| *ctx.pkts.get(id));
         let e = crate::trace::WirelessEvent {
             ev,
             now,
             node: node(self, r),
-            pos: self.wifi.position(r, now),
+            pos: self.position(r, now),
             layer: "MAC",
             reason: "---",
             mac,
@@ -274,26 +268,42 @@ impl Network {
             size,
             forwards: u32::from(ev == 'r'),
         };
-        self.tracer.wireless_event(&e);
+        ctx.tracer.wireless_event(&e);
     }
 
     /// A wireless-trace line for packet `pkt` at a node with a radio (agent sends and receipts,
     /// drops). Inline, so that a run without the wireless trace pays only the test.
     #[inline]
-    pub fn trace_radio_packet(&mut self, ev: char, node: u32, layer: &'static str, reason: &'static str, pkt: &Packet) {
-        if self.tracer.wireless.is_some() {
-            self.write_radio_packet(ev, node, layer, reason, pkt);
+    pub fn trace_radio_packet(
+        &mut self,
+        ctx: &mut Ctx,
+        ev: char,
+        node: u32,
+        layer: &'static str,
+        reason: &'static str,
+        pkt: &Packet,
+    ) {
+        if ctx.tracer.wireless.is_some() {
+            self.write_radio_packet(ctx, ev, node, layer, reason, pkt);
         }
     }
 
-    fn write_radio_packet(&mut self, ev: char, node: u32, layer: &'static str, reason: &'static str, pkt: &Packet) {
-        let Some(r) = self.wifi.stations.iter().position(|s| s.node == node) else { return };
-        let now = self.now_secs();
+    fn write_radio_packet(
+        &mut self,
+        ctx: &mut Ctx,
+        ev: char,
+        node: u32,
+        layer: &'static str,
+        reason: &'static str,
+        pkt: &Packet,
+    ) {
+        let Some(r) = self.stations.iter().position(|s| s.node == node) else { return };
+        let now = ctx.now_secs();
         let e = crate::trace::WirelessEvent {
             ev,
             now,
             node,
-            pos: self.wifi.position(r as u32, now),
+            pos: self.position(r as u32, now),
             layer,
             reason,
             mac: (0, 0, 0, 0),
@@ -302,65 +312,65 @@ impl Network {
             size: pkt.size,
             forwards: u32::from(ev == 'r'),
         };
-        self.tracer.wireless_event(&e);
+        ctx.tracer.wireless_event(&e);
     }
 
     fn wlan_of(&self, r: u32) -> &WlanConfig {
-        &self.wifi.wlans[self.wifi.stations[r as usize].wlan as usize]
+        &self.wlans[self.stations[r as usize].wlan as usize]
     }
 
     fn medium_busy(&self, r: u32, now: f64) -> bool {
-        let s = &self.wifi.stations[r as usize];
+        let s = &self.stations[r as usize];
         s.sensing > 0 || s.tx_until > now + EPS || s.nav_until > now + EPS
     }
 
-    fn arm_mac(&mut self, r: u32, which: MacTimer, at: f64) {
-        let at = at.max(self.sched.now_exact());
-        let timer = self.wifi.stations[r as usize].timer(which);
-        self.sched.arm(timer, at, |gen| Event::Wifi(WifiEvent::Timer(r, which, gen)));
+    fn arm_mac(&mut self, ctx: &mut Ctx, r: u32, which: MacTimer, at: f64) {
+        let at = at.max(ctx.sched.now_exact());
+        let timer = self.stations[r as usize].timer(which);
+        ctx.sched.arm(timer, at, |gen| Event::Wifi(WifiEvent::Timer(r, which, gen)));
     }
 
-    fn draw_backoff(&mut self, r: u32) -> u32 {
-        let s = &mut self.wifi.stations[r as usize];
-        let u = s.draws.uniform(&mut self.rng);
+    fn draw_backoff(&mut self, ctx: &mut Ctx, r: u32) -> u32 {
+        let s = &mut self.stations[r as usize];
+        let u = s.draws.uniform(&mut ctx.rng);
         ((u * (s.cw + 1) as f64) as u32).min(s.cw)
     }
 
-    /// Queues `id` at radio `r` for radio `to`.
-    pub fn wifi_enqueue(&mut self, r: u32, to: u32, id: PacketId) {
+    /// Queues `id` at radio `r` for radio `to`: `Dropped` if the interface queue is full.
+    pub fn enqueue(&mut self, ctx: &mut Ctx, r: u32, to: u32, id: PacketId) -> Outcome {
         let limit = self.wlan_of(r).queue_limit as usize;
-        let s = &mut self.wifi.stations[r as usize];
+        let s = &mut self.stations[r as usize];
         if s.queue.len() >= limit {
             s.stats.queue_drops += 1;
-            let (node, pkt) = (s.node, *self.pkts.get(id));
-            self.trace_radio_packet('D', node, "IFQ", "---", &pkt);
-            self.drop_packet(id);
-            return;
+            let (node, pkt) = (s.node, *ctx.pkts.get(id));
+            self.trace_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt);
+            return Outcome::Dropped(id);
         }
         s.queue.push_back((id, to));
         if s.state == State::Idle {
             s.state = State::Contend;
             if s.backoff.is_none() {
-                let now = self.now_secs();
+                let now = ctx.now_secs();
                 let backoff_always = self.wlan_of(r).backoff_when_idle;
                 // A frame that finds the medium idle goes after DIFS without a backoff
                 // (unless the profile backs off always); one that finds it busy backs off.
-                let slots = if backoff_always || self.medium_busy(r, now) { self.draw_backoff(r) } else { 0 };
-                self.wifi.stations[r as usize].backoff = Some(slots);
+                let slots = if backoff_always || self.medium_busy(r, now) { self.draw_backoff(ctx, r) } else { 0 };
+                self.stations[r as usize].backoff = Some(slots);
             }
             if self.wlan_of(r).backoff_when_idle {
                 // ns-2 waits DIFS and the backoff from the frame's arrival, however long the
                 // medium was idle before
-                self.wifi.stations[r as usize].not_before = self.now_secs();
+                self.stations[r as usize].not_before = ctx.now_secs();
             }
-            self.try_access(r);
+            self.try_access(ctx, r);
         }
+        Outcome::Nothing
     }
 
     /// Starts (or restarts) the countdown towards sending the queue's head, if the medium is idle.
-    fn try_access(&mut self, r: u32) {
-        let now = self.now_secs();
-        let s = &self.wifi.stations[r as usize];
+    fn try_access(&mut self, ctx: &mut Ctx, r: u32) {
+        let now = ctx.now_secs();
+        let s = &self.stations[r as usize];
         if s.state != State::Contend || s.queue.is_empty() || self.medium_busy(r, now) {
             return;
         }
@@ -370,15 +380,15 @@ impl Network {
         let idle_from = s.idle_since.max(s.nav_until).max(s.not_before);
         let count_from = idle_from + ifs;
         let slots = s.backoff.unwrap_or(0);
-        self.wifi.stations[r as usize].count_from = count_from;
-        self.arm_mac(r, MacTimer::Access, count_from + slots as f64 * slot);
+        self.stations[r as usize].count_from = count_from;
+        self.arm_mac(ctx, r, MacTimer::Access, count_from + slots as f64 * slot);
     }
 
     /// The medium turned busy: a running countdown keeps the slots it has left.
-    fn freeze(&mut self, r: u32) {
-        let now = self.now_secs();
+    fn freeze(&mut self, ctx: &mut Ctx, r: u32) {
+        let now = ctx.now_secs();
         let slot = self.wlan_of(r).timing.slot;
-        let s = &mut self.wifi.stations[r as usize];
+        let s = &mut self.stations[r as usize];
         if !s.access.pending() {
             return;
         }
@@ -390,102 +400,102 @@ impl Network {
     }
 
     /// The medium may have turned idle at `now`.
-    fn medium_maybe_idle(&mut self, r: u32) {
-        let now = self.now_secs();
+    fn medium_maybe_idle(&mut self, ctx: &mut Ctx, r: u32) {
+        let now = ctx.now_secs();
         if !self.medium_busy(r, now) {
-            self.try_access(r);
+            self.try_access(ctx, r);
         }
     }
 
-    /// Puts a frame on the air from radio `r`; every radio that senses it gets its start and end.
-    fn transmit(&mut self, r: u32, kind: FrameKind, dst: u32, nav: f64, pkt: Option<PacketId>, seq: u16) {
-        let now = self.now_secs();
+    /// Puts a frame on the air from its radio (`src`; `refs` 1, its own end); every radio that
+    /// senses it gets its start and end.
+    fn transmit(&mut self, ctx: &mut Ctx, frame: Frame) {
+        let Frame { kind, src: r, pkt, .. } = frame;
+        let now = ctx.now_secs();
         let (wlan, timing) = {
             let cfg = self.wlan_of(r);
-            (self.wifi.stations[r as usize].wlan, cfg.timing.clone())
+            (self.stations[r as usize].wlan, cfg.timing.clone())
         };
         let air = match kind {
             FrameKind::Rts => timing.control(RTS_BYTES),
             FrameKind::Cts => timing.control(CTS_BYTES),
             FrameKind::Ack => timing.control(ACK_BYTES),
-            FrameKind::Data => timing.data(self.pkts.get(pkt.expect("data carries a packet")).size),
+            FrameKind::Data => timing.data(ctx.pkts.get(pkt.expect("data carries a packet")).size),
         };
-        let stats = &mut self.wifi.stations[r as usize].stats;
+        let stats = &mut self.stations[r as usize].stats;
         match kind {
             FrameKind::Rts => stats.rts += 1,
             FrameKind::Cts => stats.cts += 1,
             FrameKind::Data => stats.data += 1,
             FrameKind::Ack => stats.acks += 1,
         }
-        let frame = Frame { kind, src: r, dst, nav, pkt, seq, refs: 1 };
-        self.trace_frame('s', r, &frame);
-        let f = self.wifi.frame(frame);
-        self.freeze(r);
+        self.trace_frame(ctx, 's', r, &frame);
+        let f = self.frame(frame);
+        self.freeze(ctx, r);
         {
-            let s = &mut self.wifi.stations[r as usize];
+            let s = &mut self.stations[r as usize];
             s.tx_until = now + air;
             if let Some((_, _, intact)) = &mut s.rx {
                 *intact = false; // half duplex: whatever it was receiving is lost
             }
         }
-        self.sched.schedule_exact(now + air, Event::Wifi(WifiEvent::TxEnd(r, f)));
-        let cfg = &self.wifi.wlans[wlan as usize];
-        let from = self.wifi.position(r, now);
-        for (o, other) in self.wifi.stations.iter().enumerate() {
+        ctx.sched.schedule_exact(now + air, Event::Wifi(WifiEvent::TxEnd(r, f)));
+        let cfg = &self.wlans[wlan as usize];
+        let from = self.position(r, now);
+        for (o, other) in self.stations.iter().enumerate() {
             if o as u32 == r || other.wlan != wlan {
                 continue;
             }
-            let d = distance(from, self.wifi.position(o as u32, now));
+            let d = distance(from, self.position(o as u32, now));
             if cfg.radio.rx_power(d) < cfg.radio.cs_threshold {
                 continue;
             }
             let prop = d / phy::LIGHT;
-            self.sched.schedule_exact(now + prop, Event::Wifi(WifiEvent::RxStart(o as u32, f)));
-            self.sched.schedule_exact(now + prop + air, Event::Wifi(WifiEvent::RxEnd(o as u32, f)));
-            self.wifi.frames[f as usize].refs += 1;
+            ctx.sched.schedule_exact(now + prop, Event::Wifi(WifiEvent::RxStart(o as u32, f)));
+            ctx.sched.schedule_exact(now + prop + air, Event::Wifi(WifiEvent::RxEnd(o as u32, f)));
+            self.frames[f as usize].refs += 1;
         }
     }
 
-    /// Handles a radio event; returns a packet that reached its destination node.
-    #[must_use = "a packet handed back still holds its slot"]
-    pub fn on_wifi(&mut self, ev: WifiEvent) -> Option<PacketId> {
+    /// Handles a radio event: a packet may come out of it, delivered or given up.
+    pub fn on_event(&mut self, ctx: &mut Ctx, ev: WifiEvent) -> Outcome {
         match ev {
-            WifiEvent::TxEnd(r, f) => self.tx_end(r, f),
-            WifiEvent::RxStart(r, f) => self.rx_start(r, f),
-            WifiEvent::RxEnd(r, f) => return self.rx_end(r, f),
-            WifiEvent::Timer(r, which, gen) => self.mac_timer(r, which, gen),
+            WifiEvent::TxEnd(r, f) => self.tx_end(ctx, r, f),
+            WifiEvent::RxStart(r, f) => self.rx_start(ctx, r, f),
+            WifiEvent::RxEnd(r, f) => return self.rx_end(ctx, r, f),
+            WifiEvent::Timer(r, which, gen) => return self.mac_timer(ctx, r, which, gen),
         }
-        None
+        Outcome::Nothing
     }
 
-    fn tx_end(&mut self, r: u32, f: u32) {
-        let now = self.now_secs();
-        let frame = self.wifi.frames[f as usize];
-        self.wifi.unref(f);
+    fn tx_end(&mut self, ctx: &mut Ctx, r: u32, f: u32) {
+        let now = ctx.now_secs();
+        let frame = self.frames[f as usize];
+        self.unref(f);
         let timing = self.wlan_of(r).timing.clone();
-        let s = &mut self.wifi.stations[r as usize];
+        let s = &mut self.stations[r as usize];
         s.idle_since = now;
         match (s.state, frame.kind) {
             (State::Send, FrameKind::Rts) => {
                 s.state = State::WaitCts;
-                self.arm_mac(r, MacTimer::Timeout, now + timing.sifs + timing.control(CTS_BYTES) + timing.slot);
+                self.arm_mac(ctx, r, MacTimer::Timeout, now + timing.sifs + timing.control(CTS_BYTES) + timing.slot);
             }
             (State::Send, FrameKind::Data) => {
                 s.state = State::WaitAck;
-                self.arm_mac(r, MacTimer::Timeout, now + timing.sifs + timing.control(ACK_BYTES) + timing.slot);
+                self.arm_mac(ctx, r, MacTimer::Timeout, now + timing.sifs + timing.control(ACK_BYTES) + timing.slot);
             }
-            _ => self.medium_maybe_idle(r), // a CTS or ACK sent in response
+            _ => self.medium_maybe_idle(ctx, r), // a CTS or ACK sent in response
         }
     }
 
-    fn rx_start(&mut self, r: u32, f: u32) {
-        let now = self.now_secs();
-        let frame = self.wifi.frames[f as usize];
+    fn rx_start(&mut self, ctx: &mut Ctx, r: u32, f: u32) {
+        let now = ctx.now_secs();
+        let frame = self.frames[f as usize];
         let cfg = self.wlan_of(r);
-        let power = cfg.radio.rx_power(distance(self.wifi.position(frame.src, now), self.wifi.position(r, now)));
+        let power = cfg.radio.rx_power(distance(self.position(frame.src, now), self.position(r, now)));
         let (rx_threshold, capture) = (cfg.radio.rx_threshold, cfg.radio.capture_ratio);
         let was_busy = self.medium_busy(r, now);
-        let s = &mut self.wifi.stations[r as usize];
+        let s = &mut self.stations[r as usize];
         s.sensing += 1;
         if s.tx_until > now + EPS {
             // sending: it cannot receive
@@ -498,13 +508,13 @@ impl Network {
             s.rx = Some((f, power, true));
         }
         if !was_busy {
-            self.freeze(r);
+            self.freeze(ctx, r);
         }
     }
 
-    fn rx_end(&mut self, r: u32, f: u32) -> Option<PacketId> {
-        let now = self.now_secs();
-        let s = &mut self.wifi.stations[r as usize];
+    fn rx_end(&mut self, ctx: &mut Ctx, r: u32, f: u32) -> Outcome {
+        let now = ctx.now_secs();
+        let s = &mut self.stations[r as usize];
         s.sensing -= 1;
         let (received, collided) = match s.rx {
             Some((g, _, intact)) if g == f => {
@@ -517,28 +527,38 @@ impl Network {
         if s.sensing == 0 {
             s.idle_since = now;
         }
-        let frame = self.wifi.frames[f as usize];
-        self.wifi.unref(f);
-        let received = received && !self.corrupted(r, &frame);
+        let frame = self.frames[f as usize];
+        self.unref(f);
+        let received = received && !self.corrupted(ctx, r, &frame);
         if collided && frame.dst == r {
             if let Some(id) = frame.pkt {
-                let (node, pkt) = (self.wifi.stations[r as usize].node, *self.pkts.get(id));
-                self.trace_radio_packet('D', node, "MAC", "COL", &pkt);
+                let (node, pkt) = (self.stations[r as usize].node, *ctx.pkts.get(id));
+                self.trace_radio_packet(ctx, 'D', node, "MAC", "COL", &pkt);
             }
         }
-        let delivered = if received { self.mac_receive(r, frame) } else { None };
-        self.medium_maybe_idle(r);
-        delivered
+        if received {
+            if let Some(delivered) = self.mac_receive(ctx, r, frame) {
+                return delivered; // the network resumes this radio once it has the packet
+            }
+        }
+        self.medium_maybe_idle(ctx, r);
+        Outcome::Nothing
+    }
+
+    /// Radio `r` looks at the medium again after handing a packet up (`Outcome::Delivered`):
+    /// ns-2's MAC passes a frame to the node before it resumes, so the node's sends come first.
+    pub fn resume(&mut self, ctx: &mut Ctx, r: u32) {
+        self.medium_maybe_idle(ctx, r);
     }
 
     /// Whether a loss model at radio `r` corrupts `frame` (one addressed to it).
-    fn corrupted(&mut self, r: u32, frame: &Frame) -> bool {
-        if frame.dst != r || self.wifi.stations[r as usize].losses.is_empty() {
+    fn corrupted(&mut self, ctx: &mut Ctx, r: u32, frame: &Frame) -> bool {
+        if frame.dst != r || self.stations[r as usize].losses.is_empty() {
             return false;
         }
         let (fid, size) = match frame.pkt {
             Some(id) => {
-                let p = self.pkts.get(id);
+                let p = ctx.pkts.get(id);
                 (p.fid, p.size + self.wlan_of(r).timing.mac_overhead)
             }
             None => (
@@ -550,8 +570,8 @@ impl Network {
                 },
             ),
         };
-        let s = &mut self.wifi.stations[r as usize];
-        let lost = s.losses.iter_mut().any(|l| l.picks(fid, size, &mut self.rng));
+        let s = &mut self.stations[r as usize];
+        let lost = s.losses.iter_mut().any(|l| l.picks(fid, size, &mut ctx.rng));
         if lost {
             s.eifs = true;
         }
@@ -559,41 +579,41 @@ impl Network {
     }
 
     /// An intact frame arrived at radio `r`.
-    fn mac_receive(&mut self, r: u32, frame: Frame) -> Option<PacketId> {
-        let now = self.now_secs();
+    fn mac_receive(&mut self, ctx: &mut Ctx, r: u32, frame: Frame) -> Option<Outcome> {
+        let now = ctx.now_secs();
         let timing = self.wlan_of(r).timing.clone();
         if frame.dst != r {
             // Someone else's exchange: keep off the medium for its duration (virtual carrier sense).
             let until = now + frame.nav;
-            let s = &mut self.wifi.stations[r as usize];
+            let s = &mut self.stations[r as usize];
             if until > s.nav_until + EPS {
                 s.nav_until = until;
-                self.freeze(r);
-                self.arm_mac(r, MacTimer::Nav, until);
+                self.freeze(ctx, r);
+                self.arm_mac(ctx, r, MacTimer::Nav, until);
             }
             return None;
         }
-        self.trace_frame('r', r, &frame);
-        let s = &mut self.wifi.stations[r as usize];
+        self.trace_frame(ctx, 'r', r, &frame);
+        let s = &mut self.stations[r as usize];
         match frame.kind {
             FrameKind::Rts => {
                 if s.nav_until <= now + EPS && s.tx_until <= now + EPS {
                     let nav = frame.nav - timing.sifs - timing.control(CTS_BYTES);
                     s.respond = Some((FrameKind::Cts, frame.src, nav));
-                    self.arm_mac(r, MacTimer::Respond, now + timing.sifs);
+                    self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
                 }
             }
             FrameKind::Cts => {
                 if s.state == State::WaitCts {
                     s.timeout.cancel();
                     s.respond = Some((FrameKind::Data, frame.src, timing.sifs + timing.control(ACK_BYTES)));
-                    self.arm_mac(r, MacTimer::Respond, now + timing.sifs);
+                    self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
                 }
             }
             FrameKind::Data => {
                 s.respond = Some((FrameKind::Ack, frame.src, 0.0));
-                self.arm_mac(r, MacTimer::Respond, now + timing.sifs);
-                let s = &mut self.wifi.stations[r as usize];
+                self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
+                let s = &mut self.stations[r as usize];
                 let seen = s.last_seq.iter_mut().find(|(src, _)| *src == frame.src);
                 let duplicate = seen.as_ref().is_some_and(|(_, q)| *q == frame.seq);
                 match seen {
@@ -601,97 +621,98 @@ impl Network {
                     None => s.last_seq.push((frame.src, frame.seq)),
                 }
                 if !duplicate {
-                    let pkt = *self.pkts.get(frame.pkt.expect("data carries a packet"));
-                    let node = self.wifi.stations[r as usize].node;
-                    let ap = self.wifi.stations[frame.src as usize].node;
-                    self.note_mobile_delivery(&pkt, ap);
-                    let copy = self.pkts.alloc(pkt); // the frame keeps its own until it is done
-                    return self.arrive_at(node, copy);
+                    let pkt = *ctx.pkts.get(frame.pkt.expect("data carries a packet"));
+                    let node = self.stations[r as usize].node;
+                    let from = self.stations[frame.src as usize].node;
+                    let id = ctx.pkts.alloc(pkt); // the frame keeps its own until it is done
+                    return Some(Outcome::Delivered { node, from, radio: r, id });
                 }
             }
             FrameKind::Ack => {
                 if s.state == State::WaitAck {
                     s.timeout.cancel();
-                    self.sent_ok(r);
+                    self.sent_ok(ctx, r);
                 }
             }
         }
         None
     }
 
-    fn mac_timer(&mut self, r: u32, which: MacTimer, gen: u32) {
-        let timer = self.wifi.stations[r as usize].timer(which);
-        let live = self.sched.fire(timer, gen, |gen| Event::Wifi(WifiEvent::Timer(r, which, gen)));
+    fn mac_timer(&mut self, ctx: &mut Ctx, r: u32, which: MacTimer, gen: u32) -> Outcome {
+        let timer = self.stations[r as usize].timer(which);
+        let live = ctx.sched.fire(timer, gen, |gen| Event::Wifi(WifiEvent::Timer(r, which, gen)));
         if !live {
-            return;
+            return Outcome::Nothing;
         }
         match which {
-            MacTimer::Access => self.send_head(r),
-            MacTimer::Timeout => self.exchange_failed(r),
+            MacTimer::Access => self.send_head(ctx, r),
+            MacTimer::Timeout => return self.exchange_failed(ctx, r),
             MacTimer::Respond => {
-                if let Some((kind, to, nav)) = self.wifi.stations[r as usize].respond.take() {
+                if let Some((kind, to, nav)) = self.stations[r as usize].respond.take() {
                     let (pkt, seq) = match kind {
                         FrameKind::Data => {
-                            let s = &self.wifi.stations[r as usize];
+                            let s = &self.stations[r as usize];
                             (Some(s.queue.front().expect("a CTS answers our RTS").0), s.seq)
                         }
                         _ => (None, 0),
                     };
                     if kind == FrameKind::Data {
-                        self.wifi.stations[r as usize].state = State::Send;
+                        self.stations[r as usize].state = State::Send;
                     }
-                    self.transmit(r, kind, to, nav, pkt, seq);
+                    self.transmit(ctx, Frame { kind, src: r, dst: to, nav, pkt, seq, refs: 1 });
                 }
             }
-            MacTimer::Nav => self.medium_maybe_idle(r),
+            MacTimer::Nav => self.medium_maybe_idle(ctx, r),
         }
+        Outcome::Nothing
     }
 
     /// The backoff ran out: send the head of the queue, after an RTS if it is long.
-    fn send_head(&mut self, r: u32) {
+    fn send_head(&mut self, ctx: &mut Ctx, r: u32) {
         let cfg = self.wlan_of(r);
         let timing = cfg.timing.clone();
         let threshold = cfg.rts_threshold;
-        let s = &mut self.wifi.stations[r as usize];
+        let s = &mut self.stations[r as usize];
         let Some(&(id, to)) = s.queue.front() else { return };
         s.backoff = None;
         s.state = State::Send;
         let seq = s.seq;
-        let size = self.pkts.get(id).size;
+        let size = ctx.pkts.get(id).size;
         let ack = timing.sifs + timing.control(ACK_BYTES);
         if size + timing.mac_overhead > threshold {
             let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + timing.data(size) + ack;
-            self.transmit(r, FrameKind::Rts, to, nav, None, seq);
+            self.transmit(ctx, Frame { kind: FrameKind::Rts, src: r, dst: to, nav, pkt: None, seq, refs: 1 });
         } else {
-            self.transmit(r, FrameKind::Data, to, ack, Some(id), seq);
+            self.transmit(ctx, Frame { kind: FrameKind::Data, src: r, dst: to, nav: ack, pkt: Some(id), seq, refs: 1 });
         }
     }
 
     /// The ACK for the head of the queue came: on to the next packet, after a fresh backoff.
-    fn sent_ok(&mut self, r: u32) {
+    fn sent_ok(&mut self, ctx: &mut Ctx, r: u32) {
         let cw_min = self.wlan_of(r).cw_min;
-        let s = &mut self.wifi.stations[r as usize];
+        let s = &mut self.stations[r as usize];
         let (id, _) = s.queue.pop_front().expect("an ACK for the head");
         s.seq = s.seq.wrapping_add(1);
         s.cw = cw_min;
         s.short_retries = 0;
         s.long_retries = 0;
-        self.pkts.release(id);
-        self.after_exchange(r);
+        ctx.pkts.release(id);
+        self.after_exchange(ctx, r);
     }
 
     /// No CTS or ACK: back off longer and try again, or give the packet up.
-    fn exchange_failed(&mut self, r: u32) {
+    /// `Dropped` if the packet is given up and lost.
+    fn exchange_failed(&mut self, ctx: &mut Ctx, r: u32) -> Outcome {
         let cfg = self.wlan_of(r);
         let (threshold, overhead, cw_min, cw_max) =
             (cfg.rts_threshold, cfg.timing.mac_overhead, cfg.cw_min, cfg.cw_max);
         let (short_limit, long_limit) = (cfg.short_retry_limit, cfg.long_retry_limit);
-        let (id, to) = *self.wifi.stations[r as usize].queue.front().expect("a frame in flight");
-        let seq = self.wifi.stations[r as usize].seq;
+        let (id, to) = *self.stations[r as usize].queue.front().expect("a frame in flight");
+        let seq = self.stations[r as usize].seq;
         // the receiver may have the frame already (only its ACKs were lost)
-        let delivered = self.wifi.stations[to as usize].last_seq.contains(&(r, seq));
-        let s = &mut self.wifi.stations[r as usize];
-        let long = self.pkts.get(id).size + overhead > threshold;
+        let delivered = self.stations[to as usize].last_seq.contains(&(r, seq));
+        let s = &mut self.stations[r as usize];
+        let long = ctx.pkts.get(id).size + overhead > threshold;
         let failed = if s.state == State::WaitCts || !long {
             s.short_retries += 1;
             s.short_retries >= short_limit
@@ -706,24 +727,25 @@ impl Network {
             s.short_retries = 0;
             s.long_retries = 0;
             s.stats.retry_drops += 1;
-            let (node, pkt) = (s.node, *self.pkts.get(id));
-            self.trace_radio_packet('D', node, "MAC", "RET", &pkt);
+            let (node, pkt) = (s.node, *ctx.pkts.get(id));
+            self.trace_radio_packet(ctx, 'D', node, "MAC", "RET", &pkt);
+            self.after_exchange(ctx, r);
             if delivered {
-                self.pkts.release(id); // not lost: the receiver took it
-            } else {
-                self.drop_packet(id);
+                ctx.pkts.release(id); // not lost: the receiver took it
+                return Outcome::Nothing;
             }
-        } else {
-            s.stats.retries += 1;
-            s.cw = (2 * s.cw + 1).min(cw_max);
+            return Outcome::Dropped(id);
         }
-        self.after_exchange(r);
+        s.stats.retries += 1;
+        s.cw = (2 * s.cw + 1).min(cw_max);
+        self.after_exchange(ctx, r);
+        Outcome::Nothing
     }
 
     /// The packets a receiving radio has taken while their sender still waits for the MAC ACK
     /// (or retries because it was lost): delivered, though still in the sender's queue.
     pub fn frames_received_unacked(&self) -> Vec<PacketId> {
-        let stations = &self.wifi.stations;
+        let stations = &self.stations;
         stations
             .iter()
             .enumerate()
@@ -734,11 +756,11 @@ impl Network {
             .collect()
     }
 
-    fn after_exchange(&mut self, r: u32) {
-        let slots = self.draw_backoff(r);
-        let s = &mut self.wifi.stations[r as usize];
+    fn after_exchange(&mut self, ctx: &mut Ctx, r: u32) {
+        let slots = self.draw_backoff(ctx, r);
+        let s = &mut self.stations[r as usize];
         s.backoff = Some(slots); // the backoff after every exchange, even with nothing queued
         s.state = if s.queue.is_empty() { State::Idle } else { State::Contend };
-        self.medium_maybe_idle(r);
+        self.medium_maybe_idle(ctx, r);
     }
 }

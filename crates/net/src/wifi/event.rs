@@ -1,0 +1,25 @@
+//! The 802.11 MAC's events, which the run's scheduler carries in `Event::Wifi`.
+
+/// The MAC timers of a radio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MacTimer {
+    /// The backoff ran out: transmit.
+    Access,
+    /// No CTS or ACK came in time.
+    Timeout,
+    /// SIFS after a frame: send the CTS, DATA or ACK it calls for.
+    Respond,
+    /// The NAV ran out.
+    Nav,
+}
+
+/// Radio events, carried in `Event::Wifi`.
+#[derive(Debug, Clone, Copy)]
+pub enum WifiEvent {
+    /// Radio `0` finished sending frame `1`.
+    TxEnd(u32, u32),
+    /// Frame `1` starts / stops arriving at radio `0`.
+    RxStart(u32, u32),
+    RxEnd(u32, u32),
+    Timer(u32, MacTimer, u32),
+}
