@@ -5,6 +5,7 @@
 //! returns, and only the network forwards packets.
 
 use crate::check::Checks;
+use crate::ids::{ActionId, LaneId, LinkId};
 use crate::metrics::FlowStats;
 use crate::mobility::event::MipTimer;
 use crate::packet::{FlowId, PacketId, PacketPool};
@@ -17,15 +18,15 @@ use tcplab_des::{Ns2Rng, Scheduler, Time, Timer};
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
     /// A link finished serialising a packet and may start the next one.
-    LinkFree(u32),
+    LinkFree(LinkId),
     /// The first packet of flight lane `0` reaches the far end of its link.
-    Arrive(u32),
+    Arrive(LaneId),
     /// A packet a loss model held back enters link `0` again, after its loss model `2`.
-    Reenter(u32, PacketId, u8),
+    Reenter(LinkId, PacketId, u8),
     /// A flow's timer fired; stale unless `gen` is the timer's current generation.
     Timer(FlowId, TimerKind, u32),
     /// The scenario's action with this index.
-    Act(u32),
+    Act(ActionId),
     /// Something on a wireless LAN.
     Wifi(WifiEvent),
     /// A mobile node's timer (its index, which timer, generation).

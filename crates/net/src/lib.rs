@@ -4,6 +4,7 @@ pub mod budget;
 pub mod check;
 pub mod ctx;
 pub mod guard;
+pub mod ids;
 pub mod loss;
 pub mod metrics;
 pub mod mobility;

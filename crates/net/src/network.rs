@@ -3,6 +3,7 @@
 //! ns-2 agents call `target_->recv`, so events are scheduled in the same order as in ns-2.
 
 pub use crate::ctx::{Ctx, Event, TimerKind};
+use crate::ids::{LaneId, LinkId};
 use crate::loss::Loss;
 use crate::loss::LossAction;
 use crate::metrics::LinkStats;
@@ -98,7 +99,7 @@ struct LastTx {
     size: u32,
     tx: Time,
     secs: f64,
-    lane: u32,
+    lane: LaneId,
 }
 
 impl Link {
@@ -115,7 +116,7 @@ impl Link {
             busy_since: 0.0,
             stats: LinkStats::default(),
             traced: false,
-            last_tx: LastTx { size: u32::MAX, tx: Time::ZERO, secs: 0.0, lane: u32::MAX }, // no size yet
+            last_tx: LastTx { size: u32::MAX, tx: Time::ZERO, secs: 0.0, lane: LaneId(u32::MAX) }, // no size yet
         }
     }
 
@@ -163,27 +164,32 @@ pub fn link_name(nodes: &[String], l: &Link) -> String {
 pub struct Flights {
     lanes: Vec<Ring<InFlight>>,
     /// A lane's flight time (its bits) to its index.
-    by_time: HashMap<u64, u32>,
+    by_time: HashMap<u64, LaneId>,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct InFlight {
     at: f64,
     seq: u64,
-    link: u32,
+    link: LinkId,
     id: PacketId,
-    /// Where the packet goes on from the link's far end, found as it went onto the wire: the
-    /// edge (a link, or a radio pair) of its static route, `HOME`, or `ASK` with mobile nodes.
-    /// Without them an arrival goes by this alone: it neither reads the packet, which has
-    /// usually left the cache since, nor waits for a route lookup (S4 6% less time, S2 and S3
-    /// up to 3%).
-    onward: u32,
+    /// Where the packet goes on from the link's far end, found as it went onto the wire.
+    /// Without mobile nodes an arrival goes by this alone: it neither reads the packet, which
+    /// has usually left the cache since, nor waits for a route lookup (S4 6% less time, S2 and
+    /// S3 up to 3%).
+    onward: Onward,
 }
 
-/// `InFlight::onward` of a packet that is home at the link's far end.
-const HOME: u32 = u32::MAX;
-/// `InFlight::onward` where Mobile IPv6 decides at the far end (the packet is read there).
-const ASK: u32 = u32::MAX - 1;
+/// Where a packet on a wire goes from the link's far end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Onward {
+    /// It is home there.
+    Home,
+    /// To this edge (a link, or a radio pair) of its static route.
+    Edge(u32),
+    /// Mobile IPv6 decides there (the packet is read then).
+    Ask,
+}
 
 /// `table[i]` without a bounds check, for the tables a hop indexes (links, lanes, the flows'
 /// books) by ids made from the tables themselves, which never shrink and are crate-private.
@@ -202,11 +208,11 @@ pub(crate) unsafe fn unchecked<T>(table: &mut [T], i: usize) -> &mut T {
 
 impl Flights {
     /// The lane of packets that take `flight` seconds.
-    fn lane(&mut self, flight: f64) -> u32 {
+    fn lane(&mut self, flight: f64) -> LaneId {
         let lanes = &mut self.lanes;
         *self.by_time.entry(flight.to_bits()).or_insert_with(|| {
             lanes.push(Ring::default());
-            lanes.len() as u32 - 1
+            LaneId(lanes.len() as u32 - 1)
         })
     }
 
@@ -214,7 +220,7 @@ impl Flights {
     pub fn on_wire(&self, links: usize) -> Vec<u64> {
         let mut n = vec![0; links];
         for f in self.lanes.iter().flat_map(Ring::iter) {
-            n[f.link as usize] += 1;
+            n[f.link.index()] += 1;
         }
         n
     }
@@ -414,7 +420,7 @@ impl Network {
     /// Hands a packet to edge `edge`: a wired link's queue, or a radio's.
     fn forward_on(&mut self, edge: usize, id: PacketId) {
         match edge.checked_sub(self.links.len()) {
-            None => self.enqueue(edge, id),
+            None => self.enqueue(LinkId(edge as u32), id),
             Some(w) => {
                 let (from, to) = self.wifi_edges[w];
                 self.radio_enqueue(from, to, id);
@@ -449,20 +455,20 @@ impl Network {
         Some(id)
     }
 
-    fn enqueue(&mut self, l: usize, id: PacketId) {
+    fn enqueue(&mut self, l: LinkId, id: PacketId) {
         // SAFETY: `forward_on` passes wired edges only, which are links
-        unsafe { unchecked(&mut self.links, l) }.stats.arrivals += 1;
+        unsafe { unchecked(&mut self.links, l.index()) }.stats.arrivals += 1;
         self.pass_losses(l, id, 0);
     }
 
     /// Takes a packet through the link's loss models from model `first` on, then to its queue.
     /// A dropped packet shows only as `d`; a delayed one re-enters after the model that held it.
     #[inline(always)] // into its callers (mainly `enqueue`): no call on every hop (-2% instructions)
-    pub(crate) fn pass_losses(&mut self, l: usize, id: PacketId, first: usize) {
+    pub(crate) fn pass_losses(&mut self, l: LinkId, id: PacketId, first: usize) {
         let last = std::mem::take(&mut self.forwarding_last);
         let now_s = self.ctx.now_secs();
         // SAFETY: a link (from `enqueue`, or a delayed packet's event made there)
-        let link = unsafe { unchecked(&mut self.links, l) };
+        let link = unsafe { unchecked(&mut self.links, l.index()) };
         let pkt = self.ctx.pkts.get_mut(id);
         for (i, model) in link.losses.iter_mut().enumerate().skip(first) {
             if !model.picks(pkt.fid, pkt.size, &mut self.ctx.rng) {
@@ -477,7 +483,7 @@ impl Network {
                 LossAction::Mark => pkt.flags |= flags::CE,
                 LossAction::Delay { delay } => {
                     let at = now_s + delay.as_secs_f64();
-                    self.ctx.sched.schedule_exact(at, Event::Reenter(l as u32, id, i as u8 + 1));
+                    self.ctx.sched.schedule_exact(at, Event::Reenter(l, id, i as u8 + 1));
                     return;
                 }
             }
@@ -522,7 +528,7 @@ impl Network {
                 }
                 if let Some((at, seq)) = link.release.take() {
                     // a packet now waits for the end of the transmission
-                    self.ctx.sched.push_reserved(at, seq, Event::LinkFree(l as u32));
+                    self.ctx.sched.push_reserved(at, seq, Event::LinkFree(l));
                 }
                 if !link.busy {
                     self.start_transmission(l);
@@ -535,8 +541,8 @@ impl Network {
         }
     }
 
-    fn drop(&mut self, l: usize, id: PacketId) {
-        self.links[l].stats.drops += 1;
+    fn drop(&mut self, l: LinkId, id: PacketId) {
+        self.links[l.index()].stats.drops += 1;
         self.drop_packet(id);
     }
 
@@ -559,11 +565,11 @@ impl Network {
 
     /// Takes the head of the queue onto the wire (ns-2: queue -> `-` trace -> DelayLink).
     #[inline(always)] // into its callers, `on_link_free` and `pass_losses` (-0.4% instructions)
-    fn start_transmission(&mut self, l: usize) {
+    fn start_transmission(&mut self, l: LinkId) {
         let now = self.ctx.now();
         let now_s = self.ctx.now_secs();
         // SAFETY: a link whose transmission ends, or which a packet joined
-        let link = unsafe { unchecked(&mut self.links, l) };
+        let link = unsafe { unchecked(&mut self.links, l.index()) };
         let waiting = link.queue.len();
         let Some(id) = link.queue.dequeue(now_s) else {
             return;
@@ -573,10 +579,10 @@ impl Network {
     }
 
     /// Puts packet `id`, just out of link `l`'s queue, on the wire.
-    fn put_on_wire(&mut self, l: usize, id: PacketId) {
+    fn put_on_wire(&mut self, l: LinkId, id: PacketId) {
         let now_s = self.ctx.now_secs();
         // SAFETY: the link that takes the packet, out of its queue or straight through
-        let link = unsafe { unchecked(&mut self.links, l) };
+        let link = unsafe { unchecked(&mut self.links, l.index()) };
         let pkt = self.ctx.pkts.get(id);
         debug_assert_eq!(
             link.traced,
@@ -586,7 +592,7 @@ impl Network {
         if link.traced {
             self.ctx.tracer.link_event('-', now_s, link.from, link.to, pkt);
             if let Some(pcap) = &mut self.ctx.tracer.pcap {
-                pcap.capture(l, now_s, pkt);
+                pcap.capture(l.index(), now_s, pkt);
             }
         }
         link.busy = true;
@@ -597,25 +603,20 @@ impl Network {
         // Without mobile nodes a packet is home where it is addressed, and goes on by static routes.
         let (to, dst) = (link.to, pkt.dst.node);
         let onward = if !self.mip.is_static() {
-            ASK
+            Onward::Ask
         } else if dst == to {
-            HOME
+            Onward::Home
         } else {
-            self.route(to, dst) as u32
+            Onward::Edge(self.route(to, dst) as u32)
         };
         // SAFETY: as above
-        let link = unsafe { unchecked(&mut self.links, l) };
+        let link = unsafe { unchecked(&mut self.links, l.index()) };
         // ns-2's LinkDelay::recv in ns-2's arithmetic and order: the arrival, then the release.
-        let arrival = InFlight {
-            at: now_s + (tx.secs + link.delay_secs),
-            seq: self.ctx.sched.reserve(),
-            link: l as u32,
-            id,
-            onward,
-        };
+        let arrival =
+            InFlight { at: now_s + (tx.secs + link.delay_secs), seq: self.ctx.sched.reserve(), link: l, id, onward };
         // checked: the first packet of a size finds its lane, later ones the lane cached
         // beside it, and only that check proves the lane of `Event::Arrive` (`on_arrive`)
-        let lane = &mut self.flights.lanes[tx.lane as usize];
+        let lane = &mut self.flights.lanes[tx.lane.index()];
         debug_assert!(
             lane.back().is_none_or(|last| (last.at, last.seq) < (arrival.at, arrival.seq)),
             "a lane lands in order"
@@ -628,48 +629,50 @@ impl Network {
         if link.queue.is_empty() {
             link.release = Some(release);
         } else {
-            self.ctx.sched.push_reserved(release.0, release.1, Event::LinkFree(l as u32));
+            self.ctx.sched.push_reserved(release.0, release.1, Event::LinkFree(l));
         }
     }
 
-    pub(crate) fn on_link_free(&mut self, l: u32) {
+    pub(crate) fn on_link_free(&mut self, l: LinkId) {
         // SAFETY: `put_on_wire` and `pass_losses` make a release's event for its link
-        unsafe { unchecked(&mut self.links, l as usize) }.busy = false;
-        self.start_transmission(l as usize);
+        unsafe { unchecked(&mut self.links, l.index()) }.busy = false;
+        self.start_transmission(l);
     }
 
     /// The first packet of flight lane `lane` reaches the end of its link: it is forwarded, or
     /// handed back if it is home.
     #[must_use = "a packet handed back still holds its slot"]
-    pub(crate) fn on_arrive(&mut self, lane: u32) -> Option<PacketId> {
+    pub(crate) fn on_arrive(&mut self, lane: LaneId) -> Option<PacketId> {
         let now_s = self.ctx.now_secs();
         // SAFETY: `put_on_wire` makes a lane's event for a lane it has indexed
-        let flights = unsafe { unchecked(&mut self.flights.lanes, lane as usize) };
+        let flights = unsafe { unchecked(&mut self.flights.lanes, lane.index()) };
         let InFlight { link: l, id, onward, .. } =
             flights.pop_front().expect("a lane's event comes with its first packet");
         if let Some(next) = flights.front() {
             self.ctx.sched.push_reserved(next.at, next.seq, Event::Arrive(lane));
         }
         // SAFETY: `put_on_wire` puts the entry in the lane, naming its own link
-        let link = unsafe { unchecked(&mut self.links, l as usize) };
+        let link = unsafe { unchecked(&mut self.links, l.index()) };
         link.stats.received += 1;
         let to = link.to;
         if link.traced {
             self.ctx.tracer.link_event('r', now_s, link.from, to, self.ctx.pkts.get(id));
         }
-        let home = if onward == ASK { is_home(self.ctx.pkts.get(id), to) } else { onward == HOME };
+        let home = match onward {
+            Onward::Home => true,
+            Onward::Ask => is_home(self.ctx.pkts.get(id), to),
+            Onward::Edge(_) => false,
+        };
         if home {
-            self.arrive_home(to, id)
-        } else {
-            self.forwarding_last = true;
-            if onward == ASK {
-                self.forward(to, id);
-            } else {
-                self.forward_on(onward as usize, id);
-            }
-            self.forwarding_last = false; // if no link took it (a radio, a drop)
-            None
+            return self.arrive_home(to, id);
         }
+        self.forwarding_last = true;
+        match onward {
+            Onward::Edge(edge) => self.forward_on(edge as usize, id),
+            _ => self.forward(to, id),
+        }
+        self.forwarding_last = false; // if no link took it (a radio, a drop)
+        None
     }
 
     /// Closes the books at the end of the run (time-weighted queue averages).

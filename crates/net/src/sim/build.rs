@@ -3,6 +3,7 @@
 
 use super::{Flow, Receiver, RunError, RunOptions, Sender, Simulation};
 use crate::guard::Guard;
+use crate::ids::ActionId;
 use crate::loss::Loss;
 use crate::metrics::Sampler;
 use crate::mobility::Mip;
@@ -306,7 +307,7 @@ impl Simulation {
         }
         let first_action = net.ctx.sched.reserve(); // a mark: numbers are only compared
         for (i, a) in scenario.actions.iter().enumerate() {
-            net.ctx.sched.schedule_exact(a.at_s, Event::Act(i as u32));
+            net.ctx.sched.schedule_exact(a.at_s, Event::Act(ActionId(i as u32)));
         }
         let at_end = first_action..net.ctx.sched.reserve();
         let sampler = scenario.interval.filter(|_| !opts.skip_series).map(|interval| {

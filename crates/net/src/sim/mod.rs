@@ -264,7 +264,7 @@ impl Simulation {
         let net = &mut self.net;
         match ev {
             Event::LinkFree(l) => net.on_link_free(l),
-            Event::Reenter(l, id, next) => net.pass_losses(l as usize, id, next as usize),
+            Event::Reenter(l, id, next) => net.pass_losses(l, id, next as usize),
             Event::Arrive(lane) => {
                 let home = net.on_arrive(lane)?;
                 return Some(Self::deliver(net, &mut self.flows, home));
@@ -288,7 +288,7 @@ impl Simulation {
             }
             Event::Mip(m, which, gen) => net.on_mip(m, which, gen),
             Event::Act(i) => {
-                let action = self.scenario.actions[i as usize];
+                let action = self.scenario.actions[i.index()];
                 let flow = &mut self.flows[action.flow];
                 let app = flow.app;
                 if let Sender::Cbr(cbr) = &mut flow.sender {
