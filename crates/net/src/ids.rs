@@ -29,3 +29,11 @@ id!(
     /// One of the scenario's timed actions, in its order.
     ActionId
 );
+id!(
+    /// A radio: one node's interface on one WLAN, an index into `Wifi::stations`.
+    RadioId
+);
+id!(
+    /// A frame on the air, an index into the 802.11 MAC's slab of frames.
+    FrameId
+);

@@ -3,7 +3,7 @@
 //! ns-2 agents call `target_->recv`, so events are scheduled in the same order as in ns-2.
 
 pub use crate::ctx::{Ctx, Event, TimerKind};
-use crate::ids::{LaneId, LinkId};
+use crate::ids::{LaneId, LinkId, RadioId};
 use crate::loss::Loss;
 use crate::loss::LossAction;
 use crate::metrics::LinkStats;
@@ -238,7 +238,7 @@ pub struct Network {
     pub wifi: Wifi,
     /// Routes over the wired links (edges 0..links.len()) and then these radio pairs.
     pub routes: Routes,
-    pub wifi_edges: Vec<(u32, u32)>,
+    pub wifi_edges: Vec<(RadioId, RadioId)>,
     /// Mobile nodes and Mobile IPv6.
     pub mip: Mip,
     /// Node names, for records.
@@ -263,8 +263,8 @@ impl Network {
         tracer: Tracer,
         rng: Ns2Rng,
     ) -> Network {
-        let radio_node = |r: u32| wifi.stations[r as usize].node;
-        let wifi_edges: Vec<(u32, u32)> = wifi
+        let radio_node = |r: RadioId| wifi.stations[r.index()].node;
+        let wifi_edges: Vec<(RadioId, RadioId)> = wifi
             .edges()
             .into_iter()
             .filter(|&(a, b)| !mip.is_mobile(radio_node(a)) && !mip.is_mobile(radio_node(b)))
@@ -365,7 +365,7 @@ impl Network {
     }
 
     /// Queues packet `id` at radio `from` for radio `to`.
-    fn radio_enqueue(&mut self, from: u32, to: u32, id: PacketId) {
+    fn radio_enqueue(&mut self, from: RadioId, to: RadioId, id: PacketId) {
         let outcome = self.wifi.enqueue(&mut self.ctx, from, to, id);
         let _ = self.take_outcome(outcome);
     }

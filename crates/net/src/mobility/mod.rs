@@ -24,6 +24,7 @@ pub mod event;
 pub mod path;
 
 use crate::ctx::{Ctx, Event};
+use crate::ids::RadioId;
 pub use crate::metrics::{Handover, HandoverFlow};
 pub use crate::packet::NO_VIA;
 use crate::packet::{Addr, FlowId, Kind, Packet, PacketId, PacketPool};
@@ -52,9 +53,9 @@ enum Phase {
 struct Mobile {
     cfg: MobileConfig,
     /// The MN's radios, each with the access point radio of its WLAN.
-    radios: Vec<(u32, u32)>,
+    radios: Vec<(RadioId, RadioId)>,
     /// (MN radio, access point radio) while associated.
-    assoc: Option<(u32, u32)>,
+    assoc: Option<(RadioId, RadioId)>,
     /// What the anchors believe: the home agent tunnels to this node (MAP or access router;
     /// None: the MN is at home or unknown), the MAP to this access router.
     ha_binding: Option<u32>,
@@ -106,7 +107,7 @@ impl Mip {
     pub fn new(
         names: &[String],
         configs: Vec<MobileConfig>,
-        radios: impl Fn(usize) -> Vec<(u32, u32)>,
+        radios: impl Fn(usize) -> Vec<(RadioId, RadioId)>,
         peers: impl Fn(usize) -> Vec<u32>,
         draws: Draws,
     ) -> Mip {
@@ -231,7 +232,7 @@ pub enum Route {
     /// By the static routes, towards this node.
     Toward(u32),
     /// Over the air from radio `0` to radio `1`.
-    Radio(u32, u32),
+    Radio(RadioId, RadioId),
     Drop,
 }
 
@@ -248,7 +249,7 @@ impl Mip {
             if let Some(pair) = self.best_access_point(wifi, ctx.now_secs(), m) {
                 let mob = &mut self.mobiles[m];
                 mob.assoc = Some(pair);
-                let ap = wifi.stations[pair.1 as usize].node;
+                let ap = wifi.stations[pair.1.index()].node;
                 // It starts registered where it is: at home, or bound at its anchors already.
                 let mob = &mut self.mobiles[m];
                 if ap as usize != mob.cfg.home_agent {
@@ -266,20 +267,20 @@ impl Mip {
     }
 
     /// The power at radio `mn_radio` of access point radio `ap_radio` at time `now`.
-    fn signal(wifi: &Wifi, now: f64, mn_radio: u32, ap_radio: u32) -> f64 {
-        let cfg = &wifi.wlans[wifi.stations[ap_radio as usize].wlan_index()];
+    fn signal(wifi: &Wifi, now: f64, mn_radio: RadioId, ap_radio: RadioId) -> f64 {
+        let cfg = &wifi.wlans[wifi.stations[ap_radio.index()].wlan_index()];
         let d = crate::wifi::distance(wifi.position(mn_radio, now), wifi.position(ap_radio, now));
         cfg.radio.rx_power(d)
     }
 
-    fn in_range(wifi: &Wifi, now: f64, mn_radio: u32, ap_radio: u32) -> bool {
-        let cfg = &wifi.wlans[wifi.stations[ap_radio as usize].wlan_index()];
+    fn in_range(wifi: &Wifi, now: f64, mn_radio: RadioId, ap_radio: RadioId) -> bool {
+        let cfg = &wifi.wlans[wifi.stations[ap_radio.index()].wlan_index()];
         Mip::signal(wifi, now, mn_radio, ap_radio) >= cfg.radio.rx_threshold
     }
 
-    fn best_access_point(&self, wifi: &Wifi, now: f64, m: usize) -> Option<(u32, u32)> {
+    fn best_access_point(&self, wifi: &Wifi, now: f64, m: usize) -> Option<(RadioId, RadioId)> {
         let radios = &self.mobiles[m].radios;
-        let signal = |(r, ap): (u32, u32)| Mip::signal(wifi, now, r, ap);
+        let signal = |(r, ap): (RadioId, RadioId)| Mip::signal(wifi, now, r, ap);
         radios
             .iter()
             .copied()
@@ -313,11 +314,11 @@ impl Mip {
         }
     }
 
-    fn link_lost(&mut self, ctx: &mut Ctx, wifi: &Wifi, m: usize, old_ap: Option<u32>) {
+    fn link_lost(&mut self, ctx: &mut Ctx, wifi: &Wifi, m: usize, old_ap: Option<RadioId>) {
         let now = ctx.now_secs();
-        let from = old_ap.map(|ap| self.node_name(wifi.stations[ap as usize].node));
+        let from = old_ap.map(|ap| self.node_name(wifi.stations[ap.index()].node));
         let node = self.node_name(self.mobiles[m].cfg.node as u32);
-        let from_ap = old_ap.map(|ap| wifi.stations[ap as usize].node);
+        let from_ap = old_ap.map(|ap| wifi.stations[ap.index()].node);
         let mob = &mut self.mobiles[m];
         mob.assoc = None;
         mob.phase = Phase::Scanning;
@@ -342,7 +343,7 @@ impl Mip {
                     self.timer_at(ctx, m, MipTimer::Step, t);
                     return None;
                 };
-                let ap = wifi.stations[pair.1 as usize].node;
+                let ap = wifi.stations[pair.1.index()].node;
                 let to = self.node_name(ap);
                 let mob = &mut self.mobiles[m];
                 mob.assoc = Some(pair);
@@ -357,7 +358,7 @@ impl Mip {
             }
             Phase::WaitRa => {
                 let mob = &mut self.mobiles[m];
-                let ap = wifi.stations[mob.assoc.expect("associated").1 as usize].node;
+                let ap = wifi.stations[mob.assoc.expect("associated").1.index()].node;
                 if let Some(h) = mob.records.last_mut() {
                     h.movement_detected_s = now;
                 }
@@ -376,7 +377,7 @@ impl Mip {
                 if let Some(h) = mob.records.last_mut() {
                     h.dad_done_s = now;
                 }
-                let ap = wifi.stations[mob.assoc.expect("associated").1 as usize].node;
+                let ap = wifi.stations[mob.assoc.expect("associated").1.index()].node;
                 let home = mob.cfg.home_agent as u32;
                 let in_domain = |ar: Option<u32>| {
                     mob.cfg.map.is_some() && ar.is_some_and(|a| mob.cfg.map_domain.contains(&(a as usize)))
@@ -416,7 +417,7 @@ impl Mip {
     /// catching up is a few thousand draws, inside one event.
     fn next_router_advert(&mut self, ctx: &mut Ctx, wifi: &Wifi, ar: u32, now: f64) -> f64 {
         const RA_DRAWN: f64 = 4096.0;
-        let m = self.mobiles.iter().find(|mob| mob.radios.iter().any(|&(_, ap)| wifi.stations[ap as usize].node == ar));
+        let m = self.mobiles.iter().find(|mob| mob.radios.iter().any(|&(_, ap)| wifi.stations[ap.index()].node == ar));
         let (lo, hi) = m.map_or((0.03, 0.07), |mob| mob.cfg.ra_interval);
         let draws = self.draws.as_mut().expect("set up");
         let mut next = self.next_ra[ar as usize];
@@ -447,7 +448,7 @@ impl Mip {
         let now = ctx.now_secs();
         let mob = &mut self.mobiles[m];
         let (Some(&anchor), Some((_, ap_radio))) = (mob.pending.first(), mob.assoc) else { return None };
-        let ap = wifi.stations[ap_radio as usize].node;
+        let ap = wifi.stations[ap_radio.index()].node;
         // the care-of address this update binds: the MAP's regional one when the home agent
         // is told of a move within the domain, else the new router's
         let target = match mob.cfg.map {
@@ -548,7 +549,7 @@ impl Mip {
         let mob = &mut self.mobiles[m];
         mob.step.cancel();
         mob.phase = Phase::Attached;
-        mob.registered_ar = mob.assoc.map(|(_, ap)| wifi.stations[ap as usize].node);
+        mob.registered_ar = mob.assoc.map(|(_, ap)| wifi.stations[ap.index()].node);
         if let Some(h) = mob.records.last_mut() {
             h.complete_s = now;
             if h.binding_s == 0.0 {
@@ -623,12 +624,12 @@ impl Mip {
         }
         let deliver_here = || -> Route {
             match mob.assoc {
-                Some((r, ap)) if wifi.stations[ap as usize].node == node => Route::Radio(ap, r),
+                Some((r, ap)) if wifi.stations[ap.index()].node == node => Route::Radio(ap, r),
                 _ => Route::Drop, // the MN is not (or no longer) on this router's link
             }
         };
         if node as usize == mob.cfg.home_agent && p.encaps == 0 && !signalling {
-            let at_home = mob.assoc.is_some_and(|(_, ap)| wifi.stations[ap as usize].node == node);
+            let at_home = mob.assoc.is_some_and(|(_, ap)| wifi.stations[ap.index()].node == node);
             if at_home {
                 return Some(deliver_here());
             }

@@ -3,7 +3,7 @@
 
 use super::{Flow, Receiver, RunError, RunOptions, Sender, Simulation};
 use crate::guard::Guard;
-use crate::ids::ActionId;
+use crate::ids::{ActionId, RadioId};
 use crate::loss::Loss;
 use crate::metrics::Sampler;
 use crate::mobility::Mip;
@@ -214,10 +214,10 @@ impl Simulation {
         wifi.paths = scenario.paths();
         for (wlan, node, loss) in radio_losses {
             let r = wifi.radio(wlan, node).expect("validated: the node is on the WLAN");
-            wifi.stations[r as usize].losses.push(loss);
+            wifi.stations[r.index()].losses.push(loss);
         }
         // each mobile node's radios, with the access point of their WLAN
-        let access = |node: usize| -> Vec<(u32, u32)> {
+        let access = |node: usize| -> Vec<(RadioId, RadioId)> {
             let mut pairs = Vec::new();
             for (w, cfg) in scenario.wlans.iter().enumerate() {
                 if let (Some(ap), Some(r)) = (cfg.access_point, wifi.radio(w, node)) {

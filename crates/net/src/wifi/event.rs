@@ -1,5 +1,7 @@
 //! The 802.11 MAC's events, which the run's scheduler carries in `Event::Wifi`.
 
+use crate::ids::{FrameId, RadioId};
+
 /// The MAC timers of a radio.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MacTimer {
@@ -17,9 +19,9 @@ pub enum MacTimer {
 #[derive(Debug, Clone, Copy)]
 pub enum WifiEvent {
     /// Radio `0` finished sending frame `1`.
-    TxEnd(u32, u32),
+    TxEnd(RadioId, FrameId),
     /// Frame `1` starts / stops arriving at radio `0`.
-    RxStart(u32, u32),
-    RxEnd(u32, u32),
-    Timer(u32, MacTimer, u32),
+    RxStart(RadioId, FrameId),
+    RxEnd(RadioId, FrameId),
+    Timer(RadioId, MacTimer, u32),
 }

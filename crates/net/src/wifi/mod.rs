@@ -14,6 +14,7 @@ pub mod event;
 pub mod phy;
 
 use crate::ctx::{Ctx, Event};
+use crate::ids::{FrameId, RadioId};
 pub use crate::metrics::MacStats;
 use crate::packet::{Packet, PacketId};
 use crate::random::Draws;
@@ -34,8 +35,8 @@ pub enum FrameKind {
 #[derive(Debug, Clone, Copy)]
 struct Frame {
     kind: FrameKind,
-    src: u32,
-    dst: u32,
+    src: RadioId,
+    dst: RadioId,
     /// The duration field: how long after its end the medium stays reserved, s.
     nav: f64,
     pkt: Option<PacketId>,
@@ -63,7 +64,7 @@ pub struct Station {
     wlan: u32,
     pos: (f64, f64),
     /// Packets waiting, with the radio each goes to.
-    queue: Ring<(PacketId, u32)>,
+    queue: Ring<(PacketId, RadioId)>,
     state: State,
     cw: u32,
     /// Backoff slots still to count down; None when no backoff is pending.
@@ -82,18 +83,18 @@ pub struct Station {
     /// off even on an idle medium).
     not_before: f64,
     /// The frame being received: (frame, power, still intact).
-    rx: Option<(u32, f64, bool)>,
+    rx: Option<(FrameId, f64, bool)>,
     /// The last frame sensed was errored: wait EIFS instead of DIFS.
     eifs: bool,
     /// The frame to send SIFS after the one just received.
-    respond: Option<(FrameKind, u32, f64)>,
+    respond: Option<(FrameKind, RadioId, f64)>,
     access: Timer,
     timeout: Timer,
     response: Timer,
     nav_timer: Timer,
     seq: u16,
     /// The last data sequence number received from each radio (duplicate filter).
-    last_seq: Vec<(u32, u16)>,
+    last_seq: Vec<(RadioId, u16)>,
     draws: Draws,
     /// Loss models at this receiver: frames they pick arrive corrupted.
     pub losses: Vec<crate::loss::Loss>,
@@ -108,7 +109,7 @@ pub struct Wifi {
     /// The paths of the nodes that move, by node.
     pub paths: Vec<Option<crate::mobility::path::Path>>,
     frames: Vec<Frame>,
-    free: Vec<u32>,
+    free: Vec<FrameId>,
 }
 
 /// What a MAC event or a queued packet hands back to the network.
@@ -120,7 +121,7 @@ pub enum Outcome {
     Delivered {
         node: u32,
         from: u32,
-        radio: u32,
+        radio: RadioId,
         id: PacketId,
     },
     /// The MAC gave packet `id` up (a full interface queue, the retry limit): it is lost.
@@ -171,45 +172,46 @@ impl Wifi {
     }
 
     /// The radio of `node` on WLAN `wlan`.
-    pub fn radio(&self, wlan: usize, node: usize) -> Option<u32> {
-        self.stations.iter().position(|s| s.wlan as usize == wlan && s.node as usize == node).map(|i| i as u32)
+    pub fn radio(&self, wlan: usize, node: usize) -> Option<RadioId> {
+        let r = self.stations.iter().position(|s| s.wlan as usize == wlan && s.node as usize == node)?;
+        Some(RadioId(r as u32))
     }
 
     /// Pairs of radios that can exchange frames (see `WlanConfig::pairs`).
-    pub fn edges(&self) -> Vec<(u32, u32)> {
+    pub fn edges(&self) -> Vec<(RadioId, RadioId)> {
         let mut edges = Vec::new();
         let mut first = 0u32;
         for cfg in &self.wlans {
-            edges.extend(cfg.pairs().into_iter().map(|(a, b)| (first + a as u32, first + b as u32)));
+            edges.extend(cfg.pairs().into_iter().map(|(a, b)| (RadioId(first + a as u32), RadioId(first + b as u32))));
             first += cfg.nodes.len() as u32;
         }
         edges
     }
 
     /// Where radio `r` is at time `t`.
-    pub fn position(&self, r: u32, t: f64) -> (f64, f64) {
-        let s = &self.stations[r as usize];
+    pub fn position(&self, r: RadioId, t: f64) -> (f64, f64) {
+        let s = &self.stations[r.index()];
         match self.paths.get(s.node as usize) {
             Some(Some(path)) => path.at(s.pos, t),
             _ => s.pos,
         }
     }
 
-    fn frame(&mut self, f: Frame) -> u32 {
+    fn frame(&mut self, f: Frame) -> FrameId {
         match self.free.pop() {
             Some(i) => {
-                self.frames[i as usize] = f;
+                self.frames[i.index()] = f;
                 i
             }
             None => {
                 self.frames.push(f);
-                self.frames.len() as u32 - 1
+                FrameId(self.frames.len() as u32 - 1)
             }
         }
     }
 
-    fn unref(&mut self, f: u32) {
-        let frame = &mut self.frames[f as usize];
+    fn unref(&mut self, f: FrameId) {
+        let frame = &mut self.frames[f.index()];
         frame.refs -= 1;
         if frame.refs == 0 {
             self.free.push(f);
@@ -235,12 +237,12 @@ impl Station {
 
 impl Wifi {
     /// A MAC line of the wireless trace for `frame` sent ('s') or received ('r') at radio `r`.
-    fn trace_frame(&mut self, ctx: &mut Ctx, ev: char, r: u32, frame: &Frame) {
+    fn trace_frame(&mut self, ctx: &mut Ctx, ev: char, r: RadioId, frame: &Frame) {
         if ctx.tracer.wireless.is_none() {
             return;
         }
         let now = ctx.now_secs();
-        let node = |wifi: &Wifi, x: u32| wifi.stations[x as usize].node;
+        let node = |wifi: &Wifi, x: RadioId| wifi.stations[x.index()].node;
         let (control, size, etype) = match frame.kind {
             FrameKind::Rts => (Some("RTS"), RTS_BYTES + 24, 0),
             FrameKind::Cts => (Some("CTS"), CTS_BYTES + 24, 0),
@@ -303,7 +305,7 @@ impl Wifi {
             ev,
             now,
             node,
-            pos: self.position(r as u32, now),
+            pos: self.position(RadioId(r as u32), now),
             layer,
             reason,
             mac: (0, 0, 0, 0),
@@ -315,31 +317,31 @@ impl Wifi {
         ctx.tracer.wireless_event(&e);
     }
 
-    fn wlan_of(&self, r: u32) -> &WlanConfig {
-        &self.wlans[self.stations[r as usize].wlan as usize]
+    fn wlan_of(&self, r: RadioId) -> &WlanConfig {
+        &self.wlans[self.stations[r.index()].wlan as usize]
     }
 
-    fn medium_busy(&self, r: u32, now: f64) -> bool {
-        let s = &self.stations[r as usize];
+    fn medium_busy(&self, r: RadioId, now: f64) -> bool {
+        let s = &self.stations[r.index()];
         s.sensing > 0 || s.tx_until > now + EPS || s.nav_until > now + EPS
     }
 
-    fn arm_mac(&mut self, ctx: &mut Ctx, r: u32, which: MacTimer, at: f64) {
+    fn arm_mac(&mut self, ctx: &mut Ctx, r: RadioId, which: MacTimer, at: f64) {
         let at = at.max(ctx.sched.now_exact());
-        let timer = self.stations[r as usize].timer(which);
+        let timer = self.stations[r.index()].timer(which);
         ctx.sched.arm(timer, at, |gen| Event::Wifi(WifiEvent::Timer(r, which, gen)));
     }
 
-    fn draw_backoff(&mut self, ctx: &mut Ctx, r: u32) -> u32 {
-        let s = &mut self.stations[r as usize];
+    fn draw_backoff(&mut self, ctx: &mut Ctx, r: RadioId) -> u32 {
+        let s = &mut self.stations[r.index()];
         let u = s.draws.uniform(&mut ctx.rng);
         ((u * (s.cw + 1) as f64) as u32).min(s.cw)
     }
 
     /// Queues `id` at radio `r` for radio `to`: `Dropped` if the interface queue is full.
-    pub fn enqueue(&mut self, ctx: &mut Ctx, r: u32, to: u32, id: PacketId) -> Outcome {
+    pub fn enqueue(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, id: PacketId) -> Outcome {
         let limit = self.wlan_of(r).queue_limit as usize;
-        let s = &mut self.stations[r as usize];
+        let s = &mut self.stations[r.index()];
         if s.queue.len() >= limit {
             s.stats.queue_drops += 1;
             let (node, pkt) = (s.node, *ctx.pkts.get(id));
@@ -355,12 +357,12 @@ impl Wifi {
                 // A frame that finds the medium idle goes after DIFS without a backoff
                 // (unless the profile backs off always); one that finds it busy backs off.
                 let slots = if backoff_always || self.medium_busy(r, now) { self.draw_backoff(ctx, r) } else { 0 };
-                self.stations[r as usize].backoff = Some(slots);
+                self.stations[r.index()].backoff = Some(slots);
             }
             if self.wlan_of(r).backoff_when_idle {
                 // ns-2 waits DIFS and the backoff from the frame's arrival, however long the
                 // medium was idle before
-                self.stations[r as usize].not_before = ctx.now_secs();
+                self.stations[r.index()].not_before = ctx.now_secs();
             }
             self.try_access(ctx, r);
         }
@@ -368,9 +370,9 @@ impl Wifi {
     }
 
     /// Starts (or restarts) the countdown towards sending the queue's head, if the medium is idle.
-    fn try_access(&mut self, ctx: &mut Ctx, r: u32) {
+    fn try_access(&mut self, ctx: &mut Ctx, r: RadioId) {
         let now = ctx.now_secs();
-        let s = &self.stations[r as usize];
+        let s = &self.stations[r.index()];
         if s.state != State::Contend || s.queue.is_empty() || self.medium_busy(r, now) {
             return;
         }
@@ -380,15 +382,15 @@ impl Wifi {
         let idle_from = s.idle_since.max(s.nav_until).max(s.not_before);
         let count_from = idle_from + ifs;
         let slots = s.backoff.unwrap_or(0);
-        self.stations[r as usize].count_from = count_from;
+        self.stations[r.index()].count_from = count_from;
         self.arm_mac(ctx, r, MacTimer::Access, count_from + slots as f64 * slot);
     }
 
     /// The medium turned busy: a running countdown keeps the slots it has left.
-    fn freeze(&mut self, ctx: &mut Ctx, r: u32) {
+    fn freeze(&mut self, ctx: &mut Ctx, r: RadioId) {
         let now = ctx.now_secs();
         let slot = self.wlan_of(r).timing.slot;
-        let s = &mut self.stations[r as usize];
+        let s = &mut self.stations[r.index()];
         if !s.access.pending() {
             return;
         }
@@ -400,7 +402,7 @@ impl Wifi {
     }
 
     /// The medium may have turned idle at `now`.
-    fn medium_maybe_idle(&mut self, ctx: &mut Ctx, r: u32) {
+    fn medium_maybe_idle(&mut self, ctx: &mut Ctx, r: RadioId) {
         let now = ctx.now_secs();
         if !self.medium_busy(r, now) {
             self.try_access(ctx, r);
@@ -414,7 +416,7 @@ impl Wifi {
         let now = ctx.now_secs();
         let (wlan, timing) = {
             let cfg = self.wlan_of(r);
-            (self.stations[r as usize].wlan, cfg.timing.clone())
+            (self.stations[r.index()].wlan, cfg.timing.clone())
         };
         let air = match kind {
             FrameKind::Rts => timing.control(RTS_BYTES),
@@ -422,7 +424,7 @@ impl Wifi {
             FrameKind::Ack => timing.control(ACK_BYTES),
             FrameKind::Data => timing.data(ctx.pkts.get(pkt.expect("data carries a packet")).size),
         };
-        let stats = &mut self.stations[r as usize].stats;
+        let stats = &mut self.stations[r.index()].stats;
         match kind {
             FrameKind::Rts => stats.rts += 1,
             FrameKind::Cts => stats.cts += 1,
@@ -433,7 +435,7 @@ impl Wifi {
         let f = self.frame(frame);
         self.freeze(ctx, r);
         {
-            let s = &mut self.stations[r as usize];
+            let s = &mut self.stations[r.index()];
             s.tx_until = now + air;
             if let Some((_, _, intact)) = &mut s.rx {
                 *intact = false; // half duplex: whatever it was receiving is lost
@@ -443,17 +445,17 @@ impl Wifi {
         let cfg = &self.wlans[wlan as usize];
         let from = self.position(r, now);
         for (o, other) in self.stations.iter().enumerate() {
-            if o as u32 == r || other.wlan != wlan {
+            if o == r.index() || other.wlan != wlan {
                 continue;
             }
-            let d = distance(from, self.position(o as u32, now));
+            let d = distance(from, self.position(RadioId(o as u32), now));
             if cfg.radio.rx_power(d) < cfg.radio.cs_threshold {
                 continue;
             }
             let prop = d / phy::LIGHT;
-            ctx.sched.schedule_exact(now + prop, Event::Wifi(WifiEvent::RxStart(o as u32, f)));
-            ctx.sched.schedule_exact(now + prop + air, Event::Wifi(WifiEvent::RxEnd(o as u32, f)));
-            self.frames[f as usize].refs += 1;
+            ctx.sched.schedule_exact(now + prop, Event::Wifi(WifiEvent::RxStart(RadioId(o as u32), f)));
+            ctx.sched.schedule_exact(now + prop + air, Event::Wifi(WifiEvent::RxEnd(RadioId(o as u32), f)));
+            self.frames[f.index()].refs += 1;
         }
     }
 
@@ -468,12 +470,12 @@ impl Wifi {
         Outcome::Nothing
     }
 
-    fn tx_end(&mut self, ctx: &mut Ctx, r: u32, f: u32) {
+    fn tx_end(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId) {
         let now = ctx.now_secs();
-        let frame = self.frames[f as usize];
+        let frame = self.frames[f.index()];
         self.unref(f);
         let timing = self.wlan_of(r).timing.clone();
-        let s = &mut self.stations[r as usize];
+        let s = &mut self.stations[r.index()];
         s.idle_since = now;
         match (s.state, frame.kind) {
             (State::Send, FrameKind::Rts) => {
@@ -488,14 +490,14 @@ impl Wifi {
         }
     }
 
-    fn rx_start(&mut self, ctx: &mut Ctx, r: u32, f: u32) {
+    fn rx_start(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId) {
         let now = ctx.now_secs();
-        let frame = self.frames[f as usize];
+        let frame = self.frames[f.index()];
         let cfg = self.wlan_of(r);
         let power = cfg.radio.rx_power(distance(self.position(frame.src, now), self.position(r, now)));
         let (rx_threshold, capture) = (cfg.radio.rx_threshold, cfg.radio.capture_ratio);
         let was_busy = self.medium_busy(r, now);
-        let s = &mut self.stations[r as usize];
+        let s = &mut self.stations[r.index()];
         s.sensing += 1;
         if s.tx_until > now + EPS {
             // sending: it cannot receive
@@ -512,9 +514,9 @@ impl Wifi {
         }
     }
 
-    fn rx_end(&mut self, ctx: &mut Ctx, r: u32, f: u32) -> Outcome {
+    fn rx_end(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId) -> Outcome {
         let now = ctx.now_secs();
-        let s = &mut self.stations[r as usize];
+        let s = &mut self.stations[r.index()];
         s.sensing -= 1;
         let (received, collided) = match s.rx {
             Some((g, _, intact)) if g == f => {
@@ -527,12 +529,12 @@ impl Wifi {
         if s.sensing == 0 {
             s.idle_since = now;
         }
-        let frame = self.frames[f as usize];
+        let frame = self.frames[f.index()];
         self.unref(f);
         let received = received && !self.corrupted(ctx, r, &frame);
         if collided && frame.dst == r {
             if let Some(id) = frame.pkt {
-                let (node, pkt) = (self.stations[r as usize].node, *ctx.pkts.get(id));
+                let (node, pkt) = (self.stations[r.index()].node, *ctx.pkts.get(id));
                 self.trace_radio_packet(ctx, 'D', node, "MAC", "COL", &pkt);
             }
         }
@@ -547,13 +549,13 @@ impl Wifi {
 
     /// Radio `r` looks at the medium again after handing a packet up (`Outcome::Delivered`):
     /// ns-2's MAC passes a frame to the node before it resumes, so the node's sends come first.
-    pub fn resume(&mut self, ctx: &mut Ctx, r: u32) {
+    pub fn resume(&mut self, ctx: &mut Ctx, r: RadioId) {
         self.medium_maybe_idle(ctx, r);
     }
 
     /// Whether a loss model at radio `r` corrupts `frame` (one addressed to it).
-    fn corrupted(&mut self, ctx: &mut Ctx, r: u32, frame: &Frame) -> bool {
-        if frame.dst != r || self.stations[r as usize].losses.is_empty() {
+    fn corrupted(&mut self, ctx: &mut Ctx, r: RadioId, frame: &Frame) -> bool {
+        if frame.dst != r || self.stations[r.index()].losses.is_empty() {
             return false;
         }
         let (fid, size) = match frame.pkt {
@@ -570,7 +572,7 @@ impl Wifi {
                 },
             ),
         };
-        let s = &mut self.stations[r as usize];
+        let s = &mut self.stations[r.index()];
         let lost = s.losses.iter_mut().any(|l| l.picks(fid, size, &mut ctx.rng));
         if lost {
             s.eifs = true;
@@ -579,13 +581,13 @@ impl Wifi {
     }
 
     /// An intact frame arrived at radio `r`.
-    fn mac_receive(&mut self, ctx: &mut Ctx, r: u32, frame: Frame) -> Option<Outcome> {
+    fn mac_receive(&mut self, ctx: &mut Ctx, r: RadioId, frame: Frame) -> Option<Outcome> {
         let now = ctx.now_secs();
         let timing = self.wlan_of(r).timing.clone();
         if frame.dst != r {
             // Someone else's exchange: keep off the medium for its duration (virtual carrier sense).
             let until = now + frame.nav;
-            let s = &mut self.stations[r as usize];
+            let s = &mut self.stations[r.index()];
             if until > s.nav_until + EPS {
                 s.nav_until = until;
                 self.freeze(ctx, r);
@@ -594,7 +596,7 @@ impl Wifi {
             return None;
         }
         self.trace_frame(ctx, 'r', r, &frame);
-        let s = &mut self.stations[r as usize];
+        let s = &mut self.stations[r.index()];
         match frame.kind {
             FrameKind::Rts => {
                 if s.nav_until <= now + EPS && s.tx_until <= now + EPS {
@@ -613,7 +615,7 @@ impl Wifi {
             FrameKind::Data => {
                 s.respond = Some((FrameKind::Ack, frame.src, 0.0));
                 self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
-                let s = &mut self.stations[r as usize];
+                let s = &mut self.stations[r.index()];
                 let seen = s.last_seq.iter_mut().find(|(src, _)| *src == frame.src);
                 let duplicate = seen.as_ref().is_some_and(|(_, q)| *q == frame.seq);
                 match seen {
@@ -622,8 +624,8 @@ impl Wifi {
                 }
                 if !duplicate {
                     let pkt = *ctx.pkts.get(frame.pkt.expect("data carries a packet"));
-                    let node = self.stations[r as usize].node;
-                    let from = self.stations[frame.src as usize].node;
+                    let node = self.stations[r.index()].node;
+                    let from = self.stations[frame.src.index()].node;
                     let id = ctx.pkts.alloc(pkt); // the frame keeps its own until it is done
                     return Some(Outcome::Delivered { node, from, radio: r, id });
                 }
@@ -638,8 +640,8 @@ impl Wifi {
         None
     }
 
-    fn mac_timer(&mut self, ctx: &mut Ctx, r: u32, which: MacTimer, gen: u32) -> Outcome {
-        let timer = self.stations[r as usize].timer(which);
+    fn mac_timer(&mut self, ctx: &mut Ctx, r: RadioId, which: MacTimer, gen: u32) -> Outcome {
+        let timer = self.stations[r.index()].timer(which);
         let live = ctx.sched.fire(timer, gen, |gen| Event::Wifi(WifiEvent::Timer(r, which, gen)));
         if !live {
             return Outcome::Nothing;
@@ -648,16 +650,16 @@ impl Wifi {
             MacTimer::Access => self.send_head(ctx, r),
             MacTimer::Timeout => return self.exchange_failed(ctx, r),
             MacTimer::Respond => {
-                if let Some((kind, to, nav)) = self.stations[r as usize].respond.take() {
+                if let Some((kind, to, nav)) = self.stations[r.index()].respond.take() {
                     let (pkt, seq) = match kind {
                         FrameKind::Data => {
-                            let s = &self.stations[r as usize];
+                            let s = &self.stations[r.index()];
                             (Some(s.queue.front().expect("a CTS answers our RTS").0), s.seq)
                         }
                         _ => (None, 0),
                     };
                     if kind == FrameKind::Data {
-                        self.stations[r as usize].state = State::Send;
+                        self.stations[r.index()].state = State::Send;
                     }
                     self.transmit(ctx, Frame { kind, src: r, dst: to, nav, pkt, seq, refs: 1 });
                 }
@@ -668,11 +670,11 @@ impl Wifi {
     }
 
     /// The backoff ran out: send the head of the queue, after an RTS if it is long.
-    fn send_head(&mut self, ctx: &mut Ctx, r: u32) {
+    fn send_head(&mut self, ctx: &mut Ctx, r: RadioId) {
         let cfg = self.wlan_of(r);
         let timing = cfg.timing.clone();
         let threshold = cfg.rts_threshold;
-        let s = &mut self.stations[r as usize];
+        let s = &mut self.stations[r.index()];
         let Some(&(id, to)) = s.queue.front() else { return };
         s.backoff = None;
         s.state = State::Send;
@@ -688,9 +690,9 @@ impl Wifi {
     }
 
     /// The ACK for the head of the queue came: on to the next packet, after a fresh backoff.
-    fn sent_ok(&mut self, ctx: &mut Ctx, r: u32) {
+    fn sent_ok(&mut self, ctx: &mut Ctx, r: RadioId) {
         let cw_min = self.wlan_of(r).cw_min;
-        let s = &mut self.stations[r as usize];
+        let s = &mut self.stations[r.index()];
         let (id, _) = s.queue.pop_front().expect("an ACK for the head");
         s.seq = s.seq.wrapping_add(1);
         s.cw = cw_min;
@@ -702,16 +704,16 @@ impl Wifi {
 
     /// No CTS or ACK: back off longer and try again, or give the packet up.
     /// `Dropped` if the packet is given up and lost.
-    fn exchange_failed(&mut self, ctx: &mut Ctx, r: u32) -> Outcome {
+    fn exchange_failed(&mut self, ctx: &mut Ctx, r: RadioId) -> Outcome {
         let cfg = self.wlan_of(r);
         let (threshold, overhead, cw_min, cw_max) =
             (cfg.rts_threshold, cfg.timing.mac_overhead, cfg.cw_min, cfg.cw_max);
         let (short_limit, long_limit) = (cfg.short_retry_limit, cfg.long_retry_limit);
-        let (id, to) = *self.stations[r as usize].queue.front().expect("a frame in flight");
-        let seq = self.stations[r as usize].seq;
+        let (id, to) = *self.stations[r.index()].queue.front().expect("a frame in flight");
+        let seq = self.stations[r.index()].seq;
         // the receiver may have the frame already (only its ACKs were lost)
-        let delivered = self.stations[to as usize].last_seq.contains(&(r, seq));
-        let s = &mut self.stations[r as usize];
+        let delivered = self.stations[to.index()].last_seq.contains(&(r, seq));
+        let s = &mut self.stations[r.index()];
         let long = ctx.pkts.get(id).size + overhead > threshold;
         let failed = if s.state == State::WaitCts || !long {
             s.short_retries += 1;
@@ -751,14 +753,14 @@ impl Wifi {
             .enumerate()
             .filter_map(|(r, s)| {
                 let &(id, to) = s.queue.front()?;
-                stations[to as usize].last_seq.contains(&(r as u32, s.seq)).then_some(id)
+                stations[to.index()].last_seq.contains(&(RadioId(r as u32), s.seq)).then_some(id)
             })
             .collect()
     }
 
-    fn after_exchange(&mut self, ctx: &mut Ctx, r: u32) {
+    fn after_exchange(&mut self, ctx: &mut Ctx, r: RadioId) {
         let slots = self.draw_backoff(ctx, r);
-        let s = &mut self.stations[r as usize];
+        let s = &mut self.stations[r.index()];
         s.backoff = Some(slots); // the backoff after every exchange, even with nothing queued
         s.state = if s.queue.is_empty() { State::Idle } else { State::Contend };
         self.medium_maybe_idle(ctx, r);
