@@ -6,7 +6,7 @@ use crate::loss::Loss;
 use crate::loss::LossAction;
 use crate::metrics::{FlowStats, LinkStats};
 use crate::mobility::{Mip, MipTimer};
-use crate::packet::{flags, Addr, FlowId, Kind, Packet, PacketId, PacketPool, MAX_SACK_BLOCKS};
+use crate::packet::{flags, FlowId, Kind, Packet, PacketId, PacketPool};
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
@@ -43,47 +43,6 @@ pub enum TimerKind {
     Cbr,
     /// An RBP sender's next paced segment.
     Pace,
-}
-
-/// An agent's place in the network: its flow, its address and its peer's.
-#[derive(Clone, Copy, Debug)]
-pub struct Endpoint {
-    pub flow: FlowId,
-    /// ns-2's `fid_`, carried by every packet of the flow.
-    pub fid: u32,
-    pub addr: Addr,
-    pub peer: Addr,
-}
-
-impl Endpoint {
-    /// Sends a new packet of `kind` to the peer, with a fresh uid and stamped now; `fill` sets
-    /// its size, payload, seqno and flags. The packet is built in its pool slot
-    /// (`PacketPool::alloc_with`), and `fill` writes there.
-    pub fn send(&self, net: &mut Network, kind: Kind, fill: impl FnOnce(&mut Packet)) {
-        let (uid, ts) = (net.next_uid(), net.now_secs());
-        let id = net.pkts.alloc_with(|| Packet {
-            uid,
-            flow: self.flow,
-            fid: self.fid,
-            kind,
-            size: 0,
-            payload: 0,
-            seq: 0,
-            src: self.addr,
-            dst: self.peer,
-            flags: 0,
-            ts,
-            ts_echo: 0.0,
-            sack: [(0, 0); MAX_SACK_BLOCKS],
-            nsack: 0,
-            encaps: 0,
-            mip_bytes: 0,
-            via: crate::packet::NO_VIA,
-            tunnel_from: 0,
-        });
-        fill(net.pkts.get_mut(id));
-        net.send(self.addr.node, id);
-    }
 }
 
 /// One direction of a link: a queue, then serialisation at `rate_bps`, then `delay`.
@@ -366,7 +325,7 @@ impl Network {
     }
 
     /// An agent at `node` sends packet `id` towards its destination.
-    fn send(&mut self, node: u32, id: PacketId) {
+    pub(crate) fn send(&mut self, node: u32, id: PacketId) {
         let pkt = self.pkts.get(id);
         let stats = &mut self.flow_stats[pkt.flow.0 as usize]; // checked: `Endpoint` is public
         match pkt.kind {

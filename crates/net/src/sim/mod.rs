@@ -28,7 +28,7 @@ enum Sender {
 }
 
 impl Sender {
-    fn ftp(&mut self) -> Option<&mut dyn Ftp> {
+    fn ftp(&mut self) -> Option<&mut dyn Ftp<Network>> {
         match self {
             Sender::Tcp(t) => Some(t),
             Sender::Rfc(r) => Some(r),
@@ -294,7 +294,7 @@ impl Simulation {
                 if let Sender::Cbr(cbr) = &mut flow.sender {
                     match action.kind {
                         ActionKind::Start => cbr.start(net),
-                        ActionKind::Stop => cbr.stop(),
+                        ActionKind::Stop => cbr.stop(net),
                         kind => unreachable!("validation rules out {kind:?} on {app:?}"),
                     }
                 } else if let Some(tcp) = flow.sender.ftp() {

@@ -8,8 +8,8 @@
 //! at segment 0 when the application starts.
 
 use super::{Ftp, TcpState};
-use crate::network::{Endpoint, Network, TimerKind};
 use crate::packet::{flags, Kind, Packet};
+use crate::port::{Endpoint, Port, TimerKind};
 use crate::scenario::{TcpConfig, TcpVariant};
 use tcplab_cc::{Ack, CongestionControl, Controller, Fast, NewReno, Pacer, Rto, Signal, Vegas};
 use tcplab_des::Timer;
@@ -111,18 +111,18 @@ impl RfcSender {
 
     /// Writes cwnd and ssthresh to the cwnd trace when either changed. As in ns-2's trace of
     /// `cwnd_`, the window is the controller's, without the inflation of fast recovery.
-    pub fn trace_cwnd(&mut self, net: &mut Network) {
+    pub fn trace_cwnd(&mut self, net: &mut impl Port) {
         let now = (self.cc.cwnd().min(self.rwnd), self.cc.ssthresh().min(self.rwnd) as i64);
-        if now != self.traced && net.tracer.cwnd_enabled() {
-            let (a, b) = (self.ep.addr, self.ep.peer);
-            net.tracer.cwnd_event(net.now_secs(), self.ep.flow.0, (a.node, a.port), (b.node, b.port), now.0, now.1);
+        if now != self.traced && net.tracer().cwnd_enabled() {
+            let (a, b, t) = (self.ep.addr, self.ep.peer, net.now_secs());
+            net.tracer().cwnd_event(t, self.ep.flow.0, (a.node, a.port), (b.node, b.port), now.0, now.1);
         }
         self.traced = now;
     }
 
     // ----- sending -----
 
-    fn send_much(&mut self, net: &mut Network) {
+    fn send_much(&mut self, net: &mut impl Port) {
         let mut sent = 0;
         while self.snd_nxt < self.curseq && ((self.snd_nxt - self.snd_una) as f64) < self.cwnd().floor().max(1.0) {
             if self.snd_nxt > self.maxseq && self.held_by_pacer(net) {
@@ -137,12 +137,12 @@ impl RfcSender {
         }
     }
 
-    fn held_by_pacer(&mut self, net: &mut Network) -> bool {
+    fn held_by_pacer(&mut self, net: &mut impl Port) -> bool {
         let cwnd = self.cc.cwnd();
         super::held_by_pacer(&mut self.pacer, &mut self.pace_timer, net, self.ep.flow, cwnd)
     }
 
-    fn output(&mut self, net: &mut Network, seq: i64) {
+    fn output(&mut self, net: &mut impl Port, seq: i64) {
         let new = seq > self.maxseq;
         let mut f = 0;
         // RFC 3168 §6.1.5: retransmissions are not ECN-capable; CWR rides on new data.
@@ -163,21 +163,21 @@ impl RfcSender {
                 p.on_send(net.now_secs(), cwnd);
             }
         } else {
-            net.flow_stats[self.ep.flow.0 as usize].data_retransmitted += 1;
+            net.flow_stats(self.ep.flow).data_retransmitted += 1;
         }
         if !self.rtx_timer.pending() {
             self.arm_rtx(net);
         }
     }
 
-    fn arm_rtx(&mut self, net: &mut Network) {
+    fn arm_rtx(&mut self, net: &mut impl Port) {
         let rto = self.rto.rto();
         net.arm(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx, rto);
     }
 
     // ----- ACKs -----
 
-    pub fn recv(&mut self, net: &mut Network, ack: &Packet) {
+    pub fn recv(&mut self, net: &mut impl Port, ack: &Packet) {
         let now = net.now_secs();
         let una = ack.seq + 1;
         if self.ecn && ack.has(flags::ECN_ECHO) {
@@ -198,7 +198,7 @@ impl RfcSender {
         self.send_much(net);
     }
 
-    fn new_ack(&mut self, net: &mut Network, una: i64, rtt: f64) {
+    fn new_ack(&mut self, net: &mut impl Port, una: i64, rtt: f64) {
         let now = net.now_secs();
         let acked = (una - self.snd_una) as u64;
         self.snd_una = una;
@@ -207,8 +207,8 @@ impl RfcSender {
         // RFC 7323: the echoed timestamp of an ACK that advances the window is a valid sample,
         // retransmitted segment or not.
         self.rto.on_sample(rtt);
-        net.tracer.rtt_sample(now, self.ep.flow.0, rtt);
-        net.flow_stats[self.ep.flow.0 as usize].on_rtt_sample(rtt);
+        net.tracer().rtt_sample(now, self.ep.flow.0, rtt);
+        net.flow_stats(self.ep.flow).on_rtt_sample(rtt);
         if let Some(p) = &mut self.pacer {
             p.on_rtt(rtt);
         }
@@ -235,11 +235,11 @@ impl RfcSender {
         if self.maxseq >= self.snd_una {
             self.arm_rtx(net);
         } else {
-            self.rtx_timer.cancel();
+            net.cancel(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx);
         }
     }
 
-    fn dup_ack(&mut self, net: &mut Network) {
+    fn dup_ack(&mut self, net: &mut impl Port) {
         self.dupacks += 1;
         if let Some(r) = &mut self.recovery {
             r.inflation += 1.0;
@@ -265,7 +265,7 @@ impl RfcSender {
 
     // ----- timers -----
 
-    pub fn on_timer(&mut self, net: &mut Network, gen: u32) {
+    pub fn on_timer(&mut self, net: &mut impl Port, gen: u32) {
         if !net.fire(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx, gen) || self.maxseq < self.snd_una {
             return;
         }
@@ -279,31 +279,31 @@ impl RfcSender {
         self.send_much(net);
     }
 
-    pub fn on_pace_timer(&mut self, net: &mut Network, gen: u32) {
+    pub fn on_pace_timer(&mut self, net: &mut impl Port, gen: u32) {
         if net.fire(&mut self.pace_timer, self.ep.flow, TimerKind::Pace, gen) {
             self.send_much(net);
         }
     }
 }
 
-impl Ftp for RfcSender {
-    fn send_unlimited(&mut self, net: &mut Network) {
+impl<P: Port> Ftp<P> for RfcSender {
+    fn send_unlimited(&mut self, net: &mut P) {
         self.curseq = i64::MAX / 2;
         self.send_much(net);
     }
 
-    fn advance(&mut self, net: &mut Network, n: i64) {
+    fn advance(&mut self, net: &mut P, n: i64) {
         self.curseq = n.max(self.maxseq + 1);
         self.send_much(net);
     }
 
-    fn advance_by(&mut self, net: &mut Network, n: i64) {
+    fn advance_by(&mut self, net: &mut P, n: i64) {
         self.curseq = self.curseq.max(self.maxseq + 1) + n;
         self.send_much(net);
     }
 
     /// No new data; what was sent is still delivered.
-    fn stop(&mut self, net: &mut Network) {
+    fn stop(&mut self, net: &mut P) {
         self.advance(net, 0);
     }
 

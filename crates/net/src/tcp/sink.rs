@@ -5,8 +5,8 @@
 use crate::packet::MAX_SACK_BLOCKS;
 use crate::scenario::SinkConfig;
 
-use crate::network::{Endpoint, Network, TimerKind};
 use crate::packet::{flags, Kind, Packet};
+use crate::port::{Endpoint, Port, TimerKind};
 use tcplab_des::{Time, Timer};
 
 /// ns-2's `Acker`: which segments arrived, and the next one expected.
@@ -186,10 +186,10 @@ impl TcpSink {
         self.acker.seqno()
     }
 
-    pub fn recv(&mut self, net: &mut Network, pkt: &Packet) {
+    pub fn recv(&mut self, net: &mut impl Port, pkt: &Packet) {
         self.acker.update_ts(pkt.seq, pkt.ts, self.cfg.ts_echo_rfc1323);
         let delivered = self.acker.update(pkt.seq, pkt.payload);
-        net.flow_stats[self.ep.flow.0 as usize].goodput_bytes += delivered;
+        net.flow_stats(self.ep.flow).goodput_bytes += delivered;
 
         let Some((interval, timer, saved)) = &mut self.delack else {
             self.ack(net, pkt, None);
@@ -206,12 +206,12 @@ impl TcpSink {
                 return;
             }
         }
-        timer.cancel();
+        net.cancel(timer, self.ep.flow, TimerKind::DelAck);
         let held = saved.take();
         self.ack(net, pkt, held.as_ref());
     }
 
-    pub fn on_timer(&mut self, net: &mut Network, gen: u32) {
+    pub fn on_timer(&mut self, net: &mut impl Port, gen: u32) {
         if let Some((_, timer, saved)) = &mut self.delack {
             if net.fire(timer, self.ep.flow, TimerKind::DelAck, gen) {
                 if let Some(pkt) = saved.take() {
@@ -223,7 +223,7 @@ impl TcpSink {
 
     /// Sends the cumulative ACK for `pkt` (and a held segment `saved`), echoing ECN marks.
     #[inline(always)] // into its callers, mainly `recv` (once per data packet): -1.3% instructions
-    fn ack(&mut self, net: &mut Network, pkt: &Packet, saved: Option<&Packet>) {
+    fn ack(&mut self, net: &mut impl Port, pkt: &Packet, saved: Option<&Packet>) {
         let a = &mut self.acker;
         let sf = saved.map_or(0, |p| p.flags);
         let of = pkt.flags;

@@ -4,8 +4,8 @@
 //! timer on every segment. Its data packets are `packetSize_` bytes with no header and no SYN.
 
 use super::{CwndAction, CwndCut, Slowdown, TcpSender};
-use crate::network::Network;
 use crate::packet::{flags, Kind, Packet};
+use crate::port::Port;
 
 /// Vegas's own state (ns-2 `VegasTcpAgent`); times are on Vegas's clock, seconds since the
 /// first packet was sent.
@@ -61,7 +61,7 @@ impl Default for VegasState {
 
 impl TcpSender {
     /// Seconds since the first packet was sent (ns-2 `vegastime()`).
-    fn vegastime(&self, net: &Network) -> f64 {
+    fn vegastime(&self, net: &impl Port) -> f64 {
         net.now_secs() - self.firstsent
     }
 
@@ -70,7 +70,7 @@ impl TcpSender {
     }
 
     /// Vegas's `output`: no header, no SYN, no ECN flags; every send is timed.
-    pub(super) fn vegas_output(&mut self, net: &mut Network, seqno: i64) {
+    pub(super) fn vegas_output(&mut self, net: &mut impl Port, seqno: i64) {
         if seqno == 0 {
             let w = self.wnd as usize;
             self.v.sendtime = vec![-1.0; w];
@@ -87,12 +87,12 @@ impl TcpSender {
     }
 
     /// The segment after `ack` if its fine-grained timer has expired.
-    fn vegas_expire(&self, net: &Network, ack: i64) -> Option<i64> {
+    fn vegas_expire(&self, net: &impl Port, ack: i64) -> Option<i64> {
         let elapse = self.vegastime(net) - self.v.sendtime[self.v_slot(ack + 1)];
         (elapse >= self.v.timeout).then_some(ack + 1)
     }
 
-    pub(super) fn vegas_recv(&mut self, net: &mut Network, ack: &Packet) {
+    pub(super) fn vegas_recv(&mut self, net: &mut impl Port, ack: &Packet) {
         let now = self.vegastime(net);
         let seq = ack.seq;
         let numdupacks = self.p.numdupacks as i64;
@@ -166,7 +166,7 @@ impl TcpSender {
     }
 
     /// Once per RTT (when the ACK passes the tagged segment): compare expected and actual rate.
-    fn vegas_once_per_rtt(&mut self, net: &mut Network, now: f64) {
+    fn vegas_once_per_rtt(&mut self, net: &mut impl Port, now: f64) {
         let v = &mut self.v;
         let rtt = if v.cnt_rtt > 0 { v.sum_rtt / v.cnt_rtt as f64 } else { now - v.begtime };
         v.sum_rtt = 0.0;
@@ -250,7 +250,7 @@ impl TcpSender {
 
     /// A dupack found the next segment's fine timer expired, or it is the third: retransmit,
     /// and cut the window (once per window: only if cwnd was not cut since it was sent).
-    fn vegas_retransmit(&mut self, net: &mut Network, expired: Option<i64>, now: f64) {
+    fn vegas_retransmit(&mut self, net: &mut impl Port, expired: Option<i64>, now: f64) {
         let slot = self.v_slot(self.last_ack + 1);
         let (send_time, transmits) = (self.v.sendtime[slot], self.v.transmits[slot]);
         if self.p.bug_fix && self.highest_ack <= self.recover && self.last_cwnd_action == CwndAction::Timeout {
@@ -285,7 +285,7 @@ impl TcpSender {
         }
     }
 
-    pub(super) fn vegas_timeout(&mut self, net: &mut Network) {
+    pub(super) fn vegas_timeout(&mut self, net: &mut impl Port) {
         if self.highest_ack == self.maxseq && !self.p.slow_start_restart {
             return; // nothing outstanding
         }
