@@ -65,7 +65,7 @@ pub fn packet() -> Packet {
 }
 
 /// A `Port` for agents' unit tests: a clock the test sets, and a record of what the agent did
-/// (packets sent, timers armed, cancelled and fired, counters, cwnd and RTT series). Timers go through
+/// (packets sent, timers armed, cancelled and fired, counters, trace lines). Timers go through
 /// a real `Scheduler`, so a re-armed or cancelled timer's old event is stale as in a run.
 pub struct FakePort {
     now: f64,
@@ -82,14 +82,22 @@ pub struct FakePort {
     pending: Vec<(FlowId, TimerKind, f64)>,
     timers: Scheduler<(FlowId, TimerKind, u32)>,
     pub stats: Vec<FlowStats>,
-    /// The real tracer, writing the cwnd and RTT series.
+    /// The real tracer: cwnd and RTT series, and TCP event lines into `events`.
     pub tracer: Tracer,
+    events: Shared,
     pub stopped: Option<ScenarioError>,
 }
 
 impl Default for FakePort {
     fn default() -> Self {
-        let tracer = Tracer { cwnd_series: Some(Vec::new()), rtt_series: Some(Vec::new()), ..Tracer::default() };
+        let events = Shared::default();
+        let tracer = Tracer {
+            events: true,
+            ns2: Some(Box::new(events.clone())),
+            cwnd_series: Some(Vec::new()),
+            rtt_series: Some(Vec::new()),
+            ..Tracer::default()
+        };
         FakePort {
             now: 0.0,
             next_uid: 0,
@@ -101,6 +109,7 @@ impl Default for FakePort {
             timers: Scheduler::new(),
             stats: vec![FlowStats::default()],
             tracer,
+            events,
             stopped: None,
         }
     }
@@ -133,6 +142,16 @@ impl FakePort {
             dispatch(self, kind, gen);
         }
         self.fired.last().copied()
+    }
+
+    /// The seqnos of the packets sent since the first `from` of them.
+    pub fn seqs_since(&self, from: usize) -> Vec<i64> {
+        self.sent[from..].iter().map(|p| p.seq).collect()
+    }
+
+    /// The TCP event lines written so far (`E time src dst TCP EVENT fid seqno cwnd`).
+    pub fn event_lines(&self) -> String {
+        self.events.text()
     }
 
     fn unpend(&mut self, flow: FlowId, kind: TimerKind) {
@@ -203,6 +222,14 @@ pub fn sender_end() -> Endpoint {
 pub fn receiver_end() -> Endpoint {
     let s = sender_end();
     Endpoint { addr: s.peer, peer: s.addr, ..s }
+}
+
+/// An ACK of `seq` (cumulative), echoing `ts_echo`, with these SACK blocks ([left, right)).
+pub fn ack(seq: i64, ts_echo: f64, sack: &[(i64, i64)]) -> Packet {
+    let mut p = Packet { kind: Kind::Ack, seq, ts_echo, size: 40 + 8 * sack.len() as u32, ..packet() };
+    p.sack[..sack.len()].copy_from_slice(sack);
+    p.nsack = sack.len() as u8;
+    p
 }
 
 /// A data segment `seq` of `payload` bytes sent at `ts`.

@@ -967,3 +967,6 @@ impl TcpSender {
         self.send_much(net, self.p.maxburst);
     }
 }
+
+#[cfg(test)]
+mod tests;
