@@ -227,3 +227,72 @@ fn an_idle_timeout_restarts_slow_start_and_keeps_ssthresh() {
     assert_eq!(t.net.sent.len(), sent);
     assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.rtt.backoff), (1.0, 20, 1));
 }
+
+/// SACK ACKs of 6 as a Sack1 sink sends them when segments 7 and 9 are lost and 8, 10..16
+/// arrive (blocks [left, right), the newest first: tcp/sink.rs's tests check that order).
+fn sack_dupacks_7_and_9_lost() -> Vec<Vec<(i64, i64)>> {
+    let mut acks = vec![vec![(8, 9)]];
+    acks.extend((11..=17).map(|r| vec![(10, r), (8, 9)]));
+    acks
+}
+
+/// Sack1 (the notes, 2.4), 7 and 9 lost at cwnd 8. Dupacks 1 and 2 carry new SACK
+/// information and send 15, 16 (Limited Transmit). The third: recover = maxseq 16, pipe =
+/// 16 - 6 - 3 = 7, ssthresh and cwnd 4, retransmit 7. Each later ACK takes one from the pipe
+/// and sends while pipe < cwnd: at the 7th dupack (pipe 3) the next hole, 9, at the 8th the
+/// new 17. The partial ACK 8 takes two (pipe 2) and sends 18, 19; ACK 17 >= recover ends
+/// recovery with cwnd still 4, and the window sends 20, 21 (<= 17 + 4).
+#[test]
+fn sack1_retransmits_holes_in_order_by_the_pipe() {
+    let mut t = at_cwnd_8(Agent::Sack1);
+    let sent: Vec<Vec<i64>> = sack_dupacks_7_and_9_lost()
+        .iter()
+        .enumerate()
+        .map(|(i, blocks)| t.sends(|t| t.ack(0.4 + 0.01 * i as f64, 6, blocks)))
+        .collect();
+    let expected: Vec<Vec<i64>> = vec![vec![15], vec![16], vec![7], vec![], vec![], vec![], vec![9], vec![17]];
+    assert_eq!(sent, expected);
+    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.recover, t.s.pipe), (4.0, 4, 16, 4));
+    assert!(t.s.fastrecov);
+    assert_eq!(t.sends(|t| t.ack(0.5, 8, &[(10, 17)])), vec![18, 19]);
+    assert_eq!((t.s.pipe, t.s.highest_ack, t.s.last_ack), (4, 8, 6), "a partial ACK moves highest_ack only");
+    assert_eq!(t.sends(|t| t.ack(0.6, 17, &[])), vec![20, 21]);
+    assert!(!t.s.fastrecov);
+    assert_eq!((t.s.cwnd, t.s.ssthresh), (4.0, 4));
+    assert_eq!(t.net.stats[0].data_retransmitted, 2);
+}
+
+/// Sack1 counts a dupack only if it brings new SACK information: the same blocks again do
+/// not move toward a fast retransmit.
+#[test]
+fn sack1_ignores_dupacks_without_new_sack_information() {
+    let mut t = at_cwnd_8(Agent::Sack1);
+    for i in 0..4 {
+        t.ack(0.4 + 0.01 * i as f64, 6, &[(8, 9)]);
+    }
+    assert_eq!(t.s.dupacks, 1);
+    assert!(!t.s.fastrecov);
+}
+
+/// Fack (the notes, 2.5), 7 lost at cwnd 8: dupacks = fack - last_ack - 1 from the highest
+/// SACKed segment, no Limited Transmit, so nothing goes until fack is 10; then ssthresh 4 but
+/// cwnd 1, and 7 is retransmitted (recover = t_seqno 15). In recovery every ACK opens cwnd
+/// (slow start to ssthresh, then 1/cwnd) and data goes while t_seqno <= fack + int(cwnd) -
+/// retransmissions in flight: at fack 11 and 12 (cwnd 2, 3) nothing, at 13 (cwnd 4) 15 and
+/// 16, at 14 (cwnd 4.25) 17. The retransmission's ACK (14) leaves none in flight: 18 goes.
+/// ACK 17 without blocks, past recover, ends recovery.
+#[test]
+fn fack_restarts_cwnd_at_1_and_slow_starts_inside_recovery() {
+    let mut t = at_cwnd_8(Agent::Fack);
+    let sent: Vec<Vec<i64>> = (9..=15).map(|r| t.sends(|t| t.ack(0.4 + 0.01 * (r - 9) as f64, 6, &[(8, r)]))).collect();
+    let expected: Vec<Vec<i64>> = vec![vec![], vec![], vec![7], vec![], vec![], vec![15, 16], vec![17]];
+    assert_eq!(sent, expected);
+    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.recover, t.s.fack), (4.25, 4, 15, 14));
+    assert_eq!(t.sends(|t| t.ack(0.5, 14, &[])), vec![18]);
+    assert_eq!((t.s.retran_data, t.s.cwnd), (0, 4.25 + 1.0 / 4.25));
+    assert!(t.s.fastrecov, "14 < recover 15");
+    let c = t.s.cwnd;
+    assert_eq!(t.sends(|t| t.ack(0.6, 17, &[])), vec![19, 20, 21]);
+    assert!(!t.s.fastrecov);
+    assert_eq!(t.s.cwnd, c + 1.0 / c);
+}
