@@ -6,15 +6,15 @@
 use super::*;
 use crate::testing::{ack, sender_end, FakePort};
 
-/// A sender and the port it talks through.
-struct Tcp {
-    s: TcpSender,
-    net: FakePort,
+/// A sender and the port it talks through (also for the variants' own tests beside them).
+pub(super) struct Tcp {
+    pub(super) s: TcpSender,
+    pub(super) net: FakePort,
 }
 
 impl Tcp {
     /// An FTP with unlimited data, started at time 0 (so the SYN, seqno 0, goes at once).
-    fn start(variant: Agent, p: TcpParams) -> Tcp {
+    pub(super) fn start(variant: Agent, p: TcpParams) -> Tcp {
         let mut net = FakePort::default();
         let mut s = TcpSender::new(variant, p, None, sender_end(), 0.0);
         s.send_unlimited(&mut net);
@@ -22,14 +22,14 @@ impl Tcp {
     }
 
     /// ACK `seq` at time `t`, echoing the send time of segment `seq`, with SACK blocks.
-    fn ack(&mut self, t: f64, seq: i64, sack: &[(i64, i64)]) {
+    pub(super) fn ack(&mut self, t: f64, seq: i64, sack: &[(i64, i64)]) {
         self.net.set_now(t);
         let echo = self.net.sent.iter().rev().find(|p| p.seq == seq).map_or(0.0, |p| p.ts);
         self.s.recv(&mut self.net, &ack(seq, echo, sack));
     }
 
     /// The retransmission timer fires (whatever stale events come first).
-    fn timeout(&mut self) -> f64 {
+    pub(super) fn timeout(&mut self) -> f64 {
         let s = &mut self.s;
         let (kind, at) = self.net.expire(|net, _, gen| s.on_timer(net, gen)).expect("a pending timer");
         assert_eq!(kind, TimerKind::Rtx);
@@ -37,7 +37,7 @@ impl Tcp {
     }
 
     /// Seqnos sent by whatever `f` does.
-    fn sends(&mut self, f: impl FnOnce(&mut Tcp)) -> Vec<i64> {
+    pub(super) fn sends(&mut self, f: impl FnOnce(&mut Tcp)) -> Vec<i64> {
         let from = self.net.sent.len();
         f(self);
         self.net.seqs_since(from)
