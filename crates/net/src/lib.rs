@@ -12,6 +12,7 @@ pub mod network;
 pub mod options;
 pub mod packet;
 pub mod pcap;
+pub mod port;
 pub mod queue;
 pub mod random;
 pub mod routing;

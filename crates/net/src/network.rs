@@ -1,6 +1,7 @@
-//! The network every agent talks to: the clock, packets, links with their queues, routes,
-//! counters and trace writers. Agents get `&mut Network` and send through it synchronously, as
-//! ns-2 agents call `target_->recv`, so events are scheduled in the same order as in ns-2.
+//! The network every agent talks to (through `port::Port`): links with their queues, routes,
+//! the WLANs and mobile nodes, and the run's shared state (`Ctx`). Agents send through it
+//! synchronously, as ns-2 agents call `target_->recv`, so events are scheduled in the same
+//! order as in ns-2. Only this module forwards packets.
 
 pub use crate::ctx::{Ctx, Event, TimerKind};
 use crate::ids::{LaneId, LinkId, RadioId};
@@ -8,55 +9,14 @@ use crate::loss::Loss;
 use crate::loss::LossAction;
 use crate::metrics::LinkStats;
 use crate::mobility::{Mip, MipTimer, Outgoing, Route};
-use crate::packet::{flags, Addr, FlowId, Kind, Packet, PacketId, MAX_SACK_BLOCKS};
+use crate::packet::{flags, Kind, Packet, PacketId};
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
 use crate::wifi::event::WifiEvent;
 use crate::wifi::{Outcome, Wifi};
 use std::collections::HashMap;
-use tcplab_des::{Ns2Rng, Ring, Time, Timer};
-
-/// An agent's place in the network: its flow, its address and its peer's.
-#[derive(Clone, Copy, Debug)]
-pub struct Endpoint {
-    pub flow: FlowId,
-    /// ns-2's `fid_`, carried by every packet of the flow.
-    pub fid: u32,
-    pub addr: Addr,
-    pub peer: Addr,
-}
-
-impl Endpoint {
-    /// Sends a new packet of `kind` to the peer, with a fresh uid and stamped now; `fill` sets
-    /// its size, payload, seqno and flags. The packet is built in its pool slot
-    /// (`PacketPool::alloc_with`), and `fill` writes there.
-    pub fn send(&self, net: &mut Network, kind: Kind, fill: impl FnOnce(&mut Packet)) {
-        let (uid, ts) = (net.ctx.next_uid(), net.ctx.now_secs());
-        let id = net.ctx.pkts.alloc_with(|| Packet {
-            uid,
-            flow: self.flow,
-            fid: self.fid,
-            kind,
-            size: 0,
-            payload: 0,
-            seq: 0,
-            src: self.addr,
-            dst: self.peer,
-            flags: 0,
-            ts,
-            ts_echo: 0.0,
-            sack: [(0, 0); MAX_SACK_BLOCKS],
-            nsack: 0,
-            encaps: 0,
-            mip_bytes: 0,
-            via: crate::packet::NO_VIA,
-            tunnel_from: 0,
-        });
-        fill(net.ctx.pkts.get_mut(id));
-        net.send(self.addr.node, id);
-    }
-}
+use tcplab_des::{Ns2Rng, Ring, Time};
 
 /// One direction of a link: a queue, then serialisation at `rate_bps`, then `delay`.
 ///
@@ -290,32 +250,8 @@ impl Network {
         net
     }
 
-    pub fn now(&self) -> Time {
-        self.ctx.now()
-    }
-
-    /// The current time in seconds, as ns-2's double clock holds it.
-    pub fn now_secs(&self) -> f64 {
-        self.ctx.now_secs()
-    }
-
-    /// See `Ctx::stop_run`.
-    pub fn stop_run(&mut self, why: crate::scenario::ScenarioError) {
-        self.ctx.stop_run(why);
-    }
-
-    /// See `Ctx::arm`.
-    pub fn arm(&mut self, timer: &mut Timer, flow: FlowId, kind: TimerKind, delay: f64) {
-        self.ctx.arm(timer, flow, kind, delay);
-    }
-
-    /// See `Ctx::fire`.
-    pub fn fire(&mut self, timer: &mut Timer, flow: FlowId, kind: TimerKind, gen: u32) -> bool {
-        self.ctx.fire(timer, flow, kind, gen)
-    }
-
     /// An agent at `node` sends packet `id` towards its destination.
-    fn send(&mut self, node: u32, id: PacketId) {
+    pub(crate) fn send(&mut self, node: u32, id: PacketId) {
         let pkt = self.ctx.pkts.get(id);
         let stats = &mut self.ctx.flow_stats[pkt.flow.0 as usize]; // checked: `Endpoint` is public
         match pkt.kind {

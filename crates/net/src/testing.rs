@@ -1,8 +1,13 @@
 //! Helpers for the crate's unit tests.
 
+use crate::metrics::FlowStats;
 use crate::packet::{Addr, FlowId, Kind, Packet, NO_VIA};
+use crate::port::{Endpoint, Port, TimerKind};
+use crate::scenario::ScenarioError;
+use crate::trace::Tracer;
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
+use tcplab_des::{Scheduler, Timer};
 
 /// A trace sink the test can read back.
 #[derive(Clone, Default)]
@@ -57,4 +62,177 @@ pub fn packet() -> Packet {
         tunnel_from: 0,
         mip_bytes: 0,
     }
+}
+
+/// A `Port` for agents' unit tests: a clock the test sets, and a record of what the agent did
+/// (packets sent, timers armed, cancelled and fired, counters, trace lines). Timers go through
+/// a real `Scheduler`, so a re-armed or cancelled timer's old event is stale as in a run.
+pub struct FakePort {
+    now: f64,
+    next_uid: u64,
+    /// Every packet sent, in order; `ts` is its send time.
+    pub sent: Vec<Packet>,
+    /// Every arming: (kind, deadline).
+    pub armed: Vec<(TimerKind, f64)>,
+    /// Every cancellation of a pending timer: (kind, when).
+    pub cancelled: Vec<(TimerKind, f64)>,
+    /// Every expiry an agent took: (kind, when).
+    pub fired: Vec<(TimerKind, f64)>,
+    /// The deadline of each pending timer.
+    pending: Vec<(FlowId, TimerKind, f64)>,
+    timers: Scheduler<(FlowId, TimerKind, u32)>,
+    pub stats: Vec<FlowStats>,
+    /// The real tracer: cwnd and RTT series, and TCP event lines into `events`.
+    pub tracer: Tracer,
+    events: Shared,
+    pub stopped: Option<ScenarioError>,
+}
+
+impl Default for FakePort {
+    fn default() -> Self {
+        let events = Shared::default();
+        let tracer = Tracer {
+            events: true,
+            ns2: Some(Box::new(events.clone())),
+            cwnd_series: Some(Vec::new()),
+            rtt_series: Some(Vec::new()),
+            ..Tracer::default()
+        };
+        FakePort {
+            now: 0.0,
+            next_uid: 0,
+            sent: Vec::new(),
+            armed: Vec::new(),
+            cancelled: Vec::new(),
+            fired: Vec::new(),
+            pending: Vec::new(),
+            timers: Scheduler::new(),
+            stats: vec![FlowStats::default()],
+            tracer,
+            events,
+            stopped: None,
+        }
+    }
+}
+
+impl FakePort {
+    /// Moves the clock to `t` seconds (never back, nor past a pending timer's deadline: the
+    /// test fires it with `expire` instead).
+    pub fn set_now(&mut self, t: f64) {
+        assert!(t >= self.now, "the clock goes forward: {t} < {}", self.now);
+        if let Some(&(_, kind, at)) = self.pending.iter().find(|p| p.2 < t) {
+            panic!("{kind:?} is due at {at} before {t}: expire it first");
+        }
+        self.now = t;
+    }
+
+    /// The deadline of the pending timer of `kind`, if any.
+    pub fn deadline(&self, kind: TimerKind) -> Option<f64> {
+        self.pending.iter().find(|p| p.1 == kind).map(|p| p.2)
+    }
+
+    /// Runs the timers' events in order until an agent takes one as an expiry, moving the clock
+    /// to each; `dispatch` hands an event to its agent (`on_timer(port, gen)`). Returns the kind
+    /// and time of the expiry, None if no timer is pending.
+    pub fn expire(&mut self, mut dispatch: impl FnMut(&mut FakePort, TimerKind, u32)) -> Option<(TimerKind, f64)> {
+        let fired = self.fired.len();
+        while self.fired.len() == fired {
+            let (_, (_, kind, gen)) = self.timers.pop()?;
+            self.now = self.timers.now_exact();
+            dispatch(self, kind, gen);
+        }
+        self.fired.last().copied()
+    }
+
+    /// The seqnos of the packets sent since the first `from` of them.
+    pub fn seqs_since(&self, from: usize) -> Vec<i64> {
+        self.sent[from..].iter().map(|p| p.seq).collect()
+    }
+
+    /// The TCP event lines written so far (`E time src dst TCP EVENT fid seqno cwnd`).
+    pub fn event_lines(&self) -> String {
+        self.events.text()
+    }
+
+    fn unpend(&mut self, flow: FlowId, kind: TimerKind) {
+        self.pending.retain(|p| (p.0, p.1) != (flow, kind));
+    }
+}
+
+impl Port for FakePort {
+    fn now_secs(&self) -> f64 {
+        self.now
+    }
+
+    fn send(&mut self, from: &Endpoint, kind: Kind, fill: impl FnOnce(&mut Packet)) {
+        let mut p = from.packet(self.next_uid, kind, self.now);
+        self.next_uid += 1;
+        fill(&mut p);
+        self.sent.push(p);
+    }
+
+    fn arm(&mut self, timer: &mut Timer, flow: FlowId, kind: TimerKind, delay: f64) {
+        let at = self.now + delay;
+        self.timers.arm(timer, at, |gen| (flow, kind, gen));
+        self.unpend(flow, kind);
+        self.pending.push((flow, kind, at));
+        self.armed.push((kind, at));
+    }
+
+    fn fire(&mut self, timer: &mut Timer, flow: FlowId, kind: TimerKind, gen: u32) -> bool {
+        let fires = self.timers.fire(timer, gen, |gen| (flow, kind, gen));
+        if fires {
+            self.unpend(flow, kind);
+            self.fired.push((kind, self.now));
+        }
+        fires
+    }
+
+    fn cancel(&mut self, timer: &mut Timer, flow: FlowId, kind: TimerKind) {
+        if timer.pending() {
+            self.cancelled.push((kind, self.now));
+        }
+        self.unpend(flow, kind);
+        timer.cancel();
+    }
+
+    fn tracer(&mut self) -> &mut Tracer {
+        &mut self.tracer
+    }
+
+    fn flow_stats(&mut self, flow: FlowId) -> &mut FlowStats {
+        let i = flow.0 as usize;
+        if self.stats.len() <= i {
+            self.stats.resize_with(i + 1, FlowStats::default);
+        }
+        &mut self.stats[i]
+    }
+
+    fn stop_run(&mut self, why: ScenarioError) {
+        self.stopped.get_or_insert(why);
+    }
+}
+
+/// The endpoint of flow 0's sender: node 0 port 0 to node 1 port 0.
+pub fn sender_end() -> Endpoint {
+    Endpoint { flow: FlowId(0), fid: 0, addr: Addr { node: 0, port: 0 }, peer: Addr { node: 1, port: 0 } }
+}
+
+/// The endpoint of flow 0's receiver.
+pub fn receiver_end() -> Endpoint {
+    let s = sender_end();
+    Endpoint { addr: s.peer, peer: s.addr, ..s }
+}
+
+/// An ACK of `seq` (cumulative), echoing `ts_echo`, with these SACK blocks ([left, right)).
+pub fn ack(seq: i64, ts_echo: f64, sack: &[(i64, i64)]) -> Packet {
+    let mut p = Packet { kind: Kind::Ack, seq, ts_echo, size: 40 + 8 * sack.len() as u32, ..packet() };
+    p.sack[..sack.len()].copy_from_slice(sack);
+    p.nsack = sack.len() as u8;
+    p
+}
+
+/// A data segment `seq` of `payload` bytes sent at `ts`.
+pub fn segment(seq: i64, payload: u32, ts: f64) -> Packet {
+    Packet { seq, payload, size: payload + 40, ts, ..packet() }
 }

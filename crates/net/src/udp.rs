@@ -1,7 +1,7 @@
 //! A CBR source over UDP (ns-2 `Application/Traffic/CBR` on `Agent/UDP`, without jitter).
 
-use crate::network::{Endpoint, Network, TimerKind};
 use crate::packet::Kind;
+use crate::port::{Endpoint, Port, TimerKind};
 use tcplab_des::Timer;
 
 pub struct CbrSource {
@@ -19,23 +19,65 @@ impl CbrSource {
     }
 
     /// Sends a packet now and every `interval` after, as ns-2's TrafficGenerator does.
-    pub fn start(&mut self, net: &mut Network) {
+    pub fn start(&mut self, net: &mut impl Port) {
         self.send_and_rearm(net);
     }
 
-    pub fn stop(&mut self) {
-        self.timer.cancel();
+    pub fn stop(&mut self, net: &mut impl Port) {
+        net.cancel(&mut self.timer, self.ep.flow, TimerKind::Cbr);
     }
 
-    pub fn on_timer(&mut self, net: &mut Network, gen: u32) {
+    pub fn on_timer(&mut self, net: &mut impl Port, gen: u32) {
         if net.fire(&mut self.timer, self.ep.flow, TimerKind::Cbr, gen) {
             self.send_and_rearm(net);
         }
     }
 
-    fn send_and_rearm(&mut self, net: &mut Network) {
+    fn send_and_rearm(&mut self, net: &mut impl Port) {
         self.ep.send(net, Kind::Cbr, |p| (p.size, p.payload, p.seq) = (self.size, self.size, self.seq));
         self.seq += 1;
         net.arm(&mut self.timer, self.ep.flow, TimerKind::Cbr, self.interval);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{sender_end, FakePort};
+
+    /// ns-2's CBR_Traffic: interval_ = size_ * 8 / rate_ (ns-2's default 210 B at 448 kb/s:
+    /// 3.75 ms), a packet at start and one per interval after, seqnos counting from 0.
+    #[test]
+    fn cbr_sends_one_packet_per_interval() {
+        let cases: [(u64, u32, f64); 3] = [(448_000, 210, 0.00375), (1_000_000, 1000, 0.008), (64_000, 80, 0.01)];
+        for (rate, size, interval) in cases {
+            let mut net = FakePort::default();
+            let mut cbr = CbrSource::new(sender_end(), rate, size);
+            cbr.start(&mut net);
+            assert_eq!(net.deadline(TimerKind::Cbr), Some(interval), "{rate} b/s, {size} B");
+            for _ in 0..3 {
+                net.expire(|net, _, gen| cbr.on_timer(net, gen));
+            }
+            let sent: Vec<(i64, u32, f64)> = net.sent.iter().map(|p| (p.seq, p.size, p.ts)).collect();
+            let expected: Vec<(i64, u32, f64)> = (0..4).map(|i| (i, size, i as f64 * interval)).collect();
+            for ((seq, sz, ts), (eseq, esz, ets)) in sent.iter().zip(&expected) {
+                assert_eq!((seq, sz), (eseq, esz));
+                assert!((ts - ets).abs() < 1e-12, "packet {seq} at {ts}, not {ets}");
+            }
+            assert_eq!(sent.len(), 4);
+            assert!(net.sent.iter().all(|p| p.kind == Kind::Cbr && p.payload == size));
+        }
+    }
+
+    #[test]
+    fn cbr_stop_cancels_the_next_packet() {
+        let mut net = FakePort::default();
+        let mut cbr = CbrSource::new(sender_end(), 448_000, 210);
+        cbr.start(&mut net);
+        net.expire(|net, _, gen| cbr.on_timer(net, gen));
+        cbr.stop(&mut net);
+        assert_eq!(net.cancelled, vec![(TimerKind::Cbr, 0.00375)]);
+        assert_eq!(net.expire(|net, _, gen| cbr.on_timer(net, gen)), None, "the stale event fires nothing");
+        assert_eq!(net.sent.len(), 2);
     }
 }

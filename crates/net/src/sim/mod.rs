@@ -28,7 +28,7 @@ enum Sender {
 }
 
 impl Sender {
-    fn ftp(&mut self) -> Option<&mut dyn Ftp> {
+    fn ftp(&mut self) -> Option<&mut dyn Ftp<Network>> {
         match self {
             Sender::Tcp(t) => Some(t),
             Sender::Rfc(r) => Some(r),
@@ -143,7 +143,7 @@ impl RunResult {
 
 impl Simulation {
     pub fn now(&self) -> Time {
-        self.net.now()
+        self.net.ctx.now()
     }
 
     pub fn end(&self) -> Time {
@@ -156,7 +156,7 @@ impl Simulation {
         let nodes = &self.scenario.nodes;
         let id = |n: &str| nodes.iter().position(|x| x == n).map(|i| i as u32);
         let (a, b) = (id(from)?, id(to)?);
-        self.net.links.iter().find(|l| (l.from, l.to) == (a, b)).map(|l| l.stats.queue_integral(self.net.now()))
+        self.net.links.iter().find(|l| (l.from, l.to) == (a, b)).map(|l| l.stats.queue_integral(self.net.ctx.now()))
     }
 
     /// Each flow's in-order bytes delivered to its application so far.
@@ -171,7 +171,7 @@ impl Simulation {
     /// lines and before everything the run schedules.
     pub fn advance(&mut self, to: Time) -> bool {
         self.advance_at_most(to, u64::MAX);
-        self.net.now() < self.end
+        self.net.ctx.now() < self.end
     }
 
     /// As `advance`, but stops once about `events` events have run, even with more due before
@@ -213,7 +213,7 @@ impl Simulation {
                 let Some(ev) = self.net.ctx.sched.pop_if(|exact, seq| {
                     before_halt(exact, seq) && (stop >= end || Time::from_secs_f64(exact) <= stop)
                 }) else {
-                    if stop > self.net.now() {
+                    if stop > self.net.ctx.now() {
                         self.net.ctx.sched.advance_to(stop);
                     }
                     return true;
@@ -236,9 +236,9 @@ impl Simulation {
     /// The guard's look (out of line: the loop above is the hot path).
     #[inline(never)]
     fn look(&mut self) {
-        if let Err(alarm) = self.guard.look(self.net.ctx.sched.dispatched(), self.net.now_secs()) {
+        if let Err(alarm) = self.guard.look(self.net.ctx.sched.dispatched(), self.net.ctx.now_secs()) {
             let error = self.alarm(alarm);
-            self.net.stop_run(error);
+            self.net.ctx.stop_run(error);
         }
     }
 
@@ -294,7 +294,7 @@ impl Simulation {
                 if let Sender::Cbr(cbr) = &mut flow.sender {
                     match action.kind {
                         ActionKind::Start => cbr.start(net),
-                        ActionKind::Stop => cbr.stop(),
+                        ActionKind::Stop => cbr.stop(net),
                         kind => unreachable!("validation rules out {kind:?} on {app:?}"),
                     }
                 } else if let Some(tcp) = flow.sender.ftp() {
@@ -315,7 +315,7 @@ impl Simulation {
 
     /// The invariants after an event (see `check`): the clock, and the agents of `flow`.
     fn check(&mut self, flow: Option<usize>) {
-        let now = self.net.now_secs();
+        let now = self.net.ctx.now_secs();
         let check = self.net.ctx.check.as_mut().expect("checking");
         check.time(now);
         let Some(i) = flow else { return };
@@ -332,7 +332,7 @@ impl Simulation {
 
     /// The end-of-run invariants: every packet accounted for, per flow and per link.
     fn check_conservation(&mut self) {
-        let now = self.net.now_secs();
+        let now = self.net.ctx.now_secs();
         if self.net.ctx.check.is_none() {
             return;
         }
@@ -387,7 +387,7 @@ impl Simulation {
         if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {
             unreachable!("signalling ends in the network"); // its flow is no flow's
         }
-        let delay = Time::from_secs_f64(net.now_secs() - pkt.ts);
+        let delay = Time::from_secs_f64(net.ctx.now_secs() - pkt.ts);
         // SAFETY: an agent's packet carries its `Endpoint`'s flow, one of the scenario's, with
         // its agents and books
         let (flow, stats) =

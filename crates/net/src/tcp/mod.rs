@@ -5,8 +5,8 @@ mod scoreboard;
 mod sender;
 mod sink;
 
-use crate::network::{Network, TimerKind};
 use crate::packet::FlowId;
+use crate::port::{Port, TimerKind};
 pub use rfc::RfcSender;
 pub use sender::{Agent, TcpSender};
 pub use sink::TcpSink;
@@ -16,15 +16,16 @@ use tcplab_des::Timer;
 pub use crate::metrics::TcpState;
 
 /// What an FTP application asks of a TCP sender (ns-2's `send -1`, `advance`, `advanceby`).
-pub trait Ftp {
+/// Generic over the port, not its methods, so that a run can hold `dyn Ftp<Network>`.
+pub trait Ftp<P: Port> {
     /// An unlimited backlog.
-    fn send_unlimited(&mut self, net: &mut Network);
+    fn send_unlimited(&mut self, net: &mut P);
     /// Send up to segment `n` in all (FTP `produce n`).
-    fn advance(&mut self, net: &mut Network, n: i64);
+    fn advance(&mut self, net: &mut P, n: i64);
     /// `n` segments more (FTP `producemore n`).
-    fn advance_by(&mut self, net: &mut Network, n: i64);
+    fn advance_by(&mut self, net: &mut P, n: i64);
     /// No new data.
-    fn stop(&mut self, net: &mut Network);
+    fn stop(&mut self, net: &mut P);
     /// The sender's state now.
     fn state(&self) -> TcpState;
 }
@@ -34,7 +35,7 @@ pub trait Ftp {
 pub(crate) fn held_by_pacer(
     pacer: &mut Option<Pacer>,
     timer: &mut Timer,
-    net: &mut Network,
+    net: &mut impl Port,
     flow: FlowId,
     cwnd: f64,
 ) -> bool {

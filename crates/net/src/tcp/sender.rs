@@ -19,8 +19,8 @@ mod vegas;
 use self::rtt::TickEstimator;
 use super::scoreboard::{ArrayScoreboard, RqScoreboard};
 use super::{Ftp, TcpState};
-use crate::network::{Endpoint, Network, TimerKind};
 use crate::packet::{flags, Kind, Packet};
+use crate::port::{Endpoint, Port, TimerKind};
 use crate::scenario::{ScenarioError, TcpParams, TcpVariant};
 use crate::units::show_seconds;
 use tcplab_cc::{Pacer, PacingConfig};
@@ -160,9 +160,9 @@ pub struct TcpSender {
     ack2: f64,
 }
 
-impl Ftp for TcpSender {
+impl<P: Port> Ftp<P> for TcpSender {
     /// FTP `start`: `send -1`, an unlimited backlog.
-    fn send_unlimited(&mut self, net: &mut Network) {
+    fn send_unlimited(&mut self, net: &mut P) {
         if self.curseq <= TCP_MAXSEQ {
             self.curseq = TCP_MAXSEQ;
         }
@@ -170,13 +170,13 @@ impl Ftp for TcpSender {
     }
 
     /// FTP `produce n` (`advance n`): send up to seqno n.
-    fn advance(&mut self, net: &mut Network, n: i64) {
+    fn advance(&mut self, net: &mut P, n: i64) {
         let delta = if n > self.maxseq { n - self.curseq } else { self.maxseq - self.curseq };
         self.advance_by(net, delta);
     }
 
     /// FTP `producemore n` (`advanceby n`): n packets more.
-    fn advance_by(&mut self, net: &mut Network, delta: i64) {
+    fn advance_by(&mut self, net: &mut P, delta: i64) {
         self.curseq += delta;
         if delta > 0 {
             self.closed = false;
@@ -185,7 +185,7 @@ impl Ftp for TcpSender {
     }
 
     /// FTP `stop`: `advance 0`, no new data beyond what was sent.
-    fn stop(&mut self, net: &mut Network) {
+    fn stop(&mut self, net: &mut P) {
         self.advance(net, 0);
     }
 
@@ -272,7 +272,7 @@ impl TcpSender {
     }
 
     /// Assigns cwnd; like ns-2's traced variable, a change is written to the cwnd trace.
-    fn set_cwnd(&mut self, net: &mut Network, v: f64) {
+    fn set_cwnd(&mut self, net: &mut impl Port, v: f64) {
         let changed = v != self.cwnd;
         self.cwnd = v;
         if changed {
@@ -281,25 +281,18 @@ impl TcpSender {
     }
 
     /// Writes the current cwnd to the cwnd trace and series.
-    fn trace_cwnd(&self, net: &mut Network) {
-        if net.ctx.tracer.cwnd_enabled() {
+    fn trace_cwnd(&self, net: &mut impl Port) {
+        if net.tracer().cwnd_enabled() {
             let now = net.now_secs();
             let (a, b) = (self.ep.addr, self.ep.peer);
-            net.ctx.tracer.cwnd_event(
-                now,
-                self.ep.flow.0,
-                (a.node, a.port),
-                (b.node, b.port),
-                self.cwnd,
-                self.ssthresh,
-            );
+            net.tracer().cwnd_event(now, self.ep.flow.0, (a.node, a.port), (b.node, b.port), self.cwnd, self.ssthresh);
         }
     }
 
     /// The cwnd trace's line when the trace is attached, before `$ns run` resets the agent:
     /// ns-2 prints the cwnd_ a new agent holds, 1, whatever its initial window. When that is
     /// the initial window too, this line also starts the cwnd series.
-    pub fn trace_cwnd_attached(&self, net: &mut Network) {
+    pub fn trace_cwnd_attached(&self, net: &mut impl Port) {
         if self.cwnd == NEW_AGENT_CWND {
             self.trace_cwnd(net);
         } else {
@@ -308,25 +301,25 @@ impl TcpSender {
     }
 
     /// A line of the cwnd trace file that the series does not get.
-    fn trace_cwnd_line(&self, net: &mut Network, cwnd: f64) {
-        if net.ctx.tracer.cwnd_enabled() {
-            let (a, b) = (self.ep.addr, self.ep.peer);
-            net.ctx.tracer.cwnd_line(net.now_secs(), self.ep.flow.0, (a.node, a.port), (b.node, b.port), cwnd);
+    fn trace_cwnd_line(&self, net: &mut impl Port, cwnd: f64) {
+        if net.tracer().cwnd_enabled() {
+            let (a, b, now) = (self.ep.addr, self.ep.peer, net.now_secs());
+            net.tracer().cwnd_line(now, self.ep.flow.0, (a.node, a.port), (b.node, b.port), cwnd);
         }
     }
 
     /// The cwnd trace's line of `$ns run`'s reset, which sets the initial window: written (and
     /// the series started) only if that changes the window.
-    pub fn trace_cwnd_reset(&self, net: &mut Network) {
+    pub fn trace_cwnd_reset(&self, net: &mut impl Port) {
         if self.cwnd != NEW_AGENT_CWND {
             self.trace_cwnd(net);
         }
     }
 
     /// A line in the event trace (ns-2 `trace_event`): the event, t_seqno and int(cwnd).
-    fn trace_event(&self, net: &mut Network, event: &str) {
+    fn trace_event(&self, net: &mut impl Port, event: &str) {
         let now = net.now_secs();
-        net.ctx.tracer.tcp_event(now, (self.ep.addr, self.ep.peer), event, self.ep.fid, self.t_seqno, self.cwnd as i64);
+        net.tracer().tcp_event(now, (self.ep.addr, self.ep.peer), event, self.ep.fid, self.t_seqno, self.cwnd as i64);
     }
 
     /// The dupack threshold: numdupacks, or int(cwnd) / numdupacks_frac when larger (Sack1).
@@ -405,7 +398,7 @@ impl TcpSender {
         }
     }
 
-    fn opencwnd(&mut self, net: &mut Network) {
+    fn opencwnd(&mut self, net: &mut impl Port) {
         let cwnd = if self.cwnd < self.ssthresh as f64 {
             self.cwnd + 1.0
         } else {
@@ -424,7 +417,7 @@ impl TcpSender {
         }
     }
 
-    fn slowdown(&mut self, net: &mut Network, how: Slowdown) {
+    fn slowdown(&mut self, net: &mut impl Port, how: Slowdown) {
         let slowstart = self.cwnd < self.ssthresh as f64;
         let (halfwin, decreasewin) = if self.p.precision_reduce {
             (self.windowd() / 2.0, self.p.decrease_num * self.windowd())
@@ -465,9 +458,9 @@ impl TcpSender {
         self.rtt.timeout(&self.p)
     }
 
-    fn rtt_update(&mut self, net: &mut Network, now: f64, tao: f64) {
-        net.ctx.tracer.rtt_sample(now, self.ep.flow.0, tao);
-        net.ctx.flow_stats[self.ep.flow.0 as usize].on_rtt_sample(tao);
+    fn rtt_update(&mut self, net: &mut impl Port, now: f64, tao: f64) {
+        net.tracer().rtt_sample(now, self.ep.flow.0, tao);
+        net.flow_stats(self.ep.flow).on_rtt_sample(tao);
         let ticks = TickEstimator::ticks(&self.p, self.boot_time, now, tao);
         if !self.rtt.holds(&self.p, ticks) {
             let tick = self.p.tcp_tick;
@@ -488,12 +481,12 @@ impl TcpSender {
         self.rtt.back_off(&self.p);
     }
 
-    fn set_rtx_timer(&mut self, net: &mut Network) {
+    fn set_rtx_timer(&mut self, net: &mut impl Port) {
         let rto = self.rtt_timeout();
         net.arm(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx, rto);
     }
 
-    fn reset_rtx_timer(&mut self, net: &mut Network, mild: bool, backoff: bool) {
+    fn reset_rtx_timer(&mut self, net: &mut impl Port, mild: bool, backoff: bool) {
         if backoff {
             self.rtt_backoff();
         }
@@ -505,18 +498,18 @@ impl TcpSender {
     }
 
     /// Restart the timer if data is still outstanding, else cancel it.
-    fn newtimer(&mut self, net: &mut Network, ack: i64) {
+    fn newtimer(&mut self, net: &mut impl Port, ack: i64) {
         if self.t_seqno > ack || ack < self.maxseq || self.cwnd < 1.0 {
             self.set_rtx_timer(net);
         } else {
-            self.rtx_timer.cancel();
+            net.cancel(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx);
         }
     }
 
     // ----- sending -----
 
     /// Sends segment `seqno` (ns-2's virtual `output`).
-    fn output(&mut self, net: &mut Network, seqno: i64) {
+    fn output(&mut self, net: &mut impl Port, seqno: i64) {
         if self.variant == Agent::Vegas {
             self.vegas_output(net, seqno)
         } else {
@@ -524,7 +517,7 @@ impl TcpSender {
         }
     }
 
-    fn base_output(&mut self, net: &mut Network, seqno: i64) {
+    fn base_output(&mut self, net: &mut impl Port, seqno: i64) {
         let mut f = 0u8;
         if self.p.ecn {
             f |= flags::ECT;
@@ -566,7 +559,7 @@ impl TcpSender {
     /// Sends what the window allows (ns-2's virtual `send_much`).
     /// After sending `seqno`: the highest seqno sent, the RTT timing of one segment per RTT,
     /// or a retransmission counted.
-    fn note_sent(&mut self, net: &mut Network, seqno: i64) {
+    fn note_sent(&mut self, net: &mut impl Port, seqno: i64) {
         if seqno > self.maxseq {
             self.maxseq = seqno;
             let cwnd = self.windowd();
@@ -581,11 +574,11 @@ impl TcpSender {
                 }
             }
         } else {
-            net.ctx.flow_stats[self.ep.flow.0 as usize].data_retransmitted += 1;
+            net.flow_stats(self.ep.flow).data_retransmitted += 1;
         }
     }
 
-    fn send_much(&mut self, net: &mut Network, maxburst: u32) {
+    fn send_much(&mut self, net: &mut impl Port, maxburst: u32) {
         if self.p.rbp && self.rbp_send_much(net) {
             return;
         }
@@ -596,7 +589,7 @@ impl TcpSender {
         }
     }
 
-    fn base_send_much(&mut self, net: &mut Network, maxburst: u32) {
+    fn base_send_much(&mut self, net: &mut impl Port, maxburst: u32) {
         let mut win = self.window();
         if self.t_seqno == 0 {
             self.firstsent = net.now_secs();
@@ -616,12 +609,12 @@ impl TcpSender {
         }
     }
 
-    fn held_by_pacer(&mut self, net: &mut Network) -> bool {
+    fn held_by_pacer(&mut self, net: &mut impl Port) -> bool {
         let cwnd = self.windowd();
         super::held_by_pacer(&mut self.pacer, &mut self.pace_timer, net, self.ep.flow, cwnd)
     }
 
-    pub fn on_pace_timer(&mut self, net: &mut Network, gen: u32) {
+    pub fn on_pace_timer(&mut self, net: &mut impl Port, gen: u32) {
         if net.fire(&mut self.pace_timer, self.ep.flow, TimerKind::Pace, gen) {
             if self.pacer.is_some() {
                 self.send_much(net, self.p.maxburst);
@@ -632,7 +625,7 @@ impl TcpSender {
     }
 
     /// Limited Transmit (singledup_): one new segment on the first and second dupack.
-    fn send_one(&mut self, net: &mut Network) {
+    fn send_one(&mut self, net: &mut impl Port) {
         let t = self.t_seqno as f64;
         let base = self.highest_ack as f64;
         if t <= base + self.wnd && self.t_seqno < self.curseq && t <= base + self.cwnd + self.dupacks as f64 {
@@ -643,7 +636,7 @@ impl TcpSender {
 
     // ----- receiving ACKs -----
 
-    pub fn recv(&mut self, net: &mut Network, ack: &Packet) {
+    pub fn recv(&mut self, net: &mut impl Port, ack: &Packet) {
         if let Some(p) = &mut self.pacer {
             // RFC 7323: only an ACK that advances the window gives an RTT sample.
             if ack.seq > self.last_ack {
@@ -745,7 +738,7 @@ impl TcpSender {
     }
 
     /// A new ACK that is not a Newreno partial ACK (ns-2 `recv_newack_helper` + delay_growth).
-    fn full_newack(&mut self, net: &mut Network, ack: &Packet) {
+    fn full_newack(&mut self, net: &mut impl Port, ack: &Packet) {
         self.newack(net, ack);
         let echo = ack.has(flags::ECN_ECHO);
         if !self.ect || !echo || (self.p.old_ecn && self.ecn_burst) {
@@ -769,7 +762,7 @@ impl TcpSender {
         }
     }
 
-    fn newack(&mut self, net: &mut Network, ack: &Packet) {
+    fn newack(&mut self, net: &mut impl Port, ack: &Packet) {
         let now = net.now_secs();
         if !self.p.timerfix {
             self.newtimer(net, ack.seq);
@@ -802,7 +795,7 @@ impl TcpSender {
     }
 
     /// Newreno's partial ACK: deflate, retransmit the next hole, restart the timer once.
-    fn partial_newack(&mut self, net: &mut Network, ack: &Packet) {
+    fn partial_newack(&mut self, net: &mut impl Port, ack: &Packet) {
         if !self.p.newreno_changes1 || !self.firstpartial {
             self.firstpartial = true;
             self.newtimer(net, ack.seq);
@@ -849,7 +842,7 @@ impl TcpSender {
         }
     }
 
-    fn dupack_action(&mut self, net: &mut Network) {
+    fn dupack_action(&mut self, net: &mut impl Port) {
         let recovered = self.highest_ack > self.recover;
         let reno_allows = self.variant == Agent::Reno && self.last_cwnd_action == CwndAction::Dupack;
         // bugfix_ss_ (1): a fast retransmit is allowed when the first data packet was lost.
@@ -904,7 +897,7 @@ impl TcpSender {
     }
 
     /// The response to an ECN-echo: halve at most once per window.
-    fn ecn(&mut self, net: &mut Network, seqno: i64) {
+    fn ecn(&mut self, net: &mut impl Port, seqno: i64) {
         if seqno > self.recover || self.last_cwnd_action == CwndAction::Timeout {
             self.recover = self.maxseq;
             self.last_cwnd_action = CwndAction::Ecn;
@@ -923,7 +916,7 @@ impl TcpSender {
 
     // ----- timeout -----
 
-    pub fn on_timer(&mut self, net: &mut Network, gen: u32) {
+    pub fn on_timer(&mut self, net: &mut impl Port, gen: u32) {
         if net.fire(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx, gen) {
             if self.p.rbp && self.rbp_on_timeout() {
                 return;
@@ -938,7 +931,7 @@ impl TcpSender {
     }
 
     /// ns-2 `TcpAgent::timeout` (with Reno's additions for Reno and Newreno).
-    fn base_timeout(&mut self, net: &mut Network) {
+    fn base_timeout(&mut self, net: &mut impl Port) {
         self.trace_event(net, "TIMEOUT");
         if matches!(self.variant, Agent::Reno | Agent::NewReno) {
             self.dupwnd = 0;
@@ -974,3 +967,6 @@ impl TcpSender {
         self.send_much(net, self.p.maxburst);
     }
 }
+
+#[cfg(test)]
+mod tests;

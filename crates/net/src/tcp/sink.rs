@@ -5,8 +5,8 @@
 use crate::packet::MAX_SACK_BLOCKS;
 use crate::scenario::SinkConfig;
 
-use crate::network::{Endpoint, Network, TimerKind};
 use crate::packet::{flags, Kind, Packet};
+use crate::port::{Endpoint, Port, TimerKind};
 use tcplab_des::{Time, Timer};
 
 /// ns-2's `Acker`: which segments arrived, and the next one expected.
@@ -186,10 +186,10 @@ impl TcpSink {
         self.acker.seqno()
     }
 
-    pub fn recv(&mut self, net: &mut Network, pkt: &Packet) {
+    pub fn recv(&mut self, net: &mut impl Port, pkt: &Packet) {
         self.acker.update_ts(pkt.seq, pkt.ts, self.cfg.ts_echo_rfc1323);
         let delivered = self.acker.update(pkt.seq, pkt.payload);
-        net.ctx.flow_stats[self.ep.flow.0 as usize].goodput_bytes += delivered;
+        net.flow_stats(self.ep.flow).goodput_bytes += delivered;
 
         let Some((interval, timer, saved)) = &mut self.delack else {
             self.ack(net, pkt, None);
@@ -206,12 +206,12 @@ impl TcpSink {
                 return;
             }
         }
-        timer.cancel();
+        net.cancel(timer, self.ep.flow, TimerKind::DelAck);
         let held = saved.take();
         self.ack(net, pkt, held.as_ref());
     }
 
-    pub fn on_timer(&mut self, net: &mut Network, gen: u32) {
+    pub fn on_timer(&mut self, net: &mut impl Port, gen: u32) {
         if let Some((_, timer, saved)) = &mut self.delack {
             if net.fire(timer, self.ep.flow, TimerKind::DelAck, gen) {
                 if let Some(pkt) = saved.take() {
@@ -223,7 +223,7 @@ impl TcpSink {
 
     /// Sends the cumulative ACK for `pkt` (and a held segment `saved`), echoing ECN marks.
     #[inline(always)] // into its callers, mainly `recv` (once per data packet): -1.3% instructions
-    fn ack(&mut self, net: &mut Network, pkt: &Packet, saved: Option<&Packet>) {
+    fn ack(&mut self, net: &mut impl Port, pkt: &Packet, saved: Option<&Packet>) {
         let a = &mut self.acker;
         let sf = saved.map_or(0, |p| p.flags);
         let of = pkt.flags;
@@ -258,6 +258,126 @@ impl TcpSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{receiver_end, segment, FakePort};
+
+    /// ns-2's TCPSink defaults (section 1.2 of the ns-2 notes): ACKs of 40 bytes, SYN and
+    /// RFC 2581 immediate ACKs, no RFC 1323 echo.
+    fn config(sack: bool, delack: Option<Time>) -> SinkConfig {
+        SinkConfig { sack, delack, syn_immediate_ack: true, rfc2581_immediate_ack: true, ts_echo_rfc1323: false }
+    }
+
+    /// Feeds segments (seq, arrival time) of 1000 bytes, each sent 0.05 s before it arrives;
+    /// returns the port with what the sink sent.
+    fn feed(sink: &mut TcpSink, net: &mut FakePort, segments: &[(i64, f64)]) {
+        for &(seq, at) in segments {
+            net.set_now(at);
+            sink.recv(net, &segment(seq, if seq == 0 { 0 } else { 1000 }, at - 0.05));
+        }
+    }
+
+    /// An ACK as sent: cumulative seqno, size, SACK blocks, time.
+    type Sent = (i64, u32, Vec<(i64, i64)>, f64);
+
+    fn acks(net: &FakePort) -> Vec<Sent> {
+        net.sent.iter().map(|p| (p.seq, p.size, p.sack_blocks().to_vec(), p.ts)).collect()
+    }
+
+    /// TCPSink ACKs every segment with the last in-order seqno; a segment past a hole gets a
+    /// duplicate of that ACK; the gap filler acks all that arrived (ns-2 section 2.0: "The sink
+    /// ACKs every segment with the cumulative seqno (next expected - 1)").
+    #[test]
+    fn plain_sink_acks_each_segment_cumulatively() {
+        let cases: [(&[i64], &[i64]); 4] = [
+            (&[0, 1, 2, 3], &[0, 1, 2, 3]),
+            (&[0, 1, 3, 4, 5], &[0, 1, 1, 1, 1]),
+            (&[0, 1, 3, 4, 2], &[0, 1, 1, 1, 4]),
+            (&[0, 2, 1, 1], &[0, 0, 2, 2]),
+        ];
+        for (segs, expected) in cases {
+            let mut net = FakePort::default();
+            let mut sink = TcpSink::new(receiver_end(), &config(false, None));
+            let timed: Vec<(i64, f64)> = segs.iter().enumerate().map(|(i, &s)| (s, 0.1 * (i + 1) as f64)).collect();
+            feed(&mut sink, &mut net, &timed);
+            let got: Vec<i64> = net.sent.iter().map(|p| p.seq).collect();
+            assert_eq!(got, expected, "segments {segs:?}");
+            assert!(net.sent.iter().all(|p| p.kind == Kind::Ack && p.size == 40 && p.nsack == 0));
+            assert!(net.armed.is_empty(), "no timer without delayed ACKs");
+        }
+    }
+
+    /// Goodput counts the payload handed over in order, once; ACKs echo the timestamp of the
+    /// newest segment at or before the ACK point (ns-2's update_ts without ts_echo_rfc1323_),
+    /// so an out-of-order segment's timestamp is not echoed.
+    #[test]
+    fn plain_sink_counts_goodput_and_echoes_in_order_timestamps() {
+        let mut net = FakePort::default();
+        let mut sink = TcpSink::new(receiver_end(), &config(false, None));
+        feed(&mut sink, &mut net, &[(0, 0.1), (1, 0.2), (3, 0.3), (3, 0.4), (2, 0.5)]);
+        assert_eq!(net.stats[0].goodput_bytes, 3000, "1, 2, 3 once each; the SYN carries none");
+        let echoes: Vec<f64> = net.sent.iter().map(|p| p.ts_echo).collect();
+        let expected = [0.1 - 0.05, 0.2 - 0.05, 0.2 - 0.05, 0.2 - 0.05, 0.5 - 0.05];
+        for (e, x) in echoes.iter().zip(expected) {
+            assert!((e - x).abs() < 1e-12, "echoes {echoes:?}");
+        }
+        assert_eq!(sink.cumulative(), 3);
+    }
+
+    /// TCPSink/Sack1 (ns-2's Sacker::append_ack): the block around the segment just received
+    /// first, then the blocks reported before that it does not cover, [left, right) each, at
+    /// most 3; 8 bytes per block on a 40-byte ACK (sizes 48/56/64 seen in ns-2 runs). An ACK
+    /// that leaves no hole carries none.
+    #[test]
+    fn sack_sink_reports_the_newest_block_first() {
+        let mut net = FakePort::default();
+        let mut sink = TcpSink::new(receiver_end(), &config(true, None));
+        feed(&mut sink, &mut net, &[(0, 0.1), (1, 0.2), (3, 0.3), (5, 0.4), (7, 0.5), (9, 0.6), (4, 0.7), (2, 0.8)]);
+        let got: Vec<_> = acks(&net).into_iter().map(|(s, z, b, _)| (s, z, b)).collect();
+        let expected = vec![
+            (0, 40, vec![]),
+            (1, 40, vec![]),
+            (1, 48, vec![(3, 4)]),
+            (1, 56, vec![(5, 6), (3, 4)]),
+            (1, 64, vec![(7, 8), (5, 6), (3, 4)]),
+            (1, 64, vec![(9, 10), (7, 8), (5, 6)]),
+            // 4 joins 3 and 5 into one block, which covers both older ones
+            (1, 64, vec![(3, 6), (9, 10), (7, 8)]),
+            // 2 fills the first hole: the ACK moves to 5, the blocks beyond it stay
+            (5, 56, vec![(9, 10), (7, 8)]),
+        ];
+        assert_eq!(got, expected);
+    }
+
+    /// TCPSink/DelAck, interval_ 100 ms (ns-2 section 1.2): seqno 0 is ACKed at once; an
+    /// in-order segment with no timer pending is held and the timer started; the next arrival
+    /// cancels it and ACKs both at once (every 2nd segment); a lone segment is ACKed when the
+    /// timer fires, 100 ms after it arrived.
+    #[test]
+    fn delack_sink_acks_every_second_segment_or_after_the_interval() {
+        let mut net = FakePort::default();
+        let mut sink = TcpSink::new(receiver_end(), &config(false, Some(Time::from_millis(100))));
+        feed(&mut sink, &mut net, &[(0, 1.0), (1, 1.01)]);
+        assert_eq!(net.deadline(TimerKind::DelAck), Some(1.01 + 0.1));
+        feed(&mut sink, &mut net, &[(2, 1.02), (3, 1.03), (4, 1.04)]);
+        assert_eq!(net.cancelled.iter().map(|c| c.1).collect::<Vec<_>>(), vec![1.02, 1.04]);
+        assert_eq!(net.deadline(TimerKind::DelAck), None);
+        feed(&mut sink, &mut net, &[(5, 1.05)]);
+        let fired = net.expire(|net, _, gen| sink.on_timer(net, gen));
+        assert_eq!(fired, Some((TimerKind::DelAck, 1.05 + 0.1)));
+        let got: Vec<(i64, f64)> = acks(&net).into_iter().map(|(s, _, _, t)| (s, t)).collect();
+        assert_eq!(got, vec![(0, 1.0), (2, 1.02), (4, 1.04), (5, 1.05 + 0.1)]);
+    }
+
+    /// A delayed-ACK sink answers at once a segment past a hole (a duplicate ACK), and a
+    /// segment that fills part of a gap (RFC2581_immediate_ack_), holding nothing.
+    #[test]
+    fn delack_sink_acks_out_of_order_and_gap_fillers_at_once() {
+        let mut net = FakePort::default();
+        let mut sink = TcpSink::new(receiver_end(), &config(false, Some(Time::from_millis(100))));
+        feed(&mut sink, &mut net, &[(0, 1.0), (1, 1.01), (2, 1.02), (6, 1.03), (3, 1.04), (5, 1.05), (4, 1.06)]);
+        let got: Vec<(i64, f64)> = acks(&net).into_iter().map(|(s, _, _, t)| (s, t)).collect();
+        assert_eq!(got, vec![(0, 1.0), (2, 1.02), (2, 1.03), (3, 1.04), (3, 1.05), (6, 1.06)]);
+        assert_eq!(net.deadline(TimerKind::DelAck), None, "nothing held");
+    }
 
     #[test]
     fn acker_delivers_in_order_and_buffers_holes() {

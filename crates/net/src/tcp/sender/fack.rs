@@ -3,11 +3,11 @@
 //! inside recovery, and data in flight is counted as t_seqno - fack + retransmissions.
 
 use super::{CwndAction, CwndCut, Slowdown, TcpSender};
-use crate::network::Network;
 use crate::packet::{flags, Packet};
+use crate::port::Port;
 
 impl TcpSender {
-    pub(super) fn fack_recv(&mut self, net: &mut Network, ack: &Packet) {
+    pub(super) fn fack_recv(&mut self, net: &mut impl Port, ack: &Packet) {
         let seq = ack.seq;
         self.ts_peer = ack.ts;
         if ack.has(flags::ECN_ECHO) && self.p.ecn {
@@ -98,7 +98,7 @@ impl TcpSender {
 
     /// ns-2 `FackTcpAgent::oldack`: the cumulative ACK moves (or not), and every ACK gives an
     /// RTT sample from its echoed timestamp.
-    fn fack_oldack(&mut self, net: &mut Network, ack: &Packet) {
+    fn fack_oldack(&mut self, net: &mut impl Port, ack: &Packet) {
         self.last_ack = ack.seq;
         self.highest_ack = self.last_ack;
         self.fack = self.fack.max(self.highest_ack);
@@ -118,7 +118,7 @@ impl TcpSender {
         }
     }
 
-    pub(super) fn fack_timeout(&mut self, net: &mut Network) {
+    pub(super) fn fack_timeout(&mut self, net: &mut impl Port) {
         if self.highest_ack == self.maxseq && !self.p.slow_start_restart {
             return; // nothing outstanding
         }
@@ -144,7 +144,7 @@ impl TcpSender {
     }
 
     /// Send while the data in flight (t_seqno - fack + retransmissions) is below the window.
-    pub(super) fn fack_send_much(&mut self, net: &mut Network, maxburst: u32) {
+    pub(super) fn fack_send_much(&mut self, net: &mut impl Port, maxburst: u32) {
         let mut win = self.window();
         let mut npacket = 0;
         while self.t_seqno <= self.fack + win - self.retran_data && !self.timed_out {

@@ -5,8 +5,8 @@
 
 use super::Agent;
 use super::TcpSender;
-use crate::network::{Network, TimerKind};
 use crate::packet::Packet;
+use crate::port::{Port, TimerKind};
 
 /// The pacing window is never below this many segments (ns-2 `RBP_MIN_SEGMENTS`).
 const RBP_MIN_SEGMENTS: f64 = 2.0;
@@ -22,7 +22,7 @@ pub(super) enum RbpMode {
 impl TcpSender {
     /// RBP's part of an ACK, before the variant's own: any ACK ends pacing; Reno/RBP also caps
     /// cwnd at what was paced out, so the window does not burst.
-    pub(super) fn rbp_on_ack(&mut self, net: &mut Network, ack: &Packet) {
+    pub(super) fn rbp_on_ack(&mut self, net: &mut impl Port, ack: &Packet) {
         if self.rbp_mode != RbpMode::Off {
             self.rbp_mode = RbpMode::Off;
             if self.variant == Agent::Reno && ack.seq > self.last_ack {
@@ -43,7 +43,7 @@ impl TcpSender {
     }
 
     /// Starts pacing if it is armed and a segment may go; true if it took over from send_much.
-    pub(super) fn rbp_send_much(&mut self, net: &mut Network) -> bool {
+    pub(super) fn rbp_send_much(&mut self, net: &mut impl Port) -> bool {
         if !(self.rbp_mode == RbpMode::Possible && self.rbp_able_to_send_one()) {
             return false;
         }
@@ -66,7 +66,7 @@ impl TcpSender {
         self.t_seqno < self.curseq && self.t_seqno <= self.highest_ack + self.window()
     }
 
-    pub(super) fn rbp_paced_send_one(&mut self, net: &mut Network) {
+    pub(super) fn rbp_paced_send_one(&mut self, net: &mut impl Port) {
         if self.rbp_mode == RbpMode::Going && self.rbp_able_to_send_one() {
             let s = self.t_seqno;
             self.t_seqno += 1;

@@ -1,11 +1,11 @@
 //! ns-2's `Agent/TCP/Sack1`: fast recovery driven by a SACK scoreboard and a pipe estimate.
 
 use super::{CwndAction, CwndCut, Slowdown, TcpSender};
-use crate::network::Network;
 use crate::packet::{flags, Packet};
+use crate::port::Port;
 
 impl TcpSender {
-    pub(super) fn sack1_recv(&mut self, net: &mut Network, ack: &Packet) {
+    pub(super) fn sack1_recv(&mut self, net: &mut impl Port, ack: &Packet) {
         let seq = ack.seq;
         if ack.has(flags::ECN_ECHO) && self.p.ecn {
             self.ecn(net, seq);
@@ -73,7 +73,7 @@ impl TcpSender {
         }
     }
 
-    fn sack1_dupack_action(&mut self, net: &mut Network) {
+    fn sack1_dupack_action(&mut self, net: &mut impl Port) {
         let recovered = self.highest_ack > self.recover;
         let act = recovered || (!self.p.bug_fix && !self.p.ecn) || (self.p.bugfix_ss && self.highest_ack == 0);
         if !act {
@@ -102,7 +102,7 @@ impl TcpSender {
     }
 
     /// With partial_ack_: retransmit the next two holes at once.
-    fn sack1_partial_ack_action(&mut self, net: &mut Network) {
+    fn sack1_partial_ack_action(&mut self, net: &mut impl Port) {
         if self.next_pkt < self.highest_ack + 1 {
             self.next_pkt = self.highest_ack + 1;
         }
@@ -121,7 +121,7 @@ impl TcpSender {
         }
     }
 
-    pub(super) fn sack1_timeout(&mut self, net: &mut Network) {
+    pub(super) fn sack1_timeout(&mut self, net: &mut impl Port) {
         self.dupacks = 0;
         self.fastrecov = false;
         self.timed_out = true;
@@ -134,7 +134,7 @@ impl TcpSender {
     }
 
     /// Outside recovery the window rules; inside, the pipe estimate does. Holes go first.
-    pub(super) fn sack1_send_much(&mut self, net: &mut Network, maxburst: u32) {
+    pub(super) fn sack1_send_much(&mut self, net: &mut impl Port, maxburst: u32) {
         let mut win = self.window();
         let wnd = self.wnd as i64;
         let mut npacket = 0;

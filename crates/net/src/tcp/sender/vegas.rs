@@ -4,8 +4,8 @@
 //! timer on every segment. Its data packets are `packetSize_` bytes with no header and no SYN.
 
 use super::{CwndAction, CwndCut, Slowdown, TcpSender};
-use crate::network::Network;
 use crate::packet::{flags, Kind, Packet};
+use crate::port::Port;
 
 /// Vegas's own state (ns-2 `VegasTcpAgent`); times are on Vegas's clock, seconds since the
 /// first packet was sent.
@@ -61,7 +61,7 @@ impl Default for VegasState {
 
 impl TcpSender {
     /// Seconds since the first packet was sent (ns-2 `vegastime()`).
-    fn vegastime(&self, net: &Network) -> f64 {
+    fn vegastime(&self, net: &impl Port) -> f64 {
         net.now_secs() - self.firstsent
     }
 
@@ -70,7 +70,7 @@ impl TcpSender {
     }
 
     /// Vegas's `output`: no header, no SYN, no ECN flags; every send is timed.
-    pub(super) fn vegas_output(&mut self, net: &mut Network, seqno: i64) {
+    pub(super) fn vegas_output(&mut self, net: &mut impl Port, seqno: i64) {
         if seqno == 0 {
             let w = self.wnd as usize;
             self.v.sendtime = vec![-1.0; w];
@@ -87,12 +87,12 @@ impl TcpSender {
     }
 
     /// The segment after `ack` if its fine-grained timer has expired.
-    fn vegas_expire(&self, net: &Network, ack: i64) -> Option<i64> {
+    fn vegas_expire(&self, net: &impl Port, ack: i64) -> Option<i64> {
         let elapse = self.vegastime(net) - self.v.sendtime[self.v_slot(ack + 1)];
         (elapse >= self.v.timeout).then_some(ack + 1)
     }
 
-    pub(super) fn vegas_recv(&mut self, net: &mut Network, ack: &Packet) {
+    pub(super) fn vegas_recv(&mut self, net: &mut impl Port, ack: &Packet) {
         let now = self.vegastime(net);
         let seq = ack.seq;
         let numdupacks = self.p.numdupacks as i64;
@@ -166,7 +166,7 @@ impl TcpSender {
     }
 
     /// Once per RTT (when the ACK passes the tagged segment): compare expected and actual rate.
-    fn vegas_once_per_rtt(&mut self, net: &mut Network, now: f64) {
+    fn vegas_once_per_rtt(&mut self, net: &mut impl Port, now: f64) {
         let v = &mut self.v;
         let rtt = if v.cnt_rtt > 0 { v.sum_rtt / v.cnt_rtt as f64 } else { now - v.begtime };
         v.sum_rtt = 0.0;
@@ -250,7 +250,7 @@ impl TcpSender {
 
     /// A dupack found the next segment's fine timer expired, or it is the third: retransmit,
     /// and cut the window (once per window: only if cwnd was not cut since it was sent).
-    fn vegas_retransmit(&mut self, net: &mut Network, expired: Option<i64>, now: f64) {
+    fn vegas_retransmit(&mut self, net: &mut impl Port, expired: Option<i64>, now: f64) {
         let slot = self.v_slot(self.last_ack + 1);
         let (send_time, transmits) = (self.v.sendtime[slot], self.v.transmits[slot]);
         if self.p.bug_fix && self.highest_ack <= self.recover && self.last_cwnd_action == CwndAction::Timeout {
@@ -285,7 +285,7 @@ impl TcpSender {
         }
     }
 
-    pub(super) fn vegas_timeout(&mut self, net: &mut Network) {
+    pub(super) fn vegas_timeout(&mut self, net: &mut impl Port) {
         if self.highest_ack == self.maxseq && !self.p.slow_start_restart {
             return; // nothing outstanding
         }
@@ -299,5 +299,131 @@ impl TcpSender {
         self.v.newcwnd = 0.0;
         self.v.t_cwnd_changed = self.vegastime(net);
         self.send_much(net, 0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::Tcp;
+    use super::super::Agent;
+    use crate::port::TimerKind;
+    use crate::scenario::TcpParams;
+
+    /// ACKs, in order, every segment sent and not yet ACKed, each `rtt` after it was sent;
+    /// returns cwnd after each ACK. Segments sent meanwhile wait for the next round.
+    fn round(t: &mut Tcp, rtt: f64) -> Vec<f64> {
+        let from = t.s.highest_ack + 1;
+        let due: Vec<(i64, f64)> = t.net.sent.iter().filter(|p| p.seq >= from).map(|p| (p.seq, p.ts)).collect();
+        due.into_iter()
+            .map(|(seq, ts)| {
+                t.ack(ts + rtt, seq, &[]);
+                t.s.cwnd
+            })
+            .collect()
+    }
+
+    fn last(cwnds: &[f64]) -> f64 {
+        *cwnds.last().expect("a round with ACKs")
+    }
+
+    /// Vegas's slow start (the notes, 2.6): no SYN, 1000-byte segments from seqno 0; cwnd stays
+    /// 1 until the second new ACK, which sets windowInit_ 2; then, once per RTT, the increment
+    /// toggles: on "on" RTTs cwnd grows by one per ACK (doubling), on "off" RTTs it holds. With
+    /// no queueing (every RTT 0.1 s) diff is 0 <= gamma, so it never leaves: 1, 3, 3, 6, 6, 12.
+    #[test]
+    fn vegas_slow_start_doubles_every_other_rtt() {
+        let mut t = Tcp::start(Agent::Vegas, TcpParams::default());
+        assert_eq!(t.net.sent.iter().map(|p| (p.seq, p.size)).collect::<Vec<_>>(), vec![(0, 1000)]);
+        let after: Vec<f64> = (0..6).map(|_| last(&round(&mut t, 0.1))).collect();
+        assert_eq!(after, vec![1.0, 3.0, 3.0, 6.0, 6.0, 12.0]);
+        assert_eq!(t.s.ssthresh, 20);
+        assert!(t.net.sent.iter().all(|p| p.size == 1000 && p.flags == 0));
+    }
+
+    /// Once per RTT in congestion avoidance (the notes, 2.6): diff = int((expected - actual) *
+    /// baseRTT + 0.5) with 10 segments per RTT and baseRTT 0.1 s is int(10 * (1 - 0.1 / rtt) +
+    /// 0.5), rtt being the mean of the last RTT's samples: 0 at 0.1 s, 2 at 0.125 s, 5 at
+    /// 0.2 s. diff > beta: cwnd - 1 at once; diff < alpha: 1/cwnd per ACK (about one per RTT);
+    /// else hold. The decision is taken on the RTT's first ACK only.
+    ///
+    /// The flow: window_ 10 (so ssthresh 10), slow start to cwnd 10 at 0.1 s RTTs, one more RTT
+    /// of `rtt` (ACKs 10 segments), then the RTT whose first ACK decides.
+    #[test]
+    fn vegas_decides_once_per_rtt_by_alpha_and_beta() {
+        #[derive(Debug, PartialEq)]
+        enum Then {
+            Increase,
+            Hold,
+            Decrease,
+        }
+        let cases = [
+            (0.1, 1, 3, Then::Increase),
+            (0.125, 1, 3, Then::Hold),
+            (0.2, 1, 3, Then::Decrease),
+            (0.125, 3, 5, Then::Increase),
+            (0.125, 1, 1, Then::Decrease),
+            (0.2, 1, 5, Then::Hold),
+        ];
+        for (rtt, alpha, beta, then) in cases {
+            let p = TcpParams { window: 10, v_alpha: alpha, v_beta: beta, ..TcpParams::default() };
+            let mut t = Tcp::start(Agent::Vegas, p);
+            for _ in 0..6 {
+                round(&mut t, 0.1);
+            }
+            assert_eq!((t.s.cwnd, t.s.ssthresh), (10.0, 10), "slow start ends at ssthresh");
+            let acks = round(&mut t, rtt).len();
+            assert_eq!(acks, 10, "a window of 10");
+            let c0 = t.s.cwnd;
+            let cwnds = round(&mut t, 0.1);
+            assert_eq!(cwnds.len(), 10);
+            let case = format!("rtt {rtt}, alpha {alpha}, beta {beta}: cwnd {c0} then {cwnds:?}");
+            match then {
+                Then::Increase => {
+                    let mut c = c0;
+                    for got in &cwnds {
+                        c += 1.0 / c0;
+                        assert!((got - c).abs() < 1e-9, "{case}");
+                    }
+                }
+                Then::Hold => assert!(cwnds.iter().all(|&c| c == c0), "{case}"),
+                Then::Decrease => assert!(cwnds.iter().all(|&c| c == c0 - 1.0), "{case}"),
+            }
+        }
+    }
+
+    /// Vegas's third dupack (the notes, 2.6, "cwnd 12 -> (9+3) -> inflate -> 9 on new ACK,
+    /// ssthresh 2"): a segment sent once cuts the int window 12 to 12 - 12/4 = 9 and cwnd to
+    /// 9 + 3 dupacks; each later dupack adds one and lets one new segment go; the new ACK
+    /// deflates to 9 and sets ssthresh 2. That ACK also passes the RTT's tagged segment: with
+    /// 20 sent in the last RTT and 9 outstanding, diff = int((90 - 200) * 0.1 + 0.5) < alpha,
+    /// so 1/9 more (cwnd - outstanding = 0 <= 2).
+    #[test]
+    fn vegas_three_dupacks_cut_to_three_quarters_and_deflate_on_new_ack() {
+        let mut t = Tcp::start(Agent::Vegas, TcpParams::default());
+        for _ in 0..6 {
+            round(&mut t, 0.1);
+        }
+        assert_eq!(t.s.cwnd, 12.0);
+        let lost = t.s.highest_ack + 1;
+        let sent: Vec<Vec<i64>> = (0..11).map(|i| t.sends(|t| t.ack(0.7 + 0.001 * i as f64, lost - 1, &[]))).collect();
+        let mut expected: Vec<Vec<i64>> = vec![vec![], vec![], vec![lost]];
+        expected.extend((12..20).map(|k| vec![lost + k]));
+        assert_eq!(sent, expected);
+        assert_eq!((t.s.cwnd, t.s.v.newcwnd), (20.0, 9.0));
+        t.ack(0.8, lost + 11, &[]);
+        assert_eq!(t.s.ssthresh, 2);
+        assert!((t.s.cwnd - (9.0 + 1.0 / 9.0)).abs() < 1e-12, "cwnd {}", t.s.cwnd);
+    }
+
+    /// Vegas's timeout (the notes, 2.6: "cwnd = 2 (not 1) ... [V: two packets resent at t=3
+    /// s]"): the lost first segment goes again with the next one, and the RTO doubles.
+    #[test]
+    fn vegas_timeout_restarts_at_cwnd_2() {
+        let mut t = Tcp::start(Agent::Vegas, TcpParams::default());
+        assert_eq!(t.net.deadline(TimerKind::Rtx), Some(3.0));
+        let resent = t.sends(|t| assert_eq!(t.timeout(), 3.0));
+        assert_eq!(resent, vec![0, 1]);
+        assert_eq!((t.s.cwnd, t.s.ssthresh), (2.0, 2));
+        assert_eq!(t.net.deadline(TimerKind::Rtx), Some(9.0));
     }
 }

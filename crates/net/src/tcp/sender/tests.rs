@@ -1,0 +1,298 @@
+//! The ns-2 senders driven through `testing::FakePort`: ACKs and timer expiries in, packets and
+//! window state out. Expected numbers follow ns-2.35's rules as the ns-2 notes state them
+//! (/work/shared/reference/ns2-semantics.md, "the notes" below, by section), worked by hand
+//! for each case; ns-2's defaults throughout unless a case says otherwise.
+
+use super::*;
+use crate::testing::{ack, sender_end, FakePort};
+
+/// A sender and the port it talks through (also for the variants' own tests beside them).
+pub(super) struct Tcp {
+    pub(super) s: TcpSender,
+    pub(super) net: FakePort,
+}
+
+impl Tcp {
+    /// An FTP with unlimited data, started at time 0 (so the SYN, seqno 0, goes at once).
+    pub(super) fn start(variant: Agent, p: TcpParams) -> Tcp {
+        let mut net = FakePort::default();
+        let mut s = TcpSender::new(variant, p, None, sender_end(), 0.0);
+        s.send_unlimited(&mut net);
+        Tcp { s, net }
+    }
+
+    /// ACK `seq` at time `t`, echoing the send time of segment `seq`, with SACK blocks.
+    pub(super) fn ack(&mut self, t: f64, seq: i64, sack: &[(i64, i64)]) {
+        self.net.set_now(t);
+        let echo = self.net.sent.iter().rev().find(|p| p.seq == seq).map_or(0.0, |p| p.ts);
+        self.s.recv(&mut self.net, &ack(seq, echo, sack));
+    }
+
+    /// The retransmission timer fires (whatever stale events come first).
+    pub(super) fn timeout(&mut self) -> f64 {
+        let s = &mut self.s;
+        let (kind, at) = self.net.expire(|net, _, gen| s.on_timer(net, gen)).expect("a pending timer");
+        assert_eq!(kind, TimerKind::Rtx);
+        at
+    }
+
+    /// Seqnos sent by whatever `f` does.
+    pub(super) fn sends(&mut self, f: impl FnOnce(&mut Tcp)) -> Vec<i64> {
+        let from = self.net.sent.len();
+        f(self);
+        self.net.seqs_since(from)
+    }
+
+    /// (cwnd, ssthresh, t_seqno)
+    fn window(&self) -> (f64, i64, i64) {
+        (self.s.cwnd, self.s.ssthresh, self.s.t_seqno)
+    }
+}
+
+/// Slow start to cwnd 8 with ns-2's defaults (the notes, 2.0): the SYN's ACK sets cwnd to
+/// windowInit_ 2 (seqnos 1, 2 go), and each new ACK adds one: ACKs of 1, 2 make 4 (3..6
+/// go), of 3..6 make 8 (7..14 go). One ACK per RTT of 0.1 s.
+fn at_cwnd_8(variant: Agent) -> Tcp {
+    let mut t = Tcp::start(variant, TcpParams::default());
+    assert_eq!(t.net.sent.iter().map(|p| (p.seq, p.size)).collect::<Vec<_>>(), vec![(0, 40)], "a 40-byte SYN");
+    assert_eq!(t.sends(|t| t.ack(0.1, 0, &[])), vec![1, 2]);
+    assert_eq!(t.sends(|t| (1..=2).for_each(|a| t.ack(0.2, a, &[]))), vec![3, 4, 5, 6]);
+    assert_eq!(t.sends(|t| (3..=6).for_each(|a| t.ack(0.3, a, &[]))), (7..=14).collect::<Vec<_>>());
+    assert_eq!(t.window(), (8.0, 20, 15), "ssthresh starts at window_ 20");
+    t
+}
+
+/// Dupacks of 6 for segments 8.. at t = 0.40, 0.41, ..., the first at index `first`.
+fn dupacks(t: &mut Tcp, first: usize, n: usize) -> Vec<Vec<i64>> {
+    (first..first + n).map(|i| t.sends(|t| t.ack(0.4 + 0.01 * i as f64, 6, &[]))).collect()
+}
+
+#[test]
+fn all_variants_slow_start_by_one_per_ack() {
+    for v in [Agent::Tahoe, Agent::Reno, Agent::NewReno, Agent::Sack1] {
+        let t = at_cwnd_8(v);
+        assert_eq!(t.net.sent.iter().filter(|p| p.seq > 0).map(|p| p.size).max(), Some(1040), "{v:?}");
+    }
+}
+
+/// Segment 7 lost at cwnd 8. Dupacks 1 and 2 send one new segment each (Limited Transmit,
+/// singledup_ 1: while next <= highest_ack + cwnd + dupacks, 15 <= 6+8+1 and 16 <= 6+8+2).
+/// The third: ssthresh = win/2 = 4, cwnd 1, go back to 7 (the notes, 2.1: "one drop at
+/// cwnd 30: ssthresh 15, cwnd 1"). Later dupacks send nothing (window 1, no inflation), and
+/// the ACK of everything (16) opens cwnd to 2 and sends 17, 18.
+#[test]
+fn tahoe_three_dupacks_cut_cwnd_to_1_and_go_back_n() {
+    let mut t = at_cwnd_8(Agent::Tahoe);
+    let sent = dupacks(&mut t, 0, 9);
+    assert_eq!(sent, vec![vec![15], vec![16], vec![7], vec![], vec![], vec![], vec![], vec![], vec![]]);
+    assert_eq!(t.window(), (1.0, 4, 8));
+    assert_eq!(t.s.recover, 16, "recover = maxseq");
+    assert_eq!(t.net.stats[0].data_retransmitted, 1);
+    assert_eq!(t.sends(|t| t.ack(0.5, 16, &[])), vec![17, 18]);
+    assert_eq!(t.window(), (2.0, 4, 19));
+}
+
+/// Tahoe with noFastRetrans_: three dupacks do nothing; only the timer recovers.
+#[test]
+fn tahoe_without_fast_retransmit_ignores_dupacks() {
+    let mut t = at_cwnd_8(Agent::Tahoe);
+    t.s.p.no_fast_retrans = true;
+    let sent = dupacks(&mut t, 0, 4);
+    assert_eq!(sent, vec![vec![15], vec![16], vec![], vec![]]);
+    assert_eq!(t.window(), (8.0, 20, 17));
+}
+
+/// Reno (the notes, 2.2): the third dupack halves (ssthresh 4, cwnd 4), retransmits 7 and sets
+/// dupwnd 3; each later dupack adds one, and the usable window int(cwnd) + dupwnd lets new
+/// data go once 17 <= 6 + 4 + dupwnd, i.e. at dupacks 7, 8, 9. The new ACK deflates (dupwnd
+/// 0) and grows cwnd as usual: 4 + 1/4, so 20 goes (20 <= 16 + 4).
+#[test]
+fn reno_fast_retransmit_inflates_then_deflates_on_new_ack() {
+    let mut t = at_cwnd_8(Agent::Reno);
+    let sent = dupacks(&mut t, 0, 9);
+    let expected: Vec<Vec<i64>> =
+        vec![vec![15], vec![16], vec![7], vec![], vec![], vec![], vec![17], vec![18], vec![19]];
+    assert_eq!(sent, expected);
+    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.dupwnd), (4.0, 4, 9));
+    assert!(t.net.event_lines().contains("RENO_FAST_RETX"));
+    assert_eq!(t.sends(|t| t.ack(0.5, 16, &[])), vec![20]);
+    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.dupwnd), (4.25, 4, 0));
+    assert_eq!(t.s.last_cwnd_action, CwndAction::Exited);
+}
+
+/// Reno with a second loss in the window: the retransmission's ACK (8, a partial one) ends
+/// recovery anyway; the next three dupacks find highest_ack 8 <= recover 16, and bugFix_
+/// forbids a second fast retransmit (the notes, 2.0, 2.2: "multiple drops usually end in a
+/// timeout").
+#[test]
+fn reno_second_loss_waits_for_the_timer() {
+    let mut t = at_cwnd_8(Agent::Reno);
+    dupacks(&mut t, 0, 9);
+    t.ack(0.5, 8, &[]);
+    assert_eq!(t.s.dupwnd, 0);
+    let sent: Vec<Vec<i64>> = (0..3).map(|i| t.sends(|t| t.ack(0.51 + 0.01 * i as f64, 8, &[]))).collect();
+    assert!(sent[2].is_empty(), "no fast retransmit of 9: {sent:?}");
+    assert_eq!(t.s.ssthresh, 4, "not halved again");
+}
+
+/// NewReno (the notes, 2.3) with segments 7 and 9 lost: as Reno up to the dupacks' end
+/// (dupacks for 8, 10..16: 17 and 18 go at dupacks 7 and 8). The retransmitted 7 brings ACK 8
+/// < recover 16, a partial ACK: 9 goes at once, dupwnd deflates by 8-6-1 = 1 to 7, cwnd stays
+/// 4, and send_much(2) sends 19 (19 <= 8 + 4 + 7). Still in recovery. ACK 18 >= recover exits:
+/// dupwnd 0, cwnd 4 + 1/4, and 20..22 go (<= 18 + 4).
+#[test]
+fn newreno_partial_ack_retransmits_next_hole_and_stays_in_recovery() {
+    let mut t = at_cwnd_8(Agent::NewReno);
+    let sent = dupacks(&mut t, 0, 8);
+    let expected: Vec<Vec<i64>> = vec![vec![15], vec![16], vec![7], vec![], vec![], vec![], vec![17], vec![18]];
+    assert_eq!(sent, expected);
+    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.dupwnd, t.s.recover), (4.0, 4, 8, 16));
+    assert_eq!(t.sends(|t| t.ack(0.5, 8, &[])), vec![9, 19]);
+    assert_eq!((t.s.cwnd, t.s.dupwnd, t.s.dupacks), (4.0, 7, 8));
+    assert_eq!(t.s.last_cwnd_action, CwndAction::Dupack, "still in fast recovery");
+    assert_eq!(t.sends(|t| t.ack(0.6, 18, &[])), vec![20, 21, 22]);
+    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.dupwnd), (4.25, 4, 0));
+    assert_eq!(t.net.stats[0].data_retransmitted, 2);
+}
+
+/// A partial ACK restarts the retransmission timer on the first partial ACK only
+/// (newreno_changes1_ 1), not on the next.
+#[test]
+fn newreno_restarts_the_timer_on_the_first_partial_ack_only() {
+    let mut t = at_cwnd_8(Agent::NewReno);
+    dupacks(&mut t, 0, 8);
+    let armed = t.net.armed.len();
+    t.ack(0.5, 8, &[]);
+    let first = t.net.armed.len() - armed;
+    t.ack(0.6, 10, &[]);
+    let second = t.net.armed.len() - armed - first;
+    assert_eq!((first >= 1, second), (true, 0), "armings: {:?}", &t.net.armed[armed..]);
+}
+
+/// Timeout before any ACK (the notes, 1.1 and 2.0): the initial RTO is 3 s, backed off to 6
+/// s, then 12 ("retransmissions at 3 s, then +6 s"); the SYN goes again each time. A lost SYN
+/// drops windowInit_ to 1, so its ACK opens cwnd to 1 only.
+#[test]
+fn timeout_of_the_syn_backs_off_and_shrinks_the_initial_window() {
+    for v in [Agent::Tahoe, Agent::Reno, Agent::NewReno, Agent::Sack1] {
+        let mut t = Tcp::start(v, TcpParams::default());
+        assert_eq!(t.net.deadline(TimerKind::Rtx), Some(3.0), "{v:?}");
+        let mut at = Vec::new();
+        for _ in 0..3 {
+            let from = t.net.sent.len();
+            at.push(t.timeout());
+            assert_eq!(t.net.seqs_since(from), vec![0], "{v:?}");
+        }
+        assert_eq!(at, vec![3.0, 9.0, 21.0], "{v:?}");
+        assert_eq!(t.s.rtt.backoff, 8);
+        assert_eq!(t.sends(|t| t.ack(21.1, 0, &[])), vec![1], "{v:?}: windowInit_ 1");
+        assert_eq!(t.s.cwnd, 1.0);
+    }
+}
+
+/// Timeout with data outstanding (the notes, 2.0): ssthresh = win/2, cwnd 1, go back to
+/// highest_ack + 1, and the RTO doubles for the next expiry.
+#[test]
+fn timeout_with_data_outstanding_goes_back_n_and_backs_off() {
+    for v in [Agent::Tahoe, Agent::Reno, Agent::NewReno] {
+        let mut t = at_cwnd_8(v);
+        let armed_at = 0.3;
+        let rto = t.net.deadline(TimerKind::Rtx).unwrap() - armed_at;
+        let from = t.net.sent.len();
+        let at = t.timeout();
+        assert_eq!(t.net.seqs_since(from), vec![7], "{v:?}");
+        assert_eq!(t.window(), (1.0, 4, 8), "{v:?}");
+        let next = t.net.deadline(TimerKind::Rtx).unwrap();
+        assert!((next - at - 2.0 * rto).abs() < 1e-9, "{v:?}: next RTO {} after {rto}", next - at);
+        assert!(t.net.event_lines().contains("TIMEOUT"));
+    }
+}
+
+/// Everything ACKed: ns-2's newtimer re-arms the timer anyway (t_seqno_ 3 > ACK 2), and
+/// with nothing outstanding its expiry only restarts slow start: cwnd 1, ssthresh and the
+/// backoff untouched (the notes, 2.0), nothing sent.
+#[test]
+fn an_idle_timeout_restarts_slow_start_and_keeps_ssthresh() {
+    let mut net = FakePort::default();
+    let mut s = TcpSender::new(Agent::Reno, TcpParams::default(), None, sender_end(), 0.0);
+    s.advance(&mut net, 2); // FTP produce 2: the SYN, then segments 1 and 2
+    let mut t = Tcp { s, net };
+    t.ack(0.1, 0, &[]);
+    assert_eq!(t.net.seqs_since(1), vec![1, 2]);
+    t.ack(0.2, 2, &[]);
+    assert_eq!((t.s.cwnd, t.s.ssthresh), (3.0, 20));
+    assert!(t.net.deadline(TimerKind::Rtx).is_some(), "still armed");
+    let sent = t.net.sent.len();
+    t.timeout();
+    assert_eq!(t.net.sent.len(), sent);
+    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.rtt.backoff), (1.0, 20, 1));
+}
+
+/// SACK ACKs of 6 as a Sack1 sink sends them when segments 7 and 9 are lost and 8, 10..16
+/// arrive (blocks [left, right), the newest first: tcp/sink.rs's tests check that order).
+fn sack_dupacks_7_and_9_lost() -> Vec<Vec<(i64, i64)>> {
+    let mut acks = vec![vec![(8, 9)]];
+    acks.extend((11..=17).map(|r| vec![(10, r), (8, 9)]));
+    acks
+}
+
+/// Sack1 (the notes, 2.4), 7 and 9 lost at cwnd 8. Dupacks 1 and 2 carry new SACK
+/// information and send 15, 16 (Limited Transmit). The third: recover = maxseq 16, pipe =
+/// 16 - 6 - 3 = 7, ssthresh and cwnd 4, retransmit 7. Each later ACK takes one from the pipe
+/// and sends while pipe < cwnd: at the 7th dupack (pipe 3) the next hole, 9, at the 8th the
+/// new 17. The partial ACK 8 takes two (pipe 2) and sends 18, 19; ACK 17 >= recover ends
+/// recovery with cwnd still 4, and the window sends 20, 21 (<= 17 + 4).
+#[test]
+fn sack1_retransmits_holes_in_order_by_the_pipe() {
+    let mut t = at_cwnd_8(Agent::Sack1);
+    let sent: Vec<Vec<i64>> = sack_dupacks_7_and_9_lost()
+        .iter()
+        .enumerate()
+        .map(|(i, blocks)| t.sends(|t| t.ack(0.4 + 0.01 * i as f64, 6, blocks)))
+        .collect();
+    let expected: Vec<Vec<i64>> = vec![vec![15], vec![16], vec![7], vec![], vec![], vec![], vec![9], vec![17]];
+    assert_eq!(sent, expected);
+    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.recover, t.s.pipe), (4.0, 4, 16, 4));
+    assert!(t.s.fastrecov);
+    assert_eq!(t.sends(|t| t.ack(0.5, 8, &[(10, 17)])), vec![18, 19]);
+    assert_eq!((t.s.pipe, t.s.highest_ack, t.s.last_ack), (4, 8, 6), "a partial ACK moves highest_ack only");
+    assert_eq!(t.sends(|t| t.ack(0.6, 17, &[])), vec![20, 21]);
+    assert!(!t.s.fastrecov);
+    assert_eq!((t.s.cwnd, t.s.ssthresh), (4.0, 4));
+    assert_eq!(t.net.stats[0].data_retransmitted, 2);
+}
+
+/// Sack1 counts a dupack only if it brings new SACK information: the same blocks again do
+/// not move toward a fast retransmit.
+#[test]
+fn sack1_ignores_dupacks_without_new_sack_information() {
+    let mut t = at_cwnd_8(Agent::Sack1);
+    for i in 0..4 {
+        t.ack(0.4 + 0.01 * i as f64, 6, &[(8, 9)]);
+    }
+    assert_eq!(t.s.dupacks, 1);
+    assert!(!t.s.fastrecov);
+}
+
+/// Fack (the notes, 2.5), 7 lost at cwnd 8: dupacks = fack - last_ack - 1 from the highest
+/// SACKed segment, no Limited Transmit, so nothing goes until fack is 10; then ssthresh 4 but
+/// cwnd 1, and 7 is retransmitted (recover = t_seqno 15). In recovery every ACK opens cwnd
+/// (slow start to ssthresh, then 1/cwnd) and data goes while t_seqno <= fack + int(cwnd) -
+/// retransmissions in flight: at fack 11 and 12 (cwnd 2, 3) nothing, at 13 (cwnd 4) 15 and
+/// 16, at 14 (cwnd 4.25) 17. The retransmission's ACK (14) leaves none in flight: 18 goes.
+/// ACK 17 without blocks, past recover, ends recovery.
+#[test]
+fn fack_restarts_cwnd_at_1_and_slow_starts_inside_recovery() {
+    let mut t = at_cwnd_8(Agent::Fack);
+    let sent: Vec<Vec<i64>> = (9..=15).map(|r| t.sends(|t| t.ack(0.4 + 0.01 * (r - 9) as f64, 6, &[(8, r)]))).collect();
+    let expected: Vec<Vec<i64>> = vec![vec![], vec![], vec![7], vec![], vec![], vec![15, 16], vec![17]];
+    assert_eq!(sent, expected);
+    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.recover, t.s.fack), (4.25, 4, 15, 14));
+    assert_eq!(t.sends(|t| t.ack(0.5, 14, &[])), vec![18]);
+    assert_eq!((t.s.retran_data, t.s.cwnd), (0, 4.25 + 1.0 / 4.25));
+    assert!(t.s.fastrecov, "14 < recover 15");
+    let c = t.s.cwnd;
+    assert_eq!(t.sends(|t| t.ack(0.6, 17, &[])), vec![19, 20, 21]);
+    assert!(!t.s.fastrecov);
+    assert_eq!(t.s.cwnd, c + 1.0 / c);
+}
