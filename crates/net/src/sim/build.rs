@@ -14,7 +14,7 @@ use crate::port::Endpoint;
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
 use crate::scenario::{AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Transport};
-use crate::tcp::{Agent, RfcSender, TcpSender, TcpSink};
+use crate::tcp::{Ns2Sender, RfcSender, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
 use crate::wifi::Wifi;
@@ -271,9 +271,9 @@ impl Simulation {
             let receiver_end = Endpoint { addr: dst, peer: src, ..sender_end };
             let (sender, receiver) = match (&f.transport, f.app) {
                 (Transport::Tcp(t), _) => {
-                    let sender = match (t.profile, Agent::of(t.variant)) {
-                        (Profile::Ns2, Some(agent)) => Sender::Tcp(TcpSender::new(
-                            agent,
+                    let sender = match (t.profile, t.variant) {
+                        (Profile::Ns2, variant) if variant != TcpVariant::Fast => Sender::Tcp(Ns2Sender::new(
+                            variant,
                             t.params.clone(),
                             t.pacing.clone(),
                             sender_end,

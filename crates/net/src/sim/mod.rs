@@ -9,7 +9,7 @@ use crate::metrics::{FlowSeries, LinkSample, LinkSeries, Sampler, Summary, TcpSe
 use crate::network::{link_name, unchecked, Event, Link, Network, TimerKind};
 use crate::packet::{Kind, PacketId};
 use crate::scenario::{ActionKind, AppConfig, Scenario, ScenarioError, Transport};
-use crate::tcp::{Ftp, RfcSender, TcpSender, TcpSink};
+use crate::tcp::{Ftp, Ns2Sender, RfcSender, TcpSink};
 use crate::udp::CbrSource;
 use serde::Serialize;
 use std::io;
@@ -21,7 +21,7 @@ pub use build::pcap_file_names;
 #[allow(clippy::large_enum_variant)] // one per flow; boxing would cost an indirection per event
 enum Sender {
     /// An ns-2 agent.
-    Tcp(TcpSender),
+    Tcp(Ns2Sender),
     /// The rfc profile's sender.
     Rfc(RfcSender),
     Cbr(CbrSource),

@@ -8,7 +8,7 @@ mod sink;
 use crate::packet::FlowId;
 use crate::port::{Port, TimerKind};
 pub use rfc::RfcSender;
-pub use sender::{Agent, TcpSender};
+pub use sender::Ns2Sender;
 pub use sink::TcpSink;
 use tcplab_cc::Pacer;
 use tcplab_des::Timer;

@@ -5,8 +5,10 @@
 //!
 //! They share ns-2's `TcpAgent` machinery (send rule, RTT estimator in clock ticks, timeout,
 //! slowdown) and differ in how they react to ACKs; where ns-2 overrides a method, the variant is
-//! matched at that point, so each function below reads like the ns-2 method it reproduces. State
-//! keeps ns-2's types: cwnd is a double, sequence numbers and ssthresh are integers, RTT state is
+//! matched at that point (the `_` arm is `TcpAgent`'s own), so each function below reads like
+//! the ns-2 method it reproduces. What a subclass adds to the state is its own struct beside its
+//! code (`Sack1State`, `FackState`, `VegasState`), which only a sender of that variant holds.
+//! State keeps ns-2's types: cwnd is a double, sequence numbers and ssthresh are integers, RTT state is
 //! fixed point in ticks. Only the behaviour of ns-2's defaults and the knobs in `TcpParams` is
 //! modelled (no Quick-Start, F-RTO, ELN, HighSpeed or binomial windows).
 
@@ -17,7 +19,6 @@ mod sack1;
 mod vegas;
 
 use self::rtt::TickEstimator;
-use super::scoreboard::{ArrayScoreboard, RqScoreboard};
 use super::{Ftp, TcpState};
 use crate::packet::{flags, Kind, Packet};
 use crate::port::{Endpoint, Port, TimerKind};
@@ -28,32 +29,6 @@ use tcplab_des::Timer;
 
 /// ns-2's TCP_MAXSEQ: "infinite" data for `send -1`.
 const TCP_MAXSEQ: i64 = 1_073_741_824;
-
-/// The ns-2 agents: the protocols of the ns-2 profile.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Agent {
-    Tahoe,
-    Reno,
-    NewReno,
-    Sack1,
-    Fack,
-    Vegas,
-}
-
-impl Agent {
-    /// The agent for a scenario's protocol; None for the rfc profile's own (FAST).
-    pub fn of(variant: TcpVariant) -> Option<Agent> {
-        Some(match variant {
-            TcpVariant::Tahoe => Agent::Tahoe,
-            TcpVariant::Reno => Agent::Reno,
-            TcpVariant::NewReno => Agent::NewReno,
-            TcpVariant::Sack1 => Agent::Sack1,
-            TcpVariant::Fack => Agent::Fack,
-            TcpVariant::Vegas => Agent::Vegas,
-            TcpVariant::Fast => return None,
-        })
-    }
-}
 
 /// ns-2's `last_cwnd_action_`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -82,8 +57,9 @@ enum CwndCut {
     One,
 }
 
-pub struct TcpSender {
-    variant: Agent,
+pub struct Ns2Sender {
+    /// Which ns-2 agent this is (any but FAST, which ns-2 has not).
+    variant: TcpVariant,
     p: TcpParams,
     ep: Endpoint,
     rtx_timer: Timer,
@@ -127,23 +103,15 @@ pub struct TcpSender {
     ect: bool,
     ecn_burst: bool,
 
-    // Sack1 and Fack (ns-2 keeps these in the subclasses).
+    // Sack1 and Fack (ns-2 declares these in both subclasses).
     fastrecov: bool,
     /// ns-2's `timeout_`: recovering from a timeout, SACK information is not trusted.
     timed_out: bool,
-    /// Sack1: segments estimated in flight during fast recovery.
-    pipe: i64,
-    /// Sack1 with partial_ack_: the next hole to retransmit.
-    next_pkt: i64,
-    rq: RqScoreboard,
-    /// Fack: the highest SACKed segment, retransmissions in flight, window trimming.
-    fack: i64,
-    retran_data: i64,
-    wintrim: f64,
-    wintrimmult: f64,
-    array: ArrayScoreboard,
-    /// Vegas (ns-2 keeps it in the subclass).
-    v: vegas::VegasState,
+    /// What one variant keeps beyond `TcpAgent`'s state, as ns-2 keeps it in the subclass:
+    /// only a Sack1, Fack or Vegas sender has its own.
+    sack1: Option<sack1::Sack1State>,
+    fack: Option<fack::FackState>,
+    vegas: Option<vegas::VegasState>,
     /// Rate-based pacing after idle (the RBP subclasses).
     rbp_mode: rbp::RbpMode,
     rbp_delay: f64,
@@ -160,7 +128,7 @@ pub struct TcpSender {
     ack2: f64,
 }
 
-impl<P: Port> Ftp<P> for TcpSender {
+impl<P: Port> Ftp<P> for Ns2Sender {
     /// FTP `start`: `send -1`, an unlimited backlog.
     fn send_unlimited(&mut self, net: &mut P) {
         if self.curseq <= TCP_MAXSEQ {
@@ -204,11 +172,12 @@ impl<P: Port> Ftp<P> for TcpSender {
 /// The cwnd_ of an ns-2 agent just created (`new Agent/TCP`), before its reset.
 const NEW_AGENT_CWND: f64 = 1.0;
 
-impl TcpSender {
+impl Ns2Sender {
     /// `phase` is the agent's clock phase as a fraction of a tick, in [0, 1): ns-2 draws it
     /// when it resets the agent at `$ns run`.
-    pub fn new(variant: Agent, p: TcpParams, pacing: Option<PacingConfig>, ep: Endpoint, phase: f64) -> TcpSender {
-        let mut s = TcpSender {
+    pub fn new(variant: TcpVariant, p: TcpParams, pacing: Option<PacingConfig>, ep: Endpoint, phase: f64) -> Ns2Sender {
+        assert_ne!(variant, TcpVariant::Fast, "FAST has no ns-2 agent: the rfc profile runs it");
+        let mut s = Ns2Sender {
             variant,
             ep,
             rtx_timer: Timer::default(),
@@ -243,15 +212,9 @@ impl TcpSender {
             ecn_burst: false,
             fastrecov: false,
             timed_out: false,
-            pipe: -1,
-            next_pkt: 0,
-            rq: RqScoreboard::new(),
-            fack: -1,
-            retran_data: 0,
-            wintrim: 0.0,
-            wintrimmult: 0.5,
-            array: ArrayScoreboard::default(),
-            v: vegas::VegasState::default(),
+            sack1: (variant == TcpVariant::Sack1).then(sack1::Sack1State::default),
+            fack: (variant == TcpVariant::Fack).then(fack::FackState::default),
+            vegas: (variant == TcpVariant::Vegas).then(vegas::VegasState::default),
             rbp_mode: rbp::RbpMode::Off,
             rbp_delay: 0.0,
             pacer: pacing.map(Pacer::new),
@@ -331,7 +294,7 @@ impl TcpSender {
     /// Newreno's `bugFix_ts_` and `bugFix_ack_`: signs that a third dupack is a new loss after
     /// all, although the ACK has not passed `recover`.
     fn newreno_bugfix_heuristics(&self) -> bool {
-        if self.variant != Agent::NewReno {
+        if self.variant != TcpVariant::NewReno {
             return false;
         }
         // either test lets the fast retransmit through, the timestamps' first (tcp-newreno.cc)
@@ -370,22 +333,22 @@ impl TcpSender {
     fn window(&self) -> i64 {
         let wnd = self.wnd as i64;
         match self.variant {
-            Agent::Tahoe | Agent::Sack1 | Agent::Vegas => {
+            TcpVariant::Reno | TcpVariant::NewReno => (self.cwnd as i64 + self.dupwnd).min(wnd),
+            TcpVariant::Fack => (self.cwnd.min(self.wnd) + self.fack_ref().wintrim) as i64,
+            _ => {
                 if self.cwnd < self.wnd {
                     self.cwnd as i64
                 } else {
                     wnd
                 }
             }
-            Agent::Reno | Agent::NewReno => (self.cwnd as i64 + self.dupwnd).min(wnd),
-            Agent::Fack => (self.cwnd.min(self.wnd) + self.wintrim) as i64,
         }
     }
 
     /// ns-2 `windowd()`: the same as a real number.
     fn windowd(&self) -> f64 {
         match self.variant {
-            Agent::Reno | Agent::NewReno => (self.cwnd + self.dupwnd as f64).min(self.wnd),
+            TcpVariant::Reno | TcpVariant::NewReno => (self.cwnd + self.dupwnd as f64).min(self.wnd),
             _ => self.cwnd.min(self.wnd),
         }
     }
@@ -510,7 +473,7 @@ impl TcpSender {
 
     /// Sends segment `seqno` (ns-2's virtual `output`).
     fn output(&mut self, net: &mut impl Port, seqno: i64) {
-        if self.variant == Agent::Vegas {
+        if self.variant == TcpVariant::Vegas {
             self.vegas_output(net, seqno)
         } else {
             self.base_output(net, seqno)
@@ -583,8 +546,8 @@ impl TcpSender {
             return;
         }
         match self.variant {
-            Agent::Sack1 => self.sack1_send_much(net, maxburst),
-            Agent::Fack => self.fack_send_much(net, maxburst),
+            TcpVariant::Sack1 => self.sack1_send_much(net, maxburst),
+            TcpVariant::Fack => self.fack_send_much(net, maxburst),
             _ => self.base_send_much(net, maxburst),
         }
     }
@@ -647,13 +610,13 @@ impl TcpSender {
             self.rbp_on_ack(net, ack);
         }
         match self.variant {
-            Agent::Sack1 => return self.sack1_recv(net, ack),
-            Agent::Fack => return self.fack_recv(net, ack),
-            Agent::Vegas => return self.vegas_recv(net, ack),
+            TcpVariant::Sack1 => return self.sack1_recv(net, ack),
+            TcpVariant::Fack => return self.fack_recv(net, ack),
+            TcpVariant::Vegas => return self.vegas_recv(net, ack),
             _ => {}
         }
         let seq = ack.seq;
-        if self.variant == Agent::NewReno {
+        if self.variant == TcpVariant::NewReno {
             self.newreno_estimate_ssthresh(net.now_secs());
         }
         self.ts_peer = ack.ts;
@@ -664,15 +627,14 @@ impl TcpSender {
         if seq > self.last_ack {
             // (Sack1, Fack and Vegas have their own recv; only the first three get here.)
             match self.variant {
-                Agent::Tahoe | Agent::Sack1 | Agent::Fack | Agent::Vegas => self.full_newack(net, ack),
-                Agent::Reno => {
+                TcpVariant::Reno => {
                     if self.last_cwnd_action == CwndAction::Dupack {
                         self.last_cwnd_action = CwndAction::Exited;
                     }
                     self.dupwnd = 0;
                     self.full_newack(net, ack);
                 }
-                Agent::NewReno => {
+                TcpVariant::NewReno => {
                     if seq >= self.recover || self.last_cwnd_action != CwndAction::Dupack {
                         if self.dupwnd > 0 {
                             self.dupwnd = 0;
@@ -695,22 +657,23 @@ impl TcpSender {
                         self.partial_newack(net, ack);
                     }
                 }
+                _ => self.full_newack(net, ack),
             }
         } else if seq == self.last_ack {
             self.dupacks += 1;
             let in_recovery = self.last_cwnd_action == CwndAction::Dupack;
             if self.dupacks == numdupacks {
                 // noFastRetrans_ is Tahoe's: no fast retransmit, and no Limited Transmit either
-                if !(self.variant == Agent::Tahoe && self.p.no_fast_retrans) {
+                if !(self.variant == TcpVariant::Tahoe && self.p.no_fast_retrans) {
                     self.dupack_action(net);
                 }
-            } else if self.dupacks > numdupacks && self.variant != Agent::Tahoe && in_recovery {
+            } else if self.dupacks > numdupacks && self.variant != TcpVariant::Tahoe && in_recovery {
                 // exitFastRetrans_ (true): inflate only while in fast recovery.
-                if self.variant == Agent::NewReno {
+                if self.variant == TcpVariant::NewReno {
                     self.trace_event(net, "NEWRENO_FAST_RECOVERY");
                 }
                 self.dupwnd += 1;
-                if self.variant == Agent::NewReno && self.p.newreno_changes && self.dupacks % 2 == 1 {
+                if self.variant == TcpVariant::NewReno && self.p.newreno_changes && self.dupacks % 2 == 1 {
                     let s = self.t_seqno;
                     self.t_seqno += 1;
                     self.output(net, s);
@@ -721,19 +684,19 @@ impl TcpSender {
         }
         // aggressive_maxburst_ (1): try to send whether or not the ACK was valid.
         match self.variant {
-            Agent::Tahoe | Agent::Sack1 | Agent::Fack | Agent::Vegas => self.send_much(net, self.p.maxburst),
-            Agent::Reno => {
+            TcpVariant::Reno => {
                 if self.dupacks == 0 || self.dupacks > numdupacks - 1 {
                     self.send_much(net, self.p.maxburst);
                 }
             }
-            Agent::NewReno => {
+            TcpVariant::NewReno => {
                 if self.dupacks == 0 {
                     self.send_much(net, self.p.maxburst);
                 } else if self.dupacks > numdupacks - 1 && !self.p.newreno_changes {
                     self.send_much(net, 2);
                 }
             }
+            _ => self.send_much(net, self.p.maxburst),
         }
     }
 
@@ -844,20 +807,20 @@ impl TcpSender {
 
     fn dupack_action(&mut self, net: &mut impl Port) {
         let recovered = self.highest_ack > self.recover;
-        let reno_allows = self.variant == Agent::Reno && self.last_cwnd_action == CwndAction::Dupack;
+        let reno_allows = self.variant == TcpVariant::Reno && self.last_cwnd_action == CwndAction::Dupack;
         // bugfix_ss_ (1): a fast retransmit is allowed when the first data packet was lost.
         let act = recovered
             || (!self.p.bug_fix && !self.p.ecn)
             || reno_allows
             || (self.p.bugfix_ss && self.highest_ack == 0)
-            || (self.variant == Agent::NewReno
+            || (self.variant == TcpVariant::NewReno
                 && self.p.bug_fix
                 && self.p.less_careful
                 && self.highest_ack == self.recover);
         if !act {
             if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
                 self.last_cwnd_action = CwndAction::Dupack;
-                if self.variant == Agent::Tahoe {
+                if self.variant == TcpVariant::Tahoe {
                     self.slowdown(net, Slowdown { ssthresh_half: false, cwnd: CwndCut::One });
                     self.reset_rtx_timer(net, false, false);
                 } else {
@@ -873,18 +836,14 @@ impl TcpSender {
             }
         }
         match self.variant {
-            Agent::Tahoe | Agent::Sack1 | Agent::Fack | Agent::Vegas => self.trace_event(net, "FAST_RETX"),
-            Agent::Reno => self.trace_event(net, "RENO_FAST_RETX"),
-            Agent::NewReno => self.trace_event(net, "NEWRENO_FAST_RETX"),
+            TcpVariant::Reno => self.trace_event(net, "RENO_FAST_RETX"),
+            TcpVariant::NewReno => self.trace_event(net, "NEWRENO_FAST_RETX"),
+            _ => self.trace_event(net, "FAST_RETX"),
         }
         self.recover = self.maxseq;
         self.last_cwnd_action = CwndAction::Dupack;
         match self.variant {
-            Agent::Tahoe | Agent::Sack1 | Agent::Fack | Agent::Vegas => {
-                self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::One });
-                self.reset_rtx_timer(net, false, false);
-            }
-            Agent::Reno | Agent::NewReno => {
+            TcpVariant::Reno | TcpVariant::NewReno => {
                 // Newreno restarts the timer before cutting the window, Reno after; neither
                 // reads the other's result (the event line above prints neither), so one
                 // order serves both.
@@ -892,6 +851,10 @@ impl TcpSender {
                 self.reset_rtx_timer(net, true, false);
                 self.output(net, self.last_ack + 1);
                 self.dupwnd = self.p.numdupacks as i64;
+            }
+            _ => {
+                self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::One });
+                self.reset_rtx_timer(net, false, false);
             }
         }
     }
@@ -922,9 +885,9 @@ impl TcpSender {
                 return;
             }
             match self.variant {
-                Agent::Sack1 => self.sack1_timeout(net),
-                Agent::Fack => self.fack_timeout(net),
-                Agent::Vegas => self.vegas_timeout(net),
+                TcpVariant::Sack1 => self.sack1_timeout(net),
+                TcpVariant::Fack => self.fack_timeout(net),
+                TcpVariant::Vegas => self.vegas_timeout(net),
                 _ => self.base_timeout(net),
             }
         }
@@ -933,7 +896,7 @@ impl TcpSender {
     /// ns-2 `TcpAgent::timeout` (with Reno's additions for Reno and Newreno).
     fn base_timeout(&mut self, net: &mut impl Port) {
         self.trace_event(net, "TIMEOUT");
-        if matches!(self.variant, Agent::Reno | Agent::NewReno) {
+        if matches!(self.variant, TcpVariant::Reno | TcpVariant::NewReno) {
             self.dupwnd = 0;
             self.dupacks = 0;
             if self.p.bug_fix {

@@ -2,11 +2,39 @@
 //! segment (`fack`) is three beyond the cumulative ACK; cwnd drops to 1 and slow-starts again
 //! inside recovery, and data in flight is counted as t_seqno - fack + retransmissions.
 
-use super::{CwndAction, CwndCut, Slowdown, TcpSender};
+use super::{CwndAction, CwndCut, Ns2Sender, Slowdown};
 use crate::packet::{flags, Packet};
 use crate::port::Port;
+use crate::tcp::scoreboard::ArrayScoreboard;
 
-impl TcpSender {
+/// What a Fack sender keeps beyond `TcpAgent`'s state.
+pub(super) struct FackState {
+    /// The highest SACKed segment (ns-2's `fack_`).
+    pub(super) fack: i64,
+    /// Retransmissions in flight.
+    pub(super) retran_data: i64,
+    /// Window trimming after a loss (`rampdown_`), and its factor.
+    pub(super) wintrim: f64,
+    wintrimmult: f64,
+    array: ArrayScoreboard,
+}
+
+impl Default for FackState {
+    fn default() -> Self {
+        FackState { fack: -1, retran_data: 0, wintrim: 0.0, wintrimmult: 0.5, array: ArrayScoreboard::default() }
+    }
+}
+
+impl Ns2Sender {
+    /// This Fack sender's own state.
+    pub(super) fn fack_ref(&self) -> &FackState {
+        self.fack.as_ref().expect("a Fack sender")
+    }
+
+    fn fack_mut(&mut self) -> &mut FackState {
+        self.fack.as_mut().expect("a Fack sender")
+    }
+
     pub(super) fn fack_recv(&mut self, net: &mut impl Port, ack: &Packet) {
         let seq = ack.seq;
         self.ts_peer = ack.ts;
@@ -22,24 +50,25 @@ impl TcpSender {
                 if self.highest_ack >= self.curseq - 1 && !self.closed {
                     self.closed = true;
                 }
-                self.fack = self.last_ack;
+                self.fack_mut().fack = self.last_ack;
                 self.timed_out = false;
-                self.array.clear();
-                self.retran_data = 0;
-                self.wintrim = 0.0;
+                self.fack_mut().array.clear();
+                self.fack_mut().retran_data = 0;
+                self.fack_mut().wintrim = 0.0;
             } else if seq < self.last_ack {
                 // an old ACK: nothing to do
             } else {
-                self.retran_data -= self.array.update(self.highest_ack, sacks);
+                let highest_ack = self.highest_ack;
+                self.fack_mut().retran_data -= self.fack_mut().array.update(highest_ack, sacks);
                 self.fack_oldack(net, ack);
                 let ms = max_sack(sacks);
-                if ms > self.fack {
-                    self.fack = ms;
+                if ms > self.fack_mut().fack {
+                    self.fack_mut().fack = ms;
                 }
-                if self.fack >= self.t_seqno {
-                    self.t_seqno = self.fack + 1;
+                if self.fack_mut().fack >= self.t_seqno {
+                    self.t_seqno = self.fack_mut().fack + 1;
                 }
-                self.dupacks = (self.fack - self.last_ack) - 1;
+                self.dupacks = (self.fack_mut().fack - self.last_ack) - 1;
                 if self.dupacks >= self.p.numdupacks as i64 {
                     // Assume one loss: retransmit it and resume.
                     self.recover = self.t_seqno;
@@ -47,18 +76,21 @@ impl TcpSender {
                     if self.p.ss_div4 && self.cwnd <= self.ssthresh as f64 + 0.5 {
                         let c = self.cwnd / 2.0;
                         self.set_cwnd(net, c);
-                        self.wintrimmult = 0.75;
+                        self.fack_mut().wintrimmult = 0.75;
                     } else {
-                        self.wintrimmult = 0.5;
+                        self.fack_mut().wintrimmult = 0.5;
                     }
                     self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::Restart });
                     if self.p.rampdown {
-                        self.wintrim = (self.t_seqno - self.fack - 1) as f64 * self.wintrimmult;
+                        self.fack_mut().wintrim =
+                            (self.t_seqno - self.fack_mut().fack - 1) as f64 * self.fack_mut().wintrimmult;
                     }
                     self.reset_rtx_timer(net, true, false);
                     self.fastrecov = true;
-                    self.array.mark_retran(self.last_ack + 1, self.t_seqno);
-                    self.retran_data += 1;
+                    let last_ack = self.last_ack;
+                    let t_seqno = self.t_seqno;
+                    self.fack_mut().array.mark_retran(last_ack + 1, t_seqno);
+                    self.fack_mut().retran_data += 1;
                     self.output(net, self.last_ack + 1);
                 }
             }
@@ -68,28 +100,30 @@ impl TcpSender {
         } else {
             self.fack_oldack(net, ack);
             let ms = max_sack(sacks);
-            if ms > self.fack {
+            if ms > self.fack_mut().fack {
                 if self.p.rampdown {
                     // ns-2 computes this in single precision.
-                    self.wintrim -= ((ms as f32 - self.fack as f32) as f64) * self.wintrimmult;
-                    if self.wintrim < 0.0 {
-                        self.wintrim = 0.0;
+                    self.fack_mut().wintrim -=
+                        ((ms as f32 - self.fack_mut().fack as f32) as f64) * self.fack_mut().wintrimmult;
+                    if self.fack_mut().wintrim < 0.0 {
+                        self.fack_mut().wintrim = 0.0;
                     }
                 }
-                self.fack = ms;
+                self.fack_mut().fack = ms;
             }
-            if self.fack >= self.t_seqno {
-                self.t_seqno = self.fack + 1;
+            if self.fack_mut().fack >= self.t_seqno {
+                self.t_seqno = self.fack_mut().fack + 1;
             }
-            self.retran_data -= self.array.update(self.highest_ack, sacks);
-            self.timed_out |= self.array.check_snd_nxt(sacks);
+            let highest_ack = self.highest_ack;
+            self.fack_mut().retran_data -= self.fack_mut().array.update(highest_ack, sacks);
+            self.timed_out |= self.fack_mut().array.check_snd_nxt(sacks);
             self.opencwnd(net);
             if sacks.is_empty() && self.last_ack >= self.recover {
                 self.fastrecov = false;
                 self.timed_out = false;
-                self.array.clear();
-                self.retran_data = 0;
-                self.wintrim = 0.0;
+                self.fack_mut().array.clear();
+                self.fack_mut().retran_data = 0;
+                self.fack_mut().wintrim = 0.0;
                 self.dupacks = 0;
             }
             self.fack_send_much(net, self.p.maxburst);
@@ -101,7 +135,7 @@ impl TcpSender {
     fn fack_oldack(&mut self, net: &mut impl Port, ack: &Packet) {
         self.last_ack = ack.seq;
         self.highest_ack = self.last_ack;
-        self.fack = self.fack.max(self.highest_ack);
+        self.fack_mut().fack = self.fack_mut().fack.max(self.highest_ack);
         self.maxseq = self.maxseq.max(self.highest_ack);
         if self.t_seqno < self.last_ack + 1 {
             self.t_seqno = self.last_ack + 1;
@@ -126,7 +160,7 @@ impl TcpSender {
         if self.highest_ack > self.last_ack {
             self.last_ack = self.highest_ack;
         }
-        self.retran_data = 0;
+        self.fack_mut().retran_data = 0;
         self.last_cwnd_action = CwndAction::Timeout;
         let idle = self.highest_ack == self.maxseq;
         if idle {
@@ -135,10 +169,10 @@ impl TcpSender {
         } else {
             self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::Restart });
         }
-        self.array.clear();
+        self.fack_mut().array.clear();
         // ns-2 passes TCP_REASON_TIMEOUT as `mild`: t_seqno is set below instead.
         self.reset_rtx_timer(net, true, !idle);
-        self.fack = self.last_ack;
+        self.fack_mut().fack = self.last_ack;
         self.t_seqno = self.last_ack + 1;
         self.fack_send_much(net, 0);
     }
@@ -147,8 +181,8 @@ impl TcpSender {
     pub(super) fn fack_send_much(&mut self, net: &mut impl Port, maxburst: u32) {
         let mut win = self.window();
         let mut npacket = 0;
-        while self.t_seqno <= self.fack + win - self.retran_data && !self.timed_out {
-            let xmit = match self.array.next_retran() {
+        while self.t_seqno <= self.fack_mut().fack + win - self.fack_mut().retran_data && !self.timed_out {
+            let xmit = match self.fack_mut().array.next_retran() {
                 None => {
                     if self.t_seqno >= self.curseq {
                         return;
@@ -163,8 +197,9 @@ impl TcpSender {
                     self.t_seqno - 1
                 }
                 Some(hole) => {
-                    self.array.mark_retran(hole, self.t_seqno);
-                    self.retran_data += 1;
+                    let t_seqno = self.t_seqno;
+                    self.fack_mut().array.mark_retran(hole, t_seqno);
+                    self.fack_mut().retran_data += 1;
                     win = self.window();
                     hole
                 }

@@ -3,10 +3,10 @@
 //! retransmission timer fires with nothing outstanding, the next burst is paced out over an RTT
 //! instead of being sent at once; the first ACK ends the pacing.
 
-use super::Agent;
-use super::TcpSender;
+use super::Ns2Sender;
 use crate::packet::Packet;
 use crate::port::{Port, TimerKind};
+use crate::scenario::TcpVariant;
 
 /// The pacing window is never below this many segments (ns-2 `RBP_MIN_SEGMENTS`).
 const RBP_MIN_SEGMENTS: f64 = 2.0;
@@ -19,13 +19,13 @@ pub(super) enum RbpMode {
     Off,
 }
 
-impl TcpSender {
+impl Ns2Sender {
     /// RBP's part of an ACK, before the variant's own: any ACK ends pacing; Reno/RBP also caps
     /// cwnd at what was paced out, so the window does not burst.
     pub(super) fn rbp_on_ack(&mut self, net: &mut impl Port, ack: &Packet) {
         if self.rbp_mode != RbpMode::Off {
             self.rbp_mode = RbpMode::Off;
-            if self.variant == Agent::Reno && ack.seq > self.last_ack {
+            if self.variant == TcpVariant::Reno && ack.seq > self.last_ack {
                 let c = (self.maxseq - self.last_ack) as f64;
                 self.set_cwnd(net, c);
             }
@@ -48,15 +48,15 @@ impl TcpSender {
             return false;
         }
         self.rbp_mode = RbpMode::Going;
-        let rbwin = if self.variant == Agent::Vegas && self.p.rbp_rate_algorithm == 1 {
-            self.v.actual * self.v.rtt * self.p.rbp_scale
+        let rbwin = if self.variant == TcpVariant::Vegas && self.p.rbp_rate_algorithm == 1 {
+            self.vegas_ref().actual * self.vegas_ref().rtt * self.p.rbp_scale
         } else {
             self.cwnd * self.p.rbp_scale
         };
         let rbwin = ((rbwin + 0.5) as i64 as f64).max(RBP_MIN_SEGMENTS);
         let c = self.cwnd.min(rbwin);
         self.set_cwnd(net, c);
-        let rtt = if self.variant == Agent::Vegas { self.v.rtt } else { self.rtt.srtt_secs(&self.p) };
+        let rtt = if self.variant == TcpVariant::Vegas { self.vegas_ref().rtt } else { self.rtt.srtt_secs(&self.p) };
         self.rbp_delay = rtt / self.window() as f64;
         self.rbp_paced_send_one(net);
         true

@@ -1,10 +1,31 @@
 //! ns-2's `Agent/TCP/Sack1`: fast recovery driven by a SACK scoreboard and a pipe estimate.
 
-use super::{CwndAction, CwndCut, Slowdown, TcpSender};
+use super::{CwndAction, CwndCut, Ns2Sender, Slowdown};
 use crate::packet::{flags, Packet};
 use crate::port::Port;
+use crate::tcp::scoreboard::RqScoreboard;
 
-impl TcpSender {
+/// What a Sack1 sender keeps beyond `TcpAgent`'s state.
+pub(super) struct Sack1State {
+    /// Segments estimated in flight during fast recovery.
+    pub(super) pipe: i64,
+    /// With partial_ack_: the next hole to retransmit.
+    next_pkt: i64,
+    pub(super) rq: RqScoreboard,
+}
+
+impl Default for Sack1State {
+    fn default() -> Self {
+        Sack1State { pipe: -1, next_pkt: 0, rq: RqScoreboard::new() }
+    }
+}
+
+impl Ns2Sender {
+    /// This Sack1 sender's own state.
+    fn sack1_mut(&mut self) -> &mut Sack1State {
+        self.sack1.as_mut().expect("a Sack1 sender")
+    }
+
     pub(super) fn sack1_recv(&mut self, net: &mut impl Port, ack: &Packet) {
         let seq = ack.seq;
         if ack.has(flags::ECN_ECHO) && self.p.ecn {
@@ -15,13 +36,14 @@ impl TcpSender {
                 self.firstpartial = false;
                 self.full_newack(net, ack);
                 self.timed_out = false;
-                self.rq.clear();
+                self.sack1_mut().rq.clear();
             } else if seq < self.last_ack {
                 // an old ACK: nothing to do
             } else if !self.timed_out {
-                self.rq.update(self.highest_ack, ack.sack_blocks());
+                let highest_ack = self.highest_ack;
+                self.sack1_mut().rq.update(highest_ack, ack.sack_blocks());
                 // Only a duplicate ACK with new SACK information counts.
-                if self.rq.changed() {
+                if self.sack1_mut().rq.changed() {
                     self.dupacks += 1;
                     if self.dupacks == self.numdupacks() {
                         self.sack1_dupack_action(net);
@@ -34,7 +56,7 @@ impl TcpSender {
                 self.sack1_send_much(net, self.p.maxburst);
             }
         } else {
-            self.pipe -= 1;
+            self.sack1_mut().pipe -= 1;
             if seq >= self.recover {
                 // Recovery is over; cwnd stays at its halved value.
                 self.recover = 0;
@@ -44,14 +66,15 @@ impl TcpSender {
                     self.closed = true;
                 }
                 self.timed_out = false;
-                self.rq.clear();
+                self.sack1_mut().rq.clear();
             } else if seq > self.highest_ack {
                 // A partial ACK: ns-2 moves highest_ack_ but not last_ack_.
                 self.highest_ack = seq;
-                self.rq.update(self.highest_ack, ack.sack_blocks());
+                let highest_ack = self.highest_ack;
+                self.sack1_mut().rq.update(highest_ack, ack.sack_blocks());
                 if self.p.partial_ack {
                     self.sack1_partial_ack_action(net);
-                    self.pipe += 1;
+                    self.sack1_mut().pipe += 1;
                     if !self.firstpartial {
                         self.newtimer(net, seq);
                         self.rtt.backoff = 1;
@@ -59,13 +82,14 @@ impl TcpSender {
                     }
                 } else {
                     // Count the retransmission that was acked too: never worse than slow start.
-                    self.pipe -= 1;
+                    self.sack1_mut().pipe -= 1;
                     self.newtimer(net, seq);
                     self.rtt.backoff = 1;
                 }
             } else if !self.timed_out {
-                self.rq.update(self.highest_ack, ack.sack_blocks());
-                if self.rq.changed() && self.dupacks > 0 {
+                let highest_ack = self.highest_ack;
+                self.sack1_mut().rq.update(highest_ack, ack.sack_blocks());
+                if self.sack1_mut().rq.changed() && self.dupacks > 0 {
                     self.dupacks += 1;
                 }
             }
@@ -80,9 +104,10 @@ impl TcpSender {
             if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
                 self.last_cwnd_action = CwndAction::Dupack;
                 self.reset_rtx_timer(net, true, false);
-                self.pipe = self.maxseq - self.highest_ack - self.numdupacks();
+                self.sack1_mut().pipe = self.maxseq - self.highest_ack - self.numdupacks();
                 self.fastrecov = true;
-                self.rq.mark_retran(self.highest_ack + 1);
+                let highest_ack = self.highest_ack;
+                self.sack1_mut().rq.mark_retran(highest_ack + 1);
                 self.output(net, self.last_ack + 1);
                 return;
             }
@@ -91,10 +116,11 @@ impl TcpSender {
             }
         }
         self.recover = self.maxseq;
-        self.pipe = self.maxseq - self.highest_ack - self.numdupacks();
+        self.sack1_mut().pipe = self.maxseq - self.highest_ack - self.numdupacks();
         self.reset_rtx_timer(net, true, false);
         self.fastrecov = true;
-        self.rq.mark_retran(self.highest_ack + 1);
+        let highest_ack = self.highest_ack;
+        self.sack1_mut().rq.mark_retran(highest_ack + 1);
         self.trace_event(net, "FAST_RECOVERY");
         self.last_cwnd_action = CwndAction::Dupack;
         self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::Half });
@@ -103,21 +129,20 @@ impl TcpSender {
 
     /// With partial_ack_: retransmit the next two holes at once.
     fn sack1_partial_ack_action(&mut self, net: &mut impl Port) {
-        if self.next_pkt < self.highest_ack + 1 {
-            self.next_pkt = self.highest_ack + 1;
-        }
+        let first = self.highest_ack + 1;
+        let s = self.sack1_mut();
+        s.next_pkt = s.next_pkt.max(first);
         for _ in 0..2 {
-            if let Some(next) = self.rq.next_unacked(self.next_pkt) {
-                if next > self.next_pkt {
-                    self.next_pkt = next;
-                }
+            let s = self.sack1_mut();
+            if let Some(next) = s.rq.next_unacked(s.next_pkt) {
+                s.next_pkt = s.next_pkt.max(next);
             }
-            if self.t_seqno < self.next_pkt {
-                self.t_seqno = self.next_pkt;
-            }
-            self.output(net, self.next_pkt);
-            self.rq.mark_retran(self.next_pkt);
-            self.next_pkt += 1;
+            let next = s.next_pkt;
+            self.t_seqno = self.t_seqno.max(next);
+            self.output(net, next);
+            let s = self.sack1_mut();
+            s.rq.mark_retran(next);
+            s.next_pkt += 1;
         }
     }
 
@@ -129,7 +154,7 @@ impl TcpSender {
             self.last_ack = self.highest_ack;
         }
         self.recover = self.maxseq;
-        self.rq.clear();
+        self.sack1_mut().rq.clear();
         self.base_timeout(net);
     }
 
@@ -139,11 +164,15 @@ impl TcpSender {
         let wnd = self.wnd as i64;
         let mut npacket = 0;
         loop {
-            let open = if self.fastrecov { self.pipe < self.cwnd as i64 } else { self.t_seqno <= self.last_ack + win };
+            let open = if self.fastrecov {
+                self.sack1_mut().pipe < self.cwnd as i64
+            } else {
+                self.t_seqno <= self.last_ack + win
+            };
             if !(open && self.last_ack + 1 < self.curseq) {
                 break;
             }
-            let xmit = match self.rq.next_retran() {
+            let xmit = match self.sack1_mut().rq.next_retran() {
                 None => {
                     let room = if self.fastrecov {
                         self.t_seqno <= self.highest_ack + wnd
@@ -160,7 +189,7 @@ impl TcpSender {
                     self.t_seqno - 1
                 }
                 Some(hole) if self.recover > 0 && hole <= self.highest_ack + wnd => {
-                    self.rq.mark_retran(hole);
+                    self.sack1_mut().rq.mark_retran(hole);
                     win = self.window();
                     hole
                 }
@@ -171,7 +200,7 @@ impl TcpSender {
                 self.t_seqno = xmit + 1;
             }
             npacket += 1;
-            self.pipe += 1;
+            self.sack1_mut().pipe += 1;
             if maxburst > 0 && npacket == maxburst {
                 break;
             }

@@ -8,15 +8,15 @@ use crate::testing::{ack, sender_end, FakePort};
 
 /// A sender and the port it talks through (also for the variants' own tests beside them).
 pub(super) struct Tcp {
-    pub(super) s: TcpSender,
+    pub(super) s: Ns2Sender,
     pub(super) net: FakePort,
 }
 
 impl Tcp {
     /// An FTP with unlimited data, started at time 0 (so the SYN, seqno 0, goes at once).
-    pub(super) fn start(variant: Agent, p: TcpParams) -> Tcp {
+    pub(super) fn start(variant: TcpVariant, p: TcpParams) -> Tcp {
         let mut net = FakePort::default();
-        let mut s = TcpSender::new(variant, p, None, sender_end(), 0.0);
+        let mut s = Ns2Sender::new(variant, p, None, sender_end(), 0.0);
         s.send_unlimited(&mut net);
         Tcp { s, net }
     }
@@ -52,7 +52,7 @@ impl Tcp {
 /// Slow start to cwnd 8 with ns-2's defaults (the notes, 2.0): the SYN's ACK sets cwnd to
 /// windowInit_ 2 (seqnos 1, 2 go), and each new ACK adds one: ACKs of 1, 2 make 4 (3..6
 /// go), of 3..6 make 8 (7..14 go). One ACK per RTT of 0.1 s.
-fn at_cwnd_8(variant: Agent) -> Tcp {
+fn at_cwnd_8(variant: TcpVariant) -> Tcp {
     let mut t = Tcp::start(variant, TcpParams::default());
     assert_eq!(t.net.sent.iter().map(|p| (p.seq, p.size)).collect::<Vec<_>>(), vec![(0, 40)], "a 40-byte SYN");
     assert_eq!(t.sends(|t| t.ack(0.1, 0, &[])), vec![1, 2]);
@@ -69,7 +69,7 @@ fn dupacks(t: &mut Tcp, first: usize, n: usize) -> Vec<Vec<i64>> {
 
 #[test]
 fn all_variants_slow_start_by_one_per_ack() {
-    for v in [Agent::Tahoe, Agent::Reno, Agent::NewReno, Agent::Sack1] {
+    for v in [TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::NewReno, TcpVariant::Sack1] {
         let t = at_cwnd_8(v);
         assert_eq!(t.net.sent.iter().filter(|p| p.seq > 0).map(|p| p.size).max(), Some(1040), "{v:?}");
     }
@@ -82,7 +82,7 @@ fn all_variants_slow_start_by_one_per_ack() {
 /// the ACK of everything (16) opens cwnd to 2 and sends 17, 18.
 #[test]
 fn tahoe_three_dupacks_cut_cwnd_to_1_and_go_back_n() {
-    let mut t = at_cwnd_8(Agent::Tahoe);
+    let mut t = at_cwnd_8(TcpVariant::Tahoe);
     let sent = dupacks(&mut t, 0, 9);
     assert_eq!(sent, vec![vec![15], vec![16], vec![7], vec![], vec![], vec![], vec![], vec![], vec![]]);
     assert_eq!(t.window(), (1.0, 4, 8));
@@ -95,7 +95,7 @@ fn tahoe_three_dupacks_cut_cwnd_to_1_and_go_back_n() {
 /// Tahoe with noFastRetrans_: three dupacks do nothing; only the timer recovers.
 #[test]
 fn tahoe_without_fast_retransmit_ignores_dupacks() {
-    let mut t = at_cwnd_8(Agent::Tahoe);
+    let mut t = at_cwnd_8(TcpVariant::Tahoe);
     t.s.p.no_fast_retrans = true;
     let sent = dupacks(&mut t, 0, 4);
     assert_eq!(sent, vec![vec![15], vec![16], vec![], vec![]]);
@@ -108,7 +108,7 @@ fn tahoe_without_fast_retransmit_ignores_dupacks() {
 /// 0) and grows cwnd as usual: 4 + 1/4, so 20 goes (20 <= 16 + 4).
 #[test]
 fn reno_fast_retransmit_inflates_then_deflates_on_new_ack() {
-    let mut t = at_cwnd_8(Agent::Reno);
+    let mut t = at_cwnd_8(TcpVariant::Reno);
     let sent = dupacks(&mut t, 0, 9);
     let expected: Vec<Vec<i64>> =
         vec![vec![15], vec![16], vec![7], vec![], vec![], vec![], vec![17], vec![18], vec![19]];
@@ -126,7 +126,7 @@ fn reno_fast_retransmit_inflates_then_deflates_on_new_ack() {
 /// timeout").
 #[test]
 fn reno_second_loss_waits_for_the_timer() {
-    let mut t = at_cwnd_8(Agent::Reno);
+    let mut t = at_cwnd_8(TcpVariant::Reno);
     dupacks(&mut t, 0, 9);
     t.ack(0.5, 8, &[]);
     assert_eq!(t.s.dupwnd, 0);
@@ -142,7 +142,7 @@ fn reno_second_loss_waits_for_the_timer() {
 /// dupwnd 0, cwnd 4 + 1/4, and 20..22 go (<= 18 + 4).
 #[test]
 fn newreno_partial_ack_retransmits_next_hole_and_stays_in_recovery() {
-    let mut t = at_cwnd_8(Agent::NewReno);
+    let mut t = at_cwnd_8(TcpVariant::NewReno);
     let sent = dupacks(&mut t, 0, 8);
     let expected: Vec<Vec<i64>> = vec![vec![15], vec![16], vec![7], vec![], vec![], vec![], vec![17], vec![18]];
     assert_eq!(sent, expected);
@@ -159,7 +159,7 @@ fn newreno_partial_ack_retransmits_next_hole_and_stays_in_recovery() {
 /// (newreno_changes1_ 1), not on the next.
 #[test]
 fn newreno_restarts_the_timer_on_the_first_partial_ack_only() {
-    let mut t = at_cwnd_8(Agent::NewReno);
+    let mut t = at_cwnd_8(TcpVariant::NewReno);
     dupacks(&mut t, 0, 8);
     let armed = t.net.armed.len();
     t.ack(0.5, 8, &[]);
@@ -174,7 +174,7 @@ fn newreno_restarts_the_timer_on_the_first_partial_ack_only() {
 /// drops windowInit_ to 1, so its ACK opens cwnd to 1 only.
 #[test]
 fn timeout_of_the_syn_backs_off_and_shrinks_the_initial_window() {
-    for v in [Agent::Tahoe, Agent::Reno, Agent::NewReno, Agent::Sack1] {
+    for v in [TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::NewReno, TcpVariant::Sack1] {
         let mut t = Tcp::start(v, TcpParams::default());
         assert_eq!(t.net.deadline(TimerKind::Rtx), Some(3.0), "{v:?}");
         let mut at = Vec::new();
@@ -194,7 +194,7 @@ fn timeout_of_the_syn_backs_off_and_shrinks_the_initial_window() {
 /// highest_ack + 1, and the RTO doubles for the next expiry.
 #[test]
 fn timeout_with_data_outstanding_goes_back_n_and_backs_off() {
-    for v in [Agent::Tahoe, Agent::Reno, Agent::NewReno] {
+    for v in [TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::NewReno] {
         let mut t = at_cwnd_8(v);
         let armed_at = 0.3;
         let rto = t.net.deadline(TimerKind::Rtx).unwrap() - armed_at;
@@ -214,7 +214,7 @@ fn timeout_with_data_outstanding_goes_back_n_and_backs_off() {
 #[test]
 fn an_idle_timeout_restarts_slow_start_and_keeps_ssthresh() {
     let mut net = FakePort::default();
-    let mut s = TcpSender::new(Agent::Reno, TcpParams::default(), None, sender_end(), 0.0);
+    let mut s = Ns2Sender::new(TcpVariant::Reno, TcpParams::default(), None, sender_end(), 0.0);
     s.advance(&mut net, 2); // FTP produce 2: the SYN, then segments 1 and 2
     let mut t = Tcp { s, net };
     t.ack(0.1, 0, &[]);
@@ -244,7 +244,7 @@ fn sack_dupacks_7_and_9_lost() -> Vec<Vec<(i64, i64)>> {
 /// recovery with cwnd still 4, and the window sends 20, 21 (<= 17 + 4).
 #[test]
 fn sack1_retransmits_holes_in_order_by_the_pipe() {
-    let mut t = at_cwnd_8(Agent::Sack1);
+    let mut t = at_cwnd_8(TcpVariant::Sack1);
     let sent: Vec<Vec<i64>> = sack_dupacks_7_and_9_lost()
         .iter()
         .enumerate()
@@ -252,10 +252,14 @@ fn sack1_retransmits_holes_in_order_by_the_pipe() {
         .collect();
     let expected: Vec<Vec<i64>> = vec![vec![15], vec![16], vec![7], vec![], vec![], vec![], vec![9], vec![17]];
     assert_eq!(sent, expected);
-    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.recover, t.s.pipe), (4.0, 4, 16, 4));
+    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.recover, t.s.sack1.as_ref().unwrap().pipe), (4.0, 4, 16, 4));
     assert!(t.s.fastrecov);
     assert_eq!(t.sends(|t| t.ack(0.5, 8, &[(10, 17)])), vec![18, 19]);
-    assert_eq!((t.s.pipe, t.s.highest_ack, t.s.last_ack), (4, 8, 6), "a partial ACK moves highest_ack only");
+    assert_eq!(
+        (t.s.sack1.as_ref().unwrap().pipe, t.s.highest_ack, t.s.last_ack),
+        (4, 8, 6),
+        "a partial ACK moves highest_ack only"
+    );
     assert_eq!(t.sends(|t| t.ack(0.6, 17, &[])), vec![20, 21]);
     assert!(!t.s.fastrecov);
     assert_eq!((t.s.cwnd, t.s.ssthresh), (4.0, 4));
@@ -266,7 +270,7 @@ fn sack1_retransmits_holes_in_order_by_the_pipe() {
 /// not move toward a fast retransmit.
 #[test]
 fn sack1_ignores_dupacks_without_new_sack_information() {
-    let mut t = at_cwnd_8(Agent::Sack1);
+    let mut t = at_cwnd_8(TcpVariant::Sack1);
     for i in 0..4 {
         t.ack(0.4 + 0.01 * i as f64, 6, &[(8, 9)]);
     }
@@ -283,13 +287,13 @@ fn sack1_ignores_dupacks_without_new_sack_information() {
 /// ACK 17 without blocks, past recover, ends recovery.
 #[test]
 fn fack_restarts_cwnd_at_1_and_slow_starts_inside_recovery() {
-    let mut t = at_cwnd_8(Agent::Fack);
+    let mut t = at_cwnd_8(TcpVariant::Fack);
     let sent: Vec<Vec<i64>> = (9..=15).map(|r| t.sends(|t| t.ack(0.4 + 0.01 * (r - 9) as f64, 6, &[(8, r)]))).collect();
     let expected: Vec<Vec<i64>> = vec![vec![], vec![], vec![7], vec![], vec![], vec![15, 16], vec![17]];
     assert_eq!(sent, expected);
-    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.recover, t.s.fack), (4.25, 4, 15, 14));
+    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.recover, t.s.fack_ref().fack), (4.25, 4, 15, 14));
     assert_eq!(t.sends(|t| t.ack(0.5, 14, &[])), vec![18]);
-    assert_eq!((t.s.retran_data, t.s.cwnd), (0, 4.25 + 1.0 / 4.25));
+    assert_eq!((t.s.fack_ref().retran_data, t.s.cwnd), (0, 4.25 + 1.0 / 4.25));
     assert!(t.s.fastrecov, "14 < recover 15");
     let c = t.s.cwnd;
     assert_eq!(t.sends(|t| t.ack(0.6, 17, &[])), vec![19, 20, 21]);

@@ -3,7 +3,7 @@
 //! cwnd to keep between alpha and beta packets queued; losses are caught early by a fine-grained
 //! timer on every segment. Its data packets are `packetSize_` bytes with no header and no SYN.
 
-use super::{CwndAction, CwndCut, Slowdown, TcpSender};
+use super::{CwndAction, CwndCut, Ns2Sender, Slowdown};
 use crate::packet::{flags, Kind, Packet};
 use crate::port::Port;
 
@@ -25,7 +25,7 @@ pub(super) struct VegasState {
     base_rtt: f64,
     incr: f64,
     inc_flag: bool,
-    newcwnd: f64,
+    pub(super) newcwnd: f64,
     pub(super) actual: f64,
     pub(super) rtt: f64,
     /// Send time and transmission count of each unacked segment, by seqno modulo `int(window_)`.
@@ -59,26 +59,42 @@ impl Default for VegasState {
     }
 }
 
-impl TcpSender {
+impl VegasState {
+    /// The slot of segment `seq` in `sendtime` and `transmits`.
+    fn slot(&self, seq: i64) -> usize {
+        seq.rem_euclid(self.sendtime.len() as i64) as usize
+    }
+}
+
+impl Ns2Sender {
+    /// This Vegas sender's own state.
+    pub(super) fn vegas_ref(&self) -> &VegasState {
+        self.vegas.as_ref().expect("a Vegas sender")
+    }
+
+    fn vegas_mut(&mut self) -> &mut VegasState {
+        self.vegas.as_mut().expect("a Vegas sender")
+    }
+
     /// Seconds since the first packet was sent (ns-2 `vegastime()`).
     fn vegastime(&self, net: &impl Port) -> f64 {
         net.now_secs() - self.firstsent
     }
 
     fn v_slot(&self, seq: i64) -> usize {
-        seq.rem_euclid(self.v.sendtime.len() as i64) as usize
+        self.vegas_ref().slot(seq)
     }
 
     /// Vegas's `output`: no header, no SYN, no ECN flags; every send is timed.
     pub(super) fn vegas_output(&mut self, net: &mut impl Port, seqno: i64) {
         if seqno == 0 {
             let w = self.wnd as usize;
-            self.v.sendtime = vec![-1.0; w];
-            self.v.transmits = vec![0; w];
+            self.vegas_mut().sendtime = vec![-1.0; w];
+            self.vegas_mut().transmits = vec![0; w];
         }
         let slot = self.v_slot(seqno);
-        self.v.sendtime[slot] = self.vegastime(net);
-        self.v.transmits[slot] += 1;
+        self.vegas_mut().sendtime[slot] = self.vegastime(net);
+        self.vegas_mut().transmits[slot] += 1;
         self.ep.send(net, Kind::Tcp, |p| (p.size, p.payload, p.seq) = (self.p.packet_size, self.p.packet_size, seqno));
         self.note_sent(net, seqno);
         if !self.rtx_timer.pending() {
@@ -88,21 +104,22 @@ impl TcpSender {
 
     /// The segment after `ack` if its fine-grained timer has expired.
     fn vegas_expire(&self, net: &impl Port, ack: i64) -> Option<i64> {
-        let elapse = self.vegastime(net) - self.v.sendtime[self.v_slot(ack + 1)];
-        (elapse >= self.v.timeout).then_some(ack + 1)
+        let v = self.vegas_ref();
+        let elapse = self.vegastime(net) - v.sendtime[v.slot(ack + 1)];
+        (elapse >= v.timeout).then_some(ack + 1)
     }
 
     pub(super) fn vegas_recv(&mut self, net: &mut impl Port, ack: &Packet) {
         let now = self.vegastime(net);
         let seq = ack.seq;
         let numdupacks = self.p.numdupacks as i64;
-        if self.v.firstrecv < 0.0 {
-            self.v.firstrecv = now;
-            self.v.base_rtt = now;
-            self.v.rtt = now;
-            self.v.sa = self.v.rtt * 8.0;
-            self.v.sd = self.v.rtt;
-            self.v.timeout = ((self.v.sa / 4.0) + self.v.sd) / 2.0;
+        if self.vegas_mut().firstrecv < 0.0 {
+            self.vegas_mut().firstrecv = now;
+            self.vegas_mut().base_rtt = now;
+            self.vegas_mut().rtt = now;
+            self.vegas_mut().sa = self.vegas_mut().rtt * 8.0;
+            self.vegas_mut().sd = self.vegas_mut().rtt;
+            self.vegas_mut().timeout = ((self.vegas_mut().sa / 4.0) + self.vegas_mut().sd) / 2.0;
         }
         if ack.has(flags::ECN_ECHO) {
             self.ecn(net, seq);
@@ -113,8 +130,8 @@ impl TcpSender {
                 self.set_cwnd(net, w);
             }
             // Deflate a window inflated by dupacks.
-            if self.dupacks > numdupacks && self.cwnd > self.v.newcwnd {
-                let c = self.v.newcwnd;
+            if self.dupacks > numdupacks && self.cwnd > self.vegas_mut().newcwnd {
+                let c = self.vegas_mut().newcwnd;
                 self.set_cwnd(net, c);
                 self.ssthresh = 2;
             }
@@ -123,15 +140,15 @@ impl TcpSender {
             if self.highest_ack >= self.curseq - 1 && !self.closed {
                 self.closed = true;
             }
-            if seq >= self.v.begseq {
+            if seq >= self.vegas_mut().begseq {
                 self.vegas_once_per_rtt(net, now);
             }
             // An increment decided for slow start stops at ssthresh.
-            if self.v.incr == 1.0 && self.cwnd >= self.ssthresh as f64 {
-                self.v.incr = 0.0;
+            if self.vegas_mut().incr == 1.0 && self.cwnd >= self.ssthresh as f64 {
+                self.vegas_mut().incr = 0.0;
             }
-            if self.v.incr > 0.0 && (self.cwnd - (self.t_seqno - self.last_ack) as f64) <= 2.0 {
-                let c = self.cwnd + self.v.incr;
+            if self.vegas_mut().incr > 0.0 && (self.cwnd - (self.t_seqno - self.last_ack) as f64) <= 2.0 {
+                let c = self.cwnd + self.vegas_mut().incr;
                 self.set_cwnd(net, c);
             }
             if self.p.max_cwnd > 0 && self.cwnd as i64 > self.p.max_cwnd as i64 {
@@ -140,14 +157,14 @@ impl TcpSender {
             }
             self.vegas_sample(seq, oldack, now);
             // Check the first and second ACK after a retransmission for more expired segments.
-            if self.v.worried > 0 {
-                self.v.worried -= 1;
+            if self.vegas_mut().worried > 0 {
+                self.vegas_mut().worried -= 1;
                 match self.vegas_expire(net, seq) {
                     Some(expired) => {
                         self.dupacks = numdupacks;
                         self.vegas_output(net, expired);
                     }
-                    None => self.v.worried = 0,
+                    None => self.vegas_mut().worried = 0,
                 }
             }
         } else if seq == self.last_ack {
@@ -167,7 +184,7 @@ impl TcpSender {
 
     /// Once per RTT (when the ACK passes the tagged segment): compare expected and actual rate.
     fn vegas_once_per_rtt(&mut self, net: &mut impl Port, now: f64) {
-        let v = &mut self.v;
+        let v = self.vegas.as_mut().expect("a Vegas sender"); // beside the shared fields it reads
         let rtt = if v.cnt_rtt > 0 { v.sum_rtt / v.cnt_rtt as f64 } else { now - v.begtime };
         v.sum_rtt = 0.0;
         v.cnt_rtt = 0;
@@ -187,7 +204,7 @@ impl TcpSender {
                     v.incr = 0.0;
                 } else if delta > self.p.v_gamma as i64 {
                     self.ssthresh = 2;
-                    self.v.incr = 0.0;
+                    self.vegas_mut().incr = 0.0;
                     let c = self.cwnd - self.cwnd / 8.0;
                     self.set_cwnd(net, c);
                     if self.cwnd < 2.0 {
@@ -197,7 +214,7 @@ impl TcpSender {
                     v.incr = 1.0;
                 }
             } else if delta > self.p.v_beta as i64 {
-                self.v.incr = 0.0;
+                self.vegas_mut().incr = 0.0;
                 let c = self.cwnd - 1.0;
                 self.set_cwnd(net, c);
                 if self.cwnd < 2.0 {
@@ -209,25 +226,25 @@ impl TcpSender {
                 v.incr = 0.0;
             }
         }
-        self.v.begseq = self.t_seqno;
-        self.v.begtime = now;
+        self.vegas_mut().begseq = self.t_seqno;
+        self.vegas_mut().begtime = now;
     }
 
     /// The fine-grained RTT sample of the segment just acked, if it was sent once.
     fn vegas_sample(&mut self, seq: i64, oldack: i64, now: f64) {
-        let w = self.v.sendtime.len() as i64;
-        let send_time = self.v.sendtime[self.v_slot(seq)];
-        let transmits = self.v.transmits[self.v_slot(seq)];
+        let v = self.vegas_mut();
+        let w = v.sendtime.len() as i64;
+        let (send_time, transmits) = (v.sendtime[v.slot(seq)], v.transmits[v.slot(seq)]);
         // Forget the segments this ACK covers (ns-2's loop, wrap-around quirk included).
         let mut range = seq - oldack;
         let mut k = (oldack + 1).rem_euclid(w);
         while k <= seq.rem_euclid(w) && range > 0 {
-            self.v.sendtime[k as usize] = -1.0;
-            self.v.transmits[k as usize] = 0;
+            v.sendtime[k as usize] = -1.0;
+            v.transmits[k as usize] = 0;
             k = (k + 1) % w;
             range -= 1;
         }
-        let v = &mut self.v;
+        let v = self.vegas_mut();
         if send_time != 0.0 && transmits == 1 {
             let rtt = now - send_time;
             v.sum_rtt += rtt;
@@ -252,20 +269,20 @@ impl TcpSender {
     /// and cut the window (once per window: only if cwnd was not cut since it was sent).
     fn vegas_retransmit(&mut self, net: &mut impl Port, expired: Option<i64>, now: f64) {
         let slot = self.v_slot(self.last_ack + 1);
-        let (send_time, transmits) = (self.v.sendtime[slot], self.v.transmits[slot]);
+        let (send_time, transmits) = (self.vegas_mut().sendtime[slot], self.vegas_mut().transmits[slot]);
         if self.p.bug_fix && self.highest_ack <= self.recover && self.last_cwnd_action == CwndAction::Timeout {
             return;
         }
         let mut win = self.window();
         self.last_cwnd_action = CwndAction::Dupack;
         self.recover = self.maxseq;
-        self.v.worried = 2.min(self.t_seqno - self.last_ack);
+        self.vegas_mut().worried = 2.min(self.t_seqno - self.last_ack);
         if transmits > 1 {
-            self.v.timeout *= 2.0;
+            self.vegas_mut().timeout *= 2.0;
         } else {
-            self.v.timeout += self.v.timeout / 8.0;
+            self.vegas_mut().timeout += self.vegas_mut().timeout / 8.0;
         }
-        if self.v.t_cwnd_changed < send_time {
+        if self.vegas_mut().t_cwnd_changed < send_time {
             win = if win <= 3 {
                 2
             } else if transmits > 1 {
@@ -273,10 +290,10 @@ impl TcpSender {
             } else {
                 win - (win >> 2)
             };
-            self.v.newcwnd = win as f64;
-            let c = self.v.newcwnd + self.dupacks as f64;
+            self.vegas_mut().newcwnd = win as f64;
+            let c = self.vegas_mut().newcwnd + self.dupacks as f64;
             self.set_cwnd(net, c);
-            self.v.t_cwnd_changed = now;
+            self.vegas_mut().t_cwnd_changed = now;
         }
         self.reset_rtx_timer(net, true, true);
         self.vegas_output(net, expired.unwrap_or(self.last_ack + 1));
@@ -294,10 +311,10 @@ impl TcpSender {
         self.last_cwnd_action = CwndAction::Timeout;
         self.reset_rtx_timer(net, false, true);
         self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::Restart });
-        let c = self.v.slowstart;
+        let c = self.vegas_mut().slowstart;
         self.set_cwnd(net, c);
-        self.v.newcwnd = 0.0;
-        self.v.t_cwnd_changed = self.vegastime(net);
+        self.vegas_mut().newcwnd = 0.0;
+        self.vegas_mut().t_cwnd_changed = self.vegastime(net);
         self.send_much(net, 0);
     }
 }
@@ -305,9 +322,9 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::super::tests::Tcp;
-    use super::super::Agent;
     use crate::port::TimerKind;
     use crate::scenario::TcpParams;
+    use crate::scenario::TcpVariant;
 
     /// ACKs, in order, every segment sent and not yet ACKed, each `rtt` after it was sent;
     /// returns cwnd after each ACK. Segments sent meanwhile wait for the next round.
@@ -332,7 +349,7 @@ mod tests {
     /// no queueing (every RTT 0.1 s) diff is 0 <= gamma, so it never leaves: 1, 3, 3, 6, 6, 12.
     #[test]
     fn vegas_slow_start_doubles_every_other_rtt() {
-        let mut t = Tcp::start(Agent::Vegas, TcpParams::default());
+        let mut t = Tcp::start(TcpVariant::Vegas, TcpParams::default());
         assert_eq!(t.net.sent.iter().map(|p| (p.seq, p.size)).collect::<Vec<_>>(), vec![(0, 1000)]);
         let after: Vec<f64> = (0..6).map(|_| last(&round(&mut t, 0.1))).collect();
         assert_eq!(after, vec![1.0, 3.0, 3.0, 6.0, 6.0, 12.0]);
@@ -366,7 +383,7 @@ mod tests {
         ];
         for (rtt, alpha, beta, then) in cases {
             let p = TcpParams { window: 10, v_alpha: alpha, v_beta: beta, ..TcpParams::default() };
-            let mut t = Tcp::start(Agent::Vegas, p);
+            let mut t = Tcp::start(TcpVariant::Vegas, p);
             for _ in 0..6 {
                 round(&mut t, 0.1);
             }
@@ -399,7 +416,7 @@ mod tests {
     /// so 1/9 more (cwnd - outstanding = 0 <= 2).
     #[test]
     fn vegas_three_dupacks_cut_to_three_quarters_and_deflate_on_new_ack() {
-        let mut t = Tcp::start(Agent::Vegas, TcpParams::default());
+        let mut t = Tcp::start(TcpVariant::Vegas, TcpParams::default());
         for _ in 0..6 {
             round(&mut t, 0.1);
         }
@@ -409,7 +426,7 @@ mod tests {
         let mut expected: Vec<Vec<i64>> = vec![vec![], vec![], vec![lost]];
         expected.extend((12..20).map(|k| vec![lost + k]));
         assert_eq!(sent, expected);
-        assert_eq!((t.s.cwnd, t.s.v.newcwnd), (20.0, 9.0));
+        assert_eq!((t.s.cwnd, t.s.vegas_ref().newcwnd), (20.0, 9.0));
         t.ack(0.8, lost + 11, &[]);
         assert_eq!(t.s.ssthresh, 2);
         assert!((t.s.cwnd - (9.0 + 1.0 / 9.0)).abs() < 1e-12, "cwnd {}", t.s.cwnd);
@@ -419,7 +436,7 @@ mod tests {
     /// s]"): the lost first segment goes again with the next one, and the RTO doubles.
     #[test]
     fn vegas_timeout_restarts_at_cwnd_2() {
-        let mut t = Tcp::start(Agent::Vegas, TcpParams::default());
+        let mut t = Tcp::start(TcpVariant::Vegas, TcpParams::default());
         assert_eq!(t.net.deadline(TimerKind::Rtx), Some(3.0));
         let resent = t.sends(|t| assert_eq!(t.timeout(), 3.0));
         assert_eq!(resent, vec![0, 1]);
