@@ -22,6 +22,8 @@
 pub mod config;
 pub mod event;
 pub mod path;
+#[cfg(test)]
+mod tests;
 
 use crate::ctx::{Ctx, Event};
 use crate::ids::RadioId;

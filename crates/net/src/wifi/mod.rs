@@ -12,6 +12,8 @@
 pub mod config;
 pub mod event;
 pub mod phy;
+#[cfg(test)]
+mod tests;
 
 use crate::ctx::{Ctx, Event};
 use crate::ids::{FrameId, RadioId};

@@ -1,0 +1,544 @@
+//! The DCF one mechanism at a time, on a `Wifi` driven alone through a `Ctx`.
+//!
+//! Every expected time is derived from 802.11b with ns-2's defaults (wifi/phy.rs): SIFS 10 µs,
+//! slot 20 µs, DIFS = SIFS + 2 slots = 50 µs, a long PLCP of 192 µs, data and control frames
+//! at 1 Mb/s, 34 bytes of MAC header and FCS. So an RTS (20 B) is 192 + 160 = 352 µs on the air,
+//! a CTS or ACK (14 B) 192 + 112 = 304 µs, and a 1000-byte IP packet (a 1034-byte frame)
+//! 192 + 8272 = 8464 µs. `p(d)` is the propagation delay over `d` metres.
+
+use super::*;
+use crate::loss::{Loss, LossAction, LossAt, LossConfig, LossModel};
+use crate::testing::packet;
+use crate::trace::Tracer;
+use phy::{Preamble, Radio, Timing, LIGHT};
+use tcplab_des::{Ns2Rng, Rng, Time};
+
+const US: f64 = 1e-6;
+const SIFS: f64 = 10.0 * US;
+const SLOT: f64 = 20.0 * US;
+const DIFS: f64 = SIFS + 2.0 * SLOT;
+const RTS: f64 = 352.0 * US;
+const CTS: f64 = 304.0 * US;
+const ACK: f64 = 304.0 * US;
+const DATA: f64 = 8464.0 * US;
+/// How long a sender waits for the CTS or ACK after its frame: SIFS + that frame + a slot.
+const TIMEOUT: f64 = SIFS + ACK + SLOT;
+
+fn p(metres: f64) -> f64 {
+    metres / LIGHT
+}
+
+/// An ad hoc WLAN of nodes 0, 1, ... at `positions`, with ns-2's 802.11b timing and radio, RTS/CTS
+/// off, no backoff on an idle medium.
+fn wlan(positions: &[(f64, f64)]) -> WlanConfig {
+    WlanConfig {
+        name: "w".into(),
+        nodes: (0..positions.len()).collect(),
+        positions: positions.to_vec(),
+        access_point: None,
+        timing: Timing {
+            slot: 20e-6,
+            sifs: 10e-6,
+            preamble: Preamble::Long,
+            data_rate: 1e6,
+            basic_rate: 1e6,
+            mac_overhead: 34,
+        },
+        radio: Radio::default(),
+        rts_threshold: 3000,
+        cw_min: 31,
+        cw_max: 1023,
+        short_retry_limit: 7,
+        long_retry_limit: 4,
+        backoff_when_idle: false,
+        queue_limit: 50,
+    }
+}
+
+/// Carrier sense no farther than reception: stations out of receive range are hidden from
+/// each other (with ns-2's thresholds every pair within 250 m of a third would sense each other).
+fn hidden(mut cfg: WlanConfig) -> WlanConfig {
+    cfg.radio.cs_threshold = cfg.radio.rx_threshold;
+    cfg
+}
+
+/// A loss model at a radio's receiver, for the frames of `fids` (every frame when empty;
+/// control frames carry no flow id and match only then).
+fn loss(model: LossModel, fids: Vec<u32>) -> Loss {
+    let cfg = LossConfig { at: LossAt::Radio { wlan: 0, node: 0 }, fids, model, action: LossAction::Drop };
+    Loss::new(&cfg, Draws::Own(Rng::stream(7, "loss")))
+}
+
+/// What the test watches happen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Seen {
+    /// Radio `0` finished sending a frame.
+    TxEnd(u32, FrameKind),
+    /// A frame from radio `2` finished arriving at radio `0`.
+    RxEnd(u32, FrameKind, u32),
+    Delivered {
+        node: u32,
+        from: u32,
+        uid: u64,
+    },
+    Dropped(u64),
+}
+
+struct Bed {
+    ctx: Ctx,
+    wifi: Wifi,
+    log: Vec<(f64, Seen)>,
+    /// Radio 0's contention window after every change, from cw_min.
+    cws: Vec<u32>,
+}
+
+impl Bed {
+    fn new(cfg: WlanConfig) -> Bed {
+        let ctx = Ctx::new(1, Tracer::default(), Ns2Rng::seeded(1));
+        let cws = vec![cfg.cw_min];
+        let wifi = Wifi::new(vec![cfg], |name| Draws::Own(Rng::stream(1, &name)));
+        Bed { ctx, wifi, log: Vec::new(), cws }
+    }
+
+    /// Queues an IP packet of `bytes` (uid `uid`) at radio `r` for radio `to`.
+    fn send(&mut self, r: u32, to: u32, uid: u64, bytes: u32) -> Outcome {
+        let id = self.ctx.pkts.alloc(Packet { uid, size: bytes, ..packet() });
+        self.wifi.enqueue(&mut self.ctx, r, to, id)
+    }
+
+    /// Dispatches every event due by `t`, as the network does, then moves the clock to `t`.
+    fn run_until(&mut self, t: f64) {
+        while let Some(ev) = self.ctx.sched.pop_if(|at, _| at <= t) {
+            let Event::Wifi(ev) = ev else { unreachable!("only radio events here") };
+            let now = self.ctx.now_secs();
+            match ev {
+                WifiEvent::TxEnd(r, f) => self.log.push((now, Seen::TxEnd(r, self.wifi.frames[f as usize].kind))),
+                WifiEvent::RxEnd(r, f) => {
+                    let frame = self.wifi.frames[f as usize];
+                    self.log.push((now, Seen::RxEnd(r, frame.kind, frame.src)));
+                }
+                _ => {}
+            }
+            let out = self.wifi.on_event(&mut self.ctx, ev);
+            self.take(out);
+            let cw = self.wifi.stations[0].cw;
+            if self.cws.last() != Some(&cw) {
+                self.cws.push(cw);
+            }
+        }
+        if t > self.ctx.now_secs() {
+            self.ctx.sched.advance_to(Time::from_secs_f64(t));
+        }
+    }
+
+    /// Does with an outcome what the network does: takes a delivered copy and lets the radio
+    /// resume, frees a dropped packet.
+    fn take(&mut self, out: Outcome) {
+        let now = self.ctx.now_secs();
+        match out {
+            Outcome::Nothing => {}
+            Outcome::Delivered { node, from, radio, id } => {
+                let uid = self.ctx.pkts.release(id).uid;
+                self.log.push((now, Seen::Delivered { node, from, uid }));
+                self.wifi.resume(&mut self.ctx, radio);
+            }
+            Outcome::Dropped(id) => {
+                let uid = self.ctx.pkts.release(id).uid;
+                self.log.push((now, Seen::Dropped(uid)));
+            }
+        }
+    }
+
+    /// When `what` was seen.
+    fn times(&self, what: Seen) -> Vec<f64> {
+        self.log.iter().filter(|(_, s)| *s == what).map(|(t, _)| *t).collect()
+    }
+
+    fn delivered(&self) -> Vec<(u32, u32, u64)> {
+        let mut out = Vec::new();
+        for (_, s) in &self.log {
+            if let Seen::Delivered { node, from, uid } = *s {
+                out.push((node, from, uid));
+            }
+        }
+        out
+    }
+}
+
+/// Times computed along different paths agree to float noise; a slot is 20 µs.
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[track_caller]
+fn assert_log(case: &str, log: &[(f64, Seen)], expected: &[(f64, Seen)]) {
+    let same = log.len() == expected.len() && log.iter().zip(expected).all(|(a, b)| close(a.0, b.0) && a.1 == b.1);
+    assert!(same, "{case}:\n got {log:?}\nwant {expected:?}");
+}
+
+#[test]
+fn a_lone_frame_goes_after_difs_or_its_backoff_then_data_ack_delivery() {
+    // (case, backoff_when_idle, queued at)
+    let cases = [
+        // idle only since 0: it waits the rest of DIFS, no backoff
+        ("idle since 0, queued at 0", false, 0.0),
+        // idle longer than DIFS already: it goes at once
+        ("idle since 0, queued at 1 ms", false, 1e-3),
+        // ns-2's bugFix_timer_: DIFS and the backoff from the frame's arrival, idle or not
+        ("backoff always, queued at 0", true, 0.0),
+        ("backoff always, queued at 1 ms", true, 1e-3),
+    ];
+    let d = 10.0;
+    for (case, always, at) in cases {
+        let mut bed = Bed::new(WlanConfig { backoff_when_idle: always, ..wlan(&[(0.0, 0.0), (d, 0.0)]) });
+        bed.run_until(at);
+        assert!(matches!(bed.send(0, 1, 42, 1000), Outcome::Nothing), "{case}");
+        let slots = bed.wifi.stations[0].backoff.expect("a backoff is set");
+        let start = if always {
+            assert!(slots > 0 && slots <= 31, "{case}: this seed draws {slots} slots, the test needs some");
+            at + DIFS + slots as f64 * SLOT
+        } else {
+            assert_eq!(slots, 0, "{case}: no backoff on an idle medium");
+            // DIFS after the medium turned idle (at 0), or at once if it has been idle that long
+            at.max(DIFS)
+        };
+        bed.run_until(1.0);
+        // data 8464 µs; the receiver has it one propagation delay later and ACKs after SIFS
+        let data_in = start + DATA + p(d);
+        let ack_out = data_in + SIFS + ACK;
+        let expected = [
+            (start + DATA, Seen::TxEnd(0, FrameKind::Data)),
+            (data_in, Seen::RxEnd(1, FrameKind::Data, 0)),
+            (data_in, Seen::Delivered { node: 1, from: 0, uid: 42 }),
+            (ack_out, Seen::TxEnd(1, FrameKind::Ack)),
+            (ack_out + p(d), Seen::RxEnd(0, FrameKind::Ack, 1)),
+        ];
+        assert_log(case, &bed.log, &expected);
+        let (a, b) = (&bed.wifi.stations[0], &bed.wifi.stations[1]);
+        // done: idle, with the post-backoff every exchange ends with drawn from cw_min
+        assert_eq!(a.state, State::Idle, "{case}");
+        assert!(a.queue.is_empty() && a.backoff.is_some_and(|s| s <= 31), "{case}");
+        assert_eq!((a.cw, a.short_retries, a.long_retries), (31, 0, 0), "{case}");
+        assert_eq!((a.stats.data, a.stats.rts, a.stats.retries, b.stats.acks), (1, 0, 0, 1), "{case}");
+        assert_eq!(b.state, State::Idle, "{case}");
+    }
+}
+
+#[test]
+fn the_next_frame_waits_difs_and_the_backoff_drawn_after_the_ack() {
+    let d = 10.0;
+    let mut bed = Bed::new(wlan(&[(0.0, 0.0), (d, 0.0)]));
+    let _ = bed.send(0, 1, 1, 1000);
+    let _ = bed.send(0, 1, 2, 1000);
+    // the first as a lone frame: its ACK is back at DIFS + DATA + SIFS + ACK + 2 p
+    let ack_back = DIFS + DATA + SIFS + ACK + 2.0 * p(d);
+    bed.run_until(ack_back + 1.0 * US);
+    let a = &bed.wifi.stations[0];
+    assert_eq!(a.state, State::Contend);
+    let slots = a.backoff.expect("a fresh backoff after the exchange");
+    assert!(slots > 0, "this seed draws {slots} slots, the test needs some");
+    bed.run_until(1.0);
+    let data = bed.times(Seen::TxEnd(0, FrameKind::Data));
+    assert_eq!(data.len(), 2);
+    // the medium idle from the ACK's end: DIFS, then the slots, then the frame
+    let want = ack_back + DIFS + slots as f64 * SLOT + DATA;
+    assert!(close(data[1], want), "second data frame ended at {}, want {want}", data[1]);
+    let uids: Vec<u64> = bed.delivered().iter().map(|d| d.2).collect();
+    assert_eq!(uids, [1, 2]);
+}
+
+#[test]
+fn a_backoff_freezes_while_the_medium_is_busy_and_resumes_with_the_slots_left() {
+    // A (0 m) and B (20 m) both send to C (10 m): A has 3 slots to count, B 10.
+    let mut bed = Bed::new(wlan(&[(0.0, 0.0), (20.0, 0.0), (10.0, 0.0)]));
+    bed.wifi.stations[0].backoff = Some(3);
+    bed.wifi.stations[1].backoff = Some(10);
+    let _ = bed.send(0, 2, 1, 1000);
+    let _ = bed.send(1, 2, 2, 1000);
+    // both count from DIFS (idle since 0); A goes after 3 slots, at 110 µs, and B hears it
+    // 20 m later, having counted 3 of its 10 slots
+    let a_start = DIFS + 3.0 * SLOT;
+    bed.run_until(200.0 * US);
+    let b = &bed.wifi.stations[1];
+    assert_eq!(b.backoff, Some(7), "B keeps the slots it has left");
+    assert!(!b.access.pending(), "B's countdown is stopped");
+    bed.run_until(1.0);
+    // B hears A's data and C's ACK; the medium is idle again at the ACK's end at B:
+    // A's start + DATA + p(10) + SIFS + ACK + p(10). Then DIFS and the 7 slots left.
+    let idle = a_start + DATA + p(10.0) + SIFS + ACK + p(10.0);
+    let b_data = bed.times(Seen::TxEnd(1, FrameKind::Data));
+    let want = idle + DIFS + 7.0 * SLOT + DATA;
+    assert!(close(b_data[0], want), "B's data ended at {}, want {want} (10 slots again: +60 µs)", b_data[0]);
+    assert_eq!(bed.delivered().len(), 2);
+    assert_eq!(bed.wifi.stations[2].stats.collisions, 0);
+}
+
+#[test]
+fn a_station_that_hears_a_frame_for_another_defers_until_its_nav_ends() {
+    // A (0 m) sends to C (200 m); a third station T hears only A (at -200 m) or only C (at
+    // 400 m), and senses nothing farther than it receives, so only the NAV keeps it off the
+    // medium while what it cannot hear goes on. T has 2 slots of backoff left and its frame
+    // queued once the exchange has begun.
+    let q = p(200.0); // every hop here is 200 m
+    let rts_at_a = DIFS + RTS; // A's RTS ends (the medium idle since 0)
+    let cts_at_a = rts_at_a + q + SIFS + CTS + q;
+    let rts_data_end = cts_at_a + SIFS + DATA; // A's data after the CTS
+                                               // (case, rts threshold, T's place, T sends to, T queues at, T's frame, its end)
+    let cases = [
+        // T hears A's RTS (duration: the CTS, the data and the ACK with their SIFS) and then
+        // A's data (duration SIFS + ACK), which moves the NAV's end by the CTS's round trip
+        (
+            "hears the RTS",
+            0,
+            -200.0,
+            0,
+            500.0 * US,
+            FrameKind::Rts,
+            rts_data_end + q + SIFS + ACK + DIFS + 2.0 * SLOT + RTS,
+        ),
+        // T hears C's CTS (duration SIFS + data + SIFS + ACK) and, not the data, but C's ACK,
+        // which ends 2 q after the NAV (ns-2's durations leave out propagation)
+        (
+            "hears the CTS",
+            0,
+            400.0,
+            1,
+            800.0 * US,
+            FrameKind::Rts,
+            rts_data_end + q + SIFS + ACK + q + DIFS + 2.0 * SLOT + RTS,
+        ),
+        // no RTS: T hears A's data (duration SIFS + ACK) but not C's ACK
+        (
+            "hears the data",
+            3000,
+            -200.0,
+            0,
+            8600.0 * US,
+            FrameKind::Data,
+            DIFS + DATA + q + SIFS + ACK + DIFS + 2.0 * SLOT + DATA,
+        ),
+    ];
+    for (case, threshold, x, to, queue_at, kind, want) in cases {
+        let cfg = hidden(wlan(&[(0.0, 0.0), (200.0, 0.0), (x, 0.0)]));
+        let mut bed = Bed::new(WlanConfig { rts_threshold: threshold, ..cfg });
+        let _ = bed.send(0, 1, 1, 1000);
+        bed.run_until(queue_at);
+        assert!(bed.wifi.stations[2].nav_until > queue_at, "{case}: T has set its NAV");
+        bed.wifi.stations[2].backoff = Some(2);
+        let _ = bed.send(2, to, 2, 1000);
+        bed.run_until(1.0);
+        let t = bed.times(Seen::TxEnd(2, kind));
+        assert!(close(t[0], want), "{case}: T's first frame ended at {}, want {want}", t[0]);
+        // and A's exchange was left alone
+        assert_eq!(bed.delivered()[0], (1, 0, 1), "{case}");
+        assert_eq!(bed.wifi.stations[0].stats.retries, 0, "{case}");
+    }
+}
+
+#[test]
+fn failed_exchanges_double_the_window_up_to_cw_max_and_end_in_a_drop_at_the_retry_limit() {
+    struct Case {
+        name: &'static str,
+        rts_threshold: u32,
+        cw_max: u32,
+        /// The receiver's distance (beyond 550 m it senses nothing of A) and a loss model there.
+        d: f64,
+        loss: Option<Loss>,
+        /// A's frames: RTS, data; its retries; the windows it had, from cw_min back to cw_min.
+        rts: u64,
+        data: u64,
+        retries: u64,
+        cws: Vec<u32>,
+    }
+    let cases = [
+        // a frame not above the RTS threshold counts short retries: 7 sent, the 7th failure
+        // drops it (ns-2's ShortRetryLimit_); the window 31 -> 63 -> ... -> 1023, held there
+        Case {
+            name: "out of range, no RTS",
+            rts_threshold: 3000,
+            cw_max: 1023,
+            d: 1000.0,
+            loss: None,
+            rts: 0,
+            data: 7,
+            retries: 6,
+            cws: vec![31, 63, 127, 255, 511, 1023, 31],
+        },
+        Case {
+            name: "out of range, cw_max 100",
+            rts_threshold: 3000,
+            cw_max: 100,
+            d: 1000.0,
+            loss: None,
+            rts: 0,
+            data: 7,
+            retries: 6,
+            cws: vec![31, 63, 100, 31],
+        },
+        // an RTS without a CTS counts short retries too
+        Case {
+            name: "out of range, RTS",
+            rts_threshold: 0,
+            cw_max: 1023,
+            d: 1000.0,
+            loss: None,
+            rts: 7,
+            data: 0,
+            retries: 6,
+            cws: vec![31, 63, 127, 255, 511, 1023, 31],
+        },
+        Case {
+            name: "data corrupted, no RTS",
+            rts_threshold: 3000,
+            cw_max: 1023,
+            d: 10.0,
+            loss: Some(loss(LossModel::Uniform { rate: 1.0 }, vec![])),
+            rts: 0,
+            data: 7,
+            retries: 6,
+            cws: vec![31, 63, 127, 255, 511, 1023, 31],
+        },
+        // RTS/CTS go through (the model picks flow 0's data only), the data never does: a frame
+        // above the threshold counts long retries, 4 sent (ns-2's LongRetryLimit_), each
+        // after its own RTS
+        Case {
+            name: "data corrupted, RTS",
+            rts_threshold: 0,
+            cw_max: 1023,
+            d: 10.0,
+            loss: Some(loss(LossModel::Uniform { rate: 1.0 }, vec![0])),
+            rts: 4,
+            data: 4,
+            retries: 3,
+            cws: vec![31, 63, 127, 255, 31],
+        },
+    ];
+    for c in cases {
+        let cfg = WlanConfig { rts_threshold: c.rts_threshold, cw_max: c.cw_max, ..wlan(&[(0.0, 0.0), (c.d, 0.0)]) };
+        let mut bed = Bed::new(cfg);
+        bed.wifi.stations[1].losses.extend(c.loss);
+        let _ = bed.send(0, 1, 9, 1000);
+        bed.run_until(10.0);
+        let name = c.name;
+        let a = &bed.wifi.stations[0];
+        assert_eq!((a.stats.rts, a.stats.data, a.stats.retries), (c.rts, c.data, c.retries), "{name}");
+        assert_eq!((a.stats.retry_drops, a.stats.queue_drops), (1, 0), "{name}");
+        assert_eq!(bed.cws, c.cws, "{name}");
+        assert!(a.queue.is_empty() && a.state == State::Idle, "{name}");
+        assert_eq!((a.short_retries, a.long_retries), (0, 0), "{name}: counts reset for the next packet");
+        assert!(bed.delivered().is_empty(), "{name}");
+        // given up when the last frame's CTS or ACK timeout runs out
+        let sent: Vec<f64> = bed.log.iter().filter(|(_, s)| matches!(s, Seen::TxEnd(0, _))).map(|e| e.0).collect();
+        let dropped = bed.times(Seen::Dropped(9));
+        assert_eq!(dropped.len(), 1, "{name}");
+        assert!(close(dropped[0], sent[sent.len() - 1] + TIMEOUT), "{name}: dropped at {}", dropped[0]);
+        // no retransmission before the timeout of the frame before
+        let mut attempts: Vec<f64> = Vec::new();
+        for (t, s) in &bed.log {
+            if let Seen::TxEnd(0, kind) = s {
+                if *kind == FrameKind::Rts || c.rts == 0 {
+                    attempts.push(*t);
+                }
+            }
+        }
+        let first_air = if c.rts > 0 { RTS } else { DATA };
+        for w in attempts.windows(2) {
+            assert!(w[1] - first_air >= w[0] + TIMEOUT - 1e-12, "{name}: attempt at {} too early", w[1]);
+        }
+    }
+}
+
+#[test]
+fn a_full_interface_queue_refuses_the_packet() {
+    let mut bed = Bed::new(WlanConfig { queue_limit: 2, ..wlan(&[(0.0, 0.0), (10.0, 0.0)]) });
+    // the packet being sent stays at the head of the queue until its ACK
+    assert!(matches!(bed.send(0, 1, 1, 1000), Outcome::Nothing));
+    assert!(matches!(bed.send(0, 1, 2, 1000), Outcome::Nothing));
+    let Outcome::Dropped(id) = bed.send(0, 1, 3, 1000) else { panic!("a third packet finds the queue full") };
+    assert_eq!(bed.ctx.pkts.release(id).uid, 3);
+    let a = &bed.wifi.stations[0];
+    assert_eq!((a.stats.queue_drops, a.stats.retry_drops), (1, 0));
+    bed.run_until(1.0);
+    let uids: Vec<u64> = bed.delivered().iter().map(|d| d.2).collect();
+    assert_eq!(uids, [1, 2]);
+}
+
+#[test]
+fn rts_cts_precede_frames_longer_than_the_threshold_only() {
+    let d = 10.0;
+    // a lone 1000-byte packet, a 1034-byte frame, from an idle medium at DIFS. With RTS/CTS:
+    // RTS, SIFS, CTS, SIFS, data, each hop one propagation delay.
+    let with = DIFS + RTS + SIFS + CTS + SIFS + DATA + 3.0 * p(d);
+    let without = DIFS + DATA + p(d);
+    // (threshold, RTS expected, delivery)
+    let cases = [(0, true, with), (1033, true, with), (1034, false, without), (3000, false, without)];
+    for (threshold, rts, at) in cases {
+        let mut bed = Bed::new(WlanConfig { rts_threshold: threshold, ..wlan(&[(0.0, 0.0), (d, 0.0)]) });
+        let _ = bed.send(0, 1, 5, 1000);
+        bed.run_until(1.0);
+        let (a, b) = (&bed.wifi.stations[0], &bed.wifi.stations[1]);
+        assert_eq!((a.stats.rts, b.stats.cts), (u64::from(rts), u64::from(rts)), "threshold {threshold}");
+        assert_eq!((a.stats.data, b.stats.acks), (1, 1), "threshold {threshold}");
+        let t = bed.times(Seen::Delivered { node: 1, from: 0, uid: 5 });
+        assert!(t.len() == 1 && close(t[0], at), "threshold {threshold}: delivered at {t:?}, want {at}");
+    }
+}
+
+#[test]
+fn of_two_overlapping_frames_the_first_survives_only_if_capture_ratio_times_stronger() {
+    // C at 0 m; F at -f m sends first (from DIFS), S at +s m at 1 ms, during F's frame: hidden
+    // from each other (more than 250 m apart), both in C's range. Beyond 86 m the two-ray
+    // ground model falls as d^-4: 100 m against 200 m is 16 times stronger, against 160 m 6.6.
+    // (case, f, s, capture ratio, F delivered, collisions at C)
+    let cases = [
+        ("first 16x stronger: captured", 100.0, 200.0, 10.0, true, 0),
+        ("first 6.6x stronger: collision", 100.0, 160.0, 10.0, false, 1),
+        ("first 16x stronger, capture ratio 20: collision", 100.0, 200.0, 20.0, false, 1),
+        // ns-2 keeps the frame it locked on: a stronger later one is no rescue
+        ("second 16x stronger: both lost", 200.0, 100.0, 10.0, false, 1),
+    ];
+    for (case, f, s, ratio, kept, collisions) in cases {
+        let mut cfg = hidden(wlan(&[(0.0, 0.0), (-f, 0.0), (s, 0.0)]));
+        cfg.radio.capture_ratio = ratio;
+        let mut bed = Bed::new(cfg);
+        let _ = bed.send(1, 0, 1, 1000);
+        bed.run_until(1e-3);
+        let _ = bed.send(2, 0, 2, 1000);
+        // S's frame ends at 1 ms + DATA; stop before anyone retries
+        bed.run_until(1e-3 + DATA + 10.0 * US);
+        let c = &bed.wifi.stations[0];
+        assert_eq!(c.stats.collisions, collisions, "{case}");
+        let want: Vec<(u32, u32, u64)> = if kept { vec![(0, 1, 1)] } else { vec![] };
+        assert_eq!(bed.delivered(), want, "{case}");
+        let f_in = bed.times(Seen::Delivered { node: 0, from: 1, uid: 1 });
+        if kept {
+            assert!(close(f_in[0], DIFS + DATA + p(f)), "{case}: at {f_in:?}");
+        }
+    }
+}
+
+#[test]
+fn a_retransmission_whose_ack_was_lost_is_not_delivered_twice() {
+    // (case, loss at the sender A (frames for A: C's ACKs), A's data frames, C's ACKs,
+    //  A's retries, retry drops)
+    let cases = [
+        // the first ACK is lost: A sends again after its timeout, C ACKs the duplicate and
+        // does not hand it up again
+        ("first ACK lost", LossModel::List { packets: vec![0] }, 2, 2, 1, 0),
+        // every ACK lost: A gives up after 7 frames (short retries), but C had the packet from
+        // the first, so the MAC does not hand it back as lost
+        ("every ACK lost", LossModel::Uniform { rate: 1.0 }, 7, 7, 6, 1),
+    ];
+    for (case, model, data, acks, retries, drops) in cases {
+        let mut bed = Bed::new(wlan(&[(0.0, 0.0), (10.0, 0.0)]));
+        bed.wifi.stations[0].losses.push(loss(model, vec![]));
+        let _ = bed.send(0, 1, 3, 1000);
+        bed.run_until(10.0);
+        let (a, c) = (&bed.wifi.stations[0], &bed.wifi.stations[1]);
+        assert_eq!((a.stats.data, c.stats.acks), (data, acks), "{case}");
+        assert_eq!((a.stats.retries, a.stats.retry_drops), (retries, drops), "{case}");
+        assert_eq!(bed.delivered(), [(1, 0, 3)], "{case}: delivered once");
+        assert!(bed.times(Seen::Dropped(3)).is_empty(), "{case}: not lost");
+        assert!(a.queue.is_empty() && a.state == State::Idle, "{case}");
+    }
+}
