@@ -93,7 +93,10 @@ impl Net {
             route_optimisation,
         };
         let names: Vec<String> = ["ha", "map", "ar1", "ar2", "mn", "cn"].iter().map(|s| s.to_string()).collect();
-        let radios = |node: usize| if node == MN as usize { MN_RADIOS.to_vec() } else { Vec::new() };
+        let radios = |node: usize| {
+            let mine = if node == MN as usize { MN_RADIOS.as_slice() } else { &[] };
+            mine.iter().map(|&(r, ap)| (RadioId(r), RadioId(ap))).collect()
+        };
         let peers = |node: usize| if node == MN as usize { vec![CN] } else { Vec::new() };
         let mip = Mip::new(&names, vec![cfg], radios, peers, Draws::Own(Rng::stream(SEED, "mip")));
         let ctx = Ctx::new(1, Tracer::default(), Ns2Rng::seeded(1));
@@ -144,7 +147,7 @@ impl Net {
             let hop = match self.mip.route(&mut self.ctx.pkts, &self.wifi, node, id) {
                 None => Hop::Static,
                 Some(Route::Toward(n)) => Hop::Toward(n),
-                Some(Route::Radio(a, b)) => Hop::Radio(a, b),
+                Some(Route::Radio(a, b)) => Hop::Radio(a.0, b.0),
                 Some(Route::Drop) => Hop::Drop,
             };
             let p = *self.ctx.pkts.get(id);

@@ -103,7 +103,7 @@ impl Bed {
     /// Queues an IP packet of `bytes` (uid `uid`) at radio `r` for radio `to`.
     fn send(&mut self, r: u32, to: u32, uid: u64, bytes: u32) -> Outcome {
         let id = self.ctx.pkts.alloc(Packet { uid, size: bytes, ..packet() });
-        self.wifi.enqueue(&mut self.ctx, r, to, id)
+        self.wifi.enqueue(&mut self.ctx, RadioId(r), RadioId(to), id)
     }
 
     /// Dispatches every event due by `t`, as the network does, then moves the clock to `t`.
@@ -112,10 +112,10 @@ impl Bed {
             let Event::Wifi(ev) = ev else { unreachable!("only radio events here") };
             let now = self.ctx.now_secs();
             match ev {
-                WifiEvent::TxEnd(r, f) => self.log.push((now, Seen::TxEnd(r, self.wifi.frames[f as usize].kind))),
+                WifiEvent::TxEnd(r, f) => self.log.push((now, Seen::TxEnd(r.0, self.wifi.frames[f.index()].kind))),
                 WifiEvent::RxEnd(r, f) => {
-                    let frame = self.wifi.frames[f as usize];
-                    self.log.push((now, Seen::RxEnd(r, frame.kind, frame.src)));
+                    let frame = self.wifi.frames[f.index()];
+                    self.log.push((now, Seen::RxEnd(r.0, frame.kind, frame.src.0)));
                 }
                 _ => {}
             }
