@@ -1,5 +1,6 @@
 //! Always-on counters and the run summary computed from them.
 
+use crate::ids::NodeId;
 use serde::Serialize;
 use tcplab_des::Time;
 
@@ -271,9 +272,9 @@ pub struct Handover {
     pub from: Option<String>,
     pub to: String,
     #[serde(skip)]
-    pub(crate) from_ap: Option<u32>,
+    pub(crate) from_ap: Option<NodeId>,
     #[serde(skip)]
-    pub(crate) to_ap: u32,
+    pub(crate) to_ap: NodeId,
     /// The link to the old access point was found lost.
     pub link_lost_s: f64,
     /// Associated with the new access point.

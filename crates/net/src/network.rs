@@ -4,7 +4,7 @@
 //! order as in ns-2. Only this module forwards packets.
 
 pub use crate::ctx::{Ctx, Event, TimerKind};
-use crate::ids::{LaneId, LinkId, RadioId};
+use crate::ids::{LaneId, LinkId, NodeId, RadioId};
 use crate::loss::Loss;
 use crate::loss::LossAction;
 use crate::metrics::LinkStats;
@@ -32,7 +32,7 @@ pub struct Link {
     /// `Network::new`, so that an untraced hop pays one test of a field already at hand rather
     /// than one per writer.
     traced: bool,
-    pub to: u32,
+    pub to: NodeId,
     /// The end of the current transmission (exact time, insertion number) while no packet
     /// waits for it. Its `LinkFree` event would only clear `busy`, so it is not scheduled; a
     /// packet that arrives later checks it, and schedules the event if it must wait.
@@ -48,7 +48,7 @@ pub struct Link {
     /// module at the head of the link, in front of the older ones).
     pub losses: Vec<Loss>,
     pub stats: LinkStats,
-    pub from: u32,
+    pub from: NodeId,
     pub rate_bps: u64,
     /// Propagation delay in seconds (a double, as ns-2's `delay_`).
     pub delay_secs: f64,
@@ -63,7 +63,7 @@ struct LastTx {
 }
 
 impl Link {
-    pub fn new(from: u32, to: u32, rate_bps: u64, delay_secs: f64, queue: Queue) -> Link {
+    pub fn new(from: NodeId, to: NodeId, rate_bps: u64, delay_secs: f64, queue: Queue) -> Link {
         Link {
             from,
             to,
@@ -105,13 +105,13 @@ impl Link {
 /// A packet at `node` is home: it is addressed there and no tunnel takes it elsewhere. The
 /// last tunnel may end where the packet is addressed (an MN's reverse tunnel to its own home
 /// agent); a packet still inside two (an MN's to its own MAP) goes on to the home agent.
-fn is_home(pkt: &Packet, node: u32) -> bool {
-    pkt.dst.node == node && (pkt.via == crate::packet::NO_VIA || (pkt.via == node && pkt.encaps <= 1))
+fn is_home(pkt: &Packet, node: NodeId) -> bool {
+    pkt.dst.node == node && pkt.via.is_none_or(|via| via == node && pkt.encaps <= 1)
 }
 
 /// A link direction's name in summaries, series and checks: "from->to".
 pub fn link_name(nodes: &[String], l: &Link) -> String {
-    format!("{}->{}", nodes[l.from as usize], nodes[l.to as usize])
+    format!("{}->{}", nodes[l.from.index()], nodes[l.to.index()])
 }
 
 /// The packets on the wired links' wires, in lanes of equal flight time (serialisation plus
@@ -229,8 +229,8 @@ impl Network {
             .into_iter()
             .filter(|&(a, b)| !mip.is_mobile(radio_node(a)) && !mip.is_mobile(radio_node(b)))
             .collect();
-        let mut ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from as usize, l.to as usize)).collect();
-        ends.extend(wifi_edges.iter().map(|&(a, b)| (radio_node(a) as usize, radio_node(b) as usize)));
+        let mut ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from.index(), l.to.index())).collect();
+        ends.extend(wifi_edges.iter().map(|&(a, b)| (radio_node(a).index(), radio_node(b).index())));
         let routes = Routes::shortest_paths(node_names.len(), &ends);
         for l in &mut links {
             l.traced = tracer.records_link(l.from, l.to);
@@ -251,7 +251,7 @@ impl Network {
     }
 
     /// An agent at `node` sends packet `id` towards its destination.
-    pub(crate) fn send(&mut self, node: u32, id: PacketId) {
+    pub(crate) fn send(&mut self, node: NodeId, id: PacketId) {
         let pkt = self.ctx.pkts.get(id);
         let stats = &mut self.ctx.flow_stats[pkt.flow.0 as usize]; // checked: `Endpoint` is public
         match pkt.kind {
@@ -264,7 +264,7 @@ impl Network {
     }
 
     /// An agent-level line of the wireless trace for a packet in the pool.
-    fn trace_agent(&mut self, ev: char, node: u32, id: PacketId) {
+    fn trace_agent(&mut self, ev: char, node: NodeId, id: PacketId) {
         if self.ctx.tracer.wireless.is_some() {
             let pkt = *self.ctx.pkts.get(id);
             self.wifi.trace_radio_packet(&mut self.ctx, ev, node, "AGT", "---", &pkt);
@@ -272,7 +272,7 @@ impl Network {
     }
 
     /// Hands a packet at `node` to the link (or radio) towards its destination.
-    pub fn forward(&mut self, node: u32, id: PacketId) {
+    pub fn forward(&mut self, node: NodeId, id: PacketId) {
         let Some(towards) = self.forward_mobile(node, id) else { return };
         self.forward_on(self.route(node, towards), id);
     }
@@ -280,7 +280,7 @@ impl Network {
     /// Where packet `id` at `node` goes next: the node its static route leads towards (its
     /// destination, or a tunnel's end), or None if Mobile IPv6 took it (onto a radio, or dropped).
     #[inline(always)] // into `forward`: a network without mobile nodes pays one test
-    fn forward_mobile(&mut self, node: u32, id: PacketId) -> Option<u32> {
+    fn forward_mobile(&mut self, node: NodeId, id: PacketId) -> Option<NodeId> {
         if self.mip.is_static() {
             return Some(self.ctx.pkts.get(id).dst.node);
         }
@@ -347,9 +347,9 @@ impl Network {
 
     /// The edge (a link, or a radio pair) of the static route from `node` towards node
     /// `towards` (a packet's destination, or a tunnel's end).
-    fn route(&self, node: u32, towards: u32) -> usize {
+    fn route(&self, node: NodeId, towards: NodeId) -> usize {
         self.routes
-            .next_link(node as usize, towards as usize)
+            .next_link(node.index(), towards.index())
             .expect("validated scenarios only have reachable destinations")
     }
 
@@ -366,7 +366,7 @@ impl Network {
 
     /// Packet `id` arrived at `node` off the air: it is home, or it goes on.
     #[must_use = "a packet handed back still holds its slot"]
-    pub fn arrive_at(&mut self, node: u32, id: PacketId) -> Option<PacketId> {
+    pub fn arrive_at(&mut self, node: NodeId, id: PacketId) -> Option<PacketId> {
         if is_home(self.ctx.pkts.get(id), node) {
             self.arrive_home(node, id)
         } else {
@@ -378,7 +378,7 @@ impl Network {
     /// Packet `id` reached `node`, where it is addressed: it is handed back, still in the pool,
     /// for its agent, unless it is signalling, which ends here.
     #[inline(always)] // into `on_arrive`
-    fn arrive_home(&mut self, node: u32, id: PacketId) -> Option<PacketId> {
+    fn arrive_home(&mut self, node: NodeId, id: PacketId) -> Option<PacketId> {
         let pkt = self.ctx.pkts.get_mut(id);
         pkt.decapsulate();
         if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {

@@ -3,10 +3,7 @@
 //! Packets live in one slab and travel as `PacketId`s inside events, so an event stays a few
 //! bytes and a finished packet's slot is reused: no allocation per packet once the pool has grown.
 
-/// No tunnel endpoint (`Packet::via`).
-pub const NO_VIA: u32 = u32::MAX;
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
-pub struct NodeId(pub u32);
+use crate::ids::NodeId;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub struct FlowId(pub u32);
@@ -23,7 +20,7 @@ pub struct PacketId {
 /// An agent's address as ns-2 prints it: `node.port`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct Addr {
-    pub node: u32,
+    pub node: NodeId,
     pub port: u32,
 }
 
@@ -97,11 +94,11 @@ pub struct Packet {
     pub sack: [(i64, i64); MAX_SACK_BLOCKS],
     pub nsack: u8,
     /// IPv6-in-IPv6 headers around it (Mobile IPv6 tunnels), and the node the outermost one
-    /// goes to (`mobility::NO_VIA` when none).
+    /// goes to, if any.
     pub encaps: u8,
-    pub via: u32,
+    pub via: Option<NodeId>,
     /// The node that put the outermost tunnel header on (for captures).
-    pub tunnel_from: u32,
+    pub tunnel_from: NodeId,
     /// Bytes of those tunnels and of Mobile IPv6 options (route optimisation's routing header
     /// or home address option), which the mobile end takes off again.
     pub mip_bytes: u16,

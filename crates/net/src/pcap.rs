@@ -128,7 +128,7 @@ impl Pcap {
         } else {
             0
         };
-        let (src, dst) = (pkt.src.node, pkt.dst.node);
+        let (src, dst) = (pkt.src.node.get(), pkt.dst.node.get());
         let (pseudo, total) = match self.ip {
             IpVersion::Ipv4 => {
                 self.ipv4(pkt, proto, ecn, src, dst, 20 + segment);
@@ -140,8 +140,9 @@ impl Pcap {
                 let inner = segment + if optimised { RO_HEADER } else { 0 };
                 let total = TUNNEL_HEADER * tunnels + 40 + inner;
                 // each tunnel runs from the node that encapsulated to the node it is headed for
+                let (from, to) = (pkt.tunnel_from.get(), pkt.via.unwrap_or(pkt.dst.node).get());
                 for level in 0..tunnels {
-                    self.ipv6(IPV6_IN_IP, ecn, pkt.tunnel_from, pkt.via, total - TUNNEL_HEADER * (level + 1));
+                    self.ipv6(IPV6_IN_IP, ecn, from, to, total - TUNNEL_HEADER * (level + 1));
                 }
                 if optimised {
                     let towards_mobile = self.mobile.get(dst as usize).copied().unwrap_or(false);
@@ -344,6 +345,7 @@ fn port(p: u32) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::NodeId;
     use crate::packet::Addr;
     use crate::testing::Shared;
 
@@ -353,8 +355,8 @@ mod tests {
             kind: Kind::Ack,
             size: 48,
             seq: 29,
-            src: Addr { node: 4, port: 0 },
-            dst: Addr { node: 0, port: 1 },
+            src: Addr { node: NodeId::new(4), port: 0 },
+            dst: Addr { node: NodeId::new(0), port: 1 },
             flags: flags::ECN_ECHO,
             ts: 1.5,
             ts_echo: 1.25,

@@ -6,6 +6,7 @@
 //!
 //! This module imports `network`, never the reverse.
 
+use crate::ids::NodeId;
 use crate::metrics::FlowStats;
 use crate::network::Network;
 use crate::packet::{Addr, FlowId, Kind, Packet, MAX_SACK_BLOCKS};
@@ -41,6 +42,15 @@ pub trait Port {
 
     /// A model cannot go on: the run stops with this error (the first one kept).
     fn stop_run(&mut self, why: ScenarioError);
+
+    /// A cwnd assignment of `ep`'s sender, for the cwnd trace and series (either sender's).
+    #[inline(always)]
+    fn trace_cwnd(&mut self, ep: &Endpoint, cwnd: f64, ssthresh: i64) {
+        if self.tracer().cwnd_enabled() {
+            let now = self.now_secs();
+            self.tracer().cwnd_event(now, ep.flow.0, ep.addr, ep.peer, cwnd, ssthresh);
+        }
+    }
 }
 
 /// An agent's place in the network: its flow, its address and its peer's.
@@ -79,8 +89,8 @@ impl Endpoint {
             nsack: 0,
             encaps: 0,
             mip_bytes: 0,
-            via: crate::packet::NO_VIA,
-            tunnel_from: 0,
+            via: None,
+            tunnel_from: NodeId::default(),
         }
     }
 }

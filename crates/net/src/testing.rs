@@ -1,7 +1,8 @@
 //! Helpers for the crate's unit tests.
 
+use crate::ids::NodeId;
 use crate::metrics::FlowStats;
-use crate::packet::{Addr, FlowId, Kind, Packet, NO_VIA};
+use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::port::{Endpoint, Port, TimerKind};
 use crate::scenario::ScenarioError;
 use crate::trace::Tracer;
@@ -58,8 +59,8 @@ pub fn packet() -> Packet {
         sack: [(0, 0); 3],
         nsack: 0,
         encaps: 0,
-        via: NO_VIA,
-        tunnel_from: 0,
+        via: None,
+        tunnel_from: NodeId::default(),
         mip_bytes: 0,
     }
 }
@@ -215,7 +216,12 @@ impl Port for FakePort {
 
 /// The endpoint of flow 0's sender: node 0 port 0 to node 1 port 0.
 pub fn sender_end() -> Endpoint {
-    Endpoint { flow: FlowId(0), fid: 0, addr: Addr { node: 0, port: 0 }, peer: Addr { node: 1, port: 0 } }
+    Endpoint {
+        flow: FlowId(0),
+        fid: 0,
+        addr: Addr { node: NodeId::new(0), port: 0 },
+        peer: Addr { node: NodeId::new(1), port: 0 },
+    }
 }
 
 /// The endpoint of flow 0's receiver.

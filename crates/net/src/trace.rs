@@ -1,6 +1,7 @@
 //! Trace writers. Each is an `Option`, and each link knows whether any wired writer records it
 //! (`records_link`): a hop on an untraced link pays one branch and never formats anything.
 
+use crate::ids::NodeId;
 use crate::packet::{flags, Addr, Kind, Packet};
 pub use crate::pcap::Sink;
 use std::io::{self, Write};
@@ -14,7 +15,7 @@ pub struct Tracer {
     /// Write TCP congestion events into the wired trace (`$ns eventtrace-all`).
     pub events: bool,
     /// Only these link directions (from, to) in the wired trace; None: all of them.
-    pub only_links: Option<Vec<(u32, u32)>>,
+    pub only_links: Option<Vec<(NodeId, NodeId)>>,
     /// ns-2 cwnd trace (`$tcp trace cwnd_`).
     pub cwnd: Option<Sink>,
     /// cwnd time series for Python: (time, flow, cwnd, ssthresh).
@@ -115,7 +116,7 @@ impl Middle {
         put_u64(out, p.fid as u64);
         for a in [p.src, p.dst] {
             out.push(b' ');
-            put_u64(out, a.node as u64);
+            put_u64(out, a.node.get() as u64);
             out.push(b'.');
             put_u64(out, a.port as u64);
         }
@@ -137,7 +138,7 @@ pub enum WirelessFormat {
 pub struct WirelessEvent<'a> {
     pub ev: char,
     pub now: f64,
-    pub node: u32,
+    pub node: NodeId,
     pub pos: (f64, f64),
     /// "AGT", "MAC", "IFQ" or "RTR", and the reason ("---", "RET", "COL", "NRTE").
     pub layer: &'static str,
@@ -293,18 +294,18 @@ impl Tracer {
     }
 
     /// True if a wired writer (ns-2 trace, NAM or pcap) may record the link from `from` to `to`.
-    pub fn records_link(&self, from: u32, to: u32) -> bool {
+    pub fn records_link(&self, from: NodeId, to: NodeId) -> bool {
         self.ns2_records(from, to) || self.nam.is_some() || self.pcap.is_some()
     }
 
     /// True if the ns-2 trace is on and covers the link from `from` to `to`.
-    fn ns2_records(&self, from: u32, to: u32) -> bool {
+    fn ns2_records(&self, from: NodeId, to: NodeId) -> bool {
         self.ns2.is_some() && self.only_links.as_ref().is_none_or(|only| only.contains(&(from, to)))
     }
 
     /// A packet event on a wired link (`+`, `-`, `r`, `d`), for the wired trace and NAM.
     #[inline]
-    pub fn link_event(&mut self, ev: char, now: f64, from: u32, to: u32, p: &Packet) {
+    pub fn link_event(&mut self, ev: char, now: f64, from: NodeId, to: NodeId, p: &Packet) {
         if self.ns2_records(from, to) {
             self.wired_line(ev, now, from, to, p);
         }
@@ -317,7 +318,7 @@ impl Tracer {
     }
 
     /// One line of the wired trace: `ev time from to type size flags fid src dst seq uid`.
-    fn wired_line(&mut self, ev: char, now: f64, from: u32, to: u32, p: &Packet) {
+    fn wired_line(&mut self, ev: char, now: f64, from: NodeId, to: NodeId, p: &Packet) {
         if self.error.is_some() {
             return;
         }
@@ -330,7 +331,7 @@ impl Tracer {
         l.extend_from_slice(self.time.of(now));
         for node in [from, to] {
             l.push(b' ');
-            put_u64(l, node as u64);
+            put_u64(l, node.get() as u64);
         }
         l.push(b' ');
         match self.middles.get(p) {
@@ -356,7 +357,7 @@ impl Tracer {
     /// The NAM trace's opening: addressing, then every node (in the order of ns-2's Tcl
     /// array of nodes) and every duplex link (`(from, to, bits/s, delay s)`), as `$ns
     /// namtrace-all` writes them before the first event.
-    pub fn nam_topology(&mut self, nodes: usize, links: &[(u32, u32, u64, f64)]) {
+    pub fn nam_topology(&mut self, nodes: usize, links: &[(NodeId, NodeId, u64, f64)]) {
         let mut head = String::from(
             "V -t * -v 1.0a5 -a 0\nA -t * -n 1 -p 0 -o 0x7fffffff -c 30 -a 1\nA -t * -h 1 -m 1073741823 -s 0\n",
         );
@@ -372,7 +373,7 @@ impl Tracer {
 
     /// One NAM packet event: `ev -t time -s from -d to -p type -e size -c fid -i uid -a fid
     /// -x {src.port dst.port seqno flags null}`, the time in "%.15g".
-    fn nam_line(&mut self, ev: char, now: f64, from: u32, to: u32, p: &Packet, seq: i64) {
+    fn nam_line(&mut self, ev: char, now: f64, from: NodeId, to: NodeId, p: &Packet, seq: i64) {
         let (t, name, flags) = (fmt_g15(now), p.kind.ns2_name(), ns2_flags(p.flags));
         let flags = std::str::from_utf8(&flags).expect("ascii");
         let (s, d, fid, size, uid) = (p.src, p.dst, p.fid, p.size, p.uid);
@@ -469,7 +470,7 @@ impl Tracer {
     }
 
     /// A cwnd assignment, in ns-2's `traceVar` format ("%-8.5f %-2d %-2d %-2d %-2d cwnd_ %-6.3f").
-    pub fn cwnd_event(&mut self, now: f64, flow: u32, src: (u32, u32), dst: (u32, u32), cwnd: f64, ssthresh: i64) {
+    pub fn cwnd_event(&mut self, now: f64, flow: u32, src: Addr, dst: Addr, cwnd: f64, ssthresh: i64) {
         if !traced(&self.flows, flow) {
             return;
         }
@@ -481,18 +482,21 @@ impl Tracer {
 
     /// A line of the cwnd trace file alone, not of the cwnd series: ns-2's assignments that the
     /// model's window never takes (a new agent's 1, the window before the `max_cwnd` clamp).
-    pub fn cwnd_line(&mut self, now: f64, flow: u32, src: (u32, u32), dst: (u32, u32), cwnd: f64) {
+    pub fn cwnd_line(&mut self, now: f64, flow: u32, src: Addr, dst: Addr, cwnd: f64) {
         if traced(&self.flows, flow) {
             self.write_cwnd_line(now, src, dst, cwnd);
         }
     }
 
-    fn write_cwnd_line(&mut self, now: f64, src: (u32, u32), dst: (u32, u32), cwnd: f64) {
+    fn write_cwnd_line(&mut self, now: f64, src: Addr, dst: Addr, cwnd: f64) {
         if self.cwnd.is_some() {
             let t = now;
             self.write(
                 |t| &mut t.cwnd,
-                format_args!("{t:<8.5} {:<2} {:<2} {:<2} {:<2} cwnd_ {cwnd:<6.3}\n", src.0, src.1, dst.0, dst.1),
+                format_args!(
+                    "{t:<8.5} {:<2} {:<2} {:<2} {:<2} cwnd_ {cwnd:<6.3}\n",
+                    src.node, src.port, dst.node, dst.port
+                ),
             );
         }
     }
@@ -563,7 +567,7 @@ mod tests {
             size: 1040,
             payload: 1000,
             seq: 7,
-            dst: Addr { node: 3, port: 0 },
+            dst: Addr { node: NodeId::new(3), port: 0 },
             ..crate::testing::packet()
         }
     }
@@ -573,7 +577,7 @@ mod tests {
         let sink = Shared::default();
         let mut t = Tracer { ns2: Some(Box::new(sink.clone())), ..Tracer::default() };
         for now in [0.0, 0.0, 0.25, 0.25, 0.0000004, 1e-5, 0.0] {
-            t.link_event('+', now, 0, 1, &data_packet());
+            t.link_event('+', now, NodeId::new(0), NodeId::new(1), &data_packet());
         }
         let times: Vec<String> = sink.text().lines().map(|l| l.split(' ').nth(1).unwrap().to_string()).collect();
         assert_eq!(times, ["0", "0", "0.25", "0.25", "0", "1e-05", "0"]);
@@ -592,15 +596,15 @@ mod tests {
             Packet { flags: flags::CE, ..data },
             Packet { size: 40, ..data },
             Packet { fid: 2, ..data },
-            Packet { src: Addr { node: 0, port: 2 }, ..data },
-            Packet { dst: Addr { node: 4, port: 0 }, ..data },
+            Packet { src: Addr { node: NodeId::new(0), port: 2 }, ..data },
+            Packet { dst: Addr { node: NodeId::new(4), port: 0 }, ..data },
             Packet { kind: Kind::Cbr, ..data },
             Packet { kind: Kind::BindingUpdate, flow: FlowId(u32::MAX), ..data },
         ];
         for v in &variants {
-            t.link_event('+', 0.5, 0, 1, &data);
-            t.link_event('r', 1.5, 1, 0, &ack);
-            t.link_event('-', 2.5, 0, 1, v);
+            t.link_event('+', 0.5, NodeId::new(0), NodeId::new(1), &data);
+            t.link_event('r', 1.5, NodeId::new(1), NodeId::new(0), &ack);
+            t.link_event('-', 2.5, NodeId::new(0), NodeId::new(1), v);
         }
         let text = sink.text();
         let lines: Vec<&str> = text.lines().collect();

@@ -26,9 +26,8 @@ pub mod path;
 mod tests;
 
 use crate::ctx::{Ctx, Event};
-use crate::ids::RadioId;
+use crate::ids::{NodeId, RadioId};
 pub use crate::metrics::{Handover, HandoverFlow};
-pub use crate::packet::NO_VIA;
 use crate::packet::{Addr, FlowId, Kind, Packet, PacketId, PacketPool};
 use crate::random::Draws;
 use crate::wifi::Wifi;
@@ -54,23 +53,28 @@ enum Phase {
 
 struct Mobile {
     cfg: MobileConfig,
+    /// The nodes `cfg` names: the MN, its home agent, its MAP and the MAP's access routers.
+    node: NodeId,
+    home_agent: NodeId,
+    map: Option<NodeId>,
+    map_domain: Vec<NodeId>,
     /// The MN's radios, each with the access point radio of its WLAN.
     radios: Vec<(RadioId, RadioId)>,
     /// (MN radio, access point radio) while associated.
     assoc: Option<(RadioId, RadioId)>,
     /// What the anchors believe: the home agent tunnels to this node (MAP or access router;
     /// None: the MN is at home or unknown), the MAP to this access router.
-    ha_binding: Option<u32>,
-    map_binding: Option<u32>,
+    ha_binding: Option<NodeId>,
+    map_binding: Option<NodeId>,
     /// The access router of the care-of address in use, and whether it is in the MAP's domain.
-    registered_ar: Option<u32>,
+    registered_ar: Option<NodeId>,
     /// Route optimisation: the correspondent nodes (the other ends of the MN's flows) and the
     /// care-of address each has in its binding cache.
-    correspondents: Vec<u32>,
-    cn_bindings: Vec<(u32, u32)>,
+    correspondents: Vec<NodeId>,
+    cn_bindings: Vec<(NodeId, NodeId)>,
     phase: Phase,
     /// The anchors still to update in this handover, in order.
-    pending: Vec<u32>,
+    pending: Vec<NodeId>,
     bu_timeout: f64,
     beacon: Timer,
     step: Timer,
@@ -90,7 +94,7 @@ pub struct Mip {
     names: Vec<String>,
     /// (time, flow, bytes, access point node) of data delivered to MNs, and (time, flow) of data
     /// for MNs dropped.
-    pub deliveries: Vec<(f64, u32, u32, u32)>,
+    pub deliveries: Vec<(f64, u32, u32, NodeId)>,
     pub drops: Vec<(f64, u32)>,
 }
 
@@ -110,7 +114,7 @@ impl Mip {
         names: &[String],
         configs: Vec<MobileConfig>,
         radios: impl Fn(usize) -> Vec<(RadioId, RadioId)>,
-        peers: impl Fn(usize) -> Vec<u32>,
+        peers: impl Fn(usize) -> Vec<NodeId>,
         draws: Draws,
     ) -> Mip {
         let nodes = names.len();
@@ -121,6 +125,10 @@ impl Mip {
             .map(|(i, cfg)| {
                 by_node[cfg.node] = Some(i as u32);
                 Mobile {
+                    node: NodeId::of(cfg.node),
+                    home_agent: NodeId::of(cfg.home_agent),
+                    map: cfg.map.map(NodeId::of),
+                    map_domain: cfg.map_domain.iter().copied().map(NodeId::of).collect(),
                     radios: radios(cfg.node),
                     correspondents: if cfg.route_optimisation { peers(cfg.node) } else { Vec::new() },
                     cn_bindings: Vec::new(),
@@ -155,17 +163,17 @@ impl Mip {
         self.mobiles.is_empty()
     }
 
-    pub fn is_mobile(&self, node: u32) -> bool {
+    pub fn is_mobile(&self, node: NodeId) -> bool {
         self.mobile(node).is_some()
     }
 
-    fn mobile(&self, node: u32) -> Option<usize> {
-        self.by_node.get(node as usize).copied().flatten().map(|m| m as usize)
+    fn mobile(&self, node: NodeId) -> Option<usize> {
+        self.by_node.get(node.index()).copied().flatten().map(|m| m as usize)
     }
 
     /// Every handover that found a new access point, with its effect on each flow towards its
     /// MN; `flows` gives each flow's name and destination node.
-    pub fn handovers(&self, flows: &[(String, u32)]) -> Vec<Handover> {
+    pub fn handovers(&self, flows: &[(String, NodeId)]) -> Vec<Handover> {
         let mut out = Vec::new();
         for mob in &self.mobiles {
             let done: Vec<&Handover> = mob.records.iter().filter(|h| h.l2_done_s > 0.0).collect();
@@ -173,7 +181,7 @@ impl Mip {
                 let until = done.get(k + 1).map_or(f64::INFINITY, |n| n.link_lost_s);
                 let mut h = (*h).clone();
                 for (f, (name, dst)) in flows.iter().enumerate() {
-                    if *dst as usize == mob.cfg.node {
+                    if *dst == mob.node {
                         h.flows.push(self.effect(&h, f as u32, name, until));
                     }
                 }
@@ -185,7 +193,7 @@ impl Mip {
 
     /// What handover `h` did to flow `f` (deliveries after `until` belong to the next one).
     fn effect(&self, h: &Handover, f: u32, name: &str, until: f64) -> HandoverFlow {
-        let mine: Vec<&(f64, u32, u32, u32)> = self.deliveries.iter().filter(|d| d.1 == f).collect();
+        let mine: Vec<&(f64, u32, u32, NodeId)> = self.deliveries.iter().filter(|d| d.1 == f).collect();
         let last_old = mine
             .iter()
             .filter(|d| d.0 <= h.l2_done_s && Some(d.3) == h.from_ap)
@@ -225,14 +233,14 @@ impl Mip {
 /// A signalling packet (in the pool) for the network to send from `node`.
 #[must_use = "a packet handed back still holds its slot"]
 pub struct Outgoing {
-    pub node: u32,
+    pub node: NodeId,
     pub id: PacketId,
 }
 
 /// Where a packet goes next under Mobile IPv6.
 pub enum Route {
     /// By the static routes, towards this node.
-    Toward(u32),
+    Toward(NodeId),
     /// Over the air from radio `0` to radio `1`.
     Radio(RadioId, RadioId),
     Drop,
@@ -254,10 +262,10 @@ impl Mip {
                 let ap = wifi.stations[pair.1.index()].node;
                 // It starts registered where it is: at home, or bound at its anchors already.
                 let mob = &mut self.mobiles[m];
-                if ap as usize != mob.cfg.home_agent {
-                    let in_domain = mob.cfg.map.is_some() && mob.cfg.map_domain.contains(&(ap as usize));
+                if ap != mob.home_agent {
+                    let in_domain = mob.map.is_some() && mob.map_domain.contains(&ap);
                     mob.map_binding = in_domain.then_some(ap);
-                    let coa = if in_domain { mob.cfg.map.expect("in a domain") as u32 } else { ap };
+                    let coa = if in_domain { mob.map.expect("in a domain") } else { ap };
                     mob.ha_binding = Some(coa);
                     mob.cn_bindings = mob.correspondents.iter().map(|&cn| (cn, coa)).collect();
                 }
@@ -319,7 +327,7 @@ impl Mip {
     fn link_lost(&mut self, ctx: &mut Ctx, wifi: &Wifi, m: usize, old_ap: Option<RadioId>) {
         let now = ctx.now_secs();
         let from = old_ap.map(|ap| self.node_name(wifi.stations[ap.index()].node));
-        let node = self.node_name(self.mobiles[m].cfg.node as u32);
+        let node = self.node_name(self.mobiles[m].node);
         let from_ap = old_ap.map(|ap| wifi.stations[ap.index()].node);
         let mob = &mut self.mobiles[m];
         mob.assoc = None;
@@ -330,8 +338,8 @@ impl Mip {
         self.timer_at(ctx, m, MipTimer::Step, t);
     }
 
-    fn node_name(&self, node: u32) -> String {
-        self.names.get(node as usize).cloned().unwrap_or_else(|| node.to_string())
+    fn node_name(&self, node: NodeId) -> String {
+        self.names.get(node.index()).cloned().unwrap_or_else(|| node.to_string())
     }
 
     /// The next step of a handover, when its timer fires.
@@ -371,7 +379,7 @@ impl Mip {
                 }
                 mob.phase = Phase::Dad;
                 // at home the home address needs no DAD
-                let dad = if ap as usize == mob.cfg.home_agent { 0.0 } else { mob.cfg.dad };
+                let dad = if ap == mob.home_agent { 0.0 } else { mob.cfg.dad };
                 self.timer_at(ctx, m, MipTimer::Step, now + dad);
             }
             Phase::Dad => {
@@ -380,16 +388,15 @@ impl Mip {
                     h.dad_done_s = now;
                 }
                 let ap = wifi.stations[mob.assoc.expect("associated").1.index()].node;
-                let home = mob.cfg.home_agent as u32;
-                let in_domain = |ar: Option<u32>| {
-                    mob.cfg.map.is_some() && ar.is_some_and(|a| mob.cfg.map_domain.contains(&(a as usize)))
-                };
+                let home = mob.home_agent;
+                let in_domain =
+                    |ar: Option<NodeId>| mob.map.is_some() && ar.is_some_and(|a| mob.map_domain.contains(&a));
                 mob.pending = if ap == home || !in_domain(Some(ap)) {
                     vec![home]
                 } else if in_domain(mob.registered_ar) {
-                    vec![mob.cfg.map.expect("in a domain") as u32]
+                    vec![mob.map.expect("in a domain")]
                 } else {
-                    vec![mob.cfg.map.expect("in a domain") as u32, home]
+                    vec![mob.map.expect("in a domain"), home]
                 };
                 // the correspondents learn every new address the home agent learns
                 if mob.pending.contains(&home) {
@@ -417,12 +424,12 @@ impl Mip {
     /// intervals before those last ones are skipped as their sum, drawn at once from its normal
     /// law (the central limit of thousands of uniform draws): however short the intervals,
     /// catching up is a few thousand draws, inside one event.
-    fn next_router_advert(&mut self, ctx: &mut Ctx, wifi: &Wifi, ar: u32, now: f64) -> f64 {
+    fn next_router_advert(&mut self, ctx: &mut Ctx, wifi: &Wifi, ar: NodeId, now: f64) -> f64 {
         const RA_DRAWN: f64 = 4096.0;
         let m = self.mobiles.iter().find(|mob| mob.radios.iter().any(|&(_, ap)| wifi.stations[ap.index()].node == ar));
         let (lo, hi) = m.map_or((0.03, 0.07), |mob| mob.cfg.ra_interval);
         let draws = self.draws.as_mut().expect("set up");
-        let mut next = self.next_ra[ar as usize];
+        let mut next = self.next_ra[ar.index()];
         if next.is_nan() {
             next = draws.uniform(&mut ctx.rng) * hi; // a phase within the first interval
         }
@@ -442,7 +449,7 @@ impl Mip {
         while next < now {
             next += lo + draws.uniform(&mut ctx.rng) * (hi - lo);
         }
-        self.next_ra[ar as usize] = next;
+        self.next_ra[ar.index()] = next;
         next
     }
 
@@ -453,21 +460,21 @@ impl Mip {
         let ap = wifi.stations[ap_radio.index()].node;
         // the care-of address this update binds: the MAP's regional one when the home agent
         // is told of a move within the domain, else the new router's
-        let target = match mob.cfg.map {
-            Some(map) if anchor as usize != map && mob.cfg.map_domain.contains(&(ap as usize)) => map as u32,
+        let target = match mob.map {
+            Some(map) if anchor != map && mob.map_domain.contains(&ap) => map,
             _ => ap,
         };
         if let Some(h) = mob.records.last_mut() {
             h.binding_updates += 1;
         }
-        let node = mob.cfg.node as u32;
+        let node = mob.node;
         let timeout = mob.bu_timeout;
-        let pkt = Mip::signalling(ctx, Kind::BindingUpdate, node, anchor, BU_BYTES, target as i64);
+        let pkt = Mip::signalling(ctx, Kind::BindingUpdate, node, anchor, BU_BYTES, target.get() as i64);
         self.timer_at(ctx, m, MipTimer::Step, now + timeout);
         Some(Outgoing { node, id: ctx.pkts.alloc(pkt) })
     }
 
-    fn signalling(ctx: &mut Ctx, kind: Kind, from: u32, to: u32, size: u32, seq: i64) -> Packet {
+    fn signalling(ctx: &mut Ctx, kind: Kind, from: NodeId, to: NodeId, size: u32, seq: i64) -> Packet {
         Packet {
             uid: ctx.next_uid(),
             flow: FlowId(u32::MAX),
@@ -484,26 +491,26 @@ impl Mip {
             sack: Default::default(),
             nsack: 0,
             encaps: 0,
-            via: NO_VIA,
-            tunnel_from: 0,
+            via: None,
+            tunnel_from: NodeId::default(),
             mip_bytes: 0,
         }
     }
 
     /// A binding update or acknowledgement reached its destination `node`: an acknowledgement
     /// or the next update may come out of it, for the network to send.
-    pub fn on_signalling(&mut self, ctx: &mut Ctx, wifi: &Wifi, node: u32, pkt: Packet) -> Option<Outgoing> {
+    pub fn on_signalling(&mut self, ctx: &mut Ctx, wifi: &Wifi, node: NodeId, pkt: Packet) -> Option<Outgoing> {
         let now = ctx.now_secs();
         match pkt.kind {
             Kind::BindingUpdate => {
                 let m = self.mobile(pkt.src.node)?;
-                let target = pkt.seq as u32;
+                let target = NodeId::new(pkt.seq as u32); // the care-of address the update binds
                 let mob = &mut self.mobiles[m];
-                let is_map = Some(node as usize) == mob.cfg.map;
-                let at_home = target as usize == mob.cfg.home_agent;
+                let is_map = Some(node) == mob.map;
+                let at_home = target == mob.home_agent;
                 if is_map {
                     mob.map_binding = Some(target);
-                } else if node as usize == mob.cfg.home_agent {
+                } else if node == mob.home_agent {
                     // at home (the home agent's own link) the binding is removed
                     mob.ha_binding = (!at_home).then_some(target);
                 } else {
@@ -520,19 +527,19 @@ impl Mip {
                 }
                 // the acknowledgement goes to the new care-of address: through the router the
                 // MN registered from (the update's target, or the MAP's binding)
-                let ar = if is_map || mob.cfg.map.is_none() || target as usize == mob.cfg.home_agent {
+                let ar = if is_map || mob.map.is_none() || target == mob.home_agent {
                     target
                 } else {
                     mob.map_binding.unwrap_or(target)
                 };
-                let mut ack = Mip::signalling(ctx, Kind::BindingAck, node, pkt.src.node, BA_BYTES, node as i64);
-                ack.via = ar;
+                let mut ack = Mip::signalling(ctx, Kind::BindingAck, node, pkt.src.node, BA_BYTES, node.get() as i64);
+                ack.via = Some(ar);
                 Some(Outgoing { node, id: ctx.pkts.alloc(ack) })
             }
             Kind::BindingAck => {
                 let m = self.mobile(node)?;
                 let mob = &mut self.mobiles[m];
-                if mob.phase != Phase::Binding || mob.pending.first() != Some(&(pkt.seq as u32)) {
+                if mob.phase != Phase::Binding || mob.pending.first() != Some(&NodeId::new(pkt.seq as u32)) {
                     return None; // a late duplicate
                 }
                 mob.pending.remove(0);
@@ -565,7 +572,7 @@ impl Mip {
 
     /// Where packet `id` at `node` goes next under Mobile IPv6 (its tunnel headers put on or
     /// taken off here), or None for plain static routing.
-    pub(crate) fn route(&self, pkts: &mut PacketPool, wifi: &Wifi, node: u32, id: PacketId) -> Option<Route> {
+    pub(crate) fn route(&self, pkts: &mut PacketPool, wifi: &Wifi, node: NodeId, id: PacketId) -> Option<Route> {
         let p = *pkts.get(id);
         let signalling = matches!(p.kind, Kind::BindingUpdate | Kind::BindingAck);
         // At a mobile node: out through its access point, tunnelled home when away.
@@ -580,22 +587,22 @@ impl Mip {
                 pkt.size += RO_BYTES;
                 pkt.mip_bytes += RO_BYTES as u16;
             } else if p.src.node == node && !signalling && away && p.encaps == 0 && self.mobile(p.dst.node).is_none() {
-                let via_map = mob.map_binding.is_some() && mob.ha_binding == mob.cfg.map.map(|x| x as u32);
+                let via_map = mob.map_binding.is_some() && mob.ha_binding == mob.map;
                 let pkt = pkts.get_mut(id);
                 pkt.encaps = if via_map { 2 } else { 1 };
                 pkt.size += TUNNEL_BYTES * pkt.encaps as u32;
                 pkt.mip_bytes += (TUNNEL_BYTES * pkt.encaps as u32) as u16;
-                pkt.via = if via_map { mob.cfg.map.expect("bound") as u32 } else { mob.cfg.home_agent as u32 };
+                pkt.via = Some(if via_map { mob.map.expect("bound") } else { mob.home_agent });
                 pkt.tunnel_from = node;
             }
             return Some(Route::Radio(r, ap));
         }
-        if p.via != NO_VIA && p.via != node {
-            return Some(Route::Toward(p.via));
+        if let Some(via) = p.via.filter(|&via| via != node) {
+            return Some(Route::Toward(via));
         }
-        let arrived = p.via == node;
+        let arrived = p.via == Some(node);
         if arrived {
-            pkts.get_mut(id).via = NO_VIA;
+            pkts.get_mut(id).via = None;
             // the end of a reverse tunnel from an MN: the MAP passes it on to the home agent,
             // the home agent takes the last header off
             if let Some(m) = self.mobile(p.src.node).filter(|_| self.mobile(p.dst.node).is_none()) {
@@ -604,10 +611,10 @@ impl Mip {
                 pkt.encaps = pkt.encaps.saturating_sub(1);
                 pkt.size -= TUNNEL_BYTES;
                 pkt.mip_bytes -= TUNNEL_BYTES as u16;
-                if Some(node as usize) == mob.cfg.map {
-                    pkt.via = mob.cfg.home_agent as u32;
+                if Some(node) == mob.map {
+                    pkt.via = Some(mob.home_agent);
                     pkt.tunnel_from = node;
-                    return Some(Route::Toward(pkt.via));
+                    return Some(Route::Toward(mob.home_agent));
                 }
                 return None;
             }
@@ -620,7 +627,7 @@ impl Mip {
                 let pkt = pkts.get_mut(id);
                 pkt.size += RO_BYTES;
                 pkt.mip_bytes += RO_BYTES as u16;
-                pkt.via = coa;
+                pkt.via = Some(coa);
                 return Some(Route::Toward(coa));
             }
         }
@@ -630,7 +637,7 @@ impl Mip {
                 _ => Route::Drop, // the MN is not (or no longer) on this router's link
             }
         };
-        if node as usize == mob.cfg.home_agent && p.encaps == 0 && !signalling {
+        if node == mob.home_agent && p.encaps == 0 && !signalling {
             let at_home = mob.assoc.is_some_and(|(_, ap)| wifi.stations[ap.index()].node == node);
             if at_home {
                 return Some(deliver_here());
@@ -640,17 +647,17 @@ impl Mip {
             pkt.encaps += 1;
             pkt.size += TUNNEL_BYTES;
             pkt.mip_bytes += TUNNEL_BYTES as u16;
-            pkt.via = target;
+            pkt.via = Some(target);
             pkt.tunnel_from = node;
             return Some(Route::Toward(target));
         }
-        if arrived && Some(node as usize) == mob.cfg.map && !signalling {
+        if arrived && Some(node) == mob.map && !signalling {
             let Some(ar) = mob.map_binding else { return Some(Route::Drop) };
             let pkt = pkts.get_mut(id);
             pkt.encaps += 1;
             pkt.size += TUNNEL_BYTES;
             pkt.mip_bytes += TUNNEL_BYTES as u16;
-            pkt.via = ar;
+            pkt.via = Some(ar);
             pkt.tunnel_from = node;
             return Some(Route::Toward(ar));
         }
@@ -658,11 +665,11 @@ impl Mip {
             return Some(deliver_here());
         }
         // not yet tunnelled: to the home network
-        Some(Route::Toward(mob.cfg.home_agent as u32))
+        Some(Route::Toward(mob.home_agent))
     }
 
     /// Notes a data packet delivered at `now` to a mobile node through access point `ap`.
-    pub fn note_delivery(&mut self, now: f64, pkt: &Packet, ap: u32) {
+    pub fn note_delivery(&mut self, now: f64, pkt: &Packet, ap: NodeId) {
         if self.is_mobile(pkt.dst.node) && matches!(pkt.kind, Kind::Tcp | Kind::Cbr) {
             self.deliveries.push((now, pkt.flow.0, pkt.payload, ap));
         }

@@ -9,18 +9,19 @@
 
 use super::path::{Move, Path};
 use super::*;
+use crate::ids::NodeId;
 use crate::testing::packet;
 use crate::trace::Tracer;
 use crate::wifi::phy::{Preamble, Radio, Timing};
 use crate::wifi::WlanConfig;
 use tcplab_des::{Ns2Rng, Rng, Time};
 
-const HA: u32 = 0;
-const MAP: u32 = 1;
-const AR1: u32 = 2;
-const AR2: u32 = 3;
-const MN: u32 = 4;
-const CN: u32 = 5;
+const HA: NodeId = NodeId::new(0);
+const MAP: NodeId = NodeId::new(1);
+const AR1: NodeId = NodeId::new(2);
+const AR2: NodeId = NodeId::new(3);
+const MN: NodeId = NodeId::new(4);
+const CN: NodeId = NodeId::new(5);
 /// Radios: (home WLAN) HA 0, MN 1; (AR1's) AR1 2, MN 3; (AR2's) AR2 4, MN 5.
 const MN_RADIOS: [(u32, u32); 3] = [(1, 0), (3, 2), (5, 4)];
 const AR2_RADIO: u32 = 4;
@@ -33,7 +34,7 @@ const DAD: f64 = 1.0;
 fn wlan(name: &str, ap: usize, at: (f64, f64)) -> WlanConfig {
     WlanConfig {
         name: name.into(),
-        nodes: vec![ap, MN as usize],
+        nodes: vec![ap, MN.index()],
         positions: vec![at, (105.0, 0.0)],
         access_point: Some(ap),
         timing: Timing {
@@ -60,7 +61,7 @@ fn wlan(name: &str, ap: usize, at: (f64, f64)) -> WlanConfig {
 enum Hop {
     /// Plain static routing.
     Static,
-    Toward(u32),
+    Toward(NodeId),
     Radio(u32, u32),
     Drop,
 }
@@ -75,17 +76,17 @@ struct Net {
 
 impl Net {
     /// The topology above; `map_domain` empty: plain Mobile IPv6.
-    fn new(map_domain: &[u32], route_optimisation: bool) -> Net {
+    fn new(map_domain: &[NodeId], route_optimisation: bool) -> Net {
         let wlans = vec![wlan("home", 0, (-5000.0, 0.0)), wlan("w1", 2, (0.0, 0.0)), wlan("w2", 3, (400.0, 0.0))];
         let mut wifi = Wifi::new(wlans, |name| Draws::Own(Rng::stream(SEED, &name)));
-        let to_ar2 = Move { node: MN as usize, at: 1.0, to: (500.0, 0.0), speed: 100.0 };
+        let to_ar2 = Move { node: MN.index(), at: 1.0, to: (500.0, 0.0), speed: 100.0 };
         wifi.paths = vec![None; 6];
-        wifi.paths[MN as usize] = Some(Path::new((105.0, 0.0), &[&to_ar2]));
+        wifi.paths[MN.index()] = Some(Path::new((105.0, 0.0), &[&to_ar2]));
         let cfg = MobileConfig {
-            node: MN as usize,
-            home_agent: HA as usize,
-            map: (!map_domain.is_empty()).then_some(MAP as usize),
-            map_domain: map_domain.iter().map(|&n| n as usize).collect(),
+            node: MN.index(),
+            home_agent: HA.index(),
+            map: (!map_domain.is_empty()).then_some(MAP.index()),
+            map_domain: map_domain.iter().map(|n| n.index()).collect(),
             l2_handoff: 0.1,
             beacon_interval: 0.1,
             ra_interval: (RA, RA),
@@ -94,10 +95,10 @@ impl Net {
         };
         let names: Vec<String> = ["ha", "map", "ar1", "ar2", "mn", "cn"].iter().map(|s| s.to_string()).collect();
         let radios = |node: usize| {
-            let mine = if node == MN as usize { MN_RADIOS.as_slice() } else { &[] };
+            let mine = if node == MN.index() { MN_RADIOS.as_slice() } else { &[] };
             mine.iter().map(|&(r, ap)| (RadioId(r), RadioId(ap))).collect()
         };
-        let peers = |node: usize| if node == MN as usize { vec![CN] } else { Vec::new() };
+        let peers = |node: usize| if node == MN.index() { vec![CN] } else { Vec::new() };
         let mip = Mip::new(&names, vec![cfg], radios, peers, Draws::Own(Rng::stream(SEED, "mip")));
         let ctx = Ctx::new(1, Tracer::default(), Ns2Rng::seeded(1));
         let mut net = Net { ctx, wifi, mip, sent: Vec::new() };
@@ -132,7 +133,7 @@ impl Net {
     }
 
     /// Signalling `pkt` reaches `node` now; what it sends back, and from where.
-    fn deliver(&mut self, node: u32, pkt: Packet) -> Option<(u32, Packet)> {
+    fn deliver(&mut self, node: NodeId, pkt: Packet) -> Option<(NodeId, Packet)> {
         let out = self.mip.on_signalling(&mut self.ctx, &self.wifi, node, pkt)?;
         Some((out.node, self.ctx.pkts.release(out.id)))
     }
@@ -140,7 +141,7 @@ impl Net {
     /// Follows `pkt` from `node` as the network would: on towards a tunnel's end or over the
     /// air, until it is at its destination, dropped, or left to static routing. Each step: the
     /// node, where `route` sent it, and the packet's size and tunnel headers after.
-    fn walk(&mut self, mut node: u32, pkt: Packet) -> Vec<(u32, Hop, u32, u8)> {
+    fn walk(&mut self, mut node: NodeId, pkt: Packet) -> Vec<(NodeId, Hop, u32, u8)> {
         let id = self.ctx.pkts.alloc(pkt);
         let mut steps = Vec::new();
         loop {
@@ -189,18 +190,18 @@ fn close(a: f64, b: f64) -> bool {
 /// Plays a handover to its end: every binding update is answered 10 ms after it is sent, and
 /// its acknowledgement reaches the MN 10 ms later. Returns the (anchor, care-of address bound)
 /// of each update in order, and when the first was sent.
-fn handover(net: &mut Net) -> (f64, Vec<(u32, u32)>) {
+fn handover(net: &mut Net) -> (f64, Vec<(NodeId, NodeId)>) {
     let mut bound = Vec::new();
     let (first, bu) = net.next_update();
     let (mut at, mut bu) = (first, bu);
     loop {
         assert_eq!((bu.kind, bu.size, bu.src.node), (Kind::BindingUpdate, BU_BYTES, MN));
-        bound.push((bu.dst.node, bu.seq as u32));
+        bound.push((bu.dst.node, NodeId::new(bu.seq as u32)));
         net.run_until(at + 0.01);
         let (from, ack) = net.deliver(bu.dst.node, bu).expect("the anchor acknowledges");
         assert_eq!((from, ack.kind, ack.size, ack.dst.node), (bu.dst.node, Kind::BindingAck, BA_BYTES, MN));
         // the acknowledgement goes to the new on-link care-of address, through AR2
-        assert_eq!(ack.via, AR2);
+        assert_eq!(ack.via, Some(AR2));
         net.run_until(at + 0.02);
         match net.deliver(MN, ack) {
             None => break,
@@ -263,7 +264,7 @@ fn an_unacknowledged_binding_update_is_sent_again_after_1_s_then_2_s() {
     let times: Vec<f64> = net.sent.iter().map(|s| s.0).collect();
     let want = [dad, dad + 1.0, dad + 3.0];
     assert!(times.len() == 3 && times.iter().zip(want).all(|(&t, w)| close(t, w)), "{times:?}, want {want:?}");
-    assert!(net.sent.iter().all(|(_, bu)| (bu.dst.node, bu.seq) == (HA, AR2 as i64)), "the same update");
+    assert!(net.sent.iter().all(|(_, bu)| (bu.dst.node, bu.seq) == (HA, AR2.get() as i64)), "the same update");
     // the third is answered: the handover completes, with 3 updates counted
     let (_, bu) = net.sent.pop().expect("sent");
     let (_, ack) = net.deliver(HA, bu).expect("acknowledged");
@@ -272,7 +273,7 @@ fn an_unacknowledged_binding_update_is_sent_again_after_1_s_then_2_s() {
     assert!(close(h.complete_s, dad + 3.5) && close(h.binding_s, dad + 3.5));
     assert_eq!(h.binding_updates, 3);
     // the retransmission timer is off, and an acknowledgement of an earlier copy is ignored
-    let late = Packet { kind: Kind::BindingAck, src: Addr { node: HA, port: 0 }, seq: HA as i64, ..packet() };
+    let late = Packet { kind: Kind::BindingAck, src: Addr { node: HA, port: 0 }, seq: HA.get() as i64, ..packet() };
     assert!(net.deliver(MN, late).is_none());
     net.run_until(20.0);
     assert_eq!(net.sent.len(), 2, "no update after the acknowledgement");
@@ -281,7 +282,7 @@ fn an_unacknowledged_binding_update_is_sent_again_after_1_s_then_2_s() {
 #[test]
 fn packets_are_tunnelled_through_the_anchors_and_dropped_off_the_mn_link() {
     let t = TUNNEL_BYTES;
-    let data = |from: u32, to: u32| Packet {
+    let data = |from: NodeId, to: NodeId| Packet {
         size: 1040,
         src: Addr { node: from, port: 0 },
         dst: Addr { node: to, port: 0 },
@@ -289,7 +290,7 @@ fn packets_are_tunnelled_through_the_anchors_and_dropped_off_the_mn_link() {
     };
     // (case, MAP domain, route optimisation, CN -> MN, MN -> CN: the steps of each)
     #[allow(clippy::type_complexity)]
-    let cases: [(&str, Vec<u32>, bool, Vec<(u32, Hop, u32, u8)>, Vec<(u32, Hop, u32, u8)>); 3] = [
+    let cases: [(&str, Vec<NodeId>, bool, Vec<(NodeId, Hop, u32, u8)>, Vec<(NodeId, Hop, u32, u8)>); 3] = [
         (
             // to the home network, tunnelled there (+40 bytes) to AR2, which has the MN on
             // its link; back the same way (bidirectional tunnelling)
@@ -344,7 +345,7 @@ fn packets_are_tunnelled_through_the_anchors_and_dropped_off_the_mn_link() {
         assert_eq!(net.walk(CN, data(CN, MN)), down, "{case}: CN -> MN");
         assert_eq!(net.walk(MN, data(MN, CN)), up, "{case}: MN -> CN");
         // a packet tunnelled to AR1 under the old binding finds the MN gone from its link
-        let stale = Packet { encaps: 1, size: 1040 + t, via: AR1, ..data(CN, MN) };
+        let stale = Packet { encaps: 1, size: 1040 + t, via: Some(AR1), ..data(CN, MN) };
         assert_eq!(net.walk(AR1, stale), [(AR1, Hop::Drop, 1040 + t, 1)], "{case}");
     }
     // before the move, at AR1 (so HMIPv6 starts bound: MAP -> AR1, home agent -> MAP)

@@ -3,7 +3,7 @@
 
 use super::{Flow, Receiver, RunError, RunOptions, Sender, Simulation};
 use crate::guard::Guard;
-use crate::ids::{ActionId, RadioId};
+use crate::ids::{ActionId, NodeId, RadioId};
 use crate::loss::Loss;
 use crate::metrics::Sampler;
 use crate::mobility::Mip;
@@ -100,7 +100,7 @@ fn pcap_capture(scenario: &Scenario, mip: &Mip, dir: &Option<PathBuf>) -> io::Re
             Transport::Udp => FlowWire { segment: 1, timestamps: false, window: 65535 },
         })
         .collect();
-    let mobile = (0..scenario.nodes.len() as u32).map(|n| mip.is_mobile(n)).collect();
+    let mobile = (0..scenario.nodes.len()).map(|n| mip.is_mobile(NodeId::of(n))).collect();
     Pcap::new(scenario.pcap_ip, flows, mobile, files)
 }
 
@@ -151,7 +151,8 @@ impl Simulation {
         let seed = opts.seed.unwrap_or(scenario.seed);
         let end = opts.until.unwrap_or(scenario.duration);
         let traces = scenario.traces.union(opts.traces);
-        let only_links = scenario.trace_links.as_ref().map(|l| l.iter().map(|&(a, b)| (a as u32, b as u32)).collect());
+        let only_links =
+            scenario.trace_links.as_ref().map(|l| l.iter().map(|&(a, b)| (NodeId::of(a), NodeId::of(b))).collect());
         let mut tracer =
             Tracer { tcp_header: traces.tcp_header, events: traces.events, only_links, ..Tracer::default() };
         if traces.ns2 {
@@ -165,7 +166,7 @@ impl Simulation {
             let links: Vec<_> = scenario
                 .links
                 .iter()
-                .map(|l| (l.a as u32, l.b as u32, l.bandwidth_bps, l.delay.as_secs_f64()))
+                .map(|l| (NodeId::of(l.a), NodeId::of(l.b), l.bandwidth_bps, l.delay.as_secs_f64()))
                 .collect();
             tracer.nam_topology(scenario.nodes.len(), &links);
         }
@@ -197,7 +198,7 @@ impl Simulation {
                 let queue = QueueConfig { limit, ..l.queue.clone() };
                 let rng = draws(format!("link/{}->{}", scenario.nodes[from], scenario.nodes[to]));
                 let queue = Queue::new(&queue, l.bandwidth_bps, l.delay, rng);
-                links.push(Link::new(from as u32, to as u32, l.bandwidth_bps, l.delay.as_secs_f64(), queue));
+                links.push(Link::new(NodeId::of(from), NodeId::of(to), l.bandwidth_bps, l.delay.as_secs_f64(), queue));
             }
         }
         let mut radio_losses = Vec::new();
@@ -228,15 +229,15 @@ impl Simulation {
             pairs
         };
         // each node's correspondents: the other ends of its flows
-        let peers = |node: usize| -> Vec<u32> {
-            let mut p: Vec<u32> = scenario
+        let peers = |node: usize| -> Vec<NodeId> {
+            let mut p: Vec<NodeId> = scenario
                 .flows
                 .iter()
                 .filter_map(|f| {
                     if f.to == node {
-                        Some(f.from as u32)
+                        Some(NodeId::of(f.from))
                     } else if f.from == node {
-                        Some(f.to as u32)
+                        Some(NodeId::of(f.to))
                     } else {
                         None
                     }
@@ -261,7 +262,7 @@ impl Simulation {
         let mut port = |node: usize| {
             let p = next_port[node];
             next_port[node] += 1;
-            Addr { node: node as u32, port: p }
+            Addr { node: NodeId::of(node), port: p }
         };
         let mut flows = Vec::with_capacity(scenario.flows.len());
         for (i, f) in scenario.flows.iter().enumerate() {
@@ -315,7 +316,7 @@ impl Simulation {
             let flow_names = scenario.flows.iter().map(|f| f.name.clone()).collect();
             let link_names = net.links.iter().map(|l| link_name(&scenario.nodes, l)).collect();
             let traced =
-                |l: &Link| scenario.trace_links.as_ref().is_none_or(|d| d.contains(&(l.from as usize, l.to as usize)));
+                |l: &Link| scenario.trace_links.as_ref().is_none_or(|d| d.contains(&(l.from.index(), l.to.index())));
             let links = net.links.iter().map(traced).collect();
             Sampler::new(interval, flow_names, link_names, traced_flows, links)
         });

@@ -5,6 +5,7 @@ mod build;
 mod summary;
 
 use crate::guard::{Alarm, Guard};
+use crate::ids::NodeId;
 use crate::metrics::{FlowSeries, LinkSample, LinkSeries, Sampler, Summary, TcpSeries};
 use crate::network::{link_name, unchecked, Event, Link, Network, TimerKind};
 use crate::packet::{Kind, PacketId};
@@ -154,7 +155,7 @@ impl Simulation {
     /// `LinkStats::queue_integral`), for measurements over part of a run.
     pub fn queue_integral(&self, from: &str, to: &str) -> Option<f64> {
         let nodes = &self.scenario.nodes;
-        let id = |n: &str| nodes.iter().position(|x| x == n).map(|i| i as u32);
+        let id = |n: &str| nodes.iter().position(|x| x == n).map(NodeId::of);
         let (a, b) = (id(from)?, id(to)?);
         self.net.links.iter().find(|l| (l.from, l.to) == (a, b)).map(|l| l.stats.queue_integral(self.net.ctx.now()))
     }

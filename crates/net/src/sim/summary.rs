@@ -1,6 +1,7 @@
 //! Ending a run: the summary computed from the counters, and the series handed back.
 
 use super::{CwndSeries, RttSeries, RunError, RunResult, Series, Simulation};
+use crate::ids::NodeId;
 use crate::metrics::{jain, FlowSummary, LinkSummary, RadioSummary, Summary};
 use crate::network::link_name;
 use crate::scenario::Transport;
@@ -93,7 +94,7 @@ impl Simulation {
             .links
             .iter()
             .map(|l| {
-                let (from, to) = (&sc.nodes[l.from as usize], &sc.nodes[l.to as usize]);
+                let (from, to) = (&sc.nodes[l.from.index()], &sc.nodes[l.to.index()]);
                 let busy = l.stats.busy_time.saturating_sub(l.busy_until().saturating_sub(end));
                 LinkSummary {
                     name: link_name(&sc.nodes, l),
@@ -115,11 +116,11 @@ impl Simulation {
             .iter()
             .map(|s| RadioSummary {
                 wlan: sc.wlans[s.wlan_index()].name.clone(),
-                node: sc.nodes[s.node as usize].clone(),
+                node: sc.nodes[s.node.index()].clone(),
                 mac: s.stats.clone(),
             })
             .collect();
-        let flow_ends: Vec<(String, u32)> = sc.flows.iter().map(|f| (f.name.clone(), f.to as u32)).collect();
+        let flow_ends: Vec<(String, NodeId)> = sc.flows.iter().map(|f| (f.name.clone(), NodeId::of(f.to))).collect();
         let handovers = self.net.mip.handovers(&flow_ends);
         Summary {
             name: sc.name.clone(),

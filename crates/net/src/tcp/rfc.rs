@@ -113,9 +113,8 @@ impl RfcSender {
     /// `cwnd_`, the window is the controller's, without the inflation of fast recovery.
     pub fn trace_cwnd(&mut self, net: &mut impl Port) {
         let now = (self.cc.cwnd().min(self.rwnd), self.cc.ssthresh().min(self.rwnd) as i64);
-        if now != self.traced && net.tracer().cwnd_enabled() {
-            let (a, b, t) = (self.ep.addr, self.ep.peer, net.now_secs());
-            net.tracer().cwnd_event(t, self.ep.flow.0, (a.node, a.port), (b.node, b.port), now.0, now.1);
+        if now != self.traced {
+            net.trace_cwnd(&self.ep, now.0, now.1);
         }
         self.traced = now;
     }

@@ -245,11 +245,7 @@ impl Ns2Sender {
 
     /// Writes the current cwnd to the cwnd trace and series.
     fn trace_cwnd(&self, net: &mut impl Port) {
-        if net.tracer().cwnd_enabled() {
-            let now = net.now_secs();
-            let (a, b) = (self.ep.addr, self.ep.peer);
-            net.tracer().cwnd_event(now, self.ep.flow.0, (a.node, a.port), (b.node, b.port), self.cwnd, self.ssthresh);
-        }
+        net.trace_cwnd(&self.ep, self.cwnd, self.ssthresh);
     }
 
     /// The cwnd trace's line when the trace is attached, before `$ns run` resets the agent:
@@ -266,8 +262,8 @@ impl Ns2Sender {
     /// A line of the cwnd trace file that the series does not get.
     fn trace_cwnd_line(&self, net: &mut impl Port, cwnd: f64) {
         if net.tracer().cwnd_enabled() {
-            let (a, b, now) = (self.ep.addr, self.ep.peer, net.now_secs());
-            net.tracer().cwnd_line(now, self.ep.flow.0, (a.node, a.port), (b.node, b.port), cwnd);
+            let now = net.now_secs();
+            net.tracer().cwnd_line(now, self.ep.flow.0, self.ep.addr, self.ep.peer, cwnd);
         }
     }
 

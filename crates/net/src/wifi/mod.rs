@@ -16,7 +16,7 @@ pub mod phy;
 mod tests;
 
 use crate::ctx::{Ctx, Event};
-use crate::ids::{FrameId, RadioId};
+use crate::ids::{FrameId, NodeId, RadioId};
 pub use crate::metrics::MacStats;
 use crate::packet::{Packet, PacketId};
 use crate::random::Draws;
@@ -62,7 +62,7 @@ enum State {
 
 /// A radio: one node's interface on one WLAN.
 pub struct Station {
-    pub node: u32,
+    pub node: NodeId,
     wlan: u32,
     pos: (f64, f64),
     /// Packets waiting, with the radio each goes to.
@@ -121,8 +121,8 @@ pub enum Outcome {
     /// Packet `id` (a copy: the frame keeps its own until it is acknowledged) reached `node`
     /// through its radio `radio`, sent by node `from`. The radio waits for `Wifi::resume`.
     Delivered {
-        node: u32,
-        from: u32,
+        node: NodeId,
+        from: NodeId,
         radio: RadioId,
         id: PacketId,
     },
@@ -140,7 +140,7 @@ impl Wifi {
         for (w, cfg) in wlans.iter().enumerate() {
             for (&node, &pos) in cfg.nodes.iter().zip(&cfg.positions) {
                 stations.push(Station {
-                    node: node as u32,
+                    node: NodeId::of(node),
                     wlan: w as u32,
                     pos,
                     queue: Ring::default(),
@@ -175,7 +175,7 @@ impl Wifi {
 
     /// The radio of `node` on WLAN `wlan`.
     pub fn radio(&self, wlan: usize, node: usize) -> Option<RadioId> {
-        let r = self.stations.iter().position(|s| s.wlan as usize == wlan && s.node as usize == node)?;
+        let r = self.stations.iter().position(|s| s.wlan as usize == wlan && s.node.index() == node)?;
         Some(RadioId(r as u32))
     }
 
@@ -193,7 +193,7 @@ impl Wifi {
     /// Where radio `r` is at time `t`.
     pub fn position(&self, r: RadioId, t: f64) -> (f64, f64) {
         let s = &self.stations[r.index()];
-        match self.paths.get(s.node as usize) {
+        match self.paths.get(s.node.index()) {
             Some(Some(path)) => path.at(s.pos, t),
             _ => s.pos,
         }
@@ -256,8 +256,8 @@ impl Wifi {
             }
         };
         // CTS and ACK carry no transmitter address
-        let src = if matches!(frame.kind, FrameKind::Cts | FrameKind::Ack) { 0 } else { node(self, frame.src) };
-        let mac = ((frame.nav * 1e6).round() as u32, node(self, frame.dst), src, etype);
+        let src = if matches!(frame.kind, FrameKind::Cts | FrameKind::Ack) { 0 } else { node(self, frame.src).get() };
+        let mac = ((frame.nav * 1e6).round() as u32, node(self, frame.dst).get(), src, etype);
         let packet = frame.pkt.map(|id| *ctx.pkts.get(id));
         let e = crate::trace::WirelessEvent {
             ev,
@@ -282,7 +282,7 @@ impl Wifi {
         &mut self,
         ctx: &mut Ctx,
         ev: char,
-        node: u32,
+        node: NodeId,
         layer: &'static str,
         reason: &'static str,
         pkt: &Packet,
@@ -296,7 +296,7 @@ impl Wifi {
         &mut self,
         ctx: &mut Ctx,
         ev: char,
-        node: u32,
+        node: NodeId,
         layer: &'static str,
         reason: &'static str,
         pkt: &Packet,

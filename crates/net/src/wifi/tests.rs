@@ -139,7 +139,7 @@ impl Bed {
             Outcome::Nothing => {}
             Outcome::Delivered { node, from, radio, id } => {
                 let uid = self.ctx.pkts.release(id).uid;
-                self.log.push((now, Seen::Delivered { node, from, uid }));
+                self.log.push((now, Seen::Delivered { node: node.get(), from: from.get(), uid }));
                 self.wifi.resume(&mut self.ctx, radio);
             }
             Outcome::Dropped(id) => {
