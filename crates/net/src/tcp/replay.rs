@@ -89,10 +89,10 @@ fn parse(text: &str) -> Trace<'_> {
 }
 
 /// One case: its fixtures and what its Tcl sets.
-struct Case {
+struct Case<'a> {
     name: &'static str,
-    trace: &'static str,
-    cwnd: &'static str,
+    trace: &'a str,
+    cwnd: &'a str,
     variant: TcpVariant,
     /// What the Tcl sets on the sender (`knobs` of dumbbell.tcl), over ns-2's defaults.
     params: TcpParams,
@@ -125,12 +125,12 @@ fn sink(sack: bool, delack: bool) -> SinkConfig {
 }
 
 /// A case whose Tcl sets `window_` to `window` (ns-2's default is 20).
-fn case(
-    (name, trace, cwnd): (&'static str, &'static str, &'static str),
+fn case<'a>(
+    (name, trace, cwnd): (&'static str, &'a str, &'a str),
     variant: TcpVariant,
     sink: SinkConfig,
     window: u32,
-) -> Case {
+) -> Case<'a> {
     // the case scripts' runs: 60 segments; Vegas's goes on to 2 s for its backed-off timeout
     let stop = if variant == TcpVariant::Vegas { 2.0 } else { 1.5 };
     let params = TcpParams { window, ..TcpParams::default() };
@@ -387,4 +387,18 @@ fn replay_vegas_fine_grained_retransmit_and_timeouts() {
 #[test]
 fn replay_delack_sink_with_reno() {
     check(case(fixtures!("delack"), TcpVariant::Reno, sink(false, true), 20), (39, 63, 29, 6));
+}
+
+/// The harness itself: a trace altered in one place (ns-2 sending 44 where it sent 43) fails
+/// the replay there, naming that line.
+#[test]
+#[should_panic(
+    expected = "sender segment #45 differs\n  ns-2:   line 160: + 0.450347 0 1 tcp 1040 ------- 1 0.0 3.0 44 82"
+)]
+fn replay_reports_the_first_differing_line() {
+    let (name, trace, cwnd) = fixtures!("reno");
+    let sent_43 = "+ 0.450347 0 1 tcp 1040 ------- 1 0.0 3.0 43 82";
+    assert!(trace.contains(sent_43));
+    let altered = trace.replace(sent_43, "+ 0.450347 0 1 tcp 1040 ------- 1 0.0 3.0 44 82");
+    check(case((name, &altered, cwnd), TcpVariant::Reno, sink(false, false), 32), (61, 63, 36, 8));
 }
