@@ -5,6 +5,9 @@ mod scoreboard;
 mod sender;
 mod sink;
 
+#[cfg(test)]
+mod replay;
+
 use crate::packet::FlowId;
 use crate::port::{Port, TimerKind};
 pub use rfc::RfcSender;
