@@ -493,6 +493,20 @@ pub struct TcpParams {
     pub rbp_scale: f64,
     pub rbp_rate_algorithm: u32,
     pub tcpip_base_hdr_size: u32,
+    /// ns-2's `windowOption_`: 1, the standard increase of `increase_num`/cwnd per ACK, or 8,
+    /// HighSpeed TCP (RFC 3649) with the response function set by `low_window`,
+    /// `high_window`, `high_p` and `high_decrease`.
+    pub window_option: u32,
+    pub low_window: i32,
+    pub high_window: i32,
+    pub high_p: f64,
+    pub high_decrease: f64,
+    /// HighSpeed TCP: keep the last increase while cwnd stays within this many packets of the
+    /// window it was computed for (0: compute it afresh on each ACK).
+    pub cwnd_range: i32,
+    /// Limited Slow-Start (RFC 3742): the initial ssthresh is at most this, and above it the
+    /// window grows by at most max_ssthresh/2 per RTT until the first cut (0: off).
+    pub max_ssthresh: i32,
 }
 
 impl Default for TcpParams {
@@ -549,6 +563,13 @@ impl Default for TcpParams {
             rbp_scale: 0.75,
             rbp_rate_algorithm: 1,
             tcpip_base_hdr_size: 40,
+            window_option: 1,
+            low_window: 38,
+            high_window: 83000,
+            high_p: 0.0000001,
+            high_decrease: 0.1,
+            cwnd_range: 0,
+            max_ssthresh: 0,
         }
     }
 }

@@ -208,6 +208,12 @@ pub struct RawRed {
     pub drop_tail: Option<Flag>,
     pub ns1_compat: Option<Flag>,
     pub targetdelay: Option<Quantity>,
+    pub adaptive: Option<Flag>,
+    pub alpha: Option<f64>,
+    pub beta: Option<f64>,
+    pub interval: Option<Quantity>,
+    pub top: Option<f64>,
+    pub bottom: Option<f64>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -335,6 +341,13 @@ pub struct RawTcp {
     pub rbp_scale: Option<f64>,
     pub rbp_rate_algorithm: Option<i64>,
     pub tcpip_base_hdr_size: Option<i64>,
+    pub window_option: Option<i64>,
+    pub low_window: Option<i64>,
+    pub high_window: Option<i64>,
+    pub high_p: Option<f64>,
+    pub high_decrease: Option<f64>,
+    pub cwnd_range: Option<i64>,
+    pub max_ssthresh: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]

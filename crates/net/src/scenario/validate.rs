@@ -473,6 +473,24 @@ fn red(r: RawRed, path: &str) -> Res<RedParams> {
     if let Some(v) = &r.targetdelay {
         out.targetdelay = seconds(v, &p("targetdelay"))?;
     }
+    if let Some(v) = r.adaptive {
+        out.adaptive = flag(v, &p("adaptive"))?;
+    }
+    if let Some(v) = r.alpha {
+        out.alpha = real_in(v, 0.0, 1.0, &p("alpha"))?;
+    }
+    if let Some(v) = r.beta {
+        out.beta = real_in(v, 0.0, 1.0, &p("beta"))?;
+    }
+    if let Some(v) = &r.interval {
+        out.interval = seconds(v, &p("interval"))?;
+    }
+    if let Some(v) = r.top {
+        out.top = real_in(v, 0.0, 1.0, &p("top"))?;
+    }
+    if let Some(v) = r.bottom {
+        out.bottom = real_in(v, 0.0, 1.0, &p("bottom"))?;
+    }
     if out.thresh > 0.0 && out.maxthresh > 0.0 && out.maxthresh < out.thresh {
         return err(p("maxthresh"), format!("{} is below thresh ({})", out.maxthresh, out.thresh));
     }
@@ -644,7 +662,44 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     if t.maxrto < t.minrto {
         return err(p("maxrto"), format!("{} s is below minrto ({} s)", t.maxrto, t.minrto));
     }
+    highspeed_params(&mut t, raw, path)?;
     Ok(t)
+}
+
+/// `window_option` and the HighSpeed TCP and Limited Slow-Start knobs.
+fn highspeed_params(t: &mut TcpParams, raw: &RawTcp, path: &str) -> Res<()> {
+    let p = |f: &str| format!("{path}.{f}");
+    if let Some(v) = raw.window_option {
+        if v != 1 && v != 8 {
+            return err(p("window_option"), format!("{v} is not modelled (1: standard, 8: HighSpeed TCP)"));
+        }
+        t.window_option = v as u32;
+    }
+    if let Some(v) = raw.low_window {
+        t.low_window = int_in(v, 1, 1_000_000, &p("low_window"))? as i32;
+    }
+    if let Some(v) = raw.high_window {
+        t.high_window = int_in(v, 1, 1_000_000_000, &p("high_window"))? as i32;
+    }
+    if let Some(v) = raw.high_p {
+        t.high_p = real_in(v, f64::MIN_POSITIVE, 1.0, &p("high_p"))?;
+    }
+    if let Some(v) = raw.high_decrease {
+        t.high_decrease = real_in(v, f64::MIN_POSITIVE, 1.0, &p("high_decrease"))?;
+    }
+    if let Some(v) = raw.cwnd_range {
+        t.cwnd_range = int_in(v, 0, 1_000_000, &p("cwnd_range"))? as i32;
+    }
+    if let Some(v) = raw.max_ssthresh {
+        t.max_ssthresh = int_in(v, 0, 1_000_000, &p("max_ssthresh"))? as i32;
+    }
+    if t.window_option == 8 && t.high_window <= t.low_window {
+        return err(
+            p("high_window"),
+            format!("{} must be above low_window ({}) for HighSpeed TCP", t.high_window, t.low_window),
+        );
+    }
+    Ok(())
 }
 
 /// The sink knobs: the flow's own over the scenario's `[tcpsink]` table over ns-2's defaults.

@@ -10,9 +10,11 @@
 //! code (`Sack1State`, `FackState`, `VegasState`), which only a sender of that variant holds.
 //! State keeps ns-2's types: cwnd is a double, sequence numbers and ssthresh are integers, RTT state is
 //! fixed point in ticks. Only the behaviour of ns-2's defaults and the knobs in `TcpParams` is
-//! modelled (no Quick-Start, F-RTO, ELN, HighSpeed or binomial windows).
+//! modelled (no Quick-Start, F-RTO, ELN or binomial windows); HighSpeed TCP and Limited
+//! Slow-Start (`windowOption_ 8`, `max_ssthresh_`) are in `sender/highspeed.rs`.
 
 mod fack;
+mod highspeed;
 mod rbp;
 mod rtt;
 mod sack1;
@@ -98,6 +100,12 @@ pub struct Ns2Sender {
     prev_highest_ack: i64,
     /// Send time of each recent segment, by seqno modulo its size (bugFix_ts_ only).
     tss: Vec<f64>,
+
+    /// ns-2's `decrease_num_`: the knob, until a HighSpeed cut overwrites it with the
+    /// decrease it used (later cuts below low_window read that value).
+    decrease_num: f64,
+    /// HighSpeed TCP's coefficients and last increase (`window_option` 8 only).
+    hstcp: Option<highspeed::HsTcp>,
 
     ecn_backoff: bool,
     ect: bool,
@@ -207,6 +215,8 @@ impl Ns2Sender {
             ts_echo: 0.0,
             prev_highest_ack: -1,
             tss: Vec::new(),
+            decrease_num: p.decrease_num,
+            hstcp: (p.window_option == 8).then(|| highspeed::HsTcp::new(&p)),
             ecn_backoff: false,
             ect: false,
             ecn_burst: false,
@@ -230,6 +240,9 @@ impl Ns2Sender {
         s.rtt_init();
         s.cwnd = if s.p.syn && s.p.delay_growth { 1.0 } else { s.initial_window() };
         s.ssthresh = s.wnd as i64;
+        if s.p.max_ssthresh > 0 && (s.p.max_ssthresh as i64) < s.ssthresh {
+            s.ssthresh = s.p.max_ssthresh as i64;
+        }
         s.boot_time = s.p.tcp_tick * phase;
         s
     }
@@ -361,7 +374,13 @@ impl Ns2Sender {
         let cwnd = if self.cwnd < self.ssthresh as f64 {
             self.cwnd + 1.0
         } else {
-            self.cwnd + self.p.increase_num / self.cwnd
+            let mut increment =
+                if self.hstcp.is_some() { self.increase_param() } else { self.p.increase_num / self.cwnd };
+            let first_slow_start = matches!(self.last_cwnd_action, CwndAction::None | CwndAction::Timeout);
+            if first_slow_start && self.p.max_ssthresh > 0 {
+                increment = self.limited_slow_start(increment);
+            }
+            self.cwnd + increment
         };
         if self.p.max_cwnd > 0 && cwnd as i64 > self.p.max_cwnd as i64 {
             // ns-2 assigns the increase, then the clamp, and its cwnd trace shows both; the
@@ -378,10 +397,23 @@ impl Ns2Sender {
 
     fn slowdown(&mut self, net: &mut impl Port, how: Slowdown) {
         let slowstart = self.cwnd < self.ssthresh as f64;
+        // HighSpeed TCP above low_window: take decrease_param() of the window, and keep it as
+        // decrease_num_ (ns-2 assigns it before either branch reads it).
+        let highspeed = self.hstcp.is_some() && self.cwnd > self.p.low_window as f64;
+        if highspeed {
+            self.decrease_num = self.decrease_param();
+        }
         let (halfwin, decreasewin) = if self.p.precision_reduce {
-            (self.windowd() / 2.0, self.p.decrease_num * self.windowd())
+            let w = self.windowd();
+            (w / 2.0, if highspeed { w - self.decrease_num * w } else { self.decrease_num * w })
         } else {
-            ((self.window() / 2) as f64, (self.p.decrease_num * self.window() as f64) as i64 as f64)
+            let cut = if highspeed {
+                let w = self.windowd();
+                w - self.decrease_num * w
+            } else {
+                self.decrease_num * self.window() as f64
+            };
+            ((self.window() / 2) as f64, cut as i64 as f64)
         };
         if how.ssthresh_half {
             self.ssthresh = if self.first_decrease || slowstart || self.last_cwnd_action == CwndAction::Timeout {
@@ -391,7 +423,7 @@ impl Ns2Sender {
             };
         }
         let cwnd = match how.cwnd {
-            CwndCut::Half if self.first_decrease || slowstart || self.p.decrease_num == 0.5 => halfwin,
+            CwndCut::Half if self.first_decrease || slowstart || self.decrease_num == 0.5 => halfwin,
             CwndCut::Half => decreasewin,
             CwndCut::Restart | CwndCut::One => 1.0,
             CwndCut::Init => self.wnd_init as i64 as f64,
