@@ -39,6 +39,16 @@ pub struct RedParams {
     pub targetdelay: f64,
     /// Keep the count since the last drop after a forced drop (ns-1 behaviour).
     pub ns1_compat: bool,
+    /// Adaptive RED (`adaptive_`): every `interval` seconds at most, max_p is multiplied by
+    /// `beta` while the average is in the lower 40% of the thresholds' range (down to
+    /// `bottom`, 0: min(0.01, 80000/bandwidth)), or raised by min(`alpha`, max_p/4) while
+    /// it is in the upper 40% (up to `top`).
+    pub adaptive: bool,
+    pub alpha: f64,
+    pub beta: f64,
+    pub interval: f64,
+    pub top: f64,
+    pub bottom: f64,
 }
 
 impl Default for RedParams {
@@ -59,6 +69,12 @@ impl Default for RedParams {
             drop_tail: true,
             targetdelay: 0.005,
             ns1_compat: false,
+            adaptive: false,
+            alpha: 0.01,
+            beta: 0.9,
+            interval: 0.5,
+            top: 0.5,
+            bottom: 0.0,
         }
     }
 }
@@ -180,7 +196,15 @@ struct Red {
     /// Thresholds in the queue's unit (bytes when queue_in_bytes).
     th_min: f64,
     th_max: f64,
+    /// ns-2's `cur_max_p` (changed only by adaptive RED).
     max_p: f64,
+    /// The gentle slope's coefficients, fixed at reset from the initial max_p (ns-2's
+    /// `v_c`, `v_d`: adaptive RED does not update them).
+    v_c: f64,
+    v_d: f64,
+    /// Adaptive RED: the lower bound of max_p, and when max_p last changed.
+    bottom: f64,
+    lastset: f64,
     ave: f64,
     count: u64,
     count_bytes: u64,
@@ -209,14 +233,21 @@ impl Red {
         let th_min_pkts = if p.thresh == 0.0 { (p.targetdelay * ptc / 2.0).max(5.0) } else { p.thresh };
         let th_max_pkts = if p.maxthresh == 0.0 { 3.0 * th_min_pkts } else { p.maxthresh };
         let unit = if p.queue_in_bytes { p.mean_pktsize as f64 } else { 1.0 };
+        let bottom = if p.bottom == 0.0 { 0.01_f64.min(80000.0 / bandwidth_bps as f64) } else { p.bottom };
+        let max_p = 1.0 / p.linterm;
+        let th_max = th_max_pkts * unit;
         Red {
             p: p.clone(),
             draws,
             ptc,
             q_w,
             th_min: th_min_pkts * unit,
-            th_max: th_max_pkts * unit,
-            max_p: 1.0 / p.linterm,
+            th_max,
+            max_p,
+            v_c: (1.0 - max_p) / th_max,
+            v_d: 2.0 * max_p - 1.0,
+            bottom,
+            lastset: 0.0,
             ave: 0.0,
             count: 0,
             count_bytes: 0,
@@ -241,8 +272,7 @@ impl Red {
         let th_diff = if self.th_max == self.th_min { 1.0 } else { self.th_max - self.th_min };
         let (v_a, v_b) = (1.0 / th_diff, -self.th_min / th_diff);
         let p = if self.p.gentle && self.ave >= self.th_max {
-            let (v_c, v_d) = ((1.0 - self.max_p) / self.th_max, 2.0 * self.max_p - 1.0);
-            v_c * self.ave + v_d
+            self.v_c * self.ave + self.v_d
         } else if !self.p.gentle && self.ave >= self.th_max {
             1.0
         } else {
@@ -274,6 +304,20 @@ impl Red {
         p.min(1.0)
     }
 
+    /// Adaptive RED's AIMD step on max_p (ns-2 `updateMaxP`), keeping the average near the
+    /// middle of the thresholds.
+    fn update_max_p(&mut self, now: f64) {
+        let part = 0.4 * (self.th_max - self.th_min);
+        if self.ave < self.th_min + part && self.max_p > self.bottom {
+            self.max_p *= self.p.beta;
+            self.lastset = now;
+        } else if self.ave > self.th_max - part && self.p.top > self.max_p {
+            let alpha = if self.p.alpha > 0.25 * self.max_p { 0.25 * self.max_p } else { self.p.alpha };
+            self.max_p += alpha;
+            self.lastset = now;
+        }
+    }
+
     /// Decides on one arrival; true to enqueue it (possibly CE-marked).
     fn admit(
         &mut self,
@@ -299,6 +343,9 @@ impl Red {
             self.ave *= 1.0 - self.q_w;
         }
         self.ave += self.q_w * qlen;
+        if self.p.adaptive && now > self.lastset + self.p.interval {
+            self.update_max_p(now);
+        }
 
         self.count += 1;
         self.count_bytes += pkt.size as u64;
@@ -413,6 +460,42 @@ mod tests {
         let r = Red::new(&RedParams::default(), 10_000_000, Time::from_millis(2), own());
         assert_eq!((r.th_min / 500.0, r.th_max / 500.0), (6.25, 18.75));
         assert!((r.q_w - 0.00039992).abs() < 5e-9, "{}", r.q_w);
+    }
+
+    /// Adaptive RED (red.cc `updateMaxP`): net2b of test-suite-tcpHighspeed.tcl, 30 Mb/s in
+    /// packet mode with automatic thresholds (18.75 and 56.25 packets) and weight. On an
+    /// arrival after `interval_` (0.5 s) since the last change, an average in the lower 40%
+    /// multiplies max_p by beta_ 0.9 (down to bottom_, automatically 80000/30e6), one in the
+    /// upper 40% adds min(alpha_ 0.01, max_p/4) (up to top_ 0.5); in between nothing changes.
+    #[test]
+    fn adaptive_red_moves_max_p_toward_the_target_band() {
+        let params =
+            RedParams { adaptive: true, bytes: false, queue_in_bytes: false, q_weight: 0.0, ..RedParams::default() };
+        let mut r = Red::new(&params, 30_000_000, Time::from_millis(30), own());
+        assert_eq!((r.th_min, r.th_max, r.bottom), (18.75, 56.25, 80000.0 / 30e6));
+        let mut shared = Ns2Rng::seeded(1);
+        let mut arrive = |r: &mut Red, qlen: usize, now: f64| {
+            r.idle = false;
+            r.admit(&mut pkt(1000), qlen, 0, 200, now, &mut shared);
+        };
+        arrive(&mut r, 0, 0.4);
+        assert_eq!(r.max_p, 0.1, "not before interval_");
+        arrive(&mut r, 0, 0.6);
+        assert_eq!((r.max_p, r.lastset), (0.1 * 0.9, 0.6));
+        arrive(&mut r, 0, 1.0);
+        assert_eq!(r.max_p, 0.1 * 0.9, "interval_ since the last change");
+        // an average in the upper band: the weight is 1 - exp(-1/7500), so set it directly
+        r.ave = 50.0;
+        arrive(&mut r, 180, 1.2);
+        assert_eq!(r.max_p, 0.1 * 0.9 + 0.01);
+        // the gentle slope's coefficients keep the initial max_p
+        assert_eq!((r.v_c, r.v_d), ((1.0 - 0.1) / 56.25, 2.0 * 0.1 - 1.0));
+        // down to bottom_ and no further
+        let mut r = Red::new(&RedParams { bottom: 0.05, ..params }, 30_000_000, Time::from_millis(30), own());
+        for i in 1..20 {
+            arrive(&mut r, 0, i as f64);
+        }
+        assert_eq!(r.max_p, 0.1 * 0.9 * 0.9 * 0.9 * 0.9 * 0.9 * 0.9 * 0.9);
     }
 
     #[test]
