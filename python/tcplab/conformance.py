@@ -8,6 +8,11 @@ trace is complete), and by tcplab on the scenario. The two traces are compared l
 Tests listed in the suite's ``skipped.toml`` are reported with their reason; tests with neither
 a scenario nor a reason are reported as skipped too ("no tcplab scenario").
 
+A suite whose tests write no packet trace but the cwnd_ traces of their senders (``noTraceFiles``
+and ``enable_tracecwnd``, as test-suite-tcpHighspeed.tcl) names those files in its ``suite.toml``
+(``[cwnd_traces]``, file = the sender's node address); they are compared with tcplab's cwnd
+trace, one sender at a time.
+
 A suite whose folder has a ``suite.toml`` saying ``reference = "translate"`` is tcplab's own: its
 tests are its scenario files (or those of the repository folder named by ``scenarios``), and
 ns-2 runs each one as ``tcplab.ns2`` translates it to Tcl.
@@ -98,12 +103,19 @@ class Ns2Suites:
 
     def trace(self, suite: str, test: str, dest: Path, name: str = "all.tr") -> Path:
         """Runs one test and moves its packet trace (`name`, all.tr for most suites) to `dest`."""
-        trace = self.dir / name
-        trace.unlink(missing_ok=True)
+        return self.traces(suite, test, {name: dest})[name]
+
+    def traces(self, suite: str, test: str, dests: dict[str, Path]) -> dict[str, Path]:
+        """Runs one test and moves each file it writes that `dests` names to its destination."""
+        for name in dests:
+            (self.dir / name).unlink(missing_ok=True)
         out = self._ns(suite, test, "QUIET")
-        if not trace.exists():
-            raise ConformanceError(f"ns-2 wrote no {name} for {suite}/{test}: {out.stderr.strip()[-300:]}")
-        return Path(shutil.move(trace, dest))
+        moved = {}
+        for name, dest in dests.items():
+            if not (self.dir / name).exists():
+                raise ConformanceError(f"ns-2 wrote no {name} for {suite}/{test}: {out.stderr.strip()[-300:]}")
+            moved[name] = Path(shutil.move(self.dir / name, dest))
+        return moved
 
     def _ns(self, suite: str, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run([self.ns, f"test-suite-{suite}.tcl", *args], cwd=self.dir,
@@ -141,6 +153,32 @@ def _compare(report: SuiteReport, test: str, ours: Path, theirs: Path) -> None:
         })
 
 
+def _cwnd_lines(path: Path, addr: int) -> list[str]:
+    """The lines of tcplab's cwnd trace for the sender at node address `addr`. The suites call
+    `trace cwnd_` before `attach`, so ns-2 writes no line when the trace is attached; tcplab's
+    line for that moment (time 0, a new agent's cwnd_ of 1) is left out."""
+    lines = [line for line in path.read_text().splitlines() if line.split()[1] == str(addr)]
+    if lines and lines[0].split()[0] == "0.00000" and lines[0].split()[-1] == "1.000":
+        lines = lines[1:]
+    return lines
+
+
+def _compare_cwnd(report: SuiteReport, test: str, ours: Path, theirs: dict[str, Path], addrs: dict[str, int]) -> None:
+    for name, addr in addrs.items():
+        mine, other = _cwnd_lines(ours, addr), theirs[name].read_text().splitlines()
+        k = next((i for i, (a, b) in enumerate(zip(mine, other)) if a != b), min(len(mine), len(other)))
+        if k < max(len(mine), len(other)):
+            report.different.append({
+                "test": f"{test} ({name})",
+                "equal_lines": k,
+                "first_line": k + 1,
+                "tcplab": mine[k] if k < len(mine) else None,
+                "ns2": other[k] if k < len(other) else None,
+            })
+            return
+    report.identical.append(test)
+
+
 def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport:
     folder = root / suite
     own = _own_suite(folder)
@@ -163,8 +201,14 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport
         if not scenario.exists():
             report.skipped.append({"test": test, "reason": reasons.get(test, "no tcplab scenario")})
             continue
-        theirs = ns2.trace(suite, test, work / f"{suite}-{test}.ns2.tr", _meta(folder).get("trace", "all.tr"))
         out = work / f"{suite}-{test}"
+        cwnd = _meta(folder).get("cwnd_traces")
+        if cwnd:
+            theirs_cwnd = ns2.traces(suite, test, {name: work / f"{suite}-{test}.ns2.{name}" for name in cwnd})
+            tcplab.run(scenario, out=out, trace=["cwnd"])
+            _compare_cwnd(report, test, out / "cwnd.tr", theirs_cwnd, cwnd)
+            continue
+        theirs = ns2.trace(suite, test, work / f"{suite}-{test}.ns2.tr", _meta(folder).get("trace", "all.tr"))
         tcplab.run(scenario, out=out, trace=["ns2"])
         _compare(report, test, out / "trace.tr", theirs)
     return report
