@@ -80,6 +80,13 @@ TCP_VARS = {
     "rbp_scale": "rbp_scale_",
     "rbp_rate_algorithm": "rbp_rate_algorithm_",
     "tcpip_base_hdr_size": "tcpip_base_hdr_size_",
+    "window_option": "windowOption_",
+    "low_window": "low_window_",
+    "high_window": "high_window_",
+    "high_p": "high_p_",
+    "high_decrease": "high_decrease_",
+    "cwnd_range": "cwnd_range_",
+    "max_ssthresh": "max_ssthresh_",
 }
 
 # Agent/TCPSink variables (all bind_bool).
@@ -101,7 +108,7 @@ VARIANT_ONLY = {
 # Switches that are C++ ints (plain bind), written 1/0; the other booleans are
 # bind_bool and written true/false.
 INT_SWITCHES = {"singledup", "newreno_changes", "newreno_changes1", "partial_window_deflation",
-                "exit_recovery_fix"}
+                "exit_recovery_fix", "adaptive"}
 
 # C++ *int* seconds: ns-2 truncates them before dividing by tcpTick_.
 INT_SECONDS = {"srtt_init", "rttvar_init"}
@@ -126,6 +133,12 @@ RED_VARS = {
     "drop_tail": "drop_tail_",
     "targetdelay": "targetdelay_",
     "ns1_compat": "ns1_compat_",
+    "adaptive": "adaptive_",  # a C++ int
+    "alpha": "alpha_",
+    "beta": "beta_",
+    "interval": "interval_",
+    "top": "top_",
+    "bottom": "bottom_",  # 0 = automatic, re-derived at `$ns run` like thresh_
 }
 
 TCP_AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno",

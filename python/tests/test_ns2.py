@@ -151,7 +151,8 @@ def test_every_red_knob_on_both_queues():
         "thresh_": "0.0", "maxthresh_": "0.0", "q_weight_": "-1.0",
         "linterm_": "10.0", "wait_": "true", "gentle_": "false", "setbit_": "false",
         "mark_p_": "0.1", "use_mark_p_": "true", "drop_tail_": "true", "targetdelay_": "0.004",
-        "ns1_compat_": "false",
+        "ns1_compat_": "false", "adaptive_": "0", "alpha_": "0.01", "beta_": "0.9",
+        "interval_": "0.5", "top_": "0.5", "bottom_": "0.0",
     }
     for x, y in ((1, 0), (0, 1)):
         q = f"[[$ns link $n{x} $n{y}] queue] set "
@@ -316,6 +317,13 @@ TCP_CASES = [
     ("v_gamma", 2, "v_gamma_", "2"),
     ("rbp_scale", 0.5, "rbp_scale_", "0.5"),
     ("rbp_rate_algorithm", 2, "rbp_rate_algorithm_", "2"),
+    ("window_option", 8, "windowOption_", "8"),
+    ("low_window", 25, "low_window_", "25"),
+    ("high_window", 12500, "high_window_", "12500"),
+    ("high_p", 0.000001, "high_p_", "1e-06"),
+    ("high_decrease", 0.25, "high_decrease_", "0.25"),
+    ("cwnd_range", 50, "cwnd_range_", "50"),
+    ("max_ssthresh", 100, "max_ssthresh_", "100"),
 ]
 
 RED_CASES = [
@@ -334,6 +342,12 @@ RED_CASES = [
     ("drop_tail", False, "drop_tail_", "false"),
     ("targetdelay", "2ms", "targetdelay_", "0.002"),
     ("ns1_compat", True, "ns1_compat_", "true"),
+    ("adaptive", True, "adaptive_", "1"),
+    ("alpha", 0.02, "alpha_", "0.02"),
+    ("beta", 0.8, "beta_", "0.8"),
+    ("interval", "1s", "interval_", "1.0"),
+    ("top", 0.4, "top_", "0.4"),
+    ("bottom", 0.001, "bottom_", "0.001"),
 ]
 
 
