@@ -182,7 +182,8 @@ def test_reno_flow_every_knob_and_ftp():
         "numdupacksFrac_": "-1", "noFastRetrans_": "false", "lessCareful_": "false",
         "bugFix_ack_": "false", "bugFix_ts_": "false", "bugfix_ss_": "true", "timerfix_": "true",
         "rfc2988_": "true", "old_ecn_": "false", "T_SRTT_BITS": "3", "T_RTTVAR_BITS": "2",
-        "rttvar_exp_": "2",
+        "rttvar_exp_": "2", "windowOption_": "1", "low_window_": "38", "high_window_": "83000",
+        "high_p_": "1e-07", "high_decrease_": "0.1", "cwnd_range_": "0", "max_ssthresh_": "0",
         # no newreno-only knob on a Reno agent
     }
     assert "$app0 attach-agent $agent0" in a
