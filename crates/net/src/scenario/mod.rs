@@ -507,6 +507,12 @@ pub struct TcpParams {
     /// Limited Slow-Start (RFC 3742): the initial ssthresh is at most this, and above it the
     /// window grows by at most max_ssthresh/2 per RTT until the first cut (0: off).
     pub max_ssthresh: i32,
+    /// F-RTO (RFC 4138, ns-2's `frto_enabled_`): after a timeout, send new data on the first new
+    /// ACK and call the timeout spurious if the next ACK is new too (Tahoe, Reno, Newreno).
+    pub frto: bool,
+    /// ns-2's `sfrto_enabled_`: in `TcpAgent` (Tahoe, Reno, Newreno) it arms F-RTO just as
+    /// `frto` does.
+    pub sfrto: bool,
 }
 
 impl Default for TcpParams {
@@ -570,6 +576,8 @@ impl Default for TcpParams {
             high_decrease: 0.1,
             cwnd_range: 0,
             max_ssthresh: 0,
+            frto: false,
+            sfrto: false,
         }
     }
 }

@@ -348,6 +348,8 @@ pub struct RawTcp {
     pub high_decrease: Option<f64>,
     pub cwnd_range: Option<i64>,
     pub max_ssthresh: Option<i64>,
+    pub frto: Option<Flag>,
+    pub sfrto: Option<Flag>,
 }
 
 #[derive(Deserialize, Debug, Default)]

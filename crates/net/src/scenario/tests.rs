@@ -146,6 +146,17 @@ fn malformed_scenarios_name_the_field() {
         ("[tcp]", "[output]\ninterval = \"0s\"\n[tcp]", "output.interval"),
         ("[tcp]", "[output]\ninterval = \"soon\"\n[tcp]", "output.interval"),
         ("protocol = \"reno\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nminrto = \"1s\"", "protocol = \"udp\"", "tcp"),
+        ("minrto = \"1s\"", "frto = 2", "flows[0].tcp.frto"),
+        (
+            "protocol = \"reno\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nminrto = \"1s\"",
+            "protocol = \"sack1\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nfrto = true",
+            "flows[0].tcp.frto",
+        ),
+        (
+            "protocol = \"reno\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nminrto = \"1s\"",
+            "protocol = \"vegas\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nsfrto = true",
+            "flows[0].tcp.sfrto",
+        ),
     ];
     for (from, to, path) in cases {
         assert!(GOOD.contains(from), "case {path}: pattern {from:?} not in the good scenario");

@@ -663,6 +663,12 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
         return err(p("maxrto"), format!("{} s is below minrto ({} s)", t.maxrto, t.minrto));
     }
     highspeed_params(&mut t, raw, path)?;
+    if let Some(v) = raw.frto {
+        t.frto = flag(v, &p("frto"))?;
+    }
+    if let Some(v) = raw.sfrto {
+        t.sfrto = flag(v, &p("sfrto"))?;
+    }
     Ok(t)
 }
 
@@ -924,6 +930,16 @@ fn flow(
             return err(
                 p("tcp.rbp"),
                 format!("ns-2 has rate-based pacing for vegas and reno only, not {}", variant.name()),
+            );
+        }
+        if profile == Profile::Ns2
+            && (params.frto || params.sfrto)
+            && (params.rbp || !matches!(variant, TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::NewReno))
+        {
+            let knob = if params.frto { "frto" } else { "sfrto" };
+            return err(
+                p(&format!("tcp.{knob}")),
+                format!("F-RTO is modelled for tahoe, reno and newreno (without rbp) only, not {}", variant.name()),
             );
         }
         if let Some(s) = packet_size {

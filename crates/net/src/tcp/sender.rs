@@ -10,10 +10,12 @@
 //! code (`Sack1State`, `FackState`, `VegasState`), which only a sender of that variant holds.
 //! State keeps ns-2's types: cwnd is a double, sequence numbers and ssthresh are integers, RTT state is
 //! fixed point in ticks. Only the behaviour of ns-2's defaults and the knobs in `TcpParams` is
-//! modelled (no Quick-Start, F-RTO, ELN or binomial windows); HighSpeed TCP and Limited
-//! Slow-Start (`windowOption_ 8`, `max_ssthresh_`) are in `sender/highspeed.rs`.
+//! modelled (no Quick-Start, ELN or binomial windows); HighSpeed TCP and Limited
+//! Slow-Start (`windowOption_ 8`, `max_ssthresh_`) are in `sender/highspeed.rs`, F-RTO
+//! (`frto_enabled_`, `sfrto_enabled_`, for Tahoe, Reno and Newreno) in `sender/frto.rs`.
 
 mod fack;
+mod frto;
 mod highspeed;
 mod rbp;
 mod rtt;
@@ -106,6 +108,11 @@ pub struct Ns2Sender {
     decrease_num: f64,
     /// HighSpeed TCP's coefficients and last increase (`window_option` 8 only).
     hstcp: Option<highspeed::HsTcp>,
+
+    /// ns-2's `frto_`: 0 off, 1 after an F-RTO timeout, 2 after its first new ACK.
+    frto: i64,
+    /// ns-2's `pipe_prev_`: the window (or ssthresh, if larger) when the last timeout fired.
+    pipe_prev: i64,
 
     ecn_backoff: bool,
     ect: bool,
@@ -217,6 +224,8 @@ impl Ns2Sender {
             tss: Vec::new(),
             decrease_num: p.decrease_num,
             hstcp: (p.window_option == 8).then(|| highspeed::HsTcp::new(&p)),
+            frto: 0,
+            pipe_prev: 0,
             ecn_backoff: false,
             ect: false,
             ecn_burst: false,
@@ -341,6 +350,10 @@ impl Ns2Sender {
     /// ns-2 `window()`: the usable window in packets.
     fn window(&self) -> i64 {
         let wnd = self.wnd as i64;
+        if self.frto == 2 {
+            // F-RTO's first new ACK has come: room for two segments past recover
+            return self.frto_window();
+        }
         match self.variant {
             TcpVariant::Reno | TcpVariant::NewReno => (self.cwnd as i64 + self.dupwnd).min(wnd),
             TcpVariant::Fack => (self.cwnd.min(self.wnd) + self.fack_ref().wintrim) as i64,
@@ -651,6 +664,7 @@ impl Ns2Sender {
         if ack.has(flags::ECN_ECHO) && self.p.ecn {
             self.ecn(net, seq);
         }
+        self.recv_frto_helper(net, seq);
         let numdupacks = self.p.numdupacks as i64;
         if seq > self.last_ack {
             // (Sack1, Fack and Vegas have their own recv; only the first three get here.)
@@ -747,6 +761,7 @@ impl Ns2Sender {
         if self.highest_ack >= self.curseq - 1 && !self.closed {
             self.closed = true;
         }
+        self.frto_newack(net);
         if self.last_ack == 0 && self.p.delay_growth {
             let w = self.initial_window();
             self.set_cwnd(net, w);
@@ -931,6 +946,8 @@ impl Ns2Sender {
                 self.recover = self.maxseq;
             }
         }
+        self.frto = 0;
+        self.pipe_prev = self.window().max(self.ssthresh);
         if self.cwnd < 1.0 {
             self.set_cwnd(net, 1.0);
         }
@@ -948,9 +965,11 @@ impl Ns2Sender {
                 self.slowdown(net, Slowdown { ssthresh_half: false, cwnd: CwndCut::One });
             } else if self.highest_ack < self.recover && self.last_cwnd_action == CwndAction::Ecn {
                 self.slowdown(net, Slowdown { ssthresh_half: false, cwnd: CwndCut::One });
+                self.arm_frto();
             } else {
                 self.last_cwnd_action = CwndAction::Timeout;
                 self.slowdown(net, Slowdown { ssthresh_half: true, cwnd: CwndCut::Restart });
+                self.arm_frto();
             }
         }
         self.reset_rtx_timer(net, false, !idle);
