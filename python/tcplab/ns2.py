@@ -87,6 +87,8 @@ TCP_VARS = {
     "high_decrease": "high_decrease_",
     "cwnd_range": "cwnd_range_",
     "max_ssthresh": "max_ssthresh_",
+    "frto": "frto_enabled_",
+    "sfrto": "sfrto_enabled_",
 }
 
 # Agent/TCPSink variables (all bind_bool).
