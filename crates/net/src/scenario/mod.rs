@@ -513,6 +513,9 @@ pub struct TcpParams {
     /// ns-2's `sfrto_enabled_`: in `TcpAgent` (Tahoe, Reno, Newreno) it arms F-RTO just as
     /// `frto` does.
     pub sfrto: bool,
+    /// ns-2's `spurious_response_`, the window after a spurious timeout: 2 the halved
+    /// ssthresh, 3 one segment, anything else (1) the data outstanding before the ACK.
+    pub spurious_response: i32,
 }
 
 impl Default for TcpParams {
@@ -578,6 +581,7 @@ impl Default for TcpParams {
             max_ssthresh: 0,
             frto: false,
             sfrto: false,
+            spurious_response: 1,
         }
     }
 }

@@ -350,6 +350,7 @@ pub struct RawTcp {
     pub max_ssthresh: Option<i64>,
     pub frto: Option<Flag>,
     pub sfrto: Option<Flag>,
+    pub spurious_response: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -147,6 +147,7 @@ fn malformed_scenarios_name_the_field() {
         ("[tcp]", "[output]\ninterval = \"soon\"\n[tcp]", "output.interval"),
         ("protocol = \"reno\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nminrto = \"1s\"", "protocol = \"udp\"", "tcp"),
         ("minrto = \"1s\"", "frto = 2", "flows[0].tcp.frto"),
+        ("minrto = \"1s\"", "spurious_response = 4", "flows[0].tcp.spurious_response"),
         (
             "protocol = \"reno\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nminrto = \"1s\"",
             "protocol = \"sack1\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nfrto = true",

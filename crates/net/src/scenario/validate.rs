@@ -669,6 +669,9 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     if let Some(v) = raw.sfrto {
         t.sfrto = flag(v, &p("sfrto"))?;
     }
+    if let Some(v) = raw.spurious_response {
+        t.spurious_response = int_in(v, 0, 3, &p("spurious_response"))? as i32;
+    }
     Ok(t)
 }
 

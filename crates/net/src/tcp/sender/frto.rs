@@ -5,8 +5,8 @@
 //! `pipe_prev_` the window before it). The first new ACK after it, if more data can be sent and
 //! the ACK does not cover all that was outstanding, lets two new segments out past `recover_`
 //! (`frto_` 2); if the next ACK is new too the timeout was spurious: cwnd is set back to the data
-//! outstanding before that ACK and ssthresh to `pipe_prev_` (`spurious_response_` 1, the only
-//! response ns-2.35 can select: it binds that variable as a boolean). A duplicate ACK in either
+//! outstanding before that ACK (`spurious_response_` 1; 2 sets it to the halved ssthresh, 3 to
+//! one segment) and ssthresh back to `pipe_prev_`. A duplicate ACK in either
 //! state ends F-RTO with ns-2's slow-start retransmissions, cwnd set to `frto_` itself (1 or 2).
 
 use super::Ns2Sender;
@@ -55,10 +55,17 @@ impl Ns2Sender {
         }
     }
 
-    /// ns-2 `spurious_timeout` with `spurious_response_` 1: full revert of the window.
+    /// ns-2 `spurious_timeout`: the window `spurious_response_` picks, ssthresh as before.
     fn spurious_timeout(&mut self, net: &mut impl Port) {
         self.frto = 0;
-        let cwnd = (self.t_seqno - self.prev_highest_ack) as f64;
+        let cwnd = match self.p.spurious_response {
+            // the halved ssthresh of the timeout
+            2 => self.ssthresh as f64,
+            // slow start, without the retransmissions
+            3 => 1.0,
+            // 1 and any other value: full revert, the data outstanding before this ACK
+            _ => (self.t_seqno - self.prev_highest_ack) as f64,
+        };
         self.set_cwnd(net, cwnd);
         self.ssthresh = self.pipe_prev;
         // the timeout was spurious: no need for the bugfix's protection
@@ -104,6 +111,26 @@ mod tests {
             assert_eq!((t.s.cwnd, t.s.frto, t.s.t_seqno), (2.0, 2, 17), "{v:?}");
             assert_eq!(t.sends(|t| t.ack(at + 0.2, 8, &[])), vec![17, 18], "{v:?}");
             assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.recover, t.s.frto), (10.0, 20, 7, 0), "{v:?}");
+        }
+    }
+
+    /// spurious_response_ 2 and 3 take, instead of the full revert, the ssthresh of the timeout
+    /// (4), which lets nothing out (t_seqno 17 > 8 + 4), or one segment; ssthresh is 20 either
+    /// way.
+    #[test]
+    fn the_other_spurious_responses() {
+        for (response, cwnd) in [(2, 4.0), (3, 1.0)] {
+            let mut t = Tcp::start(
+                TcpVariant::Tahoe,
+                TcpParams { frto: true, spurious_response: response, ..TcpParams::default() },
+            );
+            t.ack(0.1, 0, &[]);
+            (1..=2).for_each(|a| t.ack(0.2, a, &[]));
+            (3..=6).for_each(|a| t.ack(0.3, a, &[]));
+            let at = t.timeout();
+            assert_eq!(t.sends(|t| t.ack(at + 0.1, 7, &[])), vec![15, 16]);
+            assert_eq!(t.sends(|t| t.ack(at + 0.2, 8, &[])), Vec::<i64>::new());
+            assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.frto), (cwnd, 20, 0), "response {response}");
         }
     }
 
