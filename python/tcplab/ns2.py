@@ -89,6 +89,7 @@ TCP_VARS = {
     "max_ssthresh": "max_ssthresh_",
     "frto": "frto_enabled_",
     "sfrto": "sfrto_enabled_",
+    "spurious_response": "spurious_response_",
 }
 
 # Agent/TCPSink variables (all bind_bool).

@@ -184,7 +184,7 @@ def test_reno_flow_every_knob_and_ftp():
         "rfc2988_": "true", "old_ecn_": "false", "T_SRTT_BITS": "3", "T_RTTVAR_BITS": "2",
         "rttvar_exp_": "2", "windowOption_": "1", "low_window_": "38", "high_window_": "83000",
         "high_p_": "1e-07", "high_decrease_": "0.1", "cwnd_range_": "0", "max_ssthresh_": "0",
-        "frto_enabled_": "false", "sfrto_enabled_": "false",
+        "frto_enabled_": "false", "sfrto_enabled_": "false", "spurious_response_": "1",
         # no newreno-only knob on a Reno agent
     }
     assert "$app0 attach-agent $agent0" in a
@@ -328,6 +328,7 @@ TCP_CASES = [
     ("max_ssthresh", 100, "max_ssthresh_", "100"),
     ("frto", True, "frto_enabled_", "true"),
     ("sfrto", True, "sfrto_enabled_", "true"),
+    ("spurious_response", 3, "spurious_response_", "3"),
 ]
 
 RED_CASES = [
