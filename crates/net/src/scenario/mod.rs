@@ -508,10 +508,10 @@ pub struct TcpParams {
     /// window grows by at most max_ssthresh/2 per RTT until the first cut (0: off).
     pub max_ssthresh: i32,
     /// F-RTO (RFC 4138, ns-2's `frto_enabled_`): after a timeout, send new data on the first new
-    /// ACK and call the timeout spurious if the next ACK is new too (Tahoe, Reno, Newreno).
+    /// ACK and call the timeout spurious if the next ACK is new too (Tahoe, Reno, Newreno, Sack1).
     pub frto: bool,
-    /// ns-2's `sfrto_enabled_`: in `TcpAgent` (Tahoe, Reno, Newreno) it arms F-RTO just as
-    /// `frto` does.
+    /// ns-2's `sfrto_enabled_`: arms F-RTO just as `frto` does, and in Sack1 also judges a
+    /// duplicate ACK during F-RTO by its SACK blocks (SACK-based F-RTO).
     pub sfrto: bool,
     /// ns-2's `spurious_response_`, the window after a spurious timeout: 2 the halved
     /// ssthresh, 3 one segment, anything else (1) the data outstanding before the ACK.

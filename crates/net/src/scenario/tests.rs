@@ -150,7 +150,7 @@ fn malformed_scenarios_name_the_field() {
         ("minrto = \"1s\"", "spurious_response = 4", "flows[0].tcp.spurious_response"),
         (
             "protocol = \"reno\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nminrto = \"1s\"",
-            "protocol = \"sack1\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nfrto = true",
+            "protocol = \"fack\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nfrto = true",
             "flows[0].tcp.frto",
         ),
         (

@@ -937,12 +937,16 @@ fn flow(
         }
         if profile == Profile::Ns2
             && (params.frto || params.sfrto)
-            && (params.rbp || !matches!(variant, TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::NewReno))
+            && (params.rbp
+                || !matches!(variant, TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::NewReno | TcpVariant::Sack1))
         {
             let knob = if params.frto { "frto" } else { "sfrto" };
             return err(
                 p(&format!("tcp.{knob}")),
-                format!("F-RTO is modelled for tahoe, reno and newreno (without rbp) only, not {}", variant.name()),
+                format!(
+                    "F-RTO is modelled for tahoe, reno, newreno and sack1 (without rbp) only, not {}",
+                    variant.name()
+                ),
             );
         }
         if let Some(s) = packet_size {

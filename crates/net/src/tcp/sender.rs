@@ -12,7 +12,7 @@
 //! fixed point in ticks. Only the behaviour of ns-2's defaults and the knobs in `TcpParams` is
 //! modelled (no Quick-Start, ELN or binomial windows); HighSpeed TCP and Limited
 //! Slow-Start (`windowOption_ 8`, `max_ssthresh_`) are in `sender/highspeed.rs`, F-RTO
-//! (`frto_enabled_`, `sfrto_enabled_`, for Tahoe, Reno and Newreno) in `sender/frto.rs`.
+//! (`frto_enabled_`, `sfrto_enabled_`, for Tahoe, Reno, Newreno and Sack1) in `sender/frto.rs`.
 
 mod fack;
 mod frto;

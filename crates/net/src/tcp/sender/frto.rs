@@ -1,5 +1,6 @@
 //! F-RTO (RFC 4138) as ns-2.35's `TcpAgent` has it (tcp.cc, Pasi Sarolahti's code), for the
-//! agents that use `TcpAgent`'s hooks: Tahoe, Reno and Newreno.
+//! agents that use `TcpAgent`'s hooks: Tahoe, Reno and Newreno, and Sack1 with its SACK-based
+//! variant (tcp-sack1.cc).
 //!
 //! A timeout with `frto_enabled_` or `sfrto_enabled_` sets `frto_` to 1 (and keeps in
 //! `pipe_prev_` the window before it). The first new ACK after it, if more data can be sent and
@@ -8,6 +9,10 @@
 //! outstanding before that ACK (`spurious_response_` 1; 2 sets it to the halved ssthresh, 3 to
 //! one segment) and ssthresh back to `pipe_prev_`. A duplicate ACK in either
 //! state ends F-RTO with ns-2's slow-start retransmissions, cwnd set to `frto_` itself (1 or 2).
+//!
+//! Sack1 does not call `recv_frto_helper`: with `frto_enabled_` alone a duplicate ACK leaves
+//! F-RTO as it is. With `sfrto_enabled_` a duplicate ACK after the new data is judged by its
+//! SACK blocks (`sack_frto_dupack`). A timeout during SACK fast recovery arms no F-RTO.
 
 use super::Ns2Sender;
 use crate::port::Port;
@@ -55,6 +60,23 @@ impl Ns2Sender {
         }
     }
 
+    /// Sack1's SACK-based F-RTO (`sfrto_enabled_`), on a duplicate ACK after the new data went
+    /// out: if the ACK's SACK information is new and none of it covers the segments sent since
+    /// the timeout (recover..maxseq), the originals are arriving and the timeout was spurious;
+    /// otherwise slow-start retransmissions as on a duplicate ACK in `TcpAgent`.
+    pub(super) fn sack_frto_dupack(&mut self, net: &mut impl Port, sacks: &[(i64, i64)]) {
+        let changed = self.sack1.as_ref().is_some_and(|s| s.rq.changed());
+        if changed && !is_sacked(sacks, self.recover, self.maxseq) {
+            self.spurious_timeout(net);
+        } else {
+            self.t_seqno = self.highest_ack + 1;
+            let cwnd = self.frto as f64;
+            self.set_cwnd(net, cwnd);
+            self.frto = 0;
+            self.dupacks = 0;
+        }
+    }
+
     /// ns-2 `spurious_timeout`: the window `spurious_response_` picks, ssthresh as before.
     fn spurious_timeout(&mut self, net: &mut impl Port) {
         self.frto = 0;
@@ -71,6 +93,12 @@ impl Ns2Sender {
         // the timeout was spurious: no need for the bugfix's protection
         self.recover = self.highest_ack - 1;
     }
+}
+
+/// ns-2 `Sack1TcpAgent::is_sacked`: whether any SACK block covers sequence numbers between
+/// `lo` and `hi`.
+fn is_sacked(sacks: &[(i64, i64)], lo: i64, hi: i64) -> bool {
+    sacks.iter().any(|&(l, r)| (r > lo && r <= hi) || (l >= lo && l < hi) || (l < lo && r > hi))
 }
 
 #[cfg(test)]
@@ -111,6 +139,34 @@ mod tests {
             assert_eq!((t.s.cwnd, t.s.frto, t.s.t_seqno), (2.0, 2, 17), "{v:?}");
             assert_eq!(t.sends(|t| t.ack(at + 0.2, 8, &[])), vec![17, 18], "{v:?}");
             assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.recover, t.s.frto), (10.0, 20, 7, 0), "{v:?}");
+        }
+    }
+
+    /// Sack1 with sfrto_enabled_: after the ACK of 7 (cwnd 2, 15 and 16 sent as above), a
+    /// duplicate ACK of 7 whose new SACK block covers only 9, sent before the timeout, shows
+    /// the originals arriving: spurious, cwnd = 17 - 6 = 11, ssthresh 20, recover 6; the dupack
+    /// (dupacks 1) sends nothing (Limited Transmit needs 17 <= 7 + 2 + 1). A block covering 15,
+    /// sent after it, means a real timeout: t_seqno 8, cwnd = frto_ = 2, dupacks 0, and the
+    /// scoreboard's holes 8 and 9 go first.
+    #[test]
+    fn sack1_judges_a_dupack_by_what_it_sacks() {
+        let p = TcpParams { sfrto: true, ..TcpParams::default() };
+        for (block, spurious) in [((9, 10), true), ((15, 16), false)] {
+            let mut t = Tcp::start(TcpVariant::Sack1, p.clone());
+            t.ack(0.1, 0, &[]);
+            (1..=2).for_each(|a| t.ack(0.2, a, &[]));
+            (3..=6).for_each(|a| t.ack(0.3, a, &[]));
+            let at = t.timeout();
+            assert_eq!(t.sends(|t| t.ack(at + 0.1, 7, &[])), vec![15, 16]);
+            assert_eq!((t.s.cwnd, t.s.frto), (2.0, 2));
+            let sent = t.sends(|t| t.ack(at + 0.2, 7, &[block]));
+            if spurious {
+                assert_eq!(sent, Vec::<i64>::new());
+                assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.recover, t.s.frto, t.s.dupacks), (11.0, 20, 6, 0, 1));
+            } else {
+                assert_eq!(sent, vec![8, 9]);
+                assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.frto, t.s.dupacks), (2.0, 4, 0, 0));
+            }
         }
     }
 

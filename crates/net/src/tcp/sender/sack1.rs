@@ -51,6 +51,9 @@ impl Ns2Sender {
                         self.send_one(net);
                     }
                 }
+                if self.p.sfrto && self.frto == 2 {
+                    self.sack_frto_dupack(net, ack.sack_blocks());
+                }
             }
             if self.dupacks == 0 {
                 self.sack1_send_much(net, self.p.maxburst);
@@ -147,6 +150,8 @@ impl Ns2Sender {
     }
 
     pub(super) fn sack1_timeout(&mut self, net: &mut impl Port) {
+        // F-RTO is not for a timeout during SACK fast recovery.
+        let no_frto = self.fastrecov;
         self.dupacks = 0;
         self.fastrecov = false;
         self.timed_out = true;
@@ -156,6 +161,9 @@ impl Ns2Sender {
         self.recover = self.maxseq;
         self.sack1_mut().rq.clear();
         self.base_timeout(net);
+        if no_frto {
+            self.frto = 0;
+        }
     }
 
     /// Outside recovery the window rules; inside, the pipe estimate does. Holes go first.
