@@ -20,7 +20,9 @@ each test sets `Agent/TCPSink set RFC2581_immediate_ack_`. Node ids: s1 0, s2 1,
 
 How the knobs map:
 * frto_enabled_ and sfrto_enabled_ true: `frto = true`, `sfrto = true` (in Tahoe, Reno and
-  Newreno, TcpAgent, both arm the same F-RTO).
+  Newreno, TcpAgent, both arm the same F-RTO; Sack1 adds SACK-based F-RTO with sfrto_enabled_).
+* partial_ack_ true: Sack1's `partial_ack = true` (Sack1 binds it; the class default on
+  Agent/TCP reaches Agent/TCP/Sack1).
 * useHeaders_ false: `use_headers = false` with the real packetSize_ (1000 B); syn_ is false, so
   seqno 0 is a 1000-byte data packet too.
 * `[tcpsink] syn_immediate_ack = false` and `rfc2581_immediate_ack` as the test sets it.
@@ -40,8 +42,6 @@ GLOBAL_TCP = {"window": 28, "precision_reduce": False, "rtxcur_init": "6s", "tcp
               "minrto": "0s", "syn": False, "delay_growth": False, "singledup": 0, "window_init": 1,
               "rfc2988": False, "use_headers": False, "frto": True, "sfrto": True}
 
-SACK_FRTO = ("SACK-based F-RTO (sfrto_enabled_ in Agent/TCP/Sack1, tcp-sack1.cc) is not modelled: "
-             "tcplab's F-RTO is TcpAgent's, for tahoe, reno and newreno")
 DELAYER = ("topology net4delay inserts a Delayer on s1 -> r1 that blocks the link for 1 s "
            "(insert-delayer, block/unblock), which tcplab has no equivalent of")
 
@@ -51,17 +51,18 @@ TESTS = {
     "immediateAckReno": ("reno", "delack", [3, 4], True, []),
     "immediateAckNewReno": ("newreno", "delack", [5, 6], True, []),
     "noImmediateAckNewReno": ("newreno", "delack", [5, 6], False, []),
-    "noImmediateAckSack": ("sack1", "sack1_delack", [3, 4], False, [SACK_FRTO]),
-    "delaySpikesSack": ("sack1", "sack1_delack", [30], False, [DELAYER, SACK_FRTO]),
-    "dropsNDelaySpikes": ("sack1", "sack1_delack", [17, 18, 30], True, [DELAYER, SACK_FRTO]),
-    "spikeNDupAck": ("sack1", "sack1_delack", [13, 30], True, [DELAYER, SACK_FRTO]),
+    "noImmediateAckSack": ("sack1", "sack1_delack", [3, 4], False, []),
+    "delaySpikesSack": ("sack1", "sack1_delack", [30], False, [DELAYER]),
+    "dropsNDelaySpikes": ("sack1", "sack1_delack", [17, 18, 30], True, [DELAYER]),
+    "spikeNDupAck": ("sack1", "sack1_delack", [13, 30], True, [DELAYER]),
 }
 
 
 def scenario(test, protocol, sink, drops, immediate):
+    tcp = dict(GLOBAL_TCP, partial_ack=True) if protocol == "sack1" else GLOBAL_TCP
     return scenario_toml(
         "frto", f"{test}: {protocol}, drops {drops} on r1->k1", test, "6s", NODES4,
-        knobs_toml("tcp", GLOBAL_TCP),
+        knobs_toml("tcp", tcp),
         knobs_toml("tcpsink", {"syn_immediate_ack": False, "rfc2581_immediate_ack": immediate}),
         net4_links(delay="10ms"),
         flow_toml("tcp1", 1, "s1", "k1", protocol, sink=sink, delack_interval="200ms", start="1s",
