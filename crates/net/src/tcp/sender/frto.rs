@@ -170,6 +170,23 @@ mod tests {
         }
     }
 
+    /// Sack1: three dupacks of 6 with new SACK blocks start SACK fast recovery; a timeout then
+    /// arms no F-RTO, whatever the knobs.
+    #[test]
+    fn sack1_arms_no_frto_after_a_timeout_in_fast_recovery() {
+        let p = TcpParams { frto: true, sfrto: true, ..TcpParams::default() };
+        let mut t = Tcp::start(TcpVariant::Sack1, p);
+        t.ack(0.1, 0, &[]);
+        (1..=2).for_each(|a| t.ack(0.2, a, &[]));
+        (3..=6).for_each(|a| t.ack(0.3, a, &[]));
+        for (i, right) in [9, 10, 11].into_iter().enumerate() {
+            t.ack(0.4 + 0.01 * i as f64, 6, &[(8, right)]);
+        }
+        assert!(t.s.fastrecov);
+        t.timeout();
+        assert_eq!((t.s.frto, t.s.fastrecov), (0, false));
+    }
+
     /// spurious_response_ 2 and 3 take, instead of the full revert, the ssthresh of the timeout
     /// (4), which lets nothing out (t_seqno 17 > 8 + 4), or one segment; ssthresh is 20 either
     /// way.
