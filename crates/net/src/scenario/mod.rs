@@ -368,6 +368,8 @@ pub enum TcpVariant {
     Sack1,
     /// ns-2 `Agent/TCP/Fack`.
     Fack,
+    /// ns-2 `Agent/TCP/SackRH` (SACK with rate-halving).
+    SackRh,
     /// ns-2 `Agent/TCP/Vegas`, or the rfc profile's Vegas.
     Vegas,
     /// FAST TCP (rfc profile only).
@@ -382,6 +384,7 @@ impl TcpVariant {
             TcpVariant::NewReno => "newreno",
             TcpVariant::Sack1 => "sack1",
             TcpVariant::Fack => "fack",
+            TcpVariant::SackRh => "sackrh",
             TcpVariant::Vegas => "vegas",
             TcpVariant::Fast => "fast",
         }
@@ -390,7 +393,7 @@ impl TcpVariant {
     /// The sink ns-2 pairs with it by convention (SACK senders need a SACK sink).
     pub fn default_sink(self) -> &'static str {
         match self {
-            TcpVariant::Sack1 | TcpVariant::Fack => "sack1",
+            TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::SackRh => "sack1",
             _ => "tcpsink",
         }
     }

@@ -783,11 +783,11 @@ fn flow(
         return err(p("to"), "is the same node as `from`");
     }
     let protocol = f.protocol.as_deref().ok_or_else(|| {
-        ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno, sack1, fack, vegas, fast or udp)")
+        ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno, sack1, fack, sackrh, vegas, fast or udp)")
     })?;
     let protocol = one_of(
         protocol,
-        &["tahoe", "reno", "newreno", "sack1", "fack", "vegas", "fast", "udp"],
+        &["tahoe", "reno", "newreno", "sack1", "fack", "sackrh", "vegas", "fast", "udp"],
         "protocol",
         &p("protocol"),
     )?;
@@ -796,7 +796,7 @@ fn flow(
     let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
     let app = one_of(app, &["ftp", "cbr"], "app", &p("app"))?;
     if app == "ftp" && !is_tcp {
-        return err(p("app"), "ftp needs a TCP protocol (tahoe, reno, newreno, sack1, fack or vegas)");
+        return err(p("app"), "ftp needs a TCP protocol (tahoe, reno, newreno, sack1, fack, sackrh or vegas)");
     }
     if app == "cbr" && is_tcp {
         return err(p("app"), "cbr runs over protocol = \"udp\"");
@@ -857,6 +857,7 @@ fn flow(
             "newreno" => TcpVariant::NewReno,
             "sack1" => TcpVariant::Sack1,
             "fack" => TcpVariant::Fack,
+            "sackrh" => TcpVariant::SackRh,
             "fast" => TcpVariant::Fast,
             _ => TcpVariant::Vegas,
         };
@@ -868,7 +869,10 @@ fn flow(
             (Profile::Ns2, TcpVariant::Fast) => {
                 return err(p("protocol"), "fast exists in the rfc profile only (set profile = \"rfc\")")
             }
-            (Profile::Rfc, TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::Sack1 | TcpVariant::Fack) => {
+            (
+                Profile::Rfc,
+                TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::SackRh,
+            ) => {
                 return err(
                     p("protocol"),
                     format!("{protocol} is an ns-2 profile agent; the rfc profile has newreno, vegas and fast"),
