@@ -142,7 +142,8 @@ RED_VARS = {
 }
 
 TCP_AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno",
-              "sack1": "Agent/TCP/Sack1", "fack": "Agent/TCP/Fack", "vegas": "Agent/TCP/Vegas"}
+              "sack1": "Agent/TCP/Sack1", "fack": "Agent/TCP/Fack", "sackrh": "Agent/TCP/SackRH",
+              "vegas": "Agent/TCP/Vegas"}
 
 
 def sink_class(sink: dict) -> str:
