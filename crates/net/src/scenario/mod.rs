@@ -510,6 +510,9 @@ pub struct TcpParams {
     /// Limited Slow-Start (RFC 3742): the initial ssthresh is at most this, and above it the
     /// window grows by at most max_ssthresh/2 per RTT until the first cut (0: off).
     pub max_ssthresh: i32,
+    /// The initial ssthresh, as ns-2's `ssthresh_` set after `$ns run` has reset the agent
+    /// (0: the reset's own, window_).
+    pub ssthresh: i32,
 }
 
 impl Default for TcpParams {
@@ -573,6 +576,7 @@ impl Default for TcpParams {
             high_decrease: 0.1,
             cwnd_range: 0,
             max_ssthresh: 0,
+            ssthresh: 0,
         }
     }
 }

@@ -348,6 +348,7 @@ pub struct RawTcp {
     pub high_decrease: Option<f64>,
     pub cwnd_range: Option<i64>,
     pub max_ssthresh: Option<i64>,
+    pub ssthresh: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]

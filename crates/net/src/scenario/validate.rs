@@ -693,6 +693,9 @@ fn highspeed_params(t: &mut TcpParams, raw: &RawTcp, path: &str) -> Res<()> {
     if let Some(v) = raw.max_ssthresh {
         t.max_ssthresh = int_in(v, 0, 1_000_000, &p("max_ssthresh"))? as i32;
     }
+    if let Some(v) = raw.ssthresh {
+        t.ssthresh = int_in(v, 0, 1_000_000, &p("ssthresh"))? as i32;
+    }
     if t.window_option == 8 && t.high_window <= t.low_window {
         return err(
             p("high_window"),

@@ -247,6 +247,10 @@ impl Ns2Sender {
         if s.p.max_ssthresh > 0 && (s.p.max_ssthresh as i64) < s.ssthresh {
             s.ssthresh = s.p.max_ssthresh as i64;
         }
+        if s.p.ssthresh > 0 {
+            // `$agent set ssthresh_` after the reset
+            s.ssthresh = s.p.ssthresh as i64;
+        }
         s.boot_time = s.p.tcp_tick * phase;
         s
     }

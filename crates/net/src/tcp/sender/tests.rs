@@ -377,3 +377,12 @@ fn sackrh_timeout_undoes_rate_halving() {
     assert_eq!(t.s.rh_ref().rh_state, sackrh::RhState::Incr);
     assert_eq!(t.s.rtt.backoff, 2);
 }
+
+/// `ssthresh` is ns-2's `ssthresh_` set after the reset: it replaces window_ as the initial ssthresh.
+#[test]
+fn ssthresh_knob_sets_the_initial_ssthresh() {
+    let t = Tcp::start(TcpVariant::Reno, TcpParams { ssthresh: 30, ..TcpParams::default() });
+    assert_eq!(t.s.ssthresh, 30);
+    let t = Tcp::start(TcpVariant::Reno, TcpParams::default());
+    assert_eq!(t.s.ssthresh, 20, "window_");
+}
