@@ -352,6 +352,7 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
         emit("")
 
     _losses(emit, s)
+    # the knob ssthresh (0: not set): `$ns run` resets ssthresh_ to window_, so it is set at 0.0
     for fi, agent in tcp_agents:
         if s["flows"][fi]["params"]["ssthresh"] > 0:
             emit(f'$ns at 0.0 "${agent} set ssthresh_ {s["flows"][fi]["params"]["ssthresh"]}"')
