@@ -118,8 +118,10 @@ class Ns2Suites:
         return moved
 
     def _ns(self, suite: str, *args: str) -> subprocess.CompletedProcess:
+        # stdin from /dev/null: test-suite-rh.tcl asks for its drops there, and reads "" (none)
         return subprocess.run([self.ns, f"test-suite-{suite}.tcl", *args], cwd=self.dir,
-                              capture_output=True, text=True, timeout=600, env=ns_environment())
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600,
+                              env=ns_environment())
 
 
 def _meta(folder: Path) -> dict:

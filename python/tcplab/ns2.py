@@ -145,7 +145,8 @@ RED_VARS = {
 }
 
 TCP_AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno",
-              "sack1": "Agent/TCP/Sack1", "fack": "Agent/TCP/Fack", "vegas": "Agent/TCP/Vegas"}
+              "sack1": "Agent/TCP/Sack1", "fack": "Agent/TCP/Fack", "sackrh": "Agent/TCP/SackRH",
+              "vegas": "Agent/TCP/Vegas"}
 
 
 def sink_class(sink: dict) -> str:
@@ -336,7 +337,8 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
                 skip |= {"rbp_scale", "rbp_rate_algorithm"}
             elif variant == "reno":
                 skip.add("rbp_rate_algorithm")  # Reno/RBP always paces by cwnd
-            _set_all(emit, f"${agent}", flow["params"], TCP_VARS, f"flows[{fi}].params", skip)
+            # ssthresh: `$ns run` resets ssthresh_ to window_, so it is set once the run is on
+            _set_all(emit, f"${agent}", flow["params"], TCP_VARS, f"flows[{fi}].params", skip | {"ssthresh"})
             tcp_agents.append((fi, agent))
 
         if flow["app"] == "ftp":
@@ -353,6 +355,10 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
         emit("")
 
     _losses(emit, s)
+    # the knob ssthresh (0: not set): `$ns run` resets ssthresh_ to window_, so it is set at 0.0
+    for fi, agent in tcp_agents:
+        if s["flows"][fi]["params"]["ssthresh"] > 0:
+            emit(f'$ns at 0.0 "${agent} set ssthresh_ {s["flows"][fi]["params"]["ssthresh"]}"')
     emit("# what the applications do, in tcplab's scheduling order")
     for a in s["actions"]:
         flow = s["flows"][a["flow"]]

@@ -43,7 +43,7 @@ def field(good: list, bad: list):
 
 RATE = field(["10Mb", "1.5Mb", "448kb", "100Mb", 2_000_000], ["0Mb", "-3Mb", "fast", "1e30Mb", 0])
 DELAY = field(["1ms", "20ms", "0.1s", 0.01, "0ms"], ["-1ms", "soon", 1e9, "1e400s"])
-PROTOCOL = field(["reno", "newreno", "tahoe", "sack1", "fack", "vegas", "udp"], ["fast", "cubic", ""])
+PROTOCOL = field(["reno", "newreno", "tahoe", "sack1", "fack", "sackrh", "vegas", "udp"], ["fast", "cubic", ""])
 START = field(["0s", "0.05s", "0.2s"], ["-1s", "1h"])
 SIZE = field(["1000B", "40B", "1500B", 576], ["0B", "64kB", -8])
 LIMIT = field([1, 2, 8, 50, 1000], [0, -1, 10**12])

@@ -382,7 +382,8 @@ def _changed(patch, protocol=None):
 def test_cases_cover_every_knob():
     n = tcplab.validate(ONE)
     params = set(n["flows"][0]["params"]) - {"rbp"}  # rbp picks the agent class
-    assert {c[0] for c in TCP_CASES} | {"packet_size"} == params == set(TCP_VARS)
+    # ssthresh is set once the run is on (test_ssthresh_is_set_after_the_reset)
+    assert {c[0] for c in TCP_CASES} | {"packet_size"} == params - {"ssthresh"} == set(TCP_VARS)
     red = set(n["links"][0]["queue"]) - {"kind", "limit"}
     assert {c[0] for c in RED_CASES} == red == set(RED_VARS)
 
@@ -394,6 +395,27 @@ def test_tcp_knob_maps_to_ns2_variable(knob, value, var, text):
     before, after = changed[0]
     assert before.startswith(f"$agent0 set {var} ")
     assert after == f"$agent0 set {var} {text}"
+
+
+def test_ssthresh_is_set_after_the_reset():
+    """`$ns run` resets ssthresh_ to window_, so the knob is set by an event at 0.0, before the
+    applications' events; 0 (the default) writes nothing."""
+    base = tcl_lines(ONE)
+    s = copy.deepcopy(ONE)
+    s["flows"][0]["tcp"] = {"ssthresh": 30}
+    new = tcl_lines(s)
+    added = [ln for ln in new if ln not in base]
+    assert added == ['$ns at 0.0 "$agent0 set ssthresh_ 30"']
+    assert not any(" ssthresh_" in ln for ln in base)
+    assert new.index(added[0]) < new.index(next(ln for ln in new if ln.startswith('$ns at') and "$app0" in ln))
+
+
+def test_sackrh_is_agent_tcp_sackrh_with_a_sack1_sink():
+    s = copy.deepcopy(ONE)
+    s["flows"][0]["protocol"] = "sackrh"
+    lines = tcl_lines(s)
+    assert "set agent0 [new Agent/TCP/SackRH]" in lines
+    assert "set sink0 [new Agent/TCPSink/Sack1]" in lines
 
 
 def test_packet_size_maps_to_packetsize():
@@ -538,6 +560,7 @@ DEFAULTS = {
         {"from": "s", "to": "k", "protocol": "newreno", "start": "0.7s"},
         {"from": "s", "to": "k", "protocol": "sack1", "start": "0.9s"},
         {"from": "s", "to": "k", "protocol": "fack", "sink": "sack1_delack", "start": "1.1s"},
+        {"from": "s", "to": "k", "protocol": "sackrh", "start": "1.2s"},
         {"from": "s", "to": "k", "protocol": "vegas", "start": "1.3s"},
         {"from": "s", "to": "k", "protocol": "vegas", "start": "1.5s", "tcp": {"rbp": True}},
         {"from": "s", "to": "k", "protocol": "reno", "start": "1.7s", "tcp": {"rbp": True}},

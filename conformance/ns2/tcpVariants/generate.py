@@ -29,10 +29,10 @@ DROPS = {
     "multiple2": [11, 12, 13, 14, 16],
 }
 # tcplab protocol for each suite variant that tcplab models
-# (Sack1 and Fack get TCPSink/Sack1, tcplab's default sink for them, as in the suite.)
-MODELLED = {"tahoe": "tahoe", "reno": "reno", "newreno": "newreno", "sack": "sack1", "fack": "fack"}
+# (Sack1, Fack and SackRH get TCPSink/Sack1, tcplab's default sink for them, as in the suite.)
+MODELLED = {"tahoe": "tahoe", "reno": "reno", "newreno": "newreno", "sack": "sack1", "fack": "fack",
+            "sackRH": "sackrh"}
 NOT_YET = {
-    "sackRH": "Agent/TCP/SackRH (rate-halving SACK) is not modelled",
     "full": "Agent/TCP/FullTcp (two-way TCP) is not modelled",
 }
 

@@ -34,6 +34,7 @@ fn pacing_moves_the_clock_on_fast_short_links() {
         ("tahoe", "100Mb", "1us", "initial"),
         ("sack1", "1Gb", "0s", "min"),
         ("fack", "10Gb", "10us", "latest"),
+        ("sackrh", "1Gb", "1us", "min"),
         ("newreno", "1Gb", "1us", "smoothed"),
     ];
     for (protocol, bandwidth, delay, rtt) in cases {

@@ -368,6 +368,8 @@ pub enum TcpVariant {
     Sack1,
     /// ns-2 `Agent/TCP/Fack`.
     Fack,
+    /// ns-2 `Agent/TCP/SackRH` (SACK with rate-halving).
+    SackRh,
     /// ns-2 `Agent/TCP/Vegas`, or the rfc profile's Vegas.
     Vegas,
     /// FAST TCP (rfc profile only).
@@ -382,6 +384,7 @@ impl TcpVariant {
             TcpVariant::NewReno => "newreno",
             TcpVariant::Sack1 => "sack1",
             TcpVariant::Fack => "fack",
+            TcpVariant::SackRh => "sackrh",
             TcpVariant::Vegas => "vegas",
             TcpVariant::Fast => "fast",
         }
@@ -390,7 +393,7 @@ impl TcpVariant {
     /// The sink ns-2 pairs with it by convention (SACK senders need a SACK sink).
     pub fn default_sink(self) -> &'static str {
         match self {
-            TcpVariant::Sack1 | TcpVariant::Fack => "sack1",
+            TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::SackRh => "sack1",
             _ => "tcpsink",
         }
     }
@@ -516,6 +519,9 @@ pub struct TcpParams {
     /// ns-2's `spurious_response_`, the window after a spurious timeout: 2 the halved
     /// ssthresh, 3 one segment, anything else (1) the data outstanding before the ACK.
     pub spurious_response: i32,
+    /// The initial ssthresh, as ns-2's `ssthresh_` set after `$ns run` has reset the agent
+    /// (0: the reset's own, window_).
+    pub ssthresh: i32,
 }
 
 impl Default for TcpParams {
@@ -582,6 +588,7 @@ impl Default for TcpParams {
             frto: false,
             sfrto: false,
             spurious_response: 1,
+            ssthresh: 0,
         }
     }
 }

@@ -351,6 +351,7 @@ pub struct RawTcp {
     pub frto: Option<Flag>,
     pub sfrto: Option<Flag>,
     pub spurious_response: Option<i64>,
+    pub ssthresh: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]

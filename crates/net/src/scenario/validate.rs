@@ -702,6 +702,9 @@ fn highspeed_params(t: &mut TcpParams, raw: &RawTcp, path: &str) -> Res<()> {
     if let Some(v) = raw.max_ssthresh {
         t.max_ssthresh = int_in(v, 0, 1_000_000, &p("max_ssthresh"))? as i32;
     }
+    if let Some(v) = raw.ssthresh {
+        t.ssthresh = int_in(v, 0, 1_000_000, &p("ssthresh"))? as i32;
+    }
     if t.window_option == 8 && t.high_window <= t.low_window {
         return err(
             p("high_window"),
@@ -792,11 +795,11 @@ fn flow(
         return err(p("to"), "is the same node as `from`");
     }
     let protocol = f.protocol.as_deref().ok_or_else(|| {
-        ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno, sack1, fack, vegas, fast or udp)")
+        ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno, sack1, fack, sackrh, vegas, fast or udp)")
     })?;
     let protocol = one_of(
         protocol,
-        &["tahoe", "reno", "newreno", "sack1", "fack", "vegas", "fast", "udp"],
+        &["tahoe", "reno", "newreno", "sack1", "fack", "sackrh", "vegas", "fast", "udp"],
         "protocol",
         &p("protocol"),
     )?;
@@ -805,7 +808,7 @@ fn flow(
     let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
     let app = one_of(app, &["ftp", "cbr"], "app", &p("app"))?;
     if app == "ftp" && !is_tcp {
-        return err(p("app"), "ftp needs a TCP protocol (tahoe, reno, newreno, sack1, fack or vegas)");
+        return err(p("app"), "ftp needs a TCP protocol (tahoe, reno, newreno, sack1, fack, sackrh or vegas)");
     }
     if app == "cbr" && is_tcp {
         return err(p("app"), "cbr runs over protocol = \"udp\"");
@@ -866,6 +869,7 @@ fn flow(
             "newreno" => TcpVariant::NewReno,
             "sack1" => TcpVariant::Sack1,
             "fack" => TcpVariant::Fack,
+            "sackrh" => TcpVariant::SackRh,
             "fast" => TcpVariant::Fast,
             _ => TcpVariant::Vegas,
         };
@@ -877,7 +881,10 @@ fn flow(
             (Profile::Ns2, TcpVariant::Fast) => {
                 return err(p("protocol"), "fast exists in the rfc profile only (set profile = \"rfc\")")
             }
-            (Profile::Rfc, TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::Sack1 | TcpVariant::Fack) => {
+            (
+                Profile::Rfc,
+                TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::SackRh,
+            ) => {
                 return err(
                     p("protocol"),
                     format!("{protocol} is an ns-2 profile agent; the rfc profile has newreno, vegas and fast"),

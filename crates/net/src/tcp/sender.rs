@@ -1,5 +1,6 @@
 //! ns-2.35's one-way TCP senders: `Agent/TCP` (Tahoe), `Agent/TCP/Reno`, `Agent/TCP/Newreno`,
-//! the SACK senders `Agent/TCP/Sack1` and `Agent/TCP/Fack` (`sender/sack1.rs`, `sender/fack.rs`),
+//! the SACK senders `Agent/TCP/Sack1`, `Agent/TCP/Fack` and `Agent/TCP/SackRH` (`sender/sack1.rs`,
+//! `sender/fack.rs`, `sender/sackrh.rs`),
 //! `Agent/TCP/Vegas` (`sender/vegas.rs`), and the `.../RBP` pacing of Vegas and Reno
 //! (`sender/rbp.rs`).
 //!
@@ -20,6 +21,7 @@ mod highspeed;
 mod rbp;
 mod rtt;
 mod sack1;
+mod sackrh;
 mod vegas;
 
 use self::rtt::TickEstimator;
@@ -123,9 +125,10 @@ pub struct Ns2Sender {
     /// ns-2's `timeout_`: recovering from a timeout, SACK information is not trusted.
     timed_out: bool,
     /// What one variant keeps beyond `TcpAgent`'s state, as ns-2 keeps it in the subclass:
-    /// only a Sack1, Fack or Vegas sender has its own.
+    /// only a Sack1, Fack, SackRH or Vegas sender has its own.
     sack1: Option<sack1::Sack1State>,
     fack: Option<fack::FackState>,
+    sackrh: Option<sackrh::SackRhState>,
     vegas: Option<vegas::VegasState>,
     /// Rate-based pacing after idle (the RBP subclasses).
     rbp_mode: rbp::RbpMode,
@@ -233,6 +236,7 @@ impl Ns2Sender {
             timed_out: false,
             sack1: (variant == TcpVariant::Sack1).then(sack1::Sack1State::default),
             fack: (variant == TcpVariant::Fack).then(fack::FackState::default),
+            sackrh: (variant == TcpVariant::SackRh).then(sackrh::SackRhState::default),
             vegas: (variant == TcpVariant::Vegas).then(vegas::VegasState::default),
             rbp_mode: rbp::RbpMode::Off,
             rbp_delay: 0.0,
@@ -251,6 +255,10 @@ impl Ns2Sender {
         s.ssthresh = s.wnd as i64;
         if s.p.max_ssthresh > 0 && (s.p.max_ssthresh as i64) < s.ssthresh {
             s.ssthresh = s.p.max_ssthresh as i64;
+        }
+        if s.p.ssthresh > 0 {
+            // `$agent set ssthresh_` after the reset
+            s.ssthresh = s.p.ssthresh as i64;
         }
         s.boot_time = s.p.tcp_tick * phase;
         s
@@ -589,6 +597,7 @@ impl Ns2Sender {
         match self.variant {
             TcpVariant::Sack1 => self.sack1_send_much(net, maxburst),
             TcpVariant::Fack => self.fack_send_much(net, maxburst),
+            TcpVariant::SackRh => self.sackrh_send_much(net, maxburst),
             _ => self.base_send_much(net, maxburst),
         }
     }
@@ -653,6 +662,7 @@ impl Ns2Sender {
         match self.variant {
             TcpVariant::Sack1 => return self.sack1_recv(net, ack),
             TcpVariant::Fack => return self.fack_recv(net, ack),
+            TcpVariant::SackRh => return self.sackrh_recv(net, ack),
             TcpVariant::Vegas => return self.vegas_recv(net, ack),
             _ => {}
         }
@@ -667,7 +677,7 @@ impl Ns2Sender {
         self.recv_frto_helper(net, seq);
         let numdupacks = self.p.numdupacks as i64;
         if seq > self.last_ack {
-            // (Sack1, Fack and Vegas have their own recv; only the first three get here.)
+            // (Sack1, Fack, SackRH and Vegas have their own recv; only the first three get here.)
             match self.variant {
                 TcpVariant::Reno => {
                     if self.last_cwnd_action == CwndAction::Dupack {
@@ -930,6 +940,7 @@ impl Ns2Sender {
             match self.variant {
                 TcpVariant::Sack1 => self.sack1_timeout(net),
                 TcpVariant::Fack => self.fack_timeout(net),
+                TcpVariant::SackRh => self.sackrh_timeout(net),
                 TcpVariant::Vegas => self.vegas_timeout(net),
                 _ => self.base_timeout(net),
             }

@@ -300,3 +300,89 @@ fn fack_restarts_cwnd_at_1_and_slow_starts_inside_recovery() {
     assert!(!t.s.fastrecov);
     assert_eq!(t.s.cwnd, c + 1.0 / c);
 }
+
+/// SackRH (tcp-sack-rh.cc), 7 lost at cwnd 8, SACK blocks from 8 on. The first block shows a
+/// new hole: RH_EXACT (prior cwnd 8, prior_max_seq = t_seqno 15) and cwnd falls by half of
+/// (fack - old fack) + new holes, (2 + 1) / 2, then by 1/2 per ACK as fack advances by one.
+/// Data goes while int(cwnd) >= t_seqno - fack + retransmissions in flight; the hole goes
+/// once reported 3 times (sack_cnt >= numdupacks_), at fack 11. The first packet after the
+/// entry carries CWR. When fack reaches prior_max_seq 15 (block 8..16) RH_EXACT ends
+/// (7.10): cwnd 3.5 is below prior/2, ssthresh int(3.5) = 3, and back in RH_INCR the same ACK
+/// opens cwnd by 1/3.5 (t_seqno - old fack + retransmissions + 1 >= int(cwnd)). The
+/// retransmission's ACK (15) takes it out of flight and opens cwnd again, past 4.
+#[test]
+fn sackrh_halves_the_rate_while_sack_blocks_arrive() {
+    let mut t = at_cwnd_8(TcpVariant::SackRh);
+    let mut sent = Vec::new();
+    let mut cwnds = Vec::new();
+    for r in 9..=16 {
+        sent.push(t.sends(|t| t.ack(0.4 + 0.01 * (r - 9) as f64, 6, &[(8, r)])));
+        cwnds.push(t.s.cwnd);
+    }
+    let expected: Vec<Vec<i64>> = vec![vec![], vec![15], vec![], vec![7], vec![], vec![16], vec![], vec![17]];
+    assert_eq!(sent, expected);
+    assert_eq!(cwnds, vec![6.5, 6.0, 5.5, 5.0, 4.5, 4.0, 3.5, 3.5 + 1.0 / 3.5]);
+    let first_new = t.net.sent.iter().find(|p| p.seq == 15).unwrap();
+    assert!(first_new.has(flags::CWR), "the first packet after entering rate-halving carries CWR");
+    assert_eq!(t.s.rh_ref().rh_state, sackrh::RhState::Incr);
+    assert_eq!((t.s.rh_ref().fack, t.s.rh_ref().retran_data, t.s.ssthresh), (15, 1, 3));
+    let c = t.s.cwnd;
+    assert_eq!(t.sends(|t| t.ack(0.5, 15, &[])), vec![18, 19], "int(cwnd) 4 >= 19 - 15");
+    assert_eq!((t.s.rh_ref().fack, t.s.rh_ref().retran_data), (15, 0));
+    assert_eq!((t.s.cwnd, t.s.ssthresh), (c + 1.0 / c, 3));
+}
+
+/// SackRH without SACK blocks (a plain TCPSink): the first dupack enters RH_EST (cwnd -1/2
+/// per dupack, fack estimated as last_ack + dupacks + 1 from the next ACK on); the third
+/// marks a new hole, retransmitted at the next chance (dupack 4). When cwnd has reached
+/// prior/2 (dupack 9) RH_EST_REPAIR holds it. The ACK past prior_max_seq 15 sets cwnd to
+/// (prior cwnd - retransmissions) / 2 = 3.5, ssthresh 3, then opens it by 1/3.5.
+#[test]
+fn sackrh_estimates_from_plain_dupacks() {
+    let mut t = at_cwnd_8(TcpVariant::SackRh);
+    let mut cwnds = Vec::new();
+    let mut sent = Vec::new();
+    for i in 0..9 {
+        sent.push(t.sends(|t| t.ack(0.4 + 0.01 * i as f64, 6, &[])));
+        cwnds.push(t.s.cwnd);
+    }
+    let expected: Vec<Vec<i64>> =
+        vec![vec![], vec![15, 16], vec![], vec![7], vec![], vec![17], vec![], vec![18], vec![19]];
+    assert_eq!(sent, expected);
+    assert_eq!(cwnds, vec![7.5, 7.0, 6.5, 6.0, 5.5, 5.0, 4.5, 4.0, 4.0]);
+    assert_eq!(t.s.rh_ref().rh_state, sackrh::RhState::EstRepair);
+    assert_eq!(t.s.rh_ref().fack, 16, "6 + 9 dupacks + 1");
+    assert_eq!(t.sends(|t| t.ack(0.5, 16, &[])), Vec::<i64>::new());
+    assert_eq!(t.s.rh_ref().rh_state, sackrh::RhState::Incr);
+    assert_eq!((t.s.cwnd, t.s.ssthresh), (3.5 + 1.0 / 3.5, 3));
+}
+
+/// SackRH's timeout (7.15): in the middle of rate-halving it first restores the prior cwnd (8),
+/// so ssthresh is half of that; cwnd 1, and sending resumes from fack + 1 (no scoreboard: the
+/// cumulative ACK, 6) with the timer backed off.
+#[test]
+fn sackrh_timeout_undoes_rate_halving() {
+    let mut t = at_cwnd_8(TcpVariant::SackRh);
+    for i in 0..4 {
+        t.ack(0.4 + 0.01 * i as f64, 6, &[]);
+    }
+    assert_eq!((t.s.cwnd, t.s.t_seqno), (6.0, 17));
+    assert_eq!(
+        t.sends(|t| {
+            t.timeout();
+        }),
+        vec![7]
+    );
+    assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.t_seqno), (1.0, 4, 8));
+    assert_eq!(t.s.rh_ref().rh_state, sackrh::RhState::Incr);
+    assert_eq!(t.s.rtt.backoff, 2);
+}
+
+/// `ssthresh` is ns-2's `ssthresh_` set after the reset: it replaces window_ as the initial ssthresh.
+#[test]
+fn ssthresh_knob_sets_the_initial_ssthresh() {
+    let t = Tcp::start(TcpVariant::Reno, TcpParams { ssthresh: 30, ..TcpParams::default() });
+    assert_eq!(t.s.ssthresh, 30);
+    let t = Tcp::start(TcpVariant::Reno, TcpParams::default());
+    assert_eq!(t.s.ssthresh, 20, "window_");
+}
