@@ -13,6 +13,7 @@
 //! knobs in `TcpParams` is modelled (no Quick-Start, ELN or binomial windows); HighSpeed TCP and
 //! Limited Slow-Start (`windowOption_ 8`, `max_ssthresh_`) are in `sender/highspeed.rs`, F-RTO
 //! (`frto_enabled_`, `sfrto_enabled_`, for Tahoe, Reno, Newreno and Sack1) in `sender/frto.rs`.
+
 mod fack;
 mod frto;
 mod highspeed;
