@@ -6,6 +6,8 @@ use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::port::{Endpoint, Port, TimerKind};
 use crate::scenario::ScenarioError;
 use crate::trace::Tracer;
+use crate::wifi::config::WlanConfig;
+use crate::wifi::phy::{Preamble, Radio, Timing};
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 use tcplab_des::{Scheduler, Timer};
@@ -241,4 +243,32 @@ pub fn ack(seq: i64, ts_echo: f64, sack: &[(i64, i64)]) -> Packet {
 /// A data segment `seq` of `payload` bytes sent at `ts`.
 pub fn segment(seq: i64, payload: u32, ts: f64) -> Packet {
     Packet { seq, payload, size: payload + 40, ts, ..packet() }
+}
+
+/// A WLAN named `name` of `nodes` at `positions` (infrastructure mode when `access_point` is
+/// set), with ns-2's 802.11b timing at 1 Mb/s and its radio, RTS/CTS off below 3000 bytes and
+/// no backoff on an idle medium: the MAC's and Mobile IPv6's unit tests start from it.
+pub fn wlan(name: &str, nodes: Vec<usize>, positions: Vec<(f64, f64)>, access_point: Option<usize>) -> WlanConfig {
+    WlanConfig {
+        name: name.into(),
+        nodes,
+        positions,
+        access_point,
+        timing: Timing {
+            slot: 20e-6,
+            sifs: 10e-6,
+            preamble: Preamble::Long,
+            data_rate: 1e6,
+            basic_rate: 1e6,
+            mac_overhead: 34,
+        },
+        radio: Radio::default(),
+        rts_threshold: 3000,
+        cw_min: 31,
+        cw_max: 1023,
+        short_retry_limit: 7,
+        long_retry_limit: 4,
+        backoff_when_idle: false,
+        queue_limit: 50,
+    }
 }

@@ -12,7 +12,6 @@ use super::*;
 use crate::ids::NodeId;
 use crate::testing::packet;
 use crate::trace::Tracer;
-use crate::wifi::phy::{Preamble, Radio, Timing};
 use crate::wifi::WlanConfig;
 use tcplab_des::{Ns2Rng, Rng, Time};
 
@@ -32,28 +31,7 @@ const RA: f64 = 0.05;
 const DAD: f64 = 1.0;
 
 fn wlan(name: &str, ap: usize, at: (f64, f64)) -> WlanConfig {
-    WlanConfig {
-        name: name.into(),
-        nodes: vec![ap, MN.index()],
-        positions: vec![at, (105.0, 0.0)],
-        access_point: Some(ap),
-        timing: Timing {
-            slot: 20e-6,
-            sifs: 10e-6,
-            preamble: Preamble::Long,
-            data_rate: 1e6,
-            basic_rate: 1e6,
-            mac_overhead: 34,
-        },
-        radio: Radio::default(),
-        rts_threshold: 3000,
-        cw_min: 31,
-        cw_max: 1023,
-        short_retry_limit: 7,
-        long_retry_limit: 4,
-        backoff_when_idle: false,
-        queue_limit: 50,
-    }
+    crate::testing::wlan(name, vec![ap, MN.index()], vec![at, (105.0, 0.0)], Some(ap))
 }
 
 /// Where `route` sends a packet, comparable.

@@ -10,7 +10,7 @@ use super::*;
 use crate::loss::{Loss, LossAction, LossAt, LossConfig, LossModel};
 use crate::testing::packet;
 use crate::trace::Tracer;
-use phy::{Preamble, Radio, Timing, LIGHT};
+use phy::LIGHT;
 use tcplab_des::{Ns2Rng, Rng, Time};
 
 const US: f64 = 1e-6;
@@ -31,28 +31,7 @@ fn p(metres: f64) -> f64 {
 /// An ad hoc WLAN of nodes 0, 1, ... at `positions`, with ns-2's 802.11b timing and radio, RTS/CTS
 /// off, no backoff on an idle medium.
 fn wlan(positions: &[(f64, f64)]) -> WlanConfig {
-    WlanConfig {
-        name: "w".into(),
-        nodes: (0..positions.len()).collect(),
-        positions: positions.to_vec(),
-        access_point: None,
-        timing: Timing {
-            slot: 20e-6,
-            sifs: 10e-6,
-            preamble: Preamble::Long,
-            data_rate: 1e6,
-            basic_rate: 1e6,
-            mac_overhead: 34,
-        },
-        radio: Radio::default(),
-        rts_threshold: 3000,
-        cw_min: 31,
-        cw_max: 1023,
-        short_retry_limit: 7,
-        long_retry_limit: 4,
-        backoff_when_idle: false,
-        queue_limit: 50,
-    }
+    crate::testing::wlan("w", (0..positions.len()).collect(), positions.to_vec(), None)
 }
 
 /// Carrier sense no farther than reception: stations out of receive range are hidden from
