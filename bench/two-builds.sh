@@ -5,6 +5,9 @@
 #                                                    conformance/ns2/, every output file compared
 #   bash bench/two-builds.sh time OLD NEW SCENARIO [N]   wall time, the builds alternating N
 #                                                    times (default 3): fastest and median
+#   bash bench/two-builds.sh instructions OLD NEW SCENARIO   instructions each build executes
+#                                                    (valgrind's cachegrind): a count that a
+#                                                    noisy machine does not move
 set -u
 cd "$(dirname "$0")/.."
 mode=$1 old=$2 new=$3
@@ -48,5 +51,12 @@ for b, v in t.items():
     print(f"{b}: fastest {min(v):.3f} s, median {statistics.median(v):.3f} s of {len(v)}")
 PY
     ;;
-*) echo "usage: bash bench/two-builds.sh same|time OLD NEW [SCENARIO [N]]" >&2; exit 2 ;;
+instructions)
+    scenario=$4
+    for b in "$old" "$new"; do
+        valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+            "$b" "$scenario" --out "$out/i" 2>&1 >/dev/null |
+            awk -v b="$b" '/I *refs:/ { gsub(",", "", $NF); printf "%s: %.3f G instructions\n", b, $NF / 1e9 }'
+    done ;;
+*) echo "usage: bash bench/two-builds.sh same|time|instructions OLD NEW [SCENARIO [N]]" >&2; exit 2 ;;
 esac
