@@ -432,6 +432,7 @@ fn held_by_delays(scenario: &Scenario, demands: &[Demand], sent: &[f64], end: f6
                 let bad = p_good_bad / (p_good_bad + p_bad_good).max(f64::MIN_POSITIVE);
                 bad * loss_bad + (1.0 - bad) * loss_good
             }
+            LossModel::Periodic { period, burst, .. } => ((*burst).max(1) as f64 / (*period).max(1) as f64).min(1.0),
         };
         for (i, (d, f)) in demands.iter().zip(&scenario.flows).enumerate() {
             if !loss.fids.is_empty() && !loss.fids.contains(&f.fid) {

@@ -5,6 +5,7 @@
 //! returns, and only the network forwards packets.
 
 use crate::check::Checks;
+pub use crate::ids::End;
 use crate::ids::{ActionId, LaneId, LinkId};
 use crate::metrics::FlowStats;
 use crate::mobility::event::MipTimer;
@@ -44,6 +45,16 @@ pub enum TimerKind {
     Cbr,
     /// An RBP sender's next paced segment.
     Pace,
+    /// A FullTcp agent's timers; each end of a two-way flow has its own.
+    Full(End, FullTimer),
+}
+
+/// ns-2's FullTcp timers: retransmission, delayed ACK, and the delayed send of `overhead_`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FullTimer {
+    Rtx,
+    DelAck,
+    DelSnd,
 }
 
 pub struct Ctx {

@@ -94,6 +94,13 @@ impl fmt::Debug for NodeId {
     }
 }
 
+/// Which end of a flow: the agent on its `from` node or the one on its `to` node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    From,
+    To,
+}
+
 #[cfg(test)]
 mod tests {
     use super::NodeId;

@@ -43,6 +43,9 @@ pub enum LossModel {
     /// is lost with `loss_good`, in the bad with `loss_bad`; after each packet the chain moves
     /// good→bad with `p_good_bad` and bad→good with `p_bad_good`.
     Gilbert { p_good_bad: f64, p_bad_good: f64, loss_good: f64, loss_bad: f64 },
+    /// ns-2's `ErrorModel/Periodic` in packets: the `offset`-th packet (counted from 1), then
+    /// every `period`-th after the last one picked, each followed by the next `burst` - 1.
+    Periodic { offset: u64, period: u64, burst: u64 },
 }
 
 /// What a loss model does to the packets it picks (ns-2 ErrorModel's drop_, markecn_, delay_pkt_).
@@ -91,6 +94,14 @@ enum Kind {
         loss_bad: f64,
         bad: bool,
     },
+    Periodic {
+        offset: u64,
+        period: u64,
+        burst: u64,
+        /// Packets since the last one picked (or since the start).
+        count: u64,
+        started: bool,
+    },
 }
 
 impl Loss {
@@ -101,6 +112,9 @@ impl Loss {
             LossModel::Ber { ber } => Kind::Ber { byte_rate: 1.0 - (1.0 - ber).powf(8.0) },
             LossModel::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad } => {
                 Kind::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad, bad: false }
+            }
+            LossModel::Periodic { offset, period, burst } => {
+                Kind::Periodic { offset, period, burst, count: 0, started: false }
             }
         };
         Loss { action: cfg.action, fids: cfg.fids.clone(), kind, draws }
@@ -130,6 +144,16 @@ impl Loss {
                     *bad = !*bad;
                 }
                 lost
+            }
+            Kind::Periodic { offset, period, burst, count, started } => {
+                *count += 1;
+                let due = if *started { *count >= *period } else { *count >= *offset };
+                if due {
+                    *started = true;
+                    *count = 0;
+                    return true;
+                }
+                *started && *count < *burst
             }
         }
     }
@@ -169,6 +193,18 @@ mod tests {
     fn repeated_entries_block_the_list_as_in_ns2() {
         let mut m = model(vec![], LossModel::List { packets: vec![1, 1, 3] });
         assert_eq!(share(&mut m, 100, 5), 0.2);
+    }
+
+    /// As ns-2's ErrorModel/Periodic with offset_ 3, period_ 5: packets 3, 8, 13 (from 1).
+    #[test]
+    fn periodic_picks_the_offset_then_every_period() {
+        let mut m = model(vec![], LossModel::Periodic { offset: 3, period: 5, burst: 0 });
+        let mut rng = Ns2Rng::seeded(1);
+        let picked: Vec<usize> = (1..=15).filter(|_| m.picks(0, 100, &mut rng)).collect();
+        assert_eq!(picked, vec![3, 8, 13]);
+        let mut m = model(vec![], LossModel::Periodic { offset: 2, period: 10, burst: 3 });
+        let picked: Vec<usize> = (1..=14).filter(|_| m.picks(0, 100, &mut rng)).collect();
+        assert_eq!(picked, vec![2, 3, 4, 12, 13, 14]);
     }
 
     #[test]

@@ -90,9 +90,15 @@ pub struct Packet {
     pub ts: f64,
     /// The timestamp echoed back by the receiver.
     pub ts_echo: f64,
-    /// SACK blocks [left, right) carried by an ACK (ns-2 `sa_left`/`sa_right`), `nsack` of them.
-    pub sack: [(i64, i64); MAX_SACK_BLOCKS],
+    /// SACK blocks [left, right) carried by an ACK (ns-2 `sa_left`/`sa_right`, ints as there),
+    /// `nsack` of them: read and written through `sack_blocks` and `set_sack_blocks`.
+    pub(crate) sack: [(i32, i32); MAX_SACK_BLOCKS],
     pub nsack: u8,
+    /// The TCP header's acknowledgement number, flags (`TH_*`) and length, which only FullTcp
+    /// fills (ns-2's one-way agents leave them 0, and traces print them so).
+    pub ackno: i32,
+    pub tcp_flags: u8,
+    pub hlen: u8,
     /// IPv6-in-IPv6 headers around it (Mobile IPv6 tunnels), and the node the outermost one
     /// goes to, if any.
     pub encaps: u8,
@@ -125,8 +131,35 @@ impl Packet {
         self.encaps = 0;
     }
 
-    pub fn sack_blocks(&self) -> &[(i64, i64)] {
-        &self.sack[..self.nsack as usize]
+    /// Its SACK blocks.
+    pub fn sack_blocks(&self) -> SackBlocks {
+        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+        for (b, &(l, r)) in blocks.iter_mut().zip(&self.sack[..self.nsack as usize]) {
+            *b = (l as i64, r as i64);
+        }
+        SackBlocks { blocks, n: self.nsack as usize }
+    }
+
+    /// Carries these SACK blocks (at most MAX_SACK_BLOCKS).
+    pub fn set_sack_blocks(&mut self, blocks: &[(i64, i64)]) {
+        for (slot, &(l, r)) in self.sack.iter_mut().zip(blocks) {
+            *slot = (l as i32, r as i32);
+        }
+        self.nsack = blocks.len().min(MAX_SACK_BLOCKS) as u8;
+    }
+}
+
+/// A packet's SACK blocks, as a slice of [left, right) pairs.
+#[derive(Clone, Copy, Debug)]
+pub struct SackBlocks {
+    blocks: [(i64, i64); MAX_SACK_BLOCKS],
+    n: usize,
+}
+
+impl std::ops::Deref for SackBlocks {
+    type Target = [(i64, i64)];
+    fn deref(&self) -> &[(i64, i64)] {
+        &self.blocks[..self.n]
     }
 }
 
@@ -239,6 +272,12 @@ mod tests {
 
     fn packet(uid: u64) -> Packet {
         Packet { uid, ..crate::testing::packet() }
+    }
+
+    /// Two cache lines: the pool copies whole packets, and every hop reads one.
+    #[test]
+    fn a_packet_fits_in_128_bytes() {
+        assert!(std::mem::size_of::<Packet>() <= 128, "{} bytes", std::mem::size_of::<Packet>());
     }
 
     #[test]

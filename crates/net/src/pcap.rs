@@ -243,7 +243,7 @@ fn transport_header(pkt: &Packet, flow: &FlowWire, t: &mut [u8; 60]) -> (u8, usi
             }
             if !data && pkt.nsack > 0 {
                 opt(&[1, 1, 5, 2 + 8 * pkt.nsack]);
-                for &(left, right) in pkt.sack_blocks() {
+                for &(left, right) in pkt.sack_blocks().iter() {
                     opt(&((left * seg) as u32).to_be_bytes());
                     opt(&((right * seg) as u32).to_be_bytes());
                 }
@@ -362,6 +362,9 @@ mod tests {
             ts_echo: 1.25,
             sack: [(31, 33), (0, 0), (0, 0)],
             nsack: 1,
+            ackno: 0,
+            tcp_flags: 0,
+            hlen: 0,
             ..crate::testing::packet()
         }
     }
@@ -416,6 +419,9 @@ mod tests {
             seq: 3,
             flags: flags::ECT | flags::CE,
             nsack: 0,
+            ackno: 0,
+            tcp_flags: 0,
+            hlen: 0,
             ..ack_with_sack()
         };
         let rec = capture(IpVersion::Ipv6, &data, 0.5);

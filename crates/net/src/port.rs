@@ -10,11 +10,12 @@ use crate::ids::NodeId;
 use crate::metrics::FlowStats;
 use crate::network::Network;
 use crate::packet::{Addr, FlowId, Kind, Packet, MAX_SACK_BLOCKS};
+use crate::random::Draws;
 use crate::scenario::ScenarioError;
 use crate::trace::Tracer;
 use tcplab_des::Timer;
 
-pub use crate::ctx::TimerKind;
+pub use crate::ctx::{End, FullTimer, TimerKind};
 
 /// The world as an agent sees it.
 pub trait Port {
@@ -42,6 +43,10 @@ pub trait Port {
 
     /// A model cannot go on: the run stops with this error (the first one kept).
     fn stop_run(&mut self, why: ScenarioError);
+
+    /// A uniform draw in [0, 1) from `draws` (the run's shared ns-2 generator or the agent's
+    /// own stream).
+    fn uniform(&mut self, draws: &mut Draws) -> f64;
 
     /// A cwnd assignment of `ep`'s sender, for the cwnd trace and series (either sender's).
     #[inline(always)]
@@ -87,6 +92,9 @@ impl Endpoint {
             ts_echo: 0.0,
             sack: [(0, 0); MAX_SACK_BLOCKS],
             nsack: 0,
+            ackno: 0,
+            tcp_flags: 0,
+            hlen: 0,
             encaps: 0,
             mip_bytes: 0,
             via: None,
@@ -134,6 +142,10 @@ impl Port for Network {
     #[inline(always)]
     fn flow_stats(&mut self, flow: FlowId) -> &mut FlowStats {
         &mut self.ctx.flow_stats[flow.0 as usize] // checked: `Endpoint` is public
+    }
+
+    fn uniform(&mut self, draws: &mut Draws) -> f64 {
+        draws.uniform(&mut self.ctx.rng)
     }
 
     fn stop_run(&mut self, why: ScenarioError) {

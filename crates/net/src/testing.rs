@@ -4,13 +4,14 @@ use crate::ids::NodeId;
 use crate::metrics::FlowStats;
 use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::port::{Endpoint, Port, TimerKind};
+use crate::random::Draws;
 use crate::scenario::ScenarioError;
 use crate::trace::Tracer;
 use crate::wifi::config::WlanConfig;
 use crate::wifi::phy::{Preamble, Radio, Timing};
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
-use tcplab_des::{Scheduler, Timer};
+use tcplab_des::{Ns2Rng, Scheduler, Timer};
 
 /// A trace sink the test can read back.
 #[derive(Clone, Default)]
@@ -60,6 +61,9 @@ pub fn packet() -> Packet {
         ts_echo: 0.0,
         sack: [(0, 0); 3],
         nsack: 0,
+        ackno: 0,
+        tcp_flags: 0,
+        hlen: 0,
         encaps: 0,
         via: None,
         tunnel_from: NodeId::default(),
@@ -89,6 +93,7 @@ pub struct FakePort {
     pub tracer: Tracer,
     events: Shared,
     pub stopped: Option<ScenarioError>,
+    rng: Ns2Rng,
 }
 
 impl Default for FakePort {
@@ -114,6 +119,7 @@ impl Default for FakePort {
             tracer,
             events,
             stopped: None,
+            rng: Ns2Rng::seeded(1),
         }
     }
 }
@@ -214,6 +220,11 @@ impl Port for FakePort {
     fn stop_run(&mut self, why: ScenarioError) {
         self.stopped.get_or_insert(why);
     }
+
+    /// From ns-2's generator seeded 1, as a run with `seed = 1` draws.
+    fn uniform(&mut self, draws: &mut Draws) -> f64 {
+        draws.uniform(&mut self.rng)
+    }
 }
 
 /// The endpoint of flow 0's sender: node 0 port 0 to node 1 port 0.
@@ -235,8 +246,7 @@ pub fn receiver_end() -> Endpoint {
 /// An ACK of `seq` (cumulative), echoing `ts_echo`, with these SACK blocks ([left, right)).
 pub fn ack(seq: i64, ts_echo: f64, sack: &[(i64, i64)]) -> Packet {
     let mut p = Packet { kind: Kind::Ack, seq, ts_echo, size: 40 + 8 * sack.len() as u32, ..packet() };
-    p.sack[..sack.len()].copy_from_slice(sack);
-    p.nsack = sack.len() as u8;
+    p.set_sack_blocks(sack);
     p
 }
 

@@ -255,6 +255,17 @@ fn put_digits(out: &mut Vec<u8>, mut v: u64, width: usize) {
     out.truncate(len + n);
 }
 
+/// ` 0x1a `: TCP header flags as ns-2's "0x%x" prints them, a space each side.
+fn put_hex_flags(out: &mut Vec<u8>, v: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.extend_from_slice(b" 0x");
+    if v >= 16 {
+        out.push(HEX[(v >> 4) as usize]);
+    }
+    out.push(HEX[(v & 15) as usize]);
+    out.push(b' ');
+}
+
 fn put_i64(out: &mut Vec<u8>, v: i64) {
     if v < 0 {
         out.push(b'-');
@@ -343,7 +354,11 @@ impl Tracer {
         put_u64(l, p.uid);
         if self.tcp_header {
             // ackno, flags, header length, SACK blocks: one-way TCP leaves the first three 0.
-            l.extend_from_slice(b" 0 0x0 0 ");
+            l.push(b' ');
+            put_i64(l, p.ackno as i64);
+            put_hex_flags(l, p.tcp_flags);
+            put_u64(l, p.hlen as u64);
+            l.push(b' ');
             put_u64(l, p.nsack as u64);
         }
         l.push(b'\n');

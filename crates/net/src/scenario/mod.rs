@@ -5,6 +5,7 @@
 
 mod algorithms;
 mod fields;
+mod fulltcp;
 mod raw;
 pub(crate) mod suggest;
 mod validate;
@@ -14,6 +15,8 @@ use serde::Serialize;
 use std::fmt;
 use tcplab_cc::{FastConfig, PacingConfig, VegasConfig};
 use tcplab_des::Time;
+
+pub use crate::ids::End;
 
 pub use crate::loss::{LossAction, LossAt, LossConfig, LossModel};
 pub use crate::queue::{QueueConfig, QueueKind, RedParams};
@@ -190,8 +193,18 @@ pub struct Action {
     /// The time as the exact double given (ns-2 schedules `$ns at` on it).
     pub at_s: f64,
     pub flow: usize,
+    /// Whose agent acts (`to`: a FullTcp flow's peer).
+    #[serde(serialize_with = "end_name")]
+    pub end: End,
     #[serde(flatten)]
     pub kind: ActionKind,
+}
+
+fn end_name<S: serde::Serializer>(end: &End, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(match end {
+        End::From => "from",
+        End::To => "to",
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -205,6 +218,11 @@ pub enum ActionKind {
     Produce { packets: u64 },
     /// FTP `producemore n`: n packets more.
     ProduceMore { packets: u64 },
+    /// FullTcp `close`: send a FIN once the data is out.
+    Close,
+    /// FullTcp `advance-bytes n`: n bytes more to send.
+    #[serde(rename = "advance_bytes")]
+    AdvanceBytes { bytes: u64 },
 }
 
 impl Scenario {
@@ -336,6 +354,132 @@ pub struct TcpConfig {
     /// Pacing of new segments (either profile).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pacing: Option<PacingConfig>,
+    /// A FullTcp flow's two agents: the `from` end's FullTcp variables, and the `to` end's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full: Option<Box<FullConfig>>,
+}
+
+/// The two ends of a FullTcp flow. The `from` end's Agent/TCP variables are the flow's `params`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FullConfig {
+    pub from: FullParams,
+    pub to: FullParams,
+    /// The `to` end's Agent/TCP variables.
+    pub to_params: TcpParams,
+    /// The `to` end listens for the `from` end's SYN (else both ends open actively).
+    pub listen: bool,
+}
+
+/// ns-2's `Agent/TCP/FullTcp` variables of one agent (ns-default.tcl's defaults, with the
+/// Tahoe, Newreno and Sack classes' own: `FullParams::of`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FullParams {
+    /// Bytes of data in a full segment (`segsize_`, the MSS).
+    pub segsize: u32,
+    /// ACK every this many full segments (`segsperack_`)...
+    pub segsperack: u32,
+    /// ...once this many bytes have come in; before, every segment (`spa_thresh_`, 0: off).
+    pub spa_thresh: u32,
+    /// Duplicate ACKs that start a fast retransmit (`tcprexmtthresh_`).
+    pub tcprexmtthresh: u32,
+    /// Initial sequence number (`iss_`).
+    pub iss: i32,
+    /// No Nagle (`nodelay_`).
+    pub nodelay: bool,
+    /// Data on the first SYN (`data_on_syn_`).
+    pub data_on_syn: bool,
+    /// A duplicate segment's ACK is not a duplicate ACK (`dupseg_fix_`).
+    pub dupseg_fix: bool,
+    /// A data segment with an old ACK ends fast recovery (`dupack_reset_`).
+    pub dupack_reset: bool,
+    /// The delayed-ACK timer's period in seconds (`interval_`, 0: ACK at once).
+    #[serde(rename = "interval_s")]
+    pub interval: f64,
+    /// Header bytes of the timestamp option (`ts_option_size_`).
+    pub ts_option_size: u32,
+    /// Inflate the window by one per duplicate ACK past the threshold (`reno_fastrecov_`).
+    pub reno_fastrecov: bool,
+    /// Send by the pipe estimate, not the window (`pipectrl_`).
+    pub pipectrl: bool,
+    /// Open cwnd on a partial ACK (`open_cwnd_on_pack_`).
+    pub open_cwnd_on_pack: bool,
+    /// A received FIN does not close this end too (`halfclose_`).
+    pub halfclose: bool,
+    /// No header prediction (`nopredict_`).
+    pub nopredict: bool,
+    /// ECN-capable SYN/ACKs (`ecn_syn_`) and what a marked one does (`ecn_syn_wait_` 0, 1, 2).
+    pub ecn_syn: bool,
+    pub ecn_syn_wait: u32,
+    /// A timestamp's RTT sample ends the timer backoff (`ts_resetRTO_`).
+    pub ts_reset_rto: bool,
+    /// Up to this many seconds of random delay before each send (`overhead_`, 0: none).
+    #[serde(rename = "overhead_s")]
+    pub overhead: f64,
+    /// Newreno: the burst limit during recovery (`recov_maxburst_`).
+    pub recov_maxburst: u32,
+    /// Sack: forget the SACKed blocks on a timeout (`clear_on_timeout_`).
+    pub clear_on_timeout: bool,
+    /// Sack: the option's sizes (`sack_block_size_`, `sack_option_size_`) and blocks per ACK
+    /// (`max_sack_blocks_`).
+    pub sack_block_size: u32,
+    pub sack_option_size: u32,
+    pub max_sack_blocks: u32,
+    /// Sack: when a hole is retransmitted (`sack_rtx_threshmode_` 0..4, with the block count and
+    /// byte thresholds `sack_rtx_cthresh_`, `sack_rtx_bthresh_`).
+    pub sack_rtx_cthresh: i32,
+    pub sack_rtx_bthresh: i32,
+    pub sack_rtx_threshmode: u32,
+}
+
+impl Default for FullParams {
+    /// `Agent/TCP/FullTcp`'s (and its subclasses' class variables) in ns-default.tcl.
+    fn default() -> Self {
+        FullParams {
+            segsize: 536,
+            segsperack: 1,
+            spa_thresh: 0,
+            tcprexmtthresh: 3,
+            iss: 0,
+            nodelay: false,
+            data_on_syn: false,
+            dupseg_fix: true,
+            dupack_reset: false,
+            interval: 0.1,
+            ts_option_size: 10,
+            reno_fastrecov: true,
+            pipectrl: false,
+            open_cwnd_on_pack: true,
+            halfclose: false,
+            nopredict: false,
+            ecn_syn: false,
+            ecn_syn_wait: 0,
+            ts_reset_rto: false,
+            overhead: 0.0,
+            recov_maxburst: 2,
+            clear_on_timeout: true,
+            sack_block_size: 8,
+            sack_option_size: 2,
+            max_sack_blocks: 3,
+            sack_rtx_cthresh: 1,
+            sack_rtx_bthresh: 1,
+            sack_rtx_threshmode: 1,
+        }
+    }
+}
+
+impl FullParams {
+    /// What a new agent of `variant` holds once its class's `init` has run: Tahoe and Sack
+    /// turn off window inflation, Newreno and Sack opening cwnd on partial ACKs.
+    pub fn of(variant: TcpVariant, class: &FullParams) -> FullParams {
+        let mut p = class.clone();
+        if matches!(variant, TcpVariant::FullTahoe | TcpVariant::FullSack) {
+            p.reno_fastrecov = false;
+        }
+        if matches!(variant, TcpVariant::FullNewReno | TcpVariant::FullSack) {
+            p.open_cwnd_on_pack = false;
+        }
+        p
+    }
 }
 
 /// Which behaviour a TCP sender follows.
@@ -374,6 +518,14 @@ pub enum TcpVariant {
     Vegas,
     /// FAST TCP (rfc profile only).
     Fast,
+    /// ns-2 `Agent/TCP/FullTcp`: two-way TCP with the handshake, Reno-style recovery.
+    Full,
+    /// ns-2 `Agent/TCP/FullTcp/Tahoe`.
+    FullTahoe,
+    /// ns-2 `Agent/TCP/FullTcp/Newreno`.
+    FullNewReno,
+    /// ns-2 `Agent/TCP/FullTcp/Sack`.
+    FullSack,
 }
 
 impl TcpVariant {
@@ -387,7 +539,16 @@ impl TcpVariant {
             TcpVariant::SackRh => "sackrh",
             TcpVariant::Vegas => "vegas",
             TcpVariant::Fast => "fast",
+            TcpVariant::Full => "fulltcp",
+            TcpVariant::FullTahoe => "fulltcp_tahoe",
+            TcpVariant::FullNewReno => "fulltcp_newreno",
+            TcpVariant::FullSack => "fulltcp_sack",
         }
+    }
+
+    /// One of ns-2's two-way FullTcp agents.
+    pub fn is_full(self) -> bool {
+        matches!(self, TcpVariant::Full | TcpVariant::FullTahoe | TcpVariant::FullNewReno | TcpVariant::FullSack)
     }
 
     /// The sink ns-2 pairs with it by convention (SACK senders need a SACK sink).

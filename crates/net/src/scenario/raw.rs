@@ -154,6 +154,10 @@ pub struct RawAction {
     #[serde(rename = "do")]
     pub action: Option<String>,
     pub packets: Option<i64>,
+    /// FullTcp's `advance_bytes`: how many bytes.
+    pub bytes: Option<i64>,
+    /// Which end's agent acts: "from" (the default) or "to" (a FullTcp flow's peer).
+    pub end: Option<String>,
 }
 
 /// A loss model on one link direction (ns-2's error models in an `ErrorModule Fid` at the head
@@ -173,6 +177,9 @@ pub struct RawLoss {
     pub p_bad_good: Option<f64>,
     pub loss_good: Option<f64>,
     pub loss_bad: Option<f64>,
+    pub offset: Option<f64>,
+    pub period: Option<f64>,
+    pub burst: Option<f64>,
     pub action: Option<String>,
     pub delay: Option<Quantity>,
 }
@@ -238,6 +245,10 @@ pub struct RawFlow {
     pub vegas: Option<RawVegas>,
     pub fast: Option<RawFast>,
     pub pacing: Option<RawPacing>,
+    /// A FullTcp flow: the `to` end's Agent/TCP and FullTcp variables, over `[tcp]`.
+    pub peer: Option<RawTcp>,
+    /// A FullTcp flow: the `to` end listens (`$agent listen`) for the `from` end's SYN.
+    pub listen: Option<Flag>,
 }
 
 /// The rfc profile's Vegas and its enhancements (`tcplab_cc::VegasConfig`).
@@ -352,6 +363,35 @@ pub struct RawTcp {
     pub sfrto: Option<Flag>,
     pub spurious_response: Option<i64>,
     pub ssthresh: Option<i64>,
+    // Agent/TCP/FullTcp's own (and its Newreno's and Sack's)
+    pub segsize: Option<i64>,
+    pub segsperack: Option<i64>,
+    pub spa_thresh: Option<i64>,
+    pub tcprexmtthresh: Option<i64>,
+    pub iss: Option<i64>,
+    pub nodelay: Option<Flag>,
+    pub data_on_syn: Option<Flag>,
+    pub dupseg_fix: Option<Flag>,
+    pub dupack_reset: Option<Flag>,
+    pub interval: Option<Quantity>,
+    pub ts_option_size: Option<i64>,
+    pub reno_fastrecov: Option<Flag>,
+    pub pipectrl: Option<Flag>,
+    pub open_cwnd_on_pack: Option<Flag>,
+    pub halfclose: Option<Flag>,
+    pub nopredict: Option<Flag>,
+    pub ecn_syn: Option<Flag>,
+    pub ecn_syn_wait: Option<i64>,
+    pub ts_reset_rto: Option<Flag>,
+    pub overhead: Option<Quantity>,
+    pub recov_maxburst: Option<i64>,
+    pub clear_on_timeout: Option<Flag>,
+    pub sack_block_size: Option<i64>,
+    pub sack_option_size: Option<i64>,
+    pub max_sack_blocks: Option<i64>,
+    pub sack_rtx_cthresh: Option<i64>,
+    pub sack_rtx_bthresh: Option<i64>,
+    pub sack_rtx_threshmode: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -106,6 +106,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         profile,
         ns2_tcp: tcp_params(base(TcpParams::default()), raw_tcp, "tcp")?,
         rfc_tcp: tcp_params(base(TcpParams::rfc()), raw_tcp, "tcp")?,
+        full: super::fulltcp::full_params(FullParams::default(), raw_tcp, "tcp")?,
         raw_tcp,
         sink: raw.tcpsink.clone().unwrap_or_default(),
         vegas: raw.vegas.as_ref(),
@@ -362,11 +363,14 @@ fn loss(
 fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
     let kind = one_of(
         l.model.as_deref().unwrap_or("list"),
-        &["list", "uniform", "ber", "gilbert"],
+        &["list", "uniform", "ber", "gilbert", "periodic"],
         "loss model",
         &p("model"),
     )?;
-    let fields: [(&str, bool); 7] = [
+    let fields: [(&str, bool); 10] = [
+        ("offset", l.offset.is_some()),
+        ("period", l.period.is_some()),
+        ("burst", l.burst.is_some()),
         ("packets", l.packets.is_some()),
         ("rate", l.rate.is_some()),
         ("ber", l.ber.is_some()),
@@ -379,6 +383,7 @@ fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
         "list" => &["packets"],
         "uniform" => &["rate"],
         "ber" => &["ber"],
+        "periodic" => &["offset", "period", "burst"],
         _ => &["p_good_bad", "p_bad_good", "loss_good", "loss_bad"],
     };
     if let Some((field, _)) = fields.iter().find(|(f, set)| *set && !own.contains(f)) {
@@ -394,6 +399,21 @@ fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
     Ok(match kind {
         "uniform" => LossModel::Uniform { rate: prob(l.rate, "rate", None)? },
         "ber" => LossModel::Ber { ber: prob(l.ber, "ber", None)? },
+        "periodic" => {
+            // ns-2 truncates its doubles to counts
+            let count = |v: Option<f64>, field: &str, default: Option<f64>| -> Res<u64> {
+                match (v, default) {
+                    (Some(v), _) => Ok(real_in(v, 0.0, 1e15, &p(field))? as u64),
+                    (None, Some(d)) => Ok(d as u64),
+                    (None, None) => err(p(field), "is required by the periodic model (a packet count)"),
+                }
+            };
+            LossModel::Periodic {
+                offset: count(l.offset, "offset", Some(0.0))?,
+                period: count(l.period, "period", None)?,
+                burst: count(l.burst, "burst", Some(0.0))?,
+            }
+        }
         "gilbert" => LossModel::Gilbert {
             p_good_bad: prob(l.p_good_bad, "p_good_bad", None)?,
             p_bad_good: prob(l.p_bad_good, "p_bad_good", None)?,
@@ -743,6 +763,8 @@ struct FlowDefaults<'a> {
     /// `[tcp]` over each profile's defaults.
     ns2_tcp: TcpParams,
     rfc_tcp: TcpParams,
+    /// `[tcp]`'s FullTcp variables over ns-2's defaults.
+    full: FullParams,
     raw_tcp: &'a RawTcp,
     sink: RawSink,
     vegas: Option<&'a RawVegas>,
@@ -794,15 +816,26 @@ fn flow(
     if from == to {
         return err(p("to"), "is the same node as `from`");
     }
-    let protocol = f.protocol.as_deref().ok_or_else(|| {
-        ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno, sack1, fack, sackrh, vegas, fast or udp)")
-    })?;
-    let protocol = one_of(
-        protocol,
-        &["tahoe", "reno", "newreno", "sack1", "fack", "sackrh", "vegas", "fast", "udp"],
-        "protocol",
-        &p("protocol"),
-    )?;
+    const PROTOCOLS: [&str; 13] = [
+        "tahoe",
+        "reno",
+        "newreno",
+        "sack1",
+        "fack",
+        "sackrh",
+        "vegas",
+        "fast",
+        "fulltcp",
+        "fulltcp_tahoe",
+        "fulltcp_newreno",
+        "fulltcp_sack",
+        "udp",
+    ];
+    let protocol = f
+        .protocol
+        .as_deref()
+        .ok_or_else(|| ScenarioError::new(p("protocol"), format!("is required ({})", PROTOCOLS.join(", "))))?;
+    let protocol = one_of(protocol, &PROTOCOLS, "protocol", &p("protocol"))?;
     let is_tcp = protocol != "udp";
 
     let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
@@ -871,6 +904,10 @@ fn flow(
             "fack" => TcpVariant::Fack,
             "sackrh" => TcpVariant::SackRh,
             "fast" => TcpVariant::Fast,
+            "fulltcp" => TcpVariant::Full,
+            "fulltcp_tahoe" => TcpVariant::FullTahoe,
+            "fulltcp_newreno" => TcpVariant::FullNewReno,
+            "fulltcp_sack" => TcpVariant::FullSack,
             _ => TcpVariant::Vegas,
         };
         let profile = match &f.profile {
@@ -881,10 +918,17 @@ fn flow(
             (Profile::Ns2, TcpVariant::Fast) => {
                 return err(p("protocol"), "fast exists in the rfc profile only (set profile = \"rfc\")")
             }
-            (
-                Profile::Rfc,
-                TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::SackRh,
-            ) => {
+            (Profile::Rfc, v)
+                if v.is_full()
+                    || matches!(
+                        v,
+                        TcpVariant::Tahoe
+                            | TcpVariant::Reno
+                            | TcpVariant::Sack1
+                            | TcpVariant::Fack
+                            | TcpVariant::SackRh
+                    ) =>
+            {
                 return err(
                     p("protocol"),
                     format!("{protocol} is an ns-2 profile agent; the rfc profile has newreno, vegas and fast"),
@@ -967,10 +1011,11 @@ fn flow(
             None
         };
         let pacing = pacing_config(f.pacing.as_ref(), defaults.pacing, &flow_path)?;
+        let full = full_config(f, variant, defaults, &flow_path)?;
         if pacing.is_some() && params.rbp && profile == Profile::Ns2 {
             return err(p("pacing"), "cannot be combined with tcp.rbp (both pace the sender)");
         }
-        Transport::Tcp(Box::new(TcpConfig { variant, profile, sink, params, vegas, fast, pacing }))
+        Transport::Tcp(Box::new(TcpConfig { variant, profile, sink, params, vegas, fast, pacing, full }))
     } else {
         Transport::Udp
     };
@@ -993,6 +1038,47 @@ fn flow(
         None => None,
     };
     Ok(FlowConfig { name, fid, from, to, transport, app, start, stop })
+}
+
+/// A FullTcp flow's two agents (None for other flows, which may not set their knobs).
+fn full_config(f: &RawFlow, variant: TcpVariant, defaults: &FlowDefaults, path: &str) -> Res<Option<Box<FullConfig>>> {
+    use super::fulltcp::{full_knobs, full_params};
+    let p = |field: &str| format!("{path}.{field}");
+    if !variant.is_full() {
+        if let Some(knob) = f.tcp.as_ref().and_then(|t| full_knobs(t).into_iter().next()) {
+            return err(p(&format!("tcp.{knob}")), "is a FullTcp variable: only protocol = \"fulltcp\" (or fulltcp_tahoe, fulltcp_newreno, fulltcp_sack) reads it");
+        }
+        for (field, set) in [("peer", f.peer.is_some()), ("listen", f.listen.is_some())] {
+            if set {
+                return err(
+                    p(field),
+                    "is only allowed with a FullTcp protocol (fulltcp, fulltcp_tahoe, fulltcp_newreno, fulltcp_sack)",
+                );
+            }
+        }
+        return Ok(None);
+    }
+    for (field, set) in
+        [("sink", f.sink.is_some()), ("tcpsink", f.tcpsink.is_some()), ("delack_interval", f.delack_interval.is_some())]
+    {
+        if set {
+            return err(p(field), "a FullTcp flow has no sink: its `to` end is a FullTcp agent too (set it in `peer`)");
+        }
+    }
+    let class = FullParams::of(variant, &defaults.full);
+    let from = match &f.tcp {
+        Some(t) => full_params(class.clone(), t, &p("tcp"))?,
+        None => class.clone(),
+    };
+    let no_tcp = RawTcp::default();
+    let peer = f.peer.as_ref().unwrap_or(&no_tcp);
+    let to = full_params(class, peer, &p("peer"))?;
+    let to_params = tcp_params(defaults.ns2_tcp.clone(), peer, &p("peer"))?;
+    let listen = match f.listen {
+        Some(v) => flag(v, &p("listen"))?,
+        None => true,
+    };
+    Ok(Some(Box::new(FullConfig { from, to, to_params, listen })))
 }
 
 /// The flows' own starts and stops, then the scenario's actions, in scheduling order.
@@ -1024,10 +1110,26 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             .ok_or_else(|| ScenarioError::new(p("flow"), format!("unknown flow {name:?}")))?;
         let what = one_of(
             a.action.as_deref().unwrap_or(""),
-            &["start", "stop", "produce", "producemore"],
+            &["start", "stop", "produce", "producemore", "close", "advance_bytes"],
             "action",
             &p("do"),
         )?;
+        let full = matches!(&flows[flow].transport, Transport::Tcp(t) if t.variant.is_full());
+        let end = match one_of(a.end.as_deref().unwrap_or("from"), &["from", "to"], "end", &p("end"))? {
+            "to" if !full => return err(p("end"), "\"to\" acts on a FullTcp flow's peer; this flow has none"),
+            "to" => End::To,
+            _ => End::From,
+        };
+        if matches!(what, "close" | "advance_bytes") && !full {
+            return err(p("do"), format!("{what} needs a FullTcp flow (protocol fulltcp, fulltcp_tahoe, ...)"));
+        }
+        let bytes = match (what, a.bytes) {
+            ("advance_bytes", Some(n)) if n >= 0 => n as u64,
+            ("advance_bytes", Some(n)) => return err(p("bytes"), format!("{n} is negative")),
+            ("advance_bytes", None) => return err(p("bytes"), "is required with do = \"advance_bytes\""),
+            (_, Some(_)) => return err(p("bytes"), "is only allowed with do = \"advance_bytes\""),
+            (_, None) => 0,
+        };
         let ftp = matches!(flows[flow].app, AppConfig::Ftp { .. });
         if what.starts_with("produce") && !ftp {
             return err(p("do"), format!("{what} needs an FTP flow"));
@@ -1043,25 +1145,30 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             "start" => ActionKind::Start,
             "stop" => ActionKind::Stop,
             "produce" => ActionKind::Produce { packets },
+            "close" => ActionKind::Close,
+            "advance_bytes" => ActionKind::AdvanceBytes { bytes },
             _ => ActionKind::ProduceMore { packets },
         };
-        user.push(Action { at, at_s, flow, kind });
+        user.push(Action { at, at_s, flow, end, kind });
     }
     let mut all = Vec::with_capacity(2 * flows.len() + user.len());
     for (i, f) in flows.iter().enumerate() {
         // A flow started by an action has no implicit start at 0.
-        let started_by_action =
-            user.iter().any(|a| a.flow == i && matches!(a.kind, ActionKind::Start | ActionKind::Produce { .. }));
+        let started_by_action = user.iter().any(|a| {
+            a.flow == i
+                && a.end == End::From
+                && matches!(a.kind, ActionKind::Start | ActionKind::Produce { .. } | ActionKind::AdvanceBytes { .. })
+        });
         let exact = |q: &Option<Quantity>, field: &str, default: f64| -> Res<f64> {
             q.as_ref().map_or(Ok(default), |q| exact_seconds(q, &format!("flows[{i}].{field}")))
         };
         if raw_flows[i].start.is_some() || !started_by_action {
             let at_s = exact(&raw_flows[i].start, "start", 0.0)?;
-            all.push(Action { at: f.start, at_s, flow: i, kind: ActionKind::Start });
+            all.push(Action { at: f.start, at_s, flow: i, end: End::From, kind: ActionKind::Start });
         }
         if let Some(stop) = f.stop {
             let at_s = exact(&raw_flows[i].stop, "stop", 0.0)?;
-            all.push(Action { at: stop, at_s, flow: i, kind: ActionKind::Stop });
+            all.push(Action { at: stop, at_s, flow: i, end: End::From, kind: ActionKind::Stop });
         }
     }
     all.extend(user);

@@ -13,8 +13,8 @@ use crate::pcap::{FlowWire, Pcap};
 use crate::port::Endpoint;
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
-use crate::scenario::{AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Transport};
-use crate::tcp::{Ns2Sender, RfcSender, TcpSink};
+use crate::scenario::{AppConfig, End, LossAt, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Transport};
+use crate::tcp::{FullTcp, Ns2Sender, RfcSender, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::udp::CbrSource;
 use crate::wifi::Wifi;
@@ -112,31 +112,57 @@ fn reset_order(scenario: &Scenario) -> impl Iterator<Item = usize> + '_ {
         .flat_map(move |node| (0..scenario.flows.len()).filter(move |&i| scenario.flows[i].from == node))
 }
 
-/// Each TCP sender's clock phase (ns-2's `boot_time_` / `tcpTick_`), by flow.
+/// The ns-2 agents that draw a clock phase, node by node in the order `$ns run` resets them:
+/// each node's agents in attach order (per flow: the sender on `from`, then on `to` its sink,
+/// which draws nothing, or a FullTcp flow's second agent).
+fn agent_reset_order(scenario: &Scenario) -> Vec<(usize, End)> {
+    let is_ns2 = |i: usize| matches!(&scenario.flows[i].transport, Transport::Tcp(t) if t.profile == Profile::Ns2);
+    let is_full = |i: usize| matches!(&scenario.flows[i].transport, Transport::Tcp(t) if t.variant.is_full());
+    let mut order = Vec::new();
+    for node in tcl_array_order(scenario.nodes.len()) {
+        for (i, f) in scenario.flows.iter().enumerate().filter(|&(i, _)| is_ns2(i)) {
+            if f.from == node {
+                order.push((i, End::From));
+            }
+            if f.to == node && is_full(i) {
+                order.push((i, End::To));
+            }
+        }
+    }
+    order
+}
+
+/// Each ns-2 agent's clock phase (ns-2's `boot_time_` / `tcpTick_`): by flow, the `from`
+/// end's, and a FullTcp flow's `to` end's.
 ///
-/// ns-2 draws a phase when it creates a TCP agent and again when `$ns run` resets it; the second
-/// one stays. Resets go node by node in Tcl's `array names` order, agents in attach order (per
-/// flow: sender on `from`, then sink on `to`; sinks draw nothing).
-fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> Vec<f64> {
-    // Only ns-2's agents have a clock phase.
-    let is_tcp = |f: &FlowConfig| matches!(&f.transport, Transport::Tcp(t) if t.profile == Profile::Ns2);
-    let mut phases = vec![0.0; scenario.flows.len()];
+/// ns-2 draws a phase when it creates a TCP agent (twice for Vegas and FullTcp, which reset
+/// themselves again) and again when `$ns run` resets it; the last one stays.
+fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> (Vec<f64>, Vec<f64>) {
+    let mut phases = (vec![0.0; scenario.flows.len()], vec![0.0; scenario.flows.len()]);
+    let order = agent_reset_order(scenario);
+    let mut set = |(i, end): (usize, End), v: f64| match end {
+        End::From => phases.0[i] = v,
+        End::To => phases.1[i] = v,
+    };
     match scenario.rng {
         RngMode::Streams => {
-            for (i, f) in scenario.flows.iter().enumerate().filter(|(_, f)| is_tcp(f)) {
-                phases[i] = Rng::stream(seed, &format!("flow/{}/tcp", f.name)).uniform();
+            for (i, end) in order {
+                let name = &scenario.flows[i].name;
+                let stream = if end == End::From { format!("flow/{name}/tcp") } else { format!("flow/{name}/peer") };
+                set((i, end), Rng::stream(seed, &stream).uniform());
             }
         }
         RngMode::Ns2 => {
-            for f in scenario.flows.iter().filter(|f| is_tcp(f)) {
-                // The draws at creation, overwritten at `$ns run` (Vegas resets itself twice).
-                let vegas = matches!(&f.transport, Transport::Tcp(t) if t.variant == TcpVariant::Vegas);
-                for _ in 0..if vegas { 2 } else { 1 } {
+            for &(i, _) in &order {
+                // The draws at creation, overwritten at `$ns run`.
+                let twice = matches!(&scenario.flows[i].transport,
+                    Transport::Tcp(t) if t.variant == TcpVariant::Vegas || t.variant.is_full());
+                for _ in 0..if twice { 2 } else { 1 } {
                     shared.uniform();
                 }
             }
-            for i in reset_order(scenario).filter(|&i| is_tcp(&scenario.flows[i])) {
-                phases[i] = shared.uniform();
+            for agent in order {
+                set(agent, shared.uniform());
             }
         }
     }
@@ -211,7 +237,7 @@ impl Simulation {
         }
         // ns-2's generator (unused, and so seeded 1, with per-component streams)
         let mut shared = Ns2Rng::seeded(if scenario.rng == RngMode::Ns2 { seed as u32 } else { 1 });
-        let phases = clock_phases(&scenario, seed, &mut shared);
+        let (phases, peer_phases) = clock_phases(&scenario, seed, &mut shared);
         let mut wifi = Wifi::new(scenario.wlans.clone(), draws);
         wifi.paths = scenario.paths();
         for (wlan, node, loss) in radio_losses {
@@ -271,6 +297,27 @@ impl Simulation {
             let sender_end = Endpoint { flow: id, fid: f.fid, addr: src, peer: dst };
             let receiver_end = Endpoint { addr: dst, peer: src, ..sender_end };
             let (sender, receiver) = match (&f.transport, f.app) {
+                (Transport::Tcp(t), _) if t.variant.is_full() => {
+                    let full = t.full.as_ref().expect("validated: a FullTcp flow has its two agents");
+                    let draws = |end: &str| match scenario.rng {
+                        RngMode::Ns2 => Draws::Shared,
+                        RngMode::Streams => Draws::Own(Rng::stream(seed, &format!("flow/{}/{end}/resets", f.name))),
+                    };
+                    let (v, p) = (t.variant, t.params.clone());
+                    let from =
+                        FullTcp::new(v, p, full.from.clone(), sender_end, End::From, false, phases[i], draws("tcp"));
+                    let to = FullTcp::new(
+                        v,
+                        full.to_params.clone(),
+                        full.to.clone(),
+                        receiver_end,
+                        End::To,
+                        full.listen,
+                        peer_phases[i],
+                        draws("peer"),
+                    );
+                    (Sender::Full(from), Receiver::Full(to))
+                }
                 (Transport::Tcp(t), _) => {
                     let sender = match (t.profile, t.variant) {
                         (Profile::Ns2, variant) if variant != TcpVariant::Fast => Sender::Tcp(Ns2Sender::new(

@@ -9,8 +9,8 @@ use crate::ids::NodeId;
 use crate::metrics::{FlowSeries, LinkSample, LinkSeries, Sampler, Summary, TcpSeries};
 use crate::network::{link_name, unchecked, Event, Link, Network, TimerKind};
 use crate::packet::{Kind, PacketId};
-use crate::scenario::{ActionKind, AppConfig, Scenario, ScenarioError, Transport};
-use crate::tcp::{Ftp, Ns2Sender, RfcSender, TcpSink};
+use crate::scenario::{ActionKind, AppConfig, End, Scenario, ScenarioError, Transport};
+use crate::tcp::{Ftp, FullTcp, Ns2Sender, RfcSender, TcpSink};
 use crate::udp::CbrSource;
 use serde::Serialize;
 use std::io;
@@ -26,6 +26,8 @@ enum Sender {
     /// The rfc profile's sender.
     Rfc(RfcSender),
     Cbr(CbrSource),
+    /// A FullTcp flow's agent on its `from` node (the one on `to` is its receiver).
+    Full(FullTcp),
 }
 
 impl Sender {
@@ -33,6 +35,7 @@ impl Sender {
         match self {
             Sender::Tcp(t) => Some(t),
             Sender::Rfc(r) => Some(r),
+            Sender::Full(f) => Some(f),
             Sender::Cbr(_) => None,
         }
     }
@@ -43,6 +46,27 @@ enum Receiver {
     Tcp(TcpSink),
     /// `Agent/Null`: counts and discards.
     Null,
+    /// A FullTcp flow's agent on its `to` node.
+    Full(FullTcp),
+}
+
+impl Flow {
+    /// The application interface of the agent at `end` (a FullTcp flow has one at each).
+    fn ftp(&mut self, end: End) -> Option<&mut dyn Ftp<Network>> {
+        match (end, &mut self.receiver) {
+            (End::To, Receiver::Full(f)) => Some(f),
+            (End::To, _) => None,
+            (End::From, _) => self.sender.ftp(),
+        }
+    }
+
+    /// The FullTcp agent at `end`, if the flow is FullTcp.
+    fn full(&mut self, end: End) -> Option<&mut FullTcp> {
+        match (end, &mut self.sender, &mut self.receiver) {
+            (End::From, Sender::Full(f), _) | (End::To, _, Receiver::Full(f)) => Some(f),
+            _ => None,
+        }
+    }
 }
 
 struct Flow {
@@ -279,6 +303,8 @@ impl Simulation {
                     (TimerKind::Pace, Sender::Rfc(tcp), _) => tcp.on_pace_timer(net, gen),
                     (TimerKind::Cbr, Sender::Cbr(cbr), _) => cbr.on_timer(net, gen),
                     (TimerKind::DelAck, _, Receiver::Tcp(sink)) => sink.on_timer(net, gen),
+                    (TimerKind::Full(End::From, which), Sender::Full(a), _) => a.on_timer(net, which, gen),
+                    (TimerKind::Full(End::To, which), _, Receiver::Full(b)) => b.on_timer(net, which, gen),
                     _ => unreachable!("timer {kind:?} of a flow without one"),
                 }
                 return Some(f.0 as usize);
@@ -298,7 +324,15 @@ impl Simulation {
                         ActionKind::Stop => cbr.stop(net),
                         kind => unreachable!("validation rules out {kind:?} on {app:?}"),
                     }
-                } else if let Some(tcp) = flow.sender.ftp() {
+                } else if let (ActionKind::Close | ActionKind::AdvanceBytes { .. }, Some(full)) =
+                    (action.kind, flow.full(action.end))
+                {
+                    match action.kind {
+                        ActionKind::Close => full.close(net),
+                        ActionKind::AdvanceBytes { bytes } => full.advance_bytes(net, bytes as i64),
+                        _ => unreachable!("matched above"),
+                    }
+                } else if let Some(tcp) = flow.ftp(action.end) {
                     match (action.kind, app) {
                         (ActionKind::Start, AppConfig::Ftp { packets: None }) => tcp.send_unlimited(net),
                         (ActionKind::Start, AppConfig::Ftp { packets: Some(n) }) => tcp.advance(net, n as i64),
@@ -382,6 +416,16 @@ impl Simulation {
         }
     }
 
+    /// A FullTcp flow's packet, to whichever of its two agents it is addressed (either may
+    /// send `tcp` or `ack` packets).
+    #[cold]
+    fn full_recv(from: &mut Sender, to: &mut FullTcp, net: &mut Network, pkt: &crate::packet::Packet) {
+        match from {
+            Sender::Full(from) if pkt.dst == from.addr() => from.recv(net, pkt),
+            _ => to.recv(net, pkt),
+        }
+    }
+
     /// Packet `id` reached the node of the agent it is addressed to; returns its flow.
     fn deliver(net: &mut Network, flows: &mut [Flow], id: PacketId) -> usize {
         let pkt = &net.ctx.pkts.release(id);
@@ -399,6 +443,7 @@ impl Simulation {
                 match &mut flow.receiver {
                     Receiver::Tcp(sink) => sink.recv(net, pkt),
                     Receiver::Null => stats.goodput_bytes += pkt.payload as u64,
+                    Receiver::Full(to) => Self::full_recv(&mut flow.sender, to, net, pkt),
                 }
             }
             Kind::BindingUpdate | Kind::BindingAck => unreachable!("ruled out above"),
@@ -408,6 +453,11 @@ impl Simulation {
                     Sender::Tcp(tcp) => tcp.recv(net, pkt),
                     Sender::Rfc(tcp) => tcp.recv(net, pkt),
                     Sender::Cbr(_) => {}
+                    Sender::Full(_) => {
+                        if let Receiver::Full(to) = &mut flow.receiver {
+                            Self::full_recv(&mut flow.sender, to, net, pkt)
+                        }
+                    }
                 }
             }
         }

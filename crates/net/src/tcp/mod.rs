@@ -1,5 +1,6 @@
 //! TCP agents: ns-2.35's (`sender`, `sink`) and the rfc profile's sender (`rfc`).
 
+mod reassembly;
 mod rfc;
 mod scoreboard;
 mod sender;
@@ -11,7 +12,7 @@ mod replay;
 use crate::packet::FlowId;
 use crate::port::{Port, TimerKind};
 pub use rfc::RfcSender;
-pub use sender::Ns2Sender;
+pub use sender::{FullTcp, Ns2Sender};
 pub use sink::TcpSink;
 use tcplab_cc::Pacer;
 use tcplab_des::Timer;

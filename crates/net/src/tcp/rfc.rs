@@ -341,7 +341,16 @@ mod tests {
             ts_echo_rfc1323: false,
         };
         let params = TcpParams { singledup: limited_transmit, ..TcpParams::rfc() };
-        let cfg = TcpConfig { variant, profile: Profile::Rfc, sink, params, vegas: None, fast: None, pacing: None };
+        let cfg = TcpConfig {
+            variant,
+            profile: Profile::Rfc,
+            sink,
+            params,
+            vegas: None,
+            fast: None,
+            pacing: None,
+            full: None,
+        };
         let mut net = FakePort::default();
         let mut s = RfcSender::new(&cfg, sender_end());
         s.send_unlimited(&mut net);

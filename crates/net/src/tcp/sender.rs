@@ -16,6 +16,7 @@
 
 mod fack;
 mod frto;
+mod full;
 mod highspeed;
 mod rbp;
 mod rtt;
@@ -23,6 +24,7 @@ mod sack1;
 mod sackrh;
 mod vegas;
 
+pub use self::full::FullTcp;
 use self::rtt::TickEstimator;
 use super::{Ftp, TcpState};
 use crate::packet::{flags, Kind, Packet};
@@ -248,19 +250,35 @@ impl Ns2Sender {
             ack2: 0.0,
             p,
         };
-        // TcpAgent::reset()
-        s.rtt_init();
-        s.cwnd = if s.p.syn && s.p.delay_growth { 1.0 } else { s.initial_window() };
-        s.ssthresh = s.wnd as i64;
-        if s.p.max_ssthresh > 0 && (s.p.max_ssthresh as i64) < s.ssthresh {
-            s.ssthresh = s.p.max_ssthresh as i64;
-        }
+        s.tcp_reset(phase);
         if s.p.ssthresh > 0 {
             // `$agent set ssthresh_` after the reset
             s.ssthresh = s.p.ssthresh as i64;
         }
-        s.boot_time = s.p.tcp_tick * phase;
         s
+    }
+
+    /// ns-2's `TcpAgent::reset()`, with the clock phase it draws (a fraction of a tick). The
+    /// cwnd it sets is not traced here: the callers write the lines ns-2 writes.
+    fn tcp_reset(&mut self, phase: f64) {
+        self.rtt_init();
+        self.rtt_seq = -1;
+        self.dupacks = 0;
+        self.curseq = 0;
+        self.cwnd = if self.p.syn && self.p.delay_growth { 1.0 } else { self.initial_window() };
+        self.t_seqno = 0;
+        self.maxseq = -1;
+        self.last_ack = -1;
+        self.highest_ack = -1;
+        self.ssthresh = self.wnd as i64;
+        if self.p.max_ssthresh > 0 && (self.p.max_ssthresh as i64) < self.ssthresh {
+            self.ssthresh = self.p.max_ssthresh as i64;
+        }
+        self.recover = 0;
+        self.closed = false;
+        self.last_cwnd_action = CwndAction::None;
+        self.boot_time = self.p.tcp_tick * phase;
+        self.first_decrease = true;
     }
 
     /// Assigns cwnd; like ns-2's traced variable, a change is written to the cwnd trace.

@@ -247,7 +247,9 @@ impl TcpSink {
         self.ep.send(net, Kind::Ack, |ack| {
             (ack.size, ack.seq, ack.flags, ack.ts_echo) = (40, seq, f, a.ts_to_echo);
             if let Some(stack) = &mut self.sack {
-                ack.nsack = a.sack_blocks(stack, pkt.seq, &mut ack.sack);
+                let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+                let n = a.sack_blocks(stack, pkt.seq, &mut blocks) as usize;
+                ack.set_sack_blocks(&blocks[..n]);
                 ack.size += 8 * ack.nsack as u32;
             }
         });

@@ -41,7 +41,7 @@ impl Ns2Sender {
         if ack.has(flags::ECN_ECHO) && self.p.ecn {
             self.ecn(net, seq);
         }
-        let sacks = ack.sack_blocks();
+        let sacks = &*ack.sack_blocks();
         if !self.fastrecov {
             if seq > self.last_ack && sacks.is_empty() {
                 // A regular new ACK (ns-2's own recv_newack_helper: newack, opencwnd).

@@ -41,7 +41,7 @@ impl Ns2Sender {
                 // an old ACK: nothing to do
             } else if !self.timed_out {
                 let highest_ack = self.highest_ack;
-                self.sack1_mut().rq.update(highest_ack, ack.sack_blocks());
+                self.sack1_mut().rq.update(highest_ack, &ack.sack_blocks());
                 // Only a duplicate ACK with new SACK information counts.
                 if self.sack1_mut().rq.changed() {
                     self.dupacks += 1;
@@ -52,7 +52,7 @@ impl Ns2Sender {
                     }
                 }
                 if self.p.sfrto && self.frto == 2 {
-                    self.sack_frto_dupack(net, ack.sack_blocks());
+                    self.sack_frto_dupack(net, &ack.sack_blocks());
                 }
             }
             if self.dupacks == 0 {
@@ -74,7 +74,7 @@ impl Ns2Sender {
                 // A partial ACK: ns-2 moves highest_ack_ but not last_ack_.
                 self.highest_ack = seq;
                 let highest_ack = self.highest_ack;
-                self.sack1_mut().rq.update(highest_ack, ack.sack_blocks());
+                self.sack1_mut().rq.update(highest_ack, &ack.sack_blocks());
                 if self.p.partial_ack {
                     self.sack1_partial_ack_action(net);
                     self.sack1_mut().pipe += 1;
@@ -91,7 +91,7 @@ impl Ns2Sender {
                 }
             } else if !self.timed_out {
                 let highest_ack = self.highest_ack;
-                self.sack1_mut().rq.update(highest_ack, ack.sack_blocks());
+                self.sack1_mut().rq.update(highest_ack, &ack.sack_blocks());
                 if self.sack1_mut().rq.changed() && self.dupacks > 0 {
                     self.dupacks += 1;
                 }

@@ -323,7 +323,7 @@ impl Ns2Sender {
     /// `SackRHTcpAgent::recv`
     pub(super) fn sackrh_recv(&mut self, net: &mut impl Port, ack: &Packet) {
         let ecnecho = ack.has(flags::ECN_ECHO) && self.last_ack != -1;
-        let sacks = ack.sack_blocks();
+        let sacks = &*ack.sack_blocks();
         let sackpresent = !sacks.is_empty();
         let numdupacks = self.p.numdupacks as i64;
         let old_ack = self.last_ack;
