@@ -32,9 +32,10 @@ DROPS = {
 # (Sack1, Fack and SackRH get TCPSink/Sack1, tcplab's default sink for them, as in the suite.)
 MODELLED = {"tahoe": "tahoe", "reno": "reno", "newreno": "newreno", "sack": "sack1", "fack": "fack",
             "sackRH": "sackrh"}
-NOT_YET = {
-    "full": "Agent/TCP/FullTcp (two-way TCP) is not modelled",
-}
+# the FullTcp tests' own drop lists (a SYN and the handshake's ACK come first)
+FULL_DROPS = {"onedrop": [16], "twodrops": [16, 30], "threedrops": [16, 28, 30],
+              "fourdrops": [16, 26, 28, 30]}
+FULL = {"tahoe": "fulltcp_tahoe", "reno": "fulltcp", "newreno": "fulltcp_newreno", "sack": "fulltcp_sack"}
 
 
 def scenario(test, variant, drops, singledup, protocol, extra=None):
@@ -58,13 +59,12 @@ def main() -> None:
                 if sa and variant in ("fack", "sackRH"):
                     continue  # the suite has no _SA_ form of these
                 test = f"{pattern}_{'SA_' if sa else ''}{variant}"
-                if variant not in MODELLED:
-                    skipped[test] = NOT_YET[variant]
-                    continue
                 scenarios[test] = scenario(test, variant, drops, 1 if sa else 0, MODELLED[variant])
-        for full in ("tahoe", "reno", "newreno", "sack"):
+        for full, protocol in FULL.items():
             if not multiple:
-                skipped[f"{pattern}_{full}_full"] = NOT_YET["full"]
+                # a FullTcp agent at each end, the one on k1 listening
+                test = f"{pattern}_{full}_full"
+                scenarios[test] = scenario(test, f"{full} Full TCP", FULL_DROPS[pattern], 0, protocol)
     for pattern in ("multiple", "multiple2"):
         # Agent/TCP set partial_ack_ 1, then the sack test's body
         test = f"{pattern}_partial_ack_sack"
