@@ -45,7 +45,7 @@ pub(super) fn full_params(mut p: FullParams, raw: &RawTcp, path: &str) -> Res<Fu
     let at = |f: &str| format!("{path}.{f}");
     let int = |v: Option<i64>, lo: i64, hi: i64, f: &str| v.map(|v| int_in(v, lo, hi, &at(f))).transpose();
     let on = |v: Option<super::raw::Flag>, f: &str| v.map(|v| flag(v, &at(f))).transpose();
-    if let Some(v) = int(raw.segsize, 1, 65_000, "segsize")? {
+    if let Some(v) = int(raw.segsize, 0, 65_000, "segsize")? {
         p.segsize = v;
     }
     if let Some(v) = int(raw.segsperack, 1, 1000, "segsperack")? {

@@ -374,7 +374,7 @@ pub struct FullConfig {
 /// Tahoe, Newreno and Sack classes' own: `FullParams::of`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FullParams {
-    /// Bytes of data in a full segment (`segsize_`, the MSS).
+    /// Bytes of data in a full segment (`segsize_`, the MSS; 0: packet_size less the headers).
     pub segsize: u32,
     /// ACK every this many full segments (`segsperack_`)...
     pub segsperack: u32,

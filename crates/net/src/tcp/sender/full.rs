@@ -144,7 +144,7 @@ pub struct FullTcp {
     last_send_time: f64,
     infinite_send: bool,
     close_on_empty: bool,
-    /// The segment size (`maxseg_`, segsize).
+    /// The segment size (`maxseg_`, segsize; 0 until the first send when segsize is 0).
     maxseg: i64,
     maxburst: u32,
     /// Newreno: maxburst saved while recovery limits it to recov_maxburst.
@@ -256,7 +256,7 @@ impl FullTcp {
     fn advance_by_segments(&mut self, net: &mut impl Port, mut np: i64) {
         if np >= 0x1000_0000 {
             // a "huge" count means forever: ns-2 divides it down first
-            np /= self.maxseg;
+            np /= self.maxseg.max(1); // ns-2 divides by a segsize of 0 too, and crashes
         }
         self.advance_bytes(net, np * self.maxseg);
     }
@@ -456,6 +456,14 @@ impl FullTcp {
     /// ns-2's `foutput`: sends segment `seqno` (data, a pure ACK, a SYN or a FIN) if there is
     /// reason to; returns the sequence numbers it used (SYN and FIN count one each).
     fn foutput(&mut self, net: &mut impl Port, seqno: i64, reason: Reason) -> i64 {
+        // segsize 0 takes the MSS from packetSize_; else packetSize_ follows the MSS (it
+        // sizes the RFC 3390 initial window)
+        let header = self.header_size();
+        if self.maxseg == 0 {
+            self.maxseg = self.tcp.p.packet_size as i64 - header;
+        } else {
+            self.tcp.p.packet_size = (self.maxseg + header) as u32;
+        }
         let maxseg = self.maxseg;
         let t = &self.tcp;
         let is_retransmit = seqno < t.maxseq;
