@@ -146,7 +146,47 @@ RED_VARS = {
 
 TCP_AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno",
               "sack1": "Agent/TCP/Sack1", "fack": "Agent/TCP/Fack", "sackrh": "Agent/TCP/SackRH",
-              "vegas": "Agent/TCP/Vegas"}
+              "vegas": "Agent/TCP/Vegas", "fulltcp": "Agent/TCP/FullTcp",
+              "fulltcp_tahoe": "Agent/TCP/FullTcp/Tahoe", "fulltcp_newreno": "Agent/TCP/FullTcp/Newreno",
+              "fulltcp_sack": "Agent/TCP/FullTcp/Sack"}
+
+# Agent/TCP/FullTcp variables of one end (`full.from`, `full.to`); Newreno's and Sack's own only
+# on those classes.
+FULL_VARS = {
+    "segsize": "segsize_",
+    "segsperack": "segsperack_",
+    "spa_thresh": "spa_thresh_",
+    "tcprexmtthresh": "tcprexmtthresh_",
+    "iss": "iss_",
+    "nodelay": "nodelay_",
+    "data_on_syn": "data_on_syn_",
+    "dupseg_fix": "dupseg_fix_",
+    "dupack_reset": "dupack_reset_",
+    "interval_s": "interval_",
+    "ts_option_size": "ts_option_size_",
+    "reno_fastrecov": "reno_fastrecov_",
+    "pipectrl": "pipectrl_",
+    "open_cwnd_on_pack": "open_cwnd_on_pack_",
+    "halfclose": "halfclose_",
+    "nopredict": "nopredict_",
+    "ecn_syn": "ecn_syn_",
+    "ecn_syn_wait": "ecn_syn_wait_",
+    "ts_reset_rto": "ts_resetRTO_",
+    "overhead_s": "overhead_",
+    "recov_maxburst": "recov_maxburst_",
+    "clear_on_timeout": "clear_on_timeout_",
+    "sack_block_size": "sack_block_size_",
+    "sack_option_size": "sack_option_size_",
+    "max_sack_blocks": "max_sack_blocks_",
+    "sack_rtx_cthresh": "sack_rtx_cthresh_",
+    "sack_rtx_bthresh": "sack_rtx_bthresh_",
+    "sack_rtx_threshmode": "sack_rtx_threshmode_",
+}
+FULL_ONLY = {
+    "fulltcp_newreno": {"recov_maxburst"},
+    "fulltcp_sack": {"clear_on_timeout", "sack_block_size", "sack_option_size", "max_sack_blocks",
+                     "sack_rtx_cthresh", "sack_rtx_bthresh", "sack_rtx_threshmode"},
+}
 
 
 def sink_class(sink: dict) -> str:
@@ -216,6 +256,12 @@ def _losses(emit, s: dict) -> None:
                 emit(f"$errmodel{i} unit byte")
                 emit(f"$errmodel{i} set rate_ [expr {{1.0 - pow(1.0 - {_num(loss['ber'])}, 8.0)}}]")
             emit(f"$errmodel{i} ranvar [new RandomVariable/Uniform]")
+        elif model == "periodic":
+            emit(f"set errmodel{i} [new ErrorModel/Periodic]")
+            emit(f"$errmodel{i} unit pkt")
+            emit(f"$errmodel{i} set offset_ {_num(float(loss['offset']))}")
+            emit(f"$errmodel{i} set period_ {_num(float(loss['period']))}")
+            emit(f"$errmodel{i} set burstlen_ {_num(float(loss['burst']))}")
         else:
             raise ValueError(f"losses[{i}].model: ns-2 has no per-packet Gilbert-Elliott model")
         if loss["action"] == "mark":
@@ -319,7 +365,10 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
         else:
             emit(f"set {agent} [new Agent/UDP]")
         emit(f"$ns attach-agent $n{src} ${agent}")
-        if is_tcp:
+        full = flow.get("full")
+        if full is not None:
+            emit(f"set {sink} [new {TCP_AGENTS[variant]}]")
+        elif is_tcp:
             emit(f"set {sink} [new {sink_class(flow['sink'])}]")
             if flow["sink"]["delack_interval_s"] is not None:
                 emit(f"${sink} set interval_ {_num(flow['sink']['delack_interval_s'])}")
@@ -330,6 +379,10 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
         emit(f"$ns attach-agent $n{dst} ${sink}")
         emit(f"$ns connect ${agent} ${sink}")
         emit(f"${agent} set fid_ {flow['fid']}")
+        if full is not None:
+            emit(f"${sink} set fid_ {flow['fid']}")
+            if full["listen"]:
+                emit(f"${sink} listen")
 
         if is_tcp:
             skip = set().union(*(knobs for v, knobs in VARIANT_ONLY.items() if v != variant)) | {"rbp"}
@@ -340,10 +393,20 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             # ssthresh: `$ns run` resets ssthresh_ to window_, so it is set once the run is on
             _set_all(emit, f"${agent}", flow["params"], TCP_VARS, f"flows[{fi}].params", skip | {"ssthresh"})
             tcp_agents.append((fi, agent))
+            if full is not None:
+                # the other end is an agent of the same class, with its own variables
+                _set_all(emit, f"${sink}", full["to_params"], TCP_VARS, f"flows[{fi}].full.to_params",
+                         skip | {"ssthresh"})
+                full_skip = set().union(*(k for v, k in FULL_ONLY.items() if v != variant))
+                for end, obj in (("from", agent), ("to", sink)):
+                    _set_all(emit, f"${obj}", full[end], FULL_VARS, f"flows[{fi}].full.{end}", full_skip)
 
         if flow["app"] == "ftp":
             emit(f"set {appv} [new Application/FTP]")
             emit(f"${appv} attach-agent ${agent}")
+            if any(a["flow"] == fi and a["end"] == "to" for a in s["actions"]):
+                emit(f"set {appv}to [new Application/FTP] ;# the FullTcp peer's")
+                emit(f"${appv}to attach-agent ${sink}")
         else:
             # The UDP agent's packetSize_ is a *maximum* above which it fragments each
             # CBR message, so it is set to the CBR size to send whole packets.
@@ -369,7 +432,14 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             what = f"produce {flow['packets']}"
         elif what in ("produce", "producemore"):
             what = f"{what} {a['packets']}"
-        emit(f'$ns at {_num(a["at_s"])} "$app{a["flow"]} {what}"')
+        peer = a["end"] == "to"
+        if what in ("close", "advance_bytes"):
+            # FullTcp's own commands, on the agent itself
+            obj = f"$sink{a['flow']}" if peer else f"$agent{a['flow']}"
+            what = "close" if what == "close" else f"advance-bytes {a['bytes']}"
+        else:
+            obj = f"$app{a['flow']}" + ("to" if peer else "")
+        emit(f'$ns at {_num(a["at_s"])} "{obj} {what}"')
     emit("")
 
     # output.trace_flows: only those flows' senders write to the cwnd trace

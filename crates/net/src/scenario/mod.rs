@@ -519,12 +519,16 @@ pub enum TcpVariant {
     /// FAST TCP (rfc profile only).
     Fast,
     /// ns-2 `Agent/TCP/FullTcp`: two-way TCP with the handshake, Reno-style recovery.
+    #[serde(rename = "fulltcp")]
     Full,
     /// ns-2 `Agent/TCP/FullTcp/Tahoe`.
+    #[serde(rename = "fulltcp_tahoe")]
     FullTahoe,
     /// ns-2 `Agent/TCP/FullTcp/Newreno`.
+    #[serde(rename = "fulltcp_newreno")]
     FullNewReno,
     /// ns-2 `Agent/TCP/FullTcp/Sack`.
+    #[serde(rename = "fulltcp_sack")]
     FullSack,
 }
 

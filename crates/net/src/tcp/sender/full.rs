@@ -1474,3 +1474,6 @@ impl<P: Port> Ftp<P> for FullTcp {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
