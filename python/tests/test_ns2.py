@@ -418,6 +418,51 @@ def test_sackrh_is_agent_tcp_sackrh_with_a_sack1_sink():
     assert "set sink0 [new Agent/TCPSink/Sack1]" in lines
 
 
+FULL = {
+    "duration": "5s",
+    "nodes": ["s", "r", "k"],
+    "links": [{"from": "s", "to": "r", "bandwidth": "10Mb", "delay": "2ms"},
+              {"from": "r", "to": "k", "bandwidth": "1Mb", "delay": "30ms"}],
+    "flows": [{"name": "F", "from": "s", "to": "k", "protocol": "fulltcp_sack", "start": "0.1s",
+               "tcp": {"window": 30, "segsize": 1000}, "peer": {"iss": 5000, "segsperack": 2}}],
+    "actions": [{"at": "1s", "flow": "F", "do": "start", "end": "to"},
+                {"at": "2s", "flow": "F", "do": "advance_bytes", "bytes": 3000},
+                {"at": "3s", "flow": "F", "do": "close", "end": "to"}],
+    "losses": [{"link": "r->k", "flows": ["F"], "model": "periodic", "offset": 3, "period": 40}],
+}
+
+
+def test_fulltcp_is_a_pair_of_agents_with_their_own_variables():
+    lines = tcl_lines(FULL)
+    assert "set agent0 [new Agent/TCP/FullTcp/Sack]" in lines
+    assert "set sink0 [new Agent/TCP/FullTcp/Sack]" in lines
+    assert "$sink0 set fid_ 0" in lines and "$sink0 listen" in lines
+    src, peer = agent_vars(lines, "agent0"), agent_vars(lines, "sink0")
+    assert (src["window_"], src["segsize_"], src["iss_"]) == ("30", "1000", "0")
+    assert (peer["window_"], peer["segsize_"], peer["iss_"], peer["segsperack_"]) == ("20", "536", "5000", "2")
+    assert src["reno_fastrecov_"] == "false" and "recov_maxburst_" not in src  # Sack's, not Newreno's
+    # the peer's FTP, FullTcp's own commands, and ErrorModel/Periodic
+    assert "$app0to attach-agent $sink0" in lines
+    assert '$ns at 1.0 "$app0to start"' in lines
+    assert '$ns at 2.0 "$agent0 advance-bytes 3000"' in lines
+    assert '$ns at 3.0 "$sink0 close"' in lines
+    assert "set errmodel0 [new ErrorModel/Periodic]" in lines
+    assert ("$errmodel0 set offset_ 3.0", "$errmodel0 set period_ 40.0") == (lines[lines.index("$errmodel0 unit pkt") + 1], lines[lines.index("$errmodel0 unit pkt") + 2])
+
+
+def test_a_fulltcp_flow_without_listen_opens_from_both_ends():
+    s = copy.deepcopy(FULL)
+    s["flows"][0]["listen"] = False
+    assert "$sink0 listen" not in tcl_lines(s)
+
+
+def test_fulltcp_knobs_are_refused_on_one_way_agents():
+    s = copy.deepcopy(ONE)
+    s["flows"][0]["tcp"] = {"segsize": 1000}
+    with pytest.raises(tcplab.ScenarioError, match=r"flows\[0\]\.tcp\.segsize"):
+        tcplab.validate(s)
+
+
 def test_packet_size_maps_to_packetsize():
     changed = _changed(lambda s: s["flows"][0].update(packet_size="1460B"))
     assert changed == [("$agent0 set packetSize_ 1000", "$agent0 set packetSize_ 1460")]
@@ -565,6 +610,10 @@ DEFAULTS = {
         {"from": "s", "to": "k", "protocol": "vegas", "start": "1.5s", "tcp": {"rbp": True}},
         {"from": "s", "to": "k", "protocol": "reno", "start": "1.7s", "tcp": {"rbp": True}},
         {"from": "s", "to": "k", "protocol": "udp"},
+        {"from": "s", "to": "k", "protocol": "fulltcp", "start": "1.9s"},
+        {"from": "s", "to": "k", "protocol": "fulltcp_tahoe", "start": "2.1s"},
+        {"from": "s", "to": "k", "protocol": "fulltcp_newreno", "start": "2.3s"},
+        {"from": "s", "to": "k", "protocol": "fulltcp_sack", "start": "2.5s"},
     ],
 }
 
