@@ -30,6 +30,7 @@ from tcplab import ns2
 from tcplab.tracediff import diff_traces, first_difference
 
 TCP_VARIANTS = ["tahoe", "reno", "newreno", "sack1", "fack", "vegas"]
+FULL_VARIANTS = ["fulltcp", "fulltcp_tahoe", "fulltcp_newreno", "fulltcp_sack"]
 SINKS = ["tcpsink", "delack", "sack1", "sack1_delack"]
 BANDWIDTHS = ["9.6kb", "64kb", "200kb", "500kb", "1Mb", "1.5Mb", "2Mb", "5Mb", "10Mb", "45Mb", "100Mb", "1Gb"]
 DELAYS = ["0ms", "0.1ms", "1ms", "2ms", "5ms", "10ms", "20ms", "33ms", "50ms", "100ms", "250ms"]
@@ -198,6 +199,35 @@ def tcp_knobs(r: random.Random, variant: str | None, p: float) -> dict:
     return t
 
 
+def full_knobs(r: random.Random, variant: str, p: float) -> dict:
+    """Agent/TCP knobs and a random subset of one FullTcp agent's own, each with probability
+    about p."""
+    t = tcp_knobs(r, None, p)
+
+    def maybe(key, value_fn, scale=1.0):
+        if r.random() < p * scale:
+            t[key] = value_fn()
+
+    maybe("segsize", lambda: r.choice([0, 100, 536, 1000, 1460]), 2)
+    maybe("segsperack", lambda: r.choice([1, 2, 3]), 2)
+    maybe("spa_thresh", lambda: r.choice([0, 1000, 10000]))
+    maybe("tcprexmtthresh", lambda: r.choice([1, 2, 3, 4]))
+    maybe("iss", lambda: r.choice([0, 1, 2144, 10000]))
+    maybe("interval", lambda: r.choice(["0s", "10ms", "100ms", "200ms"]), 1.5)
+    for k in ("nodelay", "data_on_syn", "dupseg_fix", "dupack_reset", "reno_fastrecov",
+              "open_cwnd_on_pack", "halfclose", "nopredict", "ts_reset_rto"):
+        maybe(k, lambda: r.random() < 0.5, 0.5)
+    if variant == "fulltcp_newreno":
+        maybe("recov_maxburst", lambda: r.choice([0, 1, 2, 4]), 2)
+    if variant == "fulltcp_sack":
+        maybe("clear_on_timeout", lambda: r.random() < 0.5)
+        maybe("max_sack_blocks", lambda: r.choice([0, 1, 2, 3]))
+        maybe("sack_rtx_threshmode", lambda: r.choice([0, 1, 2, 3, 4]), 2)
+        maybe("sack_rtx_cthresh", lambda: r.choice([1, 2, 3]))
+        maybe("sack_rtx_bthresh", lambda: r.choice([1, 536, 2000]))
+    return t
+
+
 def flow(r: random.Random, i: int, nodes, srcs, dsts, duration: float) -> dict:
     src = r.choice(srcs if r.random() < 0.8 else nodes)
     dst = r.choice([n for n in (dsts if r.random() < 0.8 else nodes) if n != src] or
@@ -210,6 +240,18 @@ def flow(r: random.Random, i: int, nodes, srcs, dsts, duration: float) -> dict:
             f["packet_size"] = r.choice([1, 40, 100, 210, 500, 1000, 1500])
             if f["packet_size"] < 100:
                 f["rate"] = r.choice(["1kb", "16kb", "64kb"])  # ns-2 is slow on floods of tiny packets
+    elif r.random() < 0.2:
+        # two-way: a FullTcp agent at each end, each with its own knobs
+        variant = r.choice(FULL_VARIANTS)
+        f["protocol"] = variant
+        p = r.choice([0.05, 0.12, 0.3])
+        for table in ("tcp", "peer"):
+            if (knobs := full_knobs(r, variant, p)):
+                f[table] = knobs
+        if r.random() < 0.1:
+            f["listen"] = False  # a simultaneous open, if the peer's app starts
+        if r.random() < 0.2:
+            f["packets"] = r.choice([1, 2, 5, 10, 30, 100])
     else:
         variant = r.choice(TCP_VARIANTS)
         f["protocol"] = variant
@@ -280,8 +322,14 @@ def scenario(seed: int, index: int) -> dict:
     losses = []
     for _ in range(r.choice([1, 2, 3, 4, 5] if stress else [0, 0, 1, 1, 2, 3])):
         loss = {"link": r.choice(directions)}
-        model = r.choice(["list", "list", "uniform", "ber"])
-        if model == "list":
+        model = r.choice(["list", "list", "uniform", "ber", "periodic"])
+        if model == "periodic":
+            loss["model"] = "periodic"
+            loss["offset"] = r.choice([0, 1, 3, 10, 40])
+            loss["period"] = r.choice([5, 25, 100])
+            if r.random() < 0.2:
+                loss["burst"] = r.choice([2, 3])
+        elif model == "list":
             # the first few packets often: losses before the first new ACK take rare paths
             first = 8 if r.random() < 0.4 else 120
             loss["packets"] = sorted(r.sample(range(0, first), r.randint(1, min(6, first))))
@@ -311,12 +359,18 @@ def scenario(seed: int, index: int) -> dict:
     for _ in range(r.choice([1, 2, 3, 5, 8] if stress else [0, 0, 0, 1, 2, 3])):
         f = r.choice(s["flows"])
         ftp = f["protocol"] != "udp"
-        what = r.choice(["start", "stop", "produce", "producemore"] if ftp else ["start", "stop"])
+        full = f["protocol"].startswith("fulltcp")
+        whats = ["start", "stop", "produce", "producemore"] if ftp else ["start", "stop"]
+        what = r.choice(whats + (["close", "advance_bytes", "start"] if full else []))
         at = r.choice(times) if r.random() < 0.25 else pick_time(r, 0, duration * 0.95)
         a = {"at": at, "flow": f["name"], "do": what}
+        if full and r.random() < 0.4:
+            a["end"] = "to"  # the peer's application, or its own close
         times.append(at)
         if what.startswith("produce"):
             a["packets"] = r.choice([0, 1, 3, 10, 50])
+        if what == "advance_bytes":
+            a["bytes"] = r.choice([1, 30, 536, 1000, 10000])
         actions.append(a)
     if actions:
         s["actions"] = actions
@@ -333,8 +387,8 @@ def scenario(seed: int, index: int) -> dict:
             f = tcp_flows[0]
             if lacking == "rfc":
                 f.update(protocol="newreno", profile="rfc")
-                f.pop("tcp", None)
-                f.pop("sink", None)
+                for k in ("tcp", "sink", "peer", "listen"):
+                    f.pop(k, None)
             else:
                 f.setdefault("tcp", {}).pop("rbp", None)
                 f["pacing"] = {"depth": 2}

@@ -315,83 +315,13 @@ def test_nam_trace_is_ns2s(which, tmp_path):
     assert_identical(report)
 
 
-TWO_WAY = """
-name = "two-way"
-duration = "12s"
-nodes = ["a", "b", "r", "c"]
-
-[tcp]
-minrto = "200ms"
-
-[[links]]
-from = "a"
-to = "r"
-bandwidth = "10Mb"
-delay = "3ms"
-
-[[links]]
-from = "b"
-to = "r"
-bandwidth = "10Mb"
-delay = "7ms"
-
-[[links]]
-from = "r"
-to = "c"
-bandwidth = "1.5Mb"
-delay = "25ms"
-queue_limit = 12
-
-[[flows]]
-name = "sack"
-from = "a"
-to = "c"
-protocol = "fulltcp_sack"
-start = "0.2s"
-[flows.tcp]
-window = 40
-[flows.peer]
-window = 40
-interval = "50ms"
-
-[[flows]]
-name = "newreno"
-fid = 3
-from = "c"
-to = "b"
-protocol = "fulltcp_newreno"
-start = "0.5s"
-[flows.tcp]
-window = 30
-timestamps = true
-[flows.peer]
-timestamps = true
-
-[[actions]]
-at = "2s"
-flow = "sack"
-do = "start"
-end = "to"
-
-[[actions]]
-at = "9s"
-flow = "newreno"
-do = "close"
-
-[[losses]]
-link = "r->c"
-flows = ["sack"]
-model = "periodic"
-offset = 30
-period = 55
-"""
+TWO_WAY = REPO / "scenarios" / "ns2-agents" / "fulltcp-two-way.toml"
 
 
 @needs_ns
 def test_two_way_fulltcp_flows_with_losses_match_ns2(tmp_path):
     """FullTcp Sack and Newreno pairs, data both ways, a close, periodic losses: ns-2's trace."""
-    scenario = tmp_path / "two-way.toml"
-    scenario.write_text(TWO_WAY)
+    scenario = TWO_WAY
     theirs = ns2.run_ns2(str(scenario), str(tmp_path / "ns2"), cwnd=False)["trace"]
     tcplab.run(scenario, out=tmp_path / "tcplab", trace=["ns2"])
     assert_identical(diff_traces(tmp_path / "tcplab" / "trace.tr", theirs))

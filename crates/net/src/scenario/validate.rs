@@ -1065,6 +1065,9 @@ fn full_config(f: &RawFlow, variant: TcpVariant, defaults: &FlowDefaults, path: 
             return err(p(field), "a FullTcp flow has no sink: its `to` end is a FullTcp agent too (set it in `peer`)");
         }
     }
+    if f.pacing.is_some() {
+        return err(p("pacing"), "is not modelled for FullTcp (ns-2's FullTcp has no pacing)");
+    }
     let class = FullParams::of(variant, &defaults.full);
     let from = match &f.tcp {
         Some(t) => full_params(class.clone(), t, &p("tcp"))?,

@@ -344,15 +344,11 @@ impl Simulation {
         }
         // ns-2's cwnd trace: a line as each agent's trace is attached (flow order), then one as
         // `$ns run` resets each agent
-        let agent = |i: usize| match &flows[i].sender {
-            Sender::Tcp(tcp) => Some(tcp),
-            _ => None,
-        };
-        for tcp in (0..flows.len()).filter_map(agent) {
-            tcp.trace_cwnd_attached(&mut net);
+        for flow in &flows {
+            flow.sender.trace_cwnd_attached(&mut net);
         }
-        for tcp in reset_order(&scenario).filter_map(agent) {
-            tcp.trace_cwnd_reset(&mut net);
+        for i in reset_order(&scenario) {
+            flows[i].sender.trace_cwnd_reset(&mut net);
         }
         let first_action = net.ctx.sched.reserve(); // a mark: numbers are only compared
         for (i, a) in scenario.actions.iter().enumerate() {

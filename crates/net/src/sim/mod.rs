@@ -31,6 +31,24 @@ enum Sender {
 }
 
 impl Sender {
+    /// ns-2's cwnd trace line as the trace is attached to an ns-2 agent.
+    fn trace_cwnd_attached(&self, net: &mut Network) {
+        match self {
+            Sender::Tcp(tcp) => tcp.trace_cwnd_attached(net),
+            Sender::Full(tcp) => tcp.trace_cwnd_attached(net),
+            Sender::Rfc(_) | Sender::Cbr(_) => {}
+        }
+    }
+
+    /// Its line as `$ns run` resets the agent.
+    fn trace_cwnd_reset(&self, net: &mut Network) {
+        match self {
+            Sender::Tcp(tcp) => tcp.trace_cwnd_reset(net),
+            Sender::Full(tcp) => tcp.trace_cwnd_reset(net),
+            Sender::Rfc(_) | Sender::Cbr(_) => {}
+        }
+    }
+
     fn ftp(&mut self) -> Option<&mut dyn Ftp<Network>> {
         match self {
             Sender::Tcp(t) => Some(t),

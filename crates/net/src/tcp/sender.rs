@@ -69,6 +69,8 @@ pub struct Ns2Sender {
     variant: TcpVariant,
     p: TcpParams,
     ep: Endpoint,
+    /// Its cwnd goes to the cwnd trace and series (not a FullTcp flow's second agent's).
+    cwnd_traced: bool,
     rtx_timer: Timer,
 
     cwnd: f64,
@@ -199,6 +201,7 @@ impl Ns2Sender {
         let mut s = Ns2Sender {
             variant,
             ep,
+            cwnd_traced: true,
             rtx_timer: Timer::default(),
             cwnd: 0.0,
             ssthresh: 0,
@@ -292,7 +295,9 @@ impl Ns2Sender {
 
     /// Writes the current cwnd to the cwnd trace and series.
     fn trace_cwnd(&self, net: &mut impl Port) {
-        net.trace_cwnd(&self.ep, self.cwnd, self.ssthresh);
+        if self.cwnd_traced {
+            net.trace_cwnd(&self.ep, self.cwnd, self.ssthresh);
+        }
     }
 
     /// The cwnd trace's line when the trace is attached, before `$ns run` resets the agent:
@@ -308,7 +313,7 @@ impl Ns2Sender {
 
     /// A line of the cwnd trace file that the series does not get.
     fn trace_cwnd_line(&self, net: &mut impl Port, cwnd: f64) {
-        if net.tracer().cwnd_enabled() {
+        if self.cwnd_traced && net.tracer().cwnd_enabled() {
             let now = net.now_secs();
             net.tracer().cwnd_line(now, self.ep.flow.0, self.ep.addr, self.ep.peer, cwnd);
         }

@@ -212,6 +212,8 @@ impl FullTcp {
             draws,
             f,
         };
+        // the flow's cwnd is its `from` agent's (ns-2 scripts trace the active opener's)
+        a.tcp.cwnd_traced = end == End::From;
         a.reset_own();
         a
     }
@@ -1435,9 +1437,14 @@ impl FullTcp {
         }
     }
 
-    /// The cwnd trace's line as the trace is attached, and `$ns run`'s reset.
+    /// The cwnd trace's line as the trace is attached (see `Ns2Sender`'s).
     pub fn trace_cwnd_attached(&self, net: &mut impl Port) {
         self.tcp.trace_cwnd_attached(net);
+    }
+
+    /// The cwnd trace's line of `$ns run`'s reset.
+    pub fn trace_cwnd_reset(&self, net: &mut impl Port) {
+        self.tcp.trace_cwnd_reset(net);
     }
 }
 
