@@ -18,6 +18,21 @@ NODES4 = ["s1", "s2", "r1", "k1"]                  # NodeTopology/4nodes: node i
 NODES6 = ["s1", "s2", "r1", "r2", "s3", "s4"]      # NodeTopology/6nodes: node ids 0..5
 
 
+# The topologies of test-suite-tcp-init-win.tcl and its FullTcp twin: (nodes in ns-2 creation
+# order, links as (from, to, bandwidth, delay, RED?)); their RED link has limit 25 both ways.
+INIT_WIN_NETS = {
+    "net6": (["s1", "s2", "r1", "k1"],
+             [("s1", "r1", "100Mb", "5ms", False), ("s2", "r1", "100Mb", "5ms", False),
+              ("r1", "k1", "10Mb", "100ms", True)]),
+    "net7": (["s1", "s2", "r1", "k1"],
+             [("s1", "r1", "8Mb", "5ms", False), ("s2", "r1", "8Mb", "5ms", False),
+              ("r1", "k1", "800Kb", "100ms", True)]),
+    "net8": (["r1", "k1", "s1", "s2"],
+             [("s1", "s2", "1000Mb", "0ms", False), ("s2", "r1", "9.6Kb", "1ms", False),
+              ("r1", "k1", "800Kb", "10ms", True)]),
+}
+
+
 def value(v) -> str:
     """A Python bool, number, string or list as a TOML value."""
     if isinstance(v, bool):

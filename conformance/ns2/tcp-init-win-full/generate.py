@@ -21,7 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.dont_write_bytecode = True  # no __pycache__ folder: tcplab takes each folder here for a suite
-from common import (action_toml, flow_toml, knobs_toml, link_toml, output_toml,  # noqa: E402
+from common import (INIT_WIN_NETS, action_toml, flow_toml, knobs_toml, link_toml, output_toml,  # noqa: E402
                     scenario_toml, table_toml, write_suite)
 
 GLOBALS = {"tcp_tick": "100ms", "rfc2988": False, "segsize": 0, "precision_reduce": False,
@@ -31,17 +31,6 @@ GLOBALS = {"tcp_tick": "100ms", "rfc2988": False, "segsize": 0, "precision_reduc
 IW2 = {"syn": True, "delay_growth": True, "window_init_option": 2}
 RED = {"bytes": False, "queue_in_bytes": False, "q_weight": 0.002, "thresh": 5.0,
        "maxthresh": 15.0, "setbit": True}
-NETS = {
-    "net6": (["s1", "s2", "r1", "k1"],
-             [("s1", "r1", "100Mb", "5ms", False), ("s2", "r1", "100Mb", "5ms", False),
-              ("r1", "k1", "10Mb", "100ms", True)]),
-    "net7": (["s1", "s2", "r1", "k1"],
-             [("s1", "r1", "8Mb", "5ms", False), ("s2", "r1", "8Mb", "5ms", False),
-              ("r1", "k1", "800Kb", "100ms", True)]),
-    "net8": (["r1", "k1", "s1", "s2"],
-             [("s1", "s2", "1000Mb", "0ms", False), ("s2", "r1", "9.6Kb", "1ms", False),
-              ("r1", "k1", "800Kb", "10ms", True)]),
-}
 VARIANTS = {"tahoe": "fulltcp_tahoe", "reno": "fulltcp", "newreno": "fulltcp_newreno"}
 # run_test: `$ns at 0.0` for ftp2, ftp3, then ftp1
 RUN_TEST_STARTS = [action_toml("0s", f, "start") for f in ("tcp2", "tcp3", "tcp1")]
@@ -50,7 +39,7 @@ DROPPED_SYN = table_toml("[[losses]]", {"link": "r1->k1", "flows": ["tcp1"], "mo
 
 
 def scenario(test, about, net, duration, flows, knobs=None, extra=(), red=None):
-    nodes, links = NETS[net]
+    nodes, links = INIT_WIN_NETS[net]
     red_link = {"queue": "red", "queue_limit": 25, "red": {**RED, **(red or {})}}
     return scenario_toml(
         "tcp-init-win-full", f"{test}: {about}", test, duration, nodes,

@@ -35,24 +35,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.dont_write_bytecode = True  # no __pycache__ folder: tcplab takes each folder here for a suite
-from common import (action_toml, flow_toml, knobs_toml, link_toml, loss_toml,  # noqa: E402
+from common import (INIT_WIN_NETS, action_toml, flow_toml, knobs_toml, link_toml, loss_toml,  # noqa: E402
                     output_toml, scenario_toml, write_suite)
 
 RED = {"bytes": False, "queue_in_bytes": False, "q_weight": 0.002, "thresh": 5.0,
        "maxthresh": 15.0, "setbit": True}
-
-# (nodes in ns-2 creation order, links as (from, to, bandwidth, delay, red?))
-NETS = {
-    "net6": (["s1", "s2", "r1", "k1"],
-             [("s1", "r1", "100Mb", "5ms", False), ("s2", "r1", "100Mb", "5ms", False),
-              ("r1", "k1", "10Mb", "100ms", True)]),
-    "net7": (["s1", "s2", "r1", "k1"],
-             [("s1", "r1", "8Mb", "5ms", False), ("s2", "r1", "8Mb", "5ms", False),
-              ("r1", "k1", "800Kb", "100ms", True)]),
-    "net8": (["r1", "k1", "s1", "s2"],
-             [("s1", "s2", "1000Mb", "0ms", False), ("s2", "r1", "9.6Kb", "1ms", False),
-              ("r1", "k1", "800Kb", "10ms", True)]),
-}
 
 # Test variant letter -> (tcplab protocol, sink); make_tcp's Sack is TCP/Sack1 + TCPSink/Sack1.
 VARIANTS = {"tahoe": "tahoe", "reno": "reno", "newreno": "newreno", "sack": "sack1"}
@@ -65,7 +52,7 @@ def periodic_drops(offset: int, runs: int = 10) -> list[str]:
 
 
 def scenario(test, about, net, duration, flows, tcp=None, losses=(), actions=(), red=None):
-    nodes, links = NETS[net]
+    nodes, links = INIT_WIN_NETS[net]
     red_link = {"queue": "red", "queue_limit": 25, "red": dict(RED, **(red or {}))}
     return scenario_toml(
         "tcp-init-win", about, test, duration, nodes, knobs_toml("tcp", tcp or {}),
