@@ -71,6 +71,7 @@ TCP_VARS = {
     "timerfix": "timerfix_",
     "rfc2988": "rfc2988_",
     "old_ecn": "old_ecn_",
+    "max_connects": "max_connects_",
     "srtt_bits": "T_SRTT_BITS",
     "rttvar_bits": "T_RTTVAR_BITS",
     "rttvar_exp": "rttvar_exp_",
@@ -97,6 +98,7 @@ SINK_VARS = {
     "syn_immediate_ack": "SYN_immediate_ack_",
     "rfc2581_immediate_ack": "RFC2581_immediate_ack_",
     "ts_echo_rfc1323": "ts_echo_rfc1323_",
+    "ecn_syn": "ecn_syn_",
 }
 
 # Variables that exist only on Agent/TCP/Newreno (elsewhere they would be dead Tcl variables).

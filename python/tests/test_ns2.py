@@ -167,9 +167,9 @@ def test_reno_flow_every_knob_and_ftp():
     a = block(lines, "set agent0 [new Agent/TCP/Reno]")
     assert a[1] == "$ns attach-agent $n2 $agent0"            # sender before sink
     assert a[2] == "set sink0 [new Agent/TCPSink]"
-    assert a[3:6] == ["$sink0 set SYN_immediate_ack_ true", "$sink0 set RFC2581_immediate_ack_ true",
-                      "$sink0 set ts_echo_rfc1323_ false"]
-    assert a[6] == "$ns attach-agent $n0 $sink0"
+    assert a[3:7] == ["$sink0 set SYN_immediate_ack_ true", "$sink0 set RFC2581_immediate_ack_ true",
+                      "$sink0 set ts_echo_rfc1323_ false", "$sink0 set ecn_syn_ false"]
+    assert a[7] == "$ns attach-agent $n0 $sink0"
     assert "$ns connect $agent0 $sink0" in a
     assert agent_vars(a, "agent0") == {
         "fid_": "0", "packetSize_": "1460", "window_": "17", "windowInit_": "2",
@@ -181,7 +181,8 @@ def test_reno_flow_every_knob_and_ftp():
         "increase_num_": "1.0", "tcpip_base_hdr_size_": "40", "useHeaders_": "true",
         "numdupacksFrac_": "-1", "noFastRetrans_": "false", "lessCareful_": "false",
         "bugFix_ack_": "false", "bugFix_ts_": "false", "bugfix_ss_": "true", "timerfix_": "true",
-        "rfc2988_": "true", "old_ecn_": "false", "T_SRTT_BITS": "3", "T_RTTVAR_BITS": "2",
+        "rfc2988_": "true", "old_ecn_": "false", "max_connects_": "-1", "T_SRTT_BITS": "3",
+        "T_RTTVAR_BITS": "2",
         "rttvar_exp_": "2", "windowOption_": "1", "low_window_": "38", "high_window_": "83000",
         "high_p_": "1e-07", "high_decrease_": "0.1", "cwnd_range_": "0", "max_ssthresh_": "0",
         "frto_enabled_": "false", "sfrto_enabled_": "false", "spurious_response_": "1",
@@ -311,6 +312,7 @@ TCP_CASES = [
     ("timerfix", False, "timerfix_", "false"),
     ("rfc2988", False, "rfc2988_", "false"),
     ("old_ecn", True, "old_ecn_", "true"),
+    ("max_connects", 5, "max_connects_", "5"),
     ("srtt_bits", 4, "T_SRTT_BITS", "4"),
     ("rttvar_bits", 3, "T_RTTVAR_BITS", "3"),
     ("rttvar_exp", 3, "rttvar_exp_", "3"),

@@ -577,6 +577,8 @@ pub struct SinkConfig {
     pub rfc2581_immediate_ack: bool,
     /// Echo timestamps by RFC 1323's rule (`ts_echo_rfc1323_`).
     pub ts_echo_rfc1323: bool,
+    /// Make the ACK that agrees to ECN (the SYN's) ECN-capable (`ecn_syn_`).
+    pub ecn_syn: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -636,6 +638,9 @@ pub struct TcpParams {
     pub rfc2988: bool,
     /// `old_ecn_`: keep opening cwnd during a burst of ECN-echoes.
     pub old_ecn: bool,
+    /// `max_connects_`: how many SYNs a one-way sender sends before it gives the connection
+    /// up (0 or less: no limit).
+    pub max_connects: i32,
     /// The RTT estimator's fixed point (`T_SRTT_BITS`, `T_RTTVAR_BITS`) and `rttvar_exp_`.
     pub srtt_bits: u32,
     pub rttvar_bits: u32,
@@ -728,6 +733,7 @@ impl Default for TcpParams {
             timerfix: true,
             rfc2988: true,
             old_ecn: false,
+            max_connects: -1,
             srtt_bits: 3,
             rttvar_bits: 2,
             rttvar_exp: 2,

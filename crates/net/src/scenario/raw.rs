@@ -296,6 +296,7 @@ pub struct RawSink {
     pub syn_immediate_ack: Option<Flag>,
     pub rfc2581_immediate_ack: Option<Flag>,
     pub ts_echo_rfc1323: Option<Flag>,
+    pub ecn_syn: Option<Flag>,
 }
 
 /// ns-2 `Agent/TCP` variables, trailing underscore dropped, snake_case. (Serialised only to
@@ -337,6 +338,7 @@ pub struct RawTcp {
     pub timerfix: Option<Flag>,
     pub rfc2988: Option<Flag>,
     pub old_ecn: Option<Flag>,
+    pub max_connects: Option<i64>,
     pub srtt_bits: Option<i64>,
     pub rttvar_bits: Option<i64>,
     pub rttvar_exp: Option<i64>,

@@ -622,6 +622,9 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     if let Some(v) = raw.old_ecn {
         t.old_ecn = flag(v, &p("old_ecn"))?;
     }
+    if let Some(v) = raw.max_connects {
+        t.max_connects = int_in(v, -1, 1_000_000, &p("max_connects"))? as i32;
+    }
     if let Some(v) = raw.srtt_bits {
         t.srtt_bits = int_in(v, 1, 8, &p("srtt_bits"))?;
     }
@@ -735,7 +738,7 @@ fn highspeed_params(t: &mut TcpParams, raw: &RawTcp, path: &str) -> Res<()> {
 }
 
 /// The sink knobs: the flow's own over the scenario's `[tcpsink]` table over ns-2's defaults.
-fn sink_knobs(global: &RawSink, own: Option<&RawSink>, path: &str) -> Res<(bool, bool, bool)> {
+fn sink_knobs(global: &RawSink, own: Option<&RawSink>, path: &str) -> Res<(bool, bool, bool, bool)> {
     let pick = |field: fn(&RawSink) -> Option<Flag>, name: &str, default: bool| -> Res<bool> {
         match (own.and_then(field), field(global)) {
             (Some(f), _) => flag(f, &format!("{path}.tcpsink.{name}")),
@@ -747,6 +750,7 @@ fn sink_knobs(global: &RawSink, own: Option<&RawSink>, path: &str) -> Res<(bool,
         pick(|s| s.syn_immediate_ack, "syn_immediate_ack", true)?,
         pick(|s| s.rfc2581_immediate_ack, "rfc2581_immediate_ack", true)?,
         pick(|s| s.ts_echo_rfc1323, "ts_echo_rfc1323", false)?,
+        pick(|s| s.ecn_syn, "ecn_syn", false)?,
     ))
 }
 
@@ -957,7 +961,7 @@ fn flow(
         } else {
             None
         };
-        let (syn_immediate_ack, rfc2581_immediate_ack, ts_echo_rfc1323) =
+        let (syn_immediate_ack, rfc2581_immediate_ack, ts_echo_rfc1323, ecn_syn) =
             sink_knobs(&defaults.sink, f.tcpsink.as_ref(), &format!("flows[{i}]"))?;
         let sink = SinkConfig {
             sack: kind.starts_with("sack1"),
@@ -965,6 +969,7 @@ fn flow(
             syn_immediate_ack,
             rfc2581_immediate_ack,
             ts_echo_rfc1323,
+            ecn_syn,
         };
         let base = if profile == Profile::Ns2 { &defaults.ns2_tcp } else { &defaults.rfc_tcp };
         let mut params = match &f.tcp {

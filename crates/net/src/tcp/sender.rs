@@ -121,6 +121,8 @@ pub struct Ns2Sender {
 
     ecn_backoff: bool,
     ect: bool,
+    /// SYNs sent so far (`syn_connects_`), against `max_connects_`.
+    syn_connects: i32,
     ecn_burst: bool,
 
     // Sack1 and Fack (ns-2 declares these in both subclasses).
@@ -235,6 +237,7 @@ impl Ns2Sender {
             pipe_prev: 0,
             ecn_backoff: false,
             ect: false,
+            syn_connects: 0,
             ecn_burst: false,
             fastrecov: false,
             timed_out: false,
@@ -268,7 +271,12 @@ impl Ns2Sender {
         self.rtt_seq = -1;
         self.dupacks = 0;
         self.curseq = 0;
-        self.cwnd = if self.p.syn && self.p.delay_growth { 1.0 } else { self.initial_window() };
+        self.cwnd = if self.p.syn && self.p.delay_growth {
+            self.syn_connects = 0;
+            1.0
+        } else {
+            self.initial_window()
+        };
         self.t_seqno = 0;
         self.maxseq = -1;
         self.last_ack = -1;
@@ -576,6 +584,9 @@ impl Ns2Sender {
         if self.p.bug_fix_ts {
             self.remember_send_time(seqno, net.now_secs());
         }
+        if seqno == 0 && self.p.syn && self.syn_refused(net) {
+            return;
+        }
         if seqno == 0 && self.p.ecn {
             f |= flags::ECN_ECHO;
             f &= !flags::ECT;
@@ -588,6 +599,18 @@ impl Ns2Sender {
         if !self.rtx_timer.pending() || force_set_rtx_timer {
             self.set_rtx_timer(net);
         }
+    }
+
+    /// Counts a SYN about to go; one past `max_connects_` is not sent and the connection is
+    /// given up as ns-2 does it: no data left to send, the timer parked 10000 s away.
+    fn syn_refused(&mut self, net: &mut impl Port) -> bool {
+        self.syn_connects += 1;
+        if self.p.max_connects > 0 && self.syn_connects > self.p.max_connects {
+            self.curseq = 0;
+            net.arm(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx, 10_000.0);
+            return true;
+        }
+        false
     }
 
     /// Sends what the window allows (ns-2's virtual `send_much`).

@@ -241,7 +241,11 @@ impl TcpSink {
         }
         let echo_without_ect = |fl: u8| fl & flags::ECT == 0 && fl & flags::ECN_ECHO != 0;
         if echo_without_ect(of) || (saved.is_some() && echo_without_ect(sf)) {
+            // the SYN's ECN negotiation: agree, ECN-capable if ecn_syn_
             f |= flags::ECN_ECHO;
+            if self.cfg.ecn_syn {
+                f |= flags::ECT;
+            }
         }
         let seq = a.seqno();
         self.ep.send(net, Kind::Ack, |ack| {
@@ -265,7 +269,14 @@ mod tests {
     /// ns-2's TCPSink defaults (section 1.2 of the ns-2 notes): ACKs of 40 bytes, SYN and
     /// RFC 2581 immediate ACKs, no RFC 1323 echo.
     fn config(sack: bool, delack: Option<Time>) -> SinkConfig {
-        SinkConfig { sack, delack, syn_immediate_ack: true, rfc2581_immediate_ack: true, ts_echo_rfc1323: false }
+        SinkConfig {
+            sack,
+            delack,
+            syn_immediate_ack: true,
+            rfc2581_immediate_ack: true,
+            ts_echo_rfc1323: false,
+            ecn_syn: false,
+        }
     }
 
     /// Feeds segments (seq, arrival time) of 1000 bytes, each sent 0.05 s before it arrives;
@@ -282,6 +293,22 @@ mod tests {
 
     fn acks(net: &FakePort) -> Vec<Sent> {
         net.sent.iter().map(|p| (p.seq, p.size, p.sack_blocks().to_vec(), p.ts)).collect()
+    }
+
+    /// The SYN of an ECN sender (ECN-echo without ECT) is answered with ECN-echo; `ecn_syn_`
+    /// makes that ACK ECN-capable too (tcp-sink.cc's ack), so a router may mark it.
+    #[test]
+    fn ecn_syn_makes_the_syn_ack_ecn_capable() {
+        for (ecn_syn, expected) in [(false, flags::ECN_ECHO), (true, flags::ECN_ECHO | flags::ECT)] {
+            let mut net = FakePort::default();
+            let mut sink = TcpSink::new(receiver_end(), &SinkConfig { ecn_syn, ..config(false, None) });
+            net.set_now(0.1);
+            sink.recv(&mut net, &Packet { flags: flags::ECN_ECHO, ..segment(0, 0, 0.05) });
+            net.set_now(0.2);
+            sink.recv(&mut net, &Packet { flags: flags::ECT, ..segment(1, 1000, 0.15) });
+            let got: Vec<u8> = net.sent.iter().map(|p| p.flags).collect();
+            assert_eq!(got, vec![expected, 0], "ecn_syn_ {ecn_syn}: only the SYN's ACK");
+        }
     }
 
     /// TCPSink ACKs every segment with the last in-order seqno; a segment past a hole gets a

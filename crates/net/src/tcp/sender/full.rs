@@ -150,6 +150,9 @@ pub struct FullTcp {
     /// Newreno: maxburst saved while recovery limits it to recov_maxburst.
     save_maxburst: Option<u32>,
     ecn_syn_next: bool,
+    /// The next RTO is the bare RTT estimate (`use_rtt_`): after a marked SYN+ACK with
+    /// ecn_syn_wait_ 1, the first data waits about one RTT.
+    use_rtt: bool,
     delack_timer: Timer,
     delsnd_timer: Timer,
     sack: Option<SackState>,
@@ -202,6 +205,7 @@ impl FullTcp {
             maxburst,
             save_maxburst: None,
             ecn_syn_next: false,
+            use_rtt: false,
             delack_timer: Timer::default(),
             delsnd_timer: Timer::default(),
             sack: (variant == TcpVariant::FullSack).then(|| SackState {
@@ -356,7 +360,8 @@ impl FullTcp {
     }
 
     fn set_rtx_timer(&mut self, net: &mut impl Port) {
-        let rto = self.tcp.rtt_timeout();
+        let rto = self.tcp.rtt.timeout_using_rtt(&self.tcp.p, self.use_rtt);
+        self.use_rtt = false;
         let kind = self.timer(FullTimer::Rtx);
         net.arm(&mut self.tcp.rtx_timer, self.tcp.ep.flow, kind, rto);
     }
@@ -416,6 +421,9 @@ impl FullTcp {
         if ect && ((datalen > 0 && ecn) || (ecn && self.f.ecn_syn && self.ecn_syn_next && syn_ack)) {
             f |= flags::ECT;
         }
+        // the header keeps the flags as given: a CE seen since only sets the echo in hdr_flags
+        // (the handshake's ACK of a marked SYN+ACK shows ECN-echo with header flags 0x10)
+        let header_flags = pflags;
         if ecn && ect && self.recent_ce {
             pflags |= TH_ECE;
         }
@@ -444,7 +452,7 @@ impl FullTcp {
             p.payload = datalen as u32;
             p.seq = seqno;
             p.ackno = ackno as i32;
-            p.tcp_flags = pflags;
+            p.tcp_flags = header_flags;
             p.hlen = hlen as u8;
             p.flags = f;
             (p.ts, p.ts_echo) = (ts, ts_echo);
@@ -1055,7 +1063,10 @@ impl FullTcp {
             return Some(Go::Drop);
         }
         let cwnd = match (marked, self.f.ecn_syn_wait) {
-            (true, 1) => 1.0,
+            (true, 1) => {
+                self.use_rtt = true; // the ECN response waits one RTT (its timer)
+                1.0
+            }
             (true, _) => 2.0, // halved by the ECN response to come
             (false, _) => self.tcp.initial_window(),
         };

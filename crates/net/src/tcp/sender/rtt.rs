@@ -37,9 +37,17 @@ impl TickEstimator {
 
     /// `rtt_timeout`: the timeout to arm, backed off and clamped to [minrto, maxrto] (RFC 2988
     /// clamps to minrto before backing off) and to at least two ticks.
+    #[inline]
     pub fn timeout(&self, p: &TcpParams) -> f64 {
+        self.timeout_using_rtt(p, false)
+    }
+
+    /// `rtt_timeout` with ns-2's `use_rtt_` (set only by FullTcp after a marked SYN+ACK): with
+    /// RFC 2988 the estimate is not raised to minrto, and the floor is one tick, not two.
+    #[inline]
+    pub fn timeout_using_rtt(&self, p: &TcpParams, use_rtt: bool) -> f64 {
         let mut timeout = if p.rfc2988 {
-            (if self.rtxcur < p.minrto { p.minrto } else { self.rtxcur }) * self.backoff as f64
+            (if self.rtxcur < p.minrto && !use_rtt { p.minrto } else { self.rtxcur }) * self.backoff as f64
         } else {
             (self.rtxcur * self.backoff as f64).max(p.minrto)
         };
@@ -47,7 +55,7 @@ impl TickEstimator {
             timeout = p.maxrto;
         }
         if timeout < 2.0 * p.tcp_tick {
-            timeout = 2.0 * p.tcp_tick;
+            timeout = if use_rtt && timeout < p.tcp_tick { p.tcp_tick } else { 2.0 * p.tcp_tick };
         }
         timeout
     }

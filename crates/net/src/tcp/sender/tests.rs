@@ -386,3 +386,29 @@ fn ssthresh_knob_sets_the_initial_ssthresh() {
     let t = Tcp::start(TcpVariant::Reno, TcpParams::default());
     assert_eq!(t.s.ssthresh, 20, "window_");
 }
+
+/// `max_connects_` 2: the SYN goes at 0 and again at its timeout; the third SYN is not sent,
+/// and the timer is parked 10000 s away with nothing left to send (ns-2's abort).
+#[test]
+fn max_connects_gives_the_connection_up() {
+    let mut t = Tcp::start(TcpVariant::Tahoe, TcpParams { max_connects: 2, ..TcpParams::default() });
+    assert_eq!(
+        t.sends(|t| {
+            t.timeout();
+        }),
+        vec![0]
+    );
+    let mut at = 0.0;
+    assert_eq!(t.sends(|t| at = t.timeout()), Vec::<i64>::new(), "the third SYN is not sent");
+    assert_eq!(t.net.armed.last(), Some(&(TimerKind::Rtx, at + 10_000.0)));
+    assert_eq!(t.s.curseq, 0);
+    // with no limit (-1, ns-2's default) the SYN goes a third time
+    let mut t = Tcp::start(TcpVariant::Tahoe, TcpParams::default());
+    t.timeout();
+    assert_eq!(
+        t.sends(|t| {
+            t.timeout();
+        }),
+        vec![0]
+    );
+}
