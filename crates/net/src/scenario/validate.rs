@@ -610,6 +610,15 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     if let Some(v) = raw.no_fast_retrans {
         t.no_fast_retrans = flag(v, &p("no_fast_retrans"))?;
     }
+    if let Some(v) = raw.aggressive_maxburst {
+        t.aggressive_maxburst = flag(v, &p("aggressive_maxburst"))?;
+    }
+    if let Some(v) = raw.exit_fast_retrans {
+        t.exit_fast_retrans = flag(v, &p("exit_fast_retrans"))?;
+    }
+    if let Some(v) = raw.ts_reset_rto {
+        t.ts_reset_rto = flag(v, &p("ts_reset_rto"))?;
+    }
     if let Some(v) = raw.bugfix_ss {
         t.bugfix_ss = flag(v, &p("bugfix_ss"))?;
     }
