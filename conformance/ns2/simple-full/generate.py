@@ -124,14 +124,14 @@ def scenarios() -> dict[str, str]:
                        net0(s2_delay=delay, limit=16, reverse_limit=100),
                        conn("tcp1", 0, "s1", "k1", tahoe, "5s", window=32, overhead=overhead),
                        conn("tcp2", 1, "s2", "k1", tahoe, "1s", window=32, overhead=overhead))
+    # stats1's `Agent/TCP set packetSize_ 100` changes nothing: FullTcp sends segsize_ bytes
     for name in ("stats", "stats1"):
         small = name == "stats1"
-        s[name] = test(name, "two Tahoe connections, s2 200 ms away" + (", 100-byte packets, 10 packets"
-                                                                       " and 1000 bytes" if small else ""),
+        s[name] = test(name, "two Tahoe connections, s2 200 ms away" + (", 10 packets and 1000 bytes"
+                                                                       if small else ""),
                        "10.1s", net0(s2_delay="200ms", limit=10),
                        conn("tcp0", 0, "s1", "k1", tahoe, None if small else "1s", window=30),
                        conn("tcp1", 1, "s2", "k1", tahoe, None if small else "1s", window=30),
-                       knobs={"packet_size": 100} if small else None,
                        actions=(action_toml("1s", "tcp0", "produce", packets=10),
                                 action_toml("1s", "tcp1", "advance_bytes", bytes=1000)) if small else ())
     return s
