@@ -138,6 +138,7 @@ RED_VARS = {
     "use_mark_p": "use_mark_p_",
     "drop_tail": "drop_tail_",
     "targetdelay": "targetdelay_",
+    "drop_rand": "drop_rand_",
     "ns1_compat": "ns1_compat_",
     "adaptive": "adaptive_",  # a C++ int
     "alpha": "alpha_",

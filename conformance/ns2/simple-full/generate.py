@@ -5,7 +5,8 @@ Run from anywhere: python conformance/ns2/simple-full/generate.py
 What the suite does:
 * Globals: Agent/TCP/FullTcp segsize_ 960; Agent/TCP precisionReduce_ false, rtxcur_init_ 6,
   tcpTick_ 0.1, rfc2988_ false, minrto_ 1, useHeaders_ false, singledup_ 0; for net2's RED
-  bottleneck bytes_ false, queue_in_bytes_ false, q_weight_ 0.002, thresh_ 5, maxthresh_ 15.
+  bottleneck bytes_ false, queue_in_bytes_ false, q_weight_ 0.002, thresh_ 5, maxthresh_ 15
+  (and net2 sets drop_rand_ true).
 * Topologies: net0 (s1-r1, s2-r1 8Mb 5ms; r1-k1 800Kb 100ms, queue limit 6), net1 (10Mb 5ms;
   1.5Mb 100ms, limit 23), net2 (the 6-node RED topology). Tests change delays and queue limits.
 * Each connection is `create-connection-listen`: a FullTcp agent at each end, the sink
@@ -26,7 +27,8 @@ from common import (NODES4, NODES6, action_toml, flow_toml, knobs_toml, link_tom
 
 GLOBALS = {"segsize": 960, "precision_reduce": False, "rtxcur_init": "6s", "tcp_tick": "100ms",
            "rfc2988": False, "minrto": "1s", "use_headers": False, "singledup": 0}
-RED = {"bytes": False, "queue_in_bytes": False, "q_weight": 0.002, "thresh": 5.0, "maxthresh": 15.0}
+RED = {"bytes": False, "queue_in_bytes": False, "q_weight": 0.002, "thresh": 5.0, "maxthresh": 15.0,
+       "drop_rand": True}
 R1_OUT = ["r1->s1", "r1->s2", "r1->k1"]
 
 

@@ -51,6 +51,11 @@ impl Ns2Rng {
             (p1 - p2 + M1) * NORM
         }
     }
+
+    /// ns-2's `Random::integer(k)`: an integer in 0..k, from one draw scaled to 0..=MAXINT.
+    pub fn integer(&mut self, k: u32) -> u32 {
+        ((2_147_483_648.0 * self.uniform()) as u64 % k as u64) as u32
+    }
 }
 
 #[cfg(test)]

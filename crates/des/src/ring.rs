@@ -62,6 +62,19 @@ impl<T: Copy> Ring<T> {
         (self.len > 0).then(|| &self.buf[(self.head + self.len - 1) & self.mask()])
     }
 
+    /// Takes out the value `index` places from the front; the later ones move up (RED's random
+    /// drop, rare: a loop is fine).
+    pub fn remove(&mut self, index: usize) -> T {
+        assert!(index < self.len, "index {index} in a ring of {}", self.len);
+        let mask = self.mask();
+        let value = self.buf[(self.head + index) & mask];
+        for i in index..self.len - 1 {
+            self.buf[(self.head + i) & mask] = self.buf[(self.head + i + 1) & mask];
+        }
+        self.len -= 1;
+        value
+    }
+
     /// The values, first to last.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         (0..self.len).map(move |i| &self.buf[(self.head + i) & self.mask()])

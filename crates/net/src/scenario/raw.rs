@@ -213,6 +213,7 @@ pub struct RawRed {
     pub mark_p: Option<f64>,
     pub use_mark_p: Option<Flag>,
     pub drop_tail: Option<Flag>,
+    pub drop_rand: Option<Flag>,
     pub ns1_compat: Option<Flag>,
     pub targetdelay: Option<Quantity>,
     pub adaptive: Option<Flag>,

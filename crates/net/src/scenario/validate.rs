@@ -487,6 +487,9 @@ fn red(r: RawRed, path: &str) -> Res<RedParams> {
     if let Some(v) = r.drop_tail {
         out.drop_tail = flag(v, &p("drop_tail"))?;
     }
+    if let Some(v) = r.drop_rand {
+        out.drop_rand = flag(v, &p("drop_rand"))?;
+    }
     if let Some(v) = r.ns1_compat {
         out.ns1_compat = flag(v, &p("ns1_compat"))?;
     }
