@@ -141,8 +141,9 @@ def scenarios() -> dict[str, str]:
 
 SKIPPED = {
     "telnet": "Application/Telnet (interval_ 1 and 0, tcplib's telnet distribution) is not modelled",
-    "manyflows": "ten connections whose sizes and start times come from a second RNG "
-                 "(`new RNG`, uniform draws), and `FTP stop`: not modelled",
+    "manyflows": "its ten connections' sizes and start times are uniform draws from a second "
+                 "generator (`new RNG`, unseeded: the next MRG32k3a stream), which tcplab does not "
+                 "reproduce",
 }
 
 
