@@ -496,12 +496,20 @@ mod tests {
     /// the queue stays at its 4 in order.
     #[test]
     fn red_drop_rand_drops_a_random_waiting_packet_when_full() {
-        let red = RedParams { bytes: false, queue_in_bytes: false, thresh: 5.0, maxthresh: 15.0, drop_rand: true, ..RedParams::default() };
+        let red = RedParams {
+            bytes: false,
+            queue_in_bytes: false,
+            thresh: 5.0,
+            maxthresh: 15.0,
+            drop_rand: true,
+            ..RedParams::default()
+        };
         let mut pool = PacketPool::default();
         let mut shared = Ns2Rng::seeded(1);
         let mut expected = shared.clone();
         let victim = expected.integer(5) as usize;
-        let mut q = Queue::new(&QueueConfig { limit: 4, kind: QueueKind::Red(red) }, 1_000_000, Time::ZERO, Draws::Shared);
+        let mut q =
+            Queue::new(&QueueConfig { limit: 4, kind: QueueKind::Red(red) }, 1_000_000, Time::ZERO, Draws::Shared);
         let (mut ids, mut verdicts) = (vec![], vec![]);
         for _ in 0..5 {
             let mut p = pkt(1000);
