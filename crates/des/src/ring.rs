@@ -124,4 +124,18 @@ mod tests {
         }
         assert!(ring.is_empty() && ring.pop_front().is_none() && ring.front().is_none());
     }
+
+    /// `remove` takes out one value across the wrap; the others keep their order.
+    #[test]
+    fn remove_keeps_the_others_in_order() {
+        let mut ring = Ring::default();
+        (0..8).for_each(|i| ring.push_back(i));
+        (0..6).for_each(|_| _ = ring.pop_front());
+        (8..13).for_each(|i| ring.push_back(i)); // 6..12, wrapping past the end of 8 slots
+        assert_eq!(ring.remove(3), 9);
+        assert_eq!(ring.remove(0), 6);
+        assert!(ring.iter().copied().eq([7, 8, 10, 11, 12]));
+        assert_eq!(ring.remove(4), 12);
+        assert_eq!((ring.len(), ring.back()), (4, Some(&11)));
+    }
 }
