@@ -215,7 +215,7 @@ def full_knobs(r: random.Random, variant: str, p: float) -> dict:
     maybe("iss", lambda: r.choice([0, 1, 2144, 10000]))
     maybe("interval", lambda: r.choice(["0s", "10ms", "100ms", "200ms"]), 1.5)
     for k in ("nodelay", "data_on_syn", "dupseg_fix", "dupack_reset", "reno_fastrecov",
-              "open_cwnd_on_pack", "halfclose", "nopredict", "ts_reset_rto"):
+              "open_cwnd_on_pack", "halfclose", "nopredict"):
         maybe(k, lambda: r.random() < 0.5, 0.5)
     if variant == "fulltcp_newreno":
         maybe("recov_maxburst", lambda: r.choice([0, 1, 2, 4]), 2)

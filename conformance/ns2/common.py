@@ -33,6 +33,53 @@ INIT_WIN_NETS = {
 }
 
 
+class Ns2Rng:
+    """ns-2's RNG (MRG32k3a, seed 1: every state word 1), for the draws a suite's Tcl makes."""
+
+    M1, M2 = 4294967087.0, 4294944443.0
+
+    def __init__(self):
+        self.s = [1.0] * 6
+
+    def u01(self) -> float:
+        s = self.s
+        p1 = 1403580.0 * s[1] - 810728.0 * s[0]
+        p1 -= int(p1 / self.M1) * self.M1
+        if p1 < 0:
+            p1 += self.M1
+        s[0], s[1], s[2] = s[1], s[2], p1
+        p2 = 527612.0 * s[5] - 1370589.0 * s[3]
+        p2 -= int(p2 / self.M2) * self.M2
+        if p2 < 0:
+            p2 += self.M2
+        s[3], s[4], s[5] = s[4], s[5], p2
+        return (p1 - p2) * 2.328306549295727688e-10 if p1 > p2 else (p1 - p2 + self.M1) * 2.328306549295727688e-10
+
+    def next_random(self) -> int:
+        """`$rng next-random`: rand_int(0, MAXINT)."""
+        return int(2147483648 * self.u01())
+
+    def uniform(self, a: float, b: float) -> float:
+        """The Tcl `RNG instproc uniform`: a + (b - a) * next-random / 0x7fffffff."""
+        return a + ((b - a) * (self.next_random() * 1.0 / 0x7fffffff))
+
+    @classmethod
+    def stream(cls, n: int) -> "Ns2Rng":
+        """The n-th RNG made after `$defaultRNG seed 1` (an unseeded `new RNG` is the first when
+        nothing else made one): each starts 2^127 draws after the one before (rng.cc `init`)."""
+        a1 = [[2427906178, 3580155704, 949770784], [226153695, 1230515664, 3580155704],
+              [1988835001, 986791581, 1230515664]]
+        a2 = [[1464411153, 277697599, 1610723613], [32183930, 1464411153, 1022607788],
+              [2824425944, 32183930, 2093834863]]
+        s = [1] * 6
+        for _ in range(n):
+            s = ([sum(a * x for a, x in zip(row, s[:3])) % int(cls.M1) for row in a1]
+                 + [sum(a * x for a, x in zip(row, s[3:])) % int(cls.M2) for row in a2])
+        rng = cls()
+        rng.s = [float(x) for x in s]
+        return rng
+
+
 def value(v) -> str:
     """A Python bool, number, string or list as a TOML value."""
     if isinstance(v, bool):

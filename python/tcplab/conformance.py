@@ -126,7 +126,8 @@ class Ns2Suites:
 
 def _meta(folder: Path) -> dict:
     """The suite's suite.toml: `reference = "translate"` (and `scenarios`) for tcplab's own
-    suites, `trace` for an ns-2 suite whose tests write their trace elsewhere than all.tr."""
+    suites, `trace` for an ns-2 suite whose tests write their trace elsewhere than all.tr,
+    `script_header_lines` for one whose trace opens with lines its Tcl writes itself."""
     meta_file = folder / "suite.toml"
     return tomllib.loads(meta_file.read_text()) if meta_file.exists() else {}
 
@@ -139,6 +140,15 @@ def _own_suite(folder: Path) -> Path | None:
         return None
     # `scenarios` is relative to the repository (conformance/ns2/<suite> is three levels down)
     return folder.parents[2] / meta["scenarios"] if "scenarios" in meta else folder
+
+
+def _drop_script_lines(trace: Path, count: int) -> None:
+    """Leaves out the first `count` lines of an ns-2 trace: lines the suite's Tcl writes itself
+    (openTrace's `v testName X`), not ns-2's tracing."""
+    if count:
+        with trace.open() as f:
+            lines = f.readlines()[count:]
+        trace.write_text("".join(lines))
 
 
 def _compare(report: SuiteReport, test: str, ours: Path, theirs: Path) -> None:
@@ -211,6 +221,7 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport
             _compare_cwnd(report, test, out / "cwnd.tr", theirs_cwnd, cwnd)
             continue
         theirs = ns2.trace(suite, test, work / f"{suite}-{test}.ns2.tr", _meta(folder).get("trace", "all.tr"))
+        _drop_script_lines(theirs, _meta(folder).get("script_header_lines", 0))
         tcplab.run(scenario, out=out, trace=["ns2"])
         _compare(report, test, out / "trace.tr", theirs)
     return report

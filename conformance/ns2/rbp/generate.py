@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.dont_write_bytecode = True  # no __pycache__ folder: tcplab takes each folder here for a suite
-from common import (action_toml, flow_toml, knobs_toml, link_toml, output_toml,  # noqa: E402
+from common import (Ns2Rng, action_toml, flow_toml, knobs_toml, link_toml, output_toml,  # noqa: E402
                     scenario_toml, write_suite)
 
 # The suite's class-level settings.
@@ -34,37 +34,6 @@ TESTS = {  # test: (protocol, RBP, slow_start_restart, rbp_rate_algorithm)
     "vegas_pacing_rate": ("vegas", True, True, 1),
     "vegas_pacing_cwnd": ("vegas", True, True, 2),
 }
-
-
-class Ns2Rng:
-    """ns-2's RNG (MRG32k3a, seed 1: every state word 1), for the suite's fire-time jitter."""
-
-    M1, M2 = 4294967087.0, 4294944443.0
-
-    def __init__(self):
-        self.s = [1.0] * 6
-
-    def u01(self) -> float:
-        s = self.s
-        p1 = 1403580.0 * s[1] - 810728.0 * s[0]
-        p1 -= int(p1 / self.M1) * self.M1
-        if p1 < 0:
-            p1 += self.M1
-        s[0], s[1], s[2] = s[1], s[2], p1
-        p2 = 527612.0 * s[5] - 1370589.0 * s[3]
-        p2 -= int(p2 / self.M2) * self.M2
-        if p2 < 0:
-            p2 += self.M2
-        s[3], s[4], s[5] = s[4], s[5], p2
-        return (p1 - p2) * 2.328306549295727688e-10 if p1 > p2 else (p1 - p2 + self.M1) * 2.328306549295727688e-10
-
-    def next_random(self) -> int:
-        """`$rng next-random`: rand_int(0, MAXINT)."""
-        return int(2147483648 * self.u01())
-
-    def uniform(self, a: float, b: float) -> float:
-        """The Tcl `RNG instproc uniform`: a + (b - a) * next-random / 0x7fffffff."""
-        return a + ((b - a) * (self.next_random() * 1.0 / 0x7fffffff))
 
 
 def fire_times() -> list[float]:

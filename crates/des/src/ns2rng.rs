@@ -51,6 +51,11 @@ impl Ns2Rng {
             (p1 - p2 + M1) * NORM
         }
     }
+
+    /// ns-2's `Random::integer(k)`: an integer in 0..k, from one draw scaled to 0..=MAXINT.
+    pub fn integer(&mut self, k: u32) -> u32 {
+        ((2_147_483_648.0 * self.uniform()) as u64 % k as u64) as u32
+    }
 }
 
 #[cfg(test)]
@@ -67,5 +72,14 @@ mod tests {
         for (got, want) in first.iter().zip(expected) {
             assert!((got - want).abs() < 1e-15, "{got} vs {want}");
         }
+    }
+
+    /// ns-2.35 prints `236 747 276 5` for `[$r integer 1000]` three times, then `[$r integer
+    /// 7]`, from an RNG seeded 1 (the Tcl `integer` is next-random % k, as Random::integer).
+    #[test]
+    fn integers_match_ns2() {
+        let mut r = Ns2Rng::seeded(1);
+        let got = [r.integer(1000), r.integer(1000), r.integer(1000), r.integer(7)];
+        assert_eq!(got, [236, 747, 276, 5]);
     }
 }

@@ -62,6 +62,19 @@ impl<T: Copy> Ring<T> {
         (self.len > 0).then(|| &self.buf[(self.head + self.len - 1) & self.mask()])
     }
 
+    /// Takes out the value `index` places from the front; the later ones move up (RED's random
+    /// drop, rare: a loop is fine).
+    pub fn remove(&mut self, index: usize) -> T {
+        assert!(index < self.len, "index {index} in a ring of {}", self.len);
+        let mask = self.mask();
+        let value = self.buf[(self.head + index) & mask];
+        for i in index..self.len - 1 {
+            self.buf[(self.head + i) & mask] = self.buf[(self.head + i + 1) & mask];
+        }
+        self.len -= 1;
+        value
+    }
+
     /// The values, first to last.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         (0..self.len).map(move |i| &self.buf[(self.head + i) & self.mask()])
@@ -110,5 +123,19 @@ mod tests {
             assert_eq!(ring.pop_front(), Some(v));
         }
         assert!(ring.is_empty() && ring.pop_front().is_none() && ring.front().is_none());
+    }
+
+    /// `remove` takes out one value across the wrap; the others keep their order.
+    #[test]
+    fn remove_keeps_the_others_in_order() {
+        let mut ring = Ring::default();
+        (0..8).for_each(|i| ring.push_back(i));
+        (0..6).for_each(|_| _ = ring.pop_front());
+        (8..13).for_each(|i| ring.push_back(i)); // 6..12, wrapping past the end of 8 slots
+        assert_eq!(ring.remove(3), 9);
+        assert_eq!(ring.remove(0), 6);
+        assert!(ring.iter().copied().eq([7, 8, 10, 11, 12]));
+        assert_eq!(ring.remove(4), 12);
+        assert_eq!((ring.len(), ring.back()), (4, Some(&11)));
     }
 }

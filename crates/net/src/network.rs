@@ -474,6 +474,11 @@ impl Network {
                 self.ctx.tracer.link_event('d', now_s, link.from, link.to, pkt);
                 self.drop(l, id);
             }
+            Verdict::Displaced(victim) => {
+                // the link is busy (the queue was full): the arrival just waits
+                self.ctx.tracer.link_event('d', now_s, link.from, link.to, self.ctx.pkts.get(victim));
+                self.drop(l, victim);
+            }
         }
     }
 

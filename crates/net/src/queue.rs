@@ -36,6 +36,9 @@ pub struct RedParams {
     pub mark_p: f64,
     pub use_mark_p: bool,
     pub drop_tail: bool,
+    /// A forced drop (queue full) takes a random waiting packet, not the arriving one
+    /// (`drop_rand_`).
+    pub drop_rand: bool,
     pub targetdelay: f64,
     /// Keep the count since the last drop after a forced drop (ns-1 behaviour).
     pub ns1_compat: bool,
@@ -67,6 +70,7 @@ impl Default for RedParams {
             mark_p: 0.1,
             use_mark_p: true,
             drop_tail: true,
+            drop_rand: false,
             targetdelay: 0.005,
             ns1_compat: false,
             adaptive: false,
@@ -85,6 +89,9 @@ pub enum Verdict {
     Queued,
     /// The arriving packet was dropped.
     Dropped,
+    /// The arriving packet was queued and this waiting one dropped in its place (RED's
+    /// `drop_rand_`).
+    Displaced(PacketId),
 }
 
 /// A FIFO of waiting packets with its byte count.
@@ -106,6 +113,11 @@ impl Fifo {
     }
     fn len(&self) -> usize {
         self.packets.len()
+    }
+    fn remove(&mut self, index: usize) -> PacketId {
+        let (id, size) = self.packets.remove(index);
+        self.bytes -= size as u64;
+        id
     }
 }
 
@@ -147,7 +159,20 @@ impl Queue {
                 // ns-2 DropTail: drop when the waiting packets plus this one reach limit_.
                 self.fifo.len() + 1 < self.limit as usize
             }
-            Some(red) => red.admit(pkt, self.fifo.len(), self.fifo.bytes, self.limit, now, shared),
+            Some(red) => match red.admit(pkt, self.fifo.len(), self.fifo.bytes, self.limit, now, shared) {
+                Admit::Queue => true,
+                Admit::Drop => false,
+                Admit::Force if red.p.drop_rand => {
+                    // ns-2 queues the arrival, then drops a packet picked at random
+                    self.fifo.push(id, pkt.size);
+                    let victim = red.draws.integer(self.fifo.len() as u32, shared) as usize;
+                    return match self.fifo.remove(victim) {
+                        gone if gone == id => Verdict::Dropped,
+                        gone => Verdict::Displaced(gone),
+                    };
+                }
+                Admit::Force => false,
+            },
         };
         if accept {
             self.fifo.push(id, pkt.size);
@@ -318,7 +343,7 @@ impl Red {
         }
     }
 
-    /// Decides on one arrival; true to enqueue it (possibly CE-marked).
+    /// Decides on one arrival (queued possibly CE-marked).
     fn admit(
         &mut self,
         pkt: &mut Packet,
@@ -327,7 +352,7 @@ impl Red {
         limit: u32,
         now: f64,
         shared: &mut Ns2Rng,
-    ) -> bool {
+    ) -> Admit {
         let mut m = 0i64;
         if self.idle {
             self.idle = false;
@@ -383,8 +408,22 @@ impl Red {
             self.count = 0;
             self.count_bytes = 0;
         }
-        !(forced || early)
+        if forced {
+            Admit::Force
+        } else if early {
+            Admit::Drop
+        } else {
+            Admit::Queue
+        }
     }
+}
+
+/// RED's decision on an arrival: queue it, drop it early, or a forced drop (queue full or the
+/// average past the thresholds), whose victim `drop_rand` picks.
+enum Admit {
+    Queue,
+    Drop,
+    Force,
 }
 
 #[cfg(test)]
@@ -449,6 +488,41 @@ mod tests {
             own(),
         );
         assert!(!red.passes_through(), "RED's average must see every packet");
+    }
+
+    /// RED in packets with thresholds above the limit (5 < 15 < limit 4): nothing drops early,
+    /// so the 5th arrival is a forced drop. With drop_rand_ ns-2 queues it and drops waiting
+    /// packet Random::integer(5) instead; a victim other than the arrival is Displaced, and
+    /// the queue stays at its 4 in order.
+    #[test]
+    fn red_drop_rand_drops_a_random_waiting_packet_when_full() {
+        let red = RedParams {
+            bytes: false,
+            queue_in_bytes: false,
+            thresh: 5.0,
+            maxthresh: 15.0,
+            drop_rand: true,
+            ..RedParams::default()
+        };
+        let mut pool = PacketPool::default();
+        let mut shared = Ns2Rng::seeded(1);
+        let mut expected = shared.clone();
+        let victim = expected.integer(5) as usize;
+        let mut q =
+            Queue::new(&QueueConfig { limit: 4, kind: QueueKind::Red(red) }, 1_000_000, Time::ZERO, Draws::Shared);
+        let (mut ids, mut verdicts) = (vec![], vec![]);
+        for _ in 0..5 {
+            let mut p = pkt(1000);
+            let id = pool.alloc(p);
+            verdicts.push(q.enqueue(id, &mut p, 0.0, &mut shared));
+            ids.push(id);
+        }
+        assert_eq!(&verdicts[..4], &[Verdict::Queued; 4]);
+        let dropped = if victim == 4 { Verdict::Dropped } else { Verdict::Displaced(ids[victim]) };
+        assert_eq!(verdicts[4], dropped, "victim {victim}");
+        let mut left: Vec<PacketId> = ids.clone();
+        left.remove(victim);
+        assert_eq!(std::iter::from_fn(|| q.dequeue(0.0)).collect::<Vec<_>>(), left);
     }
 
     /// The automatic parameters ns-2.35 prints for two links (ns2-semantics.md §1.3, verified).
@@ -540,7 +614,7 @@ mod tests {
             match q.enqueue(id, &mut p, 0.0, &mut Ns2Rng::seeded(1)) {
                 Verdict::Queued if p.has(flags::CE) => marked += 1,
                 Verdict::Queued => {}
-                Verdict::Dropped => dropped += 1,
+                Verdict::Dropped | Verdict::Displaced(_) => dropped += 1,
             }
             if q.len() > 2 {
                 q.dequeue(0.0);

@@ -21,6 +21,14 @@ impl Draws {
             Draws::Own(rng) => rng.uniform(),
         }
     }
+
+    /// An integer in 0..k (ns-2's `Random::integer`).
+    pub fn integer(&mut self, k: u32, shared: &mut Ns2Rng) -> u32 {
+        match self {
+            Draws::Shared => shared.integer(k),
+            Draws::Own(rng) => (rng.uniform() * k as f64) as u32 % k,
+        }
+    }
 }
 
 /// The order in which Tcl 8.6 lists the keys "0".."n-1" of an array (`array names`): ns-2

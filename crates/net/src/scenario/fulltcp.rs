@@ -26,7 +26,6 @@ pub(super) fn full_knobs(raw: &RawTcp) -> Vec<&'static str> {
         ("nopredict", raw.nopredict.is_some()),
         ("ecn_syn", raw.ecn_syn.is_some()),
         ("ecn_syn_wait", raw.ecn_syn_wait.is_some()),
-        ("ts_reset_rto", raw.ts_reset_rto.is_some()),
         ("overhead", raw.overhead.is_some()),
         ("recov_maxburst", raw.recov_maxburst.is_some()),
         ("clear_on_timeout", raw.clear_on_timeout.is_some()),
@@ -87,7 +86,7 @@ pub(super) fn full_params(mut p: FullParams, raw: &RawTcp, path: &str) -> Res<Fu
     if let Some(v) = int(raw.sack_rtx_threshmode, 0, 4, "sack_rtx_threshmode")? {
         p.sack_rtx_threshmode = v;
     }
-    let flags: [(&mut bool, Option<super::raw::Flag>, &str); 11] = [
+    let flags: [(&mut bool, Option<super::raw::Flag>, &str); 10] = [
         (&mut p.nodelay, raw.nodelay, "nodelay"),
         (&mut p.data_on_syn, raw.data_on_syn, "data_on_syn"),
         (&mut p.dupseg_fix, raw.dupseg_fix, "dupseg_fix"),
@@ -98,7 +97,6 @@ pub(super) fn full_params(mut p: FullParams, raw: &RawTcp, path: &str) -> Res<Fu
         (&mut p.halfclose, raw.halfclose, "halfclose"),
         (&mut p.nopredict, raw.nopredict, "nopredict"),
         (&mut p.ecn_syn, raw.ecn_syn, "ecn_syn"),
-        (&mut p.ts_reset_rto, raw.ts_reset_rto, "ts_reset_rto"),
     ];
     for (field, value, name) in flags {
         if let Some(v) = on(value, name)? {

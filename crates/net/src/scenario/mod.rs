@@ -410,8 +410,6 @@ pub struct FullParams {
     /// ECN-capable SYN/ACKs (`ecn_syn_`) and what a marked one does (`ecn_syn_wait_` 0, 1, 2).
     pub ecn_syn: bool,
     pub ecn_syn_wait: u32,
-    /// A timestamp's RTT sample ends the timer backoff (`ts_resetRTO_`).
-    pub ts_reset_rto: bool,
     /// Up to this many seconds of random delay before each send (`overhead_`, 0: none).
     #[serde(rename = "overhead_s")]
     pub overhead: f64,
@@ -453,7 +451,6 @@ impl Default for FullParams {
             nopredict: false,
             ecn_syn: false,
             ecn_syn_wait: 0,
-            ts_reset_rto: false,
             overhead: 0.0,
             recov_maxburst: 2,
             clear_on_timeout: true,
@@ -692,6 +689,13 @@ pub struct TcpParams {
     /// The initial ssthresh, as ns-2's `ssthresh_` set after `$ns run` has reset the agent
     /// (0: the reset's own, window_).
     pub ssthresh: i32,
+    /// An old ACK (below the highest one) may send new data too (`aggressive_maxburst_`).
+    pub aggressive_maxburst: bool,
+    /// Reno, Newreno: dupacks inflate the window only during fast recovery, not after a
+    /// timeout (`exitFastRetrans_`).
+    pub exit_fast_retrans: bool,
+    /// A timestamp's RTT sample ends the timer backoff (`ts_resetRTO_`).
+    pub ts_reset_rto: bool,
 }
 
 impl Default for TcpParams {
@@ -760,6 +764,9 @@ impl Default for TcpParams {
             sfrto: false,
             spurious_response: 1,
             ssthresh: 0,
+            aggressive_maxburst: true,
+            exit_fast_retrans: true,
+            ts_reset_rto: false,
         }
     }
 }

@@ -487,6 +487,9 @@ fn red(r: RawRed, path: &str) -> Res<RedParams> {
     if let Some(v) = r.drop_tail {
         out.drop_tail = flag(v, &p("drop_tail"))?;
     }
+    if let Some(v) = r.drop_rand {
+        out.drop_rand = flag(v, &p("drop_rand"))?;
+    }
     if let Some(v) = r.ns1_compat {
         out.ns1_compat = flag(v, &p("ns1_compat"))?;
     }
@@ -609,6 +612,15 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     }
     if let Some(v) = raw.no_fast_retrans {
         t.no_fast_retrans = flag(v, &p("no_fast_retrans"))?;
+    }
+    if let Some(v) = raw.aggressive_maxburst {
+        t.aggressive_maxburst = flag(v, &p("aggressive_maxburst"))?;
+    }
+    if let Some(v) = raw.exit_fast_retrans {
+        t.exit_fast_retrans = flag(v, &p("exit_fast_retrans"))?;
+    }
+    if let Some(v) = raw.ts_reset_rto {
+        t.ts_reset_rto = flag(v, &p("ts_reset_rto"))?;
     }
     if let Some(v) = raw.bugfix_ss {
         t.bugfix_ss = flag(v, &p("bugfix_ss"))?;

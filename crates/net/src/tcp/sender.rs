@@ -764,8 +764,14 @@ impl Ns2Sender {
                 if !(self.variant == TcpVariant::Tahoe && self.p.no_fast_retrans) {
                     self.dupack_action(net);
                 }
-            } else if self.dupacks > numdupacks && self.variant != TcpVariant::Tahoe && in_recovery {
-                // exitFastRetrans_ (true): inflate only while in fast recovery.
+                if self.variant != TcpVariant::Tahoe && !self.p.exit_fast_retrans {
+                    self.dupwnd = numdupacks;
+                }
+            } else if self.dupacks > numdupacks
+                && self.variant != TcpVariant::Tahoe
+                && (in_recovery || !self.p.exit_fast_retrans)
+            {
+                // exitFastRetrans_: inflate only while in fast recovery, not after a timeout.
                 if self.variant == TcpVariant::NewReno {
                     self.trace_event(net, "NEWRENO_FAST_RECOVERY");
                 }
@@ -779,7 +785,10 @@ impl Ns2Sender {
                 self.send_one(net);
             }
         }
-        // aggressive_maxburst_ (1): try to send whether or not the ACK was valid.
+        // An old ACK (below last_ack) sends nothing unless aggressive_maxburst_.
+        if seq < self.last_ack && !self.p.aggressive_maxburst {
+            return;
+        }
         match self.variant {
             TcpVariant::Reno => {
                 if self.dupacks == 0 || self.dupacks > numdupacks - 1 {
@@ -838,6 +847,10 @@ impl Ns2Sender {
         if self.p.timestamps {
             self.ts_echo = ack.ts_echo;
             self.rtt_update(net, now, now - ack.ts_echo);
+            if self.p.ts_reset_rto && (!self.ect || !self.ecn_backoff || !ack.has(flags::ECN_ECHO)) {
+                self.rtt.backoff = 1;
+                self.ecn_backoff = false;
+            }
         }
         if self.rtt_active && ack.seq >= self.rtt_seq {
             if !self.ect || !self.ecn_backoff || !ack.has(flags::ECN_ECHO) {

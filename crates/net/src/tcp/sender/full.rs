@@ -866,7 +866,7 @@ impl FullTcp {
             self.recent_age = now;
             self.recent = seg.ts;
             self.tcp.rtt_update(net, now, now - seg.ts_echo);
-            if self.f.ts_reset_rto && !ecn_holds_backoff {
+            if self.tcp.p.ts_reset_rto && !ecn_holds_backoff {
                 self.tcp.rtt.backoff = 1;
             }
         } else if self.tcp.rtt_active && ackno > self.tcp.rtt_seq {

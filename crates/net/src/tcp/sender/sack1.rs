@@ -31,6 +31,8 @@ impl Ns2Sender {
         if ack.has(flags::ECN_ECHO) && self.p.ecn {
             self.ecn(net, seq);
         }
+        // an old ACK sends nothing unless aggressive_maxburst_
+        let may_send = seq >= self.last_ack || self.p.aggressive_maxburst;
         if !self.fastrecov {
             if seq > self.last_ack {
                 self.firstpartial = false;
@@ -55,7 +57,7 @@ impl Ns2Sender {
                     self.sack_frto_dupack(net, &ack.sack_blocks());
                 }
             }
-            if self.dupacks == 0 {
+            if may_send && self.dupacks == 0 {
                 self.sack1_send_much(net, self.p.maxburst);
             }
         } else {
@@ -96,7 +98,9 @@ impl Ns2Sender {
                     self.dupacks += 1;
                 }
             }
-            self.sack1_send_much(net, self.p.maxburst);
+            if may_send {
+                self.sack1_send_much(net, self.p.maxburst);
+            }
         }
     }
 

@@ -412,3 +412,68 @@ fn max_connects_gives_the_connection_up() {
         vec![0]
     );
 }
+
+/// maxburst_ 1 leaves window unused: the ACK of 0 opens cwnd to 2 but sends only 1, the ACK
+/// of 1 (cwnd 3) only 2. A stale ACK of 0 then sends 3 with aggressive_maxburst_ (ns-2's
+/// default), and nothing without it: only an ACK at or above last_ack_ is "valid".
+#[test]
+fn an_old_ack_sends_only_with_aggressive_maxburst() {
+    for v in [TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::NewReno, TcpVariant::Sack1] {
+        for aggressive in [true, false] {
+            let p = TcpParams { maxburst: 1, aggressive_maxburst: aggressive, ..TcpParams::default() };
+            let mut t = Tcp::start(v, p);
+            assert_eq!(t.sends(|t| t.ack(0.1, 0, &[])), vec![1], "{v:?}");
+            assert_eq!(t.sends(|t| t.ack(0.2, 1, &[])), vec![2], "{v:?}");
+            let stale = t.sends(|t| t.ack(0.21, 0, &[]));
+            assert_eq!(stale, if aggressive { vec![3] } else { vec![] }, "{v:?}, aggressive {aggressive}");
+        }
+    }
+}
+
+/// After a timeout (cwnd 1, 7 resent, recover 14) the dupacks of 6 for 8..14 still arrive.
+/// bugFix_ forbids a fast retransmit (highest_ack 6 <= recover), so with exitFastRetrans_
+/// (the default) they change nothing. Without it the third sets dupwnd to numdupacks_ and
+/// each later one adds one: window highest_ack + cwnd + dupwnd = 6 + 1 + 3 lets 8..10 go,
+/// then 11 and 12 (Newreno: 8, 9, then 10, 11, then 12, two at most per dupack).
+#[test]
+fn dupacks_after_a_timeout_inflate_only_without_exit_fast_retrans() {
+    for v in [TcpVariant::Reno, TcpVariant::NewReno] {
+        for exit in [true, false] {
+            let mut t = at_cwnd_8(v);
+            t.s.p.singledup = false;
+            t.s.p.exit_fast_retrans = exit;
+            let at = t.timeout();
+            let sent: Vec<Vec<i64>> = (1..=5).map(|i| t.sends(|t| t.ack(at + 0.01 * i as f64, 6, &[]))).collect();
+            if exit {
+                assert_eq!(sent, vec![Vec::<i64>::new(); 5], "{v:?}");
+                assert_eq!(t.s.dupwnd, 0);
+            } else {
+                // Newreno sends at most 2 per dupack (send_much(2))
+                let expected: Vec<Vec<i64>> = match v {
+                    TcpVariant::Reno => vec![vec![], vec![], vec![8, 9, 10], vec![11], vec![12]],
+                    _ => vec![vec![], vec![], vec![8, 9], vec![10, 11], vec![12]],
+                };
+                assert_eq!(sent, expected, "{v:?}");
+                assert_eq!(t.s.dupwnd, 5);
+            }
+        }
+    }
+}
+
+/// With timestamps_, an ACK below the timed segment gives an RTT sample through its echo; only
+/// with ts_resetRTO_ does that sample end the backoff of a timeout (backoff 2 -> 1).
+#[test]
+fn ts_reset_rto_ends_the_backoff_on_a_timestamp_sample() {
+    for reset in [false, true] {
+        let p = TcpParams { timestamps: true, ts_reset_rto: reset, ..TcpParams::default() };
+        let mut t = Tcp::start(TcpVariant::Reno, p);
+        t.ack(0.1, 0, &[]);
+        t.ack(0.2, 1, &[]);
+        t.timeout();
+        assert_eq!(t.s.rtt.backoff, 2);
+        let rtt_seq = t.s.rtt_seq;
+        t.ack(t.net.now_secs() + 0.1, 2, &[]);
+        assert!(2 < rtt_seq || !t.s.rtt_active, "the ACK ends no timed RTT: rtt_seq {rtt_seq}");
+        assert_eq!(t.s.rtt.backoff, if reset { 1 } else { 2 }, "ts_reset_rto {reset}");
+    }
+}
