@@ -205,6 +205,8 @@ pub enum ActionKind {
     Produce { packets: u64 },
     /// FTP `producemore n`: n packets more.
     ProduceMore { packets: u64 },
+    /// `$tcp set cwnd_ n` on an ns-2 profile TCP sender.
+    SetCwnd { cwnd: u32 },
 }
 
 impl Scenario {
@@ -374,6 +376,8 @@ pub enum TcpVariant {
     Vegas,
     /// FAST TCP (rfc profile only).
     Fast,
+    /// ns-2 `Agent/TCP/Linux`: Linux congestion-control modules (`TcpParams::ca`).
+    Linux,
 }
 
 impl TcpVariant {
@@ -387,14 +391,77 @@ impl TcpVariant {
             TcpVariant::SackRh => "sackrh",
             TcpVariant::Vegas => "vegas",
             TcpVariant::Fast => "fast",
+            TcpVariant::Linux => "linux",
         }
     }
 
     /// The sink ns-2 pairs with it by convention (SACK senders need a SACK sink).
     pub fn default_sink(self) -> &'static str {
         match self {
-            TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::SackRh => "sack1",
+            TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::SackRh | TcpVariant::Linux => "sack1",
             _ => "tcpsink",
+        }
+    }
+}
+
+/// The congestion control an `Agent/TCP/Linux` sender runs (its `select_ca`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinuxCa {
+    NaiveReno,
+    Reno,
+    Vegas,
+    Htcp,
+    Bic,
+    Cubic,
+    Hybla,
+    Lp,
+    Compound,
+    Veno,
+    Yeah,
+    Illinois,
+    Westwood,
+    Highspeed,
+    Scalable,
+}
+
+impl LinuxCa {
+    pub const ALL: [LinuxCa; 15] = [
+        LinuxCa::NaiveReno,
+        LinuxCa::Reno,
+        LinuxCa::Vegas,
+        LinuxCa::Htcp,
+        LinuxCa::Bic,
+        LinuxCa::Cubic,
+        LinuxCa::Hybla,
+        LinuxCa::Lp,
+        LinuxCa::Compound,
+        LinuxCa::Veno,
+        LinuxCa::Yeah,
+        LinuxCa::Illinois,
+        LinuxCa::Westwood,
+        LinuxCa::Highspeed,
+        LinuxCa::Scalable,
+    ];
+
+    /// The name ns-2's `select_ca` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            LinuxCa::NaiveReno => "naive_reno",
+            LinuxCa::Reno => "reno",
+            LinuxCa::Vegas => "vegas",
+            LinuxCa::Htcp => "htcp",
+            LinuxCa::Bic => "bic",
+            LinuxCa::Cubic => "cubic",
+            LinuxCa::Hybla => "hybla",
+            LinuxCa::Lp => "lp",
+            LinuxCa::Compound => "compound",
+            LinuxCa::Veno => "veno",
+            LinuxCa::Yeah => "yeah",
+            LinuxCa::Illinois => "illinois",
+            LinuxCa::Westwood => "westwood",
+            LinuxCa::Highspeed => "highspeed",
+            LinuxCa::Scalable => "scalable",
         }
     }
 }
@@ -522,6 +589,13 @@ pub struct TcpParams {
     /// The initial ssthresh, as ns-2's `ssthresh_` set after `$ns run` has reset the agent
     /// (0: the reset's own, window_).
     pub ssthresh: i32,
+    /// `Agent/TCP/Linux`'s congestion control (`select_ca`).
+    pub ca: LinuxCa,
+    /// TCP-Linux's `sysctl_tcp_abc`: Appropriate Byte Counting, 0 off, 1 (L = 1 segment), 2.
+    pub tcp_abc: u32,
+    /// TCP-Linux's `tcp_max_burst`: how far above the flight the window may stay when
+    /// recovery ends.
+    pub tcp_max_burst: u32,
 }
 
 impl Default for TcpParams {
@@ -589,6 +663,9 @@ impl Default for TcpParams {
             sfrto: false,
             spurious_response: 1,
             ssthresh: 0,
+            ca: LinuxCa::Reno,
+            tcp_abc: 1,
+            tcp_max_burst: 3,
         }
     }
 }

@@ -154,6 +154,7 @@ pub struct RawAction {
     #[serde(rename = "do")]
     pub action: Option<String>,
     pub packets: Option<i64>,
+    pub cwnd: Option<i64>,
 }
 
 /// A loss model on one link direction (ns-2's error models in an `ErrorModule Fid` at the head
@@ -352,6 +353,9 @@ pub struct RawTcp {
     pub sfrto: Option<Flag>,
     pub spurious_response: Option<i64>,
     pub ssthresh: Option<i64>,
+    pub ca: Option<String>,
+    pub tcp_abc: Option<i64>,
+    pub tcp_max_burst: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]

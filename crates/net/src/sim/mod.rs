@@ -292,7 +292,9 @@ impl Simulation {
                 let action = self.scenario.actions[i.index()];
                 let flow = &mut self.flows[action.flow];
                 let app = flow.app;
-                if let Sender::Cbr(cbr) = &mut flow.sender {
+                if let (ActionKind::SetCwnd { cwnd }, Sender::Tcp(tcp)) = (action.kind, &mut flow.sender) {
+                    tcp.tcl_set_cwnd(net, cwnd as f64);
+                } else if let Sender::Cbr(cbr) = &mut flow.sender {
                     match action.kind {
                         ActionKind::Start => cbr.start(net),
                         ActionKind::Stop => cbr.stop(net),

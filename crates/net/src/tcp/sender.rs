@@ -17,6 +17,7 @@
 mod fack;
 mod frto;
 mod highspeed;
+mod linux;
 mod rbp;
 mod rtt;
 mod sack1;
@@ -129,6 +130,8 @@ pub struct Ns2Sender {
     fack: Option<fack::FackState>,
     sackrh: Option<sackrh::SackRhState>,
     vegas: Option<vegas::VegasState>,
+    /// `Agent/TCP/Linux`'s kernel state, scoreboard and module.
+    linux: Option<Box<linux::LinuxState>>,
     /// Rate-based pacing after idle (the RBP subclasses).
     rbp_mode: rbp::RbpMode,
     rbp_delay: f64,
@@ -237,6 +240,7 @@ impl Ns2Sender {
             fack: (variant == TcpVariant::Fack).then(fack::FackState::default),
             sackrh: (variant == TcpVariant::SackRh).then(sackrh::SackRhState::default),
             vegas: (variant == TcpVariant::Vegas).then(vegas::VegasState::default),
+            linux: None,
             rbp_mode: rbp::RbpMode::Off,
             rbp_delay: 0.0,
             pacer: pacing.map(Pacer::new),
@@ -260,6 +264,10 @@ impl Ns2Sender {
             s.ssthresh = s.p.ssthresh as i64;
         }
         s.boot_time = s.p.tcp_tick * phase;
+        if variant == TcpVariant::Linux {
+            s.linux = Some(Box::new(linux::LinuxState::new(&s.p, s.cwnd, s.ssthresh, s.wnd)));
+            s.linux_select_ca();
+        }
         s
     }
 
@@ -270,6 +278,11 @@ impl Ns2Sender {
         if changed {
             self.trace_cwnd(net);
         }
+    }
+
+    /// `$tcp set cwnd_ v` from a script.
+    pub fn tcl_set_cwnd(&mut self, net: &mut impl Port, v: f64) {
+        self.set_cwnd(net, v);
     }
 
     /// Writes the current cwnd to the cwnd trace and series.
@@ -299,7 +312,7 @@ impl Ns2Sender {
     /// The cwnd trace's line of `$ns run`'s reset, which sets the initial window: written (and
     /// the series started) only if that changes the window.
     pub fn trace_cwnd_reset(&self, net: &mut impl Port) {
-        if self.cwnd != NEW_AGENT_CWND {
+        if self.cwnd != NEW_AGENT_CWND && self.variant != TcpVariant::Linux {
             self.trace_cwnd(net);
         }
     }
@@ -364,6 +377,7 @@ impl Ns2Sender {
         match self.variant {
             TcpVariant::Reno | TcpVariant::NewReno => (self.cwnd as i64 + self.dupwnd).min(wnd),
             TcpVariant::Fack => (self.cwnd.min(self.wnd) + self.fack_ref().wintrim) as i64,
+            TcpVariant::Linux => self.linux_window(),
             _ => {
                 if self.cwnd < self.wnd {
                     self.cwnd as i64
@@ -378,6 +392,7 @@ impl Ns2Sender {
     fn windowd(&self) -> f64 {
         match self.variant {
             TcpVariant::Reno | TcpVariant::NewReno => (self.cwnd + self.dupwnd as f64).min(self.wnd),
+            TcpVariant::Linux => self.linux_window() as f64,
             _ => self.cwnd.min(self.wnd),
         }
     }
@@ -597,6 +612,7 @@ impl Ns2Sender {
             TcpVariant::Sack1 => self.sack1_send_much(net, maxburst),
             TcpVariant::Fack => self.fack_send_much(net, maxburst),
             TcpVariant::SackRh => self.sackrh_send_much(net, maxburst),
+            TcpVariant::Linux => self.linux_send_much(net, maxburst),
             _ => self.base_send_much(net, maxburst),
         }
     }
@@ -663,6 +679,7 @@ impl Ns2Sender {
             TcpVariant::Fack => return self.fack_recv(net, ack),
             TcpVariant::SackRh => return self.sackrh_recv(net, ack),
             TcpVariant::Vegas => return self.vegas_recv(net, ack),
+            TcpVariant::Linux => return self.linux_recv(net, ack),
             _ => {}
         }
         let seq = ack.seq;
@@ -941,6 +958,7 @@ impl Ns2Sender {
                 TcpVariant::Fack => self.fack_timeout(net),
                 TcpVariant::SackRh => self.sackrh_timeout(net),
                 TcpVariant::Vegas => self.vegas_timeout(net),
+                TcpVariant::Linux => self.linux_timeout(net),
                 _ => self.base_timeout(net),
             }
         }

@@ -1,0 +1,4 @@
+//! The congestion-control modules of ns-2.35's TCP-Linux (tcp/linux/src/tcp_*.c and
+//! tcp_naivereno.c), one file each, written from the kernel's rules.
+
+pub mod reno;
