@@ -109,6 +109,7 @@ pub fn controller(ca: LinuxCa) -> Box<dyn CongestionControl> {
     match ca {
         LinuxCa::NaiveReno => Box::new(ca::reno::NaiveReno),
         LinuxCa::Reno => Box::new(ca::reno::Reno),
+        LinuxCa::Cubic => Box::new(ca::cubic::Cubic::default()),
         other => unimplemented!("{} is not modelled yet", other.name()),
     }
 }

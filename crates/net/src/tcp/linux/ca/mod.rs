@@ -2,3 +2,4 @@
 //! tcp_naivereno.c), one file each, written from the kernel's rules.
 
 pub mod reno;
+pub mod cubic;
