@@ -110,6 +110,9 @@ pub fn controller(ca: LinuxCa) -> Box<dyn CongestionControl> {
         LinuxCa::NaiveReno => Box::new(ca::reno::NaiveReno),
         LinuxCa::Reno => Box::new(ca::reno::Reno),
         LinuxCa::Cubic => Box::new(ca::cubic::Cubic::default()),
+        LinuxCa::Bic => Box::new(ca::bic::Bic::default()),
+        LinuxCa::Highspeed => Box::new(ca::highspeed::HighSpeed::default()),
+        LinuxCa::Scalable => Box::new(ca::scalable::Scalable),
         other => unimplemented!("{} is not modelled yet", other.name()),
     }
 }

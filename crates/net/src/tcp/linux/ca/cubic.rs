@@ -135,10 +135,6 @@ impl CongestionControl for Cubic {
         ((tp.snd_cwnd * BETA) / BETA_SCALE).max(2)
     }
 
-    fn min_cwnd(&self, tp: &TcpSock) -> u64 {
-        tp.snd_ssthresh
-    }
-
     fn cong_avoid(&mut self, tp: &mut TcpSock, _ack: u64, in_flight: u64, _good: bool) {
         // measure_delay needs timestamps, which ns-2's agent passes only with timestamps_ on
         // and this module never reads them: delay_min stays 0

@@ -3,3 +3,6 @@
 
 pub mod reno;
 pub mod cubic;
+pub mod highspeed;
+pub mod scalable;
+pub mod bic;
