@@ -111,6 +111,7 @@ pub fn controller(ca: LinuxCa) -> Box<dyn CongestionControl> {
         LinuxCa::Reno => Box::new(ca::reno::Reno),
         LinuxCa::Cubic => Box::new(ca::cubic::Cubic::default()),
         LinuxCa::Bic => Box::new(ca::bic::Bic::default()),
+        LinuxCa::Htcp => Box::new(ca::htcp::Htcp::default()),
         LinuxCa::Highspeed => Box::new(ca::highspeed::HighSpeed::default()),
         LinuxCa::Scalable => Box::new(ca::scalable::Scalable),
         other => unimplemented!("{} is not modelled yet", other.name()),

@@ -6,3 +6,4 @@ pub mod cubic;
 pub mod highspeed;
 pub mod scalable;
 pub mod bic;
+pub mod htcp;
