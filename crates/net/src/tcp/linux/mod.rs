@@ -112,6 +112,8 @@ pub fn controller(ca: LinuxCa) -> Box<dyn CongestionControl> {
         LinuxCa::Cubic => Box::new(ca::cubic::Cubic::default()),
         LinuxCa::Bic => Box::new(ca::bic::Bic::default()),
         LinuxCa::Htcp => Box::new(ca::htcp::Htcp::default()),
+        LinuxCa::Hybla => Box::new(ca::hybla::Hybla::default()),
+        LinuxCa::Veno => Box::new(ca::veno::Veno::default()),
         LinuxCa::Highspeed => Box::new(ca::highspeed::HighSpeed::default()),
         LinuxCa::Scalable => Box::new(ca::scalable::Scalable),
         other => unimplemented!("{} is not modelled yet", other.name()),

@@ -7,3 +7,5 @@ pub mod highspeed;
 pub mod scalable;
 pub mod bic;
 pub mod htcp;
+pub mod hybla;
+pub mod veno;
