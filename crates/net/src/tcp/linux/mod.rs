@@ -114,6 +114,8 @@ pub fn controller(ca: LinuxCa) -> Box<dyn CongestionControl> {
         LinuxCa::Htcp => Box::new(ca::htcp::Htcp::default()),
         LinuxCa::Hybla => Box::new(ca::hybla::Hybla::default()),
         LinuxCa::Veno => Box::new(ca::veno::Veno::default()),
+        LinuxCa::Westwood => Box::new(ca::westwood::Westwood::default()),
+        LinuxCa::Illinois => Box::new(ca::illinois::Illinois::default()),
         LinuxCa::Highspeed => Box::new(ca::highspeed::HighSpeed::default()),
         LinuxCa::Scalable => Box::new(ca::scalable::Scalable),
         other => unimplemented!("{} is not modelled yet", other.name()),

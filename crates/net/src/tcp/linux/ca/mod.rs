@@ -9,3 +9,5 @@ pub mod bic;
 pub mod htcp;
 pub mod hybla;
 pub mod veno;
+pub mod illinois;
+pub mod westwood;
