@@ -116,6 +116,8 @@ pub fn controller(ca: LinuxCa) -> Box<dyn CongestionControl> {
         LinuxCa::Veno => Box::new(ca::veno::Veno::default()),
         LinuxCa::Westwood => Box::new(ca::westwood::Westwood::default()),
         LinuxCa::Illinois => Box::new(ca::illinois::Illinois::default()),
+        LinuxCa::Vegas => Box::new(ca::vegas::Vegas::default()),
+        LinuxCa::Yeah => Box::new(ca::yeah::Yeah::default()),
         LinuxCa::Highspeed => Box::new(ca::highspeed::HighSpeed::default()),
         LinuxCa::Scalable => Box::new(ca::scalable::Scalable),
         other => unimplemented!("{} is not modelled yet", other.name()),

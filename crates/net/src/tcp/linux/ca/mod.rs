@@ -11,3 +11,5 @@ pub mod hybla;
 pub mod veno;
 pub mod illinois;
 pub mod westwood;
+pub mod vegas;
+pub mod yeah;
