@@ -65,6 +65,10 @@ pub struct TcpSock {
     pub jiffies: u64,
     /// The clock in ns (`ktime_get_real`).
     pub ktime_ns: i64,
+    /// The peer's timestamp and the echo of ours on the last ACK, in jiffies (`rx_opt`; 0
+    /// without timestamps).
+    pub rcv_tsval: u64,
+    pub rcv_tsecr: u64,
     /// The kernel's `sysctl_tcp_abc` (a global in ns-2, `TcpParams::tcp_abc`): Appropriate
     /// Byte Counting, 0 off, 1 with L = 1 segment, 2 with L = 2.
     pub abc: u32,
@@ -118,6 +122,7 @@ pub fn controller(ca: LinuxCa) -> Box<dyn CongestionControl> {
         LinuxCa::Illinois => Box::new(ca::illinois::Illinois::default()),
         LinuxCa::Vegas => Box::new(ca::vegas::Vegas::default()),
         LinuxCa::Yeah => Box::new(ca::yeah::Yeah::default()),
+        LinuxCa::Lp => Box::new(ca::lp::Lp::default()),
         LinuxCa::Highspeed => Box::new(ca::highspeed::HighSpeed::default()),
         LinuxCa::Scalable => Box::new(ca::scalable::Scalable),
         other => unimplemented!("{} is not modelled yet", other.name()),

@@ -238,6 +238,9 @@ impl Ns2Sender {
         if self.p.timestamps {
             self.ts_echo = ack.ts_echo;
             saw_tstamp = true;
+            let sock = &mut self.lx().sock;
+            sock.rcv_tsecr = (ack.ts_echo * HZ as f64).round() as u64;
+            sock.rcv_tsval = (ack.ts * HZ as f64).round() as u64;
             let seq = if fl & flag::UNSURE_TSTAMP != 0 { 0 } else { ack.seq };
             self.linux_rtt_update(net, now, now - ack.ts_echo, seq);
             // ts_resetRTO_ (Agent/TCP/Linux's default)

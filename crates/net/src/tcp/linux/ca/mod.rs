@@ -13,3 +13,4 @@ pub mod illinois;
 pub mod westwood;
 pub mod vegas;
 pub mod yeah;
+pub mod lp;
