@@ -123,9 +123,9 @@ pub fn controller(ca: LinuxCa) -> Box<dyn CongestionControl> {
         LinuxCa::Vegas => Box::new(ca::vegas::Vegas::default()),
         LinuxCa::Yeah => Box::new(ca::yeah::Yeah::default()),
         LinuxCa::Lp => Box::new(ca::lp::Lp::default()),
+        LinuxCa::Compound => Box::new(ca::compound::Compound::default()),
         LinuxCa::Highspeed => Box::new(ca::highspeed::HighSpeed::default()),
         LinuxCa::Scalable => Box::new(ca::scalable::Scalable),
-        other => unimplemented!("{} is not modelled yet", other.name()),
     }
 }
 

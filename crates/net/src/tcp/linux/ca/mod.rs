@@ -14,3 +14,4 @@ pub mod westwood;
 pub mod vegas;
 pub mod yeah;
 pub mod lp;
+pub mod compound;
