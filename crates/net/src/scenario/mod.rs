@@ -206,6 +206,7 @@ pub enum ActionKind {
     /// FTP `producemore n`: n packets more.
     ProduceMore { packets: u64 },
     /// `$tcp set cwnd_ n` on an ns-2 profile TCP sender.
+    #[serde(rename = "set_cwnd")]
     SetCwnd { cwnd: u32 },
 }
 

@@ -294,10 +294,21 @@ impl Ns2Sender {
     /// ns-2 prints the cwnd_ a new agent holds, 1, whatever its initial window. When that is
     /// the initial window too, this line also starts the cwnd series.
     pub fn trace_cwnd_attached(&self, net: &mut impl Port) {
-        if self.cwnd == NEW_AGENT_CWND {
+        let new_agent_cwnd = self.new_agent_cwnd();
+        if self.cwnd == new_agent_cwnd {
             self.trace_cwnd(net);
         } else {
-            self.trace_cwnd_line(net, NEW_AGENT_CWND);
+            self.trace_cwnd_line(net, new_agent_cwnd);
+        }
+    }
+
+    /// The cwnd_ of a new agent: 1, but a new `Agent/TCP/Linux` (no delayed growth) already
+    /// holds its initial window, as ns-2's trace shows when attached before `$ns run`.
+    fn new_agent_cwnd(&self) -> f64 {
+        if self.variant == TcpVariant::Linux {
+            self.cwnd
+        } else {
+            NEW_AGENT_CWND
         }
     }
 
@@ -312,7 +323,7 @@ impl Ns2Sender {
     /// The cwnd trace's line of `$ns run`'s reset, which sets the initial window: written (and
     /// the series started) only if that changes the window.
     pub fn trace_cwnd_reset(&self, net: &mut impl Port) {
-        if self.cwnd != NEW_AGENT_CWND && self.variant != TcpVariant::Linux {
+        if self.cwnd != self.new_agent_cwnd() {
             self.trace_cwnd(net);
         }
     }
