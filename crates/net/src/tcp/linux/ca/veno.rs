@@ -110,13 +110,18 @@ mod tests {
         let mut tp = TcpSock { snd_cwnd: 50, snd_ssthresh: 10, snd_cwnd_clamp: 1000, ..TcpSock::default() };
         v.init(&mut tp);
         tp.ktime_ns = 1_000_000_000;
-        for sent in [940_000_000, 950_000_000, 920_000_000] {
-            v.pkts_acked(&mut tp, 1, sent);
+        for _ in 0..3 {
+            v.pkts_acked(&mut tp, 1, 950_000_000);
         }
-        // base 80001 us (the earliest send), min 50001 us
-        assert_eq!((v.base_rtt, v.min_rtt, v.cntrtt), (80_001, 50_001, 3));
+        assert_eq!((v.base_rtt, v.min_rtt, v.cntrtt), (50_001, 50_001, 3));
+        // no queue: target (50 * 50001 << 1) / 50001 = 100, diff 0; a loss cuts a fifth
         v.cong_avoid(&mut tp, 0, 50, true);
-        // target (50 * 80001 << 1) / 50001 = 159, diff 100 - 159 wraps: congestive, halve
-        assert_eq!(v.ssthresh(&tp), 25);
+        assert_eq!((v.diff, v.ssthresh(&tp)), (0, 40));
+        // this RTT at 100 ms: target 50, diff 100 - 50 = 50 segments / 2 queued: halve
+        for _ in 0..3 {
+            v.pkts_acked(&mut tp, 1, 900_000_000);
+        }
+        v.cong_avoid(&mut tp, 0, 50, true);
+        assert_eq!((v.diff, v.ssthresh(&tp)), (50, 25));
     }
 }
