@@ -825,7 +825,10 @@ fn flow(
         return err(p("to"), "is the same node as `from`");
     }
     let protocol = f.protocol.as_deref().ok_or_else(|| {
-        ScenarioError::new(p("protocol"), "is required (tahoe, reno, newreno, sack1, fack, sackrh, vegas, linux, fast or udp)")
+        ScenarioError::new(
+            p("protocol"),
+            "is required (tahoe, reno, newreno, sack1, fack, sackrh, vegas, linux, fast or udp)",
+        )
     })?;
     let protocol = one_of(
         protocol,

@@ -120,7 +120,7 @@ impl CongestionControl for Compound {
                 self.dwnd = if diff < (GAMMA << V_PARAM_SHIFT) {
                     let win3 = old_wnd.wrapping_mul(old_wnd).wrapping_mul(old_wnd);
                     let x = qroot(win3) >> ALPHA;
-                    (if x > 1 { x - 1 } else { 0 }) + dwnd
+                    x.saturating_sub(1) + dwnd
                 } else if (dwnd << V_PARAM_SHIFT) < diff * BETA {
                     0
                 } else {
@@ -170,7 +170,8 @@ mod tests {
     #[test]
     fn the_delay_window_grows_while_the_queue_is_short() {
         let mut c = Compound::default();
-        let mut tp = TcpSock { snd_cwnd: 100, snd_ssthresh: 50, snd_cwnd_clamp: 1000, mss_cache: 1000, ..TcpSock::default() };
+        let mut tp =
+            TcpSock { snd_cwnd: 100, snd_ssthresh: 50, snd_cwnd_clamp: 1000, mss_cache: 1000, ..TcpSock::default() };
         c.init(&mut tp);
         tp.snd_nxt = 100_000;
         for _ in 0..3 {

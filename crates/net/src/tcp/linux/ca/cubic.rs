@@ -65,7 +65,7 @@ impl Cubic {
             }
         }
         let t = ((now + (self.delay_min >> 3)).wrapping_sub(self.epoch_start) << CUBIC_HZ) / HZ;
-        let offs = if t < self.k { self.k - t } else { t - self.k };
+        let offs = self.k.abs_diff(t);
         let delta = CUBE_RTT_SCALE.wrapping_mul(offs).wrapping_mul(offs).wrapping_mul(offs) >> (10 + 3 * CUBIC_HZ);
         let target =
             if t < self.k { self.origin_point.wrapping_sub(delta) } else { self.origin_point.wrapping_add(delta) };

@@ -4,6 +4,7 @@
 use super::super::{cwnd_limited, reno_min_cwnd, slow_start, CongestionControl, TcpSock};
 
 /// (window, decrease in 256ths) per row; a row's increase is its index + 1.
+#[rustfmt::skip]
 const AIMD: [(u64, u64); 72] = [
     (38, 128), (118, 112), (221, 104), (347, 98), (495, 93), (663, 89), (851, 86), (1058, 83),
     (1284, 81), (1529, 78), (1793, 76), (2076, 74), (2378, 72), (2699, 71), (3039, 69), (3399, 68),

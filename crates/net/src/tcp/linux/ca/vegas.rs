@@ -156,7 +156,8 @@ mod tests {
     #[test]
     fn one_step_toward_alpha_to_beta_queued() {
         let mut vg = Vegas::default();
-        let mut tp = TcpSock { snd_cwnd: 20, snd_ssthresh: 10, snd_cwnd_clamp: 1000, mss_cache: 1000, ..TcpSock::default() };
+        let mut tp =
+            TcpSock { snd_cwnd: 20, snd_ssthresh: 10, snd_cwnd_clamp: 1000, mss_cache: 1000, ..TcpSock::default() };
         vg.init(&mut tp);
         tp.snd_nxt = 20_000;
         vg.v.next_rtt(&tp);

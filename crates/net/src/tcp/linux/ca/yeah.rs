@@ -37,11 +37,7 @@ impl CongestionControl for Yeah {
 
     fn ssthresh(&mut self, tp: &TcpSock) -> u64 {
         let half = (tp.snd_cwnd >> 1).max(2);
-        let reduction = if self.doing_reno_now < RHO {
-            self.last_q.min(half).max(tp.snd_cwnd >> DELTA)
-        } else {
-            half
-        };
+        let reduction = if self.doing_reno_now < RHO { self.last_q.min(half).max(tp.snd_cwnd >> DELTA) } else { half };
         self.fast_count = 0;
         self.reno_count = (self.reno_count >> 1).max(2);
         tp.snd_cwnd.wrapping_sub(reduction)
