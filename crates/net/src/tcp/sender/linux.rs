@@ -426,3 +426,59 @@ impl Ns2Sender {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::Tcp;
+    use crate::scenario::{LinuxCa, TcpParams, TcpVariant};
+
+    /// Linux Reno as the Linux class sets it up: no delayed growth, so a window of 2 from the
+    /// start (the SYN and segment 1 go at once), ssthresh window_ 20.
+    fn linux_reno() -> Tcp {
+        let p = TcpParams { ca: LinuxCa::Reno, delay_growth: false, ..TcpParams::default() };
+        let t = Tcp::start(TcpVariant::Linux, p);
+        assert_eq!(t.net.seqs_since(0), vec![0, 1]);
+        t
+    }
+
+    /// ABC slow start: an ACK of one segment adds one (cnt += cwnd reaches cwnd), and the
+    /// flight (t_seqno - snd_una) may grow to the window.
+    #[test]
+    fn slow_start_by_bytes_acked() {
+        let mut t = linux_reno();
+        assert_eq!(t.sends(|t| t.ack(0.1, 0, &[])), vec![2, 3]);
+        assert_eq!(t.s.cwnd, 3.0);
+        assert_eq!(t.sends(|t| t.ack(0.2, 1, &[])), vec![4, 5]);
+        assert_eq!((t.s.cwnd, t.s.ssthresh), (4.0, 20));
+    }
+
+    /// Segment 2 lost at cwnd 4 (2..5 out). A SACK of 3 only takes 3 out of the flight: one new
+    /// segment. A SACK reaching 6 puts 2 more than three below the highest SACKed: lost. Linux
+    /// Reno enters Recovery with ssthresh 4 / 2 = 2 and snd_cwnd ssthresh / 2 = 1; rate halving
+    /// starts from the old window (cwnd_ shows 4), held to one more than the flight, which the
+    /// SACKs and the loss leave empty: the retransmission of 2 goes, and the allowance is 1.
+    #[test]
+    fn a_sack_past_the_threshold_starts_recovery_with_rate_halving() {
+        let mut t = linux_reno();
+        t.sends(|t| t.ack(0.1, 0, &[]));
+        t.sends(|t| t.ack(0.2, 1, &[]));
+        assert_eq!(t.sends(|t| t.ack(0.3, 1, &[(3, 4)])), vec![6]);
+        assert_eq!(t.sends(|t| t.ack(0.31, 1, &[(3, 7)])), vec![2]);
+        assert_eq!((t.s.cwnd, t.s.ssthresh), (4.0, 2));
+        let lx = t.s.linux.as_ref().unwrap();
+        assert_eq!((lx.sock.snd_cwnd, lx.next_pkts_in_flight), (1, 1));
+    }
+
+    /// A timeout: ssthresh from the module, a window of one, every unSACKed segment sent marked
+    /// lost and the first of them retransmitted; t_seqno stays.
+    #[test]
+    fn a_timeout_marks_the_flight_lost() {
+        let mut t = linux_reno();
+        t.sends(|t| t.ack(0.1, 0, &[]));
+        let sent = t.sends(|t| {
+            t.timeout();
+        });
+        assert_eq!(sent, vec![1]);
+        assert_eq!((t.s.cwnd, t.s.ssthresh, t.s.t_seqno), (1.0, 2, 4));
+    }
+}
