@@ -1,7 +1,8 @@
 //! ns-2.35's one-way TCP senders: `Agent/TCP` (Tahoe), `Agent/TCP/Reno`, `Agent/TCP/Newreno`,
 //! the SACK senders `Agent/TCP/Sack1`, `Agent/TCP/Fack` and `Agent/TCP/SackRH`
 //! (`sender/sack1.rs`, `sender/fack.rs`, `sender/sackrh.rs`), `Agent/TCP/Vegas`
-//! (`sender/vegas.rs`), and the `.../RBP` pacing of Vegas and Reno (`sender/rbp.rs`).
+//! (`sender/vegas.rs`), the `.../RBP` pacing of Vegas and Reno (`sender/rbp.rs`), and
+//! `Agent/TCP/Linux` (`sender/linux.rs`, which runs the Linux modules of `tcp/linux/`).
 //!
 //! They share ns-2's `TcpAgent` machinery (send rule, RTT estimator in clock ticks, timeout,
 //! slowdown) and differ in how they react to ACKs; where ns-2 overrides a method, the variant is
