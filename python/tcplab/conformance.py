@@ -168,9 +168,9 @@ def _compare(report: SuiteReport, test: str, ours: Path, theirs: Path) -> None:
 def _cwnd_lines(path: Path, addr: int) -> list[str]:
     """The lines of tcplab's cwnd trace for the sender at node address `addr`. The suites call
     `trace cwnd_` before `attach`, so ns-2 writes no line when the trace is attached; tcplab's
-    line for that moment (time 0, a new agent's cwnd_ of 1) is left out."""
+    line for that moment (its first, at time 0: a new agent's cwnd_) is left out."""
     lines = [line for line in path.read_text().splitlines() if line.split()[1] == str(addr)]
-    if lines and lines[0].split()[0] == "0.00000" and lines[0].split()[-1] == "1.000":
+    if lines and lines[0].split()[0] == "0.00000":
         lines = lines[1:]
     return lines
 

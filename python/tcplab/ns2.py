@@ -152,7 +152,7 @@ RED_VARS = {
 
 TCP_AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno",
               "sack1": "Agent/TCP/Sack1", "fack": "Agent/TCP/Fack", "sackrh": "Agent/TCP/SackRH",
-              "vegas": "Agent/TCP/Vegas", "fulltcp": "Agent/TCP/FullTcp",
+              "vegas": "Agent/TCP/Vegas", "linux": "Agent/TCP/Linux", "fulltcp": "Agent/TCP/FullTcp",
               "fulltcp_tahoe": "Agent/TCP/FullTcp/Tahoe", "fulltcp_newreno": "Agent/TCP/FullTcp/Newreno",
               "fulltcp_sack": "Agent/TCP/FullTcp/Sack"}
 
@@ -192,6 +192,23 @@ FULL_ONLY = {
     "fulltcp_sack": {"clear_on_timeout", "sack_block_size", "sack_option_size", "max_sack_blocks",
                      "sack_rtx_cthresh", "sack_rtx_bthresh", "sack_rtx_threshmode"},
 }
+
+# Agent/TCP/Linux's knobs that are no agent variable: the module (`select_ca`) and two
+# TCP-Linux globals (`set_ca_default_param linux ...`).
+LINUX_KNOBS = {"ca", "tcp_abc", "tcp_max_burst"}
+
+
+def _linux_setup(emit, agent: str, params: dict) -> None:
+    """`select_ca` at 0 s, after `$ns run` has reset the agent (the module switches the agent's
+    clock to 1 ms ticks, and the reset draws the clock's phase from the tick before). ns-2
+    registers tcp_max_burst and sysctl_tcp_abc, unsigned chars laid out in that order, as
+    `int` parameters: writing one also writes the three bytes after it. So both are written,
+    tcp_max_burst first, whenever either differs from its default (3, 1)."""
+    ca, max_burst, abc = params["ca"], params["tcp_max_burst"], params["tcp_abc"]
+    emit(f'$ns at 0.0 "${agent} select_ca {ca}"')
+    if (max_burst, abc) != (3, 1):
+        emit(f'$ns at 0.0 "${agent} set_ca_default_param linux tcp_max_burst {max_burst}"')
+        emit(f'$ns at 0.0 "${agent} set_ca_default_param linux sysctl_tcp_abc {abc}"')
 
 
 def sink_class(sink: dict) -> str:
@@ -391,6 +408,7 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
 
         if is_tcp:
             skip = set().union(*(knobs for v, knobs in VARIANT_ONLY.items() if v != variant)) | {"rbp"}
+            skip |= LINUX_KNOBS
             if not rbp:
                 skip |= {"rbp_scale", "rbp_rate_algorithm"}
             elif variant == "reno":
@@ -425,6 +443,9 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
     _losses(emit, s)
     # the knob ssthresh (0: not set): `$ns run` resets ssthresh_ to window_, so it is set at 0.0
     for fi, agent in tcp_agents:
+        if s["flows"][fi]["variant"] == "linux":
+            _linux_setup(emit, agent, s["flows"][fi]["params"])
+    for fi, agent in tcp_agents:
         if s["flows"][fi]["params"]["ssthresh"] > 0:
             emit(f'$ns at 0.0 "${agent} set ssthresh_ {s["flows"][fi]["params"]["ssthresh"]}"')
     emit("# what the applications do, in tcplab's scheduling order")
@@ -437,6 +458,9 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             what = f"produce {flow['packets']}"
         elif what in ("produce", "producemore"):
             what = f"{what} {a['packets']}"
+        elif what == "set_cwnd":
+            emit(f'$ns at {_num(a["at_s"])} "$agent{a["flow"]} set cwnd_ {a["cwnd"]}"')
+            continue
         peer = a["end"] == "to"
         if what in ("close", "advance_bytes"):
             # FullTcp's own commands, on the agent itself

@@ -14,7 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import tcplab  # noqa: E402
 from support import needs_ns  # noqa: E402
-from tcplab.ns2 import NS2Error, RED_VARS, TCP_VARS, VARIANT_ONLY, run_ns2, scenario_to_tcl  # noqa: E402
+from tcplab.ns2 import (NS2Error, LINUX_KNOBS, RED_VARS, TCP_VARS, VARIANT_ONLY, run_ns2,  # noqa: E402
+                        scenario_to_tcl)
 
 
 SMALL = '''
@@ -390,8 +391,9 @@ def _changed(patch, protocol=None):
 def test_cases_cover_every_knob():
     n = tcplab.validate(ONE)
     params = set(n["flows"][0]["params"]) - {"rbp"}  # rbp picks the agent class
-    # ssthresh is set once the run is on (test_ssthresh_is_set_after_the_reset)
-    assert {c[0] for c in TCP_CASES} | {"packet_size"} == params - {"ssthresh"} == set(TCP_VARS)
+    # ssthresh is set once the run is on (test_ssthresh_is_set_after_the_reset), Agent/TCP/Linux's
+    # module and globals by its own commands (test_linux_*)
+    assert {c[0] for c in TCP_CASES} | {"packet_size"} == params - {"ssthresh"} - LINUX_KNOBS == set(TCP_VARS)
     red = set(n["links"][0]["queue"]) - {"kind", "limit"}
     assert {c[0] for c in RED_CASES} == red == set(RED_VARS)
 
@@ -468,6 +470,48 @@ def test_fulltcp_knobs_are_refused_on_one_way_agents():
     s = copy.deepcopy(ONE)
     s["flows"][0]["tcp"] = {"segsize": 1000}
     with pytest.raises(tcplab.ScenarioError, match=r"flows\[0\]\.tcp\.segsize"):
+        tcplab.validate(s)
+
+
+def _linux(tcp: dict, actions=()) -> list[str]:
+    s = copy.deepcopy(ONE)
+    s["flows"][0].update(protocol="linux", name="f", tcp=tcp)
+    s["actions"] = list(actions)
+    return tcl_lines(s)
+
+
+def test_linux_selects_its_module_after_the_reset():
+    """Agent/TCP/Linux with a SACK sink; `select_ca` at 0.0 (after `$ns run`'s reset), and
+    TCP-Linux's globals left alone at their defaults."""
+    lines = _linux({"ca": "cubic"})
+    assert "set agent0 [new Agent/TCP/Linux]" in lines
+    assert "set sink0 [new Agent/TCPSink/Sack1]" in lines
+    assert '$ns at 0.0 "$agent0 select_ca cubic"' in lines
+    assert not any("set_ca_default_param" in ln or " ca_ " in ln for ln in lines)
+    # the Linux class's own defaults, which [tcp] (Agent/TCP) does not override
+    assert "$agent0 set minrto_ 0.2" in lines and "$agent0 set maxrto_ 120.0" in lines
+
+
+def test_linux_globals_are_written_max_burst_first():
+    """Writing tcp_max_burst (an int into an unsigned char) also zeroes sysctl_tcp_abc after
+    it, so that is written second."""
+    lines = _linux({"ca": "reno", "tcp_abc": 1, "tcp_max_burst": 0})
+    i = lines.index('$ns at 0.0 "$agent0 set_ca_default_param linux tcp_max_burst 0"')
+    assert lines[i + 1] == '$ns at 0.0 "$agent0 set_ca_default_param linux sysctl_tcp_abc 1"'
+
+
+def test_set_cwnd_action_sets_the_agents_cwnd():
+    lines = _linux({"ca": "reno"}, [{"at": "1s", "flow": "f", "do": "set_cwnd", "cwnd": 1}])
+    assert '$ns at 1.0 "$agent0 set cwnd_ 1"' in lines
+
+
+def test_unknown_linux_module_is_refused():
+    s = copy.deepcopy(ONE)
+    s["flows"][0].update(protocol="linux", tcp={"ca": "cubicc"})
+    with pytest.raises(tcplab.ScenarioError, match=r"flows\[0\]\.tcp\.ca.*did you mean \"cubic\""):
+        tcplab.validate(s)
+    s["flows"][0].update(protocol="reno", tcp={"ca": "cubic"})
+    with pytest.raises(tcplab.ScenarioError, match=r"flows\[0\]\.tcp\.ca.*protocol = \"linux\""):
         tcplab.validate(s)
 
 

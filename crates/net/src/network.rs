@@ -255,8 +255,9 @@ impl Network {
         let pkt = self.ctx.pkts.get(id);
         let stats = &mut self.ctx.flow_stats[pkt.flow.0 as usize]; // checked: `Endpoint` is public
         match pkt.kind {
-            Kind::Tcp | Kind::Cbr => stats.on_data_sent(pkt.size),
-            Kind::Ack => stats.acks_sent += 1,
+            // a FullTcp listener's data goes in `ack` packets: data all the same
+            Kind::Ack if pkt.payload == 0 => stats.acks_sent += 1,
+            Kind::Tcp | Kind::Cbr | Kind::Ack => stats.on_data_sent(pkt.size),
             Kind::BindingUpdate | Kind::BindingAck => {}
         }
         self.trace_agent('s', node, id);
@@ -495,8 +496,8 @@ impl Network {
         }
         let stats = &mut self.ctx.flow_stats[pkt.flow.0 as usize];
         match pkt.kind {
-            Kind::Tcp | Kind::Cbr => stats.data_dropped += 1,
-            Kind::Ack => stats.acks_dropped += 1,
+            Kind::Ack if pkt.payload == 0 => stats.acks_dropped += 1,
+            Kind::Tcp | Kind::Cbr | Kind::Ack => stats.data_dropped += 1,
             Kind::BindingUpdate | Kind::BindingAck => {}
         }
         if matches!(pkt.kind, Kind::Tcp | Kind::Cbr) && self.mip.is_mobile(pkt.dst.node) {

@@ -223,6 +223,9 @@ pub enum ActionKind {
     /// FullTcp `advance-bytes n`: n bytes more to send.
     #[serde(rename = "advance_bytes")]
     AdvanceBytes { bytes: u64 },
+    /// `$tcp set cwnd_ n` on an ns-2 profile TCP sender.
+    #[serde(rename = "set_cwnd")]
+    SetCwnd { cwnd: u32 },
 }
 
 impl Scenario {
@@ -527,6 +530,8 @@ pub enum TcpVariant {
     /// ns-2 `Agent/TCP/FullTcp/Sack`.
     #[serde(rename = "fulltcp_sack")]
     FullSack,
+    /// ns-2 `Agent/TCP/Linux`: Linux congestion-control modules (`TcpParams::ca`).
+    Linux,
 }
 
 impl TcpVariant {
@@ -544,6 +549,7 @@ impl TcpVariant {
             TcpVariant::FullTahoe => "fulltcp_tahoe",
             TcpVariant::FullNewReno => "fulltcp_newreno",
             TcpVariant::FullSack => "fulltcp_sack",
+            TcpVariant::Linux => "linux",
         }
     }
 
@@ -555,8 +561,70 @@ impl TcpVariant {
     /// The sink ns-2 pairs with it by convention (SACK senders need a SACK sink).
     pub fn default_sink(self) -> &'static str {
         match self {
-            TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::SackRh => "sack1",
+            TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::SackRh | TcpVariant::Linux => "sack1",
             _ => "tcpsink",
+        }
+    }
+}
+
+/// The congestion control an `Agent/TCP/Linux` sender runs (its `select_ca`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinuxCa {
+    NaiveReno,
+    Reno,
+    Vegas,
+    Htcp,
+    Bic,
+    Cubic,
+    Hybla,
+    Lp,
+    Compound,
+    Veno,
+    Yeah,
+    Illinois,
+    Westwood,
+    Highspeed,
+    Scalable,
+}
+
+impl LinuxCa {
+    pub const ALL: [LinuxCa; 15] = [
+        LinuxCa::NaiveReno,
+        LinuxCa::Reno,
+        LinuxCa::Vegas,
+        LinuxCa::Htcp,
+        LinuxCa::Bic,
+        LinuxCa::Cubic,
+        LinuxCa::Hybla,
+        LinuxCa::Lp,
+        LinuxCa::Compound,
+        LinuxCa::Veno,
+        LinuxCa::Yeah,
+        LinuxCa::Illinois,
+        LinuxCa::Westwood,
+        LinuxCa::Highspeed,
+        LinuxCa::Scalable,
+    ];
+
+    /// The name ns-2's `select_ca` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            LinuxCa::NaiveReno => "naive_reno",
+            LinuxCa::Reno => "reno",
+            LinuxCa::Vegas => "vegas",
+            LinuxCa::Htcp => "htcp",
+            LinuxCa::Bic => "bic",
+            LinuxCa::Cubic => "cubic",
+            LinuxCa::Hybla => "hybla",
+            LinuxCa::Lp => "lp",
+            LinuxCa::Compound => "compound",
+            LinuxCa::Veno => "veno",
+            LinuxCa::Yeah => "yeah",
+            LinuxCa::Illinois => "illinois",
+            LinuxCa::Westwood => "westwood",
+            LinuxCa::Highspeed => "highspeed",
+            LinuxCa::Scalable => "scalable",
         }
     }
 }
@@ -696,6 +764,13 @@ pub struct TcpParams {
     pub exit_fast_retrans: bool,
     /// A timestamp's RTT sample ends the timer backoff (`ts_resetRTO_`).
     pub ts_reset_rto: bool,
+    /// `Agent/TCP/Linux`'s congestion control (`select_ca`).
+    pub ca: LinuxCa,
+    /// TCP-Linux's `sysctl_tcp_abc`: Appropriate Byte Counting, 0 off, 1 (L = 1 segment), 2.
+    pub tcp_abc: u32,
+    /// TCP-Linux's `tcp_max_burst`: how far above the flight the window may stay when
+    /// recovery ends.
+    pub tcp_max_burst: u32,
 }
 
 impl Default for TcpParams {
@@ -767,6 +842,9 @@ impl Default for TcpParams {
             aggressive_maxburst: true,
             exit_fast_retrans: true,
             ts_reset_rto: false,
+            ca: LinuxCa::Reno,
+            tcp_abc: 1,
+            tcp_max_burst: 3,
         }
     }
 }

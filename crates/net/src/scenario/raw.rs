@@ -158,6 +158,7 @@ pub struct RawAction {
     pub bytes: Option<i64>,
     /// Which end's agent acts: "from" (the default) or "to" (a FullTcp flow's peer).
     pub end: Option<String>,
+    pub cwnd: Option<i64>,
 }
 
 /// A loss model on one link direction (ns-2's error models in an `ErrorModule Fid` at the head
@@ -397,6 +398,9 @@ pub struct RawTcp {
     pub sack_rtx_cthresh: Option<i64>,
     pub sack_rtx_bthresh: Option<i64>,
     pub sack_rtx_threshmode: Option<i64>,
+    pub ca: Option<String>,
+    pub tcp_abc: Option<i64>,
+    pub tcp_max_burst: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]

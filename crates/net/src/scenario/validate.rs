@@ -740,6 +740,17 @@ fn highspeed_params(t: &mut TcpParams, raw: &RawTcp, path: &str) -> Res<()> {
     if let Some(v) = raw.ssthresh {
         t.ssthresh = int_in(v, 0, 1_000_000, &p("ssthresh"))? as i32;
     }
+    if let Some(name) = &raw.ca {
+        let names = LinuxCa::ALL.map(LinuxCa::name);
+        let name = one_of(name, &names, "ca", &p("ca"))?;
+        t.ca = LinuxCa::ALL.into_iter().find(|ca| ca.name() == name).expect("a listed name");
+    }
+    if let Some(v) = raw.tcp_abc {
+        t.tcp_abc = int_in(v, 0, 2, &p("tcp_abc"))?;
+    }
+    if let Some(v) = raw.tcp_max_burst {
+        t.tcp_max_burst = int_in(v, 0, 255, &p("tcp_max_burst"))?;
+    }
     if t.window_option == 8 && t.high_window <= t.low_window {
         return err(
             p("high_window"),
@@ -747,6 +758,25 @@ fn highspeed_params(t: &mut TcpParams, raw: &RawTcp, path: &str) -> Res<()> {
         );
     }
     Ok(())
+}
+
+/// ns-2's `Agent/TCP/Linux` class defaults (ns-default.tcl), which override `Agent/TCP`'s (the
+/// scenario's [tcp] table) but not the flow's own knobs: rtxcur_init 3 s, maxrto 120 s, minrto
+/// 0.2 s, and no delayed growth after the SYN.
+fn linux_class_defaults(t: &mut TcpParams, own: Option<&RawTcp>) {
+    let own = |get: fn(&RawTcp) -> bool| own.is_some_and(get);
+    if !own(|r| r.rtxcur_init.is_some()) {
+        t.rtxcur_init = 3.0;
+    }
+    if !own(|r| r.maxrto.is_some()) {
+        t.maxrto = 120.0;
+    }
+    if !own(|r| r.minrto.is_some()) {
+        t.minrto = 0.2;
+    }
+    if !own(|r| r.delay_growth.is_some()) {
+        t.delay_growth = false;
+    }
 }
 
 /// The sink knobs: the flow's own over the scenario's `[tcpsink]` table over ns-2's defaults.
@@ -832,7 +862,7 @@ fn flow(
     if from == to {
         return err(p("to"), "is the same node as `from`");
     }
-    const PROTOCOLS: [&str; 13] = [
+    const PROTOCOLS: [&str; 14] = [
         "tahoe",
         "reno",
         "newreno",
@@ -840,6 +870,7 @@ fn flow(
         "fack",
         "sackrh",
         "vegas",
+        "linux",
         "fast",
         "fulltcp",
         "fulltcp_tahoe",
@@ -857,7 +888,7 @@ fn flow(
     let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
     let app = one_of(app, &["ftp", "cbr"], "app", &p("app"))?;
     if app == "ftp" && !is_tcp {
-        return err(p("app"), "ftp needs a TCP protocol (tahoe, reno, newreno, sack1, fack, sackrh or vegas)");
+        return err(p("app"), "ftp needs a TCP protocol (tahoe, reno, newreno, sack1, fack, sackrh, vegas or linux)");
     }
     if app == "cbr" && is_tcp {
         return err(p("app"), "cbr runs over protocol = \"udp\"");
@@ -919,6 +950,7 @@ fn flow(
             "sack1" => TcpVariant::Sack1,
             "fack" => TcpVariant::Fack,
             "sackrh" => TcpVariant::SackRh,
+            "linux" => TcpVariant::Linux,
             "fast" => TcpVariant::Fast,
             "fulltcp" => TcpVariant::Full,
             "fulltcp_tahoe" => TcpVariant::FullTahoe,
@@ -943,6 +975,7 @@ fn flow(
                             | TcpVariant::Sack1
                             | TcpVariant::Fack
                             | TcpVariant::SackRh
+                            | TcpVariant::Linux
                     ) =>
             {
                 return err(
@@ -1016,6 +1049,12 @@ fn flow(
                     variant.name()
                 ),
             );
+        }
+        if f.tcp.as_ref().is_some_and(|t| t.ca.is_some()) && variant != TcpVariant::Linux {
+            return err(p("tcp.ca"), "is only allowed with protocol = \"linux\"");
+        }
+        if variant == TcpVariant::Linux {
+            linux_class_defaults(&mut params, f.tcp.as_ref());
         }
         if let Some(s) = packet_size {
             params.packet_size = s;
@@ -1130,7 +1169,7 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             .ok_or_else(|| ScenarioError::new(p("flow"), format!("unknown flow {name:?}")))?;
         let what = one_of(
             a.action.as_deref().unwrap_or(""),
-            &["start", "stop", "produce", "producemore", "close", "advance_bytes"],
+            &["start", "stop", "produce", "producemore", "close", "advance_bytes", "set_cwnd"],
             "action",
             &p("do"),
         )?;
@@ -1161,7 +1200,18 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             (false, Some(_)) => return err(p("packets"), "is only allowed with do = \"produce\" or \"producemore\""),
             (false, None) => 0,
         };
+        let ns2_tcp = matches!(&flows[flow].transport, Transport::Tcp(t) if t.profile == Profile::Ns2);
+        if what == "set_cwnd" && !ns2_tcp {
+            return err(p("do"), "set_cwnd needs an ns-2 profile TCP flow");
+        }
+        let cwnd = match (what == "set_cwnd", a.cwnd) {
+            (true, Some(n)) => int_in(n, 1, 1_000_000, &p("cwnd"))?,
+            (true, None) => return err(p("cwnd"), "is required with do = \"set_cwnd\""),
+            (false, Some(_)) => return err(p("cwnd"), "is only allowed with do = \"set_cwnd\""),
+            (false, None) => 0,
+        };
         let kind = match what {
+            "set_cwnd" => ActionKind::SetCwnd { cwnd },
             "start" => ActionKind::Start,
             "stop" => ActionKind::Stop,
             "produce" => ActionKind::Produce { packets },

@@ -336,7 +336,9 @@ impl Simulation {
                 let action = self.scenario.actions[i.index()];
                 let flow = &mut self.flows[action.flow];
                 let app = flow.app;
-                if let Sender::Cbr(cbr) = &mut flow.sender {
+                if let (ActionKind::SetCwnd { cwnd }, Sender::Tcp(tcp)) = (action.kind, &mut flow.sender) {
+                    tcp.tcl_set_cwnd(net, cwnd as f64);
+                } else if let Sender::Cbr(cbr) = &mut flow.sender {
                     match action.kind {
                         ActionKind::Start => cbr.start(net),
                         ActionKind::Stop => cbr.stop(net),
@@ -393,7 +395,8 @@ impl Simulation {
         let check = self.net.ctx.check.as_mut().expect("checking");
         let mut live = vec![0u64; self.flows.len()];
         for (id, p) in self.net.ctx.pkts.live_packets() {
-            if matches!(p.kind, Kind::Tcp | Kind::Cbr) && !taken.contains(&id) {
+            let data = matches!(p.kind, Kind::Tcp | Kind::Cbr) || (p.kind == Kind::Ack && p.payload > 0);
+            if data && !taken.contains(&id) {
                 live[p.flow.0 as usize] += 1;
             }
         }
@@ -466,7 +469,11 @@ impl Simulation {
             }
             Kind::BindingUpdate | Kind::BindingAck => unreachable!("ruled out above"),
             Kind::Ack => {
-                stats.acks_delivered += 1;
+                if pkt.payload > 0 {
+                    stats.on_data_delivered(pkt.size, delay); // a FullTcp listener's data
+                } else {
+                    stats.acks_delivered += 1;
+                }
                 match &mut flow.sender {
                     Sender::Tcp(tcp) => tcp.recv(net, pkt),
                     Sender::Rfc(tcp) => tcp.recv(net, pkt),

@@ -1,5 +1,6 @@
 //! TCP agents: ns-2.35's (`sender`, `sink`) and the rfc profile's sender (`rfc`).
 
+mod linux;
 mod reassembly;
 mod rfc;
 mod scoreboard;

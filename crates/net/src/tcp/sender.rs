@@ -1,7 +1,8 @@
 //! ns-2.35's one-way TCP senders: `Agent/TCP` (Tahoe), `Agent/TCP/Reno`, `Agent/TCP/Newreno`,
 //! the SACK senders `Agent/TCP/Sack1`, `Agent/TCP/Fack` and `Agent/TCP/SackRH`
 //! (`sender/sack1.rs`, `sender/fack.rs`, `sender/sackrh.rs`), `Agent/TCP/Vegas`
-//! (`sender/vegas.rs`), and the `.../RBP` pacing of Vegas and Reno (`sender/rbp.rs`).
+//! (`sender/vegas.rs`), the `.../RBP` pacing of Vegas and Reno (`sender/rbp.rs`), and
+//! `Agent/TCP/Linux` (`sender/linux.rs`, which runs the Linux modules of `tcp/linux/`).
 //!
 //! They share ns-2's `TcpAgent` machinery (send rule, RTT estimator in clock ticks, timeout,
 //! slowdown) and differ in how they react to ACKs; where ns-2 overrides a method, the variant is
@@ -18,6 +19,7 @@ mod fack;
 mod frto;
 mod full;
 mod highspeed;
+mod linux;
 mod rbp;
 mod rtt;
 mod sack1;
@@ -135,6 +137,8 @@ pub struct Ns2Sender {
     fack: Option<fack::FackState>,
     sackrh: Option<sackrh::SackRhState>,
     vegas: Option<vegas::VegasState>,
+    /// `Agent/TCP/Linux`'s kernel state, scoreboard and module.
+    linux: Option<Box<linux::LinuxState>>,
     /// Rate-based pacing after idle (the RBP subclasses).
     rbp_mode: rbp::RbpMode,
     rbp_delay: f64,
@@ -245,6 +249,7 @@ impl Ns2Sender {
             fack: (variant == TcpVariant::Fack).then(fack::FackState::default),
             sackrh: (variant == TcpVariant::SackRh).then(sackrh::SackRhState::default),
             vegas: (variant == TcpVariant::Vegas).then(vegas::VegasState::default),
+            linux: None,
             rbp_mode: rbp::RbpMode::Off,
             rbp_delay: 0.0,
             pacer: pacing.map(Pacer::new),
@@ -260,6 +265,10 @@ impl Ns2Sender {
         if s.p.ssthresh > 0 {
             // `$agent set ssthresh_` after the reset
             s.ssthresh = s.p.ssthresh as i64;
+        }
+        if variant == TcpVariant::Linux {
+            s.linux = Some(Box::new(linux::LinuxState::new(&s.p, s.cwnd, s.ssthresh, s.wnd)));
+            s.linux_select_ca();
         }
         s
     }
@@ -301,6 +310,11 @@ impl Ns2Sender {
         }
     }
 
+    /// `$tcp set cwnd_ v` from a script.
+    pub fn tcl_set_cwnd(&mut self, net: &mut impl Port, v: f64) {
+        self.set_cwnd(net, v);
+    }
+
     /// Writes the current cwnd to the cwnd trace and series.
     fn trace_cwnd(&self, net: &mut impl Port) {
         if self.cwnd_traced {
@@ -312,10 +326,21 @@ impl Ns2Sender {
     /// ns-2 prints the cwnd_ a new agent holds, 1, whatever its initial window. When that is
     /// the initial window too, this line also starts the cwnd series.
     pub fn trace_cwnd_attached(&self, net: &mut impl Port) {
-        if self.cwnd == NEW_AGENT_CWND {
+        let new_agent_cwnd = self.new_agent_cwnd();
+        if self.cwnd == new_agent_cwnd {
             self.trace_cwnd(net);
         } else {
-            self.trace_cwnd_line(net, NEW_AGENT_CWND);
+            self.trace_cwnd_line(net, new_agent_cwnd);
+        }
+    }
+
+    /// The cwnd_ of a new agent: 1, but a new `Agent/TCP/Linux` (no delayed growth) already
+    /// holds its initial window, as ns-2's trace shows when attached before `$ns run`.
+    fn new_agent_cwnd(&self) -> f64 {
+        if self.variant == TcpVariant::Linux {
+            self.cwnd
+        } else {
+            NEW_AGENT_CWND
         }
     }
 
@@ -330,7 +355,7 @@ impl Ns2Sender {
     /// The cwnd trace's line of `$ns run`'s reset, which sets the initial window: written (and
     /// the series started) only if that changes the window.
     pub fn trace_cwnd_reset(&self, net: &mut impl Port) {
-        if self.cwnd != NEW_AGENT_CWND {
+        if self.cwnd != self.new_agent_cwnd() {
             self.trace_cwnd(net);
         }
     }
@@ -395,6 +420,7 @@ impl Ns2Sender {
         match self.variant {
             TcpVariant::Reno | TcpVariant::NewReno => (self.cwnd as i64 + self.dupwnd).min(wnd),
             TcpVariant::Fack => (self.cwnd.min(self.wnd) + self.fack_ref().wintrim) as i64,
+            TcpVariant::Linux => self.linux_window(),
             _ => {
                 if self.cwnd < self.wnd {
                     self.cwnd as i64
@@ -409,6 +435,7 @@ impl Ns2Sender {
     fn windowd(&self) -> f64 {
         match self.variant {
             TcpVariant::Reno | TcpVariant::NewReno => (self.cwnd + self.dupwnd as f64).min(self.wnd),
+            TcpVariant::Linux => self.linux_window() as f64,
             _ => self.cwnd.min(self.wnd),
         }
     }
@@ -643,6 +670,7 @@ impl Ns2Sender {
             TcpVariant::Sack1 => self.sack1_send_much(net, maxburst),
             TcpVariant::Fack => self.fack_send_much(net, maxburst),
             TcpVariant::SackRh => self.sackrh_send_much(net, maxburst),
+            TcpVariant::Linux => self.linux_send_much(net, maxburst),
             _ => self.base_send_much(net, maxburst),
         }
     }
@@ -709,6 +737,7 @@ impl Ns2Sender {
             TcpVariant::Fack => return self.fack_recv(net, ack),
             TcpVariant::SackRh => return self.sackrh_recv(net, ack),
             TcpVariant::Vegas => return self.vegas_recv(net, ack),
+            TcpVariant::Linux => return self.linux_recv(net, ack),
             _ => {}
         }
         let seq = ack.seq;
@@ -1000,6 +1029,7 @@ impl Ns2Sender {
                 TcpVariant::Fack => self.fack_timeout(net),
                 TcpVariant::SackRh => self.sackrh_timeout(net),
                 TcpVariant::Vegas => self.vegas_timeout(net),
+                TcpVariant::Linux => self.linux_timeout(net),
                 _ => self.base_timeout(net),
             }
         }
