@@ -90,6 +90,13 @@ TCP_VARS = {
     "frto": "frto_enabled_",
     "sfrto": "sfrto_enabled_",
     "spurious_response": "spurious_response_",
+    "add793expbackoff": "add793expbackoff_",
+    "add793jacobsonrtt": "add793jacobsonrtt_",
+    "add793fastrtx": "add793fastrtx_",
+    "add793slowstart": "add793slowstart_",
+    "add793additiveinc": "add793additiveinc_",
+    "add793karnrtt": "add793karnrtt_",
+    "add793exponinc": "add793exponinc_",
 }
 
 # Agent/TCPSink variables (all bind_bool).
@@ -106,6 +113,8 @@ VARIANT_ONLY = {
     "sack1": {"partial_ack"},
     "fack": {"ss_div4", "rampdown"},
     "vegas": {"v_alpha", "v_beta", "v_gamma"},
+    "rfc793edu": {"add793expbackoff", "add793jacobsonrtt", "add793fastrtx", "add793slowstart",
+                  "add793additiveinc", "add793karnrtt", "add793exponinc"},
 }
 
 # Switches that are C++ ints (plain bind), written 1/0; the other booleans are
@@ -146,7 +155,7 @@ RED_VARS = {
 
 TCP_AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno",
               "sack1": "Agent/TCP/Sack1", "fack": "Agent/TCP/Fack", "sackrh": "Agent/TCP/SackRH",
-              "vegas": "Agent/TCP/Vegas"}
+              "vegas": "Agent/TCP/Vegas", "rfc793edu": "Agent/TCP/RFC793edu"}
 
 
 def sink_class(sink: dict) -> str:
@@ -369,7 +378,9 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             what = f"produce {flow['packets']}"
         elif what in ("produce", "producemore"):
             what = f"{what} {a['packets']}"
-        emit(f'$ns at {_num(a["at_s"])} "$app{a["flow"]} {what}"')
+        # reset goes to the sender agent, reset_sink to the sink; the rest to the application
+        target, what = {"reset": ("agent", "reset"), "reset_sink": ("sink", "reset")}.get(what, ("app", what))
+        emit(f'$ns at {_num(a["at_s"])} "${target}{a["flow"]} {what}"')
     emit("")
 
     # output.trace_flows: only those flows' senders write to the cwnd trace

@@ -329,6 +329,13 @@ TCP_CASES = [
     ("frto", True, "frto_enabled_", "true"),
     ("sfrto", True, "sfrto_enabled_", "true"),
     ("spurious_response", 3, "spurious_response_", "3"),
+    ("add793expbackoff", False, "add793expbackoff_", "false"),
+    ("add793jacobsonrtt", True, "add793jacobsonrtt_", "true"),
+    ("add793fastrtx", True, "add793fastrtx_", "true"),
+    ("add793slowstart", True, "add793slowstart_", "true"),
+    ("add793additiveinc", True, "add793additiveinc_", "true"),
+    ("add793karnrtt", False, "add793karnrtt_", "false"),
+    ("add793exponinc", True, "add793exponinc_", "true"),
 ]
 
 RED_CASES = [
@@ -359,7 +366,10 @@ RED_CASES = [
 # The agent class that binds each variant-only knob (ONE's flow is Newreno otherwise).
 VARIANT_OF = {"partial_ack": "sack1", "ss_div4": "fack", "rampdown": "fack",
               "v_alpha": "vegas", "v_beta": "vegas", "v_gamma": "vegas",
-              "rbp_scale": "vegas/RBP", "rbp_rate_algorithm": "vegas/RBP"}
+              "rbp_scale": "vegas/RBP", "rbp_rate_algorithm": "vegas/RBP",
+              **{k: "rfc793edu" for k in ("add793expbackoff", "add793jacobsonrtt", "add793fastrtx",
+                                          "add793slowstart", "add793additiveinc", "add793karnrtt",
+                                          "add793exponinc")}}
 # Written only on the RBP classes (the `rbp` knob itself picks the class).
 RBP_VARS = {"rbp_scale_", "rbp_rate_algorithm_"}
 
@@ -416,6 +426,18 @@ def test_sackrh_is_agent_tcp_sackrh_with_a_sack1_sink():
     lines = tcl_lines(s)
     assert "set agent0 [new Agent/TCP/SackRH]" in lines
     assert "set sink0 [new Agent/TCPSink/Sack1]" in lines
+
+
+def test_rfc793edu_is_agent_tcp_rfc793edu_and_resets_go_to_the_agents():
+    s = copy.deepcopy(ONE)
+    s["flows"][0].update(protocol="rfc793edu", name="f")
+    s["actions"] = [{"at": "1s", "flow": "f", "do": "reset"}, {"at": "1s", "flow": "f", "do": "reset_sink"},
+                    {"at": "1.5s", "flow": "f", "do": "producemore", "packets": 5}]
+    lines = tcl_lines(s)
+    assert "set agent0 [new Agent/TCP/RFC793edu]" in lines
+    assert "set sink0 [new Agent/TCPSink]" in lines
+    at = [ln for ln in lines if ln.startswith("$ns at 1")]
+    assert at == ['$ns at 1.0 "$agent0 reset"', '$ns at 1.0 "$sink0 reset"', '$ns at 1.5 "$app0 producemore 5"']
 
 
 def test_packet_size_maps_to_packetsize():

@@ -205,6 +205,12 @@ pub enum ActionKind {
     Produce { packets: u64 },
     /// FTP `producemore n`: n packets more.
     ProduceMore { packets: u64 },
+    /// The ns-2 sender's `reset`: a fresh connection state, timers cancelled, and ACKs sent
+    /// before now ignored (ns-2 agents only).
+    Reset,
+    /// The sink's `reset`: nothing received yet, and segments sent before now ignored.
+    #[serde(rename = "reset_sink")]
+    ResetSink,
 }
 
 impl Scenario {
@@ -370,6 +376,8 @@ pub enum TcpVariant {
     Fack,
     /// ns-2 `Agent/TCP/SackRH` (SACK with rate-halving).
     SackRh,
+    /// ns-2 `Agent/TCP/RFC793edu`: RFC 793's TCP with the later mechanisms as `add793*` knobs.
+    Rfc793edu,
     /// ns-2 `Agent/TCP/Vegas`, or the rfc profile's Vegas.
     Vegas,
     /// FAST TCP (rfc profile only).
@@ -385,6 +393,7 @@ impl TcpVariant {
             TcpVariant::Sack1 => "sack1",
             TcpVariant::Fack => "fack",
             TcpVariant::SackRh => "sackrh",
+            TcpVariant::Rfc793edu => "rfc793edu",
             TcpVariant::Vegas => "vegas",
             TcpVariant::Fast => "fast",
         }
@@ -522,6 +531,18 @@ pub struct TcpParams {
     /// The initial ssthresh, as ns-2's `ssthresh_` set after `$ns run` has reset the agent
     /// (0: the reset's own, window_).
     pub ssthresh: i32,
+    /// RFC793edu (`add793*_`, its defaults ns-2's): exponential backoff of the timer, Jacobson's
+    /// RTO (else RFC 793's twice the smoothed RTT), fast retransmit, slow start with congestion
+    /// avoidance, congestion avoidance alone, Karn's sampling (no RTT sample from a
+    /// retransmission), and a jump to ssthresh below it. Without the window knobs cwnd is
+    /// window_ at once.
+    pub add793expbackoff: bool,
+    pub add793jacobsonrtt: bool,
+    pub add793fastrtx: bool,
+    pub add793slowstart: bool,
+    pub add793additiveinc: bool,
+    pub add793karnrtt: bool,
+    pub add793exponinc: bool,
 }
 
 impl Default for TcpParams {
@@ -589,6 +610,13 @@ impl Default for TcpParams {
             sfrto: false,
             spurious_response: 1,
             ssthresh: 0,
+            add793expbackoff: true,
+            add793jacobsonrtt: false,
+            add793fastrtx: false,
+            add793slowstart: false,
+            add793additiveinc: false,
+            add793karnrtt: true,
+            add793exponinc: false,
         }
     }
 }

@@ -352,6 +352,13 @@ pub struct RawTcp {
     pub sfrto: Option<Flag>,
     pub spurious_response: Option<i64>,
     pub ssthresh: Option<i64>,
+    pub add793expbackoff: Option<Flag>,
+    pub add793jacobsonrtt: Option<Flag>,
+    pub add793fastrtx: Option<Flag>,
+    pub add793slowstart: Option<Flag>,
+    pub add793additiveinc: Option<Flag>,
+    pub add793karnrtt: Option<Flag>,
+    pub add793exponinc: Option<Flag>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -672,7 +672,28 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     if let Some(v) = raw.spurious_response {
         t.spurious_response = int_in(v, 0, 3, &p("spurious_response"))? as i32;
     }
+    rfc793edu_params(&mut t, raw, path)?;
     Ok(t)
+}
+
+/// RFC793edu's `add793*` knobs.
+fn rfc793edu_params(t: &mut TcpParams, raw: &RawTcp, path: &str) -> Res<()> {
+    let p = |f: &str| format!("{path}.{f}");
+    let knobs = [
+        (raw.add793expbackoff, "add793expbackoff", &mut t.add793expbackoff),
+        (raw.add793jacobsonrtt, "add793jacobsonrtt", &mut t.add793jacobsonrtt),
+        (raw.add793fastrtx, "add793fastrtx", &mut t.add793fastrtx),
+        (raw.add793slowstart, "add793slowstart", &mut t.add793slowstart),
+        (raw.add793additiveinc, "add793additiveinc", &mut t.add793additiveinc),
+        (raw.add793karnrtt, "add793karnrtt", &mut t.add793karnrtt),
+        (raw.add793exponinc, "add793exponinc", &mut t.add793exponinc),
+    ];
+    for (value, name, field) in knobs {
+        if let Some(v) = value {
+            *field = flag(v, &p(name))?;
+        }
+    }
+    Ok(())
 }
 
 /// `window_option` and the HighSpeed TCP and Limited Slow-Start knobs.
@@ -799,7 +820,7 @@ fn flow(
     })?;
     let protocol = one_of(
         protocol,
-        &["tahoe", "reno", "newreno", "sack1", "fack", "sackrh", "vegas", "fast", "udp"],
+        &["tahoe", "reno", "newreno", "sack1", "fack", "sackrh", "rfc793edu", "vegas", "fast", "udp"],
         "protocol",
         &p("protocol"),
     )?;
@@ -870,6 +891,7 @@ fn flow(
             "sack1" => TcpVariant::Sack1,
             "fack" => TcpVariant::Fack,
             "sackrh" => TcpVariant::SackRh,
+            "rfc793edu" => TcpVariant::Rfc793edu,
             "fast" => TcpVariant::Fast,
             _ => TcpVariant::Vegas,
         };
@@ -883,7 +905,12 @@ fn flow(
             }
             (
                 Profile::Rfc,
-                TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::Sack1 | TcpVariant::Fack | TcpVariant::SackRh,
+                TcpVariant::Tahoe
+                | TcpVariant::Reno
+                | TcpVariant::Sack1
+                | TcpVariant::Fack
+                | TcpVariant::SackRh
+                | TcpVariant::Rfc793edu,
             ) => {
                 return err(
                     p("protocol"),
@@ -956,6 +983,12 @@ fn flow(
                 ),
             );
         }
+        if variant == TcpVariant::Rfc793edu && params.window_option != 1 {
+            return err(
+                p("tcp.window_option"),
+                format!("rfc793edu is modelled with window_option 1 only, not {}", params.window_option),
+            );
+        }
         if let Some(s) = packet_size {
             params.packet_size = s;
         }
@@ -1024,13 +1057,17 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             .ok_or_else(|| ScenarioError::new(p("flow"), format!("unknown flow {name:?}")))?;
         let what = one_of(
             a.action.as_deref().unwrap_or(""),
-            &["start", "stop", "produce", "producemore"],
+            &["start", "stop", "produce", "producemore", "reset", "reset_sink"],
             "action",
             &p("do"),
         )?;
         let ftp = matches!(flows[flow].app, AppConfig::Ftp { .. });
         if what.starts_with("produce") && !ftp {
             return err(p("do"), format!("{what} needs an FTP flow"));
+        }
+        let ns2_tcp = matches!(&flows[flow].transport, Transport::Tcp(t) if t.profile == Profile::Ns2);
+        if what.starts_with("reset") && !ns2_tcp {
+            return err(p("do"), format!("{what} needs a TCP flow of the ns2 profile"));
         }
         let packets = match (what.starts_with("produce"), a.packets) {
             (true, Some(n)) if n >= 0 => n as u64,
@@ -1043,7 +1080,9 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             "start" => ActionKind::Start,
             "stop" => ActionKind::Stop,
             "produce" => ActionKind::Produce { packets },
-            _ => ActionKind::ProduceMore { packets },
+            "producemore" => ActionKind::ProduceMore { packets },
+            "reset" => ActionKind::Reset,
+            _ => ActionKind::ResetSink,
         };
         user.push(Action { at, at_s, flow, kind });
     }

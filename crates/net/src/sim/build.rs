@@ -129,9 +129,11 @@ fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> Vec<f64>
         }
         RngMode::Ns2 => {
             for f in scenario.flows.iter().filter(|f| is_tcp(f)) {
-                // The draws at creation, overwritten at `$ns run` (Vegas resets itself twice).
-                let vegas = matches!(&f.transport, Transport::Tcp(t) if t.variant == TcpVariant::Vegas);
-                for _ in 0..if vegas { 2 } else { 1 } {
+                // The draws at creation, overwritten at `$ns run` (Vegas and RFC793edu reset
+                // themselves twice).
+                let twice = matches!(&f.transport,
+                    Transport::Tcp(t) if matches!(t.variant, TcpVariant::Vegas | TcpVariant::Rfc793edu));
+                for _ in 0..if twice { 2 } else { 1 } {
                     shared.uniform();
                 }
             }

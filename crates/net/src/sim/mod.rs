@@ -9,12 +9,12 @@ use crate::ids::NodeId;
 use crate::metrics::{FlowSeries, LinkSample, LinkSeries, Sampler, Summary, TcpSeries};
 use crate::network::{link_name, unchecked, Event, Link, Network, TimerKind};
 use crate::packet::{Kind, PacketId};
-use crate::scenario::{ActionKind, AppConfig, Scenario, ScenarioError, Transport};
+use crate::scenario::{ActionKind, AppConfig, RngMode, Scenario, ScenarioError, Transport};
 use crate::tcp::{Ftp, Ns2Sender, RfcSender, TcpSink};
 use crate::udp::CbrSource;
 use serde::Serialize;
 use std::io;
-use tcplab_des::Time;
+use tcplab_des::{Rng, Time};
 
 pub use crate::options::{unknown_trace, RunOptions};
 pub use build::pcap_file_names;
@@ -292,7 +292,19 @@ impl Simulation {
                 let action = self.scenario.actions[i.index()];
                 let flow = &mut self.flows[action.flow];
                 let app = flow.app;
-                if let Sender::Cbr(cbr) = &mut flow.sender {
+                if let (ActionKind::Reset, Sender::Tcp(tcp)) = (action.kind, &mut flow.sender) {
+                    // ns-2's reset draws the agent's clock phase anew
+                    let phase = match self.scenario.rng {
+                        RngMode::Ns2 => net.ctx.rng.uniform(),
+                        RngMode::Streams => {
+                            let name = &self.scenario.flows[action.flow].name;
+                            Rng::stream(self.seed, &format!("flow/{name}/tcp/reset/{}", i.index())).uniform()
+                        }
+                    };
+                    tcp.reset(net, phase);
+                } else if let (ActionKind::ResetSink, Receiver::Tcp(sink)) = (action.kind, &mut flow.receiver) {
+                    sink.reset(net);
+                } else if let Sender::Cbr(cbr) = &mut flow.sender {
                     match action.kind {
                         ActionKind::Start => cbr.start(net),
                         ActionKind::Stop => cbr.stop(net),

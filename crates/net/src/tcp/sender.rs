@@ -18,6 +18,8 @@ mod fack;
 mod frto;
 mod highspeed;
 mod rbp;
+mod reset;
+mod rfc793edu;
 mod rtt;
 mod sack1;
 mod sackrh;
@@ -101,6 +103,8 @@ pub struct Ns2Sender {
     ts_echo: f64,
     /// highest_ack before the last new ACK.
     prev_highest_ack: i64,
+    /// When the agent was last reset (`lastreset_`): ACKs stamped earlier are ignored.
+    last_reset: f64,
     /// Send time of each recent segment, by seqno modulo its size (bugFix_ts_ only).
     tss: Vec<f64>,
 
@@ -129,6 +133,7 @@ pub struct Ns2Sender {
     fack: Option<fack::FackState>,
     sackrh: Option<sackrh::SackRhState>,
     vegas: Option<vegas::VegasState>,
+    rfc793edu: Option<rfc793edu::Rfc793eduState>,
     /// Rate-based pacing after idle (the RBP subclasses).
     rbp_mode: rbp::RbpMode,
     rbp_delay: f64,
@@ -194,6 +199,11 @@ impl Ns2Sender {
     /// when it resets the agent at `$ns run`.
     pub fn new(variant: TcpVariant, p: TcpParams, pacing: Option<PacingConfig>, ep: Endpoint, phase: f64) -> Ns2Sender {
         assert_ne!(variant, TcpVariant::Fast, "FAST has no ns-2 agent: the rfc profile runs it");
+        let mut p = p;
+        if variant == TcpVariant::Rfc793edu {
+            // its newack restarts the timer before the RTT update, whatever timerfix_ says
+            p.timerfix = false;
+        }
         let mut s = Ns2Sender {
             variant,
             ep,
@@ -223,6 +233,7 @@ impl Ns2Sender {
             ts_peer: 0.0,
             ts_echo: 0.0,
             prev_highest_ack: -1,
+            last_reset: 0.0,
             tss: Vec::new(),
             decrease_num: p.decrease_num,
             hstcp: (p.window_option == 8).then(|| highspeed::HsTcp::new(&p)),
@@ -237,6 +248,7 @@ impl Ns2Sender {
             fack: (variant == TcpVariant::Fack).then(fack::FackState::default),
             sackrh: (variant == TcpVariant::SackRh).then(sackrh::SackRhState::default),
             vegas: (variant == TcpVariant::Vegas).then(vegas::VegasState::default),
+            rfc793edu: (variant == TcpVariant::Rfc793edu).then(|| rfc793edu::Rfc793eduState::new(&p)),
             rbp_mode: rbp::RbpMode::Off,
             rbp_delay: 0.0,
             pacer: pacing.map(Pacer::new),
@@ -391,6 +403,9 @@ impl Ns2Sender {
     }
 
     fn opencwnd(&mut self, net: &mut impl Port) {
+        if self.variant == TcpVariant::Rfc793edu {
+            return self.rfc793edu_opencwnd(net);
+        }
         let cwnd = if self.cwnd < self.ssthresh as f64 {
             self.cwnd + 1.0
         } else {
@@ -402,6 +417,11 @@ impl Ns2Sender {
             }
             self.cwnd + increment
         };
+        self.set_cwnd_clamped(net, cwnd);
+    }
+
+    /// Assigns an opened window, then clamps it to `max_cwnd` if that is set.
+    fn set_cwnd_clamped(&mut self, net: &mut impl Port, cwnd: f64) {
         if self.p.max_cwnd > 0 && cwnd as i64 > self.p.max_cwnd as i64 {
             // ns-2 assigns the increase, then the clamp, and its cwnd trace shows both; the
             // series shows the window the sender uses
@@ -486,9 +506,15 @@ impl Ns2Sender {
             return net.stop_run(ScenarioError::new(format!("flows[{}].tcp.tcp_tick", self.ep.flow.0), why));
         }
         self.rtt.update(&self.p, ticks);
+        if self.variant == TcpVariant::Rfc793edu {
+            self.rfc793edu_rto();
+        }
     }
 
     fn rtt_backoff(&mut self) {
+        if self.variant == TcpVariant::Rfc793edu {
+            return self.rfc793edu_backoff();
+        }
         self.rtt.back_off(&self.p);
     }
 
@@ -521,10 +547,10 @@ impl Ns2Sender {
 
     /// Sends segment `seqno` (ns-2's virtual `output`).
     fn output(&mut self, net: &mut impl Port, seqno: i64) {
-        if self.variant == TcpVariant::Vegas {
-            self.vegas_output(net, seqno)
-        } else {
-            self.base_output(net, seqno)
+        match self.variant {
+            TcpVariant::Vegas => self.vegas_output(net, seqno),
+            TcpVariant::Rfc793edu => self.rfc793edu_output(net, seqno),
+            _ => self.base_output(net, seqno),
         }
     }
 
@@ -649,6 +675,10 @@ impl Ns2Sender {
     // ----- receiving ACKs -----
 
     pub fn recv(&mut self, net: &mut impl Port, ack: &Packet) {
+        if ack.ts < self.last_reset && !matches!(self.variant, TcpVariant::Vegas | TcpVariant::Rfc793edu) {
+            // an ACK of the connection before a reset (Vegas and RFC793edu have no such test)
+            return;
+        }
         if let Some(p) = &mut self.pacer {
             // RFC 7323: only an ACK that advances the window gives an RTT sample.
             if ack.seq > self.last_ack {
@@ -663,6 +693,7 @@ impl Ns2Sender {
             TcpVariant::Fack => return self.fack_recv(net, ack),
             TcpVariant::SackRh => return self.sackrh_recv(net, ack),
             TcpVariant::Vegas => return self.vegas_recv(net, ack),
+            TcpVariant::Rfc793edu => return self.rfc793edu_recv(net, ack),
             _ => {}
         }
         let seq = ack.seq;
