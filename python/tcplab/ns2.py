@@ -97,6 +97,7 @@ TCP_VARS = {
     "add793additiveinc": "add793additiveinc_",
     "add793karnrtt": "add793karnrtt_",
     "add793exponinc": "add793exponinc_",
+    "overhead": "overhead_",
 }
 
 # Agent/TCPSink variables (all bind_bool).
@@ -125,6 +126,8 @@ INT_SWITCHES = {"singledup", "newreno_changes", "newreno_changes1", "partial_win
 # C++ *int* seconds: ns-2 truncates them before dividing by tcpTick_.
 INT_SECONDS = {"srtt_init", "rttvar_init"}
 
+DROPTAIL_VARS = {"queue_in_bytes": "queue_in_bytes_", "mean_pktsize": "mean_pktsize_"}
+
 RED_VARS = {
     "bytes": "bytes_",
     "queue_in_bytes": "queue_in_bytes_",
@@ -143,6 +146,7 @@ RED_VARS = {
     "mark_p": "mark_p_",
     "use_mark_p": "use_mark_p_",
     "drop_tail": "drop_tail_",
+    "drop_rand": "drop_rand_",
     "targetdelay": "targetdelay_",
     "ns1_compat": "ns1_compat_",
     "adaptive": "adaptive_",  # a C++ int
@@ -302,13 +306,13 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             for x, y in ((a, b), (b, a)):
                 if (x, y) in only:
                     emit(f"$ns trace-queue $n{x} $n{y} $tracefd")
-        if queue["kind"] == "red":
-            # Per-link knobs go on the two queue objects, not the Queue/RED class
-            # (class defaults would leak into every other RED link).
-            knobs = {k: v for k, v in queue.items() if k not in ("kind", "limit")}
+        # Per-link knobs go on the two queue objects, not the class (class defaults would leak
+        # into every other link); a DropTail queue's only when it counts bytes.
+        knobs = {k: v for k, v in queue.items() if k not in ("kind", "limit")}
+        if queue["kind"] == "red" or queue.get("queue_in_bytes"):
+            names = RED_VARS if queue["kind"] == "red" else DROPTAIL_VARS
             for x, y in ((a, b), (b, a)):
-                _set_all(emit, f"[[$ns link $n{x} $n{y}] queue]", knobs, RED_VARS,
-                         f"links[{li}].queue")
+                _set_all(emit, f"[[$ns link $n{x} $n{y}] queue]", knobs, names, f"links[{li}].queue")
     emit("")
 
     tcp_agents = []

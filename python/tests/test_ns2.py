@@ -150,7 +150,8 @@ def test_every_red_knob_on_both_queues():
         # the automatic values, written back so ns-2 re-derives them for this link
         "thresh_": "0.0", "maxthresh_": "0.0", "q_weight_": "-1.0",
         "linterm_": "10.0", "wait_": "true", "gentle_": "false", "setbit_": "false",
-        "mark_p_": "0.1", "use_mark_p_": "true", "drop_tail_": "true", "targetdelay_": "0.004",
+        "mark_p_": "0.1", "use_mark_p_": "true", "drop_tail_": "true", "drop_rand_": "false",
+        "targetdelay_": "0.004",
         "ns1_compat_": "false", "adaptive_": "0", "alpha_": "0.01", "beta_": "0.9",
         "interval_": "0.5", "top_": "0.5", "bottom_": "0.0",
     }
@@ -336,6 +337,7 @@ TCP_CASES = [
     ("add793additiveinc", True, "add793additiveinc_", "true"),
     ("add793karnrtt", False, "add793karnrtt_", "false"),
     ("add793exponinc", True, "add793exponinc_", "true"),
+    ("overhead", "10ms", "overhead_", "0.01"),
 ]
 
 RED_CASES = [
@@ -352,6 +354,7 @@ RED_CASES = [
     ("mark_p", 0.2, "mark_p_", "0.2"),
     ("use_mark_p", False, "use_mark_p_", "false"),
     ("drop_tail", False, "drop_tail_", "false"),
+    ("drop_rand", True, "drop_rand_", "true"),
     ("targetdelay", "2ms", "targetdelay_", "0.002"),
     ("ns1_compat", True, "ns1_compat_", "true"),
     ("adaptive", True, "adaptive_", "1"),
@@ -438,6 +441,17 @@ def test_rfc793edu_is_agent_tcp_rfc793edu_and_resets_go_to_the_agents():
     assert "set sink0 [new Agent/TCPSink]" in lines
     at = [ln for ln in lines if ln.startswith("$ns at 1")]
     assert at == ['$ns at 1.0 "$agent0 reset"', '$ns at 1.0 "$sink0 reset"', '$ns at 1.5 "$app0 producemore 5"']
+
+
+def test_droptail_in_bytes_sets_both_queues():
+    s = copy.deepcopy(ONE)
+    s["links"][0].update(queue="droptail", droptail={"queue_in_bytes": True, "mean_pktsize": 1000})
+    lines = tcl_lines(s)
+    for x, y in ((0, 1), (1, 0)):
+        q = f"[[$ns link $n{x} $n{y}] queue] set "
+        assert [ln for ln in lines if ln.startswith(q)] == [q + "queue_in_bytes_ true", q + "mean_pktsize_ 1000"]
+    s["links"][0]["droptail"] = {"mean_pktsize": 1000}  # counted in packets: nothing to set
+    assert not any("queue] set" in ln for ln in tcl_lines(s))
 
 
 def test_packet_size_maps_to_packetsize():

@@ -62,6 +62,20 @@ impl<T: Copy> Ring<T> {
         (self.len > 0).then(|| &self.buf[(self.head + self.len - 1) & self.mask()])
     }
 
+    /// Takes out the value at `index` (0 is the front), the later ones moving up one place.
+    pub fn remove(&mut self, index: usize) -> Option<T> {
+        if index >= self.len {
+            return None;
+        }
+        let mask = self.mask();
+        let value = self.buf[(self.head + index) & mask];
+        for i in index..self.len - 1 {
+            self.buf[(self.head + i) & mask] = self.buf[(self.head + i + 1) & mask];
+        }
+        self.len -= 1;
+        Some(value)
+    }
+
     /// The values, first to last.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         (0..self.len).map(move |i| &self.buf[(self.head + i) & self.mask()])
@@ -110,5 +124,28 @@ mod tests {
             assert_eq!(ring.pop_front(), Some(v));
         }
         assert!(ring.is_empty() && ring.pop_front().is_none() && ring.front().is_none());
+    }
+
+    /// Removing from the middle of a wrapped ring keeps the others in order.
+    #[test]
+    fn remove_takes_out_one_value_anywhere() {
+        let mut ring = Ring::default();
+        let mut model = VecDeque::new();
+        for i in 0..6u64 {
+            ring.push_back(i);
+            model.push_back(i);
+        }
+        for _ in 0..5 {
+            ring.pop_front();
+            model.pop_front();
+        }
+        for i in 6..12u64 {
+            ring.push_back(i); // wraps around the 8 slots
+            model.push_back(i);
+        }
+        for index in [3, 0, 4, 9] {
+            assert_eq!(ring.remove(index), model.remove(index));
+            assert!(ring.iter().eq(model.iter()));
+        }
     }
 }

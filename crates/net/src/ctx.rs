@@ -44,6 +44,8 @@ pub enum TimerKind {
     Cbr,
     /// An RBP sender's next paced segment.
     Pace,
+    /// An ns-2 sender's delayed send (`overhead_`).
+    DelSnd,
 }
 
 pub struct Ctx {

@@ -474,6 +474,12 @@ impl Network {
                 self.ctx.tracer.link_event('d', now_s, link.from, link.to, pkt);
                 self.drop(l, id);
             }
+            Verdict::Replaced(victim) => {
+                // queued: the queue's length is unchanged, one waiting packet dropped instead
+                let victim_pkt = self.ctx.pkts.get(victim);
+                self.ctx.tracer.link_event('d', now_s, link.from, link.to, victim_pkt);
+                self.drop(l, victim);
+            }
         }
     }
 

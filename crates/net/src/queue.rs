@@ -16,8 +16,16 @@ pub struct QueueConfig {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum QueueKind {
-    DropTail,
+    DropTail(DropTailParams),
     Red(RedParams),
+}
+
+/// ns-2.35 `Queue/DropTail` variables.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct DropTailParams {
+    /// Count the queue in bytes, `limit` × `mean_pktsize` of them (`queue_in_bytes_`).
+    pub queue_in_bytes: bool,
+    pub mean_pktsize: u32,
 }
 
 /// ns-2.35 `Queue/RED` variables (see ns2-semantics.md §1.3 and §2.8).
@@ -36,6 +44,9 @@ pub struct RedParams {
     pub mark_p: f64,
     pub use_mark_p: bool,
     pub drop_tail: bool,
+    /// A forced drop takes a packet at random from the queue, the arriving one included
+    /// (`drop_rand_`), rather than the arriving one.
+    pub drop_rand: bool,
     pub targetdelay: f64,
     /// Keep the count since the last drop after a forced drop (ns-1 behaviour).
     pub ns1_compat: bool,
@@ -67,6 +78,7 @@ impl Default for RedParams {
             mark_p: 0.1,
             use_mark_p: true,
             drop_tail: true,
+            drop_rand: false,
             targetdelay: 0.005,
             ns1_compat: false,
             adaptive: false,
@@ -85,6 +97,9 @@ pub enum Verdict {
     Queued,
     /// The arriving packet was dropped.
     Dropped,
+    /// The arriving packet was queued, and this one, which waited, dropped in its place
+    /// (RED's `drop_rand`).
+    Replaced(PacketId),
 }
 
 /// A FIFO of waiting packets with its byte count.
@@ -107,11 +122,18 @@ impl Fifo {
     fn len(&self) -> usize {
         self.packets.len()
     }
+    fn remove(&mut self, index: usize) -> Option<PacketId> {
+        let (id, size) = self.packets.remove(index)?;
+        self.bytes -= size as u64;
+        Some(id)
+    }
 }
 
 pub struct Queue {
     fifo: Fifo,
     limit: u32,
+    /// A DropTail queue counted in bytes: its limit in bytes.
+    byte_limit: Option<u64>,
     /// Boxed: inline, RED's state would make every `Link` 432 bytes instead of 256, and a
     /// packet's hop reads most of its link's cache lines (S4 2.5% faster boxed).
     red: Option<Box<Red>>,
@@ -121,11 +143,11 @@ impl Queue {
     /// `bandwidth_bps` and `delay` feed RED's automatic configuration; RED's drop decisions
     /// draw from `draws`.
     pub fn new(cfg: &QueueConfig, bandwidth_bps: u64, delay: Time, draws: Draws) -> Queue {
-        let red = match &cfg.kind {
-            QueueKind::DropTail => None,
-            QueueKind::Red(p) => Some(Box::new(Red::new(p, bandwidth_bps, delay, draws))),
+        let (red, byte_limit) = match &cfg.kind {
+            QueueKind::DropTail(d) => (None, d.queue_in_bytes.then_some(cfg.limit as u64 * d.mean_pktsize as u64)),
+            QueueKind::Red(p) => (Some(Box::new(Red::new(p, bandwidth_bps, delay, draws))), None),
         };
-        Queue { fifo: Fifo::default(), limit: cfg.limit, red }
+        Queue { fifo: Fifo::default(), limit: cfg.limit, byte_limit, red }
     }
 
     /// Packets waiting (not counting the one being transmitted).
@@ -143,11 +165,25 @@ impl Queue {
     #[inline(always)] // once per packet per hop, from `pass_losses` (-1% instructions)
     pub fn enqueue(&mut self, id: PacketId, pkt: &mut Packet, now: f64, shared: &mut Ns2Rng) -> Verdict {
         let accept = match &mut self.red {
-            None => {
-                // ns-2 DropTail: drop when the waiting packets plus this one reach limit_.
-                self.fifo.len() + 1 < self.limit as usize
-            }
-            Some(red) => red.admit(pkt, self.fifo.len(), self.fifo.bytes, self.limit, now, shared),
+            // ns-2 DropTail: drop when the waiting packets (or bytes) plus this one reach limit_
+            None => match self.byte_limit {
+                None => self.fifo.len() + 1 < self.limit as usize,
+                Some(bytes) => self.fifo.bytes + (pkt.size as u64) < bytes,
+            },
+            Some(red) => match red.admit(pkt, self.fifo.len(), self.fifo.bytes, self.limit, now, shared) {
+                Admit::Queue => true,
+                Admit::Drop => false,
+                Admit::Force if !red.p.drop_rand => false,
+                Admit::Force => {
+                    // drop_rand_: the victim is drawn among the waiting packets and this one
+                    let victim = red.random_index(self.fifo.len() + 1, shared);
+                    self.fifo.push(id, pkt.size);
+                    return match self.fifo.remove(victim) {
+                        Some(dropped) if dropped != id => Verdict::Replaced(dropped),
+                        _ => Verdict::Dropped,
+                    };
+                }
+            },
         };
         if accept {
             self.fifo.push(id, pkt.size);
@@ -163,7 +199,10 @@ impl Queue {
     pub fn overfull(&self, last: u32) -> bool {
         let (len, limit) = (self.fifo.len(), self.limit as usize);
         match &self.red {
-            None => len >= limit,
+            None => match self.byte_limit {
+                None => len >= limit,
+                Some(bytes) => self.fifo.bytes >= bytes,
+            },
             Some(red) if red.p.queue_in_bytes => {
                 (self.fifo.bytes - last as u64) as f64 >= limit as f64 * red.p.mean_pktsize as f64
             }
@@ -174,7 +213,8 @@ impl Queue {
     /// True if a packet arriving now would be let in and, the link being idle, leave at once:
     /// an empty DropTail queue (RED's average would see the packet, so RED queues take it).
     pub fn passes_through(&self) -> bool {
-        self.red.is_none() && self.fifo.len() == 0 && self.limit > 1
+        // (a queue in bytes takes a packet by its size, so it goes in and out)
+        self.red.is_none() && self.byte_limit.is_none() && self.fifo.len() == 0 && self.limit > 1
     }
 
     pub fn dequeue(&mut self, now: f64) -> Option<PacketId> {
@@ -184,6 +224,16 @@ impl Queue {
         }
         id
     }
+}
+
+/// RED's decision on an arrival.
+enum Admit {
+    Queue,
+    /// An early drop: the arriving packet.
+    Drop,
+    /// A forced drop (the queue full, or the average past the thresholds): the arriving packet,
+    /// or with `drop_rand` one drawn from the queue.
+    Force,
 }
 
 /// Random Early Detection as ns-2.35's `REDQueue` (gentle, wait, byte mode, automatic parameters).
@@ -318,7 +368,7 @@ impl Red {
         }
     }
 
-    /// Decides on one arrival; true to enqueue it (possibly CE-marked).
+    /// Decides on one arrival (which may be CE-marked).
     fn admit(
         &mut self,
         pkt: &mut Packet,
@@ -327,7 +377,7 @@ impl Red {
         limit: u32,
         now: f64,
         shared: &mut Ns2Rng,
-    ) -> bool {
+    ) -> Admit {
         let mut m = 0i64;
         if self.idle {
             self.idle = false;
@@ -383,7 +433,19 @@ impl Red {
             self.count = 0;
             self.count_bytes = 0;
         }
-        !(forced || early)
+        if forced {
+            Admit::Force
+        } else if early {
+            Admit::Drop
+        } else {
+            Admit::Queue
+        }
+    }
+
+    /// ns-2's `Random::integer(n)`: a draw scaled to a 31-bit integer, modulo n.
+    fn random_index(&mut self, n: usize, shared: &mut Ns2Rng) -> usize {
+        let int = (self.draws.uniform(shared) * 2_147_483_648.0) as u64;
+        (int % n as u64) as usize
     }
 }
 
@@ -403,7 +465,7 @@ mod tests {
 
     #[test]
     fn droptail_keeps_limit_minus_one_waiting() {
-        let cfg = QueueConfig { limit: 15, kind: QueueKind::DropTail };
+        let cfg = QueueConfig { limit: 15, kind: QueueKind::DropTail(DropTailParams::default()) };
         let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, own());
         let mut pool = PacketPool::default();
         let verdicts: Vec<Verdict> = (0..16)
@@ -420,7 +482,7 @@ mod tests {
 
     #[test]
     fn droptail_limit_one_drops_everything() {
-        let cfg = QueueConfig { limit: 1, kind: QueueKind::DropTail };
+        let cfg = QueueConfig { limit: 1, kind: QueueKind::DropTail(DropTailParams::default()) };
         let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, own());
         let mut p = pkt(40);
         let id = PacketPool::default().alloc(p);
@@ -432,8 +494,14 @@ mod tests {
     #[test]
     fn only_an_empty_droptail_queue_that_would_take_a_packet_lets_it_pass() {
         let mut pool = PacketPool::default();
-        let droptail =
-            |limit| Queue::new(&QueueConfig { limit, kind: QueueKind::DropTail }, 1_000_000, Time::ZERO, own());
+        let droptail = |limit| {
+            Queue::new(
+                &QueueConfig { limit, kind: QueueKind::DropTail(DropTailParams::default()) },
+                1_000_000,
+                Time::ZERO,
+                own(),
+            )
+        };
         for limit in [1, 2, 15] {
             let (mut q, mut p) = (droptail(limit), pkt(1000));
             let passes = q.passes_through();
@@ -449,6 +517,59 @@ mod tests {
             own(),
         );
         assert!(!red.passes_through(), "RED's average must see every packet");
+    }
+
+    /// DropTail in bytes (ns-2's `queue_in_bytes_`): a packet is refused when the bytes waiting
+    /// plus its own reach limit x mean_pktsize, here 3 x 1000: two of 1000 wait, not a third; a
+    /// 500-byte one still goes in (2500 < 3000). Such a queue never lets a packet skip it.
+    #[test]
+    fn droptail_in_bytes_counts_bytes() {
+        let params = DropTailParams { queue_in_bytes: true, mean_pktsize: 1000 };
+        let mut q =
+            Queue::new(&QueueConfig { limit: 3, kind: QueueKind::DropTail(params) }, 1_000_000, Time::ZERO, own());
+        assert!(!q.passes_through());
+        let mut pool = PacketPool::default();
+        let verdicts: Vec<Verdict> = [1000, 1000, 1000, 500]
+            .iter()
+            .map(|&size| {
+                let mut p = pkt(size);
+                let id = pool.alloc(p);
+                q.enqueue(id, &mut p, 0.0, &mut Ns2Rng::seeded(1))
+            })
+            .collect();
+        assert_eq!(verdicts, [Verdict::Queued, Verdict::Queued, Verdict::Dropped, Verdict::Queued]);
+    }
+
+    /// RED with drop_rand_ and a full queue: the victim of a forced drop is drawn among the
+    /// waiting packets and the arriving one, as ns-2's `Random::integer(n)` draws it; with
+    /// thresholds out of reach only forced drops happen. The third arrival to a limit of 2 picks
+    /// the victim from its first draw, the queue's length staying at the limit.
+    #[test]
+    fn red_drop_rand_drops_a_random_waiting_packet() {
+        let params = RedParams {
+            bytes: false,
+            queue_in_bytes: false,
+            thresh: 100.0,
+            maxthresh: 200.0,
+            q_weight: 0.002,
+            drop_rand: true,
+            ..RedParams::default()
+        };
+        let mut q = Queue::new(&QueueConfig { limit: 2, kind: QueueKind::Red(params) }, 1_000_000, Time::ZERO, own());
+        let (mut pool, mut shared) = (PacketPool::default(), Ns2Rng::seeded(1));
+        let mut offer = |q: &mut Queue| {
+            let mut p = pkt(1000);
+            let id = pool.alloc(p);
+            (id, q.enqueue(id, &mut p, 0.0, &mut shared))
+        };
+        let (first, _) = offer(&mut q);
+        let (second, _) = offer(&mut q);
+        let mut check = Ns2Rng::seeded(1);
+        let victim = (check.uniform() * 2_147_483_648.0) as u64 % 3;
+        let (_, verdict) = offer(&mut q);
+        let expected = [Verdict::Replaced(first), Verdict::Replaced(second), Verdict::Dropped][victim as usize];
+        assert_eq!(verdict, expected);
+        assert_eq!(q.len(), 2);
     }
 
     /// The automatic parameters ns-2.35 prints for two links (ns2-semantics.md §1.3, verified).
@@ -540,7 +661,7 @@ mod tests {
             match q.enqueue(id, &mut p, 0.0, &mut Ns2Rng::seeded(1)) {
                 Verdict::Queued if p.has(flags::CE) => marked += 1,
                 Verdict::Queued => {}
-                Verdict::Dropped => dropped += 1,
+                Verdict::Dropped | Verdict::Replaced(_) => dropped += 1,
             }
             if q.len() > 2 {
                 q.dequeue(0.0);

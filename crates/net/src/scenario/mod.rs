@@ -16,7 +16,7 @@ use tcplab_cc::{FastConfig, PacingConfig, VegasConfig};
 use tcplab_des::Time;
 
 pub use crate::loss::{LossAction, LossAt, LossConfig, LossModel};
-pub use crate::queue::{QueueConfig, QueueKind, RedParams};
+pub use crate::queue::{DropTailParams, QueueConfig, QueueKind, RedParams};
 use crate::units::{opt_secs, secs};
 pub use validate::{check_seed, validate};
 
@@ -543,6 +543,9 @@ pub struct TcpParams {
     pub add793additiveinc: bool,
     pub add793karnrtt: bool,
     pub add793exponinc: bool,
+    /// `overhead_`: each burst of new segments waits a random delay, uniform in [0, overhead)
+    /// seconds, drawn from ns-2's generator (0: none).
+    pub overhead: f64,
 }
 
 impl Default for TcpParams {
@@ -617,6 +620,7 @@ impl Default for TcpParams {
             add793additiveinc: false,
             add793karnrtt: true,
             add793exponinc: false,
+            overhead: 0.0,
         }
     }
 }

@@ -188,6 +188,14 @@ pub struct RawLink {
     pub queue_limit: Option<i64>,
     pub reverse_queue_limit: Option<i64>,
     pub red: Option<RawRed>,
+    pub droptail: Option<RawDropTail>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawDropTail {
+    pub queue_in_bytes: Option<Flag>,
+    pub mean_pktsize: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -206,6 +214,7 @@ pub struct RawRed {
     pub mark_p: Option<f64>,
     pub use_mark_p: Option<Flag>,
     pub drop_tail: Option<Flag>,
+    pub drop_rand: Option<Flag>,
     pub ns1_compat: Option<Flag>,
     pub targetdelay: Option<Quantity>,
     pub adaptive: Option<Flag>,
@@ -359,6 +368,7 @@ pub struct RawTcp {
     pub add793additiveinc: Option<Flag>,
     pub add793karnrtt: Option<Flag>,
     pub add793exponinc: Option<Flag>,
+    pub overhead: Option<Quantity>,
 }
 
 #[derive(Deserialize, Debug, Default)]

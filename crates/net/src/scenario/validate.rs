@@ -5,8 +5,8 @@ use super::fields::{
     err, exact_seconds, flag, int_in, node_named, one_of, rate, real_in, seconds, size, time, whole_seconds, Res,
 };
 use super::raw::{
-    Flag, Quantity, RawAction, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed, RawScenario, RawSink, RawTcp,
-    RawVegas,
+    Flag, Quantity, RawAction, RawDropTail, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed, RawScenario,
+    RawSink, RawTcp, RawVegas,
 };
 use super::*;
 use crate::pcap::IpVersion;
@@ -264,12 +264,17 @@ fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
     let limit = limit_of(l.queue_limit, "queue_limit", 50)?;
     let reverse_limit = limit_of(l.reverse_queue_limit, "reverse_queue_limit", limit)?;
     let kind = match one_of(l.queue.as_deref().unwrap_or("droptail"), &["droptail", "red"], "queue", &p("queue"))? {
-        "red" => QueueKind::Red(red(l.red.clone().unwrap_or_default(), &p("red"))?),
+        "red" => {
+            if l.droptail.is_some() {
+                return err(p("droptail"), "is only allowed with queue = \"droptail\"");
+            }
+            QueueKind::Red(red(l.red.clone().unwrap_or_default(), &p("red"))?)
+        }
         _ => {
             if l.red.is_some() {
                 return err(p("red"), "is only allowed with queue = \"red\"");
             }
-            QueueKind::DropTail
+            QueueKind::DropTail(droptail(l.droptail.as_ref(), &p("droptail"))?)
         }
     };
     Ok(LinkConfig { a, b, bandwidth_bps, delay, queue: QueueConfig { limit, kind }, reverse_limit })
@@ -420,6 +425,19 @@ fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
     })
 }
 
+/// `[links.droptail]`: ns-2's `Queue/DropTail` variables, with its defaults.
+fn droptail(d: Option<&RawDropTail>, path: &str) -> Res<DropTailParams> {
+    let mut out = DropTailParams { queue_in_bytes: false, mean_pktsize: 500 };
+    let Some(d) = d else { return Ok(out) };
+    if let Some(v) = d.queue_in_bytes {
+        out.queue_in_bytes = flag(v, &format!("{path}.queue_in_bytes"))?;
+    }
+    if let Some(v) = d.mean_pktsize {
+        out.mean_pktsize = int_in(v, 1, MAX_PACKET as i64, &format!("{path}.mean_pktsize"))?;
+    }
+    Ok(out)
+}
+
 fn red(r: RawRed, path: &str) -> Res<RedParams> {
     let p = |f: &str| format!("{path}.{f}");
     let mut out = RedParams::default();
@@ -466,6 +484,9 @@ fn red(r: RawRed, path: &str) -> Res<RedParams> {
     }
     if let Some(v) = r.drop_tail {
         out.drop_tail = flag(v, &p("drop_tail"))?;
+    }
+    if let Some(v) = r.drop_rand {
+        out.drop_rand = flag(v, &p("drop_rand"))?;
     }
     if let Some(v) = r.ns1_compat {
         out.ns1_compat = flag(v, &p("ns1_compat"))?;
@@ -673,6 +694,9 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
         t.spurious_response = int_in(v, 0, 3, &p("spurious_response"))? as i32;
     }
     rfc793edu_params(&mut t, raw, path)?;
+    if let Some(v) = &raw.overhead {
+        t.overhead = seconds(v, &p("overhead"))?;
+    }
     Ok(t)
 }
 
@@ -981,6 +1005,13 @@ fn flow(
                     "F-RTO is modelled for tahoe, reno, newreno and sack1 (without rbp) only, not {}",
                     variant.name()
                 ),
+            );
+        }
+        let base_sender = matches!(variant, TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::NewReno);
+        if params.overhead > 0.0 && (profile != Profile::Ns2 || !base_sender || params.rbp) {
+            return err(
+                p("tcp.overhead"),
+                format!("is modelled for ns-2's tahoe, reno and newreno (without rbp) only, not {}", variant.name()),
             );
         }
         if variant == TcpVariant::Rfc793edu && params.window_option != 1 {

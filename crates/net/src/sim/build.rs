@@ -275,13 +275,10 @@ impl Simulation {
             let (sender, receiver) = match (&f.transport, f.app) {
                 (Transport::Tcp(t), _) => {
                     let sender = match (t.profile, t.variant) {
-                        (Profile::Ns2, variant) if variant != TcpVariant::Fast => Sender::Tcp(Ns2Sender::new(
-                            variant,
-                            t.params.clone(),
-                            t.pacing.clone(),
-                            sender_end,
-                            phases[i],
-                        )),
+                        (Profile::Ns2, variant) if variant != TcpVariant::Fast => Sender::Tcp(
+                            Ns2Sender::new(variant, t.params.clone(), t.pacing.clone(), sender_end, phases[i])
+                                .with_jitter(draws(format!("flow/{}/overhead", f.name))),
+                        ),
                         _ => {
                             let mut rfc = RfcSender::new(t, sender_end);
                             rfc.trace_cwnd(&mut net);

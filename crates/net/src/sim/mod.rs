@@ -275,6 +275,7 @@ impl Simulation {
                 match (kind, &mut flow.sender, &mut flow.receiver) {
                     (TimerKind::Rtx, Sender::Tcp(tcp), _) => tcp.on_timer(net, gen),
                     (TimerKind::Pace, Sender::Tcp(tcp), _) => tcp.on_pace_timer(net, gen),
+                    (TimerKind::DelSnd, Sender::Tcp(tcp), _) => tcp.on_delsnd_timer(net, gen),
                     (TimerKind::Rtx, Sender::Rfc(tcp), _) => tcp.on_timer(net, gen),
                     (TimerKind::Pace, Sender::Rfc(tcp), _) => tcp.on_pace_timer(net, gen),
                     (TimerKind::Cbr, Sender::Cbr(cbr), _) => cbr.on_timer(net, gen),

@@ -29,6 +29,7 @@ use self::rtt::TickEstimator;
 use super::{Ftp, TcpState};
 use crate::packet::{flags, Kind, Packet};
 use crate::port::{Endpoint, Port, TimerKind};
+use crate::random::Draws;
 use crate::scenario::{ScenarioError, TcpParams, TcpVariant};
 use crate::units::show_seconds;
 use tcplab_cc::{Pacer, PacingConfig};
@@ -141,6 +142,10 @@ pub struct Ns2Sender {
     /// `pace_timer`, which RBP uses otherwise.
     pacer: Option<Pacer>,
     pace_timer: Timer,
+    /// `overhead_`'s random delay before each burst: where it is drawn from (None without
+    /// overhead), and the delayed-send timer.
+    jitter: Option<Draws>,
+    delsnd_timer: Timer,
 
     // Newreno (and Sack1's partial ACKs)
     firstpartial: bool,
@@ -253,6 +258,8 @@ impl Ns2Sender {
             rbp_delay: 0.0,
             pacer: pacing.map(Pacer::new),
             pace_timer: Timer::default(),
+            jitter: None,
+            delsnd_timer: Timer::default(),
             firstpartial: false,
             acked: 0,
             firstsent: 0.0,
@@ -273,6 +280,12 @@ impl Ns2Sender {
         }
         s.boot_time = s.p.tcp_tick * phase;
         s
+    }
+
+    /// With `overhead`, each burst waits a random delay drawn from `draws`.
+    pub fn with_jitter(mut self, draws: Draws) -> Ns2Sender {
+        self.jitter = (self.p.overhead > 0.0).then_some(draws);
+        self
     }
 
     /// Assigns cwnd; like ns-2's traced variable, a change is written to the cwnd trace.
@@ -628,12 +641,28 @@ impl Ns2Sender {
     }
 
     fn base_send_much(&mut self, net: &mut impl Port, maxburst: u32) {
+        self.base_send_much_now(net, maxburst, false)
+    }
+
+    /// `TcpAgent::send_much`; `force` sends at once even with `overhead` (its delayed send).
+    fn base_send_much_now(&mut self, net: &mut impl Port, maxburst: u32, force: bool) {
+        let delayed = self.jitter.is_some() && !force;
+        if delayed && self.delsnd_timer.pending() {
+            return;
+        }
         let mut win = self.window();
         if self.t_seqno == 0 {
             self.firstsent = net.now_secs();
         }
         let mut npackets = 0;
         while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
+            if delayed {
+                // overhead_: the burst goes after a random delay in [0, overhead)
+                let draw = self.jitter.as_mut().map_or(0.0, |d| d.uniform(net.shared_rng()));
+                let delay = self.p.overhead * draw;
+                net.arm(&mut self.delsnd_timer, self.ep.flow, TimerKind::DelSnd, delay);
+                return;
+            }
             if self.t_seqno > self.maxseq && self.held_by_pacer(net) {
                 break;
             }
@@ -650,6 +679,13 @@ impl Ns2Sender {
     fn held_by_pacer(&mut self, net: &mut impl Port) -> bool {
         let cwnd = self.windowd();
         super::held_by_pacer(&mut self.pacer, &mut self.pace_timer, net, self.ep.flow, cwnd)
+    }
+
+    /// The delayed send of `overhead` is due: send what the window allows.
+    pub fn on_delsnd_timer(&mut self, net: &mut impl Port, gen: u32) {
+        if net.fire(&mut self.delsnd_timer, self.ep.flow, TimerKind::DelSnd, gen) {
+            self.base_send_much_now(net, self.p.maxburst, true);
+        }
     }
 
     pub fn on_pace_timer(&mut self, net: &mut impl Port, gen: u32) {

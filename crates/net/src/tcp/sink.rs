@@ -443,5 +443,4 @@ mod tests {
         feed(&mut sink, &mut net, &[(0, 0.4)]);
         assert_eq!(acks(&net)[before..].iter().map(|a| a.0).collect::<Vec<_>>(), vec![0]);
     }
-
 }

@@ -38,6 +38,7 @@ impl Ns2Sender {
         self.last_reset = net.now_secs();
         net.cancel(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx);
         net.cancel(&mut self.pace_timer, self.ep.flow, TimerKind::Pace);
+        net.cancel(&mut self.delsnd_timer, self.ep.flow, TimerKind::DelSnd);
     }
 }
 

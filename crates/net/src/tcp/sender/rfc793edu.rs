@@ -116,8 +116,11 @@ impl Ns2Sender {
             f |= flags::CWR;
             self.cong_action = false;
         }
-        let (size, payload) =
-            if seqno == 0 && self.p.syn { (self.p.tcpip_base_hdr_size, 0) } else { (self.p.packet_size, self.p.packet_size) };
+        let (size, payload) = if seqno == 0 && self.p.syn {
+            (self.p.tcpip_base_hdr_size, 0)
+        } else {
+            (self.p.packet_size, self.p.packet_size)
+        };
         if seqno == 0 && self.p.ecn {
             f |= flags::ECN_ECHO;
             f &= !flags::ECT;

@@ -379,6 +379,30 @@ fn sackrh_timeout_undoes_rate_halving() {
 }
 
 /// `ssthresh` is ns-2's `ssthresh_` set after the reset: it replaces window_ as the initial ssthresh.
+/// overhead_ (the notes' phase2 test): each burst waits a random delay, overhead times a draw
+/// of ns-2's generator, then goes at once. Seed 1's first draw is 0.00034: the SYN waits
+/// 0.0034 ms of 10 ms; its ACK's burst waits the second draw's share.
+#[test]
+fn overhead_delays_each_burst_by_a_draw() {
+    let p = TcpParams { overhead: 0.01, ..TcpParams::default() };
+    let mut net = FakePort::default();
+    let mut s = Ns2Sender::new(TcpVariant::Tahoe, p, None, sender_end(), 0.0).with_jitter(crate::random::Draws::Shared);
+    s.send_unlimited(&mut net);
+    assert!(net.sent.is_empty(), "the SYN waits");
+    let mut draws = tcplab_des::Ns2Rng::seeded(1);
+    let first = 0.01 * draws.uniform();
+    assert_eq!(net.deadline(TimerKind::DelSnd), Some(first));
+    s.send_unlimited(&mut net);
+    assert_eq!(net.armed.len(), 1, "no second delay while one is pending");
+    net.set_now(first);
+    let (kind, _) = net.expire(|net, _, gen| s.on_delsnd_timer(net, gen)).expect("the delayed send");
+    assert_eq!((kind, net.seqs_since(0)), (TimerKind::DelSnd, vec![0]));
+    net.set_now(0.1);
+    s.recv(&mut net, &ack(0, first, &[]));
+    assert_eq!(net.sent.len(), 1, "the ACK's burst waits too");
+    assert_eq!(net.deadline(TimerKind::DelSnd), Some(0.1 + 0.01 * draws.uniform()));
+}
+
 #[test]
 fn ssthresh_knob_sets_the_initial_ssthresh() {
     let t = Tcp::start(TcpVariant::Reno, TcpParams { ssthresh: 30, ..TcpParams::default() });
