@@ -98,6 +98,7 @@ TCP_VARS = {
     "add793karnrtt": "add793karnrtt_",
     "add793exponinc": "add793exponinc_",
     "overhead": "overhead_",
+    "max_connects": "max_connects_",
 }
 
 # Agent/TCPSink variables (all bind_bool).
@@ -105,6 +106,7 @@ SINK_VARS = {
     "syn_immediate_ack": "SYN_immediate_ack_",
     "rfc2581_immediate_ack": "RFC2581_immediate_ack_",
     "ts_echo_rfc1323": "ts_echo_rfc1323_",
+    "ecn_syn": "ecn_syn_",
 }
 
 # Variables that exist only on Agent/TCP/Newreno (elsewhere they would be dead Tcl variables).

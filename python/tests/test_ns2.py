@@ -168,9 +168,9 @@ def test_reno_flow_every_knob_and_ftp():
     a = block(lines, "set agent0 [new Agent/TCP/Reno]")
     assert a[1] == "$ns attach-agent $n2 $agent0"            # sender before sink
     assert a[2] == "set sink0 [new Agent/TCPSink]"
-    assert a[3:6] == ["$sink0 set SYN_immediate_ack_ true", "$sink0 set RFC2581_immediate_ack_ true",
-                      "$sink0 set ts_echo_rfc1323_ false"]
-    assert a[6] == "$ns attach-agent $n0 $sink0"
+    assert a[3:7] == ["$sink0 set SYN_immediate_ack_ true", "$sink0 set RFC2581_immediate_ack_ true",
+                      "$sink0 set ts_echo_rfc1323_ false", "$sink0 set ecn_syn_ false"]
+    assert a[7] == "$ns attach-agent $n0 $sink0"
     assert "$ns connect $agent0 $sink0" in a
     assert agent_vars(a, "agent0") == {
         "fid_": "0", "packetSize_": "1460", "window_": "17", "windowInit_": "2",
@@ -186,6 +186,7 @@ def test_reno_flow_every_knob_and_ftp():
         "rttvar_exp_": "2", "windowOption_": "1", "low_window_": "38", "high_window_": "83000",
         "high_p_": "1e-07", "high_decrease_": "0.1", "cwnd_range_": "0", "max_ssthresh_": "0",
         "frto_enabled_": "false", "sfrto_enabled_": "false", "spurious_response_": "1",
+        "overhead_": "0.0", "max_connects_": "-1",
         # no newreno-only knob on a Reno agent
     }
     assert "$app0 attach-agent $agent0" in a
@@ -338,6 +339,7 @@ TCP_CASES = [
     ("add793karnrtt", False, "add793karnrtt_", "false"),
     ("add793exponinc", True, "add793exponinc_", "true"),
     ("overhead", "10ms", "overhead_", "0.01"),
+    ("max_connects", 5, "max_connects_", "5"),
 ]
 
 RED_CASES = [

@@ -421,6 +421,8 @@ pub struct SinkConfig {
     pub rfc2581_immediate_ack: bool,
     /// Echo timestamps by RFC 1323's rule (`ts_echo_rfc1323_`).
     pub ts_echo_rfc1323: bool,
+    /// The ACK of an ECN-negotiating SYN is ECN-capable itself (`ecn_syn_`).
+    pub ecn_syn: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -546,6 +548,9 @@ pub struct TcpParams {
     /// `overhead_`: each burst of new segments waits a random delay, uniform in [0, overhead)
     /// seconds, drawn from ns-2's generator (0: none).
     pub overhead: f64,
+    /// `max_connects_`: after this many SYNs (the first and its retransmissions) the sender
+    /// gives up: no more data, and its timer put 10000 s away (-1: no limit).
+    pub max_connects: i32,
 }
 
 impl Default for TcpParams {
@@ -621,6 +626,7 @@ impl Default for TcpParams {
             add793karnrtt: true,
             add793exponinc: false,
             overhead: 0.0,
+            max_connects: -1,
         }
     }
 }

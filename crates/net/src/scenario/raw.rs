@@ -294,6 +294,7 @@ pub struct RawSink {
     pub syn_immediate_ack: Option<Flag>,
     pub rfc2581_immediate_ack: Option<Flag>,
     pub ts_echo_rfc1323: Option<Flag>,
+    pub ecn_syn: Option<Flag>,
 }
 
 /// ns-2 `Agent/TCP` variables, trailing underscore dropped, snake_case. (Serialised only to
@@ -369,6 +370,7 @@ pub struct RawTcp {
     pub add793karnrtt: Option<Flag>,
     pub add793exponinc: Option<Flag>,
     pub overhead: Option<Quantity>,
+    pub max_connects: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]

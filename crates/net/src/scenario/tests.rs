@@ -76,7 +76,8 @@ fn a_good_scenario_resolves_names_units_and_knobs() {
                     delack: None,
                     syn_immediate_ack: true,
                     rfc2581_immediate_ack: true,
-                    ts_echo_rfc1323: false
+                    ts_echo_rfc1323: false,
+                    ecn_syn: false
                 }
             );
             assert_eq!((params.window, params.packet_size, params.minrto), (17, 1460, 1.0));

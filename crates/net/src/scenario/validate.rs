@@ -697,6 +697,12 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     if let Some(v) = &raw.overhead {
         t.overhead = seconds(v, &p("overhead"))?;
     }
+    if let Some(v) = raw.max_connects {
+        if v > 1_000_000 {
+            return err(p("max_connects"), format!("{v} is not a number of SYNs (up to 1000000, or -1 for no limit)"));
+        }
+        t.max_connects = v.max(-1) as i32; // any value below 1 is no limit, as in ns-2
+    }
     Ok(t)
 }
 
@@ -760,7 +766,7 @@ fn highspeed_params(t: &mut TcpParams, raw: &RawTcp, path: &str) -> Res<()> {
 }
 
 /// The sink knobs: the flow's own over the scenario's `[tcpsink]` table over ns-2's defaults.
-fn sink_knobs(global: &RawSink, own: Option<&RawSink>, path: &str) -> Res<(bool, bool, bool)> {
+fn sink_knobs(global: &RawSink, own: Option<&RawSink>, path: &str) -> Res<(bool, bool, bool, bool)> {
     let pick = |field: fn(&RawSink) -> Option<Flag>, name: &str, default: bool| -> Res<bool> {
         match (own.and_then(field), field(global)) {
             (Some(f), _) => flag(f, &format!("{path}.tcpsink.{name}")),
@@ -772,6 +778,7 @@ fn sink_knobs(global: &RawSink, own: Option<&RawSink>, path: &str) -> Res<(bool,
         pick(|s| s.syn_immediate_ack, "syn_immediate_ack", true)?,
         pick(|s| s.rfc2581_immediate_ack, "rfc2581_immediate_ack", true)?,
         pick(|s| s.ts_echo_rfc1323, "ts_echo_rfc1323", false)?,
+        pick(|s| s.ecn_syn, "ecn_syn", false)?,
     ))
 }
 
@@ -964,7 +971,7 @@ fn flow(
         } else {
             None
         };
-        let (syn_immediate_ack, rfc2581_immediate_ack, ts_echo_rfc1323) =
+        let (syn_immediate_ack, rfc2581_immediate_ack, ts_echo_rfc1323, ecn_syn) =
             sink_knobs(&defaults.sink, f.tcpsink.as_ref(), &format!("flows[{i}]"))?;
         let sink = SinkConfig {
             sack: kind.starts_with("sack1"),
@@ -972,6 +979,7 @@ fn flow(
             syn_immediate_ack,
             rfc2581_immediate_ack,
             ts_echo_rfc1323,
+            ecn_syn,
         };
         let base = if profile == Profile::Ns2 { &defaults.ns2_tcp } else { &defaults.rfc_tcp };
         let mut params = match &f.tcp {

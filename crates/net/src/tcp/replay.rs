@@ -122,6 +122,7 @@ fn sink(sack: bool, delack: bool) -> SinkConfig {
         syn_immediate_ack: true,
         rfc2581_immediate_ack: true,
         ts_echo_rfc1323: false,
+        ecn_syn: false,
     }
 }
 

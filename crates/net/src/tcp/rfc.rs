@@ -339,6 +339,7 @@ mod tests {
             syn_immediate_ack: true,
             rfc2581_immediate_ack: true,
             ts_echo_rfc1323: false,
+            ecn_syn: false,
         };
         let params = TcpParams { singledup: limited_transmit, ..TcpParams::rfc() };
         let cfg = TcpConfig { variant, profile: Profile::Rfc, sink, params, vegas: None, fast: None, pacing: None };

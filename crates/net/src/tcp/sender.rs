@@ -106,6 +106,8 @@ pub struct Ns2Sender {
     prev_highest_ack: i64,
     /// When the agent was last reset (`lastreset_`): ACKs stamped earlier are ignored.
     last_reset: f64,
+    /// SYNs sent (`syn_connects_`), for `max_connects`.
+    syn_connects: i32,
     /// Send time of each recent segment, by seqno modulo its size (bugFix_ts_ only).
     tss: Vec<f64>,
 
@@ -239,6 +241,7 @@ impl Ns2Sender {
             ts_echo: 0.0,
             prev_highest_ack: -1,
             last_reset: 0.0,
+            syn_connects: 0,
             tss: Vec::new(),
             decrease_num: p.decrease_num,
             hstcp: (p.window_option == 8).then(|| highspeed::HsTcp::new(&p)),
@@ -580,6 +583,13 @@ impl Ns2Sender {
         let (size, payload) = if seqno == 0 && self.p.syn {
             if self.maxseq == -1 {
                 self.curseq += 1;
+            }
+            self.syn_connects += 1;
+            if self.p.max_connects > 0 && self.syn_connects > self.p.max_connects {
+                // ns-2 aborts the connection: nothing more to send, the SYN not sent
+                self.curseq = 0;
+                net.arm(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx, 10000.0);
+                return;
             }
             (self.p.tcpip_base_hdr_size, 0)
         } else if seqno == 0 || !self.p.use_headers {

@@ -264,7 +264,11 @@ impl TcpSink {
         }
         let echo_without_ect = |fl: u8| fl & flags::ECT == 0 && fl & flags::ECN_ECHO != 0;
         if echo_without_ect(of) || (saved.is_some() && echo_without_ect(sf)) {
+            // the ECN negotiation of a SYN; with ecn_syn the SYN/ACK is ECN-capable too
             f |= flags::ECN_ECHO;
+            if self.cfg.ecn_syn {
+                f |= flags::ECT;
+            }
         }
         let seq = a.seqno();
         self.ep.send(net, Kind::Ack, |ack| {
@@ -286,7 +290,14 @@ mod tests {
     /// ns-2's TCPSink defaults (section 1.2 of the ns-2 notes): ACKs of 40 bytes, SYN and
     /// RFC 2581 immediate ACKs, no RFC 1323 echo.
     fn config(sack: bool, delack: Option<Time>) -> SinkConfig {
-        SinkConfig { sack, delack, syn_immediate_ack: true, rfc2581_immediate_ack: true, ts_echo_rfc1323: false }
+        SinkConfig {
+            sack,
+            delack,
+            syn_immediate_ack: true,
+            rfc2581_immediate_ack: true,
+            ts_echo_rfc1323: false,
+            ecn_syn: false,
+        }
     }
 
     /// Feeds segments (seq, arrival time) of 1000 bytes, each sent 0.05 s before it arrives;
@@ -424,6 +435,20 @@ mod tests {
         assert_eq!(a.seqno(), 0);
         assert_eq!(a.update(1, 10), 299 * 10);
         assert_eq!(a.seqno(), 299);
+    }
+
+    /// A SYN asking for ECN (ECN-echo without ECT) gets an ACK with ECN-echo; with ecn_syn_
+    /// that ACK is ECN-capable (ECT) too.
+    #[test]
+    fn ecn_syn_makes_the_syn_ack_ecn_capable() {
+        for ecn_syn in [false, true] {
+            let mut sink = TcpSink::new(receiver_end(), &SinkConfig { ecn_syn, ..config(false, None) });
+            let mut net = FakePort::default();
+            let syn = Packet { flags: flags::ECN_ECHO, ..segment(0, 0, 0.0) };
+            sink.recv(&mut net, &syn);
+            let f = net.sent[0].flags;
+            assert_eq!((f & flags::ECN_ECHO != 0, f & flags::ECT != 0), (true, ecn_syn));
+        }
     }
 
     /// Segments 0..2 arrive; a reset at 0.3 s forgets them and the delayed ACK held for 2. A

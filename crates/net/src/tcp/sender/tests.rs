@@ -403,6 +403,18 @@ fn overhead_delays_each_burst_by_a_draw() {
     assert_eq!(net.deadline(TimerKind::DelSnd), Some(0.1 + 0.01 * draws.uniform()));
 }
 
+/// max_connects_ 2: the SYN and one retransmission go (at 0 and after rtxcur_init_ 3 s);
+/// the third SYN is not sent: no more data, the timer 10000 s away.
+#[test]
+fn max_connects_gives_up_after_that_many_syns() {
+    let mut t = Tcp::start(TcpVariant::Tahoe, TcpParams { max_connects: 2, ..TcpParams::default() });
+    assert_eq!(t.timeout(), 3.0);
+    assert_eq!(t.net.seqs_since(0), vec![0, 0]);
+    let at = t.timeout();
+    assert_eq!(t.net.seqs_since(0), vec![0, 0], "no third SYN");
+    assert_eq!((t.s.curseq, t.net.deadline(TimerKind::Rtx)), (0, Some(at + 10000.0)));
+}
+
 #[test]
 fn ssthresh_knob_sets_the_initial_ssthresh() {
     let t = Tcp::start(TcpVariant::Reno, TcpParams { ssthresh: 30, ..TcpParams::default() });
