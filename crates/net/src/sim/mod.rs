@@ -305,6 +305,9 @@ impl Simulation {
                     tcp.reset(net, phase);
                 } else if let (ActionKind::ResetSink, Receiver::Tcp(sink)) = (action.kind, &mut flow.receiver) {
                     sink.reset(net);
+                    if let Some(check) = net.ctx.check.as_mut() {
+                        check.sink_reset(action.flow, net.ctx.flow_stats[action.flow].goodput_bytes);
+                    }
                 } else if let Sender::Cbr(cbr) = &mut flow.sender {
                     match action.kind {
                         ActionKind::Start => cbr.start(net),
