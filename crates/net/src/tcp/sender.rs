@@ -1,13 +1,14 @@
 //! ns-2.35's one-way TCP senders: `Agent/TCP` (Tahoe), `Agent/TCP/Reno`, `Agent/TCP/Newreno`,
 //! the SACK senders `Agent/TCP/Sack1`, `Agent/TCP/Fack` and `Agent/TCP/SackRH`
 //! (`sender/sack1.rs`, `sender/fack.rs`, `sender/sackrh.rs`), `Agent/TCP/Vegas`
-//! (`sender/vegas.rs`), and the `.../RBP` pacing of Vegas and Reno (`sender/rbp.rs`).
+//! (`sender/vegas.rs`), `Agent/TCP/RFC793edu` (`sender/rfc793edu.rs`), and the `.../RBP`
+//! pacing of Vegas and Reno (`sender/rbp.rs`); `$tcp reset` is `sender/reset.rs`.
 //!
 //! They share ns-2's `TcpAgent` machinery (send rule, RTT estimator in clock ticks, timeout,
 //! slowdown) and differ in how they react to ACKs; where ns-2 overrides a method, the variant is
 //! matched at that point (the `_` arm is `TcpAgent`'s own), so each function below reads like
 //! the ns-2 method it reproduces. What a subclass adds to the state is its own struct beside its
-//! code (`Sack1State`, `FackState`, `SackRhState`, `VegasState`), which only a sender of that
+//! code (`Sack1State`, `FackState`, `SackRhState`, `VegasState`, `Rfc793eduState`), which only a sender of that
 //! variant holds. State keeps ns-2's types: cwnd is a double, sequence numbers and ssthresh are
 //! integers, RTT state is fixed point in ticks. Only the behaviour of ns-2's defaults and the
 //! knobs in `TcpParams` is modelled (no Quick-Start, ELN or binomial windows); HighSpeed TCP and
