@@ -950,7 +950,8 @@ impl Ns2Sender {
         if !act {
             if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
                 self.last_cwnd_action = CwndAction::Dupack;
-                if self.variant == TcpVariant::Tahoe {
+                if !matches!(self.variant, TcpVariant::Reno | TcpVariant::NewReno) {
+                    // TcpAgent's own (Tahoe, RFC793edu)
                     self.slowdown(net, Slowdown { ssthresh_half: false, cwnd: CwndCut::One });
                     self.reset_rtx_timer(net, false, false);
                 } else {

@@ -20,7 +20,13 @@ impl Ns2Sender {
         self.rtt_seq = -1;
         self.dupacks = 0;
         self.curseq = 0;
-        let cwnd = if self.p.syn && self.p.delay_growth { 1.0 } else { self.initial_window() };
+        // set_initial_window, which counts the SYNs afresh only when it models them
+        let cwnd = if self.p.syn && self.p.delay_growth {
+            self.syn_connects = 0;
+            1.0
+        } else {
+            self.initial_window()
+        };
         self.set_cwnd(net, cwnd);
         self.t_seqno = 0;
         self.maxseq = -1;

@@ -174,6 +174,21 @@ mod tests {
         }
     }
 
+    /// A fast retransmit within the window an ECN-echo already cut is TcpAgent's (Tahoe's):
+    /// cwnd 1 and go back to the first unacknowledged segment, which the window of 1 resends
+    /// (Reno's would keep half the window and inflate it).
+    #[test]
+    fn a_dupack_after_an_ecn_cut_goes_back_as_tahoe() {
+        let p = TcpParams { ecn: true, add793fastrtx: true, delay_growth: false, ..TcpParams::default() };
+        let mut t = rfc793edu(p);
+        t.ack(0.1, 0, &[]); // cwnd 20: 2..20 go
+        let echo = Packet { flags: flags::ECN_ECHO, ..crate::testing::ack(1, 0.0, &[]) };
+        t.net.set_now(0.2);
+        t.s.recv(&mut t.net, &echo); // the cut: recover = 20
+        let sent = t.sends(|t| (0..3).for_each(|i| t.ack(0.3 + 0.01 * i as f64, 1, &[])));
+        assert_eq!((t.s.cwnd, t.s.dupwnd, sent), (1.0, 0, vec![2]));
+    }
+
     /// The SYN times out at rtxcur_init_ 3 s: with add793expbackoff the next timeout is twice
     /// as far, without it as far again. Without add793karnrtt the retransmission is timed.
     #[test]
