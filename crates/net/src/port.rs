@@ -46,6 +46,9 @@ pub trait Port {
     /// The run's shared ns-2 generator, for agents that draw from it (`Draws::Shared`).
     fn shared_rng(&mut self) -> &mut Ns2Rng;
 
+    /// A packet an ns-2 agent allocates and then does not send: it still takes a uid.
+    fn unsent_packet(&mut self);
+
     /// A cwnd assignment of `ep`'s sender, for the cwnd trace and series (either sender's).
     #[inline(always)]
     fn trace_cwnd(&mut self, ep: &Endpoint, cwnd: f64, ssthresh: i64) {
@@ -145,5 +148,9 @@ impl Port for Network {
 
     fn shared_rng(&mut self) -> &mut Ns2Rng {
         &mut self.ctx.rng
+    }
+
+    fn unsent_packet(&mut self) {
+        self.ctx.next_uid();
     }
 }

@@ -218,6 +218,10 @@ impl Port for FakePort {
         &mut self.rng
     }
 
+    fn unsent_packet(&mut self) {
+        self.next_uid += 1;
+    }
+
     fn stop_run(&mut self, why: ScenarioError) {
         self.stopped.get_or_insert(why);
     }

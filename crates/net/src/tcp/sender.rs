@@ -587,7 +587,8 @@ impl Ns2Sender {
             }
             self.syn_connects += 1;
             if self.p.max_connects > 0 && self.syn_connects > self.p.max_connects {
-                // ns-2 aborts the connection: nothing more to send, the SYN not sent
+                // ns-2 aborts the connection: nothing more to send, the SYN (its uid taken) not sent
+                net.unsent_packet();
                 self.curseq = 0;
                 net.arm(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx, 10000.0);
                 return;
