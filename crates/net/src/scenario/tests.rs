@@ -230,7 +230,7 @@ fn resets_go_to_ns2_senders_and_sinks_whose_reset_is_modelled() {
     assert_eq!(s.actions.last().map(|a| a.kind), Some(ActionKind::Reset));
     assert_eq!(with("reset_sink", "vegas").unwrap().actions.last().map(|a| a.kind), Some(ActionKind::ResetSink));
     let e = with("reset", "vegas").unwrap_err();
-    assert_eq!((e.path.as_str(), e.message.contains("sack1 and rfc793edu")), ("actions[0].do", true), "{e:?}");
+    assert_eq!((e.path.as_str(), e.message.contains("fack and rfc793edu")), ("actions[0].do", true), "{e:?}");
 }
 
 #[test]

@@ -1108,13 +1108,14 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
         if what.starts_with("reset") && !ns2_tcp {
             return err(p("do"), format!("{what} needs a TCP flow of the ns2 profile"));
         }
-        // the senders whose reset is modelled: TcpAgent's, and Sack1's scoreboard
+        // the senders whose reset is modelled: TcpAgent's, and Sack1's and Fack's scoreboards
         let resettable = matches!(&flows[flow].transport, Transport::Tcp(t) if !t.params.rbp && matches!(t.variant,
-            TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::NewReno | TcpVariant::Sack1 | TcpVariant::Rfc793edu));
+            TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::NewReno | TcpVariant::Sack1 | TcpVariant::Fack
+            | TcpVariant::Rfc793edu));
         if what == "reset" && !resettable {
             return err(
                 p("do"),
-                "reset is modelled for tahoe, reno, newreno, sack1 and rfc793edu senders (without rbp)",
+                "reset is modelled for tahoe, reno, newreno, sack1, fack and rfc793edu senders (without rbp)",
             );
         }
         let packets = match (what.starts_with("produce"), a.packets) {

@@ -723,8 +723,10 @@ impl Ns2Sender {
     // ----- receiving ACKs -----
 
     pub fn recv(&mut self, net: &mut impl Port, ack: &Packet) {
-        if ack.ts < self.last_reset && !matches!(self.variant, TcpVariant::Vegas | TcpVariant::Rfc793edu) {
-            // an ACK of the connection before a reset (Vegas and RFC793edu have no such test)
+        if ack.ts < self.last_reset
+            && !matches!(self.variant, TcpVariant::Vegas | TcpVariant::Fack | TcpVariant::Rfc793edu)
+        {
+            // an ACK of the connection before a reset (Vegas, Fack and RFC793edu have no such test)
             return;
         }
         if let Some(p) = &mut self.pacer {

@@ -16,6 +16,9 @@ impl Ns2Sender {
         if let Some(sack1) = &mut self.sack1 {
             sack1.rq.clear();
         }
+        if let Some(fack) = &mut self.fack {
+            fack.clear_scoreboard();
+        }
         self.rtt_init();
         self.rtt_seq = -1;
         self.dupacks = 0;
@@ -75,5 +78,19 @@ mod tests {
         let sent = t.sends(|t| t.s.advance_by(&mut t.net, 3));
         assert_eq!(sent, vec![0]);
         assert_eq!(t.net.sent.last().map(|p| p.size), Some(40), "a SYN again");
+    }
+
+    /// ns-2's Fack has no test for ACKs from before a reset: such an ACK of seqno 0 is taken as
+    /// the new connection's first (and its scoreboard starts empty).
+    #[test]
+    fn fack_takes_acks_from_before_its_reset() {
+        let mut t = Tcp::start(TcpVariant::Fack, TcpParams::default());
+        t.net.set_now(0.05);
+        t.s.reset(&mut t.net, 0.0);
+        t.sends(|t| t.s.advance_by(&mut t.net, 3));
+        t.net.set_now(0.1);
+        let old = crate::packet::Packet { ts: 0.01, ..ack(0, 0.0, &[]) };
+        t.s.recv(&mut t.net, &old);
+        assert_eq!(t.s.last_ack, 0);
     }
 }
