@@ -13,6 +13,10 @@ and ``enable_tracecwnd``, as test-suite-tcpHighspeed.tcl) names those files in i
 (``[cwnd_traces]``, file = the sender's node address); they are compared with tcplab's cwnd
 trace, one sender at a time.
 
+A suite whose tests write their trace elsewhere names it (``trace = "out.tr"``); one whose Tcl
+writes lines of its own into it (test-suite-simple.tcl's ``v testName ...``) lists how they start
+(``not_compared``), and those lines of ns-2's trace are left out of the comparison.
+
 A suite whose folder has a ``suite.toml`` saying ``reference = "translate"`` is tcplab's own: its
 tests are its scenario files (or those of the repository folder named by ``scenarios``), and
 ns-2 runs each one as ``tcplab.ns2`` translates it to Tcl.
@@ -142,13 +146,12 @@ def _own_suite(folder: Path) -> Path | None:
     return folder.parents[2] / meta["scenarios"] if "scenarios" in meta else folder
 
 
-def _drop_script_lines(trace: Path, count: int) -> None:
-    """Leaves out the first `count` lines of an ns-2 trace: lines the suite's Tcl writes itself
-    (openTrace's `v testName X`), not ns-2's tracing."""
-    if count:
-        with trace.open() as f:
-            lines = f.readlines()[count:]
-        trace.write_text("".join(lines))
+def _drop_lines(trace: Path, prefixes: list[str]) -> None:
+    """Removes from ns-2's trace the lines that start with one of `prefixes`: lines a suite's
+    Tcl writes itself (its test's name), not the simulator."""
+    if prefixes:
+        lines = trace.read_text().splitlines(keepends=True)
+        trace.write_text("".join(ln for ln in lines if not ln.startswith(tuple(prefixes))))
 
 
 def _compare(report: SuiteReport, test: str, ours: Path, theirs: Path) -> None:
@@ -221,7 +224,7 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport
             _compare_cwnd(report, test, out / "cwnd.tr", theirs_cwnd, cwnd)
             continue
         theirs = ns2.trace(suite, test, work / f"{suite}-{test}.ns2.tr", _meta(folder).get("trace", "all.tr"))
-        _drop_script_lines(theirs, _meta(folder).get("script_header_lines", 0))
+        _drop_lines(theirs, _meta(folder).get("not_compared", []))
         tcplab.run(scenario, out=out, trace=["ns2"])
         _compare(report, test, out / "trace.tr", theirs)
     return report

@@ -94,6 +94,14 @@ TCP_VARS = {
     "frto": "frto_enabled_",
     "sfrto": "sfrto_enabled_",
     "spurious_response": "spurious_response_",
+    "add793expbackoff": "add793expbackoff_",
+    "add793jacobsonrtt": "add793jacobsonrtt_",
+    "add793fastrtx": "add793fastrtx_",
+    "add793slowstart": "add793slowstart_",
+    "add793additiveinc": "add793additiveinc_",
+    "add793karnrtt": "add793karnrtt_",
+    "add793exponinc": "add793exponinc_",
+    "overhead": "overhead_",
 }
 
 # Agent/TCPSink variables (all bind_bool).
@@ -111,6 +119,8 @@ VARIANT_ONLY = {
     "sack1": {"partial_ack"},
     "fack": {"ss_div4", "rampdown"},
     "vegas": {"v_alpha", "v_beta", "v_gamma"},
+    "rfc793edu": {"add793expbackoff", "add793jacobsonrtt", "add793fastrtx", "add793slowstart",
+                  "add793additiveinc", "add793karnrtt", "add793exponinc"},
 }
 
 # Switches that are C++ ints (plain bind), written 1/0; the other booleans are
@@ -120,6 +130,8 @@ INT_SWITCHES = {"singledup", "newreno_changes", "newreno_changes1", "partial_win
 
 # C++ *int* seconds: ns-2 truncates them before dividing by tcpTick_.
 INT_SECONDS = {"srtt_init", "rttvar_init"}
+
+DROPTAIL_VARS = {"queue_in_bytes": "queue_in_bytes_", "mean_pktsize": "mean_pktsize_"}
 
 RED_VARS = {
     "bytes": "bytes_",
@@ -139,6 +151,7 @@ RED_VARS = {
     "mark_p": "mark_p_",
     "use_mark_p": "use_mark_p_",
     "drop_tail": "drop_tail_",
+    "drop_rand": "drop_rand_",
     "targetdelay": "targetdelay_",
     "drop_rand": "drop_rand_",
     "ns1_compat": "ns1_compat_",
@@ -152,7 +165,7 @@ RED_VARS = {
 
 TCP_AGENTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno",
               "sack1": "Agent/TCP/Sack1", "fack": "Agent/TCP/Fack", "sackrh": "Agent/TCP/SackRH",
-              "vegas": "Agent/TCP/Vegas", "linux": "Agent/TCP/Linux", "fulltcp": "Agent/TCP/FullTcp",
+              "vegas": "Agent/TCP/Vegas", "rfc793edu": "Agent/TCP/RFC793edu", "linux": "Agent/TCP/Linux", "fulltcp": "Agent/TCP/FullTcp",
               "fulltcp_tahoe": "Agent/TCP/FullTcp/Tahoe", "fulltcp_newreno": "Agent/TCP/FullTcp/Newreno",
               "fulltcp_sack": "Agent/TCP/FullTcp/Sack"}
 
@@ -177,7 +190,6 @@ FULL_VARS = {
     "nopredict": "nopredict_",
     "ecn_syn": "ecn_syn_",
     "ecn_syn_wait": "ecn_syn_wait_",
-    "overhead_s": "overhead_",
     "recov_maxburst": "recov_maxburst_",
     "clear_on_timeout": "clear_on_timeout_",
     "sack_block_size": "sack_block_size_",
@@ -361,13 +373,13 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             for x, y in ((a, b), (b, a)):
                 if (x, y) in only:
                     emit(f"$ns trace-queue $n{x} $n{y} $tracefd")
-        if queue["kind"] == "red":
-            # Per-link knobs go on the two queue objects, not the Queue/RED class
-            # (class defaults would leak into every other RED link).
-            knobs = {k: v for k, v in queue.items() if k not in ("kind", "limit")}
+        # Per-link knobs go on the two queue objects, not the class (class defaults would leak
+        # into every other link); a DropTail queue's only when it counts bytes.
+        knobs = {k: v for k, v in queue.items() if k not in ("kind", "limit")}
+        if queue["kind"] == "red" or queue.get("queue_in_bytes"):
+            names = RED_VARS if queue["kind"] == "red" else DROPTAIL_VARS
             for x, y in ((a, b), (b, a)):
-                _set_all(emit, f"[[$ns link $n{x} $n{y}] queue]", knobs, RED_VARS,
-                         f"links[{li}].queue")
+                _set_all(emit, f"[[$ns link $n{x} $n{y}] queue]", knobs, names, f"links[{li}].queue")
     emit("")
 
     tcp_agents = []
@@ -466,6 +478,9 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             # FullTcp's own commands, on the agent itself
             obj = f"$sink{a['flow']}" if peer else f"$agent{a['flow']}"
             what = "close" if what == "close" else f"advance-bytes {a['bytes']}"
+        elif what in ("reset", "reset_sink"):
+            # reset goes to the sender agent, reset_sink to the sink
+            obj, what = (f"$agent{a['flow']}" if what == "reset" else f"$sink{a['flow']}"), "reset"
         else:
             obj = f"$app{a['flow']}" + ("to" if peer else "")
         emit(f'$ns at {_num(a["at_s"])} "{obj} {what}"')

@@ -189,6 +189,7 @@ def test_reno_flow_every_knob_and_ftp():
         "rttvar_exp_": "2", "windowOption_": "1", "low_window_": "38", "high_window_": "83000",
         "high_p_": "1e-07", "high_decrease_": "0.1", "cwnd_range_": "0", "max_ssthresh_": "0",
         "frto_enabled_": "false", "sfrto_enabled_": "false", "spurious_response_": "1",
+        "overhead_": "0.0", "max_connects_": "-1",
         # no newreno-only knob on a Reno agent
     }
     assert "$app0 attach-agent $agent0" in a
@@ -337,6 +338,15 @@ TCP_CASES = [
     ("frto", True, "frto_enabled_", "true"),
     ("sfrto", True, "sfrto_enabled_", "true"),
     ("spurious_response", 3, "spurious_response_", "3"),
+    ("add793expbackoff", False, "add793expbackoff_", "false"),
+    ("add793jacobsonrtt", True, "add793jacobsonrtt_", "true"),
+    ("add793fastrtx", True, "add793fastrtx_", "true"),
+    ("add793slowstart", True, "add793slowstart_", "true"),
+    ("add793additiveinc", True, "add793additiveinc_", "true"),
+    ("add793karnrtt", False, "add793karnrtt_", "false"),
+    ("add793exponinc", True, "add793exponinc_", "true"),
+    ("overhead", "10ms", "overhead_", "0.01"),
+    ("max_connects", 5, "max_connects_", "5"),
 ]
 
 RED_CASES = [
@@ -353,6 +363,7 @@ RED_CASES = [
     ("mark_p", 0.2, "mark_p_", "0.2"),
     ("use_mark_p", False, "use_mark_p_", "false"),
     ("drop_tail", False, "drop_tail_", "false"),
+    ("drop_rand", True, "drop_rand_", "true"),
     ("targetdelay", "2ms", "targetdelay_", "0.002"),
     ("ns1_compat", True, "ns1_compat_", "true"),
     ("drop_rand", True, "drop_rand_", "true"),
@@ -368,7 +379,10 @@ RED_CASES = [
 # The agent class that binds each variant-only knob (ONE's flow is Newreno otherwise).
 VARIANT_OF = {"partial_ack": "sack1", "ss_div4": "fack", "rampdown": "fack",
               "v_alpha": "vegas", "v_beta": "vegas", "v_gamma": "vegas",
-              "rbp_scale": "vegas/RBP", "rbp_rate_algorithm": "vegas/RBP"}
+              "rbp_scale": "vegas/RBP", "rbp_rate_algorithm": "vegas/RBP",
+              **{k: "rfc793edu" for k in ("add793expbackoff", "add793jacobsonrtt", "add793fastrtx",
+                                          "add793slowstart", "add793additiveinc", "add793karnrtt",
+                                          "add793exponinc")}}
 # Written only on the RBP classes (the `rbp` knob itself picks the class).
 RBP_VARS = {"rbp_scale_", "rbp_rate_algorithm_"}
 
@@ -513,6 +527,29 @@ def test_unknown_linux_module_is_refused():
     s["flows"][0].update(protocol="reno", tcp={"ca": "cubic"})
     with pytest.raises(tcplab.ScenarioError, match=r"flows\[0\]\.tcp\.ca.*protocol = \"linux\""):
         tcplab.validate(s)
+
+
+def test_rfc793edu_is_agent_tcp_rfc793edu_and_resets_go_to_the_agents():
+    s = copy.deepcopy(ONE)
+    s["flows"][0].update(protocol="rfc793edu", name="f")
+    s["actions"] = [{"at": "1s", "flow": "f", "do": "reset"}, {"at": "1s", "flow": "f", "do": "reset_sink"},
+                    {"at": "1.5s", "flow": "f", "do": "producemore", "packets": 5}]
+    lines = tcl_lines(s)
+    assert "set agent0 [new Agent/TCP/RFC793edu]" in lines
+    assert "set sink0 [new Agent/TCPSink]" in lines
+    at = [ln for ln in lines if ln.startswith("$ns at 1")]
+    assert at == ['$ns at 1.0 "$agent0 reset"', '$ns at 1.0 "$sink0 reset"', '$ns at 1.5 "$app0 producemore 5"']
+
+
+def test_droptail_in_bytes_sets_both_queues():
+    s = copy.deepcopy(ONE)
+    s["links"][0].update(queue="droptail", droptail={"queue_in_bytes": True, "mean_pktsize": 1000})
+    lines = tcl_lines(s)
+    for x, y in ((0, 1), (1, 0)):
+        q = f"[[$ns link $n{x} $n{y}] queue] set "
+        assert [ln for ln in lines if ln.startswith(q)] == [q + "queue_in_bytes_ true", q + "mean_pktsize_ 1000"]
+    s["links"][0]["droptail"] = {"mean_pktsize": 1000}  # counted in packets: nothing to set
+    assert not any("queue] set" in ln for ln in tcl_lines(s))
 
 
 def test_packet_size_maps_to_packetsize():

@@ -33,13 +33,14 @@ pub struct CheckReport {
 pub struct Checks {
     pub report: CheckReport,
     last_time: f64,
-    /// Per flow: the sink's cumulative ACK and the bytes its application had at the last look.
-    sinks: Vec<(i64, u64)>,
+    /// Per flow: the sink's cumulative ACK and the bytes its application had at the last look,
+    /// and the bytes it had when the sink was last reset (it starts again from nothing).
+    sinks: Vec<(i64, u64, u64)>,
 }
 
 impl Checks {
     pub fn new(flows: usize) -> Checks {
-        Checks { sinks: vec![(-1, 0); flows], ..Checks::default() }
+        Checks { sinks: vec![(-1, 0, 0); flows], ..Checks::default() }
     }
 
     pub fn fail(&mut self, now: f64, what: impl FnOnce() -> String) {
@@ -78,7 +79,7 @@ impl Checks {
     /// A sink of flow `i` received a segment: its cumulative ACK is `seqno` and its application
     /// has `bytes` in all; no segment holds more than `segment` bytes.
     pub fn sink(&mut self, now: f64, i: usize, flow: &str, seqno: i64, bytes: u64, segment: u64) {
-        let (last_seqno, last_bytes) = self.sinks[i];
+        let (last_seqno, last_bytes, before_reset) = self.sinks[i];
         if seqno < last_seqno {
             self.fail(now, || format!("flow {flow}: the sink's cumulative ACK went back from {last_seqno} to {seqno}"));
         }
@@ -87,10 +88,15 @@ impl Checks {
                 format!("flow {flow}: {} bytes handed over with no new in-order segment", bytes - last_bytes)
             });
         }
-        if bytes > (seqno + 1).max(0) as u64 * segment {
+        if bytes - before_reset > (seqno + 1).max(0) as u64 * segment {
             self.fail(now, || format!("flow {flow}: {bytes} bytes delivered by segment {seqno} of {segment} bytes"));
         }
-        self.sinks[i] = (seqno, bytes);
+        self.sinks[i] = (seqno, bytes, before_reset);
+    }
+
+    /// Sink `i` was reset (the `reset_sink` action) with `bytes` handed over so far.
+    pub fn sink_reset(&mut self, i: usize, bytes: u64) {
+        self.sinks[i] = (-1, bytes, bytes);
     }
 }
 
@@ -123,6 +129,19 @@ mod tests {
             r.first[4].contains("went back from 2 to 1") && r.first[6].contains("500 bytes handed over with no new")
         );
         assert!(r.first[8].contains("4000 bytes delivered by segment 2"));
+    }
+
+    /// A reset sink's cumulative ACK starts again at -1 and counts bytes from then on.
+    #[test]
+    fn a_reset_sink_starts_its_books_again() {
+        let mut c = Checks::new(1);
+        c.sink(1.0, 0, "A", 9, 10_000, 1000);
+        c.sink_reset(0, 10_000);
+        c.sink(1.1, 0, "A", -1, 10_000, 1000);
+        c.sink(1.2, 0, "A", 1, 12_000, 1000);
+        assert!(c.report.first.is_empty(), "{:?}", c.report.first);
+        c.sink(1.3, 0, "A", 2, 14_000, 1000);
+        assert!(c.report.first[0].contains("14000 bytes delivered by segment 2"));
     }
 
     #[test]

@@ -45,6 +45,8 @@ pub enum TimerKind {
     Cbr,
     /// An RBP sender's next paced segment.
     Pace,
+    /// An ns-2 sender's delayed send (`overhead_`).
+    DelSnd,
     /// A FullTcp agent's timers; each end of a two-way flow has its own.
     Full(End, FullTimer),
 }

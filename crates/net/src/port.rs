@@ -13,7 +13,7 @@ use crate::packet::{Addr, FlowId, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::random::Draws;
 use crate::scenario::ScenarioError;
 use crate::trace::Tracer;
-use tcplab_des::Timer;
+use tcplab_des::{Ns2Rng, Timer};
 
 pub use crate::ctx::{End, FullTimer, TimerKind};
 
@@ -44,9 +44,17 @@ pub trait Port {
     /// A model cannot go on: the run stops with this error (the first one kept).
     fn stop_run(&mut self, why: ScenarioError);
 
+    /// The run's shared ns-2 generator, for agents that draw from it (`Draws::Shared`).
+    fn shared_rng(&mut self) -> &mut Ns2Rng;
+
+    /// A packet an ns-2 agent allocates and then does not send: it still takes a uid.
+    fn unsent_packet(&mut self);
+
     /// A uniform draw in [0, 1) from `draws` (the run's shared ns-2 generator or the agent's
     /// own stream).
-    fn uniform(&mut self, draws: &mut Draws) -> f64;
+    fn uniform(&mut self, draws: &mut Draws) -> f64 {
+        draws.uniform(self.shared_rng())
+    }
 
     /// A cwnd assignment of `ep`'s sender, for the cwnd trace and series (either sender's).
     #[inline(always)]
@@ -144,11 +152,15 @@ impl Port for Network {
         &mut self.ctx.flow_stats[flow.0 as usize] // checked: `Endpoint` is public
     }
 
-    fn uniform(&mut self, draws: &mut Draws) -> f64 {
-        draws.uniform(&mut self.ctx.rng)
-    }
-
     fn stop_run(&mut self, why: ScenarioError) {
         self.ctx.stop_run(why);
+    }
+
+    fn shared_rng(&mut self) -> &mut Ns2Rng {
+        &mut self.ctx.rng
+    }
+
+    fn unsent_packet(&mut self) {
+        self.ctx.next_uid();
     }
 }

@@ -16,8 +16,16 @@ pub struct QueueConfig {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum QueueKind {
-    DropTail,
+    DropTail(DropTailParams),
     Red(RedParams),
+}
+
+/// ns-2.35 `Queue/DropTail` variables.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct DropTailParams {
+    /// Count the queue in bytes, `limit` × `mean_pktsize` of them (`queue_in_bytes_`).
+    pub queue_in_bytes: bool,
+    pub mean_pktsize: u32,
 }
 
 /// ns-2.35 `Queue/RED` variables (see ns2-semantics.md §1.3 and §2.8).
@@ -124,6 +132,8 @@ impl Fifo {
 pub struct Queue {
     fifo: Fifo,
     limit: u32,
+    /// A DropTail queue counted in bytes: its limit in bytes.
+    byte_limit: Option<u64>,
     /// Boxed: inline, RED's state would make every `Link` 432 bytes instead of 256, and a
     /// packet's hop reads most of its link's cache lines (S4 2.5% faster boxed).
     red: Option<Box<Red>>,
@@ -133,11 +143,11 @@ impl Queue {
     /// `bandwidth_bps` and `delay` feed RED's automatic configuration; RED's drop decisions
     /// draw from `draws`.
     pub fn new(cfg: &QueueConfig, bandwidth_bps: u64, delay: Time, draws: Draws) -> Queue {
-        let red = match &cfg.kind {
-            QueueKind::DropTail => None,
-            QueueKind::Red(p) => Some(Box::new(Red::new(p, bandwidth_bps, delay, draws))),
+        let (red, byte_limit) = match &cfg.kind {
+            QueueKind::DropTail(d) => (None, d.queue_in_bytes.then_some(cfg.limit as u64 * d.mean_pktsize as u64)),
+            QueueKind::Red(p) => (Some(Box::new(Red::new(p, bandwidth_bps, delay, draws))), None),
         };
-        Queue { fifo: Fifo::default(), limit: cfg.limit, red }
+        Queue { fifo: Fifo::default(), limit: cfg.limit, byte_limit, red }
     }
 
     /// Packets waiting (not counting the one being transmitted).
@@ -155,10 +165,11 @@ impl Queue {
     #[inline(always)] // once per packet per hop, from `pass_losses` (-1% instructions)
     pub fn enqueue(&mut self, id: PacketId, pkt: &mut Packet, now: f64, shared: &mut Ns2Rng) -> Verdict {
         let accept = match &mut self.red {
-            None => {
-                // ns-2 DropTail: drop when the waiting packets plus this one reach limit_.
-                self.fifo.len() + 1 < self.limit as usize
-            }
+            // ns-2 DropTail: drop when the waiting packets (or bytes) plus this one reach limit_
+            None => match self.byte_limit {
+                None => self.fifo.len() + 1 < self.limit as usize,
+                Some(bytes) => self.fifo.bytes + (pkt.size as u64) < bytes,
+            },
             Some(red) => match red.admit(pkt, self.fifo.len(), self.fifo.bytes, self.limit, now, shared) {
                 Admit::Queue => true,
                 Admit::Drop => false,
@@ -188,7 +199,10 @@ impl Queue {
     pub fn overfull(&self, last: u32) -> bool {
         let (len, limit) = (self.fifo.len(), self.limit as usize);
         match &self.red {
-            None => len >= limit,
+            None => match self.byte_limit {
+                None => len >= limit,
+                Some(bytes) => self.fifo.bytes >= bytes,
+            },
             Some(red) if red.p.queue_in_bytes => {
                 (self.fifo.bytes - last as u64) as f64 >= limit as f64 * red.p.mean_pktsize as f64
             }
@@ -199,7 +213,8 @@ impl Queue {
     /// True if a packet arriving now would be let in and, the link being idle, leave at once:
     /// an empty DropTail queue (RED's average would see the packet, so RED queues take it).
     pub fn passes_through(&self) -> bool {
-        self.red.is_none() && self.fifo.len() == 0 && self.limit > 1
+        // (a queue in bytes takes a packet by its size, so it goes in and out)
+        self.red.is_none() && self.byte_limit.is_none() && self.fifo.len() == 0 && self.limit > 1
     }
 
     pub fn dequeue(&mut self, now: f64) -> Option<PacketId> {
@@ -209,6 +224,16 @@ impl Queue {
         }
         id
     }
+}
+
+/// RED's decision on an arrival.
+enum Admit {
+    Queue,
+    /// An early drop: the arriving packet.
+    Drop,
+    /// A forced drop (the queue full, or the average past the thresholds): the arriving packet,
+    /// or with `drop_rand` one drawn from the queue.
+    Force,
 }
 
 /// Random Early Detection as ns-2.35's `REDQueue` (gentle, wait, byte mode, automatic parameters).
@@ -418,14 +443,6 @@ impl Red {
     }
 }
 
-/// RED's decision on an arrival: queue it, drop it early, or a forced drop (queue full or the
-/// average past the thresholds), whose victim `drop_rand` picks.
-enum Admit {
-    Queue,
-    Drop,
-    Force,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -442,7 +459,7 @@ mod tests {
 
     #[test]
     fn droptail_keeps_limit_minus_one_waiting() {
-        let cfg = QueueConfig { limit: 15, kind: QueueKind::DropTail };
+        let cfg = QueueConfig { limit: 15, kind: QueueKind::DropTail(DropTailParams::default()) };
         let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, own());
         let mut pool = PacketPool::default();
         let verdicts: Vec<Verdict> = (0..16)
@@ -459,7 +476,7 @@ mod tests {
 
     #[test]
     fn droptail_limit_one_drops_everything() {
-        let cfg = QueueConfig { limit: 1, kind: QueueKind::DropTail };
+        let cfg = QueueConfig { limit: 1, kind: QueueKind::DropTail(DropTailParams::default()) };
         let mut q = Queue::new(&cfg, 1_000_000, Time::ZERO, own());
         let mut p = pkt(40);
         let id = PacketPool::default().alloc(p);
@@ -471,8 +488,14 @@ mod tests {
     #[test]
     fn only_an_empty_droptail_queue_that_would_take_a_packet_lets_it_pass() {
         let mut pool = PacketPool::default();
-        let droptail =
-            |limit| Queue::new(&QueueConfig { limit, kind: QueueKind::DropTail }, 1_000_000, Time::ZERO, own());
+        let droptail = |limit| {
+            Queue::new(
+                &QueueConfig { limit, kind: QueueKind::DropTail(DropTailParams::default()) },
+                1_000_000,
+                Time::ZERO,
+                own(),
+            )
+        };
         for limit in [1, 2, 15] {
             let (mut q, mut p) = (droptail(limit), pkt(1000));
             let passes = q.passes_through();

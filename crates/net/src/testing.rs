@@ -4,7 +4,6 @@ use crate::ids::NodeId;
 use crate::metrics::FlowStats;
 use crate::packet::{Addr, FlowId, Kind, Packet};
 use crate::port::{Endpoint, Port, TimerKind};
-use crate::random::Draws;
 use crate::scenario::ScenarioError;
 use crate::trace::Tracer;
 use crate::wifi::config::WlanConfig;
@@ -93,7 +92,8 @@ pub struct FakePort {
     pub tracer: Tracer,
     events: Shared,
     pub stopped: Option<ScenarioError>,
-    rng: Ns2Rng,
+    /// ns-2's generator with seed 1, for agents' draws.
+    pub rng: Ns2Rng,
 }
 
 impl Default for FakePort {
@@ -217,13 +217,16 @@ impl Port for FakePort {
         &mut self.stats[i]
     }
 
-    fn stop_run(&mut self, why: ScenarioError) {
-        self.stopped.get_or_insert(why);
+    fn shared_rng(&mut self) -> &mut Ns2Rng {
+        &mut self.rng
     }
 
-    /// From ns-2's generator seeded 1, as a run with `seed = 1` draws.
-    fn uniform(&mut self, draws: &mut Draws) -> f64 {
-        draws.uniform(&mut self.rng)
+    fn unsent_packet(&mut self) {
+        self.next_uid += 1;
+    }
+
+    fn stop_run(&mut self, why: ScenarioError) {
+        self.stopped.get_or_insert(why);
     }
 }
 

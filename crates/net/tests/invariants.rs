@@ -38,7 +38,7 @@ fn example_scenarios_conserve_packets_and_respect_capacity() {
             .links
             .iter()
             .flat_map(|l| {
-                let droptail = matches!(l.queue.kind, QueueKind::DropTail);
+                let droptail = matches!(l.queue.kind, QueueKind::DropTail(_));
                 [(l.bandwidth_bps, l.queue.limit, droptail); 2]
             })
             .collect();

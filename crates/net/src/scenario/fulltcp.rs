@@ -26,7 +26,6 @@ pub(super) fn full_knobs(raw: &RawTcp) -> Vec<&'static str> {
         ("nopredict", raw.nopredict.is_some()),
         ("ecn_syn", raw.ecn_syn.is_some()),
         ("ecn_syn_wait", raw.ecn_syn_wait.is_some()),
-        ("overhead", raw.overhead.is_some()),
         ("recov_maxburst", raw.recov_maxburst.is_some()),
         ("clear_on_timeout", raw.clear_on_timeout.is_some()),
         ("sack_block_size", raw.sack_block_size.is_some()),
@@ -110,12 +109,6 @@ pub(super) fn full_params(mut p: FullParams, raw: &RawTcp, path: &str) -> Res<Fu
         p.interval = seconds(q, &at("interval"))?;
         if p.interval < 0.0 {
             return err(at("interval"), "must not be negative (0: no delayed ACKs)");
-        }
-    }
-    if let Some(q) = &raw.overhead {
-        p.overhead = seconds(q, &at("overhead"))?;
-        if p.overhead < 0.0 {
-            return err(at("overhead"), "must not be negative (0: no random send delay)");
         }
     }
     Ok(p)

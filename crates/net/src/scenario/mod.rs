@@ -19,7 +19,7 @@ use tcplab_des::Time;
 pub use crate::ids::End;
 
 pub use crate::loss::{LossAction, LossAt, LossConfig, LossModel};
-pub use crate::queue::{QueueConfig, QueueKind, RedParams};
+pub use crate::queue::{DropTailParams, QueueConfig, QueueKind, RedParams};
 use crate::units::{opt_secs, secs};
 pub use validate::{check_seed, validate};
 
@@ -226,6 +226,12 @@ pub enum ActionKind {
     /// `$tcp set cwnd_ n` on an ns-2 profile TCP sender.
     #[serde(rename = "set_cwnd")]
     SetCwnd { cwnd: u32 },
+    /// The ns-2 sender's `reset`: a fresh connection state, timers cancelled, and ACKs sent
+    /// before now ignored (ns-2 agents only).
+    Reset,
+    /// The sink's `reset`: nothing received yet, and segments sent before now ignored.
+    #[serde(rename = "reset_sink")]
+    ResetSink,
 }
 
 impl Scenario {
@@ -413,9 +419,6 @@ pub struct FullParams {
     /// ECN-capable SYN/ACKs (`ecn_syn_`) and what a marked one does (`ecn_syn_wait_` 0, 1, 2).
     pub ecn_syn: bool,
     pub ecn_syn_wait: u32,
-    /// Up to this many seconds of random delay before each send (`overhead_`, 0: none).
-    #[serde(rename = "overhead_s")]
-    pub overhead: f64,
     /// Newreno: the burst limit during recovery (`recov_maxburst_`).
     pub recov_maxburst: u32,
     /// Sack: forget the SACKed blocks on a timeout (`clear_on_timeout_`).
@@ -454,7 +457,6 @@ impl Default for FullParams {
             nopredict: false,
             ecn_syn: false,
             ecn_syn_wait: 0,
-            overhead: 0.0,
             recov_maxburst: 2,
             clear_on_timeout: true,
             sack_block_size: 8,
@@ -514,6 +516,8 @@ pub enum TcpVariant {
     Fack,
     /// ns-2 `Agent/TCP/SackRH` (SACK with rate-halving).
     SackRh,
+    /// ns-2 `Agent/TCP/RFC793edu`: RFC 793's TCP with the later mechanisms as `add793*` knobs.
+    Rfc793edu,
     /// ns-2 `Agent/TCP/Vegas`, or the rfc profile's Vegas.
     Vegas,
     /// FAST TCP (rfc profile only).
@@ -543,6 +547,7 @@ impl TcpVariant {
             TcpVariant::Sack1 => "sack1",
             TcpVariant::Fack => "fack",
             TcpVariant::SackRh => "sackrh",
+            TcpVariant::Rfc793edu => "rfc793edu",
             TcpVariant::Vegas => "vegas",
             TcpVariant::Fast => "fast",
             TcpVariant::Full => "fulltcp",
@@ -771,6 +776,21 @@ pub struct TcpParams {
     /// TCP-Linux's `tcp_max_burst`: how far above the flight the window may stay when
     /// recovery ends.
     pub tcp_max_burst: u32,
+    /// RFC793edu (`add793*_`, its defaults ns-2's): exponential backoff of the timer, Jacobson's
+    /// RTO (else RFC 793's twice the smoothed RTT), fast retransmit, slow start with congestion
+    /// avoidance, congestion avoidance alone, Karn's sampling (no RTT sample from a
+    /// retransmission), and a jump to ssthresh below it. Without the window knobs cwnd is
+    /// window_ at once.
+    pub add793expbackoff: bool,
+    pub add793jacobsonrtt: bool,
+    pub add793fastrtx: bool,
+    pub add793slowstart: bool,
+    pub add793additiveinc: bool,
+    pub add793karnrtt: bool,
+    pub add793exponinc: bool,
+    /// `overhead_`: each burst of new segments waits a random delay, uniform in [0, overhead)
+    /// seconds, drawn from ns-2's generator (0: none).
+    pub overhead: f64,
 }
 
 impl Default for TcpParams {
@@ -845,6 +865,14 @@ impl Default for TcpParams {
             ca: LinuxCa::Reno,
             tcp_abc: 1,
             tcp_max_burst: 3,
+            add793expbackoff: true,
+            add793jacobsonrtt: false,
+            add793fastrtx: false,
+            add793slowstart: false,
+            add793additiveinc: false,
+            add793karnrtt: true,
+            add793exponinc: false,
+            overhead: 0.0,
         }
     }
 }

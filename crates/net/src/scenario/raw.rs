@@ -196,6 +196,14 @@ pub struct RawLink {
     pub queue_limit: Option<i64>,
     pub reverse_queue_limit: Option<i64>,
     pub red: Option<RawRed>,
+    pub droptail: Option<RawDropTail>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawDropTail {
+    pub queue_in_bytes: Option<Flag>,
+    pub mean_pktsize: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -401,6 +409,13 @@ pub struct RawTcp {
     pub ca: Option<String>,
     pub tcp_abc: Option<i64>,
     pub tcp_max_burst: Option<i64>,
+    pub add793expbackoff: Option<Flag>,
+    pub add793jacobsonrtt: Option<Flag>,
+    pub add793fastrtx: Option<Flag>,
+    pub add793slowstart: Option<Flag>,
+    pub add793additiveinc: Option<Flag>,
+    pub add793karnrtt: Option<Flag>,
+    pub add793exponinc: Option<Flag>,
 }
 
 #[derive(Deserialize, Debug, Default)]

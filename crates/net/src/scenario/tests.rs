@@ -220,6 +220,20 @@ fn the_normalized_form_spells_out_every_default() {
 }
 
 #[test]
+fn resets_go_to_ns2_senders_and_sinks_whose_reset_is_modelled() {
+    let with = |what: &str, protocol: &str| {
+        let text = GOOD.replace("protocol = \"reno\"", &format!("protocol = \"{protocol}\""))
+            + &format!("\n[[actions]]\nat = \"2s\"\nflow = \"A\"\ndo = \"{what}\"\n");
+        Scenario::from_toml(&text)
+    };
+    let s = with("reset", "rfc793edu").unwrap();
+    assert_eq!(s.actions.last().map(|a| a.kind), Some(ActionKind::Reset));
+    assert_eq!(with("reset_sink", "vegas").unwrap().actions.last().map(|a| a.kind), Some(ActionKind::ResetSink));
+    let e = with("reset", "vegas").unwrap_err();
+    assert_eq!((e.path.as_str(), e.message.contains("fack and rfc793edu")), ("actions[0].do", true), "{e:?}");
+}
+
+#[test]
 fn actions_follow_the_flows_own_starts_and_stops() {
     let text = GOOD.replace("start = 1\n", "start = 1\nstop = 5\n")
         + "\n[[actions]]\nat = \"2s\"\nflow = \"A\"\ndo = \"producemore\"\npackets = 10\n";

@@ -5,8 +5,8 @@ use super::fields::{
     err, exact_seconds, flag, int_in, node_named, one_of, rate, real_in, seconds, size, time, whole_seconds, Res,
 };
 use super::raw::{
-    Flag, Quantity, RawAction, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed, RawScenario, RawSink, RawTcp,
-    RawVegas,
+    Flag, Quantity, RawAction, RawDropTail, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed, RawScenario,
+    RawSink, RawTcp, RawVegas,
 };
 use super::*;
 use crate::pcap::IpVersion;
@@ -265,12 +265,17 @@ fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
     let limit = limit_of(l.queue_limit, "queue_limit", 50)?;
     let reverse_limit = limit_of(l.reverse_queue_limit, "reverse_queue_limit", limit)?;
     let kind = match one_of(l.queue.as_deref().unwrap_or("droptail"), &["droptail", "red"], "queue", &p("queue"))? {
-        "red" => QueueKind::Red(red(l.red.clone().unwrap_or_default(), &p("red"))?),
+        "red" => {
+            if l.droptail.is_some() {
+                return err(p("droptail"), "is only allowed with queue = \"droptail\"");
+            }
+            QueueKind::Red(red(l.red.clone().unwrap_or_default(), &p("red"))?)
+        }
         _ => {
             if l.red.is_some() {
                 return err(p("red"), "is only allowed with queue = \"red\"");
             }
-            QueueKind::DropTail
+            QueueKind::DropTail(droptail(l.droptail.as_ref(), &p("droptail"))?)
         }
     };
     Ok(LinkConfig { a, b, bandwidth_bps, delay, queue: QueueConfig { limit, kind }, reverse_limit })
@@ -438,6 +443,19 @@ fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
             LossModel::List { packets }
         }
     })
+}
+
+/// `[links.droptail]`: ns-2's `Queue/DropTail` variables, with its defaults.
+fn droptail(d: Option<&RawDropTail>, path: &str) -> Res<DropTailParams> {
+    let mut out = DropTailParams { queue_in_bytes: false, mean_pktsize: 500 };
+    let Some(d) = d else { return Ok(out) };
+    if let Some(v) = d.queue_in_bytes {
+        out.queue_in_bytes = flag(v, &format!("{path}.queue_in_bytes"))?;
+    }
+    if let Some(v) = d.mean_pktsize {
+        out.mean_pktsize = int_in(v, 1, MAX_PACKET as i64, &format!("{path}.mean_pktsize"))?;
+    }
+    Ok(out)
 }
 
 fn red(r: RawRed, path: &str) -> Res<RedParams> {
@@ -707,7 +725,31 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     if let Some(v) = raw.spurious_response {
         t.spurious_response = int_in(v, 0, 3, &p("spurious_response"))? as i32;
     }
+    rfc793edu_params(&mut t, raw, path)?;
+    if let Some(v) = &raw.overhead {
+        t.overhead = seconds(v, &p("overhead"))?;
+    }
     Ok(t)
+}
+
+/// RFC793edu's `add793*` knobs.
+fn rfc793edu_params(t: &mut TcpParams, raw: &RawTcp, path: &str) -> Res<()> {
+    let p = |f: &str| format!("{path}.{f}");
+    let knobs = [
+        (raw.add793expbackoff, "add793expbackoff", &mut t.add793expbackoff),
+        (raw.add793jacobsonrtt, "add793jacobsonrtt", &mut t.add793jacobsonrtt),
+        (raw.add793fastrtx, "add793fastrtx", &mut t.add793fastrtx),
+        (raw.add793slowstart, "add793slowstart", &mut t.add793slowstart),
+        (raw.add793additiveinc, "add793additiveinc", &mut t.add793additiveinc),
+        (raw.add793karnrtt, "add793karnrtt", &mut t.add793karnrtt),
+        (raw.add793exponinc, "add793exponinc", &mut t.add793exponinc),
+    ];
+    for (value, name, field) in knobs {
+        if let Some(v) = value {
+            *field = flag(v, &p(name))?;
+        }
+    }
+    Ok(())
 }
 
 /// `window_option` and the HighSpeed TCP and Limited Slow-Start knobs.
@@ -862,13 +904,14 @@ fn flow(
     if from == to {
         return err(p("to"), "is the same node as `from`");
     }
-    const PROTOCOLS: [&str; 14] = [
+    const PROTOCOLS: [&str; 15] = [
         "tahoe",
         "reno",
         "newreno",
         "sack1",
         "fack",
         "sackrh",
+        "rfc793edu",
         "vegas",
         "linux",
         "fast",
@@ -951,6 +994,7 @@ fn flow(
             "fack" => TcpVariant::Fack,
             "sackrh" => TcpVariant::SackRh,
             "linux" => TcpVariant::Linux,
+            "rfc793edu" => TcpVariant::Rfc793edu,
             "fast" => TcpVariant::Fast,
             "fulltcp" => TcpVariant::Full,
             "fulltcp_tahoe" => TcpVariant::FullTahoe,
@@ -976,6 +1020,7 @@ fn flow(
                             | TcpVariant::Fack
                             | TcpVariant::SackRh
                             | TcpVariant::Linux
+                            | TcpVariant::Rfc793edu
                     ) =>
             {
                 return err(
@@ -1055,6 +1100,23 @@ fn flow(
         }
         if variant == TcpVariant::Linux {
             linux_class_defaults(&mut params, f.tcp.as_ref());
+        }
+        let base_sender =
+            matches!(variant, TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::NewReno) || variant.is_full();
+        if params.overhead > 0.0 && (profile != Profile::Ns2 || !base_sender || params.rbp) {
+            return err(
+                p("tcp.overhead"),
+                format!(
+                    "is modelled for ns-2's tahoe, reno, newreno (without rbp) and FullTcp only, not {}",
+                    variant.name()
+                ),
+            );
+        }
+        if variant == TcpVariant::Rfc793edu && params.window_option != 1 {
+            return err(
+                p("tcp.window_option"),
+                format!("rfc793edu is modelled with window_option 1 only, not {}", params.window_option),
+            );
         }
         if let Some(s) = packet_size {
             params.packet_size = s;
@@ -1169,7 +1231,7 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             .ok_or_else(|| ScenarioError::new(p("flow"), format!("unknown flow {name:?}")))?;
         let what = one_of(
             a.action.as_deref().unwrap_or(""),
-            &["start", "stop", "produce", "producemore", "close", "advance_bytes", "set_cwnd"],
+            &["start", "stop", "produce", "producemore", "close", "advance_bytes", "set_cwnd", "reset", "reset_sink"],
             "action",
             &p("do"),
         )?;
@@ -1192,6 +1254,20 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
         let ftp = matches!(flows[flow].app, AppConfig::Ftp { .. });
         if what.starts_with("produce") && !ftp {
             return err(p("do"), format!("{what} needs an FTP flow"));
+        }
+        let ns2_tcp = matches!(&flows[flow].transport, Transport::Tcp(t) if t.profile == Profile::Ns2);
+        if what.starts_with("reset") && !ns2_tcp {
+            return err(p("do"), format!("{what} needs a TCP flow of the ns2 profile"));
+        }
+        // the senders whose reset is modelled: TcpAgent's, and Sack1's and Fack's scoreboards
+        let resettable = matches!(&flows[flow].transport, Transport::Tcp(t) if !t.params.rbp && matches!(t.variant,
+            TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::NewReno | TcpVariant::Sack1 | TcpVariant::Fack
+            | TcpVariant::Rfc793edu));
+        if what == "reset" && !resettable {
+            return err(
+                p("do"),
+                "reset is modelled for tahoe, reno, newreno, sack1, fack and rfc793edu senders (without rbp)",
+            );
         }
         let packets = match (what.starts_with("produce"), a.packets) {
             (true, Some(n)) if n >= 0 => n as u64,
@@ -1217,7 +1293,9 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             "produce" => ActionKind::Produce { packets },
             "close" => ActionKind::Close,
             "advance_bytes" => ActionKind::AdvanceBytes { bytes },
-            _ => ActionKind::ProduceMore { packets },
+            "producemore" => ActionKind::ProduceMore { packets },
+            "reset" => ActionKind::Reset,
+            _ => ActionKind::ResetSink,
         };
         user.push(Action { at, at_s, flow, end, kind });
     }

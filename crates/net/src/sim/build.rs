@@ -154,9 +154,10 @@ fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> (Vec<f64
         }
         RngMode::Ns2 => {
             for &(i, _) in &order {
-                // The draws at creation, overwritten at `$ns run`.
+                // The draws at creation, overwritten at `$ns run` (Vegas, RFC793edu and FullTcp
+                // reset themselves twice).
                 let twice = matches!(&scenario.flows[i].transport,
-                    Transport::Tcp(t) if t.variant == TcpVariant::Vegas || t.variant.is_full());
+                    Transport::Tcp(t) if matches!(t.variant, TcpVariant::Vegas | TcpVariant::Rfc793edu) || t.variant.is_full());
                 for _ in 0..if twice { 2 } else { 1 } {
                     shared.uniform();
                 }
@@ -320,13 +321,10 @@ impl Simulation {
                 }
                 (Transport::Tcp(t), _) => {
                     let sender = match (t.profile, t.variant) {
-                        (Profile::Ns2, variant) if variant != TcpVariant::Fast => Sender::Tcp(Ns2Sender::new(
-                            variant,
-                            t.params.clone(),
-                            t.pacing.clone(),
-                            sender_end,
-                            phases[i],
-                        )),
+                        (Profile::Ns2, variant) if variant != TcpVariant::Fast => Sender::Tcp(
+                            Ns2Sender::new(variant, t.params.clone(), t.pacing.clone(), sender_end, phases[i])
+                                .with_jitter(draws(format!("flow/{}/overhead", f.name))),
+                        ),
                         _ => {
                             let mut rfc = RfcSender::new(t, sender_end);
                             rfc.trace_cwnd(&mut net);

@@ -9,12 +9,12 @@ use crate::ids::NodeId;
 use crate::metrics::{FlowSeries, LinkSample, LinkSeries, Sampler, Summary, TcpSeries};
 use crate::network::{link_name, unchecked, Event, Link, Network, TimerKind};
 use crate::packet::{Kind, PacketId};
-use crate::scenario::{ActionKind, AppConfig, End, Scenario, ScenarioError, Transport};
+use crate::scenario::{ActionKind, AppConfig, End, RngMode, Scenario, ScenarioError, Transport};
 use crate::tcp::{Ftp, FullTcp, Ns2Sender, RfcSender, TcpSink};
 use crate::udp::CbrSource;
 use serde::Serialize;
 use std::io;
-use tcplab_des::Time;
+use tcplab_des::{Rng, Time};
 
 pub use crate::options::{unknown_trace, RunOptions};
 pub use build::pcap_file_names;
@@ -317,6 +317,7 @@ impl Simulation {
                 match (kind, &mut flow.sender, &mut flow.receiver) {
                     (TimerKind::Rtx, Sender::Tcp(tcp), _) => tcp.on_timer(net, gen),
                     (TimerKind::Pace, Sender::Tcp(tcp), _) => tcp.on_pace_timer(net, gen),
+                    (TimerKind::DelSnd, Sender::Tcp(tcp), _) => tcp.on_delsnd_timer(net, gen),
                     (TimerKind::Rtx, Sender::Rfc(tcp), _) => tcp.on_timer(net, gen),
                     (TimerKind::Pace, Sender::Rfc(tcp), _) => tcp.on_pace_timer(net, gen),
                     (TimerKind::Cbr, Sender::Cbr(cbr), _) => cbr.on_timer(net, gen),
@@ -338,6 +339,21 @@ impl Simulation {
                 let app = flow.app;
                 if let (ActionKind::SetCwnd { cwnd }, Sender::Tcp(tcp)) = (action.kind, &mut flow.sender) {
                     tcp.tcl_set_cwnd(net, cwnd as f64);
+                } else if let (ActionKind::Reset, Sender::Tcp(tcp)) = (action.kind, &mut flow.sender) {
+                    // ns-2's reset draws the agent's clock phase anew
+                    let phase = match self.scenario.rng {
+                        RngMode::Ns2 => net.ctx.rng.uniform(),
+                        RngMode::Streams => {
+                            let name = &self.scenario.flows[action.flow].name;
+                            Rng::stream(self.seed, &format!("flow/{name}/tcp/reset/{}", i.index())).uniform()
+                        }
+                    };
+                    tcp.reset(net, phase);
+                } else if let (ActionKind::ResetSink, Receiver::Tcp(sink)) = (action.kind, &mut flow.receiver) {
+                    sink.reset(net);
+                    if let Some(check) = net.ctx.check.as_mut() {
+                        check.sink_reset(action.flow, net.ctx.flow_stats[action.flow].goodput_bytes);
+                    }
                 } else if let Sender::Cbr(cbr) = &mut flow.sender {
                     match action.kind {
                         ActionKind::Start => cbr.start(net),

@@ -1,14 +1,15 @@
 //! ns-2.35's one-way TCP senders: `Agent/TCP` (Tahoe), `Agent/TCP/Reno`, `Agent/TCP/Newreno`,
 //! the SACK senders `Agent/TCP/Sack1`, `Agent/TCP/Fack` and `Agent/TCP/SackRH`
 //! (`sender/sack1.rs`, `sender/fack.rs`, `sender/sackrh.rs`), `Agent/TCP/Vegas`
-//! (`sender/vegas.rs`), the `.../RBP` pacing of Vegas and Reno (`sender/rbp.rs`), and
-//! `Agent/TCP/Linux` (`sender/linux.rs`, which runs the Linux modules of `tcp/linux/`).
+//! (`sender/vegas.rs`), `Agent/TCP/RFC793edu` (`sender/rfc793edu.rs`), the `.../RBP` pacing of
+//! Vegas and Reno (`sender/rbp.rs`), and `Agent/TCP/Linux` (`sender/linux.rs`, which runs the
+//! Linux modules of `tcp/linux/`); `$tcp reset` is `sender/reset.rs`.
 //!
 //! They share ns-2's `TcpAgent` machinery (send rule, RTT estimator in clock ticks, timeout,
 //! slowdown) and differ in how they react to ACKs; where ns-2 overrides a method, the variant is
 //! matched at that point (the `_` arm is `TcpAgent`'s own), so each function below reads like
 //! the ns-2 method it reproduces. What a subclass adds to the state is its own struct beside its
-//! code (`Sack1State`, `FackState`, `SackRhState`, `VegasState`), which only a sender of that
+//! code (`Sack1State`, `FackState`, `SackRhState`, `VegasState`, `Rfc793eduState`), which only a sender of that
 //! variant holds. State keeps ns-2's types: cwnd is a double, sequence numbers and ssthresh are
 //! integers, RTT state is fixed point in ticks. Only the behaviour of ns-2's defaults and the
 //! knobs in `TcpParams` is modelled (no Quick-Start, ELN or binomial windows); HighSpeed TCP and
@@ -21,6 +22,8 @@ mod full;
 mod highspeed;
 mod linux;
 mod rbp;
+mod reset;
+mod rfc793edu;
 mod rtt;
 mod sack1;
 mod sackrh;
@@ -31,6 +34,7 @@ use self::rtt::TickEstimator;
 use super::{Ftp, TcpState};
 use crate::packet::{flags, Kind, Packet};
 use crate::port::{Endpoint, Port, TimerKind};
+use crate::random::Draws;
 use crate::scenario::{ScenarioError, TcpParams, TcpVariant};
 use crate::units::show_seconds;
 use tcplab_cc::{Pacer, PacingConfig};
@@ -107,6 +111,10 @@ pub struct Ns2Sender {
     ts_echo: f64,
     /// highest_ack before the last new ACK.
     prev_highest_ack: i64,
+    /// When the agent was last reset (`lastreset_`): ACKs stamped earlier are ignored.
+    last_reset: f64,
+    /// SYNs sent (`syn_connects_`), for `max_connects`.
+    syn_connects: i32,
     /// Send time of each recent segment, by seqno modulo its size (bugFix_ts_ only).
     tss: Vec<f64>,
 
@@ -123,8 +131,6 @@ pub struct Ns2Sender {
 
     ecn_backoff: bool,
     ect: bool,
-    /// SYNs sent so far (`syn_connects_`), against `max_connects_`.
-    syn_connects: i32,
     ecn_burst: bool,
 
     // Sack1 and Fack (ns-2 declares these in both subclasses).
@@ -139,6 +145,7 @@ pub struct Ns2Sender {
     vegas: Option<vegas::VegasState>,
     /// `Agent/TCP/Linux`'s kernel state, scoreboard and module.
     linux: Option<Box<linux::LinuxState>>,
+    rfc793edu: Option<rfc793edu::Rfc793eduState>,
     /// Rate-based pacing after idle (the RBP subclasses).
     rbp_mode: rbp::RbpMode,
     rbp_delay: f64,
@@ -146,6 +153,10 @@ pub struct Ns2Sender {
     /// `pace_timer`, which RBP uses otherwise.
     pacer: Option<Pacer>,
     pace_timer: Timer,
+    /// `overhead_`'s random delay before each burst: where it is drawn from (None without
+    /// overhead), and the delayed-send timer.
+    jitter: Option<Draws>,
+    delsnd_timer: Timer,
 
     // Newreno (and Sack1's partial ACKs)
     firstpartial: bool,
@@ -204,6 +215,11 @@ impl Ns2Sender {
     /// when it resets the agent at `$ns run`.
     pub fn new(variant: TcpVariant, p: TcpParams, pacing: Option<PacingConfig>, ep: Endpoint, phase: f64) -> Ns2Sender {
         assert_ne!(variant, TcpVariant::Fast, "FAST has no ns-2 agent: the rfc profile runs it");
+        let mut p = p;
+        if variant == TcpVariant::Rfc793edu {
+            // its newack restarts the timer before the RTT update, whatever timerfix_ says
+            p.timerfix = false;
+        }
         let mut s = Ns2Sender {
             variant,
             ep,
@@ -234,6 +250,8 @@ impl Ns2Sender {
             ts_peer: 0.0,
             ts_echo: 0.0,
             prev_highest_ack: -1,
+            last_reset: 0.0,
+            syn_connects: 0,
             tss: Vec::new(),
             decrease_num: p.decrease_num,
             hstcp: (p.window_option == 8).then(|| highspeed::HsTcp::new(&p)),
@@ -241,7 +259,6 @@ impl Ns2Sender {
             pipe_prev: 0,
             ecn_backoff: false,
             ect: false,
-            syn_connects: 0,
             ecn_burst: false,
             fastrecov: false,
             timed_out: false,
@@ -250,10 +267,13 @@ impl Ns2Sender {
             sackrh: (variant == TcpVariant::SackRh).then(sackrh::SackRhState::default),
             vegas: (variant == TcpVariant::Vegas).then(vegas::VegasState::default),
             linux: None,
+            rfc793edu: (variant == TcpVariant::Rfc793edu).then(|| rfc793edu::Rfc793eduState::new(&p)),
             rbp_mode: rbp::RbpMode::Off,
             rbp_delay: 0.0,
             pacer: pacing.map(Pacer::new),
             pace_timer: Timer::default(),
+            jitter: None,
+            delsnd_timer: Timer::default(),
             firstpartial: false,
             acked: 0,
             firstsent: 0.0,
@@ -299,6 +319,12 @@ impl Ns2Sender {
         self.last_cwnd_action = CwndAction::None;
         self.boot_time = self.p.tcp_tick * phase;
         self.first_decrease = true;
+    }
+
+    /// With `overhead`, each burst waits a random delay drawn from `draws`.
+    pub fn with_jitter(mut self, draws: Draws) -> Ns2Sender {
+        self.jitter = (self.p.overhead > 0.0).then_some(draws);
+        self
     }
 
     /// Assigns cwnd; like ns-2's traced variable, a change is written to the cwnd trace.
@@ -449,6 +475,9 @@ impl Ns2Sender {
     }
 
     fn opencwnd(&mut self, net: &mut impl Port) {
+        if self.variant == TcpVariant::Rfc793edu {
+            return self.rfc793edu_opencwnd(net);
+        }
         let cwnd = if self.cwnd < self.ssthresh as f64 {
             self.cwnd + 1.0
         } else {
@@ -460,6 +489,11 @@ impl Ns2Sender {
             }
             self.cwnd + increment
         };
+        self.set_cwnd_clamped(net, cwnd);
+    }
+
+    /// Assigns an opened window, then clamps it to `max_cwnd` if that is set.
+    fn set_cwnd_clamped(&mut self, net: &mut impl Port, cwnd: f64) {
         if self.p.max_cwnd > 0 && cwnd as i64 > self.p.max_cwnd as i64 {
             // ns-2 assigns the increase, then the clamp, and its cwnd trace shows both; the
             // series shows the window the sender uses
@@ -544,9 +578,15 @@ impl Ns2Sender {
             return net.stop_run(ScenarioError::new(format!("flows[{}].tcp.tcp_tick", self.ep.flow.0), why));
         }
         self.rtt.update(&self.p, ticks);
+        if self.variant == TcpVariant::Rfc793edu {
+            self.rfc793edu_rto();
+        }
     }
 
     fn rtt_backoff(&mut self) {
+        if self.variant == TcpVariant::Rfc793edu {
+            return self.rfc793edu_backoff();
+        }
         self.rtt.back_off(&self.p);
     }
 
@@ -579,10 +619,10 @@ impl Ns2Sender {
 
     /// Sends segment `seqno` (ns-2's virtual `output`).
     fn output(&mut self, net: &mut impl Port, seqno: i64) {
-        if self.variant == TcpVariant::Vegas {
-            self.vegas_output(net, seqno)
-        } else {
-            self.base_output(net, seqno)
+        match self.variant {
+            TcpVariant::Vegas => self.vegas_output(net, seqno),
+            TcpVariant::Rfc793edu => self.rfc793edu_output(net, seqno),
+            _ => self.base_output(net, seqno),
         }
     }
 
@@ -600,6 +640,14 @@ impl Ns2Sender {
             if self.maxseq == -1 {
                 self.curseq += 1;
             }
+            self.syn_connects += 1;
+            if self.p.max_connects > 0 && self.syn_connects > self.p.max_connects {
+                // ns-2 aborts the connection: nothing more to send, the SYN (its uid taken) not sent
+                net.unsent_packet();
+                self.curseq = 0;
+                net.arm(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx, 10000.0);
+                return;
+            }
             (self.p.tcpip_base_hdr_size, 0)
         } else if seqno == 0 || !self.p.use_headers {
             // ns-2 adds the headers only to data other than seqno 0 (and only with useHeaders_).
@@ -610,9 +658,6 @@ impl Ns2Sender {
         };
         if self.p.bug_fix_ts {
             self.remember_send_time(seqno, net.now_secs());
-        }
-        if seqno == 0 && self.p.syn && self.syn_refused(net) {
-            return;
         }
         if seqno == 0 && self.p.ecn {
             f |= flags::ECN_ECHO;
@@ -626,18 +671,6 @@ impl Ns2Sender {
         if !self.rtx_timer.pending() || force_set_rtx_timer {
             self.set_rtx_timer(net);
         }
-    }
-
-    /// Counts a SYN about to go; one past `max_connects_` is not sent and the connection is
-    /// given up as ns-2 does it: no data left to send, the timer parked 10000 s away.
-    fn syn_refused(&mut self, net: &mut impl Port) -> bool {
-        self.syn_connects += 1;
-        if self.p.max_connects > 0 && self.syn_connects > self.p.max_connects {
-            self.curseq = 0;
-            net.arm(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx, 10_000.0);
-            return true;
-        }
-        false
     }
 
     /// Sends what the window allows (ns-2's virtual `send_much`).
@@ -676,12 +709,28 @@ impl Ns2Sender {
     }
 
     fn base_send_much(&mut self, net: &mut impl Port, maxburst: u32) {
+        self.base_send_much_now(net, maxburst, false)
+    }
+
+    /// `TcpAgent::send_much`; `force` sends at once even with `overhead` (its delayed send).
+    fn base_send_much_now(&mut self, net: &mut impl Port, maxburst: u32, force: bool) {
+        let delayed = self.jitter.is_some() && !force;
+        if delayed && self.delsnd_timer.pending() {
+            return;
+        }
         let mut win = self.window();
         if self.t_seqno == 0 {
             self.firstsent = net.now_secs();
         }
         let mut npackets = 0;
         while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
+            if delayed {
+                // overhead_: the burst goes after a random delay in [0, overhead)
+                let draw = self.jitter.as_mut().map_or(0.0, |d| d.uniform(net.shared_rng()));
+                let delay = self.p.overhead * draw;
+                net.arm(&mut self.delsnd_timer, self.ep.flow, TimerKind::DelSnd, delay);
+                return;
+            }
             if self.t_seqno > self.maxseq && self.held_by_pacer(net) {
                 break;
             }
@@ -698,6 +747,13 @@ impl Ns2Sender {
     fn held_by_pacer(&mut self, net: &mut impl Port) -> bool {
         let cwnd = self.windowd();
         super::held_by_pacer(&mut self.pacer, &mut self.pace_timer, net, self.ep.flow, cwnd)
+    }
+
+    /// The delayed send of `overhead` is due: send what the window allows.
+    pub fn on_delsnd_timer(&mut self, net: &mut impl Port, gen: u32) {
+        if net.fire(&mut self.delsnd_timer, self.ep.flow, TimerKind::DelSnd, gen) {
+            self.base_send_much_now(net, self.p.maxburst, true);
+        }
     }
 
     pub fn on_pace_timer(&mut self, net: &mut impl Port, gen: u32) {
@@ -723,6 +779,12 @@ impl Ns2Sender {
     // ----- receiving ACKs -----
 
     pub fn recv(&mut self, net: &mut impl Port, ack: &Packet) {
+        if ack.ts < self.last_reset
+            && !matches!(self.variant, TcpVariant::Vegas | TcpVariant::Fack | TcpVariant::Rfc793edu)
+        {
+            // an ACK of the connection before a reset (Vegas, Fack and RFC793edu have no such test)
+            return;
+        }
         if let Some(p) = &mut self.pacer {
             // RFC 7323: only an ACK that advances the window gives an RTT sample.
             if ack.seq > self.last_ack {
@@ -738,6 +800,7 @@ impl Ns2Sender {
             TcpVariant::SackRh => return self.sackrh_recv(net, ack),
             TcpVariant::Vegas => return self.vegas_recv(net, ack),
             TcpVariant::Linux => return self.linux_recv(net, ack),
+            TcpVariant::Rfc793edu => return self.rfc793edu_recv(net, ack),
             _ => {}
         }
         let seq = ack.seq;
@@ -960,7 +1023,8 @@ impl Ns2Sender {
         if !act {
             if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
                 self.last_cwnd_action = CwndAction::Dupack;
-                if self.variant == TcpVariant::Tahoe {
+                if !matches!(self.variant, TcpVariant::Reno | TcpVariant::NewReno) {
+                    // TcpAgent's own (Tahoe, RFC793edu)
                     self.slowdown(net, Slowdown { ssthresh_half: false, cwnd: CwndCut::One });
                     self.reset_rtx_timer(net, false, false);
                 } else {

@@ -168,6 +168,8 @@ pub struct TcpSink {
     sack: Option<SackStack>,
     /// Delayed ACKs: the interval, the timer and the segment being held.
     delack: Option<(Time, Timer, Option<Packet>)>,
+    /// When the sink was last reset (`lastreset_`): segments sent earlier are ignored.
+    last_reset: f64,
 }
 
 impl TcpSink {
@@ -178,7 +180,24 @@ impl TcpSink {
             acker: Acker::new(),
             sack: cfg.sack.then(|| SackStack { blocks: Vec::with_capacity(MAX_SACK_BLOCKS), size: MAX_SACK_BLOCKS }),
             delack: cfg.delack.map(|i| (i, Timer::default(), None)),
+            last_reset: 0.0,
         }
+    }
+
+    /// ns-2's `$sink reset`: nothing received yet (the timestamp to echo, the last ACK sent
+    /// and the ECN state stay, as ns-2's `Acker::reset` keeps them), no delayed ACK pending.
+    pub fn reset(&mut self, net: &mut impl Port) {
+        let a = &mut self.acker;
+        (a.next, a.maxseen) = (0, 0);
+        a.seen.fill(0);
+        if let Some(stack) = &mut self.sack {
+            stack.blocks.clear();
+        }
+        if let Some((_, timer, saved)) = &mut self.delack {
+            net.cancel(timer, self.ep.flow, TimerKind::DelAck);
+            *saved = None;
+        }
+        self.last_reset = net.now_secs();
     }
 
     /// The cumulative ACK: the last segment handed to the application in order.
@@ -187,6 +206,10 @@ impl TcpSink {
     }
 
     pub fn recv(&mut self, net: &mut impl Port, pkt: &Packet) {
+        if pkt.ts < self.last_reset {
+            // a segment of the connection before a reset
+            return;
+        }
         self.acker.update_ts(pkt.seq, pkt.ts, self.cfg.ts_echo_rfc1323);
         let delivered = self.acker.update(pkt.seq, pkt.payload);
         net.flow_stats(self.ep.flow).goodput_bytes += delivered;
@@ -430,5 +453,23 @@ mod tests {
         assert_eq!(a.seqno(), 0);
         assert_eq!(a.update(1, 10), 299 * 10);
         assert_eq!(a.seqno(), 299);
+    }
+
+    /// Segments 0..2 arrive; a reset at 0.3 s forgets them and the delayed ACK held for 2. A
+    /// segment sent before the reset gets no ACK; seqno 0 sent after it starts again.
+    #[test]
+    fn reset_forgets_what_arrived_and_ignores_older_segments() {
+        let mut sink = TcpSink::new(receiver_end(), &config(false, Some(Time::from_millis(100))));
+        let mut net = FakePort::default();
+        feed(&mut sink, &mut net, &[(0, 0.1), (1, 0.2), (2, 0.25)]);
+        assert_eq!(sink.cumulative(), 2);
+        net.set_now(0.3);
+        sink.reset(&mut net);
+        assert_eq!((sink.cumulative(), net.deadline(TimerKind::DelAck)), (-1, None));
+        let before = net.sent.len();
+        feed(&mut sink, &mut net, &[(3, 0.32)]);
+        assert_eq!((net.sent.len(), sink.cumulative()), (before, -1), "sent at 0.27 s, before the reset");
+        feed(&mut sink, &mut net, &[(0, 0.4)]);
+        assert_eq!(acks(&net)[before..].iter().map(|a| a.0).collect::<Vec<_>>(), vec![0]);
     }
 }

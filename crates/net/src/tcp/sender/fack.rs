@@ -19,6 +19,13 @@ pub(super) struct FackState {
     array: ArrayScoreboard,
 }
 
+impl FackState {
+    /// ns-2's `ClearScoreBoard`, the part of Fack's reset that is its own.
+    pub(super) fn clear_scoreboard(&mut self) {
+        self.array.clear();
+    }
+}
+
 impl Default for FackState {
     fn default() -> Self {
         FackState { fack: -1, retran_data: 0, wintrim: 0.0, wintrimmult: 0.5, array: ArrayScoreboard::default() }

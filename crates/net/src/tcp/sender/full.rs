@@ -588,8 +588,8 @@ impl FullTcp {
             if !force && !self.send_allowed(seq) {
                 break;
             }
-            if !force && self.f.overhead != 0.0 && !self.delsnd_timer.pending() {
-                let delay = self.f.overhead * net.uniform(&mut self.draws);
+            if !force && self.tcp.p.overhead != 0.0 && !self.delsnd_timer.pending() {
+                let delay = self.tcp.p.overhead * net.uniform(&mut self.draws);
                 let kind = self.timer(FullTimer::DelSnd);
                 net.arm(&mut self.delsnd_timer, self.tcp.ep.flow, kind, delay);
                 return;

@@ -379,6 +379,42 @@ fn sackrh_timeout_undoes_rate_halving() {
 }
 
 /// `ssthresh` is ns-2's `ssthresh_` set after the reset: it replaces window_ as the initial ssthresh.
+/// overhead_ (the notes' phase2 test): each burst waits a random delay, overhead times a draw
+/// of ns-2's generator, then goes at once. Seed 1's first draw is 0.00034: the SYN waits
+/// 0.0034 ms of 10 ms; its ACK's burst waits the second draw's share.
+#[test]
+fn overhead_delays_each_burst_by_a_draw() {
+    let p = TcpParams { overhead: 0.01, ..TcpParams::default() };
+    let mut net = FakePort::default();
+    let mut s = Ns2Sender::new(TcpVariant::Tahoe, p, None, sender_end(), 0.0).with_jitter(crate::random::Draws::Shared);
+    s.send_unlimited(&mut net);
+    assert!(net.sent.is_empty(), "the SYN waits");
+    let mut draws = tcplab_des::Ns2Rng::seeded(1);
+    let first = 0.01 * draws.uniform();
+    assert_eq!(net.deadline(TimerKind::DelSnd), Some(first));
+    s.send_unlimited(&mut net);
+    assert_eq!(net.armed.len(), 1, "no second delay while one is pending");
+    net.set_now(first);
+    let (kind, _) = net.expire(|net, _, gen| s.on_delsnd_timer(net, gen)).expect("the delayed send");
+    assert_eq!((kind, net.seqs_since(0)), (TimerKind::DelSnd, vec![0]));
+    net.set_now(0.1);
+    s.recv(&mut net, &ack(0, first, &[]));
+    assert_eq!(net.sent.len(), 1, "the ACK's burst waits too");
+    assert_eq!(net.deadline(TimerKind::DelSnd), Some(0.1 + 0.01 * draws.uniform()));
+}
+
+/// max_connects_ 2: the SYN and one retransmission go (at 0 and after rtxcur_init_ 3 s);
+/// the third SYN is not sent: no more data, the timer 10000 s away.
+#[test]
+fn max_connects_gives_up_after_that_many_syns() {
+    let mut t = Tcp::start(TcpVariant::Tahoe, TcpParams { max_connects: 2, ..TcpParams::default() });
+    assert_eq!(t.timeout(), 3.0);
+    assert_eq!(t.net.seqs_since(0), vec![0, 0]);
+    let at = t.timeout();
+    assert_eq!(t.net.seqs_since(0), vec![0, 0], "no third SYN");
+    assert_eq!((t.s.curseq, t.net.deadline(TimerKind::Rtx)), (0, Some(at + 10000.0)));
+}
+
 #[test]
 fn ssthresh_knob_sets_the_initial_ssthresh() {
     let t = Tcp::start(TcpVariant::Reno, TcpParams { ssthresh: 30, ..TcpParams::default() });

@@ -237,7 +237,7 @@ fn connecting_with_ecn() -> (FullTcp, FakePort) {
     let mut a =
         FullTcp::new(TcpVariant::Full, p, FullParams::default(), sender_end(), End::From, false, 0.0, Draws::Shared);
     a.advance_bytes(&mut net, 1000);
-    let syn = net.sent.last().expect("the SYN").clone();
+    let syn = *net.sent.last().expect("the SYN");
     assert_eq!(syn.tcp_flags, TH_SYN | TH_PUSH | TH_ECE | TH_CWR, "an ECN-setup SYN (0xca)");
     (a, net)
 }
