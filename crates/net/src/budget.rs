@@ -323,7 +323,8 @@ impl Demand {
             (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
                 (size, rate_bps as f64 / (8.0 * size.max(1) as f64), None, 0.0)
             }
-            (Transport::Udp, AppConfig::Ftp { .. }) => (1000, 0.0, None, 0.0), // refused by validation
+            // refused by validation
+            (Transport::Udp, AppConfig::Ftp { .. } | AppConfig::Telnet { .. }) => (1000, 0.0, None, 0.0),
         };
         let mut uses: Vec<(usize, f64)> = Vec::new();
         for (hops, size, per_packet) in [(&path, size, 1.0), (&back, ACK_SIZE, acks_per_packet)] {

@@ -44,6 +44,8 @@ pub enum TimerKind {
     Cbr,
     /// An RBP sender's next paced segment.
     Pace,
+    /// A traffic source's next packet (crate::traffic).
+    App,
 }
 
 pub struct Ctx {

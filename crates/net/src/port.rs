@@ -12,7 +12,7 @@ use crate::network::Network;
 use crate::packet::{Addr, FlowId, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::scenario::ScenarioError;
 use crate::trace::Tracer;
-use tcplab_des::Timer;
+use tcplab_des::{Ns2Rng, Timer};
 
 pub use crate::ctx::TimerKind;
 
@@ -42,6 +42,9 @@ pub trait Port {
 
     /// A model cannot go on: the run stops with this error (the first one kept).
     fn stop_run(&mut self, why: ScenarioError);
+
+    /// ns-2's default random-number generator, shared by the run (`random::Draws::Shared`).
+    fn rng(&mut self) -> &mut Ns2Rng;
 
     /// A cwnd assignment of `ep`'s sender, for the cwnd trace and series (either sender's).
     #[inline(always)]
@@ -138,5 +141,9 @@ impl Port for Network {
 
     fn stop_run(&mut self, why: ScenarioError) {
         self.ctx.stop_run(why);
+    }
+
+    fn rng(&mut self) -> &mut Ns2Rng {
+        &mut self.ctx.rng
     }
 }

@@ -10,7 +10,7 @@ use crate::wifi::config::WlanConfig;
 use crate::wifi::phy::{Preamble, Radio, Timing};
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
-use tcplab_des::{Scheduler, Timer};
+use tcplab_des::{Ns2Rng, Scheduler, Timer};
 
 /// A trace sink the test can read back.
 #[derive(Clone, Default)]
@@ -89,6 +89,8 @@ pub struct FakePort {
     pub tracer: Tracer,
     events: Shared,
     pub stopped: Option<ScenarioError>,
+    /// ns-2's default generator with seed 1, as a run's.
+    pub rng: Ns2Rng,
 }
 
 impl Default for FakePort {
@@ -114,6 +116,7 @@ impl Default for FakePort {
             tracer,
             events,
             stopped: None,
+            rng: Ns2Rng::seeded(1),
         }
     }
 }
@@ -213,6 +216,10 @@ impl Port for FakePort {
 
     fn stop_run(&mut self, why: ScenarioError) {
         self.stopped.get_or_insert(why);
+    }
+
+    fn rng(&mut self) -> &mut Ns2Rng {
+        &mut self.rng
     }
 }
 

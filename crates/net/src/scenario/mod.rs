@@ -194,8 +194,8 @@ pub struct Action {
     pub kind: ActionKind,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(tag = "do", rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "do", rename_all = "snake_case")]
 pub enum ActionKind {
     /// The application starts: FTP sends its backlog (or `packets`), CBR starts sending.
     Start,
@@ -204,7 +204,10 @@ pub enum ActionKind {
     /// FTP `produce n`: send up to n packets in all.
     Produce { packets: u64 },
     /// FTP `producemore n`: n packets more.
+    #[serde(rename = "producemore")]
     ProduceMore { packets: u64 },
+    /// Telnet `set interval_`: the mean interval from the next packet's draw on.
+    SetInterval { interval_s: f64 },
 }
 
 impl Scenario {
@@ -414,13 +417,16 @@ pub struct SinkConfig {
     pub ts_echo_rfc1323: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(tag = "app", rename_all = "lowercase")]
 pub enum AppConfig {
     /// FTP: unlimited backlog, or `packets` segments (ns-2 `produce n`).
     Ftp { packets: Option<u64> },
     /// Constant bit rate: `size` bytes every size*8/rate seconds.
     Cbr { rate_bps: u64, size: u32 },
+    /// ns-2's `Application/Telnet`: a packet at exponential intervals of mean `interval_s`,
+    /// or (0) at tcplib's telnet interarrival times.
+    Telnet { interval_s: f64 },
 }
 
 /// The ns-2 knobs of one TCP sender. Times are seconds as doubles because ns-2's RTT estimator
@@ -522,6 +528,13 @@ pub struct TcpParams {
     /// The initial ssthresh, as ns-2's `ssthresh_` set after `$ns run` has reset the agent
     /// (0: the reset's own, window_).
     pub ssthresh: i32,
+    /// TCP quiescence (ns-2's `QOption_`): after an idle or application-limited RTO (or, with
+    /// `rtt_counter`, two RTTs counted), cut the window as RFC 2861 says.
+    pub qoption: bool,
+    /// `EnblRTTCtr_`: with `qoption`, count RTTs by the ACKs of timed segments, not by RTOs.
+    pub rtt_counter: bool,
+    /// `control_increase_`: open cwnd only on ACKs of a window the sender filled.
+    pub control_increase: bool,
 }
 
 impl Default for TcpParams {
@@ -589,6 +602,9 @@ impl Default for TcpParams {
             sfrto: false,
             spurious_response: 1,
             ssthresh: 0,
+            qoption: false,
+            rtt_counter: false,
+            control_increase: false,
         }
     }
 }

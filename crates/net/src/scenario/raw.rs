@@ -154,6 +154,7 @@ pub struct RawAction {
     #[serde(rename = "do")]
     pub action: Option<String>,
     pub packets: Option<i64>,
+    pub interval: Option<Quantity>,
 }
 
 /// A loss model on one link direction (ns-2's error models in an `ErrorModule Fid` at the head
@@ -231,6 +232,7 @@ pub struct RawFlow {
     pub stop: Option<Quantity>,
     pub packets: Option<i64>,
     pub rate: Option<Quantity>,
+    pub interval: Option<Quantity>,
     pub packet_size: Option<Quantity>,
     pub delack_interval: Option<Quantity>,
     pub tcp: Option<RawTcp>,
@@ -352,6 +354,9 @@ pub struct RawTcp {
     pub sfrto: Option<Flag>,
     pub spurious_response: Option<i64>,
     pub ssthresh: Option<i64>,
+    pub qoption: Option<Flag>,
+    pub rtt_counter: Option<Flag>,
+    pub control_increase: Option<Flag>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -672,6 +672,15 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     if let Some(v) = raw.spurious_response {
         t.spurious_response = int_in(v, 0, 3, &p("spurious_response"))? as i32;
     }
+    if let Some(v) = raw.qoption {
+        t.qoption = flag(v, &p("qoption"))?;
+    }
+    if let Some(v) = raw.rtt_counter {
+        t.rtt_counter = flag(v, &p("rtt_counter"))?;
+    }
+    if let Some(v) = raw.control_increase {
+        t.control_increase = flag(v, &p("control_increase"))?;
+    }
     Ok(t)
 }
 
@@ -806,9 +815,9 @@ fn flow(
     let is_tcp = protocol != "udp";
 
     let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
-    let app = one_of(app, &["ftp", "cbr"], "app", &p("app"))?;
-    if app == "ftp" && !is_tcp {
-        return err(p("app"), "ftp needs a TCP protocol (tahoe, reno, newreno, sack1, fack, sackrh or vegas)");
+    let app = one_of(app, &["ftp", "cbr", "telnet"], "app", &p("app"))?;
+    if (app == "ftp" || app == "telnet") && !is_tcp {
+        return err(p("app"), format!("{app} needs a TCP protocol (tahoe, reno, newreno, sack1, fack, sackrh or vegas)"));
     }
     if app == "cbr" && is_tcp {
         return err(p("app"), "cbr runs over protocol = \"udp\"");
@@ -835,6 +844,7 @@ fn flow(
     };
     only("packets", f.packets.is_some() && app != "ftp", "with app = \"ftp\"")?;
     only("rate", f.rate.is_some() && app != "cbr", "with app = \"cbr\"")?;
+    only("interval", f.interval.is_some() && app != "telnet", "with app = \"telnet\"")?;
     only("sink", f.sink.is_some() && !is_tcp, "with a TCP protocol")?;
     only("tcp", f.tcp.is_some() && !is_tcp, "with a TCP protocol")?;
     only("tcpsink", f.tcpsink.is_some() && !is_tcp, "with a TCP protocol")?;
@@ -854,6 +864,10 @@ fn flow(
             Some(n) => return err(p("packets"), format!("{n} is not a packet count (expected at least 1)")),
         };
         AppConfig::Ftp { packets }
+    } else if app == "telnet" {
+        // ns-2's default interval_ is 1 s
+        let interval_s = f.interval.as_ref().map_or(Ok(1.0), |q| exact_seconds(q, &p("interval")))?;
+        AppConfig::Telnet { interval_s }
     } else {
         let rate_bps = match &f.rate {
             Some(q) => rate(q, &p("rate"))?,
@@ -942,6 +956,16 @@ fn flow(
                 format!("ns-2 has rate-based pacing for vegas and reno only, not {}", variant.name()),
             );
         }
+        let quiescence = [("qoption", params.qoption), ("rtt_counter", params.rtt_counter), ("control_increase", params.control_increase)];
+        if let Some((knob, _)) = quiescence.iter().find(|(_, on)| *on).filter(|_| {
+            profile == Profile::Ns2
+                && !matches!(variant, TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::NewReno | TcpVariant::Sack1)
+        }) {
+            return err(
+                p(&format!("tcp.{knob}")),
+                format!("the quiescence option is modelled for tahoe, reno, newreno and sack1 only, not {}", variant.name()),
+            );
+        }
         if profile == Profile::Ns2
             && (params.frto || params.sfrto)
             && (params.rbp
@@ -1024,10 +1048,20 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             .ok_or_else(|| ScenarioError::new(p("flow"), format!("unknown flow {name:?}")))?;
         let what = one_of(
             a.action.as_deref().unwrap_or(""),
-            &["start", "stop", "produce", "producemore"],
+            &["start", "stop", "produce", "producemore", "set_interval"],
             "action",
             &p("do"),
         )?;
+        let telnet = matches!(flows[flow].app, AppConfig::Telnet { .. });
+        if what == "set_interval" && !telnet {
+            return err(p("do"), "set_interval needs a flow with app = \"telnet\"");
+        }
+        let interval_s = match (what == "set_interval", &a.interval) {
+            (true, Some(q)) => exact_seconds(q, &p("interval"))?,
+            (true, None) => return err(p("interval"), "is required with do = \"set_interval\""),
+            (false, Some(_)) => return err(p("interval"), "is only allowed with do = \"set_interval\""),
+            (false, None) => 0.0,
+        };
         let ftp = matches!(flows[flow].app, AppConfig::Ftp { .. });
         if what.starts_with("produce") && !ftp {
             return err(p("do"), format!("{what} needs an FTP flow"));
@@ -1043,6 +1077,7 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             "start" => ActionKind::Start,
             "stop" => ActionKind::Stop,
             "produce" => ActionKind::Produce { packets },
+            "set_interval" => ActionKind::SetInterval { interval_s },
             _ => ActionKind::ProduceMore { packets },
         };
         user.push(Action { at, at_s, flow, kind });

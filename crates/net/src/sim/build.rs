@@ -16,6 +16,7 @@ use crate::random::{tcl_array_order, Draws};
 use crate::scenario::{AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Transport};
 use crate::tcp::{Ns2Sender, RfcSender, TcpSink};
 use crate::trace::{Sink, Tracer};
+use crate::traffic::Telnet;
 use crate::udp::CbrSource;
 use crate::wifi::Wifi;
 use std::fs::File;
@@ -291,9 +292,15 @@ impl Simulation {
                 (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
                     (Sender::Cbr(CbrSource::new(sender_end, rate_bps, size)), Receiver::Null)
                 }
-                (Transport::Udp, AppConfig::Ftp { .. }) => unreachable!("validation pairs FTP with TCP"),
+                (Transport::Udp, AppConfig::Ftp { .. } | AppConfig::Telnet { .. }) => {
+                    unreachable!("validation pairs FTP and Telnet with TCP")
+                }
             };
-            flows.push(Flow { sender, receiver, app: f.app });
+            let telnet = match f.app {
+                AppConfig::Telnet { interval_s } => Some(Telnet::new(id, interval_s, draws(format!("app/{}", f.name)))),
+                _ => None,
+            };
+            flows.push(Flow { sender, receiver, app: f.app, telnet });
         }
         // ns-2's cwnd trace: a line as each agent's trace is attached (flow order), then one as
         // `$ns run` resets each agent

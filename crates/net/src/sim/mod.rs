@@ -11,6 +11,7 @@ use crate::network::{link_name, unchecked, Event, Link, Network, TimerKind};
 use crate::packet::{Kind, PacketId};
 use crate::scenario::{ActionKind, AppConfig, Scenario, ScenarioError, Transport};
 use crate::tcp::{Ftp, Ns2Sender, RfcSender, TcpSink};
+use crate::traffic::Telnet;
 use crate::udp::CbrSource;
 use serde::Serialize;
 use std::io;
@@ -49,6 +50,8 @@ struct Flow {
     sender: Sender,
     receiver: Receiver,
     app: AppConfig,
+    /// The traffic source that tells the sender when to send (crate::traffic), if not FTP or CBR.
+    telnet: Option<Telnet>,
 }
 
 pub struct Simulation {
@@ -279,6 +282,14 @@ impl Simulation {
                     (TimerKind::Pace, Sender::Rfc(tcp), _) => tcp.on_pace_timer(net, gen),
                     (TimerKind::Cbr, Sender::Cbr(cbr), _) => cbr.on_timer(net, gen),
                     (TimerKind::DelAck, _, Receiver::Tcp(sink)) => sink.on_timer(net, gen),
+                    (TimerKind::App, sender, _) => {
+                        let telnet = flow.telnet.as_mut().expect("an App timer is a traffic source's");
+                        if telnet.fire(net, gen) {
+                            // Telnet's sendmsg of the agent's size_: one segment more
+                            sender.ftp().expect("validation pairs Telnet with TCP").advance_by(net, 1);
+                            telnet.rearm(net);
+                        }
+                    }
                     _ => unreachable!("timer {kind:?} of a flow without one"),
                 }
                 return Some(f.0 as usize);
@@ -292,7 +303,14 @@ impl Simulation {
                 let action = self.scenario.actions[i.index()];
                 let flow = &mut self.flows[action.flow];
                 let app = flow.app;
-                if let Sender::Cbr(cbr) = &mut flow.sender {
+                if let Some(telnet) = &mut flow.telnet {
+                    match action.kind {
+                        ActionKind::Start => telnet.start(net),
+                        ActionKind::Stop => telnet.stop(),
+                        ActionKind::SetInterval { interval_s } => telnet.set_interval(interval_s),
+                        kind => unreachable!("validation rules out {kind:?} on {app:?}"),
+                    }
+                } else if let Sender::Cbr(cbr) = &mut flow.sender {
                     match action.kind {
                         ActionKind::Start => cbr.start(net),
                         ActionKind::Stop => cbr.stop(net),
