@@ -1,44 +1,82 @@
-//! ns-2's traffic sources beyond FTP and CBR, which tell their agent when to send: `Application/
-//! Telnet` (telnet.cc). Each draws its intervals from the run's random numbers (`random::Draws`)
-//! in the order ns-2 draws them, and arms its own timer (`TimerKind::App`); when it fires, the
-//! run has the flow's agent send a packet, then asks the source for the next interval (ns-2
-//! sends before it draws, and a RED queue on the way may draw in between).
+//! ns-2's applications that tell a TCP agent when to send, beyond FTP: `Application/Telnet`
+//! (telnet.cc) and `Application/Traffic/CBR` on a TCP agent (cbr_traffic.cc; over UDP, CBR is
+//! `udp::CbrSource`). A source arms its own timer (`TimerKind::App`); when it fires, the run has
+//! the flow's agent send (ns-2's `sendmsg`), then asks the source for the next interval: ns-2
+//! sends before it draws, and a RED queue on the way may draw in between. Random intervals come
+//! from the run's random numbers (`random::Draws`) in the order ns-2 draws them.
 
 use crate::packet::FlowId;
 use crate::port::{Port, TimerKind};
 use crate::random::Draws;
 use tcplab_des::Timer;
 
-/// `Application/Telnet`: one packet (the agent's `size_`) per interval, exponentially
-/// distributed with mean `interval`, or with `interval` 0 tcplib's telnet interarrival times.
-pub struct Telnet {
+/// What decides the intervals.
+enum Kind {
+    /// `Application/Telnet`: exponential intervals of mean `interval` seconds, or with
+    /// `interval` 0 tcplib's telnet interarrival times.
+    Telnet { interval: f64 },
+    /// `Application/Traffic/CBR`: `size` bytes every size*8/rate seconds (`rate` in b/s, a
+    /// double as ns-2 keeps it: `set interval_` sets it to size*8/interval).
+    /// Each packet is `segments` TCP segments (ns-2's `sendmsg` rounds the bytes up).
+    Cbr { rate: f64, size: u32, segments: i64 },
+}
+
+pub struct Source {
     flow: FlowId,
-    /// ns-2's `interval_`, in seconds (0: tcplib).
-    interval: f64,
+    kind: Kind,
     running: bool,
     timer: Timer,
     draws: Draws,
 }
 
-impl Telnet {
-    pub fn new(flow: FlowId, interval: f64, draws: Draws) -> Telnet {
-        Telnet { flow, interval, running: false, timer: Timer::default(), draws }
+impl Source {
+    pub fn telnet(flow: FlowId, interval: f64, draws: Draws) -> Source {
+        Source { flow, kind: Kind::Telnet { interval }, running: false, timer: Timer::default(), draws }
     }
 
-    /// `start`: the first packet one interval from now.
-    pub fn start(&mut self, net: &mut impl Port) {
+    /// CBR of `size`-byte packets at `rate_bps` on a TCP agent whose segments are `segment`
+    /// bytes.
+    pub fn cbr(flow: FlowId, rate_bps: f64, size: u32, segment: u32) -> Source {
+        let kind = Kind::Cbr { rate: rate_bps, size, segments: size.div_ceil(segment) as i64 };
+        Source { flow, kind, running: false, timer: Timer::default(), draws: Draws::Shared }
+    }
+
+    /// `start`: true if a packet is due at once (CBR; the caller sends it, then calls
+    /// `rearm`); Telnet's first packet comes one interval later.
+    pub fn start(&mut self, net: &mut impl Port) -> bool {
         self.running = true;
-        self.rearm(net);
+        match self.kind {
+            Kind::Telnet { .. } => {
+                self.rearm(net);
+                false
+            }
+            Kind::Cbr { .. } => true,
+        }
     }
 
-    /// `stop`: the timer stays armed, and finds the source stopped when it fires (as ns-2's).
-    pub fn stop(&mut self) {
+    /// `stop`: CBR cancels its timer; Telnet's stays armed and finds the source stopped.
+    pub fn stop(&mut self, net: &mut impl Port) {
+        if matches!(self.kind, Kind::Cbr { .. }) && self.running {
+            net.cancel(&mut self.timer, self.flow, TimerKind::App);
+        }
         self.running = false;
     }
 
-    /// `$telnet set interval_ v`: from the next interval drawn on.
-    pub fn set_interval(&mut self, interval: f64) {
-        self.interval = interval;
+    /// `$app set interval_ v`: from the next interval on.
+    pub fn set_interval(&mut self, v: f64) {
+        match &mut self.kind {
+            Kind::Telnet { interval } => *interval = v,
+            Kind::Cbr { rate, size, .. } => *rate = (*size as f64) * 8.0 / v,
+        }
+    }
+
+    /// The segments each packet gives the agent to send (`sendmsg`; Telnet's is the agent's
+    /// own size, one segment).
+    pub fn message_segments(&self) -> i64 {
+        match self.kind {
+            Kind::Telnet { .. } => 1,
+            Kind::Cbr { segments, .. } => segments,
+        }
     }
 
     /// The timer's event `gen` came out: true if a packet is due now. The caller sends it and
@@ -47,12 +85,16 @@ impl Telnet {
         net.fire(&mut self.timer, self.flow, TimerKind::App, gen) && self.running
     }
 
-    /// Draws the next interval and arms the timer for it (ns-2's `next()` and `resched`).
+    /// Computes the next interval and arms the timer for it (ns-2's `next()` or
+    /// `next_interval()`, then `resched`).
     pub fn rearm(&mut self, net: &mut impl Port) {
-        let delay = if self.interval == 0.0 {
-            crate::tcplib::telnet_interarrival(self.draws.uniform(net.rng()))
-        } else {
-            exponential(self.draws.uniform(net.rng())) * self.interval
+        let delay = match self.kind {
+            Kind::Telnet { interval } if interval == 0.0 => {
+                crate::tcplib::telnet_interarrival(self.draws.uniform(net.rng()))
+            }
+            Kind::Telnet { interval } => exponential(self.draws.uniform(net.rng())) * interval,
+            // recomputed each time, as ns-2 does, for a rate changed since
+            Kind::Cbr { rate, size, .. } => (size << 3) as f64 / rate,
         };
         net.arm(&mut self.timer, self.flow, TimerKind::App, delay);
     }
@@ -74,9 +116,9 @@ mod tests {
     #[test]
     fn telnet_draws_exponential_intervals_in_ns2_order() {
         let mut net = FakePort::default();
-        let mut telnet = Telnet::new(FlowId(0), 0.5, Draws::Shared);
+        let mut telnet = Source::telnet(FlowId(0), 0.5, Draws::Shared);
         let mut rng = Ns2Rng::seeded(1);
-        telnet.start(&mut net);
+        assert!(!telnet.start(&mut net), "the first packet waits an interval");
         let mut at = 0.0;
         for _ in 0..3 {
             let due = at + -rng.uniform().ln() * 0.5;
@@ -86,8 +128,37 @@ mod tests {
             telnet.rearm(&mut net);
             at = when;
         }
-        telnet.stop();
+        telnet.stop(&mut net);
         let fired = net.expire(|net, _, gen| assert!(!telnet.fire(net, gen)));
         assert!(fired.is_some(), "the last timer still fires, and sends nothing");
+    }
+
+    /// tcplib's telnet (interval_ 0): the entry at int(u * 10000) of its table.
+    #[test]
+    fn telnet_with_interval_0_takes_tcplibs_times() {
+        let mut net = FakePort::default();
+        let mut telnet = Source::telnet(FlowId(0), 0.0, Draws::Shared);
+        let u = Ns2Rng::seeded(1).uniform();
+        telnet.start(&mut net);
+        assert_eq!(net.deadline(TimerKind::App), Some(crate::tcplib::telnet_interarrival(u)));
+    }
+
+    /// CBR sends at start, then every size*8/rate; `set interval_` changes the rate from the
+    /// next interval on; stop cancels the timer.
+    #[test]
+    fn cbr_on_tcp_sends_at_start_and_per_interval() {
+        let mut net = FakePort::default();
+        let mut cbr = Source::cbr(FlowId(0), 400_000.0, 500, 500);
+        assert!(cbr.start(&mut net), "a packet at once");
+        assert_eq!(cbr.message_segments(), 1);
+        assert_eq!(Source::cbr(FlowId(0), 400_000.0, 1001, 500).message_segments(), 3);
+        cbr.rearm(&mut net);
+        assert_eq!(net.deadline(TimerKind::App), Some(0.01));
+        cbr.set_interval(0.002);
+        net.expire(|net, _, gen| assert!(cbr.fire(net, gen)));
+        cbr.rearm(&mut net);
+        assert_eq!(net.deadline(TimerKind::App), Some(0.01 + 4000.0 / (4000.0 / 0.002)));
+        cbr.stop(&mut net);
+        assert_eq!(net.cancelled.len(), 1);
     }
 }

@@ -819,9 +819,6 @@ fn flow(
     if (app == "ftp" || app == "telnet") && !is_tcp {
         return err(p("app"), format!("{app} needs a TCP protocol (tahoe, reno, newreno, sack1, fack, sackrh or vegas)"));
     }
-    if app == "cbr" && is_tcp {
-        return err(p("app"), "cbr runs over protocol = \"udp\"");
-    }
     let packet_size = match &f.packet_size {
         Some(q) => {
             let s = size(q, &p("packet_size"))?;
@@ -1052,9 +1049,9 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             "action",
             &p("do"),
         )?;
-        let telnet = matches!(flows[flow].app, AppConfig::Telnet { .. });
-        if what == "set_interval" && !telnet {
-            return err(p("do"), "set_interval needs a flow with app = \"telnet\"");
+        let tcp_cbr = matches!(flows[flow].app, AppConfig::Cbr { .. }) && matches!(flows[flow].transport, Transport::Tcp(_));
+        if what == "set_interval" && !(matches!(flows[flow].app, AppConfig::Telnet { .. }) || tcp_cbr) {
+            return err(p("do"), "set_interval needs a flow with app = \"telnet\", or \"cbr\" over TCP");
         }
         let interval_s = match (what == "set_interval", &a.interval) {
             (true, Some(q)) => exact_seconds(q, &p("interval"))?,

@@ -16,7 +16,7 @@ use crate::random::{tcl_array_order, Draws};
 use crate::scenario::{AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Transport};
 use crate::tcp::{Ns2Sender, RfcSender, TcpSink};
 use crate::trace::{Sink, Tracer};
-use crate::traffic::Telnet;
+use crate::traffic::Source;
 use crate::udp::CbrSource;
 use crate::wifi::Wifi;
 use std::fs::File;
@@ -296,11 +296,16 @@ impl Simulation {
                     unreachable!("validation pairs FTP and Telnet with TCP")
                 }
             };
-            let telnet = match f.app {
-                AppConfig::Telnet { interval_s } => Some(Telnet::new(id, interval_s, draws(format!("app/{}", f.name)))),
+            let source = match (&f.transport, f.app) {
+                (_, AppConfig::Telnet { interval_s }) => {
+                    Some(Source::telnet(id, interval_s, draws(format!("app/{}", f.name))))
+                }
+                (Transport::Tcp(t), AppConfig::Cbr { rate_bps, size }) => {
+                    Some(Source::cbr(id, rate_bps as f64, size, t.params.packet_size))
+                }
                 _ => None,
             };
-            flows.push(Flow { sender, receiver, app: f.app, telnet });
+            flows.push(Flow { sender, receiver, app: f.app, source });
         }
         // ns-2's cwnd trace: a line as each agent's trace is attached (flow order), then one as
         // `$ns run` resets each agent

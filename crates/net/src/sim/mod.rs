@@ -11,7 +11,7 @@ use crate::network::{link_name, unchecked, Event, Link, Network, TimerKind};
 use crate::packet::{Kind, PacketId};
 use crate::scenario::{ActionKind, AppConfig, Scenario, ScenarioError, Transport};
 use crate::tcp::{Ftp, Ns2Sender, RfcSender, TcpSink};
-use crate::traffic::Telnet;
+use crate::traffic::Source;
 use crate::udp::CbrSource;
 use serde::Serialize;
 use std::io;
@@ -50,8 +50,8 @@ struct Flow {
     sender: Sender,
     receiver: Receiver,
     app: AppConfig,
-    /// The traffic source that tells the sender when to send (crate::traffic), if not FTP or CBR.
-    telnet: Option<Telnet>,
+    /// The application that tells a TCP sender when to send, if not FTP (crate::traffic).
+    source: Option<Source>,
 }
 
 pub struct Simulation {
@@ -283,11 +283,9 @@ impl Simulation {
                     (TimerKind::Cbr, Sender::Cbr(cbr), _) => cbr.on_timer(net, gen),
                     (TimerKind::DelAck, _, Receiver::Tcp(sink)) => sink.on_timer(net, gen),
                     (TimerKind::App, sender, _) => {
-                        let telnet = flow.telnet.as_mut().expect("an App timer is a traffic source's");
-                        if telnet.fire(net, gen) {
-                            // Telnet's sendmsg of the agent's size_: one segment more
-                            sender.ftp().expect("validation pairs Telnet with TCP").advance_by(net, 1);
-                            telnet.rearm(net);
+                        let source = flow.source.as_mut().expect("an App timer is a source's");
+                        if source.fire(net, gen) {
+                            Self::source_sends(net, sender, source);
                         }
                     }
                     _ => unreachable!("timer {kind:?} of a flow without one"),
@@ -303,11 +301,15 @@ impl Simulation {
                 let action = self.scenario.actions[i.index()];
                 let flow = &mut self.flows[action.flow];
                 let app = flow.app;
-                if let Some(telnet) = &mut flow.telnet {
+                if let Some(source) = &mut flow.source {
                     match action.kind {
-                        ActionKind::Start => telnet.start(net),
-                        ActionKind::Stop => telnet.stop(),
-                        ActionKind::SetInterval { interval_s } => telnet.set_interval(interval_s),
+                        ActionKind::Start => {
+                            if source.start(net) {
+                                Self::source_sends(net, &mut flow.sender, source);
+                            }
+                        }
+                        ActionKind::Stop => source.stop(net),
+                        ActionKind::SetInterval { interval_s } => source.set_interval(interval_s),
                         kind => unreachable!("validation rules out {kind:?} on {app:?}"),
                     }
                 } else if let Sender::Cbr(cbr) = &mut flow.sender {
@@ -330,6 +332,14 @@ impl Simulation {
             }
         }
         None
+    }
+
+    /// A source's packet is due: its TCP sender gets the message (ns-2's `sendmsg`), then the
+    /// source sets its next time.
+    fn source_sends(net: &mut Network, sender: &mut Sender, source: &mut Source) {
+        let tcp = sender.ftp().expect("validation gives sources TCP senders");
+        tcp.advance_by(net, source.message_segments());
+        source.rearm(net);
     }
 
     /// The invariants after an event (see `check`): the clock, and the agents of `flow`.
