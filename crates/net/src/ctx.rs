@@ -31,6 +31,8 @@ pub enum Event {
     Wifi(WifiEvent),
     /// A mobile node's timer (its index, which timer, generation).
     Mip(u32, MipTimer, u32),
+    /// The scenario's delay spike with this index starts (true) or ends.
+    DelaySpike(u32, bool),
 }
 
 /// The timers of flows' agents.

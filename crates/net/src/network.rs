@@ -52,6 +52,11 @@ pub struct Link {
     pub rate_bps: u64,
     /// Propagation delay in seconds (a double, as ns-2's `delay_`).
     pub delay_secs: f64,
+    /// A delay spike holds the link (ns-2's Delayer blocked): no transmission starts, and
+    /// `busy` stays set.
+    blocked: bool,
+    /// The link went idle during the spike: at its end the queue's head may go at once.
+    idle_in_spike: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -76,6 +81,8 @@ impl Link {
             busy_since: 0.0,
             stats: LinkStats::default(),
             traced: false,
+            blocked: false,
+            idle_in_spike: false,
             last_tx: LastTx { size: u32::MAX, tx: Time::ZERO, secs: 0.0, lane: LaneId(u32::MAX) }, // no size yet
         }
     }
@@ -94,6 +101,16 @@ impl Link {
     /// When the last transmission started ends.
     pub fn busy_until(&self) -> Time {
         Time::from_secs_f64(self.busy_since) + self.last_tx.tx // zero before the first packet
+    }
+
+    /// The current transmission is over: the link is free, unless a delay spike holds it.
+    #[inline(always)]
+    fn free(&mut self) {
+        if self.blocked {
+            self.idle_in_spike = true;
+        } else {
+            self.busy = false;
+        }
     }
 
     /// Packets on this link's wire: sent and not yet received.
@@ -428,7 +445,7 @@ impl Network {
             // The transmission ended before this packet came: the link went idle then, and
             // its queue (RED counts idle time) was found empty then, as `on_link_free` does.
             link.release = None;
-            link.busy = false;
+            link.free();
             let none = link.queue.dequeue(at);
             debug_assert!(none.is_none(), "a release is left unscheduled only while the queue is empty");
         }
@@ -440,7 +457,7 @@ impl Network {
             // on an idle link.
             if self.ctx.sched.dispatch_if_next(at, seq) {
                 link.release = None;
-                link.busy = false;
+                link.free();
             }
         }
         if link.traced {
@@ -571,8 +588,33 @@ impl Network {
 
     pub(crate) fn on_link_free(&mut self, l: LinkId) {
         // SAFETY: `put_on_wire` and `pass_losses` make a release's event for its link
-        unsafe { unchecked(&mut self.links, l.index()) }.busy = false;
-        self.start_transmission(l);
+        let link = unsafe { unchecked(&mut self.links, l.index()) };
+        link.free();
+        if !link.busy {
+            self.start_transmission(l);
+        }
+    }
+
+    /// A delay spike starts on link `l` (ns-2's `$delayer block`): a transmission under way
+    /// ends, and no other starts.
+    pub(crate) fn block(&mut self, l: LinkId) {
+        let link = &mut self.links[l.index()];
+        link.blocked = true;
+        if !link.busy {
+            link.busy = true;
+            link.idle_in_spike = true;
+        }
+    }
+
+    /// The spike ends (`$delayer unblock`): if the link's last transmission is over, its
+    /// queue's head goes now; else when that ends, as usual.
+    pub(crate) fn unblock(&mut self, l: LinkId) {
+        let link = &mut self.links[l.index()];
+        link.blocked = false;
+        if std::mem::take(&mut link.idle_in_spike) {
+            link.busy = false;
+            self.start_transmission(l);
+        }
     }
 
     /// The first packet of flight lane `lane` reaches the end of its link: it is forwarded, or

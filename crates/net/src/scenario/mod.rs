@@ -164,6 +164,8 @@ pub struct Scenario {
     pub mobile_nodes: Vec<crate::mobility::config::MobileConfig>,
     pub flows: Vec<FlowConfig>,
     pub losses: Vec<LossConfig>,
+    /// Times a link direction sends nothing (ns-2's Delayer).
+    pub delay_spikes: Vec<DelaySpike>,
     /// What the applications do and when, in the order ns-2 would schedule it: each flow's own
     /// start and stop (in flow order), then the scenario's `actions`.
     pub actions: Vec<Action>,
@@ -181,6 +183,18 @@ pub struct Scenario {
     /// Sample each flow's goodput and each link's queue at every multiple of this interval.
     #[serde(rename = "interval_s", serialize_with = "opt_secs")]
     pub interval: Option<Time>,
+}
+
+/// ns-2's `Delayer` on a link direction, blocked at `at_s` for `length_s` seconds
+/// (`$delayer block`, then `$ns after length "$delayer unblock"`): no packet starts to cross
+/// the link meanwhile; the queue holds them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DelaySpike {
+    /// The link direction (2 * link + 0 for from->to, + 1 for to->from).
+    pub link: usize,
+    /// The exact doubles ns-2 schedules on.
+    pub at_s: f64,
+    pub length_s: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

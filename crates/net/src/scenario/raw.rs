@@ -94,6 +94,7 @@ pub struct RawScenario {
     pub fast: Option<RawFast>,
     pub pacing: Option<RawPacing>,
     pub losses: Option<Vec<RawLoss>>,
+    pub delay_spikes: Option<Vec<RawDelaySpike>>,
     pub actions: Option<Vec<RawAction>>,
     pub output: Option<RawOutput>,
 }
@@ -155,6 +156,15 @@ pub struct RawAction {
     pub action: Option<String>,
     pub packets: Option<i64>,
     pub interval: Option<Quantity>,
+}
+
+/// A delay spike: a link direction sends nothing for a while (ns-2's Delayer, blocked).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawDelaySpike {
+    pub link: Option<String>,
+    pub at: Option<Quantity>,
+    pub length: Option<Quantity>,
 }
 
 /// A loss model on one link direction (ns-2's error models in an `ErrorModule Fid` at the head

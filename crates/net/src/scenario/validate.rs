@@ -5,7 +5,7 @@ use super::fields::{
     err, exact_seconds, flag, int_in, node_named, one_of, rate, real_in, seconds, size, time, whole_seconds, Res,
 };
 use super::raw::{
-    Flag, Quantity, RawAction, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed, RawScenario, RawSink, RawTcp,
+    Flag, Quantity, RawAction, RawDelaySpike, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed, RawScenario, RawSink, RawTcp,
     RawVegas,
 };
 use super::*;
@@ -214,6 +214,11 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             traces.enable(one_of(t, &Traces::NAMES, "trace", &format!("output.trace[{i}]"))?);
         }
     }
+    let mut delay_spikes = Vec::new();
+    for (i, s) in raw.delay_spikes.iter().flatten().enumerate() {
+        delay_spikes.push(delay_spike(s, i, &nodes, &links, duration)?);
+    }
+
     Ok(Scenario {
         name,
         duration,
@@ -226,6 +231,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         mobile_nodes,
         flows,
         losses,
+        delay_spikes,
         actions,
         traces,
         trace_links,
@@ -276,6 +282,18 @@ fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
 }
 
 /// "a->b" to the simplex link id: 2i for links[i] from->to, 2i+1 for to->from.
+fn delay_spike(s: &RawDelaySpike, i: usize, nodes: &[String], links: &[LinkConfig], duration: Time) -> Res<DelaySpike> {
+    let p = |f: &str| format!("delay_spikes[{i}].{f}");
+    let text = s.link.as_ref().ok_or_else(|| ScenarioError::new(p("link"), "is required (e.g. \"s1->r1\")"))?;
+    let link = link_direction(text, nodes, links, &p("link"))?;
+    let at = s.at.as_ref().ok_or_else(|| ScenarioError::new(p("at"), "is required (a time)"))?;
+    if time(at, &p("at"))? > duration {
+        return err(p("at"), format!("is after the end of the run ({duration})"));
+    }
+    let length = s.length.as_ref().ok_or_else(|| ScenarioError::new(p("length"), "is required (a time)"))?;
+    Ok(DelaySpike { link, at_s: exact_seconds(at, &p("at"))?, length_s: exact_seconds(length, &p("length"))? })
+}
+
 fn link_direction(text: &str, nodes: &[String], links: &[LinkConfig], path: &str) -> Res<usize> {
     let (a, b) = text
         .split_once("->")

@@ -319,6 +319,10 @@ impl Simulation {
         for tcp in reset_order(&scenario).filter_map(agent) {
             tcp.trace_cwnd_reset(&mut net);
         }
+        // ns-2 schedules a Delayer's block as it builds the topology, before the actions
+        for (i, spike) in scenario.delay_spikes.iter().enumerate() {
+            net.ctx.sched.schedule_exact(spike.at_s, Event::DelaySpike(i as u32, true));
+        }
         let first_action = net.ctx.sched.reserve(); // a mark: numbers are only compared
         for (i, a) in scenario.actions.iter().enumerate() {
             net.ctx.sched.schedule_exact(a.at_s, Event::Act(ActionId(i as u32)));

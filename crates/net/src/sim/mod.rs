@@ -5,7 +5,7 @@ mod build;
 mod summary;
 
 use crate::guard::{Alarm, Guard};
-use crate::ids::NodeId;
+use crate::ids::{LinkId, NodeId};
 use crate::metrics::{FlowSeries, LinkSample, LinkSeries, Sampler, Summary, TcpSeries};
 use crate::network::{link_name, unchecked, Event, Link, Network, TimerKind};
 use crate::packet::{Kind, PacketId};
@@ -297,6 +297,18 @@ impl Simulation {
                 return Some(Self::deliver(net, &mut self.flows, home));
             }
             Event::Mip(m, which, gen) => net.on_mip(m, which, gen),
+            Event::DelaySpike(i, starts) => {
+                let spike = self.scenario.delay_spikes[i as usize];
+                let link = LinkId(spike.link as u32);
+                if starts {
+                    net.block(link);
+                    // ns-2's `$ns after length "$delayer unblock"`, scheduled as the spike starts
+                    let end = net.ctx.now_secs() + spike.length_s;
+                    net.ctx.sched.schedule_exact(end, Event::DelaySpike(i, false));
+                } else {
+                    net.unblock(link);
+                }
+            }
             Event::Act(i) => {
                 let action = self.scenario.actions[i.index()];
                 let flow = &mut self.flows[action.flow];
