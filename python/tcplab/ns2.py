@@ -90,6 +90,9 @@ TCP_VARS = {
     "frto": "frto_enabled_",
     "sfrto": "sfrto_enabled_",
     "spurious_response": "spurious_response_",
+    "qoption": "QOption_",
+    "rtt_counter": "EnblRTTCtr_",
+    "control_increase": "control_increase_",
 }
 
 # Agent/TCPSink variables (all bind_bool).
@@ -111,7 +114,7 @@ VARIANT_ONLY = {
 # Switches that are C++ ints (plain bind), written 1/0; the other booleans are
 # bind_bool and written true/false.
 INT_SWITCHES = {"singledup", "newreno_changes", "newreno_changes1", "partial_window_deflation",
-                "exit_recovery_fix", "adaptive"}
+                "exit_recovery_fix", "adaptive", "qoption", "rtt_counter", "control_increase"}
 
 # C++ *int* seconds: ns-2 truncates them before dividing by tcpTick_.
 INT_SECONDS = {"srtt_init", "rttvar_init"}
@@ -189,6 +192,55 @@ def _tcl_string(s: str) -> str:
     if any(c in s for c in "{}\\\n"):
         raise ValueError(f"path {s!r} cannot be quoted for Tcl")
     return "{" + s + "}"
+
+
+# The on/off sources: tcplab's app name -> ns-2's class.
+ON_OFF = {"exponential": "Application/Traffic/Exponential", "pareto": "Application/Traffic/Pareto"}
+
+
+def _application(emit, flow: dict, appv: str, agent: str, is_tcp: bool) -> None:
+    """The flow's application, attached to its agent."""
+    app = flow["app"]
+    if app == "ftp":
+        emit(f"set {appv} [new Application/FTP]")
+    elif app == "telnet":
+        emit(f"set {appv} [new Application/Telnet]")
+        emit(f"${appv} set interval_ {_num(flow['interval_s'])}")
+    else:
+        if not is_tcp:
+            # The UDP agent's packetSize_ is a *maximum* above which it fragments each
+            # message, so it is set to the source's size to send whole packets.
+            emit(f"${agent} set packetSize_ {flow['size']}")
+        emit(f"set {appv} [new {ON_OFF.get(app, 'Application/Traffic/CBR')}]")
+        emit(f"${appv} set packetSize_ {flow['size']}")
+        emit(f"${appv} set rate_ {int(flow['rate_bps'])}")
+        if app in ON_OFF:
+            emit(f"${appv} set burst_time_ {_num(flow['burst_time_s'])}")
+            emit(f"${appv} set idle_time_ {_num(flow['idle_time_s'])}")
+        if app == "pareto":
+            emit(f"${appv} set shape_ {_num(flow['shape'])}")
+    emit(f"${appv} attach-agent ${agent}")
+
+
+def _delay_spikes(emit, s: dict) -> None:
+    """Each delay spike as test-suite-frto.tcl makes one: a Delayer inserted in the link, blocked
+    at the spike's start, and unblocked `$ns after` its length (scheduled as it starts)."""
+    if not s["delay_spikes"]:
+        return
+    emit("proc delay_spike {delayer length} {")
+    emit("    global ns")
+    emit("    $delayer block")
+    emit('    $ns after $length "$delayer unblock"')
+    emit("}")
+    delayers = {}
+    for spike in s["delay_spikes"]:
+        link = s["links"][spike["link"] // 2]
+        a, b = (link["from"], link["to"])[::1 if spike["link"] % 2 == 0 else -1]
+        if (a, b) not in delayers:
+            delayers[(a, b)] = d = f"delayer{len(delayers)}"
+            emit(f"set {d} [new Delayer]")
+            emit(f"$ns insert-delayer $n{a} $n{b} ${d}")
+        emit(f'$ns at {_num(spike["at_s"])} "delay_spike ${delayers[(a, b)]} {_num(spike["length_s"])}"')
 
 
 def _losses(emit, s: dict) -> None:
@@ -341,20 +393,11 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             _set_all(emit, f"${agent}", flow["params"], TCP_VARS, f"flows[{fi}].params", skip | {"ssthresh"})
             tcp_agents.append((fi, agent))
 
-        if flow["app"] == "ftp":
-            emit(f"set {appv} [new Application/FTP]")
-            emit(f"${appv} attach-agent ${agent}")
-        else:
-            # The UDP agent's packetSize_ is a *maximum* above which it fragments each
-            # CBR message, so it is set to the CBR size to send whole packets.
-            emit(f"${agent} set packetSize_ {flow['size']}")
-            emit(f"set {appv} [new Application/Traffic/CBR]")
-            emit(f"${appv} set packetSize_ {flow['size']}")
-            emit(f"${appv} set rate_ {int(flow['rate_bps'])}")
-            emit(f"${appv} attach-agent ${agent}")
+        _application(emit, flow, appv, agent, is_tcp)
         emit("")
 
     _losses(emit, s)
+    _delay_spikes(emit, s)
     # the knob ssthresh (0: not set): `$ns run` resets ssthresh_ to window_, so it is set at 0.0
     for fi, agent in tcp_agents:
         if s["flows"][fi]["params"]["ssthresh"] > 0:
@@ -369,6 +412,8 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             what = f"produce {flow['packets']}"
         elif what in ("produce", "producemore"):
             what = f"{what} {a['packets']}"
+        elif what == "set_interval":
+            what = f"set interval_ {_num(a['interval_s'])}"
         emit(f'$ns at {_num(a["at_s"])} "$app{a["flow"]} {what}"')
     emit("")
 

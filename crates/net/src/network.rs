@@ -272,7 +272,7 @@ impl Network {
         let pkt = self.ctx.pkts.get(id);
         let stats = &mut self.ctx.flow_stats[pkt.flow.0 as usize]; // checked: `Endpoint` is public
         match pkt.kind {
-            Kind::Tcp | Kind::Cbr => stats.on_data_sent(pkt.size),
+            Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto => stats.on_data_sent(pkt.size),
             Kind::Ack => stats.acks_sent += 1,
             Kind::BindingUpdate | Kind::BindingAck => {}
         }
@@ -507,11 +507,11 @@ impl Network {
         }
         let stats = &mut self.ctx.flow_stats[pkt.flow.0 as usize];
         match pkt.kind {
-            Kind::Tcp | Kind::Cbr => stats.data_dropped += 1,
+            Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto => stats.data_dropped += 1,
             Kind::Ack => stats.acks_dropped += 1,
             Kind::BindingUpdate | Kind::BindingAck => {}
         }
-        if matches!(pkt.kind, Kind::Tcp | Kind::Cbr) && self.mip.is_mobile(pkt.dst.node) {
+        if pkt.kind.is_data() && self.mip.is_mobile(pkt.dst.node) {
             self.mip.drops.push((self.ctx.now_secs(), pkt.flow.0));
         }
     }

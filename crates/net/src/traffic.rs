@@ -1,6 +1,7 @@
-//! ns-2's applications that tell a TCP agent when to send, beyond FTP: `Application/Telnet`
-//! (telnet.cc) and `Application/Traffic/CBR` on a TCP agent (cbr_traffic.cc; over UDP, CBR is
-//! `udp::CbrSource`). A source arms its own timer (`TimerKind::App`); when it fires, the run has
+//! ns-2's applications that tell an agent when to send, beyond FTP: `Application/Telnet`
+//! (telnet.cc) and `Application/Traffic/CBR` (cbr_traffic.cc) on a TCP agent (over UDP, CBR is
+//! `udp::CbrSource`), and the on/off sources `Application/Traffic/Exponential` (expoo.cc) and
+//! `Application/Traffic/Pareto` (pareto.cc) on a UDP agent. A source arms its own timer (`TimerKind::App`); when it fires, the run has
 //! the flow's agent send (ns-2's `sendmsg`), then asks the source for the next interval: ns-2
 //! sends before it draws, and a RED queue on the way may draw in between. Random intervals come
 //! from the run's random numbers (`random::Draws`) in the order ns-2 draws them.
@@ -19,6 +20,54 @@ enum Kind {
     /// double as ns-2 keeps it: `set interval_` sets it to size*8/interval).
     /// Each packet is `segments` TCP segments (ns-2's `sendmsg` rounds the bytes up).
     Cbr { rate: f64, size: u32, segments: i64 },
+    /// An on/off source (`OnOff`): bursts at a fixed rate, idle times between.
+    OnOff(OnOff),
+}
+
+/// `Application/Traffic/Exponential` and `/Pareto`: bursts of `size`-byte packets every
+/// `interval` seconds, their lengths (in packets) and the idle times between them drawn from
+/// an exponential or a Pareto distribution with the configured means.
+pub struct OnOff {
+    pub size: u32,
+    /// The packet interval in a burst, size*8/rate (ns-2's `interval_`, set at start).
+    interval: f64,
+    /// The mean burst length in packets and the mean idle time (Exponential), or the Pareto
+    /// scales of the two (`p1_`, `p2_`: mean * (shape-1)/shape).
+    burst: f64,
+    idle: f64,
+    /// None: exponential; the Pareto shape otherwise.
+    shape: Option<f64>,
+    /// Packets left in the current burst (`rem_`).
+    left: u32,
+}
+
+impl OnOff {
+    /// ns-2's `init()` at start: `rate_bps` in b/s, times in seconds.
+    pub fn new(size: u32, rate_bps: f64, burst_time: f64, idle_time: f64, shape: Option<f64>) -> OnOff {
+        let interval = (size << 3) as f64 / rate_bps;
+        let packets = burst_time / interval;
+        let (burst, idle) = match shape {
+            None => (packets, idle_time),
+            Some(shape) => (packets * (shape - 1.0) / shape, idle_time * (shape - 1.0) / shape),
+        };
+        OnOff { size, interval, burst, idle, shape, left: 0 }
+    }
+
+    /// `next_interval()`: one interval in a burst; at a burst's end, the next burst's length
+    /// is drawn, then the idle time before it.
+    fn next_interval(&mut self, mut draw: impl FnMut() -> f64) -> f64 {
+        let mut t = self.interval;
+        if self.left == 0 {
+            let spread = |mean: f64, u: f64| match self.shape {
+                None => mean * exponential(u),
+                Some(shape) => mean * (1.0 / u.powf(1.0 / shape)),
+            };
+            self.left = ((spread(self.burst, draw()) + 0.5) as u32).max(1);
+            t += spread(self.idle, draw());
+        }
+        self.left -= 1;
+        t
+    }
 }
 
 pub struct Source {
@@ -36,6 +85,10 @@ impl Source {
 
     /// CBR of `size`-byte packets at `rate_bps` on a TCP agent whose segments are `segment`
     /// bytes.
+    pub fn on_off(flow: FlowId, source: OnOff, draws: Draws) -> Source {
+        Source { flow, kind: Kind::OnOff(source), running: false, timer: Timer::default(), draws }
+    }
+
     pub fn cbr(flow: FlowId, rate_bps: f64, size: u32, segment: u32) -> Source {
         let kind = Kind::Cbr { rate: rate_bps, size, segments: size.div_ceil(segment) as i64 };
         Source { flow, kind, running: false, timer: Timer::default(), draws: Draws::Shared }
@@ -51,22 +104,35 @@ impl Source {
                 false
             }
             Kind::Cbr { .. } => true,
+            Kind::OnOff(_) => {
+                self.rearm(net);
+                false
+            }
         }
     }
 
     /// `stop`: CBR cancels its timer; Telnet's stays armed and finds the source stopped.
     pub fn stop(&mut self, net: &mut impl Port) {
-        if matches!(self.kind, Kind::Cbr { .. }) && self.running {
+        if !matches!(self.kind, Kind::Telnet { .. }) && self.running {
             net.cancel(&mut self.timer, self.flow, TimerKind::App);
         }
         self.running = false;
     }
 
-    /// `$app set interval_ v`: from the next interval on.
+    /// `$app set interval_ v`: from the next interval on (Telnet and CBR only).
     pub fn set_interval(&mut self, v: f64) {
         match &mut self.kind {
             Kind::Telnet { interval } => *interval = v,
             Kind::Cbr { rate, size, .. } => *rate = (*size as f64) * 8.0 / v,
+            Kind::OnOff(_) => unreachable!("validation: set_interval is Telnet's and CBR's"),
+        }
+    }
+
+    /// The bytes of each packet of an on/off source (its agent is UDP's).
+    pub fn packet_bytes(&self) -> u32 {
+        match &self.kind {
+            Kind::OnOff(s) => s.size,
+            _ => unreachable!("Telnet and CBR sources drive TCP agents"),
         }
     }
 
@@ -76,6 +142,7 @@ impl Source {
         match self.kind {
             Kind::Telnet { .. } => 1,
             Kind::Cbr { segments, .. } => segments,
+            Kind::OnOff(_) => 1,
         }
     }
 
@@ -95,6 +162,10 @@ impl Source {
             Kind::Telnet { interval } => exponential(self.draws.uniform(net.rng())) * interval,
             // recomputed each time, as ns-2 does, for a rate changed since
             Kind::Cbr { rate, size, .. } => (size << 3) as f64 / rate,
+            Kind::OnOff(ref mut s) => {
+                let (draws, rng) = (&mut self.draws, net.rng());
+                s.next_interval(|| draws.uniform(rng))
+            }
         };
         net.arm(&mut self.timer, self.flow, TimerKind::App, delay);
     }

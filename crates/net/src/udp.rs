@@ -1,4 +1,5 @@
-//! A CBR source over UDP (ns-2 `Application/Traffic/CBR` on `Agent/UDP`, without jitter).
+//! A CBR source over UDP (ns-2 `Application/Traffic/CBR` on `Agent/UDP`, without jitter), and
+//! the bare UDP agent the other traffic sources (crate::traffic) send through.
 
 use crate::packet::Kind;
 use crate::port::{Endpoint, Port, TimerKind};
@@ -37,6 +38,26 @@ impl CbrSource {
         self.ep.send(net, Kind::Cbr, |p| (p.size, p.payload, p.seq) = (self.size, self.size, self.seq));
         self.seq += 1;
         net.arm(&mut self.timer, self.ep.flow, TimerKind::Cbr, self.interval);
+    }
+}
+
+/// ns-2's `Agent/UDP` under an application that tells it when to send (`sendmsg`): each
+/// message one packet, seqnos from 0, typed by the application.
+pub struct UdpAgent {
+    ep: Endpoint,
+    kind: Kind,
+    seq: i64,
+}
+
+impl UdpAgent {
+    pub fn new(ep: Endpoint, kind: Kind) -> UdpAgent {
+        UdpAgent { ep, kind, seq: 0 }
+    }
+
+    /// Sends a packet of `size` bytes.
+    pub fn send(&mut self, net: &mut impl Port, size: u32) {
+        self.ep.send(net, self.kind, |p| (p.size, p.payload, p.seq) = (size, size, self.seq));
+        self.seq += 1;
     }
 }
 

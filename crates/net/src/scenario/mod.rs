@@ -441,6 +441,13 @@ pub enum AppConfig {
     /// ns-2's `Application/Telnet`: a packet at exponential intervals of mean `interval_s`,
     /// or (0) at tcplib's telnet interarrival times.
     Telnet { interval_s: f64 },
+    /// ns-2's `Application/Traffic/Exponential` over UDP: bursts of `size`-byte packets at
+    /// `rate_bps`, exponentially many packets (mean `burst_time_s` at the rate), exponential
+    /// idle times between them (mean `idle_time_s`).
+    Exponential { size: u32, rate_bps: u64, burst_time_s: f64, idle_time_s: f64 },
+    /// ns-2's `Application/Traffic/Pareto`: as Exponential, with Pareto bursts and idle
+    /// times of this `shape`.
+    Pareto { size: u32, rate_bps: u64, burst_time_s: f64, idle_time_s: f64, shape: f64 },
 }
 
 /// The ns-2 knobs of one TCP sender. Times are seconds as doubles because ns-2's RTT estimator

@@ -833,9 +833,14 @@ fn flow(
     let is_tcp = protocol != "udp";
 
     let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
-    let app = one_of(app, &["ftp", "cbr", "telnet"], "app", &p("app"))?;
+    let app = one_of(app, &["ftp", "cbr", "telnet", "exponential", "pareto"], "app", &p("app"))?;
     if (app == "ftp" || app == "telnet") && !is_tcp {
         return err(p("app"), format!("{app} needs a TCP protocol (tahoe, reno, newreno, sack1, fack, sackrh or vegas)"));
+    }
+    let on_off = app == "exponential" || app == "pareto";
+    if on_off && is_tcp {
+        // ns-2 would type the TCP agent's segments as the source's packets
+        return err(p("app"), format!("{app} runs over protocol = \"udp\""));
     }
     let packet_size = match &f.packet_size {
         Some(q) => {
@@ -858,8 +863,11 @@ fn flow(
         }
     };
     only("packets", f.packets.is_some() && app != "ftp", "with app = \"ftp\"")?;
-    only("rate", f.rate.is_some() && app != "cbr", "with app = \"cbr\"")?;
+    only("rate", f.rate.is_some() && app != "cbr" && !on_off, "with app = \"cbr\", \"exponential\" or \"pareto\"")?;
     only("interval", f.interval.is_some() && app != "telnet", "with app = \"telnet\"")?;
+    only("burst_time", f.burst_time.is_some() && !on_off, "with app = \"exponential\" or \"pareto\"")?;
+    only("idle_time", f.idle_time.is_some() && !on_off, "with app = \"exponential\" or \"pareto\"")?;
+    only("shape", f.shape.is_some() && app != "pareto", "with app = \"pareto\"")?;
     only("sink", f.sink.is_some() && !is_tcp, "with a TCP protocol")?;
     only("tcp", f.tcp.is_some() && !is_tcp, "with a TCP protocol")?;
     only("tcpsink", f.tcpsink.is_some() && !is_tcp, "with a TCP protocol")?;
@@ -883,6 +891,30 @@ fn flow(
         // ns-2's default interval_ is 1 s
         let interval_s = f.interval.as_ref().map_or(Ok(1.0), |q| exact_seconds(q, &p("interval")))?;
         AppConfig::Telnet { interval_s }
+    } else if on_off {
+        // ns-2's defaults: 210-byte packets at 64 kb/s, bursts and idle times of 0.5 s
+        let secs = |q: &Option<Quantity>, field: &str| q.as_ref().map_or(Ok(0.5), |q| exact_seconds(q, &p(field)));
+        let (burst_time_s, idle_time_s) = (secs(&f.burst_time, "burst_time")?, secs(&f.idle_time, "idle_time")?);
+        if burst_time_s <= 0.0 {
+            return err(p("burst_time"), "must be above 0");
+        }
+        let rate_bps = match &f.rate {
+            Some(q) => rate(q, &p("rate"))?,
+            None => 64_000,
+        };
+        if rate_bps == 0 {
+            return err(p("rate"), "must be above 0");
+        }
+        let size = packet_size.unwrap_or(210);
+        if app == "exponential" {
+            AppConfig::Exponential { size, rate_bps, burst_time_s, idle_time_s }
+        } else {
+            let shape = real_in(f.shape.unwrap_or(1.5), 1.0, 1e6, &p("shape"))?;
+            if shape <= 1.0 {
+                return err(p("shape"), format!("{shape} gives Pareto bursts no finite mean (expected above 1)"));
+            }
+            AppConfig::Pareto { size, rate_bps, burst_time_s, idle_time_s, shape }
+        }
     } else {
         let rate_bps = match &f.rate {
             Some(q) => rate(q, &p("rate"))?,

@@ -8,7 +8,7 @@ use crate::loss::Loss;
 use crate::metrics::Sampler;
 use crate::mobility::Mip;
 use crate::network::{link_name, Event, Link, Network};
-use crate::packet::{Addr, FlowId};
+use crate::packet::{Addr, FlowId, Kind};
 use crate::pcap::{FlowWire, Pcap};
 use crate::port::Endpoint;
 use crate::queue::Queue;
@@ -16,8 +16,8 @@ use crate::random::{tcl_array_order, Draws};
 use crate::scenario::{AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Transport};
 use crate::tcp::{Ns2Sender, RfcSender, TcpSink};
 use crate::trace::{Sink, Tracer};
-use crate::traffic::Source;
-use crate::udp::CbrSource;
+use crate::traffic::{OnOff, Source};
+use crate::udp::{CbrSource, UdpAgent};
 use crate::wifi::Wifi;
 use std::fs::File;
 use std::io::{self, BufWriter};
@@ -292,6 +292,12 @@ impl Simulation {
                 (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
                     (Sender::Cbr(CbrSource::new(sender_end, rate_bps, size)), Receiver::Null)
                 }
+                (Transport::Udp, AppConfig::Exponential { .. }) => {
+                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Exp)), Receiver::Null)
+                }
+                (Transport::Udp, AppConfig::Pareto { .. }) => {
+                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Pareto)), Receiver::Null)
+                }
                 (Transport::Udp, AppConfig::Ftp { .. } | AppConfig::Telnet { .. }) => {
                     unreachable!("validation pairs FTP and Telnet with TCP")
                 }
@@ -302,6 +308,14 @@ impl Simulation {
                 }
                 (Transport::Tcp(t), AppConfig::Cbr { rate_bps, size }) => {
                     Some(Source::cbr(id, rate_bps as f64, size, t.params.packet_size))
+                }
+                (_, AppConfig::Exponential { size, rate_bps, burst_time_s, idle_time_s }) => {
+                    let on_off = OnOff::new(size, rate_bps as f64, burst_time_s, idle_time_s, None);
+                    Some(Source::on_off(id, on_off, draws(format!("app/{}", f.name))))
+                }
+                (_, AppConfig::Pareto { size, rate_bps, burst_time_s, idle_time_s, shape }) => {
+                    let on_off = OnOff::new(size, rate_bps as f64, burst_time_s, idle_time_s, Some(shape));
+                    Some(Source::on_off(id, on_off, draws(format!("app/{}", f.name))))
                 }
                 _ => None,
             };

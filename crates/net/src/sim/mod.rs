@@ -12,7 +12,7 @@ use crate::packet::{Kind, PacketId};
 use crate::scenario::{ActionKind, AppConfig, Scenario, ScenarioError, Transport};
 use crate::tcp::{Ftp, Ns2Sender, RfcSender, TcpSink};
 use crate::traffic::Source;
-use crate::udp::CbrSource;
+use crate::udp::{CbrSource, UdpAgent};
 use serde::Serialize;
 use std::io;
 use tcplab_des::Time;
@@ -27,6 +27,8 @@ enum Sender {
     /// The rfc profile's sender.
     Rfc(RfcSender),
     Cbr(CbrSource),
+    /// A UDP agent that an on/off source drives.
+    Udp(UdpAgent),
 }
 
 impl Sender {
@@ -34,7 +36,7 @@ impl Sender {
         match self {
             Sender::Tcp(t) => Some(t),
             Sender::Rfc(r) => Some(r),
-            Sender::Cbr(_) => None,
+            Sender::Cbr(_) | Sender::Udp(_) => None,
         }
     }
 }
@@ -346,11 +348,13 @@ impl Simulation {
         None
     }
 
-    /// A source's packet is due: its TCP sender gets the message (ns-2's `sendmsg`), then the
-    /// source sets its next time.
+    /// A source's packet is due: its agent gets the message (ns-2's `sendmsg`), then the source
+    /// sets its next time.
     fn source_sends(net: &mut Network, sender: &mut Sender, source: &mut Source) {
-        let tcp = sender.ftp().expect("validation gives sources TCP senders");
-        tcp.advance_by(net, source.message_segments());
+        match sender {
+            Sender::Udp(udp) => udp.send(net, source.packet_bytes()),
+            tcp => tcp.ftp().expect("validation gives Telnet and CBR sources TCP senders").advance_by(net, source.message_segments()),
+        }
         source.rearm(net);
     }
 
@@ -381,7 +385,7 @@ impl Simulation {
         let check = self.net.ctx.check.as_mut().expect("checking");
         let mut live = vec![0u64; self.flows.len()];
         for (id, p) in self.net.ctx.pkts.live_packets() {
-            if matches!(p.kind, Kind::Tcp | Kind::Cbr) && !taken.contains(&id) {
+            if p.kind.is_data() && !taken.contains(&id) {
                 live[p.flow.0 as usize] += 1;
             }
         }
@@ -434,7 +438,7 @@ impl Simulation {
         let (flow, stats) =
             unsafe { (unchecked(flows, pkt.flow.0 as usize), unchecked(&mut net.ctx.flow_stats, pkt.flow.0 as usize)) };
         match pkt.kind {
-            Kind::Tcp | Kind::Cbr => {
+            Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto => {
                 stats.on_data_delivered(pkt.size, delay);
                 match &mut flow.receiver {
                     Receiver::Tcp(sink) => sink.recv(net, pkt),
@@ -447,7 +451,7 @@ impl Simulation {
                 match &mut flow.sender {
                     Sender::Tcp(tcp) => tcp.recv(net, pkt),
                     Sender::Rfc(tcp) => tcp.recv(net, pkt),
-                    Sender::Cbr(_) => {}
+                    Sender::Cbr(_) | Sender::Udp(_) => {}
                 }
             }
         }
