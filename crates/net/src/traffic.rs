@@ -214,6 +214,41 @@ mod tests {
         assert_eq!(net.deadline(TimerKind::App), Some(crate::tcplib::telnet_interarrival(u)));
     }
 
+    /// The on/off sources at start draw the first burst's length, then the idle time before
+    /// it; each packet of the burst after the first is one interval later, and the burst's
+    /// end draws again, in that order (expoo.cc, pareto.cc `next_interval`).
+    #[test]
+    fn on_off_sources_draw_burst_then_idle_in_ns2_order() {
+        // 500-byte packets at 400 kb/s: 10 ms apart, 0.2 s bursts are 20 packets on average
+        for shape in [None, Some(1.5)] {
+            let mut net = FakePort::default();
+            let mut source = Source::on_off(FlowId(0), OnOff::new(500, 400_000.0, 0.2, 1.0, shape), Draws::Shared);
+            let mut rng = Ns2Rng::seeded(1);
+            let spread = |mean: f64, u: f64| match shape {
+                None => mean * -u.ln(),
+                Some(k) => mean * (k - 1.0) / k * (1.0 / u.powf(1.0 / k)),
+            };
+            let mut due = 0.0;
+            for burst in 0..3 {
+                let packets = ((spread(20.0, rng.uniform()) + 0.5) as u32).max(1);
+                due += 0.01 + spread(1.0, rng.uniform());
+                for i in 0..packets {
+                    if burst == 0 && i == 0 {
+                        assert!(!source.start(&mut net), "the first packet waits");
+                    } else {
+                        source.rearm(&mut net);
+                    }
+                    let (_, when) = net.expire(|net, _, gen| assert!(source.fire(net, gen))).expect("armed");
+                    assert!((when - due).abs() < 1e-9, "{shape:?}: packet {i} at {when}, not {due}");
+                    if i + 1 < packets {
+                        due += 0.01;
+                    }
+                }
+            }
+            assert_eq!(source.packet_bytes(), 500);
+        }
+    }
+
     /// CBR sends at start, then every size*8/rate; `set interval_` changes the rate from the
     /// next interval on; stop cancels the timer.
     #[test]
