@@ -139,7 +139,9 @@ impl Estimate {
             .flows
             .iter()
             .zip(&demands)
-            .filter(|(f, _)| matches!(f.app, AppConfig::Cbr { .. } | AppConfig::Exponential { .. } | AppConfig::Pareto { .. }))
+            .filter(|(f, _)| {
+                matches!(f.app, AppConfig::Cbr { .. } | AppConfig::Exponential { .. } | AppConfig::Pareto { .. })
+            })
             .map(|(_, d)| d.pps * (d.to - d.from))
             .sum();
         let mobile_checks: f64 =
@@ -324,9 +326,10 @@ impl Demand {
                 (size, rate_bps as f64 / (8.0 * size.max(1) as f64), None, 0.0)
             }
             // at most the burst rate
-            (Transport::Udp, AppConfig::Exponential { rate_bps, size, .. } | AppConfig::Pareto { rate_bps, size, .. }) => {
-                (size, rate_bps as f64 / (8.0 * size.max(1) as f64), None, 0.0)
-            }
+            (
+                Transport::Udp,
+                AppConfig::Exponential { rate_bps, size, .. } | AppConfig::Pareto { rate_bps, size, .. },
+            ) => (size, rate_bps as f64 / (8.0 * size.max(1) as f64), None, 0.0),
             // refused by validation
             (Transport::Udp, AppConfig::Ftp { .. } | AppConfig::Telnet { .. }) => (1000, 0.0, None, 0.0),
         };
@@ -442,7 +445,12 @@ fn held_by_delays(scenario: &Scenario, demands: &[Demand], sent: &[f64], end: f6
             if !loss.fids.is_empty() && !loss.fids.contains(&f.fid) {
                 continue;
             }
-            let pps = if matches!(f.app, AppConfig::Cbr { .. } | AppConfig::Exponential { .. } | AppConfig::Pareto { .. }) { d.pps } else { sent[i] / (d.to - d.from).max(1e-9) };
+            let pps =
+                if matches!(f.app, AppConfig::Cbr { .. } | AppConfig::Exponential { .. } | AppConfig::Pareto { .. }) {
+                    d.pps
+                } else {
+                    sent[i] / (d.to - d.from).max(1e-9)
+                };
             let crossing = d.path.contains(link) as u8 as f64 + d.acks_per_packet * d.back.contains(link) as u8 as f64;
             let flow_held = pps * crossing * picked * delay.as_secs_f64().min(end);
             held += d.window.map_or(flow_held, |w| flow_held.min(w * crossing));

@@ -156,7 +156,7 @@ impl Source {
     /// `next_interval()`, then `resched`).
     pub fn rearm(&mut self, net: &mut impl Port) {
         let delay = match self.kind {
-            Kind::Telnet { interval } if interval == 0.0 => {
+            Kind::Telnet { interval: 0.0 } => {
                 crate::tcplib::telnet_interarrival(self.draws.uniform(net.rng()))
             }
             Kind::Telnet { interval } => exponential(self.draws.uniform(net.rng())) * interval,

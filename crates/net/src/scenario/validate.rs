@@ -5,8 +5,8 @@ use super::fields::{
     err, exact_seconds, flag, int_in, node_named, one_of, rate, real_in, seconds, size, time, whole_seconds, Res,
 };
 use super::raw::{
-    Flag, Quantity, RawAction, RawDelaySpike, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed, RawScenario, RawSink, RawTcp,
-    RawVegas,
+    Flag, Quantity, RawAction, RawDelaySpike, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed, RawScenario,
+    RawSink, RawTcp, RawVegas,
 };
 use super::*;
 use crate::pcap::IpVersion;
@@ -835,7 +835,10 @@ fn flow(
     let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
     let app = one_of(app, &["ftp", "cbr", "telnet", "exponential", "pareto"], "app", &p("app"))?;
     if (app == "ftp" || app == "telnet") && !is_tcp {
-        return err(p("app"), format!("{app} needs a TCP protocol (tahoe, reno, newreno, sack1, fack, sackrh or vegas)"));
+        return err(
+            p("app"),
+            format!("{app} needs a TCP protocol (tahoe, reno, newreno, sack1, fack, sackrh or vegas)"),
+        );
     }
     let on_off = app == "exponential" || app == "pareto";
     if on_off && is_tcp {
@@ -1003,14 +1006,21 @@ fn flow(
                 format!("ns-2 has rate-based pacing for vegas and reno only, not {}", variant.name()),
             );
         }
-        let quiescence = [("qoption", params.qoption), ("rtt_counter", params.rtt_counter), ("control_increase", params.control_increase)];
+        let quiescence = [
+            ("qoption", params.qoption),
+            ("rtt_counter", params.rtt_counter),
+            ("control_increase", params.control_increase),
+        ];
         if let Some((knob, _)) = quiescence.iter().find(|(_, on)| *on).filter(|_| {
             profile == Profile::Ns2
                 && !matches!(variant, TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::NewReno | TcpVariant::Sack1)
         }) {
             return err(
                 p(&format!("tcp.{knob}")),
-                format!("the quiescence option is modelled for tahoe, reno, newreno and sack1 only, not {}", variant.name()),
+                format!(
+                    "the quiescence option is modelled for tahoe, reno, newreno and sack1 only, not {}",
+                    variant.name()
+                ),
             );
         }
         if profile == Profile::Ns2
@@ -1099,7 +1109,8 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             "action",
             &p("do"),
         )?;
-        let tcp_cbr = matches!(flows[flow].app, AppConfig::Cbr { .. }) && matches!(flows[flow].transport, Transport::Tcp(_));
+        let tcp_cbr =
+            matches!(flows[flow].app, AppConfig::Cbr { .. }) && matches!(flows[flow].transport, Transport::Tcp(_));
         if what == "set_interval" && !(matches!(flows[flow].app, AppConfig::Telnet { .. }) || tcp_cbr) {
             return err(p("do"), "set_interval needs a flow with app = \"telnet\", or \"cbr\" over TCP");
         }

@@ -353,7 +353,10 @@ impl Simulation {
     fn source_sends(net: &mut Network, sender: &mut Sender, source: &mut Source) {
         match sender {
             Sender::Udp(udp) => udp.send(net, source.packet_bytes()),
-            tcp => tcp.ftp().expect("validation gives Telnet and CBR sources TCP senders").advance_by(net, source.message_segments()),
+            tcp => tcp
+                .ftp()
+                .expect("validation gives Telnet and CBR sources TCP senders")
+                .advance_by(net, source.message_segments()),
         }
         source.rearm(net);
     }

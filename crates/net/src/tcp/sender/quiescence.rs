@@ -220,11 +220,21 @@ mod tests {
     use crate::tcp::Ftp;
 
     fn params(rtt_counter: bool) -> TcpParams {
-        TcpParams { qoption: true, rtt_counter, syn: false, delay_growth: false, precision_reduce: false, ..TcpParams::default() }
+        TcpParams {
+            qoption: true,
+            rtt_counter,
+            syn: false,
+            delay_growth: false,
+            precision_reduce: false,
+            ..TcpParams::default()
+        }
     }
 
     fn sender(p: TcpParams) -> Tcp {
-        Tcp { s: Ns2Sender::new(TcpVariant::Tahoe, p, None, crate::testing::sender_end(), 0.0), net: Default::default() }
+        Tcp {
+            s: Ns2Sender::new(TcpVariant::Tahoe, p, None, crate::testing::sender_end(), 0.0),
+            net: Default::default(),
+        }
     }
 
     /// Tahoe with 10 packets to send, all sent and ACKed by 0.3 s: cwnd 2 + 10.
@@ -258,7 +268,8 @@ mod tests {
     /// control_increase_: an ACK opens cwnd only if the sender was network-limited.
     #[test]
     fn control_increase_opens_cwnd_only_when_network_limited() {
-        let mut t = sender(TcpParams { control_increase: true, syn: false, delay_growth: false, ..TcpParams::default() });
+        let mut t =
+            sender(TcpParams { control_increase: true, syn: false, delay_growth: false, ..TcpParams::default() });
         t.s.advance(&mut t.net, 3);
         assert_eq!(t.net.seqs_since(0), vec![0, 1], "cwnd 2");
         t.ack(0.1, 0, &[]);
