@@ -198,19 +198,33 @@ def _tcl_string(s: str) -> str:
 ON_OFF = {"exponential": "Application/Traffic/Exponential", "pareto": "Application/Traffic/Pareto"}
 
 
-def _application(emit, flow: dict, appv: str, agent: str, is_tcp: bool) -> None:
+def _application(emit, s: dict, fi: int, appv: str, agent: str, is_tcp: bool) -> None:
     """The flow's application, attached to its agent."""
+    flow = s["flows"][fi]
     app = flow["app"]
+    if not is_tcp:
+        # The UDP agent's packetSize_ is a *maximum* above which it fragments each message:
+        # the source's packet size (a Telnet's packets are this size; a trace's bigger records
+        # go as several packets).
+        emit(f"${agent} set packetSize_ {flow['size']}")
     if app == "ftp":
         emit(f"set {appv} [new Application/FTP]")
     elif app == "telnet":
         emit(f"set {appv} [new Application/Telnet]")
         emit(f"${appv} set interval_ {_num(flow['interval_s'])}")
+    elif app == "trace":
+        # ns-2 reads a binary file of (gap in µs, bytes) pairs, 32-bit big-endian: the script
+        # writes it where ns runs
+        records = " ".join(f"{gap} {size}" for gap, size in s["traffic_traces"][flow["table"]])
+        emit(f"set fd [open tcplab-trace-{fi}.bin w]")
+        emit("fconfigure $fd -translation binary")
+        emit(f"puts -nonewline $fd [binary format I* {{{records}}}]")
+        emit("close $fd")
+        emit(f"set tracefile{fi} [new Tracefile]")
+        emit(f"$tracefile{fi} filename tcplab-trace-{fi}.bin")
+        emit(f"set {appv} [new Application/Traffic/Trace]")
+        emit(f"${appv} attach-tracefile $tracefile{fi}")
     else:
-        if not is_tcp:
-            # The UDP agent's packetSize_ is a *maximum* above which it fragments each
-            # message, so it is set to the source's size to send whole packets.
-            emit(f"${agent} set packetSize_ {flow['size']}")
         emit(f"set {appv} [new {ON_OFF.get(app, 'Application/Traffic/CBR')}]")
         emit(f"${appv} set packetSize_ {flow['size']}")
         emit(f"${appv} set rate_ {int(flow['rate_bps'])}")
@@ -393,7 +407,7 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             _set_all(emit, f"${agent}", flow["params"], TCP_VARS, f"flows[{fi}].params", skip | {"ssthresh"})
             tcp_agents.append((fi, agent))
 
-        _application(emit, flow, appv, agent, is_tcp)
+        _application(emit, s, fi, appv, agent, is_tcp)
         emit("")
 
     _losses(emit, s)

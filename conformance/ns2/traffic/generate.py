@@ -84,6 +84,22 @@ def scenarios() -> dict[str, str]:
         table_toml("[[delay_spikes]]", {"link": "r2->s3", "at": "5.25s", "length": "1s"}),
         table_toml("[[delay_spikes]]", {"link": "s1->r1", "at": "7s", "length": "250ms"}),
         output_toml())
+    # a video-like trace: a 1400-byte and a 4000-byte frame (three UDP packets) every 40 ms,
+    # with some jitter; 37 records, so the random start picks one of them
+    records = [[(40000 if i % 5 else 25000) + 731 * (i % 7), 4000 if i % 3 == 0 else 1400]
+               for i in range(37)]
+    out["trace-telnet-udp"] = scenario(
+        "trace-telnet-udp", "Trace-driven sources over UDP (1400-byte packets) and on a Reno "
+        "agent, and a Telnet over UDP, beside a Reno FTP through RED", "12s",
+        RED, ftp("tcp1", 0, "s1", "s3"),
+        flow_toml("video", 1, "s2", "s4", "udp", app="trace", records=records,
+                  packet_size="1400B", start="0.3s", stop="10s"),
+        flow_toml("video-tcp", 2, "s4", "s1", "reno", app="trace", records=records[:11],
+                  start="1s"),
+        flow_toml("telnet-udp", 3, "s3", "s2", "udp", app="telnet", interval=0.01,
+                  packet_size="80B", start="0.5s"),
+        action_toml("6s", "telnet-udp", "set_interval", interval=0),
+        output_toml(), seed=3)
     return out
 
 

@@ -331,7 +331,14 @@ impl Demand {
                 AppConfig::Exponential { rate_bps, size, .. } | AppConfig::Pareto { rate_bps, size, .. },
             ) => (size, rate_bps as f64 / (8.0 * size.max(1) as f64), None, 0.0),
             // refused by validation
-            (Transport::Udp, AppConfig::Ftp { .. } | AppConfig::Telnet { .. }) => (1000, 0.0, None, 0.0),
+            (Transport::Udp, AppConfig::Telnet { interval_s, size }) => (size, 1.0 / interval_s.max(1e-6), None, 0.0),
+            // the trace's mean rate, in its packets
+            (Transport::Udp, AppConfig::Trace { table, size }) => {
+                let records = &scenario.traffic_traces[table];
+                let gaps: f64 = records.iter().map(|&(gap, _)| gap as f64 * 1e-6).sum();
+                (size, records.len() as f64 / gaps.max(1e-6), None, 0.0)
+            }
+            (Transport::Udp, AppConfig::Ftp { .. }) => (1000, 0.0, None, 0.0),
         };
         let mut uses: Vec<(usize, f64)> = Vec::new();
         for (hops, size, per_packet) in [(&path, size, 1.0), (&back, ACK_SIZE, acks_per_packet)] {

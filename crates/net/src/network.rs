@@ -272,7 +272,7 @@ impl Network {
         let pkt = self.ctx.pkts.get(id);
         let stats = &mut self.ctx.flow_stats[pkt.flow.0 as usize]; // checked: `Endpoint` is public
         match pkt.kind {
-            Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto => stats.on_data_sent(pkt.size),
+            Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp => stats.on_data_sent(pkt.size),
             Kind::Ack => stats.acks_sent += 1,
             Kind::BindingUpdate | Kind::BindingAck => {}
         }
@@ -507,7 +507,7 @@ impl Network {
         }
         let stats = &mut self.ctx.flow_stats[pkt.flow.0 as usize];
         match pkt.kind {
-            Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto => stats.data_dropped += 1,
+            Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp => stats.data_dropped += 1,
             Kind::Ack => stats.acks_dropped += 1,
             Kind::BindingUpdate | Kind::BindingAck => {}
         }

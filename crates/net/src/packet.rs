@@ -36,6 +36,8 @@ pub enum Kind {
     /// packets with the source's type).
     Exp,
     Pareto,
+    /// A plain `Agent/UDP` packet (a Telnet's or a trace-driven source's).
+    Udp,
     /// Mobile IPv6 signalling: a binding update (`seq`: the care-of router's node) and its
     /// acknowledgement (`seq`: the anchor's node).
     BindingUpdate,
@@ -46,7 +48,7 @@ impl Kind {
     /// A flow's data (what its receiver counts), not an ACK or signalling.
     #[inline(always)]
     pub fn is_data(self) -> bool {
-        matches!(self, Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto)
+        matches!(self, Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp)
     }
 
     /// The packet-type name in ns-2 traces.
@@ -57,6 +59,7 @@ impl Kind {
             Kind::Cbr => "cbr",
             Kind::Exp => "exp",
             Kind::Pareto => "pareto",
+            Kind::Udp => "udp",
             Kind::BindingUpdate => "BU",
             Kind::BindingAck => "BA",
         }

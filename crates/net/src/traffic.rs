@@ -1,14 +1,16 @@
 //! ns-2's applications that tell an agent when to send, beyond FTP: `Application/Telnet`
-//! (telnet.cc) and `Application/Traffic/CBR` (cbr_traffic.cc) on a TCP agent (over UDP, CBR is
-//! `udp::CbrSource`), and the on/off sources `Application/Traffic/Exponential` (expoo.cc) and
-//! `Application/Traffic/Pareto` (pareto.cc) on a UDP agent. A source arms its own timer (`TimerKind::App`); when it fires, the run has
-//! the flow's agent send (ns-2's `sendmsg`), then asks the source for the next interval: ns-2
-//! sends before it draws, and a RED queue on the way may draw in between. Random intervals come
-//! from the run's random numbers (`random::Draws`) in the order ns-2 draws them.
+//! (telnet.cc), `Application/Traffic/CBR` (cbr_traffic.cc) on a TCP agent (over UDP, CBR is
+//! `udp::CbrSource`), the on/off sources `Application/Traffic/Exponential` (expoo.cc) and
+//! `/Pareto` (pareto.cc), and the trace-driven `Application/Traffic/Trace` (traffictrace.cc).
+//! A source arms its own timer (`TimerKind::App`); when it fires, the run has the flow's agent
+//! send a message (ns-2's `sendmsg`), then asks the source for the next interval: ns-2 sends
+//! before it draws, and a RED queue on the way may draw in between. Random intervals come from
+//! the run's random numbers (`random::Draws`) in the order ns-2 draws them.
 
 use crate::packet::FlowId;
 use crate::port::{Port, TimerKind};
 use crate::random::Draws;
+use crate::scenario::ScenarioError;
 use tcplab_des::Timer;
 
 /// What decides the intervals.
@@ -16,12 +18,13 @@ enum Kind {
     /// `Application/Telnet`: exponential intervals of mean `interval` seconds, or with
     /// `interval` 0 tcplib's telnet interarrival times.
     Telnet { interval: f64 },
-    /// `Application/Traffic/CBR`: `size` bytes every size*8/rate seconds (`rate` in b/s, a
-    /// double as ns-2 keeps it: `set interval_` sets it to size*8/interval).
-    /// Each packet is `segments` TCP segments (ns-2's `sendmsg` rounds the bytes up).
-    Cbr { rate: f64, size: u32, segments: i64 },
+    /// `Application/Traffic/CBR`: a message every size*8/rate seconds (`rate` in b/s, a double
+    /// as ns-2 keeps it: `set interval_` sets it to size*8/interval).
+    Cbr { rate: f64 },
     /// An on/off source (`OnOff`): bursts at a fixed rate, idle times between.
     OnOff(OnOff),
+    /// `Application/Traffic/Trace`: the records (gap in µs, bytes) in turn, from `next`.
+    Trace { records: Vec<(u32, u32)>, next: usize },
 }
 
 /// `Application/Traffic/Exponential` and `/Pareto`: bursts of `size`-byte packets every
@@ -73,45 +76,69 @@ impl OnOff {
 pub struct Source {
     flow: FlowId,
     kind: Kind,
+    /// The bytes of the next message (for Telnet, its agent's `size_`; for a trace, the
+    /// current record's).
+    bytes: u32,
+    /// A TCP agent's segment size (its `size_`), to count a message's segments; 0 over UDP.
+    segment: u32,
     running: bool,
     timer: Timer,
     draws: Draws,
 }
 
 impl Source {
-    pub fn telnet(flow: FlowId, interval: f64, draws: Draws) -> Source {
-        Source { flow, kind: Kind::Telnet { interval }, running: false, timer: Timer::default(), draws }
+    /// A source of `bytes`-byte messages for an agent with `segment`-byte segments (TCP) or
+    /// none (0: UDP).
+    fn new(flow: FlowId, kind: Kind, bytes: u32, segment: u32, draws: Draws) -> Source {
+        Source { flow, kind, bytes, segment, running: false, timer: Timer::default(), draws }
     }
 
-    /// CBR of `size`-byte packets at `rate_bps` on a TCP agent whose segments are `segment`
-    /// bytes.
-    pub fn on_off(flow: FlowId, source: OnOff, draws: Draws) -> Source {
-        Source { flow, kind: Kind::OnOff(source), running: false, timer: Timer::default(), draws }
+    /// A Telnet whose agent sends `bytes`-byte packets (over TCP, one segment each).
+    pub fn telnet(flow: FlowId, interval: f64, bytes: u32, segment: u32, draws: Draws) -> Source {
+        Source::new(flow, Kind::Telnet { interval }, bytes, segment, draws)
     }
 
+    /// CBR of `size`-byte messages at `rate_bps`.
     pub fn cbr(flow: FlowId, rate_bps: f64, size: u32, segment: u32) -> Source {
-        let kind = Kind::Cbr { rate: rate_bps, size, segments: size.div_ceil(segment) as i64 };
-        Source { flow, kind, running: false, timer: Timer::default(), draws: Draws::Shared }
+        Source::new(flow, Kind::Cbr { rate: rate_bps }, size, segment, Draws::Shared)
+    }
+
+    pub fn on_off(flow: FlowId, source: OnOff, segment: u32, draws: Draws) -> Source {
+        let bytes = source.size;
+        Source::new(flow, Kind::OnOff(source), bytes, segment, draws)
+    }
+
+    /// A trace-driven source of these records (gap in µs, bytes).
+    pub fn trace(flow: FlowId, records: Vec<(u32, u32)>, segment: u32, draws: Draws) -> Source {
+        Source::new(flow, Kind::Trace { records, next: 0 }, 0, segment, draws)
     }
 
     /// `start`: true if a packet is due at once (CBR; the caller sends it, then calls
-    /// `rearm`); Telnet's first packet comes one interval later.
+    /// `rearm`); the others' first packet comes one interval later. A trace starts from a
+    /// random record (`int(uniform(n) + 0.5)`).
     pub fn start(&mut self, net: &mut impl Port) -> bool {
         self.running = true;
-        match self.kind {
-            Kind::Telnet { .. } => {
-                self.rearm(net);
-                false
+        match &mut self.kind {
+            Kind::Cbr { .. } => return true,
+            Kind::Trace { records, next } => {
+                *next = (records.len() as f64 * self.draws.uniform(net.rng()) + 0.5) as usize;
+                if *next == records.len() {
+                    // ns-2 reads the record past its table's end here
+                    let why = "ns-2's trace source starts past its last record here (its random start \
+                               rounds up to the table's length) and reads memory beyond it: use another \
+                               seed or more records";
+                    net.stop_run(ScenarioError::new(format!("flows[{}].records", self.flow.0), why));
+                    return false;
+                }
             }
-            Kind::Cbr { .. } => true,
-            Kind::OnOff(_) => {
-                self.rearm(net);
-                false
-            }
+            Kind::Telnet { .. } | Kind::OnOff(_) => {}
         }
+        self.rearm(net);
+        false
     }
 
-    /// `stop`: CBR cancels its timer; Telnet's stays armed and finds the source stopped.
+    /// `stop`: the timer is cancelled, but Telnet's, which stays armed and finds the source
+    /// stopped.
     pub fn stop(&mut self, net: &mut impl Port) {
         if !matches!(self.kind, Kind::Telnet { .. }) && self.running {
             net.cancel(&mut self.timer, self.flow, TimerKind::App);
@@ -123,27 +150,20 @@ impl Source {
     pub fn set_interval(&mut self, v: f64) {
         match &mut self.kind {
             Kind::Telnet { interval } => *interval = v,
-            Kind::Cbr { rate, size, .. } => *rate = (*size as f64) * 8.0 / v,
-            Kind::OnOff(_) => unreachable!("validation: set_interval is Telnet's and CBR's"),
+            Kind::Cbr { rate } => *rate = (self.bytes as f64) * 8.0 / v,
+            Kind::OnOff(_) | Kind::Trace { .. } => unreachable!("validation: set_interval is Telnet's and CBR's"),
         }
     }
 
-    /// The bytes of each packet of an on/off source (its agent is UDP's).
-    pub fn packet_bytes(&self) -> u32 {
-        match &self.kind {
-            Kind::OnOff(s) => s.size,
-            _ => unreachable!("Telnet and CBR sources drive TCP agents"),
-        }
+    /// The bytes of the message due now.
+    pub fn message_bytes(&self) -> u32 {
+        self.bytes
     }
 
-    /// The segments each packet gives the agent to send (`sendmsg`; Telnet's is the agent's
-    /// own size, one segment).
+    /// The TCP segments of the message due now (ns-2's `sendmsg` rounds the bytes up; a
+    /// Telnet's message is its agent's size, one segment).
     pub fn message_segments(&self) -> i64 {
-        match self.kind {
-            Kind::Telnet { .. } => 1,
-            Kind::Cbr { segments, .. } => segments,
-            Kind::OnOff(_) => 1,
-        }
+        self.bytes.div_ceil(self.segment) as i64
     }
 
     /// The timer's event `gen` came out: true if a packet is due now. The caller sends it and
@@ -156,15 +176,19 @@ impl Source {
     /// `next_interval()`, then `resched`).
     pub fn rearm(&mut self, net: &mut impl Port) {
         let delay = match self.kind {
-            Kind::Telnet { interval: 0.0 } => {
-                crate::tcplib::telnet_interarrival(self.draws.uniform(net.rng()))
-            }
+            Kind::Telnet { interval: 0.0 } => crate::tcplib::telnet_interarrival(self.draws.uniform(net.rng())),
             Kind::Telnet { interval } => exponential(self.draws.uniform(net.rng())) * interval,
             // recomputed each time, as ns-2 does, for a rate changed since
-            Kind::Cbr { rate, size, .. } => (size << 3) as f64 / rate,
+            Kind::Cbr { rate } => (self.bytes << 3) as f64 / rate,
             Kind::OnOff(ref mut s) => {
                 let (draws, rng) = (&mut self.draws, net.rng());
                 s.next_interval(|| draws.uniform(rng))
+            }
+            Kind::Trace { ref records, ref mut next } => {
+                let (gap, bytes) = records[*next];
+                *next = (*next + 1) % records.len();
+                self.bytes = bytes;
+                gap as f64 / 1_000_000.0
             }
         };
         net.arm(&mut self.timer, self.flow, TimerKind::App, delay);
@@ -187,7 +211,7 @@ mod tests {
     #[test]
     fn telnet_draws_exponential_intervals_in_ns2_order() {
         let mut net = FakePort::default();
-        let mut telnet = Source::telnet(FlowId(0), 0.5, Draws::Shared);
+        let mut telnet = Source::telnet(FlowId(0), 0.5, 1000, 1000, Draws::Shared);
         let mut rng = Ns2Rng::seeded(1);
         assert!(!telnet.start(&mut net), "the first packet waits an interval");
         let mut at = 0.0;
@@ -208,7 +232,7 @@ mod tests {
     #[test]
     fn telnet_with_interval_0_takes_tcplibs_times() {
         let mut net = FakePort::default();
-        let mut telnet = Source::telnet(FlowId(0), 0.0, Draws::Shared);
+        let mut telnet = Source::telnet(FlowId(0), 0.0, 1000, 1000, Draws::Shared);
         let u = Ns2Rng::seeded(1).uniform();
         telnet.start(&mut net);
         assert_eq!(net.deadline(TimerKind::App), Some(crate::tcplib::telnet_interarrival(u)));
@@ -222,7 +246,7 @@ mod tests {
         // 500-byte packets at 400 kb/s: 10 ms apart, 0.2 s bursts are 20 packets on average
         for shape in [None, Some(1.5)] {
             let mut net = FakePort::default();
-            let mut source = Source::on_off(FlowId(0), OnOff::new(500, 400_000.0, 0.2, 1.0, shape), Draws::Shared);
+            let mut source = Source::on_off(FlowId(0), OnOff::new(500, 400_000.0, 0.2, 1.0, shape), 0, Draws::Shared);
             let mut rng = Ns2Rng::seeded(1);
             let spread = |mean: f64, u: f64| match shape {
                 None => mean * -u.ln(),
@@ -245,7 +269,28 @@ mod tests {
                     }
                 }
             }
-            assert_eq!(source.packet_bytes(), 500);
+            assert_eq!(source.message_bytes(), 500);
+        }
+    }
+
+    /// A trace source starts at record int(n * u + 0.5) for ns-2's first draw u, waits each
+    /// record's gap, sends its bytes (over TCP as whole segments), and wraps around.
+    #[test]
+    fn trace_sources_take_the_records_in_turn_from_a_random_one() {
+        let records = vec![(1000, 100), (2000, 2500), (500, 50), (4000, 1000)];
+        let mut net = FakePort::default();
+        let mut trace = Source::trace(FlowId(0), records.clone(), 1000, Draws::Shared);
+        let first = (4.0 * Ns2Rng::seeded(1).uniform() + 0.5) as usize;
+        assert!(!trace.start(&mut net));
+        let mut at = 0.0;
+        for i in 0..6 {
+            let (gap, bytes) = records[(first + i) % records.len()];
+            at += gap as f64 / 1e6;
+            let (_, when) = net.expire(|net, _, gen| assert!(trace.fire(net, gen))).expect("armed");
+            assert!((when - at).abs() < 1e-12, "record {i} at {when}, not {at}");
+            assert_eq!(trace.message_bytes(), bytes);
+            assert_eq!(trace.message_segments(), bytes.div_ceil(1000) as i64);
+            trace.rearm(&mut net);
         }
     }
 

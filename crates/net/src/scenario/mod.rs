@@ -166,6 +166,9 @@ pub struct Scenario {
     pub losses: Vec<LossConfig>,
     /// Times a link direction sends nothing (ns-2's Delayer).
     pub delay_spikes: Vec<DelaySpike>,
+    /// The records of the trace-driven sources (`AppConfig::Trace`): (gap in microseconds,
+    /// bytes), as ns-2's trace files hold them.
+    pub traffic_traces: Vec<Vec<(u32, u32)>>,
     /// What the applications do and when, in the order ns-2 would schedule it: each flow's own
     /// start and stop (in flow order), then the scenario's `actions`.
     pub actions: Vec<Action>,
@@ -439,8 +442,13 @@ pub enum AppConfig {
     /// Constant bit rate: `size` bytes every size*8/rate seconds.
     Cbr { rate_bps: u64, size: u32 },
     /// ns-2's `Application/Telnet`: a packet at exponential intervals of mean `interval_s`,
-    /// or (0) at tcplib's telnet interarrival times.
-    Telnet { interval_s: f64 },
+    /// or (0) at tcplib's telnet interarrival times; over UDP each is `size` bytes (the agent's
+    /// `packetSize_`), over TCP one segment.
+    Telnet { interval_s: f64, size: u32 },
+    /// ns-2's `Application/Traffic/Trace`: the gaps and sizes of `Scenario::traffic_traces`
+    /// entry `table`, from a random record on; over UDP, messages beyond `size` bytes (the
+    /// agent's `packetSize_`) go as several packets.
+    Trace { table: usize, size: u32 },
     /// ns-2's `Application/Traffic/Exponential` over UDP: bursts of `size`-byte packets at
     /// `rate_bps`, exponentially many packets (mean `burst_time_s` at the rate), exponential
     /// idle times between them (mean `idle_time_s`).

@@ -246,6 +246,7 @@ pub struct RawFlow {
     pub burst_time: Option<Quantity>,
     pub idle_time: Option<Quantity>,
     pub shape: Option<f64>,
+    pub records: Option<Vec<Vec<i64>>>,
     pub packet_size: Option<Quantity>,
     pub delack_interval: Option<Quantity>,
     pub tcp: Option<RawTcp>,

@@ -118,8 +118,9 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     }
     let adjacency = adjacency(nodes.len(), &links, &wlans);
     let mut flows: Vec<FlowConfig> = Vec::with_capacity(raw_flows.len());
+    let mut traffic_traces = Vec::new();
     for (i, f) in raw_flows.iter().enumerate() {
-        let cfg = flow(f, i, &node, &defaults, duration)?;
+        let cfg = flow(f, i, &node, &defaults, duration, &mut traffic_traces)?;
         if !reachable(&adjacency, cfg.from, cfg.to) {
             return err(
                 format!("flows[{i}].to"),
@@ -232,6 +233,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         flows,
         losses,
         delay_spikes,
+        traffic_traces,
         actions,
         traces,
         trace_links,
@@ -809,6 +811,7 @@ fn flow(
     node: &impl Fn(&Option<String>, String) -> Res<usize>,
     defaults: &FlowDefaults,
     duration: Time,
+    traffic_traces: &mut Vec<Vec<(u32, u32)>>,
 ) -> Res<FlowConfig> {
     let p = |f: &str| format!("flows[{i}].{f}");
     let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
@@ -833,12 +836,9 @@ fn flow(
     let is_tcp = protocol != "udp";
 
     let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
-    let app = one_of(app, &["ftp", "cbr", "telnet", "exponential", "pareto"], "app", &p("app"))?;
-    if (app == "ftp" || app == "telnet") && !is_tcp {
-        return err(
-            p("app"),
-            format!("{app} needs a TCP protocol (tahoe, reno, newreno, sack1, fack, sackrh or vegas)"),
-        );
+    let app = one_of(app, &["ftp", "cbr", "telnet", "exponential", "pareto", "trace"], "app", &p("app"))?;
+    if app == "ftp" && !is_tcp {
+        return err(p("app"), "ftp needs a TCP protocol (tahoe, reno, newreno, sack1, fack, sackrh or vegas)");
     }
     let on_off = app == "exponential" || app == "pareto";
     if on_off && is_tcp {
@@ -871,6 +871,7 @@ fn flow(
     only("burst_time", f.burst_time.is_some() && !on_off, "with app = \"exponential\" or \"pareto\"")?;
     only("idle_time", f.idle_time.is_some() && !on_off, "with app = \"exponential\" or \"pareto\"")?;
     only("shape", f.shape.is_some() && app != "pareto", "with app = \"pareto\"")?;
+    only("records", f.records.is_some() && app != "trace", "with app = \"trace\"")?;
     only("sink", f.sink.is_some() && !is_tcp, "with a TCP protocol")?;
     only("tcp", f.tcp.is_some() && !is_tcp, "with a TCP protocol")?;
     only("tcpsink", f.tcpsink.is_some() && !is_tcp, "with a TCP protocol")?;
@@ -893,7 +894,28 @@ fn flow(
     } else if app == "telnet" {
         // ns-2's default interval_ is 1 s
         let interval_s = f.interval.as_ref().map_or(Ok(1.0), |q| exact_seconds(q, &p("interval")))?;
-        AppConfig::Telnet { interval_s }
+        // over UDP, the agent's packetSize_ (ns-2's default 1000 B)
+        AppConfig::Telnet { interval_s, size: packet_size.unwrap_or(1000) }
+    } else if app == "trace" {
+        let records = f.records.as_ref().ok_or_else(|| {
+            ScenarioError::new(p("records"), "is required with app = \"trace\" (a list of [gap in µs, bytes])")
+        })?;
+        if records.is_empty() {
+            return err(p("records"), "is empty");
+        }
+        let mut table = Vec::with_capacity(records.len());
+        for (r, pair) in records.iter().enumerate() {
+            let field = format!("records[{r}]");
+            let &[gap, bytes] = pair.as_slice() else {
+                return err(p(&field), "is not a pair [gap in µs, bytes]");
+            };
+            // ns-2's trace files hold both as 32-bit unsigned integers
+            let gap = int_in(gap, 0, u32::MAX as i64, &p(&field))?;
+            let bytes = int_in(bytes, 1, MAX_PACKET as i64, &p(&field))?;
+            table.push((gap, bytes));
+        }
+        traffic_traces.push(table);
+        AppConfig::Trace { table: traffic_traces.len() - 1, size: packet_size.unwrap_or(1000) }
     } else if on_off {
         // ns-2's defaults: 210-byte packets at 64 kb/s, bursts and idle times of 0.5 s
         let secs = |q: &Option<Quantity>, field: &str| q.as_ref().map_or(Ok(0.5), |q| exact_seconds(q, &p(field)));

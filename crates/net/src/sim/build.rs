@@ -292,30 +292,41 @@ impl Simulation {
                 (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
                     (Sender::Cbr(CbrSource::new(sender_end, rate_bps, size)), Receiver::Null)
                 }
-                (Transport::Udp, AppConfig::Exponential { .. }) => {
-                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Exp)), Receiver::Null)
+                // the agent's packetSize_ is the source's size (Telnet's and a trace's: the flow's)
+                (Transport::Udp, AppConfig::Exponential { size, .. }) => {
+                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Exp, size)), Receiver::Null)
                 }
-                (Transport::Udp, AppConfig::Pareto { .. }) => {
-                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Pareto)), Receiver::Null)
+                (Transport::Udp, AppConfig::Pareto { size, .. }) => {
+                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Pareto, size)), Receiver::Null)
                 }
-                (Transport::Udp, AppConfig::Ftp { .. } | AppConfig::Telnet { .. }) => {
-                    unreachable!("validation pairs FTP and Telnet with TCP")
+                (Transport::Udp, AppConfig::Telnet { size, .. } | AppConfig::Trace { size, .. }) => {
+                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Udp, size)), Receiver::Null)
                 }
+                (Transport::Udp, AppConfig::Ftp { .. }) => unreachable!("validation pairs FTP with TCP"),
             };
+            // a TCP agent's segment size, for the segments of a source's messages
+            let segment = match &f.transport {
+                Transport::Tcp(t) => t.params.packet_size,
+                Transport::Udp => 0,
+            };
+            let draws = || draws(format!("app/{}", f.name));
             let source = match (&f.transport, f.app) {
-                (_, AppConfig::Telnet { interval_s }) => {
-                    Some(Source::telnet(id, interval_s, draws(format!("app/{}", f.name))))
+                (_, AppConfig::Telnet { interval_s, size }) => {
+                    Some(Source::telnet(id, interval_s, size, segment, draws()))
                 }
-                (Transport::Tcp(t), AppConfig::Cbr { rate_bps, size }) => {
-                    Some(Source::cbr(id, rate_bps as f64, size, t.params.packet_size))
+                (Transport::Tcp(_), AppConfig::Cbr { rate_bps, size }) => {
+                    Some(Source::cbr(id, rate_bps as f64, size, segment))
                 }
                 (_, AppConfig::Exponential { size, rate_bps, burst_time_s, idle_time_s }) => {
                     let on_off = OnOff::new(size, rate_bps as f64, burst_time_s, idle_time_s, None);
-                    Some(Source::on_off(id, on_off, draws(format!("app/{}", f.name))))
+                    Some(Source::on_off(id, on_off, segment, draws()))
                 }
                 (_, AppConfig::Pareto { size, rate_bps, burst_time_s, idle_time_s, shape }) => {
                     let on_off = OnOff::new(size, rate_bps as f64, burst_time_s, idle_time_s, Some(shape));
-                    Some(Source::on_off(id, on_off, draws(format!("app/{}", f.name))))
+                    Some(Source::on_off(id, on_off, segment, draws()))
+                }
+                (_, AppConfig::Trace { table, .. }) => {
+                    Some(Source::trace(id, scenario.traffic_traces[table].clone(), segment, draws()))
                 }
                 _ => None,
             };

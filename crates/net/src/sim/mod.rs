@@ -352,7 +352,7 @@ impl Simulation {
     /// sets its next time.
     fn source_sends(net: &mut Network, sender: &mut Sender, source: &mut Source) {
         match sender {
-            Sender::Udp(udp) => udp.send(net, source.packet_bytes()),
+            Sender::Udp(udp) => udp.send(net, source.message_bytes()),
             tcp => tcp
                 .ftp()
                 .expect("validation gives Telnet and CBR sources TCP senders")
@@ -441,7 +441,7 @@ impl Simulation {
         let (flow, stats) =
             unsafe { (unchecked(flows, pkt.flow.0 as usize), unchecked(&mut net.ctx.flow_stats, pkt.flow.0 as usize)) };
         match pkt.kind {
-            Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto => {
+            Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp => {
                 stats.on_data_delivered(pkt.size, delay);
                 match &mut flow.receiver {
                     Receiver::Tcp(sink) => sink.recv(net, pkt),
