@@ -280,6 +280,46 @@ def test_traffic_sources_and_their_knobs():
     assert '$ns at 9.0 "$app1 stop"' in lines
 
 
+TRACED = {
+    "duration": "6s",
+    "nodes": ["a", "b"],
+    "links": [{"from": "a", "to": "b", "bandwidth": "1Mb", "delay": "10ms", "queue": "red"}],
+    "flows": [
+        {"name": "video", "from": "a", "to": "b", "protocol": "udp", "app": "trace",
+         "packet_size": "1000B", "records": [[30000, 2500], [10000, 400], [20000, 1000]]},
+        {"name": "typing", "from": "b", "to": "a", "protocol": "udp", "app": "telnet",
+         "interval": 0, "packet_size": "64B"},
+        {"name": "tcp", "from": "a", "to": "b", "protocol": "reno", "app": "trace",
+         "records": [[5000, 1500], [1000, 500]]},
+    ],
+    "output": {"trace": ["ns2"]},
+}
+
+
+def test_trace_sources_write_their_file_and_telnet_over_udp():
+    lines = tcl_lines(TRACED)
+    v = block(lines, "set agent0 [new Agent/UDP]")
+    assert "$agent0 set packetSize_ 1000" in v
+    assert "puts -nonewline $fd [binary format I* {30000 2500 10000 400 20000 1000}]" in v
+    assert v[-5:] == ["set tracefile0 [new Tracefile]", "$tracefile0 filename tcplab-trace-0.bin",
+                      "set app0 [new Application/Traffic/Trace]",
+                      "$app0 attach-tracefile $tracefile0", "$app0 attach-agent $agent0"]
+    t = block(lines, "set agent1 [new Agent/UDP]")
+    assert "$agent1 set packetSize_ 64" in t
+    assert t[-3:] == ["set app1 [new Application/Telnet]", "$app1 set interval_ 0.0",
+                      "$app1 attach-agent $agent1"]
+
+
+@needs_ns
+def test_trace_sources_and_udp_telnet_run_in_ns2_as_in_tcplab(tmp_path):
+    paths = run_ns2(TRACED, str(tmp_path))
+    theirs = Path(paths["trace"]).read_text().splitlines()
+    tcplab.run(TRACED, out=tmp_path / "tcplab", trace=["ns2"])
+    ours = (tmp_path / "tcplab" / "trace.tr").read_text().splitlines()
+    assert {ln.split()[4] for ln in ours} == {"tcp", "ack", "udp"}
+    assert ours == theirs
+
+
 def test_delay_spikes_insert_a_delayer_blocked_before_the_actions():
     lines = tcl_lines(SOURCES)
     assert "set delayer0 [new Delayer]" in lines
