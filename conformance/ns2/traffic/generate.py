@@ -100,6 +100,22 @@ def scenarios() -> dict[str, str]:
                   packet_size="80B", start="0.5s"),
         action_toml("6s", "telnet-udp", "set_interval", interval=0),
         output_toml(), seed=3)
+    # A Delayer's link all run long: it holds the queue's next packet outside the queue, so a
+    # small queue overflows one packet later; spikes while the queue is full and empty.
+    for queue, limit in (("droptail", 4), ("red", 10)):
+        out[f"delayer-{queue}"] = scenario(
+            f"delayer-{queue}", f"A Reno FTP and 700 kb/s CBR into a 1 Mb/s link with a {queue} "
+            f"queue of {limit} and delay spikes (ns-2's Delayer)", "8s",
+            "\n\n".join([
+                table_toml("[[links]]", {"from": "s1", "to": "r1", "bandwidth": "1Mb",
+                                         "delay": "5ms", "queue": queue, "queue_limit": limit}),
+                table_toml("[[links]]", {"from": "r1", "to": "s3", "bandwidth": "10Mb",
+                                         "delay": "10ms"})]),
+            ftp("tcp1", 0, "s1", "s3"),
+            flow_toml("cbr1", 1, "s1", "s3", "udp", rate="700kb", packet_size="500B"),
+            table_toml("[[delay_spikes]]", {"link": "s1->r1", "at": "2s", "length": "300ms"}),
+            table_toml("[[delay_spikes]]", {"link": "s1->r1", "at": "5.5s", "length": "50ms"}),
+            output_toml())
     return out
 
 

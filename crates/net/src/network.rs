@@ -52,6 +52,11 @@ pub struct Link {
     pub rate_bps: u64,
     /// Propagation delay in seconds (a double, as ns-2's `delay_`).
     pub delay_secs: f64,
+    /// ns-2's Delayer sits between the queue and the wire (the link has delay spikes): it takes
+    /// the queue's head as soon as it is empty, and holds it (`held`, outside the queue and its
+    /// limit) until the wire is free and no spike blocks it.
+    delayer: bool,
+    held: Option<PacketId>,
     /// A delay spike holds the link (ns-2's Delayer blocked): no transmission starts, and
     /// `busy` stays set.
     blocked: bool,
@@ -81,6 +86,8 @@ impl Link {
             busy_since: 0.0,
             stats: LinkStats::default(),
             traced: false,
+            delayer: false,
+            held: None,
             blocked: false,
             idle_in_spike: false,
             last_tx: LastTx { size: u32::MAX, tx: Time::ZERO, secs: 0.0, lane: LaneId(u32::MAX) }, // no size yet
@@ -110,6 +117,21 @@ impl Link {
             self.idle_in_spike = true;
         } else {
             self.busy = false;
+        }
+    }
+
+    /// The packet a Delayer holds between the queue and the wire (0 or 1).
+    pub fn held(&self) -> usize {
+        self.held.is_some() as usize
+    }
+
+    /// ns-2's Delayer takes the queue's head into its slot if that is empty (its
+    /// `Queue::resume`; an empty queue's dequeue marks RED idle, as there).
+    fn delayer_takes_head(&mut self, now: Time, now_s: f64) {
+        if self.held.is_none() {
+            let waiting = self.queue.len();
+            self.held = self.queue.dequeue(now_s);
+            self.stats.queue_changed(now, waiting, self.queue.len());
         }
     }
 
@@ -479,6 +501,9 @@ impl Network {
                     let (len, name) = (link.queue.len(), link_name(&self.node_names, link));
                     check.fail(now_s, || format!("link {name}: {len} packets waiting, over its limit"));
                 }
+                if link.delayer {
+                    link.delayer_takes_head(now, now_s);
+                }
                 if let Some((at, seq)) = link.release.take() {
                     // a packet now waits for the end of the transmission
                     self.ctx.sched.push_reserved(at, seq, Event::LinkFree(l));
@@ -523,6 +548,14 @@ impl Network {
         let now_s = self.ctx.now_secs();
         // SAFETY: a link whose transmission ends, or which a packet joined
         let link = unsafe { unchecked(&mut self.links, l.index()) };
+        if link.delayer {
+            // the Delayer's packet, if it holds one; if not, its resume finds the queue empty
+            match link.held.take() {
+                Some(id) => self.put_on_wire(l, id),
+                None => link.delayer_takes_head(now, now_s),
+            }
+            return;
+        }
         let waiting = link.queue.len();
         let Some(id) = link.queue.dequeue(now_s) else {
             return;
@@ -579,7 +612,11 @@ impl Network {
         }
         lane.push_back(arrival);
         let release = (now_s + tx.secs, self.ctx.sched.reserve());
-        if link.queue.is_empty() {
+        if link.delayer {
+            // having passed its packet on, the Delayer resumes the queue
+            link.delayer_takes_head(self.ctx.now(), now_s);
+        }
+        if link.queue.is_empty() && link.held.is_none() {
             link.release = Some(release);
         } else {
             self.ctx.sched.push_reserved(release.0, release.1, Event::LinkFree(l));
@@ -593,6 +630,12 @@ impl Network {
         if !link.busy {
             self.start_transmission(l);
         }
+    }
+
+    /// Puts ns-2's Delayer between link `l`'s queue and its wire, as `$ns insert-delayer` does
+    /// (for the whole run: a link with delay spikes has one).
+    pub(crate) fn insert_delayer(&mut self, l: LinkId) {
+        self.links[l.index()].delayer = true;
     }
 
     /// A delay spike starts on link `l` (ns-2's `$delayer block`): a transmission under way

@@ -159,7 +159,9 @@ fn malformed_scenarios_name_the_field() {
             "flows[0].tcp.sfrto",
         ),
         // the traffic sources and their fields
-        ("rate = \"64kb\"", "app = \"telnet\"", "flows[1].app"),
+        ("rate = \"64kb\"", "app = \"trace\"", "flows[1].records"),
+        ("rate = \"64kb\"", "app = \"trace\"\nrecords = [[100, 0]]", "flows[1].records[0]"),
+        ("rate = \"64kb\"", "app = \"trace\"\nrecords = [[100]]", "flows[1].records[0]"),
         ("protocol = \"reno\"", "protocol = \"reno\"\napp = \"pareto\"", "flows[0].app"),
         ("rate = \"64kb\"", "rate = \"64kb\"\ninterval = 0.5", "flows[1].interval"),
         ("rate = \"64kb\"", "app = \"exponential\"\nshape = 1.5", "flows[1].shape"),

@@ -3,7 +3,7 @@
 
 use super::{Flow, Receiver, RunError, RunOptions, Sender, Simulation};
 use crate::guard::Guard;
-use crate::ids::{ActionId, NodeId, RadioId};
+use crate::ids::{ActionId, LinkId, NodeId, RadioId};
 use crate::loss::Loss;
 use crate::metrics::Sampler;
 use crate::mobility::Mip;
@@ -346,6 +346,7 @@ impl Simulation {
         }
         // ns-2 schedules a Delayer's block as it builds the topology, before the actions
         for (i, spike) in scenario.delay_spikes.iter().enumerate() {
+            net.insert_delayer(LinkId(spike.link as u32));
             net.ctx.sched.schedule_exact(spike.at_s, Event::DelaySpike(i as u32, true));
         }
         let first_action = net.ctx.sched.reserve(); // a mark: numbers are only compared

@@ -408,7 +408,7 @@ impl Simulation {
         for (l, &on_wire) in self.net.links.iter().zip(&on_wire) {
             let s = &l.stats;
             let name = link_name(&self.scenario.nodes, l);
-            let accounted = s.departures + s.drops + l.queue.len() as u64;
+            let accounted = s.departures + s.drops + (l.queue.len() + l.held()) as u64;
             // a loss model that delays packets holds them between arrival and queue
             if s.arrivals < accounted || (s.arrivals > accounted && !delayed(l)) {
                 check.fail(now, || {
