@@ -363,8 +363,10 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             # Per-link knobs go on the two queue objects, not the Queue/RED class
             # (class defaults would leak into every other RED link).
             knobs = {k: v for k, v in queue.items() if k not in ("kind", "limit")}
-            for x, y in ((a, b), (b, a)):
-                _set_all(emit, f"[[$ns link $n{x} $n{y}] queue]", knobs, RED_VARS,
+            # reverse_red: the to->from queue's own (all of them, as normalized)
+            reverse = link.get("reverse_red") or knobs
+            for x, y, k in ((a, b, knobs), (b, a, reverse)):
+                _set_all(emit, f"[[$ns link $n{x} $n{y}] queue]", k, RED_VARS,
                          f"links[{li}].queue")
     emit("")
 

@@ -296,6 +296,16 @@ TRACED = {
 }
 
 
+def test_reverse_red_sets_the_reverse_queue_only():
+    one = copy.deepcopy(ONE)
+    one["links"][0]["red"] = {"bytes": True, "thresh": 7.0}
+    one["links"][0]["reverse_red"] = {"bytes": False}
+    lines = tcl_lines(one)
+    assert "[[$ns link $n0 $n1] queue] set bytes_ true" in lines
+    assert "[[$ns link $n1 $n0] queue] set bytes_ false" in lines
+    assert "[[$ns link $n1 $n0] queue] set thresh_ 7.0" in lines
+
+
 def test_trace_sources_write_their_file_and_telnet_over_udp():
     lines = tcl_lines(TRACED)
     v = block(lines, "set agent0 [new Agent/UDP]")

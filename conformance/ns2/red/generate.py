@@ -154,15 +154,23 @@ def tests() -> dict[str, str]:
         reno("tcp1", 0, "s1", "s3", 0.0), reno("tcp2", 1, "s2", "s4", 2.0),
         reno("tcp3", 2, "s3", "s1", 3.5), reno("tcp4", 3, "s4", "s2", 1.0, app="telnet", interval=0),
         output_toml())
+    # red_twowaybytes: red_twoway with `Queue/RED set ns1_compat_ true` (class-level, in init)
+    # and bytes_ and queue_in_bytes_ true on the r1->r2 queue only (set after setTopo).
+    out["red_twowaybytes"] = scenario_toml(
+        "red", "red_twowaybytes: RED, two-way traffic, r1->r2 queue in bytes; a tcplib Telnet",
+        "red_twowaybytes", "10.0s", NODES6, knobs_toml("tcp", GLOBAL_TCP),
+        net2_links(queue="red", queue_limit=25,
+                   red=dict(net2_red, ns1_compat=True, bytes=True, queue_in_bytes=True),
+                   reverse_red={"bytes": False, "queue_in_bytes": False}),
+        reno("tcp1", 0, "s1", "s3", 0.0), reno("tcp2", 1, "s2", "s4", 2.0),
+        reno("tcp3", 2, "s3", "s1", 3.5), reno("tcp4", 3, "s4", "s2", 1.0, app="telnet", interval=0),
+        output_toml())
     return out
 
 
 FLOWS = ("writes no all.tr (noTraceFiles): flow-monitor statistics of CBR/LossMonitor and TCP "
          "flows over 500 s")
 SKIPPED = {
-    "red_twowaybytes": ("bytes_/queue_in_bytes_ true on r1->r2 only (r2->r1, which carries "
-                        "s3->s1's data and the Telnet's, stays in packets): [links.red] covers "
-                        "both directions"),
     "flows_unforced": FLOWS,
     "flows_forced": FLOWS,
     "flows_combined": FLOWS,

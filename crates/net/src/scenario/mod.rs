@@ -309,10 +309,14 @@ pub struct LinkConfig {
     pub bandwidth_bps: u64,
     #[serde(rename = "delay_s", serialize_with = "secs")]
     pub delay: Time,
-    /// The from->to direction's queue; to->from has the same but for its limit.
+    /// The from->to direction's queue; to->from has the same but for its limit (and its RED
+    /// parameters, if `reverse_red`).
     pub queue: QueueConfig,
     /// ns-2 `limit_` of the to->from direction (`$ns queue-limit to from n`).
     pub reverse_limit: u32,
+    /// The to->from direction's RED parameters where they differ (`$redq set ...` on one queue).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reverse_red: Option<RedParams>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -199,6 +199,7 @@ pub struct RawLink {
     pub queue_limit: Option<i64>,
     pub reverse_queue_limit: Option<i64>,
     pub red: Option<RawRed>,
+    pub reverse_red: Option<RawRed>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]

@@ -159,6 +159,8 @@ fn malformed_scenarios_name_the_field() {
             "flows[0].tcp.sfrto",
         ),
         // the traffic sources and their fields
+        ("delay = \"10ms\"", "delay = \"10ms\"\n[links.reverse_red]\nbytes = true", "links[0].reverse_red"),
+        ("queue_limit = 25", "queue_limit = 25\n[links.reverse_red]\nthresh = -1", "links[1].reverse_red.thresh"),
         ("rate = \"64kb\"", "app = \"trace\"", "flows[1].records"),
         ("rate = \"64kb\"", "app = \"trace\"\nrecords = [[100, 0]]", "flows[1].records[0]"),
         ("rate = \"64kb\"", "app = \"trace\"\nrecords = [[100]]", "flows[1].records[0]"),

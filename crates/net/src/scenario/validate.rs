@@ -271,16 +271,25 @@ fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
     };
     let limit = limit_of(l.queue_limit, "queue_limit", 50)?;
     let reverse_limit = limit_of(l.reverse_queue_limit, "reverse_queue_limit", limit)?;
-    let kind = match one_of(l.queue.as_deref().unwrap_or("droptail"), &["droptail", "red"], "queue", &p("queue"))? {
-        "red" => QueueKind::Red(red(l.red.clone().unwrap_or_default(), &p("red"))?),
-        _ => {
-            if l.red.is_some() {
-                return err(p("red"), "is only allowed with queue = \"red\"");
+    let (kind, reverse_red) =
+        match one_of(l.queue.as_deref().unwrap_or("droptail"), &["droptail", "red"], "queue", &p("queue"))? {
+            "red" => {
+                let forward = red_over(RedParams::default(), l.red.clone().unwrap_or_default(), &p("red"))?;
+                // the to->from queue: its own knobs over the from->to queue's
+                let reverse =
+                    l.reverse_red.clone().map(|r| red_over(forward.clone(), r, &p("reverse_red"))).transpose()?;
+                (QueueKind::Red(forward), reverse)
             }
-            QueueKind::DropTail
-        }
-    };
-    Ok(LinkConfig { a, b, bandwidth_bps, delay, queue: QueueConfig { limit, kind }, reverse_limit })
+            _ => {
+                for (field, set) in [("red", l.red.is_some()), ("reverse_red", l.reverse_red.is_some())] {
+                    if set {
+                        return err(p(field), "is only allowed with queue = \"red\"");
+                    }
+                }
+                (QueueKind::DropTail, None)
+            }
+        };
+    Ok(LinkConfig { a, b, bandwidth_bps, delay, queue: QueueConfig { limit, kind }, reverse_limit, reverse_red })
 }
 
 /// "a->b" to the simplex link id: 2i for links[i] from->to, 2i+1 for to->from.
@@ -440,9 +449,9 @@ fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
     })
 }
 
-fn red(r: RawRed, path: &str) -> Res<RedParams> {
+/// RED's knobs in `r` over `out`.
+fn red_over(mut out: RedParams, r: RawRed, path: &str) -> Res<RedParams> {
     let p = |f: &str| format!("{path}.{f}");
-    let mut out = RedParams::default();
     if let Some(v) = r.bytes {
         out.bytes = flag(v, &p("bytes"))?;
     }

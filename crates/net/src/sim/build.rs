@@ -13,7 +13,9 @@ use crate::pcap::{FlowWire, Pcap};
 use crate::port::Endpoint;
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
-use crate::scenario::{AppConfig, FlowConfig, LossAt, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Transport};
+use crate::scenario::{
+    AppConfig, FlowConfig, LossAt, Profile, QueueConfig, QueueKind, RngMode, Scenario, TcpVariant, Transport,
+};
 use crate::tcp::{Ns2Sender, RfcSender, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::traffic::{OnOff, Source};
@@ -195,8 +197,11 @@ impl Simulation {
         // Each duplex link i becomes simplex links 2i (a->b) and 2i+1 (b->a).
         let mut links = Vec::with_capacity(2 * scenario.links.len());
         for l in &scenario.links {
-            for (from, to, limit) in [(l.a, l.b, l.queue.limit), (l.b, l.a, l.reverse_limit)] {
-                let queue = QueueConfig { limit, ..l.queue.clone() };
+            let reverse_kind = l.reverse_red.clone().map_or_else(|| l.queue.kind.clone(), QueueKind::Red);
+            for (from, to, limit, kind) in
+                [(l.a, l.b, l.queue.limit, l.queue.kind.clone()), (l.b, l.a, l.reverse_limit, reverse_kind)]
+            {
+                let queue = QueueConfig { limit, kind };
                 let rng = draws(format!("link/{}->{}", scenario.nodes[from], scenario.nodes[to]));
                 let queue = Queue::new(&queue, l.bandwidth_bps, l.delay, rng);
                 links.push(Link::new(NodeId::of(from), NodeId::of(to), l.bandwidth_bps, l.delay.as_secs_f64(), queue));
