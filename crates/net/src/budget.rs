@@ -144,6 +144,16 @@ impl Estimate {
             })
             .map(|(_, d)| d.pps * (d.to - d.from))
             .sum();
+        // and a Telnet's timer, whether or not its agent's window lets the packets go
+        let telnet_timers: f64 = scenario
+            .flows
+            .iter()
+            .zip(&demands)
+            .filter_map(|(f, d)| match f.app {
+                AppConfig::Telnet { interval_s, .. } if interval_s > 0.0 => Some((d.to - d.from) / interval_s),
+                _ => None,
+            })
+            .sum();
         let mobile_checks: f64 =
             scenario.mobile_nodes.iter().map(|m| end / m.beacon_interval + end / m.l2_handoff).sum();
 
@@ -199,7 +209,7 @@ impl Estimate {
             acks,
             link_hops,
             radio_hops,
-            events: EVENTS_PER_HOP * link_hops + air_events + cbr_packets + mobile_checks,
+            events: EVENTS_PER_HOP * link_hops + air_events + cbr_packets + telnet_timers + mobile_checks,
             events_field: events_field.0,
             events_why: events_field.1,
             memory,
