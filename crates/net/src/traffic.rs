@@ -131,7 +131,9 @@ impl Source {
                     return false;
                 }
             }
-            Kind::Telnet { .. } | Kind::OnOff(_) => {}
+            // ns-2's init() at each start: a new burst
+            Kind::OnOff(s) => s.left = 0,
+            Kind::Telnet { .. } => {}
         }
         self.rearm(net);
         false
