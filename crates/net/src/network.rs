@@ -468,11 +468,8 @@ impl Network {
             // its queue (RED counts idle time) was found empty then, as `on_link_free` does.
             link.release = None;
             link.free();
-            // (during a delay spike ns-2 resumes the queue only at the spike's end)
-            if !link.blocked {
-                let none = link.queue.dequeue(at);
-                debug_assert!(none.is_none(), "a release is left unscheduled only while the queue is empty");
-            }
+            let none = link.queue.dequeue(at);
+            debug_assert!(none.is_none(), "a release is left unscheduled only while the queue is empty");
         }
         if let Some((at, seq)) = link.release.filter(|&(at, _)| last && at == now_s && link.queue.passes_through()) {
             // The transmission ends now, but its release was scheduled after this packet's
