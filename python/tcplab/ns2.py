@@ -102,6 +102,9 @@ TCP_VARS = {
     "add793karnrtt": "add793karnrtt_",
     "add793exponinc": "add793exponinc_",
     "overhead": "overhead_",
+    "qoption": "QOption_",
+    "rtt_counter": "EnblRTTCtr_",
+    "control_increase": "control_increase_",
 }
 
 # Agent/TCPSink variables (all bind_bool).
@@ -126,7 +129,7 @@ VARIANT_ONLY = {
 # Switches that are C++ ints (plain bind), written 1/0; the other booleans are
 # bind_bool and written true/false.
 INT_SWITCHES = {"singledup", "newreno_changes", "newreno_changes1", "partial_window_deflation",
-                "exit_recovery_fix", "adaptive"}
+                "exit_recovery_fix", "adaptive", "qoption", "rtt_counter", "control_increase"}
 
 # C++ *int* seconds: ns-2 truncates them before dividing by tcpTick_.
 INT_SECONDS = {"srtt_init", "rttvar_init"}
@@ -265,6 +268,69 @@ def _tcl_string(s: str) -> str:
     return "{" + s + "}"
 
 
+# The on/off sources: tcplab's app name -> ns-2's class.
+ON_OFF = {"exponential": "Application/Traffic/Exponential", "pareto": "Application/Traffic/Pareto"}
+
+
+def _application(emit, s: dict, fi: int, appv: str, agent: str, is_tcp: bool) -> None:
+    """The flow's application, attached to its agent."""
+    flow = s["flows"][fi]
+    app = flow["app"]
+    if not is_tcp:
+        # The UDP agent's packetSize_ is a *maximum* above which it fragments each message:
+        # the source's packet size (a Telnet's packets are this size; a trace's bigger records
+        # go as several packets).
+        emit(f"${agent} set packetSize_ {flow['size']}")
+    if app == "ftp":
+        emit(f"set {appv} [new Application/FTP]")
+    elif app == "telnet":
+        emit(f"set {appv} [new Application/Telnet]")
+        emit(f"${appv} set interval_ {_num(flow['interval_s'])}")
+    elif app == "trace":
+        # ns-2 reads a binary file of (gap in µs, bytes) pairs, 32-bit big-endian: the script
+        # writes it where ns runs
+        records = " ".join(f"{gap} {size}" for gap, size in s["traffic_traces"][flow["table"]])
+        emit(f"set fd [open tcplab-trace-{fi}.bin w]")
+        emit("fconfigure $fd -translation binary")
+        emit(f"puts -nonewline $fd [binary format I* {{{records}}}]")
+        emit("close $fd")
+        emit(f"set tracefile{fi} [new Tracefile]")
+        emit(f"$tracefile{fi} filename tcplab-trace-{fi}.bin")
+        emit(f"set {appv} [new Application/Traffic/Trace]")
+        emit(f"${appv} attach-tracefile $tracefile{fi}")
+    else:
+        emit(f"set {appv} [new {ON_OFF.get(app, 'Application/Traffic/CBR')}]")
+        emit(f"${appv} set packetSize_ {flow['size']}")
+        emit(f"${appv} set rate_ {int(flow['rate_bps'])}")
+        if app in ON_OFF:
+            emit(f"${appv} set burst_time_ {_num(flow['burst_time_s'])}")
+            emit(f"${appv} set idle_time_ {_num(flow['idle_time_s'])}")
+        if app == "pareto":
+            emit(f"${appv} set shape_ {_num(flow['shape'])}")
+    emit(f"${appv} attach-agent ${agent}")
+
+
+def _delay_spikes(emit, s: dict) -> None:
+    """Each delay spike as test-suite-frto.tcl makes one: a Delayer inserted in the link, blocked
+    at the spike's start, and unblocked `$ns after` its length (scheduled as it starts)."""
+    if not s["delay_spikes"]:
+        return
+    emit("proc delay_spike {delayer length} {")
+    emit("    global ns")
+    emit("    $delayer block")
+    emit('    $ns after $length "$delayer unblock"')
+    emit("}")
+    delayers = {}
+    for spike in s["delay_spikes"]:
+        link = s["links"][spike["link"] // 2]
+        a, b = (link["from"], link["to"])[::1 if spike["link"] % 2 == 0 else -1]
+        if (a, b) not in delayers:
+            delayers[(a, b)] = d = f"delayer{len(delayers)}"
+            emit(f"set {d} [new Delayer]")
+            emit(f"$ns insert-delayer $n{a} $n{b} ${d}")
+        emit(f'$ns at {_num(spike["at_s"])} "delay_spike ${delayers[(a, b)]} {_num(spike["length_s"])}"')
+
+
 def _losses(emit, s: dict) -> None:
     """Each loss model as ns-2's suites build one: an ErrorModule Fid at the head of the link
     with an ErrorModel/List (or a uniform ErrorModel) bound to the flow ids it counts."""
@@ -374,12 +440,14 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
                 if (x, y) in only:
                     emit(f"$ns trace-queue $n{x} $n{y} $tracefd")
         # Per-link knobs go on the two queue objects, not the class (class defaults would leak
-        # into every other link); a DropTail queue's only when it counts bytes.
+        # into every other link); a DropTail queue's only when it counts bytes; reverse_red: the
+        # to->from RED queue's own (all of them, as normalized).
         knobs = {k: v for k, v in queue.items() if k not in ("kind", "limit")}
         if queue["kind"] == "red" or queue.get("queue_in_bytes"):
             names = RED_VARS if queue["kind"] == "red" else DROPTAIL_VARS
-            for x, y in ((a, b), (b, a)):
-                _set_all(emit, f"[[$ns link $n{x} $n{y}] queue]", knobs, names, f"links[{li}].queue")
+            reverse = (link.get("reverse_red") or knobs) if queue["kind"] == "red" else knobs
+            for x, y, k in ((a, b, knobs), (b, a, reverse)):
+                _set_all(emit, f"[[$ns link $n{x} $n{y}] queue]", k, names, f"links[{li}].queue")
     emit("")
 
     tcp_agents = []
@@ -436,23 +504,14 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
                 for end, obj in (("from", agent), ("to", sink)):
                     _set_all(emit, f"${obj}", full[end], FULL_VARS, f"flows[{fi}].full.{end}", full_skip)
 
-        if flow["app"] == "ftp":
-            emit(f"set {appv} [new Application/FTP]")
-            emit(f"${appv} attach-agent ${agent}")
-            if any(a["flow"] == fi and a["end"] == "to" for a in s["actions"]):
-                emit(f"set {appv}to [new Application/FTP] ;# the FullTcp peer's")
-                emit(f"${appv}to attach-agent ${sink}")
-        else:
-            # The UDP agent's packetSize_ is a *maximum* above which it fragments each
-            # CBR message, so it is set to the CBR size to send whole packets.
-            emit(f"${agent} set packetSize_ {flow['size']}")
-            emit(f"set {appv} [new Application/Traffic/CBR]")
-            emit(f"${appv} set packetSize_ {flow['size']}")
-            emit(f"${appv} set rate_ {int(flow['rate_bps'])}")
-            emit(f"${appv} attach-agent ${agent}")
+        _application(emit, s, fi, appv, agent, is_tcp)
+        if any(a["flow"] == fi and a["end"] == "to" for a in s["actions"]):
+            emit(f"set {appv}to [new Application/FTP] ;# the FullTcp peer's")
+            emit(f"${appv}to attach-agent ${sink}")
         emit("")
 
     _losses(emit, s)
+    _delay_spikes(emit, s)
     # the knob ssthresh (0: not set): `$ns run` resets ssthresh_ to window_, so it is set at 0.0
     for fi, agent in tcp_agents:
         if s["flows"][fi]["variant"] == "linux":

@@ -189,7 +189,7 @@ def test_reno_flow_every_knob_and_ftp():
         "rttvar_exp_": "2", "windowOption_": "1", "low_window_": "38", "high_window_": "83000",
         "high_p_": "1e-07", "high_decrease_": "0.1", "cwnd_range_": "0", "max_ssthresh_": "0",
         "frto_enabled_": "false", "sfrto_enabled_": "false", "spurious_response_": "1",
-        "overhead_": "0.0", "max_connects_": "-1",
+        "overhead_": "0.0", "max_connects_": "-1", "QOption_": "0", "EnblRTTCtr_": "0", "control_increase_": "0",
         # no newreno-only knob on a Reno agent
     }
     assert "$app0 attach-agent $agent0" in a
@@ -234,6 +234,124 @@ def test_tahoe_and_udp_cbr():
     assert "$app3 set packetSize_ 500" in u
     assert "$app3 attach-agent $agent3" in u
     assert '$ns at 0.0 "$app3 start"' in u
+
+
+SOURCES = {
+    "duration": "10s",
+    "nodes": ["a", "r", "b"],
+    "links": [{"from": "a", "to": "r", "bandwidth": "2Mb", "delay": "5ms"},
+              {"from": "r", "to": "b", "bandwidth": "1Mb", "delay": "20ms", "queue": "red"}],
+    "flows": [
+        {"name": "telnet", "from": "a", "to": "b", "protocol": "tahoe", "app": "telnet",
+         "interval": 0.05},
+        {"name": "expoo", "from": "a", "to": "b", "protocol": "udp", "app": "exponential",
+         "rate": "200kb", "burst_time": "300ms", "idle_time": "1s", "packet_size": "500B",
+         "stop": "9s"},
+        {"name": "pareto", "from": "b", "to": "a", "protocol": "udp", "app": "pareto",
+         "shape": 1.3},
+        {"name": "cbr", "from": "b", "to": "a", "protocol": "reno", "app": "cbr",
+         "rate": "100kb", "packet_size": "1000B"},
+    ],
+    "actions": [{"at": "2s", "flow": "telnet", "do": "set_interval", "interval": 0},
+                {"at": "3s", "flow": "cbr", "do": "set_interval", "interval": 0.02}],
+    "delay_spikes": [{"link": "r->b", "at": "4s", "length": "0.5s"}],
+    "output": {"trace": ["ns2"]},
+}
+
+
+def test_traffic_sources_and_their_knobs():
+    lines = tcl_lines(SOURCES)
+    t = block(lines, "set agent0 [new Agent/TCP]")
+    assert ["set app0 [new Application/Telnet]", "$app0 set interval_ 0.05",
+            "$app0 attach-agent $agent0"] == t[-3:]
+    e = block(lines, "set agent1 [new Agent/UDP]")
+    assert agent_vars(e, "agent1") == {"fid_": "1", "packetSize_": "500"}
+    assert e[-6:] == ["set app1 [new Application/Traffic/Exponential]", "$app1 set packetSize_ 500",
+                      "$app1 set rate_ 200000", "$app1 set burst_time_ 0.3",
+                      "$app1 set idle_time_ 1.0", "$app1 attach-agent $agent1"]
+    p = block(lines, "set agent2 [new Agent/UDP]")
+    # ns-2's defaults: 210-byte packets at 64 kb/s, 0.5 s bursts and idle times
+    assert p[-7:] == ["set app2 [new Application/Traffic/Pareto]", "$app2 set packetSize_ 210",
+                      "$app2 set rate_ 64000", "$app2 set burst_time_ 0.5",
+                      "$app2 set idle_time_ 0.5", "$app2 set shape_ 1.3",
+                      "$app2 attach-agent $agent2"]
+    c = block(lines, "set agent3 [new Agent/TCP/Reno]")
+    # CBR on a TCP agent: the agent keeps its own packetSize_ (segments), the CBR its own
+    assert "set app3 [new Application/Traffic/CBR]" in c
+    assert agent_vars(c, "agent3")["packetSize_"] == "1000"
+    assert '$ns at 2.0 "$app0 set interval_ 0.0"' in lines
+    assert '$ns at 3.0 "$app3 set interval_ 0.02"' in lines
+    assert '$ns at 9.0 "$app1 stop"' in lines
+
+
+TRACED = {
+    "duration": "6s",
+    "nodes": ["a", "b"],
+    "links": [{"from": "a", "to": "b", "bandwidth": "1Mb", "delay": "10ms", "queue": "red"}],
+    "flows": [
+        {"name": "video", "from": "a", "to": "b", "protocol": "udp", "app": "trace",
+         "packet_size": "1000B", "records": [[30000, 2500], [10000, 400], [20000, 1000]]},
+        {"name": "typing", "from": "b", "to": "a", "protocol": "udp", "app": "telnet",
+         "interval": 0, "packet_size": "64B"},
+        {"name": "tcp", "from": "a", "to": "b", "protocol": "reno", "app": "trace",
+         "records": [[5000, 1500], [1000, 500]]},
+    ],
+    "output": {"trace": ["ns2"]},
+}
+
+
+def test_reverse_red_sets_the_reverse_queue_only():
+    one = copy.deepcopy(ONE)
+    one["links"][0]["red"] = {"bytes": True, "thresh": 7.0}
+    one["links"][0]["reverse_red"] = {"bytes": False}
+    lines = tcl_lines(one)
+    assert "[[$ns link $n0 $n1] queue] set bytes_ true" in lines
+    assert "[[$ns link $n1 $n0] queue] set bytes_ false" in lines
+    assert "[[$ns link $n1 $n0] queue] set thresh_ 7.0" in lines
+
+
+def test_trace_sources_write_their_file_and_telnet_over_udp():
+    lines = tcl_lines(TRACED)
+    v = block(lines, "set agent0 [new Agent/UDP]")
+    assert "$agent0 set packetSize_ 1000" in v
+    assert "puts -nonewline $fd [binary format I* {30000 2500 10000 400 20000 1000}]" in v
+    assert v[-5:] == ["set tracefile0 [new Tracefile]", "$tracefile0 filename tcplab-trace-0.bin",
+                      "set app0 [new Application/Traffic/Trace]",
+                      "$app0 attach-tracefile $tracefile0", "$app0 attach-agent $agent0"]
+    t = block(lines, "set agent1 [new Agent/UDP]")
+    assert "$agent1 set packetSize_ 64" in t
+    assert t[-3:] == ["set app1 [new Application/Telnet]", "$app1 set interval_ 0.0",
+                      "$app1 attach-agent $agent1"]
+
+
+@needs_ns
+def test_trace_sources_and_udp_telnet_run_in_ns2_as_in_tcplab(tmp_path):
+    paths = run_ns2(TRACED, str(tmp_path))
+    theirs = Path(paths["trace"]).read_text().splitlines()
+    tcplab.run(TRACED, out=tmp_path / "tcplab", trace=["ns2"])
+    ours = (tmp_path / "tcplab" / "trace.tr").read_text().splitlines()
+    assert {ln.split()[4] for ln in ours} == {"tcp", "ack", "udp"}
+    assert ours == theirs
+
+
+def test_delay_spikes_insert_a_delayer_blocked_before_the_actions():
+    lines = tcl_lines(SOURCES)
+    assert "set delayer0 [new Delayer]" in lines
+    assert "$ns insert-delayer $n1 $n2 $delayer0" in lines
+    spike = lines.index('$ns at 4.0 "delay_spike $delayer0 0.5"')
+    assert spike < lines.index('$ns at 0.0 "$app0 start"')
+    assert lines[lines.index("proc delay_spike {delayer length} {") + 3] == '$ns after $length "$delayer unblock"'
+
+
+@needs_ns
+def test_traffic_sources_run_in_ns2_as_in_tcplab(tmp_path):
+    """The exported sources run in ns-2, and its trace is tcplab's, line for line."""
+    paths = run_ns2(SOURCES, str(tmp_path))
+    theirs = Path(paths["trace"]).read_text().splitlines()
+    result = tcplab.run(SOURCES, out=tmp_path / "tcplab", trace=["ns2"])
+    ours = (tmp_path / "tcplab" / "trace.tr").read_text().splitlines()
+    assert {ln.split()[4] for ln in ours} == {"tcp", "ack", "exp", "pareto"}
+    assert result is not None and ours == theirs
 
 
 def test_cwnd_trace_and_finish():
@@ -347,6 +465,9 @@ TCP_CASES = [
     ("add793exponinc", True, "add793exponinc_", "true"),
     ("overhead", "10ms", "overhead_", "0.01"),
     ("max_connects", 5, "max_connects_", "5"),
+    ("qoption", True, "QOption_", "1"),
+    ("rtt_counter", True, "EnblRTTCtr_", "1"),
+    ("control_increase", True, "control_increase_", "1"),
 ]
 
 RED_CASES = [

@@ -37,10 +37,10 @@ def periodic(offset: float, period: float = 25.0, **fields) -> str:
 
 def test(name: str, about: str, duration: str, *, tcp: dict, peer: dict | None = None,
          listen: bool = True, start: str | None = None, actions: tuple = (),
-         loss: str = "") -> str:
+         loss: str = "", app: dict | None = None) -> str:
     links = four_node_links(("8Mb", "5ms"), ("800kb", "100ms"), queue_limit=6)
-    flow = flow_toml("tcp", 0, "s1", "k1", "fulltcp", start=start, listen=None if listen else False,
-                     tcp=tcp, peer=peer or {})
+    flow = flow_toml("tcp", 0, "s1", "k1", "fulltcp", **(app or {}), start=start,
+                     listen=None if listen else False, tcp=tcp, peer=peer or {})
     acts = [action_toml(at, "tcp", do, **fields) for at, do, fields in actions]
     return scenario_toml("full", f"{name}: {about}", name, duration, NODES4,
                          knobs_toml("tcp", GLOBALS), links, flow, loss, *acts,
@@ -103,6 +103,15 @@ def scenarios() -> dict[str, str]:
                        tcp={**SLOW_TICK, "slow_start_restart": ssr},
                        actions=(("500ms", "advance_bytes", {"bytes": 10000}),
                                 ("5s", "advance_bytes", {"bytes": 10000})))
+    # Telnet with interval_ 0: tcplib's interarrival times; each message one segment (sendmsg of
+    # the agent's size())
+    telnet = {"app": "telnet", "interval": "0ms"}
+    s["telnet"] = test("telnet", "Telnet (tcplib), the sink ACKs every 3 segments of 4192 B or 200 ms",
+                       "10s", tcp=SLOW_TICK, peer={"interval": "200ms", "segsize": 4192, "segsperack": 3},
+                       start="500ms", app=telnet)
+    s["telnet2"] = test("telnet2", "Telnet (tcplib), 536-byte segments, the sink ACKs every 3 or 600 ms",
+                        "10s", tcp={**SLOW_TICK, "segsize": 536}, start="500ms", app=telnet,
+                        peer={"interval": "600ms", "segsize": 536, "segsperack": 3})
     s["tsopt"] = test("tsopt", "timestamps", "10s", tcp={**SLOW_TICK, "timestamps": True},
                       peer={"timestamps": True},
                       actions=(("500ms", "advance_bytes", {"bytes": 100000}),))
@@ -112,10 +121,7 @@ def scenarios() -> dict[str, str]:
     return s
 
 
-SKIPPED = {
-    "telnet": "Application/Telnet with interval_ 0 (tcplib's telnet distribution, tcplib-telnet.cc) is not modelled",
-    "telnet2": "Application/Telnet with interval_ 0 (tcplib's telnet distribution, tcplib-telnet.cc) is not modelled",
-}
+SKIPPED: dict[str, str] = {}
 
 
 def main() -> None:

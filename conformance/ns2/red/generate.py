@@ -141,17 +141,36 @@ def tests() -> dict[str, str]:
              {"gentle": True, "linterm": 50.0, "maxthresh": 10.0}, False)):
         out[test] = scenario(test, about, net3(dict(RED, **knobs)), eight(ecn), 40.0,
                              tcp={"timerfix": False})
+
+    # red_twoway on net2: Reno window_ 15, FTPs s1->s3 (fid 0) from 0, s2->s4 (fid 1) from 2,
+    # s3->s1 (fid 2) from 3.5, and a Telnet with interval_ 0 (tcplib's interarrival times) on
+    # s4->s2 (fid 3) from 1; created in that order. Its queue trace and tcpDump write elsewhere.
+    def reno(name, fid, src, dst, start, **fields):
+        return flow_toml(name, fid, src, dst, "reno", sink="tcpsink", start=f"{start}s",
+                         **fields, packet_size="1000B", tcp={"window": 15})
+    out["red_twoway"] = scenario_toml(
+        "red", "red_twoway: RED, two-way traffic, queue in packets; a tcplib Telnet", "red_twoway",
+        "10.0s", NODES6, knobs_toml("tcp", GLOBAL_TCP), net2(net2_red),
+        reno("tcp1", 0, "s1", "s3", 0.0), reno("tcp2", 1, "s2", "s4", 2.0),
+        reno("tcp3", 2, "s3", "s1", 3.5), reno("tcp4", 3, "s4", "s2", 1.0, app="telnet", interval=0),
+        output_toml())
+    # red_twowaybytes: red_twoway with `Queue/RED set ns1_compat_ true` (class-level, in init)
+    # and bytes_ and queue_in_bytes_ true on the r1->r2 queue only (set after setTopo).
+    out["red_twowaybytes"] = scenario_toml(
+        "red", "red_twowaybytes: RED, two-way traffic, r1->r2 queue in bytes; a tcplib Telnet",
+        "red_twowaybytes", "10.0s", NODES6, knobs_toml("tcp", GLOBAL_TCP),
+        net2_links(queue="red", queue_limit=25,
+                   red=dict(net2_red, ns1_compat=True, bytes=True, queue_in_bytes=True),
+                   reverse_red={"bytes": False, "queue_in_bytes": False}),
+        reno("tcp1", 0, "s1", "s3", 0.0), reno("tcp2", 1, "s2", "s4", 2.0),
+        reno("tcp3", 2, "s3", "s1", 3.5), reno("tcp4", 3, "s4", "s2", 1.0, app="telnet", interval=0),
+        output_toml())
     return out
 
 
 FLOWS = ("writes no all.tr (noTraceFiles): flow-monitor statistics of CBR/LossMonitor and TCP "
          "flows over 500 s")
-TELNET = ("Application/Telnet with interval_ 0 (tcplib's telnet interarrival distribution, "
-          "tcplib-telnet.cc) on tcp4 is not modelled")
 SKIPPED = {
-    "red_twoway": TELNET,
-    "red_twowaybytes": TELNET + "; also bytes_/queue_in_bytes_ true on r1->r2 only (r2->r1 "
-                                "stays in packets): [links.red] covers both directions",
     "flows_unforced": FLOWS,
     "flows_forced": FLOWS,
     "flows_combined": FLOWS,

@@ -137,6 +137,12 @@ def scenarios() -> dict[str, str]:
                        actions=(action_toml("1s", "tcp0", "produce", packets=10),
                                 action_toml("1s", "tcp1", "advance_bytes", bytes=1000)) if small else ())
     s["manyflows"] = manyflows()
+    # three Telnets, started at 0 in turn: exponential times of mean 1 s, then tcplib's twice
+    telnets = [("tcp1", 0, "s1", "1s"), ("tcp2", 1, "s2", "0s"), ("tcp3", 2, "s2", "0s")]
+    s["telnet"] = test("telnet", "three Telnet connections (timerfix_ false)", "50s", net0(limit=8),
+                       *(flow_toml(n, fid, src, "k1", "fulltcp", app="telnet", interval=interval,
+                                   start="0s") for n, fid, src, interval in telnets),
+                       knobs={"timerfix": False})
     return s
 
 
@@ -154,9 +160,7 @@ def manyflows() -> str:
                 net0(), *flows, actions=actions)
 
 
-SKIPPED = {
-    "telnet": "Application/Telnet (interval_ 1 and 0, tcplib's telnet distribution) is not modelled",
-}
+SKIPPED: dict[str, str] = {}
 
 
 def main() -> None:

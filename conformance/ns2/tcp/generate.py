@@ -94,14 +94,20 @@ def timers_n(test, tick, window, duration, packets=None) -> str:
         tcp={"tcp_tick": tick}, nodes=NODES6)
 
 
-def run1(test, comment, fid, stoptime, drops=None) -> str:
+def run1(test, comment, fid, stoptime, drops=None, tcp=None) -> str:
     """run1: Tahoe s1->k1 with packetSize_ 100 and window_ 25 (class-level, set in run),
     `produce 100` at 0, `producemore 100` at 2.4 and 2.5."""
     more = [action_toml(t, "tcp1", "producemore", packets=100) for t in ("2.4s", "2.5s")]
     return scenario(
         test, comment, stoptime, links("net6"),
         [flow("tcp1", fid, "s1", "tahoe", packets=100, packet_size=100, tcp={"window": 25})],
-        drops=drops, actions=more)
+        tcp=tcp, drops=drops, actions=more)
+
+
+def ns2_knobs(knobs: dict) -> str:
+    """The quiescence knobs of a test as ns-2 names them."""
+    names = {"qoption": "QOption_", "control_increase": "control_increase_"}
+    return ", ".join(f"{names[k]} 1" for k in knobs) or "QOption_ 0, control_increase_ 0"
 
 
 def tests() -> tuple[dict, dict]:
@@ -163,24 +169,42 @@ def tests() -> tuple[dict, dict]:
             tcp={"syn": True, "delay_growth": True, "window_init_option": 2, "minrto": "1s",
                  "rfc2988": False}),
     }
-    qopt = ("Agent/TCP QOption_ 1 (TCP quiescence option: tcp.cc TcpAgent::send_much/"
-            "process_qoption_after_send) is not a tcplab knob")
-    skipped = {"quiescentB_qoption": qopt}
-    for t in ("quiescent_100ms_fine", "quiescent_100ms_coarse", "quiescent_1ms_fine",
-              "quiescent_1ms_coarse", "quiescent_500ms_fine", "quiescent_500ms_coarse"):
-        skipped[t] = ("Agent/TCP QOption_ 1, control_increase_ 1 and EnblRTTCtr_ (quiescence "
-                      "option, tcp.cc process_qoption_after_send/ack; opencwnd's "
-                      "control_increase_ test) are not tcplab knobs")
-    for t in ("underutilized_100ms", "underutilized_100ms_control", "underutilized_100ms_control_Q",
-              "underutilized_100ms_Q", "underutilized_100ms_control_Reno",
-              "underutilized_100ms_control_Newreno", "underutilized_100ms_control_Sack"):
-        why = ("Application/Telnet (interval_ 0.0005, changed to 0.01 at 0.045 s and back at "
-               "2.2 s, stop at 2.5 s; exponential interarrivals) is not modelled")
-        knobs = [k for k, on in (("QOption_ 1", t.endswith("Q")),
-                                 ("control_increase_ 1", "control" in t)) if on]
-        if knobs:
-            why += "; also Agent/TCP " + " and ".join(knobs) + " (not tcplab knobs)"
-        skipped[t] = why
+    # QOption_ 1 (class-level) in quiescentB_qoption's init; the same run as quiescentB.
+    out["quiescentB_qoption"] = run1("quiescentB_qoption", "quiescentB_qoption: Tahoe, lossy r1->k1 "
+                                     "drops {2} of fid 1, QOption_ 1", 1, "3s", drops=[2],
+                                     tcp={"qoption": True})
+    # quiescent_100ms's run with QOption_ 1, control_increase_ 1, EnblRTTCtr_ 0 (fine) or 1
+    # (coarse), and tcpTick_ 0.1 (the suite's), 0.001 or 0.5, all class-level in init.
+    for tick, tick_s in (("100ms", "100ms"), ("1ms", "1ms"), ("500ms", "500ms")):
+        for grain, counter in (("fine", False), ("coarse", True)):
+            test = f"quiescent_{tick}_{grain}"
+            out[test] = run1(test, f"{test}: Tahoe after a quiescent period, QOption_ 1, "
+                             f"control_increase_ 1, EnblRTTCtr_ {int(counter)}, tcpTick_ {tick}", 0,
+                             "30.1s", tcp={"qoption": True, "control_increase": True,
+                                           "rtt_counter": counter, "tcp_tick": tick_s})
+    # underutilized_100ms's run (run2): a Telnet source on a window_ 100 agent with packetSize_
+    # 100, interval_ 0.0005, 0.01 from 0.045 s, 0.0005 again from 2.2 s, stopped at 2.5 s.
+    for test, protocol, sink, knobs in (
+            ("underutilized_100ms", "tahoe", None, {}),
+            ("underutilized_100ms_control", "tahoe", None, {"control_increase": True}),
+            ("underutilized_100ms_control_Q", "tahoe", None,
+             {"qoption": True, "control_increase": True}),
+            ("underutilized_100ms_Q", "tahoe", None, {"qoption": True}),
+            ("underutilized_100ms_control_Reno", "reno", None, {"control_increase": True}),
+            # the suite runs TCP/Reno for its "Newreno" test too
+            ("underutilized_100ms_control_Newreno", "reno", None, {"control_increase": True}),
+            ("underutilized_100ms_control_Sack", "sack1", "sack1", {"control_increase": True})):
+        out[test] = scenario(
+            test, f"{test}: {protocol} s1->k1 fid 0 window_ 100, packetSize_ 100, Telnet "
+            f"interval_ 0.0005 (0.01 from 0.045 s to 2.2 s), stop at 2.5 s; {ns2_knobs(knobs)}",
+            "3s", links("net6"),
+            [flow("tcp1", 0, "s1", protocol, sink=sink, app="telnet", interval=0.0005,
+                  packet_size=100, tcp={"window": 100})],
+            tcp=knobs,
+            actions=[action_toml("0.045s", "tcp1", "set_interval", interval=0.01),
+                     action_toml("2.2s", "tcp1", "set_interval", interval=0.0005),
+                     action_toml("2.5s", "tcp1", "stop")])
+    skipped = {}
     return out, skipped
 
 

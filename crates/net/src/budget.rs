@@ -139,8 +139,20 @@ impl Estimate {
             .flows
             .iter()
             .zip(&demands)
-            .filter(|(f, _)| matches!(f.app, AppConfig::Cbr { .. }))
+            .filter(|(f, _)| {
+                matches!(f.app, AppConfig::Cbr { .. } | AppConfig::Exponential { .. } | AppConfig::Pareto { .. })
+            })
             .map(|(_, d)| d.pps * (d.to - d.from))
+            .sum();
+        // and a Telnet's timer, whether or not its agent's window lets the packets go
+        let telnet_timers: f64 = scenario
+            .flows
+            .iter()
+            .zip(&demands)
+            .filter_map(|(f, d)| match f.app {
+                AppConfig::Telnet { interval_s, .. } if interval_s > 0.0 => Some((d.to - d.from) / interval_s),
+                _ => None,
+            })
             .sum();
         let mobile_checks: f64 =
             scenario.mobile_nodes.iter().map(|m| end / m.beacon_interval + end / m.l2_handoff).sum();
@@ -197,7 +209,7 @@ impl Estimate {
             acks,
             link_hops,
             radio_hops,
-            events: EVENTS_PER_HOP * link_hops + air_events + cbr_packets + mobile_checks,
+            events: EVENTS_PER_HOP * link_hops + air_events + cbr_packets + telnet_timers + mobile_checks,
             events_field: events_field.0,
             events_why: events_field.1,
             memory,
@@ -323,7 +335,20 @@ impl Demand {
             (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
                 (size, rate_bps as f64 / (8.0 * size.max(1) as f64), None, 0.0)
             }
-            (Transport::Udp, AppConfig::Ftp { .. }) => (1000, 0.0, None, 0.0), // refused by validation
+            // at most the burst rate
+            (
+                Transport::Udp,
+                AppConfig::Exponential { rate_bps, size, .. } | AppConfig::Pareto { rate_bps, size, .. },
+            ) => (size, rate_bps as f64 / (8.0 * size.max(1) as f64), None, 0.0),
+            // refused by validation
+            (Transport::Udp, AppConfig::Telnet { interval_s, size }) => (size, 1.0 / interval_s.max(1e-6), None, 0.0),
+            // the trace's mean rate, in its packets
+            (Transport::Udp, AppConfig::Trace { table, size }) => {
+                let records = &scenario.traffic_traces[table];
+                let gaps: f64 = records.iter().map(|&(gap, _)| gap as f64 * 1e-6).sum();
+                (size, records.len() as f64 / gaps.max(1e-6), None, 0.0)
+            }
+            (Transport::Udp, AppConfig::Ftp { .. }) => (1000, 0.0, None, 0.0),
         };
         let mut uses: Vec<(usize, f64)> = Vec::new();
         for (hops, size, per_packet) in [(&path, size, 1.0), (&back, ACK_SIZE, acks_per_packet)] {
@@ -438,7 +463,12 @@ fn held_by_delays(scenario: &Scenario, demands: &[Demand], sent: &[f64], end: f6
             if !loss.fids.is_empty() && !loss.fids.contains(&f.fid) {
                 continue;
             }
-            let pps = if matches!(f.app, AppConfig::Cbr { .. }) { d.pps } else { sent[i] / (d.to - d.from).max(1e-9) };
+            let pps =
+                if matches!(f.app, AppConfig::Cbr { .. } | AppConfig::Exponential { .. } | AppConfig::Pareto { .. }) {
+                    d.pps
+                } else {
+                    sent[i] / (d.to - d.from).max(1e-9)
+                };
             let crossing = d.path.contains(link) as u8 as f64 + d.acks_per_packet * d.back.contains(link) as u8 as f64;
             let flow_held = pps * crossing * picked * delay.as_secs_f64().min(end);
             held += d.window.map_or(flow_held, |w| flow_held.min(w * crossing));

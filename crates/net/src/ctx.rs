@@ -32,6 +32,8 @@ pub enum Event {
     Wifi(WifiEvent),
     /// A mobile node's timer (its index, which timer, generation).
     Mip(u32, MipTimer, u32),
+    /// The scenario's delay spike with this index starts (true) or ends.
+    DelaySpike(u32, bool),
 }
 
 /// The timers of flows' agents.
@@ -45,6 +47,8 @@ pub enum TimerKind {
     Cbr,
     /// An RBP sender's next paced segment.
     Pace,
+    /// A traffic source's next packet (crate::traffic).
+    App,
     /// An ns-2 sender's delayed send (`overhead_`).
     DelSnd,
     /// A FullTcp agent's timers; each end of a two-way flow has its own.

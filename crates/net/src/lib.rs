@@ -19,9 +19,11 @@ pub mod routing;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod tcplib;
 #[cfg(test)]
 mod testing;
 pub mod trace;
+pub mod traffic;
 pub mod udp;
 pub mod units;
 pub mod wifi;

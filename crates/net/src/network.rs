@@ -52,6 +52,16 @@ pub struct Link {
     pub rate_bps: u64,
     /// Propagation delay in seconds (a double, as ns-2's `delay_`).
     pub delay_secs: f64,
+    /// ns-2's Delayer sits between the queue and the wire (the link has delay spikes): it takes
+    /// the queue's head as soon as it is empty, and holds it (`held`, outside the queue and its
+    /// limit) until the wire is free and no spike blocks it.
+    delayer: bool,
+    held: Option<PacketId>,
+    /// A delay spike holds the link (ns-2's Delayer blocked): no transmission starts, and
+    /// `busy` stays set.
+    blocked: bool,
+    /// The link went idle during the spike: at its end the queue's head may go at once.
+    idle_in_spike: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -76,6 +86,10 @@ impl Link {
             busy_since: 0.0,
             stats: LinkStats::default(),
             traced: false,
+            delayer: false,
+            held: None,
+            blocked: false,
+            idle_in_spike: false,
             last_tx: LastTx { size: u32::MAX, tx: Time::ZERO, secs: 0.0, lane: LaneId(u32::MAX) }, // no size yet
         }
     }
@@ -94,6 +108,31 @@ impl Link {
     /// When the last transmission started ends.
     pub fn busy_until(&self) -> Time {
         Time::from_secs_f64(self.busy_since) + self.last_tx.tx // zero before the first packet
+    }
+
+    /// The current transmission is over: the link is free, unless a delay spike holds it.
+    #[inline(always)]
+    fn free(&mut self) {
+        if self.blocked {
+            self.idle_in_spike = true;
+        } else {
+            self.busy = false;
+        }
+    }
+
+    /// The packet a Delayer holds between the queue and the wire (0 or 1).
+    pub fn held(&self) -> usize {
+        self.held.is_some() as usize
+    }
+
+    /// ns-2's Delayer takes the queue's head into its slot if that is empty (its
+    /// `Queue::resume`; an empty queue's dequeue marks RED idle, as there).
+    fn delayer_takes_head(&mut self, now: Time, now_s: f64) {
+        if self.held.is_none() {
+            let waiting = self.queue.len();
+            self.held = self.queue.dequeue(now_s);
+            self.stats.queue_changed(now, waiting, self.queue.len());
+        }
     }
 
     /// Packets on this link's wire: sent and not yet received.
@@ -257,7 +296,7 @@ impl Network {
         match pkt.kind {
             // a FullTcp listener's data goes in `ack` packets: data all the same
             Kind::Ack if pkt.payload == 0 => stats.acks_sent += 1,
-            Kind::Tcp | Kind::Cbr | Kind::Ack => stats.on_data_sent(pkt.size),
+            Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.on_data_sent(pkt.size),
             Kind::BindingUpdate | Kind::BindingAck => {}
         }
         self.trace_agent('s', node, id);
@@ -429,7 +468,7 @@ impl Network {
             // The transmission ended before this packet came: the link went idle then, and
             // its queue (RED counts idle time) was found empty then, as `on_link_free` does.
             link.release = None;
-            link.busy = false;
+            link.free();
             let none = link.queue.dequeue(at);
             debug_assert!(none.is_none(), "a release is left unscheduled only while the queue is empty");
         }
@@ -441,7 +480,7 @@ impl Network {
             // on an idle link.
             if self.ctx.sched.dispatch_if_next(at, seq) {
                 link.release = None;
-                link.busy = false;
+                link.free();
             }
         }
         if link.traced {
@@ -462,6 +501,9 @@ impl Network {
                 if let Some(check) = self.ctx.check.as_mut().filter(|_| link.queue.overfull(pkt.size)) {
                     let (len, name) = (link.queue.len(), link_name(&self.node_names, link));
                     check.fail(now_s, || format!("link {name}: {len} packets waiting, over its limit"));
+                }
+                if link.delayer {
+                    link.delayer_takes_head(now, now_s);
                 }
                 if let Some((at, seq)) = link.release.take() {
                     // a packet now waits for the end of the transmission
@@ -497,10 +539,10 @@ impl Network {
         let stats = &mut self.ctx.flow_stats[pkt.flow.0 as usize];
         match pkt.kind {
             Kind::Ack if pkt.payload == 0 => stats.acks_dropped += 1,
-            Kind::Tcp | Kind::Cbr | Kind::Ack => stats.data_dropped += 1,
+            Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.data_dropped += 1,
             Kind::BindingUpdate | Kind::BindingAck => {}
         }
-        if matches!(pkt.kind, Kind::Tcp | Kind::Cbr) && self.mip.is_mobile(pkt.dst.node) {
+        if pkt.kind.is_data() && self.mip.is_mobile(pkt.dst.node) {
             self.mip.drops.push((self.ctx.now_secs(), pkt.flow.0));
         }
     }
@@ -512,6 +554,14 @@ impl Network {
         let now_s = self.ctx.now_secs();
         // SAFETY: a link whose transmission ends, or which a packet joined
         let link = unsafe { unchecked(&mut self.links, l.index()) };
+        if link.delayer {
+            // the Delayer's packet, if it holds one; if not, its resume finds the queue empty
+            match link.held.take() {
+                Some(id) => self.put_on_wire(l, id),
+                None => link.delayer_takes_head(now, now_s),
+            }
+            return;
+        }
         let waiting = link.queue.len();
         let Some(id) = link.queue.dequeue(now_s) else {
             return;
@@ -568,7 +618,11 @@ impl Network {
         }
         lane.push_back(arrival);
         let release = (now_s + tx.secs, self.ctx.sched.reserve());
-        if link.queue.is_empty() {
+        if link.delayer {
+            // having passed its packet on, the Delayer resumes the queue
+            link.delayer_takes_head(self.ctx.now(), now_s);
+        }
+        if link.queue.is_empty() && link.held.is_none() {
             link.release = Some(release);
         } else {
             self.ctx.sched.push_reserved(release.0, release.1, Event::LinkFree(l));
@@ -577,8 +631,39 @@ impl Network {
 
     pub(crate) fn on_link_free(&mut self, l: LinkId) {
         // SAFETY: `put_on_wire` and `pass_losses` make a release's event for its link
-        unsafe { unchecked(&mut self.links, l.index()) }.busy = false;
-        self.start_transmission(l);
+        let link = unsafe { unchecked(&mut self.links, l.index()) };
+        link.free();
+        if !link.busy {
+            self.start_transmission(l);
+        }
+    }
+
+    /// Puts ns-2's Delayer between link `l`'s queue and its wire, as `$ns insert-delayer` does
+    /// (for the whole run: a link with delay spikes has one).
+    pub(crate) fn insert_delayer(&mut self, l: LinkId) {
+        self.links[l.index()].delayer = true;
+    }
+
+    /// A delay spike starts on link `l` (ns-2's `$delayer block`): a transmission under way
+    /// ends, and no other starts.
+    pub(crate) fn block(&mut self, l: LinkId) {
+        let link = &mut self.links[l.index()];
+        link.blocked = true;
+        if !link.busy {
+            link.busy = true;
+            link.idle_in_spike = true;
+        }
+    }
+
+    /// The spike ends (`$delayer unblock`): if the link's last transmission is over, its
+    /// queue's head goes now; else when that ends, as usual.
+    pub(crate) fn unblock(&mut self, l: LinkId) {
+        let link = &mut self.links[l.index()];
+        link.blocked = false;
+        if std::mem::take(&mut link.idle_in_spike) {
+            link.busy = false;
+            self.start_transmission(l);
+        }
     }
 
     /// The first packet of flight lane `lane` reaches the end of its link: it is forwarded, or

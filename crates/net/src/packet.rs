@@ -32,6 +32,12 @@ pub enum Kind {
     Ack,
     /// A CBR packet over UDP.
     Cbr,
+    /// A packet of an exponential or Pareto on/off source over UDP (ns-2 marks its agent's
+    /// packets with the source's type).
+    Exp,
+    Pareto,
+    /// A plain `Agent/UDP` packet (a Telnet's or a trace-driven source's).
+    Udp,
     /// Mobile IPv6 signalling: a binding update (`seq`: the care-of router's node) and its
     /// acknowledgement (`seq`: the anchor's node).
     BindingUpdate,
@@ -39,12 +45,21 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// A flow's data (what its receiver counts), not an ACK or signalling.
+    #[inline(always)]
+    pub fn is_data(self) -> bool {
+        matches!(self, Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp)
+    }
+
     /// The packet-type name in ns-2 traces.
     pub fn ns2_name(self) -> &'static str {
         match self {
             Kind::Tcp => "tcp",
             Kind::Ack => "ack",
             Kind::Cbr => "cbr",
+            Kind::Exp => "exp",
+            Kind::Pareto => "pareto",
+            Kind::Udp => "udp",
             Kind::BindingUpdate => "BU",
             Kind::BindingAck => "BA",
         }

@@ -1,4 +1,5 @@
-//! A CBR source over UDP (ns-2 `Application/Traffic/CBR` on `Agent/UDP`, without jitter).
+//! A CBR source over UDP (ns-2 `Application/Traffic/CBR` on `Agent/UDP`, without jitter), and
+//! the bare UDP agent the other traffic sources (crate::traffic) send through.
 
 use crate::packet::Kind;
 use crate::port::{Endpoint, Port, TimerKind};
@@ -40,6 +41,39 @@ impl CbrSource {
     }
 }
 
+/// ns-2's `Agent/UDP` under an application that tells it when to send (`sendmsg`): a message
+/// goes as packets of the agent's `packetSize_` and one of the rest, seqnos from 0, typed by
+/// the application (or `udp`).
+pub struct UdpAgent {
+    ep: Endpoint,
+    kind: Kind,
+    /// `packetSize_`, the largest packet.
+    size: u32,
+    seq: i64,
+}
+
+impl UdpAgent {
+    pub fn new(ep: Endpoint, kind: Kind, size: u32) -> UdpAgent {
+        UdpAgent { ep, kind, size, seq: 0 }
+    }
+
+    /// Sends a message of `bytes`.
+    pub fn send(&mut self, net: &mut impl Port, bytes: u32) {
+        let rest = bytes % self.size;
+        for _ in 0..bytes / self.size {
+            self.send_packet(net, self.size);
+        }
+        if rest > 0 {
+            self.send_packet(net, rest);
+        }
+    }
+
+    fn send_packet(&mut self, net: &mut impl Port, size: u32) {
+        self.ep.send(net, self.kind, |p| (p.size, p.payload, p.seq) = (size, size, self.seq));
+        self.seq += 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,6 +101,17 @@ mod tests {
             assert_eq!(sent.len(), 4);
             assert!(net.sent.iter().all(|p| p.kind == Kind::Cbr && p.payload == size));
         }
+    }
+
+    /// A message beyond the agent's packetSize_ goes as whole packets and one of the rest.
+    #[test]
+    fn udp_splits_a_message_at_its_packet_size() {
+        let mut net = FakePort::default();
+        let mut udp = UdpAgent::new(sender_end(), Kind::Udp, 1000);
+        udp.send(&mut net, 2500);
+        udp.send(&mut net, 1000);
+        let sent: Vec<(i64, u32)> = net.sent.iter().map(|p| (p.seq, p.size)).collect();
+        assert_eq!(sent, vec![(0, 1000), (1, 1000), (2, 500), (3, 1000)]);
     }
 
     #[test]

@@ -673,7 +673,7 @@ impl Mip {
 
     /// Notes a data packet delivered at `now` to a mobile node through access point `ap`.
     pub fn note_delivery(&mut self, now: f64, pkt: &Packet, ap: NodeId) {
-        if self.is_mobile(pkt.dst.node) && matches!(pkt.kind, Kind::Tcp | Kind::Cbr) {
+        if self.is_mobile(pkt.dst.node) && pkt.kind.is_data() {
             self.deliveries.push((now, pkt.flow.0, pkt.payload, ap));
         }
     }

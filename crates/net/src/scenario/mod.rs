@@ -167,6 +167,11 @@ pub struct Scenario {
     pub mobile_nodes: Vec<crate::mobility::config::MobileConfig>,
     pub flows: Vec<FlowConfig>,
     pub losses: Vec<LossConfig>,
+    /// Times a link direction sends nothing (ns-2's Delayer).
+    pub delay_spikes: Vec<DelaySpike>,
+    /// The records of the trace-driven sources (`AppConfig::Trace`): (gap in microseconds,
+    /// bytes), as ns-2's trace files hold them.
+    pub traffic_traces: Vec<Vec<(u32, u32)>>,
     /// What the applications do and when, in the order ns-2 would schedule it: each flow's own
     /// start and stop (in flow order), then the scenario's `actions`.
     pub actions: Vec<Action>,
@@ -184,6 +189,18 @@ pub struct Scenario {
     /// Sample each flow's goodput and each link's queue at every multiple of this interval.
     #[serde(rename = "interval_s", serialize_with = "opt_secs")]
     pub interval: Option<Time>,
+}
+
+/// ns-2's `Delayer` on a link direction, blocked at `at_s` for `length_s` seconds
+/// (`$delayer block`, then `$ns after length "$delayer unblock"`): no packet starts to cross
+/// the link meanwhile; the queue holds them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DelaySpike {
+    /// The link direction (2 * link + 0 for from->to, + 1 for to->from).
+    pub link: usize,
+    /// The exact doubles ns-2 schedules on.
+    pub at_s: f64,
+    pub length_s: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -207,8 +224,8 @@ fn end_name<S: serde::Serializer>(end: &End, s: S) -> Result<S::Ok, S::Error> {
     })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(tag = "do", rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "do", rename_all = "snake_case")]
 pub enum ActionKind {
     /// The application starts: FTP sends its backlog (or `packets`), CBR starts sending.
     Start,
@@ -217,6 +234,7 @@ pub enum ActionKind {
     /// FTP `produce n`: send up to n packets in all.
     Produce { packets: u64 },
     /// FTP `producemore n`: n packets more.
+    #[serde(rename = "producemore")]
     ProduceMore { packets: u64 },
     /// FullTcp `close`: send a FIN once the data is out.
     Close,
@@ -232,6 +250,8 @@ pub enum ActionKind {
     /// The sink's `reset`: nothing received yet, and segments sent before now ignored.
     #[serde(rename = "reset_sink")]
     ResetSink,
+    /// Telnet `set interval_`: the mean interval from the next packet's draw on.
+    SetInterval { interval_s: f64 },
 }
 
 impl Scenario {
@@ -316,10 +336,14 @@ pub struct LinkConfig {
     pub bandwidth_bps: u64,
     #[serde(rename = "delay_s", serialize_with = "secs")]
     pub delay: Time,
-    /// The from->to direction's queue; to->from has the same but for its limit.
+    /// The from->to direction's queue; to->from has the same but for its limit (and its RED
+    /// parameters, if `reverse_red`).
     pub queue: QueueConfig,
     /// ns-2 `limit_` of the to->from direction (`$ns queue-limit to from n`).
     pub reverse_limit: u32,
+    /// The to->from direction's RED parameters where they differ (`$redq set ...` on one queue).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reverse_red: Option<RedParams>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -651,13 +675,28 @@ pub struct SinkConfig {
     pub ecn_syn: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(tag = "app", rename_all = "lowercase")]
 pub enum AppConfig {
     /// FTP: unlimited backlog, or `packets` segments (ns-2 `produce n`).
     Ftp { packets: Option<u64> },
     /// Constant bit rate: `size` bytes every size*8/rate seconds.
     Cbr { rate_bps: u64, size: u32 },
+    /// ns-2's `Application/Telnet`: a packet at exponential intervals of mean `interval_s`,
+    /// or (0) at tcplib's telnet interarrival times; over UDP each is `size` bytes (the agent's
+    /// `packetSize_`), over TCP one segment.
+    Telnet { interval_s: f64, size: u32 },
+    /// ns-2's `Application/Traffic/Trace`: the gaps and sizes of `Scenario::traffic_traces`
+    /// entry `table`, from a random record on; over UDP, messages beyond `size` bytes (the
+    /// agent's `packetSize_`) go as several packets.
+    Trace { table: usize, size: u32 },
+    /// ns-2's `Application/Traffic/Exponential` over UDP: bursts of `size`-byte packets at
+    /// `rate_bps`, exponentially many packets (mean `burst_time_s` at the rate), exponential
+    /// idle times between them (mean `idle_time_s`).
+    Exponential { size: u32, rate_bps: u64, burst_time_s: f64, idle_time_s: f64 },
+    /// ns-2's `Application/Traffic/Pareto`: as Exponential, with Pareto bursts and idle
+    /// times of this `shape`.
+    Pareto { size: u32, rate_bps: u64, burst_time_s: f64, idle_time_s: f64, shape: f64 },
 }
 
 /// The ns-2 knobs of one TCP sender. Times are seconds as doubles because ns-2's RTT estimator
@@ -791,6 +830,13 @@ pub struct TcpParams {
     /// `overhead_`: each burst of new segments waits a random delay, uniform in [0, overhead)
     /// seconds, drawn from ns-2's generator (0: none).
     pub overhead: f64,
+    /// TCP quiescence (ns-2's `QOption_`): after an idle or application-limited RTO (or, with
+    /// `rtt_counter`, two RTTs counted), cut the window as RFC 2861 says.
+    pub qoption: bool,
+    /// `EnblRTTCtr_`: with `qoption`, count RTTs by the ACKs of timed segments, not by RTOs.
+    pub rtt_counter: bool,
+    /// `control_increase_`: open cwnd only on ACKs of a window the sender filled.
+    pub control_increase: bool,
 }
 
 impl Default for TcpParams {
@@ -873,6 +919,9 @@ impl Default for TcpParams {
             add793karnrtt: true,
             add793exponinc: false,
             overhead: 0.0,
+            qoption: false,
+            rtt_counter: false,
+            control_increase: false,
         }
     }
 }

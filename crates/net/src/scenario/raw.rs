@@ -94,6 +94,7 @@ pub struct RawScenario {
     pub fast: Option<RawFast>,
     pub pacing: Option<RawPacing>,
     pub losses: Option<Vec<RawLoss>>,
+    pub delay_spikes: Option<Vec<RawDelaySpike>>,
     pub actions: Option<Vec<RawAction>>,
     pub output: Option<RawOutput>,
 }
@@ -159,6 +160,16 @@ pub struct RawAction {
     /// Which end's agent acts: "from" (the default) or "to" (a FullTcp flow's peer).
     pub end: Option<String>,
     pub cwnd: Option<i64>,
+    pub interval: Option<Quantity>,
+}
+
+/// A delay spike: a link direction sends nothing for a while (ns-2's Delayer, blocked).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawDelaySpike {
+    pub link: Option<String>,
+    pub at: Option<Quantity>,
+    pub length: Option<Quantity>,
 }
 
 /// A loss model on one link direction (ns-2's error models in an `ErrorModule Fid` at the head
@@ -196,6 +207,7 @@ pub struct RawLink {
     pub queue_limit: Option<i64>,
     pub reverse_queue_limit: Option<i64>,
     pub red: Option<RawRed>,
+    pub reverse_red: Option<RawRed>,
     pub droptail: Option<RawDropTail>,
 }
 
@@ -248,6 +260,11 @@ pub struct RawFlow {
     pub stop: Option<Quantity>,
     pub packets: Option<i64>,
     pub rate: Option<Quantity>,
+    pub interval: Option<Quantity>,
+    pub burst_time: Option<Quantity>,
+    pub idle_time: Option<Quantity>,
+    pub shape: Option<f64>,
+    pub records: Option<Vec<Vec<i64>>>,
     pub packet_size: Option<Quantity>,
     pub delack_interval: Option<Quantity>,
     pub tcp: Option<RawTcp>,
@@ -416,6 +433,9 @@ pub struct RawTcp {
     pub add793additiveinc: Option<Flag>,
     pub add793karnrtt: Option<Flag>,
     pub add793exponinc: Option<Flag>,
+    pub qoption: Option<Flag>,
+    pub rtt_counter: Option<Flag>,
+    pub control_increase: Option<Flag>,
 }
 
 #[derive(Deserialize, Debug, Default)]

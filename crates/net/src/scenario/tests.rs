@@ -159,6 +159,37 @@ fn malformed_scenarios_name_the_field() {
             "protocol = \"vegas\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nsfrto = true",
             "flows[0].tcp.sfrto",
         ),
+        // the traffic sources and their fields
+        ("delay = \"10ms\"", "delay = \"10ms\"\n[links.reverse_red]\nbytes = true", "links[0].reverse_red"),
+        ("queue_limit = 25", "queue_limit = 25\n[links.reverse_red]\nthresh = -1", "links[1].reverse_red.thresh"),
+        ("rate = \"64kb\"", "app = \"trace\"", "flows[1].records"),
+        ("rate = \"64kb\"", "app = \"trace\"\nrecords = [[100, 0]]", "flows[1].records[0]"),
+        ("rate = \"64kb\"", "app = \"trace\"\nrecords = [[100]]", "flows[1].records[0]"),
+        ("protocol = \"reno\"", "protocol = \"reno\"\napp = \"pareto\"", "flows[0].app"),
+        ("rate = \"64kb\"", "rate = \"64kb\"\ninterval = 0.5", "flows[1].interval"),
+        ("rate = \"64kb\"", "app = \"exponential\"\nshape = 1.5", "flows[1].shape"),
+        ("rate = \"64kb\"", "app = \"pareto\"\nshape = 0.9", "flows[1].shape"),
+        ("rate = \"64kb\"", "app = \"pareto\"\nburst_time = 0", "flows[1].burst_time"),
+        ("protocol = \"reno\"", "protocol = \"reno\"\nburst_time = \"1s\"", "flows[0].burst_time"),
+        (
+            "start = 1",
+            "start = 1\n[[actions]]\nat = 2\nflow = \"A\"\ndo = \"set_interval\"\ninterval = 1",
+            "actions[0].do",
+        ),
+        (
+            "protocol = \"udp\"\nrate = \"64kb\"\nstart = 1",
+            "protocol = \"reno\"\napp = \"telnet\"\n[[actions]]\nat = 2\nflow = \"C\"\ndo = \"set_interval\"",
+            "actions[0].interval",
+        ),
+        (
+            "protocol = \"reno\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nminrto = \"1s\"",
+            "protocol = \"fack\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nqoption = true",
+            "flows[0].tcp.qoption",
+        ),
+        ("minrto = \"1s\"", "control_increase = 3", "flows[0].tcp.control_increase"),
+        ("start = 1", "start = 1\n[[delay_spikes]]\nlink = \"a->b\"\nat = 1\nlength = 1", "delay_spikes[0].link"),
+        ("start = 1", "start = 1\n[[delay_spikes]]\nlink = \"a->r\"\nat = 11\nlength = 1", "delay_spikes[0].at"),
+        ("start = 1", "start = 1\n[[delay_spikes]]\nlink = \"a->r\"\nat = 1", "delay_spikes[0].length"),
     ];
     for (from, to, path) in cases {
         assert!(GOOD.contains(from), "case {path}: pattern {from:?} not in the good scenario");

@@ -5,8 +5,8 @@ use super::fields::{
     err, exact_seconds, flag, int_in, node_named, one_of, rate, real_in, seconds, size, time, whole_seconds, Res,
 };
 use super::raw::{
-    Flag, Quantity, RawAction, RawDropTail, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed, RawScenario,
-    RawSink, RawTcp, RawVegas,
+    Flag, Quantity, RawAction, RawDelaySpike, RawDropTail, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed,
+    RawScenario, RawSink, RawTcp, RawVegas,
 };
 use super::*;
 use crate::pcap::IpVersion;
@@ -119,8 +119,9 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     }
     let adjacency = adjacency(nodes.len(), &links, &wlans);
     let mut flows: Vec<FlowConfig> = Vec::with_capacity(raw_flows.len());
+    let mut traffic_traces = Vec::new();
     for (i, f) in raw_flows.iter().enumerate() {
-        let cfg = flow(f, i, &node, &defaults, duration)?;
+        let cfg = flow(f, i, &node, &defaults, duration, &mut traffic_traces)?;
         if !reachable(&adjacency, cfg.from, cfg.to) {
             return err(
                 format!("flows[{i}].to"),
@@ -215,6 +216,11 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             traces.enable(one_of(t, &Traces::NAMES, "trace", &format!("output.trace[{i}]"))?);
         }
     }
+    let mut delay_spikes = Vec::new();
+    for (i, s) in raw.delay_spikes.iter().flatten().enumerate() {
+        delay_spikes.push(delay_spike(s, i, &nodes, &links, duration)?);
+    }
+
     Ok(Scenario {
         name,
         duration,
@@ -227,6 +233,8 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         mobile_nodes,
         flows,
         losses,
+        delay_spikes,
+        traffic_traces,
         actions,
         traces,
         trace_links,
@@ -264,24 +272,43 @@ fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<us
     };
     let limit = limit_of(l.queue_limit, "queue_limit", 50)?;
     let reverse_limit = limit_of(l.reverse_queue_limit, "reverse_queue_limit", limit)?;
-    let kind = match one_of(l.queue.as_deref().unwrap_or("droptail"), &["droptail", "red"], "queue", &p("queue"))? {
-        "red" => {
-            if l.droptail.is_some() {
-                return err(p("droptail"), "is only allowed with queue = \"droptail\"");
+    let (kind, reverse_red) =
+        match one_of(l.queue.as_deref().unwrap_or("droptail"), &["droptail", "red"], "queue", &p("queue"))? {
+            "red" => {
+                if l.droptail.is_some() {
+                    return err(p("droptail"), "is only allowed with queue = \"droptail\"");
+                }
+                let forward = red_over(RedParams::default(), l.red.clone().unwrap_or_default(), &p("red"))?;
+                // the to->from queue: its own knobs over the from->to queue's
+                let reverse =
+                    l.reverse_red.clone().map(|r| red_over(forward.clone(), r, &p("reverse_red"))).transpose()?;
+                (QueueKind::Red(forward), reverse)
             }
-            QueueKind::Red(red(l.red.clone().unwrap_or_default(), &p("red"))?)
-        }
-        _ => {
-            if l.red.is_some() {
-                return err(p("red"), "is only allowed with queue = \"red\"");
+            _ => {
+                for (field, set) in [("red", l.red.is_some()), ("reverse_red", l.reverse_red.is_some())] {
+                    if set {
+                        return err(p(field), "is only allowed with queue = \"red\"");
+                    }
+                }
+                (QueueKind::DropTail(droptail(l.droptail.as_ref(), &p("droptail"))?), None)
             }
-            QueueKind::DropTail(droptail(l.droptail.as_ref(), &p("droptail"))?)
-        }
-    };
-    Ok(LinkConfig { a, b, bandwidth_bps, delay, queue: QueueConfig { limit, kind }, reverse_limit })
+        };
+    Ok(LinkConfig { a, b, bandwidth_bps, delay, queue: QueueConfig { limit, kind }, reverse_limit, reverse_red })
 }
 
 /// "a->b" to the simplex link id: 2i for links[i] from->to, 2i+1 for to->from.
+fn delay_spike(s: &RawDelaySpike, i: usize, nodes: &[String], links: &[LinkConfig], duration: Time) -> Res<DelaySpike> {
+    let p = |f: &str| format!("delay_spikes[{i}].{f}");
+    let text = s.link.as_ref().ok_or_else(|| ScenarioError::new(p("link"), "is required (e.g. \"s1->r1\")"))?;
+    let link = link_direction(text, nodes, links, &p("link"))?;
+    let at = s.at.as_ref().ok_or_else(|| ScenarioError::new(p("at"), "is required (a time)"))?;
+    if time(at, &p("at"))? > duration {
+        return err(p("at"), format!("is after the end of the run ({duration})"));
+    }
+    let length = s.length.as_ref().ok_or_else(|| ScenarioError::new(p("length"), "is required (a time)"))?;
+    Ok(DelaySpike { link, at_s: exact_seconds(at, &p("at"))?, length_s: exact_seconds(length, &p("length"))? })
+}
+
 fn link_direction(text: &str, nodes: &[String], links: &[LinkConfig], path: &str) -> Res<usize> {
     let (a, b) = text
         .split_once("->")
@@ -458,9 +485,9 @@ fn droptail(d: Option<&RawDropTail>, path: &str) -> Res<DropTailParams> {
     Ok(out)
 }
 
-fn red(r: RawRed, path: &str) -> Res<RedParams> {
+/// RED's knobs in `r` over `out`.
+fn red_over(mut out: RedParams, r: RawRed, path: &str) -> Res<RedParams> {
     let p = |f: &str| format!("{path}.{f}");
-    let mut out = RedParams::default();
     if let Some(v) = r.bytes {
         out.bytes = flag(v, &p("bytes"))?;
     }
@@ -729,6 +756,15 @@ fn tcp_params(mut t: TcpParams, raw: &RawTcp, path: &str) -> Res<TcpParams> {
     if let Some(v) = &raw.overhead {
         t.overhead = seconds(v, &p("overhead"))?;
     }
+    if let Some(v) = raw.qoption {
+        t.qoption = flag(v, &p("qoption"))?;
+    }
+    if let Some(v) = raw.rtt_counter {
+        t.rtt_counter = flag(v, &p("rtt_counter"))?;
+    }
+    if let Some(v) = raw.control_increase {
+        t.control_increase = flag(v, &p("control_increase"))?;
+    }
     Ok(t)
 }
 
@@ -892,6 +928,7 @@ fn flow(
     node: &impl Fn(&Option<String>, String) -> Res<usize>,
     defaults: &FlowDefaults,
     duration: Time,
+    traffic_traces: &mut Vec<Vec<(u32, u32)>>,
 ) -> Res<FlowConfig> {
     let p = |f: &str| format!("flows[{i}].{f}");
     let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
@@ -929,12 +966,14 @@ fn flow(
     let is_tcp = protocol != "udp";
 
     let app = f.app.as_deref().unwrap_or(if is_tcp { "ftp" } else { "cbr" });
-    let app = one_of(app, &["ftp", "cbr"], "app", &p("app"))?;
+    let app = one_of(app, &["ftp", "cbr", "telnet", "exponential", "pareto", "trace"], "app", &p("app"))?;
     if app == "ftp" && !is_tcp {
         return err(p("app"), "ftp needs a TCP protocol (tahoe, reno, newreno, sack1, fack, sackrh, vegas or linux)");
     }
-    if app == "cbr" && is_tcp {
-        return err(p("app"), "cbr runs over protocol = \"udp\"");
+    let on_off = app == "exponential" || app == "pareto";
+    if on_off && is_tcp {
+        // ns-2 would type the TCP agent's segments as the source's packets
+        return err(p("app"), format!("{app} runs over protocol = \"udp\""));
     }
     let packet_size = match &f.packet_size {
         Some(q) => {
@@ -957,7 +996,12 @@ fn flow(
         }
     };
     only("packets", f.packets.is_some() && app != "ftp", "with app = \"ftp\"")?;
-    only("rate", f.rate.is_some() && app != "cbr", "with app = \"cbr\"")?;
+    only("rate", f.rate.is_some() && app != "cbr" && !on_off, "with app = \"cbr\", \"exponential\" or \"pareto\"")?;
+    only("interval", f.interval.is_some() && app != "telnet", "with app = \"telnet\"")?;
+    only("burst_time", f.burst_time.is_some() && !on_off, "with app = \"exponential\" or \"pareto\"")?;
+    only("idle_time", f.idle_time.is_some() && !on_off, "with app = \"exponential\" or \"pareto\"")?;
+    only("shape", f.shape.is_some() && app != "pareto", "with app = \"pareto\"")?;
+    only("records", f.records.is_some() && app != "trace", "with app = \"trace\"")?;
     only("sink", f.sink.is_some() && !is_tcp, "with a TCP protocol")?;
     only("tcp", f.tcp.is_some() && !is_tcp, "with a TCP protocol")?;
     only("tcpsink", f.tcpsink.is_some() && !is_tcp, "with a TCP protocol")?;
@@ -977,6 +1021,55 @@ fn flow(
             Some(n) => return err(p("packets"), format!("{n} is not a packet count (expected at least 1)")),
         };
         AppConfig::Ftp { packets }
+    } else if app == "telnet" {
+        // ns-2's default interval_ is 1 s
+        let interval_s = f.interval.as_ref().map_or(Ok(1.0), |q| exact_seconds(q, &p("interval")))?;
+        // over UDP, the agent's packetSize_ (ns-2's default 1000 B)
+        AppConfig::Telnet { interval_s, size: packet_size.unwrap_or(1000) }
+    } else if app == "trace" {
+        let records = f.records.as_ref().ok_or_else(|| {
+            ScenarioError::new(p("records"), "is required with app = \"trace\" (a list of [gap in µs, bytes])")
+        })?;
+        if records.is_empty() {
+            return err(p("records"), "is empty");
+        }
+        let mut table = Vec::with_capacity(records.len());
+        for (r, pair) in records.iter().enumerate() {
+            let field = format!("records[{r}]");
+            let &[gap, bytes] = pair.as_slice() else {
+                return err(p(&field), "is not a pair [gap in µs, bytes]");
+            };
+            // ns-2's trace files hold both as 32-bit unsigned integers
+            let gap = int_in(gap, 0, u32::MAX as i64, &p(&field))?;
+            let bytes = int_in(bytes, 1, MAX_PACKET as i64, &p(&field))?;
+            table.push((gap, bytes));
+        }
+        traffic_traces.push(table);
+        AppConfig::Trace { table: traffic_traces.len() - 1, size: packet_size.unwrap_or(1000) }
+    } else if on_off {
+        // ns-2's defaults: 210-byte packets at 64 kb/s, bursts and idle times of 0.5 s
+        let secs = |q: &Option<Quantity>, field: &str| q.as_ref().map_or(Ok(0.5), |q| exact_seconds(q, &p(field)));
+        let (burst_time_s, idle_time_s) = (secs(&f.burst_time, "burst_time")?, secs(&f.idle_time, "idle_time")?);
+        if burst_time_s <= 0.0 {
+            return err(p("burst_time"), "must be above 0");
+        }
+        let rate_bps = match &f.rate {
+            Some(q) => rate(q, &p("rate"))?,
+            None => 64_000,
+        };
+        if rate_bps == 0 {
+            return err(p("rate"), "must be above 0");
+        }
+        let size = packet_size.unwrap_or(210);
+        if app == "exponential" {
+            AppConfig::Exponential { size, rate_bps, burst_time_s, idle_time_s }
+        } else {
+            let shape = real_in(f.shape.unwrap_or(1.5), 1.0, 1e6, &p("shape"))?;
+            if shape <= 1.0 {
+                return err(p("shape"), format!("{shape} gives Pareto bursts no finite mean (expected above 1)"));
+            }
+            AppConfig::Pareto { size, rate_bps, burst_time_s, idle_time_s, shape }
+        }
     } else {
         let rate_bps = match &f.rate {
             Some(q) => rate(q, &p("rate"))?,
@@ -1079,6 +1172,23 @@ fn flow(
             return err(
                 p("tcp.rbp"),
                 format!("ns-2 has rate-based pacing for vegas and reno only, not {}", variant.name()),
+            );
+        }
+        let quiescence = [
+            ("qoption", params.qoption),
+            ("rtt_counter", params.rtt_counter),
+            ("control_increase", params.control_increase),
+        ];
+        if let Some((knob, _)) = quiescence.iter().find(|(_, on)| *on).filter(|_| {
+            profile == Profile::Ns2
+                && !matches!(variant, TcpVariant::Tahoe | TcpVariant::Reno | TcpVariant::NewReno | TcpVariant::Sack1)
+        }) {
+            return err(
+                p(&format!("tcp.{knob}")),
+                format!(
+                    "the quiescence option is modelled for tahoe, reno, newreno and sack1 only, not {}",
+                    variant.name()
+                ),
             );
         }
         if profile == Profile::Ns2
@@ -1231,7 +1341,18 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             .ok_or_else(|| ScenarioError::new(p("flow"), format!("unknown flow {name:?}")))?;
         let what = one_of(
             a.action.as_deref().unwrap_or(""),
-            &["start", "stop", "produce", "producemore", "close", "advance_bytes", "set_cwnd", "reset", "reset_sink"],
+            &[
+                "start",
+                "stop",
+                "produce",
+                "producemore",
+                "close",
+                "advance_bytes",
+                "set_cwnd",
+                "reset",
+                "reset_sink",
+                "set_interval",
+            ],
             "action",
             &p("do"),
         )?;
@@ -1250,6 +1371,17 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             ("advance_bytes", None) => return err(p("bytes"), "is required with do = \"advance_bytes\""),
             (_, Some(_)) => return err(p("bytes"), "is only allowed with do = \"advance_bytes\""),
             (_, None) => 0,
+        };
+        let tcp_cbr =
+            matches!(flows[flow].app, AppConfig::Cbr { .. }) && matches!(flows[flow].transport, Transport::Tcp(_));
+        if what == "set_interval" && !(matches!(flows[flow].app, AppConfig::Telnet { .. }) || tcp_cbr) {
+            return err(p("do"), "set_interval needs a flow with app = \"telnet\", or \"cbr\" over TCP");
+        }
+        let interval_s = match (what == "set_interval", &a.interval) {
+            (true, Some(q)) => exact_seconds(q, &p("interval"))?,
+            (true, None) => return err(p("interval"), "is required with do = \"set_interval\""),
+            (false, Some(_)) => return err(p("interval"), "is only allowed with do = \"set_interval\""),
+            (false, None) => 0.0,
         };
         let ftp = matches!(flows[flow].app, AppConfig::Ftp { .. });
         if what.starts_with("produce") && !ftp {
@@ -1295,6 +1427,7 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             "advance_bytes" => ActionKind::AdvanceBytes { bytes },
             "producemore" => ActionKind::ProduceMore { packets },
             "reset" => ActionKind::Reset,
+            "set_interval" => ActionKind::SetInterval { interval_s },
             _ => ActionKind::ResetSink,
         };
         user.push(Action { at, at_s, flow, end, kind });

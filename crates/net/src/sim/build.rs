@@ -3,20 +3,23 @@
 
 use super::{Flow, Receiver, RunError, RunOptions, Sender, Simulation};
 use crate::guard::Guard;
-use crate::ids::{ActionId, NodeId, RadioId};
+use crate::ids::{ActionId, LinkId, NodeId, RadioId};
 use crate::loss::Loss;
 use crate::metrics::Sampler;
 use crate::mobility::Mip;
 use crate::network::{link_name, Event, Link, Network};
-use crate::packet::{Addr, FlowId};
+use crate::packet::{Addr, FlowId, Kind};
 use crate::pcap::{FlowWire, Pcap};
 use crate::port::Endpoint;
 use crate::queue::Queue;
 use crate::random::{tcl_array_order, Draws};
-use crate::scenario::{AppConfig, End, LossAt, Profile, QueueConfig, RngMode, Scenario, TcpVariant, Transport};
+use crate::scenario::{
+    AppConfig, End, LossAt, Profile, QueueConfig, QueueKind, RngMode, Scenario, TcpVariant, Transport,
+};
 use crate::tcp::{FullTcp, Ns2Sender, RfcSender, TcpSink};
 use crate::trace::{Sink, Tracer};
-use crate::udp::CbrSource;
+use crate::traffic::{OnOff, Source};
+use crate::udp::{CbrSource, UdpAgent};
 use crate::wifi::Wifi;
 use std::fs::File;
 use std::io::{self, BufWriter};
@@ -221,8 +224,11 @@ impl Simulation {
         // Each duplex link i becomes simplex links 2i (a->b) and 2i+1 (b->a).
         let mut links = Vec::with_capacity(2 * scenario.links.len());
         for l in &scenario.links {
-            for (from, to, limit) in [(l.a, l.b, l.queue.limit), (l.b, l.a, l.reverse_limit)] {
-                let queue = QueueConfig { limit, ..l.queue.clone() };
+            let reverse_kind = l.reverse_red.clone().map_or_else(|| l.queue.kind.clone(), QueueKind::Red);
+            for (from, to, limit, kind) in
+                [(l.a, l.b, l.queue.limit, l.queue.kind.clone()), (l.b, l.a, l.reverse_limit, reverse_kind)]
+            {
+                let queue = QueueConfig { limit, kind };
                 let rng = draws(format!("link/{}->{}", scenario.nodes[from], scenario.nodes[to]));
                 let queue = Queue::new(&queue, l.bandwidth_bps, l.delay, rng);
                 links.push(Link::new(NodeId::of(from), NodeId::of(to), l.bandwidth_bps, l.delay.as_secs_f64(), queue));
@@ -336,9 +342,45 @@ impl Simulation {
                 (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
                     (Sender::Cbr(CbrSource::new(sender_end, rate_bps, size)), Receiver::Null)
                 }
+                // the agent's packetSize_ is the source's size (Telnet's and a trace's: the flow's)
+                (Transport::Udp, AppConfig::Exponential { size, .. }) => {
+                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Exp, size)), Receiver::Null)
+                }
+                (Transport::Udp, AppConfig::Pareto { size, .. }) => {
+                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Pareto, size)), Receiver::Null)
+                }
+                (Transport::Udp, AppConfig::Telnet { size, .. } | AppConfig::Trace { size, .. }) => {
+                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Udp, size)), Receiver::Null)
+                }
                 (Transport::Udp, AppConfig::Ftp { .. }) => unreachable!("validation pairs FTP with TCP"),
             };
-            flows.push(Flow { sender, receiver, app: f.app });
+            // a TCP agent's segment size, for the segments of a source's messages
+            let segment = match &f.transport {
+                Transport::Tcp(t) => t.params.packet_size,
+                Transport::Udp => 0,
+            };
+            let draws = || draws(format!("app/{}", f.name));
+            let source = match (&f.transport, f.app) {
+                (_, AppConfig::Telnet { interval_s, size }) => {
+                    Some(Source::telnet(id, interval_s, size, segment, draws()))
+                }
+                (Transport::Tcp(_), AppConfig::Cbr { rate_bps, size }) => {
+                    Some(Source::cbr(id, rate_bps as f64, size, segment))
+                }
+                (_, AppConfig::Exponential { size, rate_bps, burst_time_s, idle_time_s }) => {
+                    let on_off = OnOff::new(size, rate_bps as f64, burst_time_s, idle_time_s, None);
+                    Some(Source::on_off(id, on_off, segment, draws()))
+                }
+                (_, AppConfig::Pareto { size, rate_bps, burst_time_s, idle_time_s, shape }) => {
+                    let on_off = OnOff::new(size, rate_bps as f64, burst_time_s, idle_time_s, Some(shape));
+                    Some(Source::on_off(id, on_off, segment, draws()))
+                }
+                (_, AppConfig::Trace { table, .. }) => {
+                    Some(Source::trace(id, scenario.traffic_traces[table].clone(), segment, draws()))
+                }
+                _ => None,
+            };
+            flows.push(Flow { sender, receiver, app: f.app, source });
         }
         // ns-2's cwnd trace: a line as each agent's trace is attached (flow order), then one as
         // `$ns run` resets each agent
@@ -347,6 +389,11 @@ impl Simulation {
         }
         for i in reset_order(&scenario) {
             flows[i].sender.trace_cwnd_reset(&mut net);
+        }
+        // ns-2 schedules a Delayer's block as it builds the topology, before the actions
+        for (i, spike) in scenario.delay_spikes.iter().enumerate() {
+            net.insert_delayer(LinkId(spike.link as u32));
+            net.ctx.sched.schedule_exact(spike.at_s, Event::DelaySpike(i as u32, true));
         }
         let first_action = net.ctx.sched.reserve(); // a mark: numbers are only compared
         for (i, a) in scenario.actions.iter().enumerate() {

@@ -5,13 +5,14 @@ mod build;
 mod summary;
 
 use crate::guard::{Alarm, Guard};
-use crate::ids::NodeId;
+use crate::ids::{LinkId, NodeId};
 use crate::metrics::{FlowSeries, LinkSample, LinkSeries, Sampler, Summary, TcpSeries};
 use crate::network::{link_name, unchecked, Event, Link, Network, TimerKind};
 use crate::packet::{Kind, PacketId};
 use crate::scenario::{ActionKind, AppConfig, End, RngMode, Scenario, ScenarioError, Transport};
 use crate::tcp::{Ftp, FullTcp, Ns2Sender, RfcSender, TcpSink};
-use crate::udp::CbrSource;
+use crate::traffic::Source;
+use crate::udp::{CbrSource, UdpAgent};
 use serde::Serialize;
 use std::io;
 use tcplab_des::{Rng, Time};
@@ -28,6 +29,8 @@ enum Sender {
     Cbr(CbrSource),
     /// A FullTcp flow's agent on its `from` node (the one on `to` is its receiver).
     Full(FullTcp),
+    /// A UDP agent that an on/off source drives.
+    Udp(UdpAgent),
 }
 
 impl Sender {
@@ -36,7 +39,7 @@ impl Sender {
         match self {
             Sender::Tcp(tcp) => tcp.trace_cwnd_attached(net),
             Sender::Full(tcp) => tcp.trace_cwnd_attached(net),
-            Sender::Rfc(_) | Sender::Cbr(_) => {}
+            Sender::Rfc(_) | Sender::Cbr(_) | Sender::Udp(_) => {}
         }
     }
 
@@ -45,7 +48,7 @@ impl Sender {
         match self {
             Sender::Tcp(tcp) => tcp.trace_cwnd_reset(net),
             Sender::Full(tcp) => tcp.trace_cwnd_reset(net),
-            Sender::Rfc(_) | Sender::Cbr(_) => {}
+            Sender::Rfc(_) | Sender::Cbr(_) | Sender::Udp(_) => {}
         }
     }
 
@@ -54,7 +57,7 @@ impl Sender {
             Sender::Tcp(t) => Some(t),
             Sender::Rfc(r) => Some(r),
             Sender::Full(f) => Some(f),
-            Sender::Cbr(_) => None,
+            Sender::Cbr(_) | Sender::Udp(_) => None,
         }
     }
 }
@@ -91,6 +94,8 @@ struct Flow {
     sender: Sender,
     receiver: Receiver,
     app: AppConfig,
+    /// The application that tells a TCP sender when to send, if not FTP (crate::traffic).
+    source: Option<Source>,
 }
 
 pub struct Simulation {
@@ -324,6 +329,12 @@ impl Simulation {
                     (TimerKind::DelAck, _, Receiver::Tcp(sink)) => sink.on_timer(net, gen),
                     (TimerKind::Full(End::From, which), Sender::Full(a), _) => a.on_timer(net, which, gen),
                     (TimerKind::Full(End::To, which), _, Receiver::Full(b)) => b.on_timer(net, which, gen),
+                    (TimerKind::App, sender, _) => {
+                        let source = flow.source.as_mut().expect("an App timer is a source's");
+                        if source.fire(net, gen) {
+                            Self::source_sends(net, sender, source);
+                        }
+                    }
                     _ => unreachable!("timer {kind:?} of a flow without one"),
                 }
                 return Some(f.0 as usize);
@@ -333,6 +344,18 @@ impl Simulation {
                 return Some(Self::deliver(net, &mut self.flows, home));
             }
             Event::Mip(m, which, gen) => net.on_mip(m, which, gen),
+            Event::DelaySpike(i, starts) => {
+                let spike = self.scenario.delay_spikes[i as usize];
+                let link = LinkId(spike.link as u32);
+                if starts {
+                    net.block(link);
+                    // ns-2's `$ns after length "$delayer unblock"`, scheduled as the spike starts
+                    let end = net.ctx.now_secs() + spike.length_s;
+                    net.ctx.sched.schedule_exact(end, Event::DelaySpike(i, false));
+                } else {
+                    net.unblock(link);
+                }
+            }
             Event::Act(i) => {
                 let action = self.scenario.actions[i.index()];
                 let flow = &mut self.flows[action.flow];
@@ -353,6 +376,17 @@ impl Simulation {
                     sink.reset(net);
                     if let Some(check) = net.ctx.check.as_mut() {
                         check.sink_reset(action.flow, net.ctx.flow_stats[action.flow].goodput_bytes);
+                    }
+                } else if let Some(source) = &mut flow.source {
+                    match action.kind {
+                        ActionKind::Start => {
+                            if source.start(net) {
+                                Self::source_sends(net, &mut flow.sender, source);
+                            }
+                        }
+                        ActionKind::Stop => source.stop(net),
+                        ActionKind::SetInterval { interval_s } => source.set_interval(interval_s),
+                        kind => unreachable!("validation rules out {kind:?} on {app:?}"),
                     }
                 } else if let Sender::Cbr(cbr) = &mut flow.sender {
                     match action.kind {
@@ -384,6 +418,24 @@ impl Simulation {
         None
     }
 
+    /// A source's packet is due: its agent gets the message (ns-2's `sendmsg`), then the source
+    /// sets its next time.
+    fn source_sends(net: &mut Network, sender: &mut Sender, source: &mut Source) {
+        match sender {
+            Sender::Udp(udp) => udp.send(net, source.message_bytes()),
+            // FullTcp's `sendmsg` takes bytes: a Telnet's message is one segment (its size())
+            Sender::Full(full) => {
+                let bytes = full.segment_size();
+                full.sendmsg(net, bytes)
+            }
+            tcp => tcp
+                .ftp()
+                .expect("validation gives Telnet and CBR sources TCP senders")
+                .advance_by(net, source.message_segments()),
+        }
+        source.rearm(net);
+    }
+
     /// The invariants after an event (see `check`): the clock, and the agents of `flow`.
     fn check(&mut self, flow: Option<usize>) {
         let now = self.net.ctx.now_secs();
@@ -411,7 +463,7 @@ impl Simulation {
         let check = self.net.ctx.check.as_mut().expect("checking");
         let mut live = vec![0u64; self.flows.len()];
         for (id, p) in self.net.ctx.pkts.live_packets() {
-            let data = matches!(p.kind, Kind::Tcp | Kind::Cbr) || (p.kind == Kind::Ack && p.payload > 0);
+            let data = p.kind.is_data() || (p.kind == Kind::Ack && p.payload > 0);
             if data && !taken.contains(&id) {
                 live[p.flow.0 as usize] += 1;
             }
@@ -432,7 +484,7 @@ impl Simulation {
         for (l, &on_wire) in self.net.links.iter().zip(&on_wire) {
             let s = &l.stats;
             let name = link_name(&self.scenario.nodes, l);
-            let accounted = s.departures + s.drops + l.queue.len() as u64;
+            let accounted = s.departures + s.drops + (l.queue.len() + l.held()) as u64;
             // a loss model that delays packets holds them between arrival and queue
             if s.arrivals < accounted || (s.arrivals > accounted && !delayed(l)) {
                 check.fail(now, || {
@@ -475,7 +527,7 @@ impl Simulation {
         let (flow, stats) =
             unsafe { (unchecked(flows, pkt.flow.0 as usize), unchecked(&mut net.ctx.flow_stats, pkt.flow.0 as usize)) };
         match pkt.kind {
-            Kind::Tcp | Kind::Cbr => {
+            Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp => {
                 stats.on_data_delivered(pkt.size, delay);
                 match &mut flow.receiver {
                     Receiver::Tcp(sink) => sink.recv(net, pkt),
@@ -493,7 +545,7 @@ impl Simulation {
                 match &mut flow.sender {
                     Sender::Tcp(tcp) => tcp.recv(net, pkt),
                     Sender::Rfc(tcp) => tcp.recv(net, pkt),
-                    Sender::Cbr(_) => {}
+                    Sender::Cbr(_) | Sender::Udp(_) => {}
                     Sender::Full(_) => {
                         if let Receiver::Full(to) = &mut flow.receiver {
                             Self::full_recv(&mut flow.sender, to, net, pkt)

@@ -21,6 +21,7 @@ mod frto;
 mod full;
 mod highspeed;
 mod linux;
+mod quiescence;
 mod rbp;
 mod reset;
 mod rfc793edu;
@@ -58,6 +59,14 @@ enum CwndAction {
 struct Slowdown {
     ssthresh_half: bool,
     cwnd: CwndCut,
+}
+
+/// `slowdown()`'s windows before a cut: halfwin, decreasewin and win as ns-2 computes them.
+struct CutWindows {
+    slowstart: bool,
+    halfwin: f64,
+    decreasewin: f64,
+    win: f64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -146,6 +155,8 @@ pub struct Ns2Sender {
     /// `Agent/TCP/Linux`'s kernel state, scoreboard and module.
     linux: Option<Box<linux::LinuxState>>,
     rfc793edu: Option<rfc793edu::Rfc793eduState>,
+    /// The quiescence option's state (`qoption` only).
+    quiescence: Option<quiescence::Quiescence>,
     /// Rate-based pacing after idle (the RBP subclasses).
     rbp_mode: rbp::RbpMode,
     rbp_delay: f64,
@@ -268,6 +279,8 @@ impl Ns2Sender {
             vegas: (variant == TcpVariant::Vegas).then(vegas::VegasState::default),
             linux: None,
             rfc793edu: (variant == TcpVariant::Rfc793edu).then(|| rfc793edu::Rfc793eduState::new(&p)),
+            // ns-2's reset at `$ns run`, tick 0
+            quiescence: p.qoption.then(|| quiescence::Quiescence::new(0)),
             rbp_mode: rbp::RbpMode::Off,
             rbp_delay: 0.0,
             pacer: pacing.map(Pacer::new),
@@ -507,7 +520,8 @@ impl Ns2Sender {
         }
     }
 
-    fn slowdown(&mut self, net: &mut impl Port, how: Slowdown) {
+    /// The windows `slowdown()` cuts to, computed before any cut.
+    fn cut_windows(&mut self) -> CutWindows {
         let slowstart = self.cwnd < self.ssthresh as f64;
         // HighSpeed TCP above low_window: take decrease_param() of the window, and keep it as
         // decrease_num_ (ns-2 assigns it before either branch reads it).
@@ -515,9 +529,9 @@ impl Ns2Sender {
         if highspeed {
             self.decrease_num = self.decrease_param();
         }
-        let (halfwin, decreasewin) = if self.p.precision_reduce {
+        let (halfwin, decreasewin, win) = if self.p.precision_reduce {
             let w = self.windowd();
-            (w / 2.0, if highspeed { w - self.decrease_num * w } else { self.decrease_num * w })
+            (w / 2.0, if highspeed { w - self.decrease_num * w } else { self.decrease_num * w }, w)
         } else {
             let cut = if highspeed {
                 let w = self.windowd();
@@ -525,8 +539,13 @@ impl Ns2Sender {
             } else {
                 self.decrease_num * self.window() as f64
             };
-            ((self.window() / 2) as f64, cut as i64 as f64)
+            ((self.window() / 2) as f64, cut as i64 as f64, self.window() as f64)
         };
+        CutWindows { slowstart, halfwin, decreasewin, win }
+    }
+
+    fn slowdown(&mut self, net: &mut impl Port, how: Slowdown) {
+        let CutWindows { slowstart, halfwin, decreasewin, .. } = self.cut_windows();
         if how.ssthresh_half {
             self.ssthresh = if self.first_decrease || slowstart || self.last_cwnd_action == CwndAction::Timeout {
                 halfwin as i64
@@ -540,11 +559,16 @@ impl Ns2Sender {
             CwndCut::Restart | CwndCut::One => 1.0,
             CwndCut::Init => self.wnd_init as i64 as f64,
         };
+        self.set_cwnd(net, cwnd);
+        self.cong_action = true;
+        self.end_slowdown(net, slowstart);
+    }
+
+    /// What every `slowdown()` ends with.
+    fn end_slowdown(&mut self, net: &mut impl Port, slowstart: bool) {
         if self.ssthresh < 2 {
             self.ssthresh = 2;
         }
-        self.set_cwnd(net, cwnd);
-        self.cong_action = true;
         self.first_decrease = false;
         if self.cwnd == 1.0 || slowstart {
             self.trace_event(net, "SLOW_START");
@@ -736,6 +760,9 @@ impl Ns2Sender {
             }
             self.output(net, self.t_seqno);
             npackets += 1;
+            if self.quiescence.is_some() {
+                self.qoption_after_send(net);
+            }
             self.t_seqno += 1;
             win = self.window();
             if maxburst > 0 && npackets == maxburst {
@@ -772,6 +799,9 @@ impl Ns2Sender {
         let base = self.highest_ack as f64;
         if t <= base + self.wnd && self.t_seqno < self.curseq && t <= base + self.cwnd + self.dupacks as f64 {
             self.output(net, self.t_seqno);
+            if self.quiescence.is_some() {
+                self.qoption_after_send(net);
+            }
             self.t_seqno += 1;
         }
     }
@@ -877,6 +907,9 @@ impl Ns2Sender {
                 self.send_one(net);
             }
         }
+        if self.variant == TcpVariant::Tahoe && self.p.rtt_counter && self.quiescence.is_some() {
+            self.qoption_after_ack(seq);
+        }
         // An old ACK (below last_ack) sends nothing unless aggressive_maxburst_.
         if seq < self.last_ack && !self.p.aggressive_maxburst {
             return;
@@ -902,7 +935,10 @@ impl Ns2Sender {
     fn full_newack(&mut self, net: &mut impl Port, ack: &Packet) {
         self.newack(net, ack);
         let echo = ack.has(flags::ECN_ECHO);
-        if !self.ect || !echo || (self.p.old_ecn && self.ecn_burst) {
+        // control_increase_: only a window that was used in full opens
+        if (!self.ect || !echo || (self.p.old_ecn && self.ecn_burst))
+            && (!self.p.control_increase || self.network_limited())
+        {
             self.opencwnd(net);
         }
         if self.ect {
@@ -916,6 +952,9 @@ impl Ns2Sender {
         }
         if self.highest_ack >= self.curseq - 1 && !self.closed {
             self.closed = true;
+        }
+        if self.quiescence.is_some() {
+            self.qoption_after_newack(net);
         }
         self.frto_newack(net);
         if self.last_ack == 0 && self.p.delay_growth {

@@ -222,6 +222,11 @@ impl FullTcp {
         a
     }
 
+    /// `size()`: the segment size (segsize), what a Telnet hands it per message.
+    pub fn segment_size(&self) -> i64 {
+        self.maxseg
+    }
+
     /// Its address: packets to it come here.
     pub fn addr(&self) -> crate::packet::Addr {
         self.tcp.ep.addr

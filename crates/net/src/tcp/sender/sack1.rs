@@ -213,6 +213,9 @@ impl Ns2Sender {
             }
             npacket += 1;
             self.sack1_mut().pipe += 1;
+            if self.quiescence.is_some() {
+                self.qoption_after_send(net);
+            }
             if maxburst > 0 && npacket == maxburst {
                 break;
             }
