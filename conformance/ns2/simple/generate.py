@@ -283,11 +283,14 @@ def tests() -> tuple[dict, dict]:
             "1.1s", [flow(1, 0, "s1", "tahoe", dst="s3", tcp={"window": 10}),
                      flow(2, 1, "s2", "tahoe", dst="s3", start="0.1s", tcp={"window": 10})],
             tcp={"tcp_tick": "10ms"})
-    skipped = {
-        "statsTFRC": "Agent/TFRC is not modelled",
-        "telnet": "Application/Telnet (interval_ 1: exponential interarrivals; interval_ 0: "
-                  "tcplib's telnet distribution) is not modelled",
-    }
+    # three Telnets over Reno (timerfix_ false): exponential times of mean 1 s, then tcplib's
+    # twice; started at 0 in turn; the bottleneck's queues hold 8
+    out["telnet"] = scenario(
+        "telnet", "three Telnet connections over Reno (timerfix_ false)", "net0", "50s",
+        [flow(n, fid, src, "reno", app="telnet", interval=interval, start="0s")
+         for n, fid, src, interval in ((1, 0, "s1", "1s"), (2, 1, "s2", "0s"), (3, 2, "s2", "0s"))],
+        tcp={"timerfix": False}, limits={("r1", "k1"): (8, 8)})
+    skipped = {"statsTFRC": "Agent/TFRC is not modelled"}
     return out, skipped
 
 
