@@ -529,6 +529,8 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             what = f"produce {flow['packets']}"
         elif what in ("produce", "producemore"):
             what = f"{what} {a['packets']}"
+        elif what == "set_interval":
+            what = f"set interval_ {_num(a['interval_s'])}"
         elif what == "set_cwnd":
             emit(f'$ns at {_num(a["at_s"])} "$agent{a["flow"]} set cwnd_ {a["cwnd"]}"')
             continue
