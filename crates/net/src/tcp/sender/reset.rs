@@ -2,7 +2,7 @@
 //! from sequence number 0 with a fresh window and RTT estimate, its timers cancelled, and ACKs
 //! sent before the reset are ignored (ns-2's `lastreset_`).
 
-use super::{CwndAction, Ns2Sender};
+use super::Ns2Sender;
 use crate::port::{Port, TimerKind};
 
 impl Ns2Sender {
@@ -19,31 +19,11 @@ impl Ns2Sender {
         if let Some(fack) = &mut self.fack {
             fack.clear_scoreboard();
         }
-        self.rtt_init();
-        self.rtt_seq = -1;
-        self.dupacks = 0;
-        self.curseq = 0;
-        // set_initial_window, which counts the SYNs afresh only when it models them
-        let cwnd = if self.p.syn && self.p.delay_growth {
-            self.syn_connects = 0;
-            1.0
-        } else {
-            self.initial_window()
-        };
-        self.set_cwnd(net, cwnd);
-        self.t_seqno = 0;
-        self.maxseq = -1;
-        self.last_ack = -1;
-        self.highest_ack = -1;
-        self.ssthresh = self.wnd as i64;
-        if self.p.max_ssthresh > 0 && (self.p.max_ssthresh as i64) < self.ssthresh {
-            self.ssthresh = self.p.max_ssthresh as i64;
+        let cwnd = self.cwnd;
+        self.tcp_reset(phase);
+        if self.cwnd != cwnd {
+            self.trace_cwnd(net);
         }
-        self.recover = 0;
-        self.closed = false;
-        self.last_cwnd_action = CwndAction::None;
-        self.boot_time = self.p.tcp_tick * phase;
-        self.first_decrease = true;
         self.last_reset = net.now_secs();
         net.cancel(&mut self.rtx_timer, self.ep.flow, TimerKind::Rtx);
         net.cancel(&mut self.pace_timer, self.ep.flow, TimerKind::Pace);
