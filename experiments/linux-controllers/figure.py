@@ -2,9 +2,9 @@
 time on the link (the first from 0 s, the second from 20 s), their mean one-way delay, and Jain's
 fairness index between the two.
 
-    .venv/bin/python scenarios/linux/controllers_figure.py [OUT_DIR]
+    .venv/bin/python experiments/linux-controllers/figure.py [OUT_DIR]
 
-Runs (or reuses, from OUT_DIR's store) controllers-sweep.toml, then writes OUT_DIR/controllers.md
+Runs (or reuses, from OUT_DIR's store) sweep.toml, then writes OUT_DIR/controllers.md
 (the table) and OUT_DIR/controllers.png (the figure). OUT_DIR defaults to
 results/linux-controllers.
 """
@@ -68,7 +68,7 @@ def figure(rows: list[dict], path: Path) -> None:
 
 def main(argv: list[str]) -> int:
     out = Path(argv[0] if argv else "results/linux-controllers")
-    result = tcplab.sweep.run(HERE / "controllers-sweep.toml", out=out)
+    result = tcplab.sweep.run(HERE / "sweep.toml", out=out)
     rows = table(result)
     (out / "controllers.md").write_text(markdown(rows))
     figure(rows, out / "controllers.png")
