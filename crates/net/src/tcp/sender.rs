@@ -650,7 +650,9 @@ impl Ns2Sender {
         }
     }
 
-    fn base_output(&mut self, net: &mut impl Port, seqno: i64) {
+    /// A segment's ECN flags: ECT when ECN is on (the SYN asks for ECN instead), CWR once after
+    /// a window cut.
+    fn ecn_flags(&mut self, seqno: i64) -> u8 {
         let mut f = 0u8;
         if self.p.ecn {
             f |= flags::ECT;
@@ -660,6 +662,15 @@ impl Ns2Sender {
             f |= flags::CWR;
             self.cong_action = false;
         }
+        if seqno == 0 && self.p.ecn {
+            f |= flags::ECN_ECHO;
+            f &= !flags::ECT;
+        }
+        f
+    }
+
+    fn base_output(&mut self, net: &mut impl Port, seqno: i64) {
+        let f = self.ecn_flags(seqno);
         let (size, payload) = if seqno == 0 && self.p.syn {
             if self.maxseq == -1 {
                 self.curseq += 1;
@@ -682,10 +693,6 @@ impl Ns2Sender {
         };
         if self.p.bug_fix_ts {
             self.remember_send_time(seqno, net.now_secs());
-        }
-        if seqno == 0 && self.p.ecn {
-            f |= flags::ECN_ECHO;
-            f &= !flags::ECT;
         }
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
         self.ep.send(net, Kind::Tcp, |p| {

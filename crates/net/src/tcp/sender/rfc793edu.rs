@@ -108,23 +108,12 @@ impl Ns2Sender {
     /// `RFC793eduTcpAgent::output`: a SYN counts no sequence number, data carries no headers
     /// (whatever `use_headers` says), and without `add793karnrtt` a retransmission is timed.
     pub(super) fn rfc793edu_output(&mut self, net: &mut impl Port, seqno: i64) {
-        let mut f = 0u8;
-        if self.p.ecn {
-            f |= flags::ECT;
-        }
-        if self.cong_action {
-            f |= flags::CWR;
-            self.cong_action = false;
-        }
+        let f = self.ecn_flags(seqno);
         let (size, payload) = if seqno == 0 && self.p.syn {
             (self.p.tcpip_base_hdr_size, 0)
         } else {
             (self.p.packet_size, self.p.packet_size)
         };
-        if seqno == 0 && self.p.ecn {
-            f |= flags::ECN_ECHO;
-            f &= !flags::ECT;
-        }
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
         self.ep.send(net, Kind::Tcp, |p| {
             (p.size, p.payload, p.seq, p.flags, p.ts_echo) = (size, payload, seqno, f, self.ts_peer)
