@@ -31,6 +31,12 @@ from tcplab.tracediff import diff_traces, first_difference
 
 TCP_VARIANTS = ["tahoe", "reno", "newreno", "sack1", "fack", "vegas"]
 FULL_VARIANTS = ["fulltcp", "fulltcp_tahoe", "fulltcp_newreno", "fulltcp_sack"]
+LINUX_MODULES = ["naive_reno", "reno", "vegas", "htcp", "bic", "cubic", "hybla", "lp", "compound", "veno",
+                 "yeah", "illinois", "westwood", "highspeed", "scalable"]
+# Agent/TCP knobs that belong to one variant; a flow turned into TCP-Linux drops them.
+VARIANT_KNOBS = {"no_fast_retrans", "partial_ack", "ss_div4", "rampdown", "v_alpha", "v_beta", "v_gamma", "rbp",
+                 "rbp_scale", "rbp_rate_algorithm", "newreno_changes", "newreno_changes1",
+                 "partial_window_deflation", "exit_recovery_fix", "bug_fix_ack", "bug_fix_ts"}
 SINKS = ["tcpsink", "delack", "sack1", "sack1_delack"]
 BANDWIDTHS = ["9.6kb", "64kb", "200kb", "500kb", "1Mb", "1.5Mb", "2Mb", "5Mb", "10Mb", "45Mb", "100Mb", "1Gb"]
 DELAYS = ["0ms", "0.1ms", "1ms", "2ms", "5ms", "10ms", "20ms", "33ms", "50ms", "100ms", "250ms"]
@@ -279,6 +285,44 @@ def flow(r: random.Random, i: int, nodes, srcs, dsts, duration: float) -> dict:
     return f
 
 
+def linux_and_apps(seed: int, index: int, flows: list[dict]) -> None:
+    """Turns some one-way TCP flows into TCP-Linux ones and gives some flows another application.
+    These draws come from a stream of their own, so that the rest of each scenario is what it was
+    before they were added (earlier runs' cases regenerate unchanged where these draw nothing)."""
+    r = random.Random(f"difffuzz-linux-apps-{seed}-{index}")
+    # two TCP-Linux globals (ns-2 holds them for all its Linux agents)
+    linux_globals = {k: r.choice(v) for k, v in (("tcp_abc", [0, 1, 2]), ("tcp_max_burst", [0, 1, 3, 8]))
+                     if r.random() < 0.2}
+    for f in flows:
+        if f["protocol"] in TCP_VARIANTS and r.random() < 0.12:
+            f["protocol"] = "linux"
+            tcp = {k: v for k, v in f.get("tcp", {}).items() if k not in VARIANT_KNOBS}
+            tcp["ca"] = r.choice(LINUX_MODULES)
+            f["tcp"] = {**tcp, **linux_globals}
+            f["sink"] = r.choice(["sack1", "sack1", "sack1_delack", "tcpsink"])
+            f.pop("delack_interval", None)
+        if r.random() >= 0.1 or f["protocol"].startswith("fulltcp"):
+            continue
+        f.pop("packets", None)  # FTP's only
+        if f["protocol"] == "udp":
+            f["app"] = r.choice(["exponential", "pareto", "telnet"])
+            if f["app"] == "telnet":
+                f["interval"] = r.choice([0, 0.005, 0.05, 0.3])
+                del f["rate"]
+                continue
+            f["rate"] = r.choice(["64kb", "200kb", "1Mb", "3Mb"])
+            f["burst_time"] = r.choice(["10ms", "100ms", "500ms"])
+            f["idle_time"] = r.choice(["1ms", "50ms", "500ms"])
+            if f["app"] == "pareto" and r.random() < 0.5:
+                f["shape"] = r.choice([1.2, 1.5, 2.5])
+        else:
+            f["app"] = r.choice(["telnet", "cbr"])
+            if f["app"] == "telnet":
+                f["interval"] = r.choice([0, 0.002, 0.02, 0.2])
+            else:
+                f["rate"] = r.choice(["16kb", "200kb", "1Mb", "5Mb"])
+
+
 def scenario(seed: int, index: int) -> dict:
     """The index-th random scenario of a run seeded with seed."""
     r = random.Random(f"difffuzz-{seed}-{index}")
@@ -296,6 +340,7 @@ def scenario(seed: int, index: int) -> dict:
     stress = r.random() < 0.35
     nflows = r.choice([2, 3, 4, 6]) if stress else r.choice([1, 1, 2, 2, 3, 4])
     s["flows"] = [flow(r, i, nodes, srcs, dsts, duration) for i in range(nflows)]
+    linux_and_apps(seed, index, s["flows"])
     if stress:
         for f in s["flows"]:
             if r.random() < 0.4:
@@ -358,9 +403,11 @@ def scenario(seed: int, index: int) -> dict:
     times.append(s["duration"])
     for _ in range(r.choice([1, 2, 3, 5, 8] if stress else [0, 0, 0, 1, 2, 3])):
         f = r.choice(s["flows"])
-        ftp = f["protocol"] != "udp"
+        ftp = f["protocol"] != "udp" and f.get("app", "ftp") == "ftp"
         full = f["protocol"].startswith("fulltcp")
         whats = ["start", "stop", "produce", "producemore"] if ftp else ["start", "stop"]
+        if f.get("app") == "telnet" or (f.get("app") == "cbr" and f["protocol"] != "udp"):
+            whats.append("set_interval")
         what = r.choice(whats + (["close", "advance_bytes", "start"] if full else []))
         at = r.choice(times) if r.random() < 0.25 else pick_time(r, 0, duration * 0.95)
         a = {"at": at, "flow": f["name"], "do": what}
@@ -371,6 +418,8 @@ def scenario(seed: int, index: int) -> dict:
             a["packets"] = r.choice([0, 1, 3, 10, 50])
         if what == "advance_bytes":
             a["bytes"] = r.choice([1, 30, 536, 1000, 10000])
+        if what == "set_interval":
+            a["interval"] = r.choice([0, 0.001, 0.01, 0.1])
         actions.append(a)
     if actions:
         s["actions"] = actions
@@ -454,7 +503,14 @@ def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float) -> dict:
             # the translator's "no ns-2 variable/equivalent" for a knob ns-2 lacks
             return {"status": "skipped", "reason": "no ns-2 equivalent: " + skip_reason(e)}
         except ns2.NS2Error as e:
-            # ns-2 failing where tcplab accepts the scenario is worth a look too
+            # ns-2 stopping with an error where tcplab stops too (a script error ns-2 has, such as
+            # a Telnet started with its timer armed) is agreement; where tcplab runs, a finding
+            try:
+                tcplab.run(s, out=os.path.join(work, "tcplab"))
+            except tcplab.ScenarioError as ours:
+                return {"status": "stopped by both", "detail": f"tcplab: {ours}"}
+            except Exception:
+                pass
             return keep(s, out_dir, seed, index, work, "ns-2 failed", str(e)[-2000:])
         try:
             tcplab.run(s, out=os.path.join(work, "tcplab"), trace=["ns2", "cwnd"])
@@ -539,7 +595,7 @@ def main(argv=None) -> int:
                 print(f"[{i}] slow: {res['wall_s']:.0f} s", flush=True)
             if res["status"] == "skipped":
                 reasons[res["reason"]] += 1
-            elif res["status"] != "identical":
+            elif res["status"] not in ("identical", "stopped by both"):
                 findings.append((i, res))
                 first = res.get("detail", "").splitlines()
                 print(f"[{i}] {res['status']}: {res.get('case', '')}\n    " + "\n    ".join(first[:3]), flush=True)
@@ -548,7 +604,8 @@ def main(argv=None) -> int:
 
     ran = sum(counts.values()) - counts["skipped"]
     summary = {"seed": args.seed, "generated": len(indices), "run": ran,
-               "identical": counts["identical"], "different": counts["different"],
+               "identical": counts["identical"], "stopped_by_both": counts["stopped by both"],
+               "different": counts["different"],
                "ns2_failed": counts["ns-2 failed"], "tcplab_failed": counts["tcplab failed"],
                "harness_errors": counts["harness error"], "skipped": counts["skipped"],
                "skipped_by_reason": dict(reasons.most_common()),
@@ -557,7 +614,7 @@ def main(argv=None) -> int:
     with open(os.path.join(args.out, f"summary-{args.seed}-{indices[0]}.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(f"seed {args.seed}: generated {len(indices)}, run {ran}, identical {counts['identical']}, "
-          f"different {counts['different']}, ns-2 failed {counts['ns-2 failed']}, "
+          f"stopped by both {counts['stopped by both']}, different {counts['different']}, ns-2 failed {counts['ns-2 failed']}, "
           f"tcplab failed {counts['tcplab failed']}, harness errors {counts['harness error']}, "
           f"skipped {counts['skipped']} in {summary['wall_s']} s")
     for reason, k in reasons.most_common():

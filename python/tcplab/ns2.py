@@ -213,6 +213,18 @@ FULL_ONLY = {
 LINUX_KNOBS = {"ca", "tcp_abc", "tcp_max_burst"}
 
 
+def _same_linux_globals(s: dict, flows: list[int]) -> None:
+    """tcp_abc and tcp_max_burst are TCP-Linux globals in ns-2 (`set_ca_default_param`); its
+    per-agent `set_ca_param` writes them as ints through overlapping addresses and leaves other
+    agents' values garbled. So every Linux flow of a scenario must agree on them."""
+    for key in ("tcp_abc", "tcp_max_burst"):
+        values = {s["flows"][fi]["params"][key] for fi in flows}
+        if len(values) > 1:
+            fi = next(fi for fi in flows if s["flows"][fi]["params"][key] != s["flows"][flows[0]]["params"][key])
+            raise ValueError(f"flows[{fi}].tcp.{key}: ns-2 holds it for all its Linux agents; "
+                             f"the Linux flows here differ ({sorted(values)})")
+
+
 def _linux_setup(emit, agent: str, params: dict) -> None:
     """`select_ca` at 0 s, after `$ns run` has reset the agent (the module switches the agent's
     clock to 1 ms ticks, and the reset draws the clock's phase from the tick before). ns-2
@@ -513,9 +525,10 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
     _losses(emit, s)
     _delay_spikes(emit, s)
     # the knob ssthresh (0: not set): `$ns run` resets ssthresh_ to window_, so it is set at 0.0
-    for fi, agent in tcp_agents:
-        if s["flows"][fi]["variant"] == "linux":
-            _linux_setup(emit, agent, s["flows"][fi]["params"])
+    linux = [(fi, agent) for fi, agent in tcp_agents if s["flows"][fi]["variant"] == "linux"]
+    _same_linux_globals(s, [fi for fi, _ in linux])
+    for fi, agent in linux:
+        _linux_setup(emit, agent, s["flows"][fi]["params"])
     for fi, agent in tcp_agents:
         if s["flows"][fi]["params"]["ssthresh"] > 0:
             emit(f'$ns at 0.0 "${agent} set ssthresh_ {s["flows"][fi]["params"]["ssthresh"]}"')

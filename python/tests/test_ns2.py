@@ -635,6 +635,18 @@ def test_linux_globals_are_written_max_burst_first():
     assert lines[i + 1] == '$ns at 0.0 "$agent0 set_ca_default_param linux sysctl_tcp_abc 1"'
 
 
+def test_linux_flows_that_differ_in_the_globals_are_refused():
+    """ns-2 holds tcp_abc and tcp_max_burst for all its Linux agents: Linux flows that agree
+    translate, flows that differ are refused naming the first that does."""
+    s = copy.deepcopy(ONE)
+    s["flows"] = [{"name": n, "from": "a", "to": "b", "protocol": "linux", "tcp": {"tcp_max_burst": 1}}
+                  for n in ("f", "g")]
+    assert sum("tcp_max_burst 1" in ln for ln in tcl_lines(s)) == 2
+    s["flows"][1]["tcp"]["tcp_max_burst"] = 3
+    with pytest.raises(ValueError, match=r"flows\[1\]\.tcp\.tcp_max_burst: ns-2 holds it"):
+        tcl_lines(s)
+
+
 def test_set_cwnd_action_sets_the_agents_cwnd():
     lines = _linux({"ca": "reno"}, [{"at": "1s", "flow": "f", "do": "set_cwnd", "cwnd": 1}])
     assert '$ns at 1.0 "$agent0 set cwnd_ 1"' in lines

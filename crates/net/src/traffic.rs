@@ -133,7 +133,15 @@ impl Source {
             }
             // ns-2's init() at each start: a new burst
             Kind::OnOff(s) => s.left = 0,
-            Kind::Telnet { .. } => {}
+            Kind::Telnet { .. } => {
+                if self.timer.pending() {
+                    // ns-2's start schedules the timer that is still armed, and stops the run
+                    let why = "a Telnet source started while its timer is armed (running, or stopped less \
+                               than an interval before): ns-2 stops the run here with \"Couldn't schedule timer\"";
+                    net.stop_run(ScenarioError::new(format!("flows[{}].app", self.flow.0), why));
+                    return false;
+                }
+            }
         }
         self.rearm(net);
         false
@@ -228,6 +236,20 @@ mod tests {
         telnet.stop(&mut net);
         let fired = net.expire(|net, _, gen| assert!(!telnet.fire(net, gen)));
         assert!(fired.is_some(), "the last timer still fires, and sends nothing");
+        assert!(!telnet.start(&mut net) && net.stopped.is_none(), "a start once it has fired is fine");
+    }
+
+    /// ns-2's Telnet start schedules its timer even when it is armed, which ends the run
+    /// ("Couldn't schedule timer"): a start while running, or within an interval of a stop.
+    #[test]
+    fn telnet_started_with_its_timer_armed_stops_the_run() {
+        let mut net = FakePort::default();
+        let mut telnet = Source::telnet(FlowId(2), 0.5, 1000, 1000, Draws::Shared);
+        telnet.start(&mut net);
+        telnet.stop(&mut net);
+        assert!(!telnet.start(&mut net));
+        let e = net.stopped.expect("the run is stopped");
+        assert_eq!(e.path, "flows[2].app");
     }
 
     /// tcplib's telnet (interval_ 0): the entry at int(u * 10000) of its table.

@@ -182,6 +182,11 @@ fn malformed_scenarios_name_the_field() {
             "actions[0].interval",
         ),
         (
+            "protocol = \"udp\"\nrate = \"64kb\"\nstart = 1",
+            "protocol = \"reno\"\napp = \"cbr\"\n[[actions]]\nat = 2\nflow = \"C\"\ndo = \"set_interval\"\ninterval = 0",
+            "actions[0].interval",
+        ),
+        (
             "protocol = \"reno\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nminrto = \"1s\"",
             "protocol = \"fack\"\npacket_size = \"1460B\"\n\n[flows.tcp]\nqoption = true",
             "flows[0].tcp.qoption",

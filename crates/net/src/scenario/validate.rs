@@ -840,7 +840,7 @@ fn highspeed_params(t: &mut TcpParams, raw: &RawTcp, path: &str) -> Res<()> {
 
 /// ns-2's `Agent/TCP/Linux` class defaults (ns-default.tcl), which override `Agent/TCP`'s (the
 /// scenario's [tcp] table) but not the flow's own knobs: rtxcur_init 3 s, maxrto 120 s, minrto
-/// 0.2 s, and no delayed growth after the SYN.
+/// 0.2 s, no delayed growth after the SYN, and ts_resetRTO_ on.
 fn linux_class_defaults(t: &mut TcpParams, own: Option<&RawTcp>) {
     let own = |get: fn(&RawTcp) -> bool| own.is_some_and(get);
     if !own(|r| r.rtxcur_init.is_some()) {
@@ -854,6 +854,9 @@ fn linux_class_defaults(t: &mut TcpParams, own: Option<&RawTcp>) {
     }
     if !own(|r| r.delay_growth.is_some()) {
         t.delay_growth = false;
+    }
+    if !own(|r| r.ts_reset_rto.is_some()) {
+        t.ts_reset_rto = true;
     }
 }
 
@@ -1383,6 +1386,9 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             (false, Some(_)) => return err(p("interval"), "is only allowed with do = \"set_interval\""),
             (false, None) => 0.0,
         };
+        if tcp_cbr && what == "set_interval" && interval_s <= 0.0 {
+            return err(p("interval"), "must be above 0 for a CBR source (its rate is packet_size·8/interval)");
+        }
         let ftp = matches!(flows[flow].app, AppConfig::Ftp { .. });
         if what.starts_with("produce") && !ftp {
             return err(p("do"), format!("{what} needs an FTP flow"));

@@ -220,6 +220,9 @@ impl<P: Port> Ftp<P> for Ns2Sender {
 
 /// The cwnd_ of an ns-2 agent just created (`new Agent/TCP`), before its reset.
 const NEW_AGENT_CWND: f64 = 1.0;
+/// The cwnd_ of a new `Agent/TCP/Linux`: its constructor copies the class's windowInit_ (2 by
+/// default; a scenario's `window_init` is the instance's, set after construction).
+const NEW_LINUX_AGENT_CWND: f64 = 2.0;
 
 impl Ns2Sender {
     /// `phase` is the agent's clock phase as a fraction of a tick, in [0, 1): ns-2 draws it
@@ -362,8 +365,8 @@ impl Ns2Sender {
     }
 
     /// The cwnd trace's line when the trace is attached, before `$ns run` resets the agent:
-    /// ns-2 prints the cwnd_ a new agent holds, 1, whatever its initial window. When that is
-    /// the initial window too, this line also starts the cwnd series.
+    /// ns-2 prints the cwnd_ a new agent holds (`new_agent_cwnd`), whatever its initial
+    /// window. When that is the initial window too, this line also starts the cwnd series.
     pub fn trace_cwnd_attached(&self, net: &mut impl Port) {
         let new_agent_cwnd = self.new_agent_cwnd();
         if self.cwnd == new_agent_cwnd {
@@ -373,11 +376,10 @@ impl Ns2Sender {
         }
     }
 
-    /// The cwnd_ of a new agent: 1, but a new `Agent/TCP/Linux` (no delayed growth) already
-    /// holds its initial window, as ns-2's trace shows when attached before `$ns run`.
+    /// The cwnd_ of a new agent, which ns-2's trace shows when attached before `$ns run`.
     fn new_agent_cwnd(&self) -> f64 {
         if self.variant == TcpVariant::Linux {
-            self.cwnd
+            NEW_LINUX_AGENT_CWND
         } else {
             NEW_AGENT_CWND
         }

@@ -65,6 +65,8 @@ pub struct TcpSock {
     pub jiffies: u64,
     /// The clock in ns (`ktime_get_real`).
     pub ktime_ns: i64,
+    /// The last ACK carried timestamps (`rx_opt.saw_tstamp`: the agent's `timestamps_`).
+    pub saw_tstamp: bool,
     /// The peer's timestamp and the echo of ours on the last ACK, in jiffies (`rx_opt`; 0
     /// without timestamps).
     pub rcv_tsval: u64,
@@ -189,6 +191,16 @@ pub fn reno_cong_avoid(tp: &mut TcpSock, in_flight: u64) {
     }
 }
 
+/// Vegas's and Veno's bound after their window update: at least 2, then at most the clamp
+/// (so a clamp below 2 wins, as in the kernel's order of the two tests).
+pub fn bound_cwnd(tp: &mut TcpSock) {
+    if tp.snd_cwnd < 2 {
+        tp.snd_cwnd = 2;
+    } else if tp.snd_cwnd > tp.snd_cwnd_clamp as u64 {
+        tp.snd_cwnd = tp.snd_cwnd_clamp as u64;
+    }
+}
+
 /// The kernel's `fls`: the position of the highest set bit of a C int (0 for 0).
 pub fn fls(x: u32) -> u32 {
     32 - x.leading_zeros()
@@ -219,6 +231,16 @@ mod tests {
             abc: 1,
             ..TcpSock::default()
         }
+    }
+
+    #[test]
+    fn bound_cwnd_lets_a_clamp_below_two_win() {
+        let bounded = |cwnd, clamp| {
+            let mut tp = TcpSock { snd_cwnd: cwnd, snd_cwnd_clamp: clamp, ..TcpSock::default() };
+            bound_cwnd(&mut tp);
+            tp.snd_cwnd
+        };
+        assert_eq!([bounded(1, 20), bounded(7, 5), bounded(3, 1), bounded(1, 1)], [2, 5, 1, 2]);
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub(super) struct LinuxState {
 
 /// ns-2's JIFFY_RATIO as the tick `select_ca` sets (1 ms).
 const JIFFY: f64 = 1.0 / HZ as f64;
+/// The dupack threshold the scoreboard marks losses by: ns-2 calls `UpdateScoreBoard` with its
+/// default, 3 (the kernel's `tcp_reordering`), whatever the agent's numdupacks_.
+const REORDERING: i64 = 3;
 
 impl LinuxState {
     /// The agent after `$ns run`'s reset and `select_ca` at time 0: the kernel's window
@@ -150,8 +153,8 @@ impl Ns2Sender {
         }
         fl |= self.linux_ack_processing(ack, fl);
         if ack.nsack > 0 || !self.lx_ref().scoreboard.is_empty() {
-            let (highest_ack, dupacks) = (self.highest_ack, self.p.numdupacks as i64);
-            fl |= self.lx().scoreboard.update(highest_ack, &ack.sack_blocks(), dupacks);
+            let highest_ack = self.highest_ack;
+            fl |= self.lx().scoreboard.update(highest_ack, &ack.sack_blocks(), REORDERING);
         }
         self.linux_time_processing(net, ack, fl);
 
@@ -234,19 +237,20 @@ impl Ns2Sender {
         }
         let now = net.now_secs();
         self.ts_peer = ack.ts;
-        let mut saw_tstamp = false;
-        if self.p.timestamps {
+        let saw_tstamp = self.p.timestamps;
+        self.lx().sock.saw_tstamp = saw_tstamp;
+        if saw_tstamp {
             self.ts_echo = ack.ts_echo;
-            saw_tstamp = true;
             let sock = &mut self.lx().sock;
             sock.rcv_tsecr = (ack.ts_echo * HZ as f64).round() as u64;
             sock.rcv_tsval = (ack.ts * HZ as f64).round() as u64;
             let seq = if fl & flag::UNSURE_TSTAMP != 0 { 0 } else { ack.seq };
             self.linux_rtt_update(net, now, now - ack.ts_echo, seq);
-            // ts_resetRTO_ (Agent/TCP/Linux's default)
-            self.rtt.backoff = 1;
-            if !self.ect || !self.ecn_backoff || !ack.has(flags::ECN_ECHO) {
-                self.ecn_backoff = false;
+            if self.p.ts_reset_rto {
+                self.rtt.backoff = 1;
+                if !self.ect || !self.ecn_backoff || !ack.has(flags::ECN_ECHO) {
+                    self.ecn_backoff = false;
+                }
             }
         }
         if self.rtt_active && ack.seq >= self.rtt_seq {

@@ -44,6 +44,20 @@ impl Cubic {
         *self = Cubic { delayed_ack: 2 << ACK_RATIO_SHIFT, ..Cubic::default() };
     }
 
+    /// `measure_delay`: the lowest RTT (jiffies << 3) from the timestamp echoes, but in the
+    /// first second of an epoch (after a recovery). Without timestamps there are none.
+    fn measure_delay(&mut self, tp: &TcpSock) {
+        // the kernel's u32 clock arithmetic
+        let since_epoch = (tp.jiffies as u32).wrapping_sub(self.epoch_start as u32) as i32;
+        if !tp.saw_tstamp || tp.rcv_tsecr == 0 || since_epoch < HZ as i32 {
+            return;
+        }
+        let delay = (((tp.jiffies as u32).wrapping_sub(tp.rcv_tsecr as u32)) << 3).max(1) as u64;
+        if self.delay_min == 0 || self.delay_min > delay {
+            self.delay_min = delay;
+        }
+    }
+
     /// `bictcp_update`: how many ACKs (`cnt`) per segment of growth at window `cwnd`.
     fn update(&mut self, cwnd: u64, now: u64) {
         self.ack_cnt += 1;
@@ -135,9 +149,10 @@ impl CongestionControl for Cubic {
         ((tp.snd_cwnd * BETA) / BETA_SCALE).max(2)
     }
 
-    fn cong_avoid(&mut self, tp: &mut TcpSock, _ack: u64, in_flight: u64, _good: bool) {
-        // measure_delay needs timestamps, which ns-2's agent passes only with timestamps_ on
-        // and this module never reads them: delay_min stays 0
+    fn cong_avoid(&mut self, tp: &mut TcpSock, _ack: u64, in_flight: u64, data_acked: bool) {
+        if data_acked {
+            self.measure_delay(tp);
+        }
         if in_flight < tp.snd_cwnd {
             return;
         }
@@ -192,6 +207,27 @@ mod tests {
         // K for 20 segments below the old maximum: cube root of 2681735677 * 20
         let k = cubic_root(CUBE_FACTOR * 20);
         assert!((3767..=3777).contains(&k), "{k} (exactly about 3772 = 2^10 * 3.68 s)");
+    }
+
+    /// delay_min: the lowest timestamp-echo RTT in jiffies << 3, only from ACKs with
+    /// timestamps and not in an epoch's first second (HZ jiffies).
+    #[test]
+    fn the_minimum_delay_comes_from_timestamp_echoes() {
+        let mut c = Cubic::default();
+        c.reset();
+        let mut tp = TcpSock { jiffies: 1500, rcv_tsecr: 1460, ..TcpSock::default() };
+        c.measure_delay(&tp);
+        assert_eq!(c.delay_min, 0, "no timestamps, no sample");
+        tp.saw_tstamp = true;
+        c.measure_delay(&tp);
+        assert_eq!(c.delay_min, 40 << 3);
+        tp.rcv_tsecr = 1470;
+        c.epoch_start = 600; // 900 jiffies ago: too soon after a recovery
+        c.measure_delay(&tp);
+        assert_eq!(c.delay_min, 40 << 3);
+        c.epoch_start = 400;
+        c.measure_delay(&tp);
+        assert_eq!(c.delay_min, 30 << 3);
     }
 
     #[test]

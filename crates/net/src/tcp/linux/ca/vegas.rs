@@ -3,7 +3,9 @@
 //! toward keeping alpha..beta segments queued; leave slow start when diff passes gamma. The
 //! RTTs come from each ACK's segment send time. YeAH shares its measurements (`VegasRtts`).
 
-use super::super::{reno_cong_avoid, reno_min_cwnd, reno_ssthresh, slow_start, CaState, CongestionControl, TcpSock};
+use super::super::{
+    bound_cwnd, reno_cong_avoid, reno_min_cwnd, reno_ssthresh, slow_start, CaState, CongestionControl, TcpSock,
+};
 
 const V_PARAM_SHIFT: u32 = 1;
 const ALPHA: u64 = 2 << V_PARAM_SHIFT;
@@ -131,7 +133,7 @@ impl CongestionControl for Vegas {
                     tp.snd_cwnd -= 1;
                 }
             }
-            tp.snd_cwnd = tp.snd_cwnd.clamp(2, (tp.snd_cwnd_clamp as u64).max(2));
+            bound_cwnd(tp);
         }
         v.clear_samples();
     }

@@ -2,7 +2,7 @@
 //! random loss from congestion: grow every other RTT and halve when the backlog is 3 or more,
 //! else grow each RTT and cut a fifth. RTTs come from each ACK's segment send time.
 
-use super::super::{cwnd_limited, reno_cong_avoid, slow_start, CaState, CongestionControl, TcpSock};
+use super::super::{bound_cwnd, cwnd_limited, reno_cong_avoid, slow_start, CaState, CongestionControl, TcpSock};
 
 const V_PARAM_SHIFT: u32 = 1;
 const BETA: u64 = 3 << V_PARAM_SHIFT;
@@ -70,7 +70,7 @@ impl CongestionControl for Veno {
             } else {
                 tp.snd_cwnd_cnt += 1;
             }
-            tp.snd_cwnd = tp.snd_cwnd.clamp(2, (tp.snd_cwnd_clamp as u64).max(2));
+            bound_cwnd(tp);
         }
         self.min_rtt = 0x7fff_ffff;
     }
