@@ -323,7 +323,7 @@ impl Simulation {
                         peer_phases[i],
                         draws("peer"),
                     );
-                    (Sender::Full(from), Receiver::Full(to))
+                    (Sender::Full(Box::new(from)), Receiver::Full(Box::new(to)))
                 }
                 (Transport::Tcp(t), _) => {
                     let sender = match (t.profile, t.variant) {

@@ -27,8 +27,9 @@ enum Sender {
     /// The rfc profile's sender.
     Rfc(RfcSender),
     Cbr(CbrSource),
-    /// A FullTcp flow's agent on its `from` node (the one on `to` is its receiver).
-    Full(FullTcp),
+    /// A FullTcp flow's agent on its `from` node (the one on `to` is its receiver), boxed: the
+    /// largest agent would make every flow's slot its size.
+    Full(Box<FullTcp>),
     /// A UDP agent that an on/off source drives.
     Udp(UdpAgent),
 }
@@ -56,26 +57,26 @@ impl Sender {
         match self {
             Sender::Tcp(t) => Some(t),
             Sender::Rfc(r) => Some(r),
-            Sender::Full(f) => Some(f),
+            Sender::Full(f) => Some(f.as_mut()),
             Sender::Cbr(_) | Sender::Udp(_) => None,
         }
     }
 }
 
-#[allow(clippy::large_enum_variant)]
+#[allow(clippy::large_enum_variant)] // the sink is the common case: boxed, it would cost an indirection per packet
 enum Receiver {
     Tcp(TcpSink),
     /// `Agent/Null`: counts and discards.
     Null,
-    /// A FullTcp flow's agent on its `to` node.
-    Full(FullTcp),
+    /// A FullTcp flow's agent on its `to` node (boxed, as the sender's).
+    Full(Box<FullTcp>),
 }
 
 impl Flow {
     /// The application interface of the agent at `end` (a FullTcp flow has one at each).
     fn ftp(&mut self, end: End) -> Option<&mut dyn Ftp<Network>> {
         match (end, &mut self.receiver) {
-            (End::To, Receiver::Full(f)) => Some(f),
+            (End::To, Receiver::Full(f)) => Some(f.as_mut()),
             (End::To, _) => None,
             (End::From, _) => self.sender.ftp(),
         }
@@ -84,7 +85,7 @@ impl Flow {
     /// The FullTcp agent at `end`, if the flow is FullTcp.
     fn full(&mut self, end: End) -> Option<&mut FullTcp> {
         match (end, &mut self.sender, &mut self.receiver) {
-            (End::From, Sender::Full(f), _) | (End::To, _, Receiver::Full(f)) => Some(f),
+            (End::From, Sender::Full(f), _) | (End::To, _, Receiver::Full(f)) => Some(f.as_mut()),
             _ => None,
         }
     }
