@@ -251,7 +251,8 @@ fn transport_header(pkt: &Packet, flow: &FlowWire, t: &mut [u8; 60]) -> (u8, usi
             t[12] = ((len / 4) as u8) << 4;
             (TCP, len)
         }
-        Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp => {
+        // a real host's frame is captured as UDP of its size for now (its own bytes: not yet)
+        Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Real => {
             ports(t);
             let len = 8 + pkt.payload as usize;
             t[4..6].copy_from_slice(&(len.min(65535) as u16).to_be_bytes());
