@@ -99,7 +99,8 @@ struct Flow {
 }
 
 pub struct Simulation {
-    net: Network,
+    /// Crate-visible for emulation (crate::emu), which injects real frames and takes them out.
+    pub(crate) net: Network,
     flows: Vec<Flow>,
     scenario: Scenario,
     seed: u64,
@@ -242,6 +243,20 @@ impl Simulation {
             self.sampler.as_mut().expect("due").record(&self.net.ctx.flow_stats, links, tcp);
         }
         self.run_events(stop, limit)
+    }
+
+    /// The time of the next event (on the double clock), without dispatching it.
+    pub(crate) fn next_event_secs(&mut self) -> Option<f64> {
+        let mut next = None;
+        self.net.ctx.sched.pop_if(|exact, _| {
+            next = Some(exact);
+            false
+        });
+        next
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
     }
 
     /// Why the run was stopped before its end (crate::guard), if it was.
