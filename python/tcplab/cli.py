@@ -277,8 +277,6 @@ def cmd_emulate(args) -> int:
     import shlex
 
     command = list(args.cmd)
-    if command and command[0] == "--":
-        command = command[1:]
     try:
         tcplab.validate(args.scenario)
         out = tcplab.emulate(args.scenario, duration=args.duration, command=shlex.join(command) if command else None,
@@ -583,6 +581,7 @@ def build_parser() -> argparse.ArgumentParser:
     em = sub.add_parser(
         "emulate",
         help="run a scenario in real time with real Linux hosts (root)",
+        usage=f"{PROG} emulate [-h] [--duration T] [--out DIR] [--trace NAME] [--seed N] SCENARIO [-- CMD ...]",
         description="Run SCENARIO as an emulation: each [[hosts]] entry becomes a network namespace "
                     "tl-NAME joined to its node by a veth pair, and the scenario's network carries the "
                     "hosts' packets in real time, beside its simulated flows. It runs until --duration "
@@ -597,8 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
     em.add_argument("--trace", action="append", default=[], metavar="{ns2,cwnd,pcap,nam,rtt}",
                     help="as tcplab run --trace (needs --out)")
     em.add_argument("--seed", metavar="N", help="master seed, overrides the scenario's seed")
-    em.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD", help="a command to run, then stop")
-    em.set_defaults(func=cmd_emulate)
+    em.set_defaults(func=cmd_emulate, cmd=[])  # `-- CMD...`: split off by main before parsing
 
     e = sub.add_parser(
         "estimate",
@@ -838,6 +836,14 @@ def _terminate(signum, frame):
     raise Terminated()
 
 
+def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """`tcplab emulate SCENARIO [options] -- CMD...`: the arguments before `--`, and CMD."""
+    if "--" not in argv:
+        return argv, None
+    i = argv.index("--")
+    return argv[:i], argv[i + 1:]
+
+
 def main(argv: list[str] | None = None) -> int:
     stdout, stderr = sys.stdout, sys.stderr  # None when started with the stream closed (`>&-`)
     # started with stderr closed, print(file=None) would put diagnostics on stdout
@@ -848,7 +854,12 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
     args = None
     try:
+        argv, command = _split_command(sys.argv[1:] if argv is None else list(argv))
         args = build_parser().parse_args(argv)  # its usage errors go through the guards too
+        if command is not None:
+            if args.command != "emulate":
+                build_parser().error("only `tcplab emulate` takes a command after --")
+            args.cmd = command
         status = args.func(args)
         if guard is not None:
             guard.flush()  # a closed stdout shows here rather than at exit

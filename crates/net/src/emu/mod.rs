@@ -124,6 +124,8 @@ struct Driver {
     sim: Simulation,
     hosts: Vec<Host>,
     start: Instant,
+    /// CLOCK_REALTIME at `start`, in ns: a frame's kernel receive time on the run's clock.
+    start_real_ns: u64,
     end: Time,
     lateness: Lateness,
     buf: Vec<u8>,
@@ -182,16 +184,22 @@ impl Driver {
         }
     }
 
-    /// Reads what waits on every host's socket; true if anything was read.
+    /// Reads what waits on every host's socket; true if anything was read. A frame enters the
+    /// network when the kernel received it (not before the clock, nor after now): the time the
+    /// driver took to wake up or to get to it is not added to the packet's delay.
     fn read_frames(&mut self) -> std::io::Result<bool> {
         let mut any = false;
         let mut buf = std::mem::take(&mut self.buf);
         for h in 0..self.hosts.len() {
             for _ in 0..BATCH {
-                let Some(n) = self.hosts[h].sock.recv(&mut buf)? else { break };
+                let Some((n, stamp)) = self.hosts[h].sock.recv(&mut buf)? else { break };
                 any = true;
                 let now = self.wall();
-                self.run_due(now);
+                let at = match stamp {
+                    Some(ns) => Time::from_ps(ns.saturating_sub(self.start_real_ns) * 1000).clamp(self.sim.now(), now),
+                    None => now,
+                };
+                self.run_due(at);
                 self.take_frame(h, &mut buf[..n]);
             }
         }
@@ -295,7 +303,8 @@ pub fn emulate(scenario: Scenario, opts: &EmuOptions) -> Result<EmuResult, EmuEr
         .iter()
         .map(|h| (format!("TCPLAB_NS_{}", h.counts.name.to_uppercase().replace('-', "_")), h.link.ns.clone()))
         .collect();
-    let mut d = Driver { sim, hosts, start: Instant::now(), end, lateness: Lateness::default(), buf: vec![0; 65536] };
+    let (start, start_real_ns) = (Instant::now(), sock::realtime_ns());
+    let mut d = Driver { sim, hosts, start, start_real_ns, end, lateness: Lateness::default(), buf: vec![0; 65536] };
     // SAFETY: prctl on this thread only: sleeps end within a microsecond of their time
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
 
@@ -311,6 +320,8 @@ pub fn emulate(scenario: Scenario, opts: &EmuOptions) -> Result<EmuResult, EmuEr
         if let Some(status) = command.and_then(|c| plumbing.exited(c)) {
             break ("command".to_string(), Some(status.code().unwrap_or(-1)));
         }
+        // frames first: they enter at their receive times, before events due later
+        let got = d.read_frames().map_err(|e| EmuError::Run(RunError::Io(e)))?;
         let now = d.wall();
         if now >= end {
             d.run_due(end);
@@ -326,8 +337,8 @@ pub fn emulate(scenario: Scenario, opts: &EmuOptions) -> Result<EmuResult, EmuEr
                 k += 1;
             }
         }
-        if d.read_frames().map_err(|e| EmuError::Run(RunError::Io(e)))? {
-            continue;
+        if got {
+            continue; // more may wait: read again before sleeping
         }
         let next_event = d.sim.next_event_secs().map_or(end, Time::from_secs_f64);
         let next_start = pending.iter().map(|r| r.1).min().unwrap_or(end);

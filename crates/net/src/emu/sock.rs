@@ -9,6 +9,9 @@ const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
 /// asm-generic/socket.h: buffer sizes past the sysctl limits (root only).
 const SO_SNDBUFFORCE: libc::c_int = 32;
 const SO_RCVBUFFORCE: libc::c_int = 33;
+/// asm-generic/socket.h (x86, arm): each frame comes with the kernel's receive time
+/// (CLOCK_REALTIME, a timespec in a SCM_TIMESTAMPNS message).
+const SO_TIMESTAMPNS: libc::c_int = 35;
 
 pub struct PacketSocket {
     fd: OwnedFd,
@@ -56,6 +59,13 @@ impl PacketSocket {
                     std::mem::size_of::<libc::c_int>() as libc::socklen_t,
                 );
             }
+            check(libc::setsockopt(
+                fd.as_raw_fd(),
+                libc::SOL_SOCKET,
+                SO_TIMESTAMPNS,
+                &one as *const _ as *const libc::c_void,
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            ))?;
             let mut sll: libc::sockaddr_ll = std::mem::zeroed();
             sll.sll_family = libc::AF_PACKET as u16;
             sll.sll_protocol = all;
@@ -69,12 +79,34 @@ impl PacketSocket {
         }
     }
 
-    /// The next frame into `buf`: its length, or None if none waits.
-    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
-        // SAFETY: `buf` is writable for its length
-        let n = unsafe { libc::recv(self.fd.as_raw_fd(), buf.as_mut_ptr() as *mut libc::c_void, buf.len(), 0) };
+    /// The next frame into `buf`: its length and when the kernel received it (CLOCK_REALTIME,
+    /// in ns, if it said), or None if none waits.
+    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<(usize, Option<u64>)>> {
+        let mut iov = libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
+        let mut control = [0u64; 8]; // room for one timespec message, aligned
+        // SAFETY: the message header points at `iov` and `control`, which outlive the call
+        let (n, msg) = unsafe {
+            let mut msg: libc::msghdr = std::mem::zeroed();
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
+            msg.msg_controllen = std::mem::size_of_val(&control) as _;
+            (libc::recvmsg(self.fd.as_raw_fd(), &mut msg, 0), msg)
+        };
         if n >= 0 {
-            return Ok(Some(n as usize));
+            let mut stamp = None;
+            // SAFETY: walks the control messages the kernel wrote into `control`
+            unsafe {
+                let mut c = libc::CMSG_FIRSTHDR(&msg);
+                while !c.is_null() {
+                    if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == SO_TIMESTAMPNS {
+                        let ts = std::ptr::read_unaligned(libc::CMSG_DATA(c) as *const libc::timespec);
+                        stamp = Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
+                    }
+                    c = libc::CMSG_NXTHDR(&msg, c);
+                }
+            }
+            return Ok(Some((n as usize, stamp)));
         }
         let e = io::Error::last_os_error();
         match e.kind() {
@@ -96,4 +128,12 @@ impl PacketSocket {
     pub fn raw_fd(&self) -> RawFd {
         self.fd.as_raw_fd()
     }
+}
+
+/// CLOCK_REALTIME now, in ns: the clock of the kernel's receive times.
+pub fn realtime_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: writes the timespec
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
