@@ -95,10 +95,11 @@ fn emulate(
     seed: Option<i64>,
 ) -> PyResult<String> {
     let scenario = parse(text, format, source)?;
-    let run = RunOptions::from_args(&scenario, seed, duration, out_dir, &traces).map_err(|e| match e.path.as_str() {
-        "--until" => scenario_error(ScenarioError::new("--duration", e.message)),
-        _ => scenario_error(e),
-    })?;
+    let run =
+        RunOptions::from_args(&scenario, seed, duration, out_dir, &traces).map_err(|e| match e.path.as_str() {
+            "--until" => scenario_error(ScenarioError::new("--duration", e.message)),
+            _ => scenario_error(e),
+        })?;
     let opts = tcplab_net::emu::EmuOptions { run, command };
     match py.allow_threads(|| tcplab_net::emu::emulate(scenario, &opts)) {
         Ok(r) => Ok(serde_json::to_string(&r).expect("results serialise")),

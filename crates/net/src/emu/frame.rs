@@ -181,11 +181,10 @@ mod tests {
             parse(&f),
             Frame::Ipv4 { src: Ipv4Addr::new(10, 0, 1, 2), dst: Ipv4Addr::new(10, 0, 2, 2), len: 28 }
         );
-        assert_eq!(parse(&eth(ETHERTYPE_IPV4, &ipv4(1500, 0))), Frame::Ipv4 {
-            src: Ipv4Addr::new(10, 0, 1, 2),
-            dst: Ipv4Addr::new(10, 0, 2, 2),
-            len: 1500
-        });
+        assert_eq!(
+            parse(&eth(ETHERTYPE_IPV4, &ipv4(1500, 0))),
+            Frame::Ipv4 { src: Ipv4Addr::new(10, 0, 1, 2), dst: Ipv4Addr::new(10, 0, 2, 2), len: 1500 }
+        );
     }
 
     #[test]

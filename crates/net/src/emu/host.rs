@@ -96,7 +96,12 @@ fn run(args: &[&str]) -> Result<(), String> {
 
 /// Runs a command whose failure does not matter (removal of what may be gone already).
 fn try_run(args: &[&str]) {
-    let _ = Command::new(args[0]).args(&args[1..]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
+    let _ = Command::new(args[0])
+        .args(&args[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
 }
 
 fn netns_exists(ns: &str) -> bool {

@@ -254,10 +254,14 @@ impl Driver {
         }
         let sleep = until.saturating_sub(now).saturating_sub(SPIN);
         if sleep > Time::ZERO {
-            let mut fds: Vec<libc::pollfd> =
-                self.hosts.iter().map(|h| libc::pollfd { fd: h.sock.raw_fd(), events: libc::POLLIN, revents: 0 }).collect();
+            let mut fds: Vec<libc::pollfd> = self
+                .hosts
+                .iter()
+                .map(|h| libc::pollfd { fd: h.sock.raw_fd(), events: libc::POLLIN, revents: 0 })
+                .collect();
             let ns = sleep.ps() / 1000;
-            let ts = libc::timespec { tv_sec: (ns / 1_000_000_000) as libc::time_t, tv_nsec: (ns % 1_000_000_000) as _ };
+            let ts =
+                libc::timespec { tv_sec: (ns / 1_000_000_000) as libc::time_t, tv_nsec: (ns % 1_000_000_000) as _ };
             // SAFETY: `fds` lives across the call; a signal interrupts it (EINTR), as wanted
             unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, &ts, std::ptr::null()) };
             return;

@@ -39,7 +39,8 @@ impl PacketSocket {
         // Protocol 0 receives nothing until bound: no frame of another interface slips in.
         // SAFETY: plain socket calls on a descriptor we own
         unsafe {
-            let fd = check(libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, 0))?;
+            let fd =
+                check(libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, 0))?;
             let fd = OwnedFd::from_raw_fd(fd);
             let one: libc::c_int = 1;
             check(libc::setsockopt(
@@ -84,7 +85,7 @@ impl PacketSocket {
     pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<(usize, Option<u64>)>> {
         let mut iov = libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
         let mut control = [0u64; 8]; // room for one timespec message, aligned
-        // SAFETY: the message header points at `iov` and `control`, which outlive the call
+                                     // SAFETY: the message header points at `iov` and `control`, which outlive the call
         let (n, msg) = unsafe {
             let mut msg: libc::msghdr = std::mem::zeroed();
             msg.msg_iov = &mut iov;

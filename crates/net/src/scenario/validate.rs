@@ -269,7 +269,9 @@ fn hosts(
         if name.is_empty() || name.len() > 12 || !plain || name.starts_with('-') {
             return err(
                 p("name"),
-                format!("{name:?} must be 1 to 12 characters of a-z, 0-9, '_' and '-' (it names the namespace tl-{name})"),
+                format!(
+                    "{name:?} must be 1 to 12 characters of a-z, 0-9, '_' and '-' (it names the namespace tl-{name})"
+                ),
             );
         }
         if let Some(j) = out.iter().position(|o| o.name == name) {
@@ -279,7 +281,10 @@ fn hosts(
         if mobile.iter().any(|m| m.node == at) {
             return err(p("node"), "is a mobile node: real hosts hang off wired nodes");
         }
-        let text = h.address.as_deref().ok_or_else(|| ScenarioError::new(p("address"), "is required (such as \"10.0.1.2/24\")"))?;
+        let text = h
+            .address
+            .as_deref()
+            .ok_or_else(|| ScenarioError::new(p("address"), "is required (such as \"10.0.1.2/24\")"))?;
         let address = crate::emu::frame::Prefix::parse(text).map_err(|m| ScenarioError::new(p("address"), m))?;
         if let Some(j) = out.iter().position(|o| o.address.addr == address.addr) {
             return err(p("address"), format!("{} is already the address of hosts[{j}]", address.addr));
@@ -287,8 +292,10 @@ fn hosts(
         let gateway = match &h.gateway {
             None => address.default_gateway(),
             Some(g) => {
-                let gw: std::net::Ipv4Addr =
-                    g.trim().parse().map_err(|_| ScenarioError::new(p("gateway"), format!("{g:?} is not an IPv4 address")))?;
+                let gw: std::net::Ipv4Addr = g
+                    .trim()
+                    .parse()
+                    .map_err(|_| ScenarioError::new(p("gateway"), format!("{g:?} is not an IPv4 address")))?;
                 if !address.contains(gw) || gw == address.addr || gw == address.network() || gw == address.broadcast() {
                     return err(p("gateway"), format!("{gw} is not another host address of {address}'s subnet"));
                 }
@@ -298,7 +305,8 @@ fn hosts(
         let mut run = Vec::new();
         for (k, r) in h.run.iter().flatten().enumerate() {
             let rp = |f: &str| format!("hosts[{i}].run[{k}].{f}");
-            let command = r.command.clone().ok_or_else(|| ScenarioError::new(rp("command"), "is required (a shell command)"))?;
+            let command =
+                r.command.clone().ok_or_else(|| ScenarioError::new(rp("command"), "is required (a shell command)"))?;
             let start = match &r.start {
                 None => Time::ZERO,
                 Some(q) => time(q, &rp("start"))?,
