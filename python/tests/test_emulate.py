@@ -173,3 +173,21 @@ def test_without_root_it_refuses_in_one_line(tmp_path):
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "needs root" in lines[0], run.stderr
     assert not netns() & {"tl-ux", "tl-uy"}
+
+
+@needs_root
+def test_a_hosts_run_command_starts_inside_its_namespace(tmp_path):
+    path = scenario(tmp_path, ("rx", "ry"))
+    seen = tmp_path / "seen.txt"
+    path.write_text(path.read_text().replace('address = "10.0.1.2/24"\n', f'''address = "10.0.1.2/24"
+
+[[hosts.run]]
+command = "ip -br addr show eth0 > {seen}; ip route show default >> {seen}"
+start = "0.2s"
+''', 1))
+    run = subprocess.run(tcplab_cmd("emulate", str(path), "--duration", "1.5s"), capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    text = seen.read_text()
+    assert "10.0.1.2/24" in text and "default via 10.0.1.1 dev eth0" in text, text
+    assert not netns() & {"tl-rx", "tl-ry"}
