@@ -191,3 +191,25 @@ start = "0.2s"
     text = seen.read_text()
     assert "10.0.1.2/24" in text and "default via 10.0.1.1 dev eth0" in text, text
     assert not netns() & {"tl-rx", "tl-ry"}
+
+
+@needs_root
+@pytest.mark.skipif(not shutil.which("tshark"), reason="needs tshark")
+def test_a_pcap_of_the_emulated_link_holds_the_real_tcp_headers(tmp_path):
+    out = tmp_path / "out"
+    talk = ("ip netns exec $TCPLAB_NS_PY python3 -c 'import socket; s = socket.socket(); "
+            "s.bind((\"10.0.2.2\", 5002)); s.listen(1); c, _ = s.accept(); [None for _ in iter(lambda: c.recv(65536), b\"\")]' & "
+            "sleep 0.3; ip netns exec $TCPLAB_NS_PX python3 -c 'import socket; "
+            "s = socket.create_connection((\"10.0.2.2\", 5002)); s.sendall(bytes(100000)); s.close()'; wait")
+    run = subprocess.run(tcplab_cmd("emulate", str(scenario(tmp_path, ("px", "py"))), "--out", str(out), "--trace", "pcap",
+                                    "--", "sh", "-c", talk), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr + run.stdout
+    fields = subprocess.run(["tshark", "-r", str(out / "pcap" / "a-b.pcap"), "-Y", "tcp", "-T", "fields",
+                             "-e", "ip.src", "-e", "tcp.flags.syn", "-e", "tcp.options.mss_val",
+                             "-e", "tcp.options.timestamp.tsval"],
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    rows = [line.split("\t") for line in fields]
+    assert len(rows) > 50, fields
+    syn = [r for r in rows if r[0] == "10.0.1.2" and r[1] in ("1", "True")][0]
+    assert syn[2] == "1460", syn  # the SYN's real MSS option
+    assert all(r[3] for r in rows), "every segment carries its real timestamp option"

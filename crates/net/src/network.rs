@@ -635,7 +635,11 @@ impl Network {
         if link.traced {
             self.ctx.tracer.link_event('-', now_s, link.from, link.to, pkt);
             if let Some(pcap) = &mut self.ctx.tracer.pcap {
-                pcap.capture(l.index(), now_s, pkt);
+                let real = if pkt.kind == Kind::Real { self.real.get(pkt.uid) } else { None };
+                match real {
+                    Some(frame) => pcap.capture_real(l.index(), now_s, &frame[crate::emu::frame::ETH_HLEN..]),
+                    None => pcap.capture(l.index(), now_s, pkt),
+                }
             }
         }
         link.busy = true;

@@ -33,6 +33,11 @@ impl RealFrames {
         self.bytes.remove(&uid)
     }
 
+    /// The frame of packet `uid`, left in the table.
+    pub fn get(&self, uid: u64) -> Option<&[u8]> {
+        self.bytes.get(&uid).map(Vec::as_slice)
+    }
+
     /// A buffer from `take`, for the next frame.
     pub fn recycle(&mut self, buf: Vec<u8>) {
         self.spare.push(buf);
