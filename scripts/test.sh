@@ -8,6 +8,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash bench/install.sh --no-ns3
 bash scripts/apt-install.sh tshark chromium chromium-driver
+# emulation (tcplab emulate): namespaces and veth pairs, offloads off, ping and iperf3 inside
+bash scripts/apt-install.sh iproute2 ethtool iputils-ping iperf3
 bash scripts/setup.sh
 if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
     export PATH="$HOME/.cargo/bin:$PATH"

@@ -39,7 +39,7 @@ if _TYPE_CHECKING:  # the names the annotations use, for type checkers (py.typed
     from typing import Any, Callable, Iterable, Mapping
 
 __all__ = ["run", "validate", "estimate", "sweep", "Result", "ScenarioError", "InternalError", "InvariantError",
-           "CoreMissingError", "TRACES", "__version__"]
+           "CoreMissingError", "TRACES", "__version__", "emulate"]
 
 
 def __getattr__(name: str):
@@ -412,6 +412,31 @@ def estimate(scenario: Any, *, until: str | float | None = None, trace: str | It
     with _Translate(core, inp):
         out_dir = None if out is None else _os.fspath(out)
         return _json.loads(core.estimate(inp.text, inp.format, _until_option(until), out_dir, _trace_option(trace), inp.source))
+
+
+def emulate(scenario: Any, *, duration: str | float | None = None, command: str | None = None,
+            out: str | os.PathLike | None = None, trace: str | Iterable[str] = (), seed: int | None = None) -> dict:
+    """Run a scenario as an emulation: each of its ``[[hosts]]`` is a real Linux network
+    namespace (``tl-NAME``) joined to its node by a veth pair, and the scenario's network runs
+    in real time between them. Needs root. It runs until ``duration`` (default the scenario's),
+    until ``command`` (a shell command run in the root namespace once the hosts are up, with
+    ``TCPLAB_NS_<HOST>`` naming each host's namespace) exits, or until SIGINT/SIGTERM; the
+    namespaces, veth pairs and processes it created are removed before it returns.
+
+    Returns a dict: ``emulation`` (``lateness``: ``events``, ``max_ms``, ``p99_ms``,
+    ``late_over_1ms``; ``faithful``; per-host frame counts; ``ended_by``; ``command_exit``) and
+    ``result`` (the simulation's summary, as :func:`run` has it). Raises OSError with one line
+    when it cannot run here (not root, ``ip`` or ``ethtool`` missing).
+    """
+    inp = _scenario_input(scenario)
+    core = _load_core()
+    with _Translate(core, inp):
+        out_dir = None if out is None else _os.fspath(out)
+        if out_dir is not None:
+            _make_out_dir(out_dir)
+        raw = core.emulate(inp.text, inp.format, _until_option(duration), command, out_dir, _trace_option(trace),
+                           inp.source, _seed_option(seed))
+    return _json.loads(raw)
 
 
 def run(

@@ -7,6 +7,7 @@
     tcplab plot RESULT_DIR [--out DIR]
     tcplab report RESULT_DIR [--out FILE]
     tcplab ns2 export SCENARIO [--out FILE] [--trace PATH] [--cwnd PATH] [--nam PATH]
+    tcplab emulate SCENARIO [--duration T] [--out DIR] [-- CMD]
 
 Exit status: 0 ok, 2 invalid scenario or options, or a run refused as far beyond the machine
 (one ``tcplab: error: <path>: <message>`` line on stderr), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM), 1 anything unexpected (set
@@ -270,6 +271,45 @@ def cmd_run(args) -> int:
     print(f"results: {os.path.dirname(jobs[0][2]) if several else jobs[0][2]}")
     _warn_starved(jobs, summaries)
     return 0
+
+
+def cmd_emulate(args) -> int:
+    import shlex
+
+    command = list(args.cmd)
+    try:
+        tcplab.validate(args.scenario)
+        out = tcplab.emulate(args.scenario, duration=args.duration, command=shlex.join(command) if command else None,
+                             out=args.out, trace=args.trace, seed=args.seed)
+    except ScenarioError as e:
+        _error(e, False, args)
+        return 2
+    except OSError as e:  # cannot run here: not root, a tool missing, the plumbing failed
+        print(f"{PROG}: error: {_one_line(str(e))}", file=sys.stderr)
+        return 2
+    emu = out["emulation"]
+    late = emu["lateness"]
+    for h in emu["hosts"]:
+        print(f"host {h['name']} ({h['namespace']}): {h['frames_in']} frames in ({h['packets_in']} IPv4 into the "
+              f"network, {h['ignored']} ignored, {h['unroutable']} unroutable), {h['frames_out']} out "
+              f"({h['arp_replies']} ARP replies)")
+    print(f"emulated {emu['sim_s']:.3f} s in {emu['wall_s']:.3f} s of wall time; real packets dropped in the "
+          f"network: {emu['real_dropped']}")
+    print(f"lateness: {late['events']} events, p99 {late['p99_ms']:.3f} ms, max {late['max_ms']:.3f} ms, "
+          f"{late['late_over_1ms']} late by more than 1 ms: "
+          + ("faithful" if emu["faithful"] else "NOT FAITHFUL (the network fell behind the wall clock)"))
+    if out["result"]["summary"]["flows"]:
+        print(format_flow_table([out["result"]["summary"]]))
+    if args.out:
+        with open(os.path.join(args.out, "emulation.json"), "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=2)
+            f.write("\n")
+        print(f"results: {args.out}")
+    if emu["ended_by"].startswith("signal"):
+        return 128 + int(emu["ended_by"].split()[1])
+    if emu["ended_by"] == "command":
+        return emu["command_exit"] if emu["command_exit"] >= 0 else 1
+    return 0 if emu["faithful"] else 3
 
 
 def cmd_conformance(args) -> int:
@@ -538,6 +578,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop a run that needs more than N events (exit status 2): the same verdict on every machine")
     r.set_defaults(func=cmd_run)
 
+    em = sub.add_parser(
+        "emulate",
+        help="run a scenario in real time with real Linux hosts (root)",
+        usage=f"{PROG} emulate [-h] [--duration T] [--out DIR] [--trace NAME] [--seed N] SCENARIO [-- CMD ...]",
+        description="Run SCENARIO as an emulation: each [[hosts]] entry becomes a network namespace "
+                    "tl-NAME joined to its node by a veth pair, and the scenario's network carries the "
+                    "hosts' packets in real time, beside its simulated flows. It runs until --duration "
+                    "(default the scenario's), until CMD exits (CMD runs in the root namespace once the hosts "
+                    "are up; $TCPLAB_NS_<HOST> names each namespace, for `ip netns exec`), or Ctrl-C. "
+                    "Needs root. Exit status: CMD's, else 0, or 3 if the run fell behind the wall clock "
+                    "(not faithful).",
+    )
+    em.add_argument("scenario", metavar="SCENARIO", type=_scenario_file, help="scenario file (.toml or .json)")
+    em.add_argument("--duration", metavar="T", help="stop after T of wall time (e.g. 30s)")
+    em.add_argument("--out", type=_out_path, metavar="DIR", help="write emulation.json (and traces) here")
+    em.add_argument("--trace", action="append", default=[], metavar="{ns2,cwnd,pcap,nam,rtt}",
+                    help="as tcplab run --trace (needs --out)")
+    em.add_argument("--seed", metavar="N", help="master seed, overrides the scenario's seed")
+    em.set_defaults(func=cmd_emulate, cmd=[])  # `-- CMD...`: split off by main before parsing
+
     e = sub.add_parser(
         "estimate",
         help="estimate what running scenarios would cost",
@@ -776,6 +836,14 @@ def _terminate(signum, frame):
     raise Terminated()
 
 
+def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """`tcplab emulate SCENARIO [options] -- CMD...`: the arguments before `--`, and CMD."""
+    if "--" not in argv:
+        return argv, None
+    i = argv.index("--")
+    return argv[:i], argv[i + 1:]
+
+
 def main(argv: list[str] | None = None) -> int:
     stdout, stderr = sys.stdout, sys.stderr  # None when started with the stream closed (`>&-`)
     # started with stderr closed, print(file=None) would put diagnostics on stdout
@@ -786,7 +854,12 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
     args = None
     try:
+        argv, command = _split_command(sys.argv[1:] if argv is None else list(argv))
         args = build_parser().parse_args(argv)  # its usage errors go through the guards too
+        if command is not None:
+            if args.command != "emulate":
+                build_parser().error("only `tcplab emulate` takes a command after --")
+            args.cmd = command
         status = args.func(args)
         if guard is not None:
             guard.flush()  # a closed stdout shows here rather than at exit

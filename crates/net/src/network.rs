@@ -4,12 +4,13 @@
 //! order as in ns-2. Only this module forwards packets.
 
 pub use crate::ctx::{Ctx, Event, TimerKind};
+use crate::emu::frames::RealFrames;
 use crate::ids::{LaneId, LinkId, NodeId, RadioId};
 use crate::loss::Loss;
 use crate::loss::LossAction;
 use crate::metrics::LinkStats;
 use crate::mobility::{Mip, MipTimer, Outgoing, Route};
-use crate::packet::{flags, Kind, Packet, PacketId};
+use crate::packet::{flags, Addr, FlowId, Kind, Packet, PacketId};
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
@@ -248,6 +249,8 @@ pub struct Network {
     /// that link's `pass_losses` in the event: work after it would take insertion numbers after
     /// the release's work took its own, out of ns-2's order.
     forwarding_last: bool,
+    /// Real hosts' frames in emulation (crate::emu), kept aside while their packets cross.
+    pub(crate) real: Box<RealFrames>,
 }
 
 impl Network {
@@ -284,6 +287,7 @@ impl Network {
             mip,
             node_names,
             forwarding_last: false,
+            real: Box::default(),
         };
         net.mip.start(&mut net.ctx, &net.wifi);
         net
@@ -297,7 +301,7 @@ impl Network {
             // a FullTcp listener's data goes in `ack` packets: data all the same
             Kind::Ack if pkt.payload == 0 => stats.acks_sent += 1,
             Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.on_data_sent(pkt.size),
-            Kind::BindingUpdate | Kind::BindingAck => {}
+            Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
         }
         self.trace_agent('s', node, id);
         self.forward(node, id);
@@ -421,14 +425,58 @@ impl Network {
     fn arrive_home(&mut self, node: NodeId, id: PacketId) -> Option<PacketId> {
         let pkt = self.ctx.pkts.get_mut(id);
         pkt.decapsulate();
-        if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {
-            let pkt = self.ctx.pkts.release(id);
-            let out = self.mip.on_signalling(&mut self.ctx, &self.wifi, node, pkt);
-            self.send_signalling(out);
+        // one comparison: the kinds that end in the network are declared last
+        if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {
+            self.ends_here(node, id);
             return None;
         }
         self.trace_agent('r', node, id);
         Some(id)
+    }
+
+    /// A packet home that no agent takes: signalling goes to Mobile IPv6; a real frame waits
+    /// for the emulation to write it to its host (`RealFrames::arrived`).
+    #[cold]
+    fn ends_here(&mut self, node: NodeId, id: PacketId) {
+        if self.ctx.pkts.get(id).kind == Kind::Real {
+            self.real.arrived.push((node, id));
+            return;
+        }
+        let pkt = self.ctx.pkts.release(id);
+        let out = self.mip.on_signalling(&mut self.ctx, &self.wifi, node, pkt);
+        self.send_signalling(out);
+    }
+
+    /// A real host's frame of `size` IP bytes enters the network at node `from`, addressed to
+    /// the host at node `to` (crate::emu). It crosses links and queues as any packet does.
+    pub(crate) fn inject_real(&mut self, from: NodeId, to: NodeId, frame: &[u8], size: u32) {
+        let uid = self.ctx.next_uid();
+        let ts = self.ctx.now_secs();
+        let id = self.ctx.pkts.alloc(Packet {
+            uid,
+            flow: FlowId(u32::MAX),
+            fid: 0,
+            kind: Kind::Real,
+            size,
+            payload: 0,
+            seq: 0,
+            src: Addr { node: from, port: 0 },
+            dst: Addr { node: to, port: 0 },
+            flags: 0,
+            ts,
+            ts_echo: 0.0,
+            sack: Default::default(),
+            nsack: 0,
+            ackno: 0,
+            tcp_flags: 0,
+            hlen: 0,
+            encaps: 0,
+            via: None,
+            tunnel_from: from,
+            mip_bytes: 0,
+        });
+        self.real.keep(uid, frame);
+        self.forward(from, id);
     }
 
     fn enqueue(&mut self, l: LinkId, id: PacketId) {
@@ -533,14 +581,17 @@ impl Network {
     /// A packet is lost: counted against its flow and returned to the pool.
     pub fn drop_packet(&mut self, id: PacketId) {
         let pkt = self.ctx.pkts.release(id);
-        if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {
+        if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {
+            if pkt.kind == Kind::Real {
+                self.real.drop_frame(pkt.uid);
+            }
             return;
         }
         let stats = &mut self.ctx.flow_stats[pkt.flow.0 as usize];
         match pkt.kind {
             Kind::Ack if pkt.payload == 0 => stats.acks_dropped += 1,
             Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.data_dropped += 1,
-            Kind::BindingUpdate | Kind::BindingAck => {}
+            Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
         }
         if pkt.kind.is_data() && self.mip.is_mobile(pkt.dst.node) {
             self.mip.drops.push((self.ctx.now_secs(), pkt.flow.0));
@@ -584,7 +635,11 @@ impl Network {
         if link.traced {
             self.ctx.tracer.link_event('-', now_s, link.from, link.to, pkt);
             if let Some(pcap) = &mut self.ctx.tracer.pcap {
-                pcap.capture(l.index(), now_s, pkt);
+                let real = if pkt.kind == Kind::Real { self.real.get(pkt.uid) } else { None };
+                match real {
+                    Some(frame) => pcap.capture_real(l.index(), now_s, &frame[crate::emu::frame::ETH_HLEN..]),
+                    None => pcap.capture(l.index(), now_s, pkt),
+                }
             }
         }
         link.busy = true;

@@ -42,6 +42,10 @@ pub enum Kind {
     /// acknowledgement (`seq`: the anchor's node).
     BindingUpdate,
     BindingAck,
+    /// A real host's frame in emulation (crate::emu): its bytes wait in the network's side
+    /// table (`RealFrames`), its `size` is the IP packet's. Declared last, beside the signalling
+    /// kinds, so that one comparison tells a packet that ends in the network from a flow's.
+    Real,
 }
 
 impl Kind {
@@ -62,6 +66,7 @@ impl Kind {
             Kind::Udp => "udp",
             Kind::BindingUpdate => "BU",
             Kind::BindingAck => "BA",
+            Kind::Real => "real",
         }
     }
 }

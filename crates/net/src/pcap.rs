@@ -104,6 +104,28 @@ impl Pcap {
         }
     }
 
+    /// Writes a real host's IP packet `ip` (crate::emu), put on the wire of link direction
+    /// `link` at `now` seconds: its own headers, options included, and the start of its payload
+    /// (`REAL_SNAP` bytes at most, as the simulated packets' captures hold headers only).
+    pub fn capture_real(&mut self, link: usize, now: f64, ip: &[u8]) {
+        if self.error.is_some() || !matches!(self.files.get(link / 2), Some(Some(_))) {
+            return;
+        }
+        const REAL_SNAP: usize = 128;
+        let captured = ip.len().min(REAL_SNAP);
+        let ns = (now * 1e9).round().max(0.0) as u64;
+        self.buf.clear();
+        self.buf.extend(((ns / 1_000_000_000) as u32).to_le_bytes());
+        self.buf.extend(((ns % 1_000_000_000) as u32).to_le_bytes());
+        self.buf.extend((captured as u32).to_le_bytes());
+        self.buf.extend((ip.len() as u32).to_le_bytes());
+        self.buf.extend_from_slice(&ip[..captured]);
+        let file = self.files[link / 2].as_mut().expect("captured link");
+        if let Err(e) = file.write_all(&self.buf) {
+            self.error = Some(e);
+        }
+    }
+
     pub fn flush(&mut self) -> io::Result<()> {
         if let Some(e) = self.error.take() {
             return Err(e);
@@ -251,7 +273,8 @@ fn transport_header(pkt: &Packet, flow: &FlowWire, t: &mut [u8; 60]) -> (u8, usi
             t[12] = ((len / 4) as u8) << 4;
             (TCP, len)
         }
-        Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp => {
+        // a real host's packet is captured with its own bytes (`capture_real`); not here
+        Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Real => {
             ports(t);
             let len = 8 + pkt.payload as usize;
             t[4..6].copy_from_slice(&(len.min(65535) as u16).to_be_bytes());

@@ -76,6 +76,38 @@ fn estimate(
     Ok(serde_json::json!({ "estimate": estimate, "machine": machine, "refused": refused }).to_string())
 }
 
+/// Runs a scenario as an emulation (tcplab_net::emu): its real hosts in network namespaces,
+/// its network in real time, until its end (`duration`), `command`'s exit, or SIGINT/SIGTERM.
+/// Returns {"emulation": ..., "result": ...} as JSON. Raises OSError with one line when it cannot
+/// run here (not root, a tool missing, the plumbing failed).
+#[pyfunction]
+#[pyo3(signature = (text, format, duration=None, command=None, out_dir=None, traces=Vec::new(), source=None, seed=None))]
+#[allow(clippy::too_many_arguments)]
+fn emulate(
+    py: Python<'_>,
+    text: &str,
+    format: &str,
+    duration: Option<&str>,
+    command: Option<String>,
+    out_dir: Option<PathBuf>,
+    traces: Vec<String>,
+    source: Option<&str>,
+    seed: Option<i64>,
+) -> PyResult<String> {
+    let scenario = parse(text, format, source)?;
+    let run =
+        RunOptions::from_args(&scenario, seed, duration, out_dir, &traces).map_err(|e| match e.path.as_str() {
+            "--until" => scenario_error(ScenarioError::new("--duration", e.message)),
+            _ => scenario_error(e),
+        })?;
+    let opts = tcplab_net::emu::EmuOptions { run, command };
+    match py.allow_threads(|| tcplab_net::emu::emulate(scenario, &opts)) {
+        Ok(r) => Ok(serde_json::to_string(&r).expect("results serialise")),
+        Err(tcplab_net::emu::EmuError::Refused(why)) => Err(PyOSError::new_err(why)),
+        Err(tcplab_net::emu::EmuError::Run(e)) => Err(run_error(e)),
+    }
+}
+
 /// A run in progress. `advance` steps it with the GIL released so Python can show progress.
 #[pyclass(module = "tcplab._core")]
 struct Simulation {
@@ -156,6 +188,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(folder_name, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // tcplab.TRACES repeats these so that importing tcplab need not load the core; a test compares

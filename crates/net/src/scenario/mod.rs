@@ -189,6 +189,33 @@ pub struct Scenario {
     /// Sample each flow's goodput and each link's queue at every multiple of this interval.
     #[serde(rename = "interval_s", serialize_with = "opt_secs")]
     pub interval: Option<Time>,
+    /// Real hosts, for emulation (crate::emu); a simulation leaves them out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostConfig>,
+}
+
+/// A real Linux host in emulation: a network namespace `tl-NAME`, joined by a veth pair to the
+/// simulated node `node`, with `address` and a default route via `gateway` (the node).
+#[derive(Debug, Clone, Serialize)]
+pub struct HostConfig {
+    pub name: String,
+    pub node: usize,
+    #[serde(serialize_with = "display")]
+    pub address: crate::emu::frame::Prefix,
+    pub gateway: std::net::Ipv4Addr,
+    pub run: Vec<HostRun>,
+}
+
+/// A command run with `sh -c` in a host's namespace, from `start` on.
+#[derive(Debug, Clone, Serialize)]
+pub struct HostRun {
+    pub command: String,
+    #[serde(rename = "start_s", serialize_with = "secs")]
+    pub start: Time,
+}
+
+fn display<T: fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
 }
 
 /// ns-2's `Delayer` on a link direction, blocked at `at_s` for `length_s` seconds

@@ -97,6 +97,26 @@ pub struct RawScenario {
     pub delay_spikes: Option<Vec<RawDelaySpike>>,
     pub actions: Option<Vec<RawAction>>,
     pub output: Option<RawOutput>,
+    pub hosts: Option<Vec<RawHost>>,
+}
+
+/// A real Linux host in emulation (`tcplab emulate`): a network namespace joined to a node.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawHost {
+    pub name: Option<String>,
+    pub node: Option<String>,
+    pub address: Option<String>,
+    pub gateway: Option<String>,
+    pub run: Option<Vec<RawHostRun>>,
+}
+
+/// A command started inside a real host's namespace.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawHostRun {
+    pub command: Option<String>,
+    pub start: Option<Quantity>,
 }
 
 /// An 802.11b wireless LAN (`crate::wifi::WlanConfig`).

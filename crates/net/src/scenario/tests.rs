@@ -379,3 +379,69 @@ fn slips_get_the_name_meant() {
         assert!(e.message.contains(hint), "{to:?}: {e}");
     }
 }
+
+/// Two real hosts on a simulated link, and no simulated flow: an emulation's scenario.
+const HOSTS: &str = r#"
+duration = "10s"
+nodes = ["a", "b"]
+links = [{ from = "a", to = "b", bandwidth = "10Mb", delay = "20ms" }]
+
+[[hosts]]
+name = "ha"
+node = "a"
+address = "10.0.1.2/24"
+
+[[hosts.run]]
+command = "sleep 1"
+start = "1s"
+
+[[hosts]]
+name = "hb"
+node = "b"
+address = "10.0.2.2/24"
+gateway = "10.0.2.254"
+"#;
+
+#[test]
+fn hosts_are_read_with_their_gateways_and_commands() {
+    let s = Scenario::from_toml(HOSTS).expect("valid");
+    assert!(s.flows.is_empty(), "a scenario of real hosts needs no flows");
+    let (a, b) = (&s.hosts[0], &s.hosts[1]);
+    assert_eq!((a.name.as_str(), a.node, a.address.to_string()), ("ha", 0, "10.0.1.2/24".to_string()));
+    assert_eq!(a.gateway, std::net::Ipv4Addr::new(10, 0, 1, 1), "the subnet's first address by default");
+    assert_eq!(b.gateway, std::net::Ipv4Addr::new(10, 0, 2, 254));
+    assert_eq!((a.run[0].command.as_str(), a.run[0].start), ("sleep 1", Time::from_secs(1)));
+    let json = s.normalized_json();
+    assert!(json.contains(r#""address":"10.0.1.2/24""#) && json.contains(r#""gateway":"10.0.1.1""#), "{json}");
+    // without hosts the normalized scenario is as before: no hosts key
+    assert!(!Scenario::from_toml(GOOD).expect("valid").normalized_json().contains("hosts"));
+}
+
+#[test]
+fn a_bad_host_field_is_named() {
+    let cases = [
+        ("name = \"ha\"", "name = \"Host A\"", "hosts[0].name"),
+        ("name = \"ha\"", "name = \"a-very-long-name\"", "hosts[0].name"),
+        ("name = \"hb\"", "name = \"ha\"", "hosts[1].name"),
+        ("node = \"a\"", "node = \"c\"", "hosts[0].node"),
+        ("node = \"a\"", "", "hosts[0].node"),
+        ("address = \"10.0.1.2/24\"", "address = \"10.0.1.2\"", "hosts[0].address"),
+        ("address = \"10.0.1.2/24\"", "address = \"10.0.1.0/24\"", "hosts[0].address"),
+        ("address = \"10.0.2.2/24\"", "address = \"10.0.1.2/24\"", "hosts[1].address"),
+        ("gateway = \"10.0.2.254\"", "gateway = \"10.0.3.1\"", "hosts[1].gateway"),
+        ("gateway = \"10.0.2.254\"", "gateway = \"10.0.2.2\"", "hosts[1].gateway"),
+        ("command = \"sleep 1\"", "", "hosts[0].run[0].command"),
+        ("start = \"1s\"", "start = \"10s\"", "hosts[0].run[0].start"),
+        ("start = \"1s\"", "begin = \"1s\"", "hosts[0].run[0]"),
+    ];
+    for (from, to, path) in cases {
+        assert!(HOSTS.contains(from), "case {path}: pattern {from:?} not in the scenario");
+        let text = HOSTS.replacen(from, to, 1);
+        let e = Scenario::from_toml(&text).expect_err(&format!("case {path} should fail"));
+        assert!(e.path.starts_with(path), "wrong path for {to:?}: {e}");
+        assert!(!e.to_string().contains('\n'), "message must be one line: {e}");
+    }
+    // a scenario without hosts still needs flows
+    let e = Scenario::from_toml(&HOSTS[..HOSTS.find("[[hosts]]").expect("hosts")]).expect_err("no flows");
+    assert_eq!(e.path, "flows");
+}

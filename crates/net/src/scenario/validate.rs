@@ -5,8 +5,8 @@ use super::fields::{
     err, exact_seconds, flag, int_in, node_named, one_of, rate, real_in, seconds, size, time, whole_seconds, Res,
 };
 use super::raw::{
-    Flag, Quantity, RawAction, RawDelaySpike, RawDropTail, RawFast, RawFlow, RawLink, RawLoss, RawPacing, RawRed,
-    RawScenario, RawSink, RawTcp, RawVegas,
+    Flag, Quantity, RawAction, RawDelaySpike, RawDropTail, RawFast, RawFlow, RawHost, RawLink, RawLoss, RawPacing,
+    RawRed, RawScenario, RawSink, RawTcp, RawVegas,
 };
 use super::*;
 use crate::pcap::IpVersion;
@@ -113,8 +113,14 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         fast: raw.fast.as_ref(),
         pacing: raw.pacing.as_ref(),
     };
-    let raw_flows = raw.flows.ok_or_else(|| ScenarioError::new("flows", "is required (a list of flows)"))?;
-    if raw_flows.is_empty() {
+    // A scenario of real hosts (emulation) may have no simulated flows.
+    let has_hosts = raw.hosts.as_ref().is_some_and(|h| !h.is_empty());
+    let raw_flows = match raw.flows {
+        Some(f) => f,
+        None if has_hosts => Vec::new(),
+        None => return err("flows", "is required (a list of flows)"),
+    };
+    if raw_flows.is_empty() && !has_hosts {
         return err("flows", "is empty");
     }
     let adjacency = adjacency(nodes.len(), &links, &wlans);
@@ -220,6 +226,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     for (i, s) in raw.delay_spikes.iter().flatten().enumerate() {
         delay_spikes.push(delay_spike(s, i, &nodes, &links, duration)?);
     }
+    let hosts = hosts(raw.hosts.as_deref().unwrap_or(&[]), &node, &mobile_nodes, duration)?;
 
     Ok(Scenario {
         name,
@@ -242,7 +249,82 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         wireless_format,
         pcap_ip,
         interval,
+        hosts,
     })
+}
+
+/// The real hosts of emulation. A host's name names its namespace and veth (`tl-NAME`, which
+/// Linux allows 15 characters), so it is short and plain.
+fn hosts(
+    raw: &[RawHost],
+    node: &impl Fn(&Option<String>, String) -> Res<usize>,
+    mobile: &[crate::mobility::config::MobileConfig],
+    duration: Time,
+) -> Res<Vec<HostConfig>> {
+    let mut out: Vec<HostConfig> = Vec::with_capacity(raw.len());
+    for (i, h) in raw.iter().enumerate() {
+        let p = |f: &str| format!("hosts[{i}].{f}");
+        let name = h.name.clone().ok_or_else(|| ScenarioError::new(p("name"), "is required (a short name)"))?;
+        let plain = name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
+        if name.is_empty() || name.len() > 12 || !plain || name.starts_with('-') {
+            return err(
+                p("name"),
+                format!(
+                    "{name:?} must be 1 to 12 characters of a-z, 0-9, '_' and '-' (it names the namespace tl-{name})"
+                ),
+            );
+        }
+        if let Some(j) = out.iter().position(|o| o.name == name) {
+            return err(p("name"), format!("{name:?} is already the name of hosts[{j}]"));
+        }
+        let at = node(&h.node, p("node"))?;
+        if mobile.iter().any(|m| m.node == at) {
+            return err(p("node"), "is a mobile node: real hosts hang off wired nodes");
+        }
+        let text = h
+            .address
+            .as_deref()
+            .ok_or_else(|| ScenarioError::new(p("address"), "is required (such as \"10.0.1.2/24\")"))?;
+        let address = crate::emu::frame::Prefix::parse(text).map_err(|m| ScenarioError::new(p("address"), m))?;
+        if let Some(j) = out.iter().position(|o| o.address.addr == address.addr) {
+            return err(p("address"), format!("{} is already the address of hosts[{j}]", address.addr));
+        }
+        let gateway = match &h.gateway {
+            None => address.default_gateway(),
+            Some(g) => {
+                let gw: std::net::Ipv4Addr = g
+                    .trim()
+                    .parse()
+                    .map_err(|_| ScenarioError::new(p("gateway"), format!("{g:?} is not an IPv4 address")))?;
+                if !address.contains(gw) || gw == address.addr || gw == address.network() || gw == address.broadcast() {
+                    return err(p("gateway"), format!("{gw} is not another host address of {address}'s subnet"));
+                }
+                gw
+            }
+        };
+        let mut run = Vec::new();
+        for (k, r) in h.run.iter().flatten().enumerate() {
+            let rp = |f: &str| format!("hosts[{i}].run[{k}].{f}");
+            let command =
+                r.command.clone().ok_or_else(|| ScenarioError::new(rp("command"), "is required (a shell command)"))?;
+            let start = match &r.start {
+                None => Time::ZERO,
+                Some(q) => time(q, &rp("start"))?,
+            };
+            if start >= duration {
+                return err(rp("start"), format!("is not before the end of the run ({duration})"));
+            }
+            run.push(HostRun { command, start });
+        }
+        out.push(HostConfig { name, node: at, address, gateway, run });
+    }
+    // another host's address must not be taken for a gateway
+    for (i, h) in out.iter().enumerate() {
+        if let Some(j) = out.iter().position(|o| o.address.addr == h.gateway) {
+            return err(format!("hosts[{i}].gateway"), format!("{} is the address of hosts[{j}]", h.gateway));
+        }
+    }
+    Ok(out)
 }
 
 fn link(l: &RawLink, i: usize, node: &impl Fn(&Option<String>, String) -> Res<usize>) -> Res<LinkConfig> {

@@ -100,7 +100,8 @@ struct Flow {
 }
 
 pub struct Simulation {
-    net: Network,
+    /// Crate-visible for emulation (crate::emu), which injects real frames and takes them out.
+    pub(crate) net: Network,
     flows: Vec<Flow>,
     scenario: Scenario,
     seed: u64,
@@ -243,6 +244,20 @@ impl Simulation {
             self.sampler.as_mut().expect("due").record(&self.net.ctx.flow_stats, links, tcp);
         }
         self.run_events(stop, limit)
+    }
+
+    /// The time of the next event (on the double clock), without dispatching it.
+    pub(crate) fn next_event_secs(&mut self) -> Option<f64> {
+        let mut next = None;
+        self.net.ctx.sched.pop_if(|exact, _| {
+            next = Some(exact);
+            false
+        });
+        next
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
     }
 
     /// Why the run was stopped before its end (crate::guard), if it was.
@@ -519,8 +534,8 @@ impl Simulation {
     /// Packet `id` reached the node of the agent it is addressed to; returns its flow.
     fn deliver(net: &mut Network, flows: &mut [Flow], id: PacketId) -> usize {
         let pkt = &net.ctx.pkts.release(id);
-        if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck) {
-            unreachable!("signalling ends in the network"); // its flow is no flow's
+        if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {
+            unreachable!("signalling and real frames end in the network"); // their flow is no flow's
         }
         let delay = Time::from_secs_f64(net.ctx.now_secs() - pkt.ts);
         // SAFETY: an agent's packet carries its `Endpoint`'s flow, one of the scenario's, with
@@ -536,7 +551,7 @@ impl Simulation {
                     Receiver::Full(to) => Self::full_recv(&mut flow.sender, to, net, pkt),
                 }
             }
-            Kind::BindingUpdate | Kind::BindingAck => unreachable!("ruled out above"),
+            Kind::BindingUpdate | Kind::BindingAck | Kind::Real => unreachable!("ruled out above"),
             Kind::Ack => {
                 if pkt.payload > 0 {
                     stats.on_data_delivered(pkt.size, delay); // a FullTcp listener's data

@@ -7,6 +7,14 @@ use crate::network::link_name;
 use crate::scenario::Transport;
 
 impl Simulation {
+    /// As `finish`, with the run ending where its clock stands (an emulation stopped early).
+    pub(crate) fn finish_at_now(mut self) -> Result<RunResult, RunError> {
+        if self.now() > tcplab_des::Time::ZERO {
+            self.end = self.end.min(self.now());
+        }
+        self.finish()
+    }
+
     /// Runs to the end, flushes the writers and computes the summary; a run its guard stopped
     /// is an error (the trace files keep what was written).
     pub fn finish(mut self) -> Result<RunResult, RunError> {

@@ -1,0 +1,253 @@
+//! Ethernet frames as a real host sends them: what a frame is (IPv4, an ARP request, something
+//! else), the ARP reply the simulated gateway gives, and the MAC rewrite of a frame written out.
+
+use std::net::Ipv4Addr;
+
+pub type Mac = [u8; 6];
+
+pub const ETH_HLEN: usize = 14;
+pub const ETHERTYPE_IPV4: u16 = 0x0800;
+pub const ETHERTYPE_ARP: u16 = 0x0806;
+pub const ETHERTYPE_IPV6: u16 = 0x86dd;
+/// An ARP packet for IPv4 over Ethernet, and the frame that carries it (without padding).
+const ARP_LEN: usize = 28;
+pub const ARP_FRAME_LEN: usize = ETH_HLEN + ARP_LEN;
+
+/// What a frame read from a host is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame {
+    /// An IPv4 packet of `len` bytes (its header's total length, without any Ethernet padding).
+    Ipv4 { src: Ipv4Addr, dst: Ipv4Addr, len: u32 },
+    /// An ARP request: who has `target`? Tell `sender` (at `sender_mac`).
+    ArpRequest { sender_mac: Mac, sender: Ipv4Addr, target: Ipv4Addr },
+    /// Anything else (IPv6, ARP replies, other ethertypes), by ethertype.
+    Other(u16),
+    /// Too short, or an IPv4 header that does not hold together.
+    Malformed,
+}
+
+fn be16(b: &[u8], at: usize) -> u16 {
+    u16::from_be_bytes([b[at], b[at + 1]])
+}
+
+fn ip_at(b: &[u8], at: usize) -> Ipv4Addr {
+    Ipv4Addr::new(b[at], b[at + 1], b[at + 2], b[at + 3])
+}
+
+/// Reads a frame's Ethernet header and what follows it.
+pub fn parse(f: &[u8]) -> Frame {
+    if f.len() < ETH_HLEN {
+        return Frame::Malformed;
+    }
+    let p = &f[ETH_HLEN..];
+    match be16(f, 12) {
+        ETHERTYPE_IPV4 => {
+            if p.len() < 20 || p[0] >> 4 != 4 {
+                return Frame::Malformed;
+            }
+            let ihl = (p[0] & 0x0f) as usize * 4;
+            let len = be16(p, 2) as usize;
+            if ihl < 20 || len < ihl || len > p.len() {
+                return Frame::Malformed;
+            }
+            Frame::Ipv4 { src: ip_at(p, 12), dst: ip_at(p, 16), len: len as u32 }
+        }
+        ETHERTYPE_ARP => {
+            // Ethernet (1), IPv4 (0x0800), 6-byte and 4-byte addresses
+            if p.len() < ARP_LEN || be16(p, 0) != 1 || be16(p, 2) != ETHERTYPE_IPV4 || p[4] != 6 || p[5] != 4 {
+                return Frame::Malformed;
+            }
+            match be16(p, 6) {
+                1 => {
+                    let mut sender_mac = [0; 6];
+                    sender_mac.copy_from_slice(&p[8..14]);
+                    Frame::ArpRequest { sender_mac, sender: ip_at(p, 14), target: ip_at(p, 24) }
+                }
+                _ => Frame::Other(ETHERTYPE_ARP),
+            }
+        }
+        other => Frame::Other(other),
+    }
+}
+
+/// The ARP reply to a request from `asker` (at `asker_mac`): `target` is at `ours`.
+pub fn arp_reply(asker_mac: Mac, asker: Ipv4Addr, target: Ipv4Addr, ours: Mac) -> [u8; ARP_FRAME_LEN] {
+    let mut f = [0u8; ARP_FRAME_LEN];
+    f[0..6].copy_from_slice(&asker_mac);
+    f[6..12].copy_from_slice(&ours);
+    f[12..14].copy_from_slice(&ETHERTYPE_ARP.to_be_bytes());
+    let p = &mut f[ETH_HLEN..];
+    p[0..2].copy_from_slice(&1u16.to_be_bytes());
+    p[2..4].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
+    p[4] = 6;
+    p[5] = 4;
+    p[6..8].copy_from_slice(&2u16.to_be_bytes()); // reply
+    p[8..14].copy_from_slice(&ours);
+    p[14..18].copy_from_slice(&target.octets());
+    p[18..24].copy_from_slice(&asker_mac);
+    p[24..28].copy_from_slice(&asker.octets());
+    f
+}
+
+/// Addresses the frame to `dst` from `src`.
+pub fn rewrite_macs(f: &mut [u8], dst: Mac, src: Mac) {
+    f[0..6].copy_from_slice(&dst);
+    f[6..12].copy_from_slice(&src);
+}
+
+/// An IPv4 prefix: an address and its length, as "10.0.1.2/24" writes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Prefix {
+    pub addr: Ipv4Addr,
+    pub len: u8,
+}
+
+impl Prefix {
+    pub fn parse(text: &str) -> Result<Prefix, String> {
+        let (a, l) = text.split_once('/').ok_or("needs a prefix length (such as \"10.0.1.2/24\")")?;
+        let addr: Ipv4Addr = a.trim().parse().map_err(|_| format!("{a:?} is not an IPv4 address"))?;
+        let len: u8 = l.trim().parse().map_err(|_| format!("{l:?} is not a prefix length (0 to 32)"))?;
+        if len > 30 {
+            return Err(format!("a /{len} has no room for the host and its gateway (at most /30)"));
+        }
+        let p = Prefix { addr, len };
+        if addr == p.network() || addr == p.broadcast() {
+            return Err(format!("{addr} is the network's or broadcast address of /{len}"));
+        }
+        Ok(p)
+    }
+
+    fn mask(&self) -> u32 {
+        if self.len == 0 {
+            0
+        } else {
+            u32::MAX << (32 - self.len)
+        }
+    }
+
+    pub fn network(&self) -> Ipv4Addr {
+        Ipv4Addr::from(u32::from(self.addr) & self.mask())
+    }
+
+    pub fn broadcast(&self) -> Ipv4Addr {
+        Ipv4Addr::from(u32::from(self.addr) | !self.mask())
+    }
+
+    pub fn contains(&self, a: Ipv4Addr) -> bool {
+        u32::from(a) & self.mask() == u32::from(self.addr) & self.mask()
+    }
+
+    /// The first address of the subnet that is not the host's: the gateway by default.
+    pub fn default_gateway(&self) -> Ipv4Addr {
+        let first = u32::from(self.network()) + 1;
+        Ipv4Addr::from(if first == u32::from(self.addr) { first + 1 } else { first })
+    }
+}
+
+impl std::fmt::Display for Prefix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.addr, self.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOST: Mac = [2, 0, 0, 0, 0, 2];
+    const GW: Mac = [2, 0, 0, 0, 0, 1];
+
+    fn eth(ethertype: u16, payload: &[u8]) -> Vec<u8> {
+        let mut f = vec![0xff; 6];
+        f.extend(HOST);
+        f.extend(ethertype.to_be_bytes());
+        f.extend(payload);
+        f
+    }
+
+    /// An IPv4 header of total length `len` from 10.0.1.2 to 10.0.2.2, padded to `pad` bytes.
+    fn ipv4(len: u16, pad: usize) -> Vec<u8> {
+        let mut p = vec![0x45, 0];
+        p.extend(len.to_be_bytes());
+        p.extend([0, 1, 0x40, 0, 64, 6, 0, 0, 10, 0, 1, 2, 10, 0, 2, 2]);
+        p.resize(pad.max(len as usize), 0);
+        p
+    }
+
+    #[test]
+    fn an_ipv4_frame_gives_its_addresses_and_its_length_without_padding() {
+        let f = eth(ETHERTYPE_IPV4, &ipv4(28, 46)); // a small packet padded to Ethernet's minimum
+        assert_eq!(
+            parse(&f),
+            Frame::Ipv4 { src: Ipv4Addr::new(10, 0, 1, 2), dst: Ipv4Addr::new(10, 0, 2, 2), len: 28 }
+        );
+        assert_eq!(
+            parse(&eth(ETHERTYPE_IPV4, &ipv4(1500, 0))),
+            Frame::Ipv4 { src: Ipv4Addr::new(10, 0, 1, 2), dst: Ipv4Addr::new(10, 0, 2, 2), len: 1500 }
+        );
+    }
+
+    #[test]
+    fn broken_frames_are_malformed() {
+        assert_eq!(parse(&[0; 10]), Frame::Malformed);
+        let mut p = ipv4(60, 0);
+        p.truncate(40); // says 60 bytes, holds 40
+        assert_eq!(parse(&eth(ETHERTYPE_IPV4, &p)), Frame::Malformed);
+        let mut p = ipv4(40, 0);
+        p[0] = 0x65; // version 6 in an IPv4 ethertype
+        assert_eq!(parse(&eth(ETHERTYPE_IPV4, &p)), Frame::Malformed);
+        assert_eq!(parse(&eth(ETHERTYPE_ARP, &[0; 10])), Frame::Malformed);
+    }
+
+    #[test]
+    fn other_ethertypes_are_told_by_number() {
+        assert_eq!(parse(&eth(ETHERTYPE_IPV6, &[0x60; 40])), Frame::Other(ETHERTYPE_IPV6));
+    }
+
+    #[test]
+    fn an_arp_request_is_answered_with_the_gateway_mac() {
+        // who has 10.0.1.1? tell 10.0.1.2
+        let mut req = vec![0, 1, 8, 0, 6, 4, 0, 1];
+        req.extend(HOST);
+        req.extend([10, 0, 1, 2]);
+        req.extend([0; 6]);
+        req.extend([10, 0, 1, 1]);
+        let f = eth(ETHERTYPE_ARP, &req);
+        let (asker, target) = (Ipv4Addr::new(10, 0, 1, 2), Ipv4Addr::new(10, 0, 1, 1));
+        assert_eq!(parse(&f), Frame::ArpRequest { sender_mac: HOST, sender: asker, target });
+
+        let reply = arp_reply(HOST, asker, target, GW);
+        assert_eq!(&reply[0..6], &HOST, "to the asker");
+        assert_eq!(&reply[6..12], &GW);
+        assert_eq!(&reply[12..14], &[8, 6]);
+        assert_eq!(&reply[14..22], &[0, 1, 8, 0, 6, 4, 0, 2], "an IPv4-over-Ethernet reply");
+        assert_eq!(&reply[22..28], &GW, "sender: the gateway's MAC");
+        assert_eq!(&reply[28..32], &[10, 0, 1, 1], "for the address asked about");
+        assert_eq!(&reply[32..38], &HOST);
+        assert_eq!(&reply[38..42], &[10, 0, 1, 2]);
+        // a reply parses as ARP that is no request
+        assert_eq!(parse(&reply), Frame::Other(ETHERTYPE_ARP));
+    }
+
+    #[test]
+    fn macs_are_rewritten_and_the_rest_kept() {
+        let mut f = eth(ETHERTYPE_IPV4, &ipv4(20, 0));
+        let before = f[12..].to_vec();
+        rewrite_macs(&mut f, GW, HOST);
+        assert_eq!((&f[0..6], &f[6..12], &f[12..]), (&GW[..], &HOST[..], &before[..]));
+    }
+
+    #[test]
+    fn prefixes_and_their_default_gateways() {
+        let p = Prefix::parse("10.0.1.2/24").expect("valid");
+        assert_eq!((p.network(), p.broadcast()), (Ipv4Addr::new(10, 0, 1, 0), Ipv4Addr::new(10, 0, 1, 255)));
+        assert_eq!(p.default_gateway(), Ipv4Addr::new(10, 0, 1, 1));
+        assert_eq!(Prefix::parse("10.0.1.1/24").expect("valid").default_gateway(), Ipv4Addr::new(10, 0, 1, 2));
+        assert!(p.contains(Ipv4Addr::new(10, 0, 1, 77)) && !p.contains(Ipv4Addr::new(10, 0, 2, 1)));
+        assert_eq!(p.to_string(), "10.0.1.2/24");
+        assert!(Prefix::parse("10.0.1.2").unwrap_err().contains("prefix length"));
+        assert!(Prefix::parse("10.0.1.0/24").unwrap_err().contains("network"));
+        assert!(Prefix::parse("10.0.1.2/31").unwrap_err().contains("/30"));
+        assert!(Prefix::parse("10.0.1.x/24").unwrap_err().contains("not an IPv4"));
+    }
+}

@@ -1,0 +1,215 @@
+"""Emulation (tcplab emulate): real Linux hosts in network namespaces exchange packets through
+the simulated network in real time. Run as root, as CI runs; skipped elsewhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+needs_root = pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("ethtool"),
+    reason="emulation needs root, ip and ethtool",
+)
+
+RATE = 10e6
+DELAY = 0.020
+
+
+def scenario(tmp_path: Path, names=("ha", "hb"), duration="60s", queue=100) -> Path:
+    a, b = names
+    text = f"""
+name = "emu"
+duration = "{duration}"
+nodes = ["a", "b"]
+links = [{{ from = "a", to = "b", bandwidth = "10Mb", delay = "20ms", queue_limit = {queue} }}]
+
+[[hosts]]
+name = "{a}"
+node = "a"
+address = "10.0.1.2/24"
+
+[[hosts]]
+name = "{b}"
+node = "b"
+address = "10.0.2.2/24"
+"""
+    path = tmp_path / f"emu-{a}.toml"
+    path.write_text(text)
+    return path
+
+
+def tcplab_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "tcplab", *args]
+
+
+def netns() -> set[str]:
+    d = Path("/run/netns")
+    return {p.name for p in d.iterdir()} if d.exists() else set()
+
+
+# What runs inside the emulation (as its `-- CMD`): ping from ha to hb, then a bulk TCP
+# transfer from ha to hb with Python sockets, measured at the receiver.
+TRANSFER = textwrap.dedent(r'''
+    import json, os, re, socket, subprocess, sys, time
+    ha, hb, out = os.environ["TCPLAB_NS_HA"], os.environ["TCPLAB_NS_HB"], sys.argv[1]
+    ping = subprocess.run(["ip", "netns", "exec", ha, "ping", "-n", "-c", "20", "-i", "0.1", "10.0.2.2"],
+                          capture_output=True, text=True)
+    RECEIVER = """
+    import socket, time, json, sys
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("10.0.2.2", 5001)); s.listen(1); print("ready", flush=True)
+    c, _ = s.accept(); marks = []; total = 0; t0 = time.monotonic()
+    while True:
+        b = c.recv(1 << 16)
+        if not b: break
+        total += len(b); marks.append((time.monotonic() - t0, total))
+    print(json.dumps(marks[::20] + marks[-1:]))
+    """
+    SENDER = """
+    import socket, sys, time
+    s = socket.create_connection(("10.0.2.2", 5001)); block = bytes(1 << 16); end = time.monotonic() + float(sys.argv[1])
+    while time.monotonic() < end: s.sendall(block)
+    s.close()
+    """
+    rx = subprocess.Popen(["ip", "netns", "exec", hb, sys.executable, "-c", RECEIVER], stdout=subprocess.PIPE, text=True)
+    assert rx.stdout.readline().strip() == "ready"
+    subprocess.run(["ip", "netns", "exec", ha, sys.executable, "-c", SENDER, "14"], check=True)
+    marks = json.loads(rx.stdout.read())
+    rx.wait()
+    json.dump({"ping": ping.stdout, "marks": marks}, open(out, "w"))
+''')
+
+
+@needs_root
+def test_a_real_tcp_transfer_fills_the_link_and_ping_sees_the_scenarios_rtt(tmp_path):
+    script = tmp_path / "transfer.py"
+    script.write_text(TRANSFER)
+    measured = tmp_path / "measured.json"
+    out = tmp_path / "out"
+    run = subprocess.run(
+        tcplab_cmd("emulate", str(scenario(tmp_path)), "--out", str(out), "--", sys.executable, str(script), str(measured)),
+        capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr + run.stdout
+    m = json.loads(measured.read_text())
+    emu = json.loads((out / "emulation.json").read_text())["emulation"]
+
+    # ping: 84-byte IPv4 packets, serialised at 10 Mb/s and delayed 20 ms each way
+    rtts = [float(x) for x in re.findall(r"time=([\d.]+) ms", m["ping"])]
+    assert len(rtts) >= 18, m["ping"]
+    expected = 2 * (DELAY + 84 * 8 / RATE) * 1e3
+    median = sorted(rtts)[len(rtts) // 2]
+    assert abs(median - expected) < 1.0, (median, expected, rtts)
+
+    # TCP: from 2 s after the first byte to the end, the receiver's goodput; each 1448-byte
+    # segment is a 1500-byte packet on the link (20 IP + 32 TCP bytes with timestamps)
+    marks = m["marks"]
+    t_end, b_end = marks[-1]
+    t_from, b_from = next((t, b) for t, b in marks if t >= marks[0][0] + 2.0)
+    goodput = (b_end - b_from) * 8 / (t_end - t_from)
+    link_rate = goodput * 1500 / 1448
+    print(f"goodput {goodput / 1e6:.3f} Mb/s, link rate reached {link_rate / RATE:.1%}, ping RTT median "
+          f"{median:.3f} ms (scenario {expected:.3f}), lateness p99 {emu['lateness']['p99_ms']:.3f} ms, "
+          f"max {emu['lateness']['max_ms']:.3f} ms")
+    assert link_rate >= 0.95 * RATE, (goodput, link_rate)
+    assert emu["ended_by"] == "command" and emu["command_exit"] == 0
+    assert not netns() & {"tl-ha", "tl-hb"}, "the namespaces are gone"
+
+
+@needs_root
+def test_a_sigkilled_run_leaves_nothing_after_the_next_start(tmp_path):
+    killed = subprocess.Popen(tcplab_cmd("emulate", str(scenario(tmp_path, ("kx", "ky"))), "--duration", "60s"),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not {"tl-kx", "tl-ky"} <= netns():
+            assert time.monotonic() < deadline, "the namespaces did not appear"
+            assert killed.poll() is None, "the run ended early"
+            time.sleep(0.05)
+        time.sleep(0.3)
+    finally:
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+    assert {"tl-kx", "tl-ky"} <= netns(), "SIGKILL leaves them for the next start"
+    # the next start, with other names, cleans what the killed run's state file lists
+    nxt = subprocess.run(tcplab_cmd("emulate", str(scenario(tmp_path, ("nx", "ny"))), "--", "true"),
+                         capture_output=True, text=True, timeout=60)
+    assert nxt.returncode == 0, nxt.stderr
+    assert not netns() & {"tl-kx", "tl-ky", "tl-nx", "tl-ny"}
+    assert not [p for p in Path("/sys/class/net").iterdir() if p.name in ("tl-kx", "tl-ky", "tl-nx", "tl-ny")]
+    assert not list(Path("/run/tcplab").glob(f"emulate-{killed.pid}.state"))
+
+
+@needs_root
+def test_sigterm_ends_the_run_and_removes_its_namespaces(tmp_path):
+    run = subprocess.Popen(tcplab_cmd("emulate", str(scenario(tmp_path, ("tx", "ty"))), "--duration", "60s"),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not {"tl-tx", "tl-ty"} <= netns():
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.05)
+    run.send_signal(signal.SIGTERM)
+    out, err = run.communicate(timeout=30)
+    assert run.returncode == 128 + signal.SIGTERM, err
+    assert not netns() & {"tl-tx", "tl-ty"}
+
+
+@pytest.mark.skipif(not shutil.which("unshare"), reason="needs unshare (util-linux)")
+def test_without_root_it_refuses_in_one_line(tmp_path):
+    # in a user namespace of its own the process is not root (uid 65534), yet reads its files
+    run = subprocess.run(["unshare", "-U", *tcplab_cmd("emulate", str(scenario(tmp_path, ("ux", "uy"))), "--duration", "1s")],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "needs root" in lines[0], run.stderr
+    assert not netns() & {"tl-ux", "tl-uy"}
+
+
+@needs_root
+def test_a_hosts_run_command_starts_inside_its_namespace(tmp_path):
+    path = scenario(tmp_path, ("rx", "ry"))
+    seen = tmp_path / "seen.txt"
+    path.write_text(path.read_text().replace('address = "10.0.1.2/24"\n', f'''address = "10.0.1.2/24"
+
+[[hosts.run]]
+command = "ip -br addr show eth0 > {seen}; ip route show default >> {seen}"
+start = "0.2s"
+''', 1))
+    run = subprocess.run(tcplab_cmd("emulate", str(path), "--duration", "1.5s"), capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    text = seen.read_text()
+    assert "10.0.1.2/24" in text and "default via 10.0.1.1 dev eth0" in text, text
+    assert not netns() & {"tl-rx", "tl-ry"}
+
+
+@needs_root
+@pytest.mark.skipif(not shutil.which("tshark"), reason="needs tshark")
+def test_a_pcap_of_the_emulated_link_holds_the_real_tcp_headers(tmp_path):
+    out = tmp_path / "out"
+    talk = ("ip netns exec $TCPLAB_NS_PY python3 -c 'import socket; s = socket.socket(); "
+            "s.bind((\"10.0.2.2\", 5002)); s.listen(1); c, _ = s.accept(); [None for _ in iter(lambda: c.recv(65536), b\"\")]' & "
+            "sleep 0.3; ip netns exec $TCPLAB_NS_PX python3 -c 'import socket; "
+            "s = socket.create_connection((\"10.0.2.2\", 5002)); s.sendall(bytes(100000)); s.close()'; wait")
+    run = subprocess.run(tcplab_cmd("emulate", str(scenario(tmp_path, ("px", "py"))), "--out", str(out), "--trace", "pcap",
+                                    "--", "sh", "-c", talk), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr + run.stdout
+    fields = subprocess.run(["tshark", "-r", str(out / "pcap" / "a-b.pcap"), "-Y", "tcp", "-T", "fields",
+                             "-e", "ip.src", "-e", "tcp.flags.syn", "-e", "tcp.options.mss_val",
+                             "-e", "tcp.options.timestamp.tsval"],
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    rows = [line.split("\t") for line in fields]
+    assert len(rows) > 50, fields
+    syn = [r for r in rows if r[0] == "10.0.1.2" and r[1] in ("1", "True")][0]
+    assert syn[2] == "1460", syn  # the SYN's real MSS option
+    assert all(r[3] for r in rows), "every segment carries its real timestamp option"
