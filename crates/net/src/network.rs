@@ -10,7 +10,7 @@ use crate::loss::Loss;
 use crate::loss::LossAction;
 use crate::metrics::LinkStats;
 use crate::mobility::{Mip, MipTimer, Outgoing, Route};
-use crate::packet::{flags, Addr, FlowId, Kind, Packet, PacketId};
+use crate::packet::{flags, Kind, Packet, PacketId};
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
@@ -452,29 +452,8 @@ impl Network {
     pub(crate) fn inject_real(&mut self, from: NodeId, to: NodeId, frame: &[u8], size: u32) {
         let uid = self.ctx.next_uid();
         let ts = self.ctx.now_secs();
-        let id = self.ctx.pkts.alloc(Packet {
-            uid,
-            flow: FlowId(u32::MAX),
-            fid: 0,
-            kind: Kind::Real,
-            size,
-            payload: 0,
-            seq: 0,
-            src: Addr { node: from, port: 0 },
-            dst: Addr { node: to, port: 0 },
-            flags: 0,
-            ts,
-            ts_echo: 0.0,
-            sack: Default::default(),
-            nsack: 0,
-            ackno: 0,
-            tcp_flags: 0,
-            hlen: 0,
-            encaps: 0,
-            via: None,
-            tunnel_from: from,
-            mip_bytes: 0,
-        });
+        let pkt = Packet::of_network(uid, Kind::Real, from, to, size, 0, ts);
+        let id = self.ctx.pkts.alloc(Packet { tunnel_from: from, ..pkt });
         self.real.keep(uid, frame);
         self.forward(from, id);
     }

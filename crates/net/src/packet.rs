@@ -134,6 +134,34 @@ pub struct Packet {
 pub const MAX_SACK_BLOCKS: usize = 3;
 
 impl Packet {
+    /// A packet the network itself makes (Mobile IPv6 signalling, a real host's frame): no
+    /// flow, no agent's headers.
+    pub fn of_network(uid: u64, kind: Kind, from: NodeId, to: NodeId, size: u32, seq: i64, ts: f64) -> Packet {
+        Packet {
+            uid,
+            flow: FlowId(u32::MAX),
+            fid: 0,
+            kind,
+            size,
+            payload: 0,
+            seq,
+            src: Addr { node: from, port: 0 },
+            dst: Addr { node: to, port: 0 },
+            flags: 0,
+            ts,
+            ts_echo: 0.0,
+            sack: Default::default(),
+            nsack: 0,
+            ackno: 0,
+            tcp_flags: 0,
+            hlen: 0,
+            encaps: 0,
+            via: None,
+            tunnel_from: NodeId::default(),
+            mip_bytes: 0,
+        }
+    }
+
     pub fn has(&self, flag: u8) -> bool {
         self.flags & flag != 0
     }

@@ -28,7 +28,7 @@ mod tests;
 use crate::ctx::{Ctx, Event};
 use crate::ids::{NodeId, RadioId};
 pub use crate::metrics::{Handover, HandoverFlow};
-use crate::packet::{Addr, FlowId, Kind, Packet, PacketId, PacketPool};
+use crate::packet::{Kind, Packet, PacketId, PacketPool};
 use crate::random::Draws;
 use crate::wifi::Wifi;
 pub use config::{MobileConfig, BA_BYTES, BU_BYTES, RO_BYTES, TUNNEL_BYTES};
@@ -475,29 +475,8 @@ impl Mip {
     }
 
     fn signalling(ctx: &mut Ctx, kind: Kind, from: NodeId, to: NodeId, size: u32, seq: i64) -> Packet {
-        Packet {
-            uid: ctx.next_uid(),
-            flow: FlowId(u32::MAX),
-            fid: 0,
-            kind,
-            size,
-            payload: 0,
-            seq,
-            src: Addr { node: from, port: 0 },
-            dst: Addr { node: to, port: 0 },
-            flags: 0,
-            ts: ctx.now_secs(),
-            ts_echo: 0.0,
-            sack: Default::default(),
-            nsack: 0,
-            ackno: 0,
-            tcp_flags: 0,
-            hlen: 0,
-            encaps: 0,
-            via: None,
-            tunnel_from: NodeId::default(),
-            mip_bytes: 0,
-        }
+        let (uid, now) = (ctx.next_uid(), ctx.now_secs());
+        Packet::of_network(uid, kind, from, to, size, seq, now)
     }
 
     /// A binding update or acknowledgement reached its destination `node`: an acknowledgement

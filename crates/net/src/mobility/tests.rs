@@ -10,6 +10,7 @@
 use super::path::{Move, Path};
 use super::*;
 use crate::ids::NodeId;
+use crate::packet::Addr;
 use crate::testing::packet;
 use crate::trace::Tracer;
 use crate::wifi::WlanConfig;
