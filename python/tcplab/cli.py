@@ -304,6 +304,8 @@ def cmd_emulate(args) -> int:
         with open(os.path.join(args.out, "emulation.json"), "w", encoding="utf-8") as f:
             json.dump(out, f, indent=2)
             f.write("\n")
+        # summary.json and the series (with output.interval or --trace cwnd), as tcplab run
+        tcplab.Result(out["result"]).save(args.out)
         print(f"results: {args.out}")
     if emu["ended_by"].startswith("signal"):
         return 128 + int(emu["ended_by"].split()[1])
@@ -592,7 +594,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     em.add_argument("scenario", metavar="SCENARIO", type=_scenario_file, help="scenario file (.toml or .json)")
     em.add_argument("--duration", metavar="T", help="stop after T of wall time (e.g. 30s)")
-    em.add_argument("--out", type=_out_path, metavar="DIR", help="write emulation.json (and traces) here")
+    em.add_argument("--out", type=_out_path, metavar="DIR",
+                    help="write emulation.json, summary.json, the series and the traces here")
     em.add_argument("--trace", action="append", default=[], metavar="{ns2,cwnd,pcap,nam,rtt}",
                     help="as tcplab run --trace (needs --out)")
     em.add_argument("--seed", metavar="N", help="master seed, overrides the scenario's seed")

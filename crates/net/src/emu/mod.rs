@@ -303,11 +303,17 @@ pub fn emulate(scenario: Scenario, opts: &EmuOptions) -> Result<EmuResult, EmuEr
     let run_opts = RunOptions { no_limits: true, ..opts.run.clone() };
     let sim = Simulation::new(scenario, &run_opts)?;
     let end = sim.end();
-    let env: Vec<(String, String)> = hosts
+    let (start, start_real_ns, start_mono_ns) = (Instant::now(), sock::realtime_ns(), sock::monotonic_ns());
+    let mut env: Vec<(String, String)> = hosts
         .iter()
         .map(|h| (format!("TCPLAB_NS_{}", h.counts.name.to_uppercase().replace('-', "_")), h.link.ns.clone()))
         .collect();
-    let (start, start_real_ns) = (Instant::now(), sock::realtime_ns());
+    // the run's time 0 on CLOCK_MONOTONIC (shared by every namespace), for the hosts' own
+    // series (tcplab.realtcp) to share the simulated flows' time axis
+    env.push((
+        "TCPLAB_EMU_T0".into(),
+        format!("{}.{:09}", start_mono_ns / 1_000_000_000, start_mono_ns % 1_000_000_000),
+    ));
     let mut d = Driver { sim, hosts, start, start_real_ns, end, lateness: Lateness::default(), buf: vec![0; 65536] };
     // SAFETY: prctl on this thread only: sleeps end within a microsecond of their time
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
