@@ -29,7 +29,8 @@ Times are seconds since the emulation's start when run under ``tcplab emulate`` 
 ``TCPLAB_EMU_T0``, its time 0 on CLOCK_MONOTONIC), else since the program started; a real flow's
 series then share the time axis of the simulated flows' series of the same run. The sender
 retries its connection for ``--connect-timeout`` seconds, so a receiver and a sender may be
-started together. On SIGTERM (an emulation's end) either writes what it has and exits.
+started together. On SIGTERM (an emulation's end) either writes what it has and exits. Under
+``tcplab emulate --out DIR`` (which sets ``TCPLAB_OUT``) ``--out`` defaults to ``DIR/NAME``.
 """
 
 from __future__ import annotations
@@ -171,10 +172,17 @@ def connect(host: str, port: int, cc: str | None, timeout: float) -> socket.sock
             time.sleep(0.05)
 
 
+def out_dir(args) -> Path | None:
+    """--out, else under `tcplab emulate --out DIR` (TCPLAB_OUT) DIR/NAME, else none."""
+    if args.out:
+        return Path(args.out)
+    return Path(os.environ["TCPLAB_OUT"]) / args.name if os.environ.get("TCPLAB_OUT") else None
+
+
 def send(args) -> int:
     if args.time is None and args.bytes is None:
         args.time = 10.0
-    out = Path(args.out) if args.out else None
+    out = out_dir(args)
     if out:
         out.mkdir(parents=True, exist_ok=True)
         import pandas  # noqa: F401 - before the transfer, so the end does not wait for the import
@@ -245,7 +253,7 @@ def send(args) -> int:
 
 
 def recv(args) -> int:
-    out = Path(args.out) if args.out else None
+    out = out_dir(args)
     if out:
         out.mkdir(parents=True, exist_ok=True)
         import pandas  # noqa: F401
@@ -305,7 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="what", required=True)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--port", type=int, default=5201, help="TCP port (default 5201)")
-    common.add_argument("--out", metavar="DIR", help="write the series here")
+    common.add_argument("--out", metavar="DIR",
+                        help="write the series here (default: under tcplab emulate --out DIR, DIR/NAME)")
     common.add_argument("--name", default="real", help="the flow's name in the series (default real)")
     common.add_argument("--interval", type=seconds, default=0.1, metavar="S",
                         help="series-flows' interval (default 0.1 s)")

@@ -314,6 +314,11 @@ pub fn emulate(scenario: Scenario, opts: &EmuOptions) -> Result<EmuResult, EmuEr
         "TCPLAB_EMU_T0".into(),
         format!("{}.{:09}", start_mono_ns / 1_000_000_000, start_mono_ns % 1_000_000_000),
     ));
+    if let Some(dir) = &opts.run.out_dir {
+        // the run's output folder, where the hosts' measurements may go
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+        env.push(("TCPLAB_OUT".into(), dir.to_string_lossy().into_owned()));
+    }
     let mut d = Driver { sim, hosts, start, start_real_ns, end, lateness: Lateness::default(), buf: vec![0; 65536] };
     // SAFETY: prctl on this thread only: sleeps end within a microsecond of their time
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
