@@ -290,9 +290,11 @@ def cmd_emulate(args) -> int:
     emu = out["emulation"]
     late = emu["lateness"]
     for h in emu["hosts"]:
-        print(f"host {h['name']} ({h['namespace']}): {h['frames_in']} frames in ({h['packets_in']} IPv4 into the "
+        v6 = (f", {h['packets6_in']} IPv6" if h.get("packets6_in") else "")
+        nd = (f", {h['neighbor_advertisements']} neighbour advertisements" if h.get("neighbor_advertisements") else "")
+        print(f"host {h['name']} ({h['namespace']}): {h['frames_in']} frames in ({h['packets_in']} IPv4{v6} into the "
               f"network, {h['ignored']} ignored, {h['unroutable']} unroutable), {h['frames_out']} out "
-              f"({h['arp_replies']} ARP replies)")
+              f"({h['arp_replies']} ARP replies{nd})")
     print(f"emulated {emu['sim_s']:.3f} s in {emu['wall_s']:.3f} s of wall time; real packets dropped in the "
           f"network: {emu['real_dropped']}")
     print(f"lateness: {late['events']} events, p99 {late['p99_ms']:.3f} ms, max {late['max_ms']:.3f} ms, "

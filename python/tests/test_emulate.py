@@ -349,3 +349,42 @@ flows = [{ from = "a", to = "b", protocol = "reno" }]
 output = { interval = "100ms" }
 """)
     return {k: list(r.series[k].columns) for k in ("tcp", "flows")}
+
+
+@needs_root
+def test_ipv6_hosts_find_their_gateway_by_neighbour_discovery_and_talk_through_the_network(tmp_path):
+    """Hosts with an address6: the node answers their neighbour solicitations for the gateway,
+    and their IPv6 packets (ping, a realtcp transfer) cross the simulated 10 Mb/s, 20 ms link."""
+    out = tmp_path / "out"
+    path = scenario_at(tmp_path, ("v6a", "v6b"), "10Mb", 100, extra_a='address6 = "fd00:1::2/64"\n',
+                       extra_b='address6 = "fd00:2::2/64"\n')
+    talk = (f"ip netns exec $TCPLAB_NS_V6B $TCPLAB_PYTHON -m tcplab.realtcp recv --bind fd00:2::2 --out {out}/rx & "
+            f"ip netns exec $TCPLAB_NS_V6A ping -6 -n -c 10 -i 0.1 fd00:2::2 > {out}/ping.txt; "
+            f"ip netns exec $TCPLAB_NS_V6A ip -6 neigh show > {out}/neigh.txt; "
+            f"ip netns exec $TCPLAB_NS_V6A $TCPLAB_PYTHON -m tcplab.realtcp send fd00:2::2 --cc cubic --bytes 2000000 "
+            f"--out {out}/tx > {out}/tx.json; wait")
+    out.mkdir()
+    run = subprocess.run(tcplab_cmd("emulate", str(path), "--out", str(out), "--", "sh", "-c", talk),
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr + run.stdout
+    emu = json.loads((out / "emulation.json").read_text())["emulation"]
+    a, b = emu["hosts"]
+    assert a["neighbor_advertisements"] >= 1 and b["neighbor_advertisements"] >= 1, emu["hosts"]
+    assert a["unroutable"] == b["unroutable"] == 0
+    # the gateway's MAC, learnt from the advertisement (the router flag set)
+    neigh = (out / "neigh.txt").read_text()
+    assert re.search(r"fd00:1::1 dev eth0 lladdr 02:74:6c:00:00:02 router", neigh), neigh
+
+    # ping: 104-byte IPv6 packets (40 + 8 + 56), serialised at 10 Mb/s and delayed 20 ms each way
+    rtts = [float(x) for x in re.findall(r"time=([\d.]+) ms", (out / "ping.txt").read_text())]
+    assert len(rtts) >= 9, (out / "ping.txt").read_text()
+    expected = 2 * (DELAY + 104 * 8 / RATE) * 1e3
+    median = sorted(rtts)[len(rtts) // 2]
+    assert abs(median - expected) < 1.0, (median, expected, rtts)
+    # TCP over IPv6: every byte through, the MSS of IPv6 (1500 - 40 - 20 - 12)
+    tx = json.loads((out / "tx.json").read_text())
+    assert tx["bytes_acked"] == 2000000 and a["packets6_in"] > 1000
+    import pandas as pd
+
+    assert (pd.read_parquet(out / "tx" / "series-tcp.parquet")["mss"] == 1428).all()
+    assert pd.read_parquet(out / "rx" / "series-flows.parquet")["delivered_bytes"].iloc[-1] == 2000000
