@@ -151,6 +151,11 @@ def _on_signal(signum, _frame):
     raise Stop(signum)
 
 
+def _hold_signals():
+    """From here on SIGTERM and SIGINT wait: the series are being written."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+
+
 def connect(host: str, port: int, cc: str | None, timeout: float) -> socket.socket:
     deadline = time.monotonic() + timeout
     while True:
@@ -235,6 +240,7 @@ def send(args) -> int:
                     break
     except Stop:
         ended_by = "signal"
+    _hold_signals()  # what there is gets written, even if a stop comes now
     wall = time.monotonic() - start
     final = tcp_info(s)
     final["bytes_acked"] = min(max(final["bytes_acked"] - 1, 0), written)
@@ -289,6 +295,7 @@ def recv(args) -> int:
         code = 0 if served else 1
     finally:
         ls.close()
+    _hold_signals()
     if out and bins:
         rows, delivered = [], 0
         for k in range(min(bins), max(bins) + 1):

@@ -364,7 +364,8 @@ def test_ipv6_hosts_find_their_gateway_by_neighbour_discovery_and_talk_through_t
             f"ip netns exec $TCPLAB_NS_V6A $TCPLAB_PYTHON -m tcplab.realtcp send fd00:2::2 --cc cubic --bytes 2000000 "
             f"--out {out}/tx > {out}/tx.json; wait")
     out.mkdir()
-    run = subprocess.run(tcplab_cmd("emulate", str(path), "--out", str(out), "--", "sh", "-c", talk),
+    trace = ["--trace", "pcap"] if shutil.which("tshark") else []
+    run = subprocess.run(tcplab_cmd("emulate", str(path), "--out", str(out), *trace, "--", "sh", "-c", talk),
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr + run.stdout
     emu = json.loads((out / "emulation.json").read_text())["emulation"]
@@ -388,3 +389,10 @@ def test_ipv6_hosts_find_their_gateway_by_neighbour_discovery_and_talk_through_t
 
     assert (pd.read_parquet(out / "tx" / "series-tcp.parquet")["mss"] == 1428).all()
     assert pd.read_parquet(out / "rx" / "series-flows.parquet")["delivered_bytes"].iloc[-1] == 2000000
+    if trace:  # the link's capture holds the real IPv6 packets, their TCP headers read by tshark
+        fields = subprocess.run(["tshark", "-r", str(out / "pcap" / "a-b.pcap"), "-Y", "ipv6 && tcp", "-T", "fields",
+                                 "-e", "ipv6.src", "-e", "tcp.options.mss_val"],
+                                capture_output=True, text=True, check=True).stdout.splitlines()
+        rows = [line.split("\t") for line in fields]
+        assert len(rows) > 1000 and {r[0] for r in rows} == {"fd00:1::2", "fd00:2::2"}, fields[:5]
+        assert ["fd00:1::2", "1440"] in rows, "the SYN's MSS option, as IPv6 gives it"
