@@ -200,7 +200,7 @@ def send(args) -> int:
     stop_at = start + args.time if args.time is not None else math.inf
     budget = args.bytes if args.bytes is not None else math.inf
     rows, times, acked, sent_b = [], [], [], []
-    written, shut, ended_by = 0, False, "time" if args.time is not None else "bytes"
+    written, shut, ended_by = 0, False, "time"
     next_sample = start
 
     def sample(now):
@@ -225,6 +225,7 @@ def send(args) -> int:
             if not shut and (now >= stop_at or written >= budget):
                 s.shutdown(socket.SHUT_WR)
                 shut, drain_until = True, now + args.drain
+                ended_by = "bytes" if written >= budget else "time"
             if shut and now >= drain_until:
                 break
             wait = max(0.0, next_sample - time.monotonic())

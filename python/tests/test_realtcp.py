@@ -43,6 +43,7 @@ def test_a_loopback_transfer_writes_the_series(tmp_path):
     assert tx.returncode == 0, tx.stderr
     got = json.loads(rx.communicate(timeout=30)[0].splitlines()[0])
     sent = json.loads(tx.stdout)
+    assert sent["ended_by"] == "bytes"
     assert sent["cc"] == "reno" and sent["bytes_written"] == sent["bytes_acked"] == got["bytes"] == 3000000
 
     import pandas as pd
