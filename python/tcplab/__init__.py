@@ -421,7 +421,9 @@ def emulate(scenario: Any, *, duration: str | float | None = None, command: str 
     in real time between them. Needs root. It runs until ``duration`` (default the scenario's),
     until ``command`` (a shell command run in the root namespace once the hosts are up, with
     ``TCPLAB_NS_<HOST>`` naming each host's namespace) exits, or until SIGINT/SIGTERM; the
-    namespaces, veth pairs and processes it created are removed before it returns.
+    namespaces, veth pairs and processes it created are removed before it returns. Commands
+    also see ``TCPLAB_EMU_T0`` (the run's time 0 on CLOCK_MONOTONIC) and ``TCPLAB_PYTHON``
+    (this interpreter, for ``$TCPLAB_PYTHON -m tcplab.realtcp``).
 
     Returns a dict: ``emulation`` (``lateness``: ``events``, ``max_ms``, ``p99_ms``,
     ``late_over_1ms``; ``faithful``; per-host frame counts; ``ended_by``; ``command_exit``) and
@@ -434,6 +436,10 @@ def emulate(scenario: Any, *, duration: str | float | None = None, command: str 
         out_dir = None if out is None else _os.fspath(out)
         if out_dir is not None:
             _make_out_dir(out_dir)
+        import sys as _sys
+
+        if _sys.executable:
+            _os.environ.setdefault("TCPLAB_PYTHON", _sys.executable)
         raw = core.emulate(inp.text, inp.format, _until_option(duration), command, out_dir, _trace_option(trace),
                            inp.source, _seed_option(seed))
     return _json.loads(raw)

@@ -290,9 +290,11 @@ def cmd_emulate(args) -> int:
     emu = out["emulation"]
     late = emu["lateness"]
     for h in emu["hosts"]:
-        print(f"host {h['name']} ({h['namespace']}): {h['frames_in']} frames in ({h['packets_in']} IPv4 into the "
+        v6 = (f", {h['packets6_in']} IPv6" if h.get("packets6_in") else "")
+        nd = (f", {h['neighbor_advertisements']} neighbour advertisements" if h.get("neighbor_advertisements") else "")
+        print(f"host {h['name']} ({h['namespace']}): {h['frames_in']} frames in ({h['packets_in']} IPv4{v6} into the "
               f"network, {h['ignored']} ignored, {h['unroutable']} unroutable), {h['frames_out']} out "
-              f"({h['arp_replies']} ARP replies)")
+              f"({h['arp_replies']} ARP replies{nd})")
     print(f"emulated {emu['sim_s']:.3f} s in {emu['wall_s']:.3f} s of wall time; real packets dropped in the "
           f"network: {emu['real_dropped']}")
     print(f"lateness: {late['events']} events, p99 {late['p99_ms']:.3f} ms, max {late['max_ms']:.3f} ms, "
@@ -304,6 +306,8 @@ def cmd_emulate(args) -> int:
         with open(os.path.join(args.out, "emulation.json"), "w", encoding="utf-8") as f:
             json.dump(out, f, indent=2)
             f.write("\n")
+        # summary.json and the series (with output.interval or --trace cwnd), as tcplab run
+        tcplab.Result(out["result"]).save(args.out)
         print(f"results: {args.out}")
     if emu["ended_by"].startswith("signal"):
         return 128 + int(emu["ended_by"].split()[1])
@@ -592,7 +596,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     em.add_argument("scenario", metavar="SCENARIO", type=_scenario_file, help="scenario file (.toml or .json)")
     em.add_argument("--duration", metavar="T", help="stop after T of wall time (e.g. 30s)")
-    em.add_argument("--out", type=_out_path, metavar="DIR", help="write emulation.json (and traces) here")
+    em.add_argument("--out", type=_out_path, metavar="DIR",
+                    help="write emulation.json, summary.json, the series and the traces here")
     em.add_argument("--trace", action="append", default=[], metavar="{ns2,cwnd,pcap,nam,rtt}",
                     help="as tcplab run --trace (needs --out)")
     em.add_argument("--seed", metavar="N", help="master seed, overrides the scenario's seed")

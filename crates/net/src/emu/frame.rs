@@ -1,7 +1,8 @@
-//! Ethernet frames as a real host sends them: what a frame is (IPv4, an ARP request, something
-//! else), the ARP reply the simulated gateway gives, and the MAC rewrite of a frame written out.
+//! Ethernet frames as a real host sends them: what a frame is (IPv4, IPv6, an ARP request, a
+//! neighbour solicitation, something else), the ARP reply and the neighbour advertisement the
+//! simulated gateway gives, and the MAC rewrite of a frame written out.
 
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 
 pub type Mac = [u8; 6];
 
@@ -12,6 +13,14 @@ pub const ETHERTYPE_IPV6: u16 = 0x86dd;
 /// An ARP packet for IPv4 over Ethernet, and the frame that carries it (without padding).
 const ARP_LEN: usize = 28;
 pub const ARP_FRAME_LEN: usize = ETH_HLEN + ARP_LEN;
+const IPV6_HLEN: usize = 40;
+const ICMPV6: u8 = 58;
+const NEIGHBOR_SOLICITATION: u8 = 135;
+const NEIGHBOR_ADVERTISEMENT: u8 = 136;
+/// A neighbour advertisement: ICMPv6 header, flags, target, and the target's link-layer
+/// address option.
+const NA_LEN: usize = 4 + 4 + 16 + 8;
+pub const NA_FRAME_LEN: usize = ETH_HLEN + IPV6_HLEN + NA_LEN;
 
 /// What a frame read from a host is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,9 +29,14 @@ pub enum Frame {
     Ipv4 { src: Ipv4Addr, dst: Ipv4Addr, len: u32 },
     /// An ARP request: who has `target`? Tell `sender` (at `sender_mac`).
     ArpRequest { sender_mac: Mac, sender: Ipv4Addr, target: Ipv4Addr },
-    /// Anything else (IPv6, ARP replies, other ethertypes), by ethertype.
+    /// An IPv6 packet of `len` bytes (its fixed header and payload, without padding).
+    Ipv6 { src: Ipv6Addr, dst: Ipv6Addr, len: u32 },
+    /// A neighbour solicitation from `src` (`::` while it checks its own address is free), at
+    /// `sender_mac`: who has `target`?
+    NeighborSolicitation { sender_mac: Mac, src: Ipv6Addr, target: Ipv6Addr },
+    /// Anything else (ARP replies, other ethertypes), by ethertype.
     Other(u16),
-    /// Too short, or an IPv4 header that does not hold together.
+    /// Too short, or an IP header that does not hold together.
     Malformed,
 }
 
@@ -32,6 +46,12 @@ fn be16(b: &[u8], at: usize) -> u16 {
 
 fn ip_at(b: &[u8], at: usize) -> Ipv4Addr {
     Ipv4Addr::new(b[at], b[at + 1], b[at + 2], b[at + 3])
+}
+
+fn ip6_at(b: &[u8], at: usize) -> Ipv6Addr {
+    let mut o = [0u8; 16];
+    o.copy_from_slice(&b[at..at + 16]);
+    Ipv6Addr::from(o)
 }
 
 /// Reads a frame's Ethernet header and what follows it.
@@ -66,8 +86,72 @@ pub fn parse(f: &[u8]) -> Frame {
                 _ => Frame::Other(ETHERTYPE_ARP),
             }
         }
+        ETHERTYPE_IPV6 => {
+            if p.len() < IPV6_HLEN || p[0] >> 4 != 6 {
+                return Frame::Malformed;
+            }
+            let len = IPV6_HLEN + be16(p, 4) as usize;
+            if len > p.len() {
+                return Frame::Malformed;
+            }
+            let (src, dst) = (ip6_at(p, 8), ip6_at(p, 24));
+            // a neighbour solicitation: ICMPv6 right after the fixed header, hop limit 255
+            if p[6] == ICMPV6 && p[7] == 255 && len >= IPV6_HLEN + 24 && p[IPV6_HLEN] == NEIGHBOR_SOLICITATION {
+                let mut sender_mac = [0; 6];
+                sender_mac.copy_from_slice(&f[6..12]);
+                return Frame::NeighborSolicitation { sender_mac, src, target: ip6_at(p, IPV6_HLEN + 8) };
+            }
+            Frame::Ipv6 { src, dst, len: len as u32 }
+        }
         other => Frame::Other(other),
     }
+}
+
+/// The neighbour advertisement answering a solicitation from `asker` (at `asker_mac`):
+/// `target` is at `ours`, a router's (flags router, solicited, override), with the target's
+/// link-layer address option and its ICMPv6 checksum.
+pub fn neighbor_advertisement(asker_mac: Mac, asker: Ipv6Addr, target: Ipv6Addr, ours: Mac) -> [u8; NA_FRAME_LEN] {
+    let mut f = [0u8; NA_FRAME_LEN];
+    f[0..6].copy_from_slice(&asker_mac);
+    f[6..12].copy_from_slice(&ours);
+    f[12..14].copy_from_slice(&ETHERTYPE_IPV6.to_be_bytes());
+    let ip = &mut f[ETH_HLEN..];
+    ip[0] = 0x60;
+    ip[4..6].copy_from_slice(&(NA_LEN as u16).to_be_bytes());
+    ip[6] = ICMPV6;
+    ip[7] = 255; // hop limit of neighbour discovery
+    ip[8..24].copy_from_slice(&target.octets());
+    ip[24..40].copy_from_slice(&asker.octets());
+    let m = &mut ip[IPV6_HLEN..];
+    m[0] = NEIGHBOR_ADVERTISEMENT;
+    m[4] = 0xe0; // router, solicited, override
+    m[8..24].copy_from_slice(&target.octets());
+    m[24] = 2; // target link-layer address, 8 bytes
+    m[25] = 1;
+    m[26..32].copy_from_slice(&ours);
+    let sum = icmpv6_checksum(target, asker, &f[ETH_HLEN + IPV6_HLEN..]);
+    f[ETH_HLEN + IPV6_HLEN + 2..ETH_HLEN + IPV6_HLEN + 4].copy_from_slice(&sum.to_be_bytes());
+    f
+}
+
+/// The ICMPv6 checksum of `msg` (its checksum field zero) from `src` to `dst`: the ones'
+/// complement of the ones' complement sum over the pseudo-header and the message (RFC 4443).
+pub fn icmpv6_checksum(src: Ipv6Addr, dst: Ipv6Addr, msg: &[u8]) -> u16 {
+    let mut sum: u32 = 0;
+    let mut add = |b: &[u8]| {
+        for c in b.chunks(2) {
+            sum += u32::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]));
+        }
+    };
+    add(&src.octets());
+    add(&dst.octets());
+    add(&(msg.len() as u32).to_be_bytes());
+    add(&[0, 0, 0, ICMPV6]);
+    add(msg);
+    while sum >> 16 != 0 {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
 }
 
 /// The ARP reply to a request from `asker` (at `asker_mac`): `target` is at `ours`.
@@ -144,6 +228,67 @@ impl Prefix {
     }
 }
 
+/// An IPv6 prefix: an address and its length, as "fd00:1::2/64" writes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prefix6 {
+    pub addr: Ipv6Addr,
+    pub len: u8,
+}
+
+impl Prefix6 {
+    pub fn parse(text: &str) -> Result<Prefix6, String> {
+        let (a, l) = text.split_once('/').ok_or("needs a prefix length (such as \"fd00:1::2/64\")")?;
+        let addr: Ipv6Addr = a.trim().parse().map_err(|_| format!("{a:?} is not an IPv6 address"))?;
+        let len: u8 = l.trim().parse().map_err(|_| format!("{l:?} is not a prefix length (0 to 128)"))?;
+        if len > 126 {
+            return Err(format!("a /{len} has no room for the host and its gateway (at most /126)"));
+        }
+        if addr.is_multicast() || addr.is_unspecified() || addr.is_loopback() || (addr.segments()[0] & 0xffc0) == 0xfe80
+        {
+            return Err(format!("{addr} is not a global or unique-local unicast address"));
+        }
+        let p = Prefix6 { addr, len };
+        if addr == p.network() {
+            return Err(format!("{addr} is the subnet-router anycast address of /{len}"));
+        }
+        Ok(p)
+    }
+
+    fn mask(&self) -> u128 {
+        if self.len == 0 {
+            0
+        } else {
+            u128::MAX << (128 - self.len)
+        }
+    }
+
+    pub fn network(&self) -> Ipv6Addr {
+        Ipv6Addr::from(u128::from(self.addr) & self.mask())
+    }
+
+    pub fn contains(&self, a: Ipv6Addr) -> bool {
+        u128::from(a) & self.mask() == u128::from(self.addr) & self.mask()
+    }
+
+    /// The first address of the subnet that is not the host's: the gateway by default.
+    pub fn default_gateway(&self) -> Ipv6Addr {
+        let first = u128::from(self.network()) + 1;
+        Ipv6Addr::from(if first == u128::from(self.addr) { first + 1 } else { first })
+    }
+}
+
+impl std::fmt::Display for Prefix6 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.addr, self.len)
+    }
+}
+
+impl serde::Serialize for Prefix6 {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl std::fmt::Display for Prefix {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}", self.addr, self.len)
@@ -201,7 +346,72 @@ mod tests {
 
     #[test]
     fn other_ethertypes_are_told_by_number() {
-        assert_eq!(parse(&eth(ETHERTYPE_IPV6, &[0x60; 40])), Frame::Other(ETHERTYPE_IPV6));
+        assert_eq!(parse(&eth(0x88cc, &[0; 40])), Frame::Other(0x88cc));
+    }
+
+    fn v6(a: &str) -> Ipv6Addr {
+        a.parse().expect("an IPv6 address")
+    }
+
+    /// An IPv6 header from `src` to `dst` with `payload`, next header `next`, hop limit `hops`.
+    fn ipv6(src: &str, dst: &str, next: u8, hops: u8, payload: &[u8]) -> Vec<u8> {
+        let mut p = vec![0x60, 0, 0, 0];
+        p.extend((payload.len() as u16).to_be_bytes());
+        p.extend([next, hops]);
+        p.extend(v6(src).octets());
+        p.extend(v6(dst).octets());
+        p.extend(payload);
+        p
+    }
+
+    #[test]
+    fn an_ipv6_frame_gives_its_addresses_and_its_length() {
+        let f = eth(ETHERTYPE_IPV6, &ipv6("fd00:1::2", "fd00:2::2", 6, 64, &[0; 1000]));
+        assert_eq!(parse(&f), Frame::Ipv6 { src: v6("fd00:1::2"), dst: v6("fd00:2::2"), len: 1040 });
+        let mut short = ipv6("fd00:1::2", "fd00:2::2", 6, 64, &[0; 100]);
+        short.truncate(120);
+        assert_eq!(parse(&eth(ETHERTYPE_IPV6, &short)), Frame::Malformed);
+    }
+
+    #[test]
+    fn a_neighbor_solicitation_is_answered_with_the_gateway_mac() {
+        // who has fd00:1::1? from fd00:1::2, to its solicited-node address
+        let mut ns = vec![NEIGHBOR_SOLICITATION, 0, 0, 0, 0, 0, 0, 0];
+        ns.extend(v6("fd00:1::1").octets());
+        ns.extend([1, 1]);
+        ns.extend(HOST);
+        let f = eth(ETHERTYPE_IPV6, &ipv6("fd00:1::2", "ff02::1:ff00:1", ICMPV6, 255, &ns));
+        let (asker, target) = (v6("fd00:1::2"), v6("fd00:1::1"));
+        assert_eq!(parse(&f), Frame::NeighborSolicitation { sender_mac: HOST, src: asker, target });
+        // with another hop limit it is not neighbour discovery
+        let g = eth(ETHERTYPE_IPV6, &ipv6("fd00:1::2", "ff02::1:ff00:1", ICMPV6, 64, &ns));
+        assert!(matches!(parse(&g), Frame::Ipv6 { .. }));
+
+        let na = neighbor_advertisement(HOST, asker, target, GW);
+        assert_eq!((&na[0..6], &na[6..12], &na[12..14]), (&HOST[..], &GW[..], &[0x86, 0xdd][..]));
+        let ip = &na[ETH_HLEN..];
+        assert_eq!((ip[0], u16::from_be_bytes([ip[4], ip[5]]), ip[6], ip[7]), (0x60, 32, ICMPV6, 255));
+        assert_eq!((ip6_at(ip, 8), ip6_at(ip, 24)), (target, asker));
+        let m = &ip[IPV6_HLEN..];
+        assert_eq!((m[0], m[1], m[4]), (NEIGHBOR_ADVERTISEMENT, 0, 0xe0));
+        assert_eq!(ip6_at(m, 8), target);
+        assert_eq!((&m[24..26], &m[26..32]), (&[2, 1][..], &GW[..]), "the target's link-layer address");
+        // a checksum over a message that carries it sums to zero
+        assert_eq!(icmpv6_checksum(target, asker, m), 0);
+        assert!(matches!(parse(&na), Frame::Ipv6 { len: 72, .. }), "an advertisement is no solicitation");
+    }
+
+    #[test]
+    fn ipv6_prefixes_and_their_default_gateways() {
+        let p = Prefix6::parse("fd00:1::2/64").expect("valid");
+        assert_eq!((p.network(), p.default_gateway()), (v6("fd00:1::"), v6("fd00:1::1")));
+        assert_eq!(Prefix6::parse("fd00:1::1/64").expect("valid").default_gateway(), v6("fd00:1::2"));
+        assert!(p.contains(v6("fd00:1::99")) && !p.contains(v6("fd00:2::1")));
+        assert_eq!(p.to_string(), "fd00:1::2/64");
+        assert!(Prefix6::parse("fd00:1::/64").unwrap_err().contains("anycast"));
+        assert!(Prefix6::parse("fe80::2/64").unwrap_err().contains("unicast"));
+        assert!(Prefix6::parse("fd00:1::2/127").unwrap_err().contains("/126"));
+        assert!(Prefix6::parse("10.0.0.1/24").unwrap_err().contains("not an IPv6"));
     }
 
     #[test]

@@ -4,10 +4,10 @@
 //! start. Every name starts with `tl-`, and what a run creates is written to a state file under
 //! /run/tcplab/ before it is created, so the next run removes what a SIGKILLed one left.
 
-use super::frame::{Mac, Prefix};
+use super::frame::{Mac, Prefix, Prefix6};
 use crate::scenario::HostConfig;
 use std::io::{self, Write};
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -32,6 +32,8 @@ pub struct HostLink {
     pub host_mac: Mac,
     pub address: Prefix,
     pub gateway: Ipv4Addr,
+    pub address6: Option<Prefix6>,
+    pub gateway6: Option<Ipv6Addr>,
 }
 
 impl HostLink {
@@ -44,6 +46,8 @@ impl HostLink {
             host_mac: mac(3),
             address: h.address,
             gateway: h.gateway,
+            address6: h.address6,
+            gateway6: h.gateway6,
         }
     }
 
@@ -318,6 +322,12 @@ impl Plumbing {
         run(&["ip", "-n", ns, "addr", "add", &addr, "dev", HOST_IF])?;
         run(&["ip", "-n", ns, "link", "set", HOST_IF, "up"])?;
         run(&["ip", "-n", ns, "route", "add", "default", "via", &gw, "dev", HOST_IF])?;
+        if let (Some(a), Some(gw6)) = (l.address6, l.gateway6) {
+            // no duplicate address detection: the address is usable at once, and the only
+            // other end is ours
+            run(&["ip", "-n", ns, "-6", "addr", "add", &a.to_string(), "dev", HOST_IF, "nodad"])?;
+            run(&["ip", "-n", ns, "-6", "route", "add", "default", "via", &gw6.to_string(), "dev", HOST_IF])?;
+        }
         Ok(())
     }
 
@@ -407,6 +417,8 @@ mod tests {
             node: 0,
             address: Prefix::parse("10.0.0.2/24").expect("valid"),
             gateway: Ipv4Addr::new(10, 0, 0, 1),
+            address6: None,
+            gateway6: None,
             run: vec![],
         };
         let (a, b) = (HostLink::of(0, &h("a")), HostLink::of(1, &h("b")));

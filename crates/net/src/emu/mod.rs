@@ -26,7 +26,7 @@ use host::{HostLink, Plumbing, Signals};
 use lateness::{Lateness, LatenessReport};
 use serde::Serialize;
 use sock::PacketSocket;
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 use std::time::Instant;
 use tcplab_des::Time;
 
@@ -53,10 +53,14 @@ pub struct HostCounts {
     /// Frames read from the host, and IPv4 packets among them sent into the network.
     pub frames_in: u64,
     pub packets_in: u64,
-    /// Frames written to the host (ARP replies included).
+    /// IPv6 packets among them sent into the network.
+    pub packets6_in: u64,
+    /// Frames written to the host (ARP replies and neighbour advertisements included).
     pub frames_out: u64,
     pub arp_replies: u64,
-    /// Frames not taken: not IPv4 or ARP (IPv6 among them), or to an address no host has.
+    pub neighbor_advertisements: u64,
+    /// Frames not taken (other ethertypes, IPv6 without an address6, multicast such as router
+    /// solicitations), or to an address no host has.
     pub ignored: u64,
     pub unroutable: u64,
     /// Frames the socket would not take (its buffer full).
@@ -142,6 +146,40 @@ impl Driver {
         self.hosts.iter().position(|h| h.link.address.addr == a)
     }
 
+    /// The host with IPv6 address `a`.
+    fn host6_of(&self, a: Ipv6Addr) -> Option<usize> {
+        self.hosts.iter().position(|h| h.link.address6.is_some_and(|p| p.addr == a))
+    }
+
+    /// Sends a reply made here (ARP, neighbour discovery) to host `h`; true if it went.
+    fn reply(&mut self, h: usize, frame: &[u8]) -> bool {
+        let host = &mut self.hosts[h];
+        match host.sock.send(frame) {
+            Ok(()) => {
+                host.counts.frames_out += 1;
+                true
+            }
+            Err(_) => {
+                host.counts.send_errors += 1;
+                false
+            }
+        }
+    }
+
+    /// An IP packet of `len` bytes from host `h` to host `k` (if any): into the network at
+    /// `h`'s node, or straight to `k` on the same node.
+    fn route(&mut self, h: usize, k: Option<usize>, f: &mut [u8], len: u32) {
+        match k {
+            None => self.hosts[h].counts.unroutable += 1,
+            Some(k) if self.hosts[k].node == self.hosts[h].node => self.write_to(k, f),
+            Some(k) => {
+                let (from, to) = (self.hosts[h].node, self.hosts[k].node);
+                let frame_len = (ETH_HLEN + len as usize).min(f.len());
+                self.sim.net.inject_real(from, to, &f[..frame_len], len);
+            }
+        }
+    }
+
     /// Runs every event due by `w`, one at a time, recording how late each ran, and writes out
     /// the real frames they delivered; the clock then stands at `w`.
     fn run_due(&mut self, w: Time) {
@@ -165,10 +203,13 @@ impl Driver {
         while let Some((_node, id)) = self.sim.net.real.arrived.pop() {
             let pkt = self.sim.net.ctx.pkts.release(id);
             let Some(mut buf) = self.sim.net.real.take(pkt.uid) else { continue };
-            if let Frame::Ipv4 { dst, .. } = frame::parse(&buf) {
-                if let Some(k) = self.host_of(dst) {
-                    self.write_to(k, &mut buf);
-                }
+            let to = match frame::parse(&buf) {
+                Frame::Ipv4 { dst, .. } => self.host_of(dst),
+                Frame::Ipv6 { dst, .. } => self.host6_of(dst),
+                _ => None,
+            };
+            if let Some(k) = to {
+                self.write_to(k, &mut buf);
             }
             self.sim.net.real.recycle(buf);
         }
@@ -216,31 +257,42 @@ impl Driver {
                 // the gateway, or any other address of the host's subnet (proxy ARP)
                 if link.address.contains(target) && target != link.address.addr && target != sender {
                     let reply = frame::arp_reply(sender_mac, sender, target, link.gw_mac);
-                    let host = &mut self.hosts[h];
-                    match host.sock.send(&reply) {
-                        Ok(()) => {
-                            host.counts.arp_replies += 1;
-                            host.counts.frames_out += 1;
-                        }
-                        Err(_) => host.counts.send_errors += 1,
+                    if self.reply(h, &reply) {
+                        self.hosts[h].counts.arp_replies += 1;
                     }
                 } else {
                     self.hosts[h].counts.ignored += 1;
                 }
             }
-            Frame::Ipv4 { dst, len, .. } => match self.host_of(dst) {
-                None => self.hosts[h].counts.unroutable += 1,
-                Some(k) if self.hosts[k].node == self.hosts[h].node => {
-                    self.hosts[h].counts.packets_in += 1;
-                    self.write_to(k, f);
+            Frame::NeighborSolicitation { sender_mac, src, target } => {
+                let link = &self.hosts[h].link;
+                // the gateway, or any other address of the host's prefix; not the host's own
+                // address, nor a solicitation from `::` (duplicate address detection)
+                match link.address6 {
+                    Some(p) if p.contains(target) && target != p.addr && !src.is_unspecified() => {
+                        let reply = frame::neighbor_advertisement(sender_mac, src, target, link.gw_mac);
+                        if self.reply(h, &reply) {
+                            self.hosts[h].counts.neighbor_advertisements += 1;
+                        }
+                    }
+                    _ => self.hosts[h].counts.ignored += 1,
                 }
-                Some(k) => {
+            }
+            Frame::Ipv4 { dst, len, .. } => {
+                let k = self.host_of(dst);
+                if k.is_some() {
                     self.hosts[h].counts.packets_in += 1;
-                    let (from, to) = (self.hosts[h].node, self.hosts[k].node);
-                    let frame_len = (ETH_HLEN + len as usize).min(f.len());
-                    self.sim.net.inject_real(from, to, &f[..frame_len], len);
                 }
-            },
+                self.route(h, k, f, len);
+            }
+            Frame::Ipv6 { dst, len, .. } if self.hosts[h].link.address6.is_some() && !dst.is_multicast() => {
+                let k = self.host6_of(dst);
+                if k.is_some() {
+                    self.hosts[h].counts.packets6_in += 1;
+                }
+                self.route(h, k, f, len);
+            }
+            Frame::Ipv6 { .. } => self.hosts[h].counts.ignored += 1,
             Frame::Other(_) | Frame::Malformed => self.hosts[h].counts.ignored += 1,
         }
     }
@@ -303,11 +355,22 @@ pub fn emulate(scenario: Scenario, opts: &EmuOptions) -> Result<EmuResult, EmuEr
     let run_opts = RunOptions { no_limits: true, ..opts.run.clone() };
     let sim = Simulation::new(scenario, &run_opts)?;
     let end = sim.end();
-    let env: Vec<(String, String)> = hosts
+    let (start, start_real_ns, start_mono_ns) = (Instant::now(), sock::realtime_ns(), sock::monotonic_ns());
+    let mut env: Vec<(String, String)> = hosts
         .iter()
         .map(|h| (format!("TCPLAB_NS_{}", h.counts.name.to_uppercase().replace('-', "_")), h.link.ns.clone()))
         .collect();
-    let (start, start_real_ns) = (Instant::now(), sock::realtime_ns());
+    // the run's time 0 on CLOCK_MONOTONIC (shared by every namespace), for the hosts' own
+    // series (tcplab.realtcp) to share the simulated flows' time axis
+    env.push((
+        "TCPLAB_EMU_T0".into(),
+        format!("{}.{:09}", start_mono_ns / 1_000_000_000, start_mono_ns % 1_000_000_000),
+    ));
+    if let Some(dir) = &opts.run.out_dir {
+        // the run's output folder, where the hosts' measurements may go
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+        env.push(("TCPLAB_OUT".into(), dir.to_string_lossy().into_owned()));
+    }
     let mut d = Driver { sim, hosts, start, start_real_ns, end, lateness: Lateness::default(), buf: vec![0; 65536] };
     // SAFETY: prctl on this thread only: sleeps end within a microsecond of their time
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };

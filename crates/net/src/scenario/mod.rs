@@ -203,6 +203,11 @@ pub struct HostConfig {
     #[serde(serialize_with = "display")]
     pub address: crate::emu::frame::Prefix,
     pub gateway: std::net::Ipv4Addr,
+    /// An IPv6 address too, and its gateway (the node, which answers neighbour solicitations).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address6: Option<crate::emu::frame::Prefix6>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gateway6: Option<std::net::Ipv6Addr>,
     pub run: Vec<HostRun>,
 }
 

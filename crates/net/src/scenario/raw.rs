@@ -108,6 +108,8 @@ pub struct RawHost {
     pub node: Option<String>,
     pub address: Option<String>,
     pub gateway: Option<String>,
+    pub address6: Option<String>,
+    pub gateway6: Option<String>,
     pub run: Option<Vec<RawHostRun>>,
 }
 

@@ -445,3 +445,32 @@ fn a_bad_host_field_is_named() {
     let e = Scenario::from_toml(&HOSTS[..HOSTS.find("[[hosts]]").expect("hosts")]).expect_err("no flows");
     assert_eq!(e.path, "flows");
 }
+
+#[test]
+fn a_hosts_ipv6_address_and_gateway_are_read_and_checked() {
+    let v6 = HOSTS.replacen("address = \"10.0.1.2/24\"", "address = \"10.0.1.2/24\"\naddress6 = \"fd00:1::2/64\"", 1);
+    let v6 = v6.replacen(
+        "gateway = \"10.0.2.254\"",
+        "gateway = \"10.0.2.254\"\naddress6 = \"fd00:2::2/64\"\ngateway6 = \"fd00:2::fe\"",
+        1,
+    );
+    let s = Scenario::from_toml(&v6).expect("valid");
+    let (a, b) = (&s.hosts[0], &s.hosts[1]);
+    assert_eq!(a.address6.map(|p| p.to_string()).as_deref(), Some("fd00:1::2/64"));
+    assert_eq!(a.gateway6, Some("fd00:1::1".parse().unwrap()), "the prefix's first address by default");
+    assert_eq!(b.gateway6, Some("fd00:2::fe".parse().unwrap()));
+    assert!(s.normalized_json().contains(r#""address6":"fd00:1::2/64","gateway6":"fd00:1::1""#));
+    assert!(Scenario::from_toml(HOSTS).expect("valid").hosts[0].address6.is_none());
+    let cases = [
+        ("address6 = \"fd00:1::2/64\"", "address6 = \"fd00:1::2\"", "hosts[0].address6"),
+        ("address6 = \"fd00:1::2/64\"", "address6 = \"10.0.0.1/8\"", "hosts[0].address6"),
+        ("address6 = \"fd00:2::2/64\"", "address6 = \"fd00:1::2/64\"", "hosts[1].address6"),
+        ("gateway6 = \"fd00:2::fe\"", "gateway6 = \"fd00:3::1\"", "hosts[1].gateway6"),
+        ("address6 = \"fd00:2::2/64\"\n", "", "hosts[1].gateway6"),
+    ];
+    for (from, to, path) in cases {
+        assert!(v6.contains(from), "case {path}: pattern {from:?} not in the scenario");
+        let e = Scenario::from_toml(&v6.replacen(from, to, 1)).expect_err(&format!("case {path} should fail"));
+        assert!(e.path.starts_with(path), "wrong path for {to:?}: {e}");
+    }
+}

@@ -302,6 +302,30 @@ fn hosts(
                 gw
             }
         };
+        let address6 = match &h.address6 {
+            None => None,
+            Some(text) => {
+                let a = crate::emu::frame::Prefix6::parse(text).map_err(|m| ScenarioError::new(p("address6"), m))?;
+                if let Some(j) = out.iter().position(|o| o.address6.is_some_and(|o| o.addr == a.addr)) {
+                    return err(p("address6"), format!("{} is already the address of hosts[{j}]", a.addr));
+                }
+                Some(a)
+            }
+        };
+        let gateway6 = match (&h.gateway6, address6) {
+            (Some(_), None) => return err(p("gateway6"), "needs address6"),
+            (None, a) => a.map(|a| a.default_gateway()),
+            (Some(g), Some(a)) => {
+                let gw: std::net::Ipv6Addr = g
+                    .trim()
+                    .parse()
+                    .map_err(|_| ScenarioError::new(p("gateway6"), format!("{g:?} is not an IPv6 address")))?;
+                if !a.contains(gw) || gw == a.addr || gw == a.network() {
+                    return err(p("gateway6"), format!("{gw} is not another host address of {a}'s subnet"));
+                }
+                Some(gw)
+            }
+        };
         let mut run = Vec::new();
         for (k, r) in h.run.iter().flatten().enumerate() {
             let rp = |f: &str| format!("hosts[{i}].run[{k}].{f}");
@@ -316,12 +340,18 @@ fn hosts(
             }
             run.push(HostRun { command, start });
         }
-        out.push(HostConfig { name, node: at, address, gateway, run });
+        out.push(HostConfig { name, node: at, address, gateway, address6, gateway6, run });
     }
     // another host's address must not be taken for a gateway
     for (i, h) in out.iter().enumerate() {
         if let Some(j) = out.iter().position(|o| o.address.addr == h.gateway) {
             return err(format!("hosts[{i}].gateway"), format!("{} is the address of hosts[{j}]", h.gateway));
+        }
+        if let Some(j) = out.iter().position(|o| o.address6.is_some_and(|a| Some(a.addr) == h.gateway6)) {
+            return err(
+                format!("hosts[{i}].gateway6"),
+                format!("{} is the address of hosts[{j}]", h.gateway6.unwrap()),
+            );
         }
     }
     Ok(out)
