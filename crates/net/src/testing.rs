@@ -45,29 +45,8 @@ pub fn xorshift(mut seed: u64) -> impl Iterator<Item = u64> {
 /// A 40-byte TCP packet of flow 0 with every field at rest: a test sets what it looks at
 /// (`Packet { size: 1040, ..packet() }`).
 pub fn packet() -> Packet {
-    Packet {
-        uid: 0,
-        flow: FlowId(0),
-        fid: 0,
-        kind: Kind::Tcp,
-        size: 40,
-        payload: 0,
-        seq: 0,
-        src: Addr::default(),
-        dst: Addr::default(),
-        flags: 0,
-        ts: 0.0,
-        ts_echo: 0.0,
-        sack: [(0, 0); 3],
-        nsack: 0,
-        ackno: 0,
-        tcp_flags: 0,
-        hlen: 0,
-        encaps: 0,
-        via: None,
-        tunnel_from: NodeId::default(),
-        mip_bytes: 0,
-    }
+    let at_rest = Packet::of_network(0, Kind::Tcp, NodeId::default(), NodeId::default(), 40, 0, 0.0);
+    Packet { flow: FlowId(0), ..at_rest }
 }
 
 /// A `Port` for agents' unit tests: a clock the test sets, and a record of what the agent did
