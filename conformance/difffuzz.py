@@ -5,7 +5,8 @@ regenerated alone (--only INDEX). For each scenario the fuzzer validates it, run
 Tcl the translator writes and tcplab on the same scenario, and compares the packet trace
 (tcplab.tracediff) and the cwnd trace line by line. A disagreement is written to
 OUT/<seed>-<index>/ (scenario.json, diff.txt, the ns-2 Tcl); the summary counts scenarios run,
-identical, different and skipped by reason.
+identical, stopped by both (ns-2 ends with an error where tcplab stops the run with its reason),
+different and skipped by reason.
 
     .venv/bin/python conformance/difffuzz.py --count 500 --seed 1 --out /tmp/difffuzz
     .venv/bin/python conformance/difffuzz.py --seed 1 --only 17 --out /tmp/difffuzz   # one case
@@ -509,8 +510,8 @@ def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float) -> dict:
                 tcplab.run(s, out=os.path.join(work, "tcplab"))
             except tcplab.ScenarioError as ours:
                 return {"status": "stopped by both", "detail": f"tcplab: {ours}"}
-            except Exception:
-                pass
+            except Exception as ours:  # both failed, tcplab by an internal error: that is the finding
+                return keep(s, out_dir, seed, index, work, "tcplab failed", f"{type(ours).__name__}: {ours}")
             return keep(s, out_dir, seed, index, work, "ns-2 failed", str(e)[-2000:])
         try:
             tcplab.run(s, out=os.path.join(work, "tcplab"), trace=["ns2", "cwnd"])
@@ -614,7 +615,8 @@ def main(argv=None) -> int:
     with open(os.path.join(args.out, f"summary-{args.seed}-{indices[0]}.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(f"seed {args.seed}: generated {len(indices)}, run {ran}, identical {counts['identical']}, "
-          f"stopped by both {counts['stopped by both']}, different {counts['different']}, ns-2 failed {counts['ns-2 failed']}, "
+          f"stopped by both {counts['stopped by both']}, different {counts['different']}, "
+          f"ns-2 failed {counts['ns-2 failed']}, "
           f"tcplab failed {counts['tcplab failed']}, harness errors {counts['harness error']}, "
           f"skipped {counts['skipped']} in {summary['wall_s']} s")
     for reason, k in reasons.most_common():
