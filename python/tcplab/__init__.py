@@ -415,7 +415,8 @@ def estimate(scenario: Any, *, until: str | float | None = None, trace: str | It
 
 
 def emulate(scenario: Any, *, duration: str | float | None = None, command: str | None = None,
-            out: str | os.PathLike | None = None, trace: str | Iterable[str] = (), seed: int | None = None) -> dict:
+            out: str | os.PathLike | None = None, trace: str | Iterable[str] = (), seed: int | None = None,
+            realtime: bool = True) -> dict:
     """Run a scenario as an emulation: each of its ``[[hosts]]`` is a real Linux network
     namespace (``tl-NAME``) joined to its node by a veth pair, and the scenario's network runs
     in real time between them. Needs root. It runs until ``duration`` (default the scenario's),
@@ -423,10 +424,12 @@ def emulate(scenario: Any, *, duration: str | float | None = None, command: str 
     ``TCPLAB_NS_<HOST>`` naming each host's namespace) exits, or until SIGINT/SIGTERM; the
     namespaces, veth pairs and processes it created are removed before it returns. Commands
     also see ``TCPLAB_EMU_T0`` (the run's time 0 on CLOCK_MONOTONIC) and ``TCPLAB_PYTHON``
-    (this interpreter, for ``$TCPLAB_PYTHON -m tcplab.realtcp``).
+    (this interpreter, for ``$TCPLAB_PYTHON -m tcplab.realtcp``). With ``realtime`` (the
+    default) the network runs at real-time priority (SCHED_FIFO), ahead of the machine's other
+    work; the commands it starts run at the normal priority.
 
     Returns a dict: ``emulation`` (``lateness``: ``events``, ``max_ms``, ``p99_ms``,
-    ``late_over_1ms``; ``faithful``; per-host frame counts; ``ended_by``; ``command_exit``) and
+    ``late_over_1ms``; ``faithful``; ``realtime``, whether the priority was granted; per-host frame counts; ``ended_by``; ``command_exit``) and
     ``result`` (the simulation's summary, as :func:`run` has it). Raises OSError with one line
     when it cannot run here (not root, ``ip`` or ``ethtool`` missing).
     """
@@ -441,7 +444,7 @@ def emulate(scenario: Any, *, duration: str | float | None = None, command: str 
         if _sys.executable:
             _os.environ.setdefault("TCPLAB_PYTHON", _sys.executable)
         raw = core.emulate(inp.text, inp.format, _until_option(duration), command, out_dir, _trace_option(trace),
-                           inp.source, _seed_option(seed))
+                           inp.source, _seed_option(seed), realtime)
     return _json.loads(raw)
 
 

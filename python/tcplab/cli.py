@@ -280,7 +280,7 @@ def cmd_emulate(args) -> int:
     try:
         tcplab.validate(args.scenario)
         out = tcplab.emulate(args.scenario, duration=args.duration, command=shlex.join(command) if command else None,
-                             out=args.out, trace=args.trace, seed=args.seed)
+                             out=args.out, trace=args.trace, seed=args.seed, realtime=args.realtime)
     except ScenarioError as e:
         _error(e, False, args)
         return 2
@@ -299,7 +299,8 @@ def cmd_emulate(args) -> int:
           f"network: {emu['real_dropped']}")
     print(f"lateness: {late['events']} events, p99 {late['p99_ms']:.3f} ms, max {late['max_ms']:.3f} ms, "
           f"{late['late_over_1ms']} late by more than 1 ms: "
-          + ("faithful" if emu["faithful"] else "NOT FAITHFUL (the network fell behind the wall clock)"))
+          + ("faithful" if emu["faithful"] else "NOT FAITHFUL (the network fell behind the wall clock)")
+          + ("" if emu["realtime"] or not args.realtime else " (real-time priority refused: ran at normal priority)"))
     if out["result"]["summary"]["flows"]:
         print(format_flow_table([out["result"]["summary"]]))
     if args.out:
@@ -585,7 +586,8 @@ def build_parser() -> argparse.ArgumentParser:
     em = sub.add_parser(
         "emulate",
         help="run a scenario in real time with real Linux hosts (root)",
-        usage=f"{PROG} emulate [-h] [--duration T] [--out DIR] [--trace NAME] [--seed N] SCENARIO [-- CMD ...]",
+        usage=f"{PROG} emulate [-h] [--duration T] [--out DIR] [--trace NAME] [--seed N] [--no-realtime] SCENARIO "
+              "[-- CMD ...]",
         description="Run SCENARIO as an emulation: each [[hosts]] entry becomes a network namespace "
                     "tl-NAME joined to its node by a veth pair, and the scenario's network carries the "
                     "hosts' packets in real time, beside its simulated flows. It runs until --duration "
@@ -601,6 +603,9 @@ def build_parser() -> argparse.ArgumentParser:
     em.add_argument("--trace", action="append", default=[], metavar="{ns2,cwnd,pcap,nam,rtt}",
                     help="as tcplab run --trace (needs --out)")
     em.add_argument("--seed", metavar="N", help="master seed, overrides the scenario's seed")
+    em.add_argument("--no-realtime", dest="realtime", action="store_false",
+                    help="run the network at normal priority (default: real-time, SCHED_FIFO, ahead of the "
+                         "machine's other work; the commands it starts run at normal priority)")
     em.set_defaults(func=cmd_emulate, cmd=[])  # `-- CMD...`: split off by main before parsing
 
     e = sub.add_parser(

@@ -4,13 +4,14 @@
 //! order as in ns-2. Only this module forwards packets.
 
 pub use crate::ctx::{Ctx, Event, TimerKind};
+use crate::emu::frame::Headers;
 use crate::emu::frames::RealFrames;
 use crate::ids::{LaneId, LinkId, NodeId, RadioId};
 use crate::loss::Loss;
 use crate::loss::LossAction;
 use crate::metrics::LinkStats;
 use crate::mobility::{Mip, MipTimer, Outgoing, Route};
-use crate::packet::{flags, Kind, Packet, PacketId};
+use crate::packet::{flags, Addr, Kind, Packet, PacketId};
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
@@ -448,12 +449,31 @@ impl Network {
     }
 
     /// A real host's frame of `size` IP bytes enters the network at node `from`, addressed to
-    /// the host at node `to` (crate::emu). It crosses links and queues as any packet does.
-    pub(crate) fn inject_real(&mut self, from: NodeId, to: NodeId, frame: &[u8], size: u32) {
+    /// the host at node `to` (crate::emu). It crosses links and queues as any packet does,
+    /// ECN-capable if its IP header says so, and traces show its transport header's fields.
+    pub(crate) fn inject_real(&mut self, from: NodeId, to: NodeId, frame: &[u8], size: u32, h: &Headers) {
         let uid = self.ctx.next_uid();
         let ts = self.ctx.now_secs();
-        let pkt = Packet::of_network(uid, Kind::Real, from, to, size, 0, ts);
-        let id = self.ctx.pkts.alloc(Packet { tunnel_from: from, ..pkt });
+        let pkt = Packet::of_network(uid, Kind::Real, from, to, size, h.seq as i64, ts);
+        let mut f = if h.ecn != 0 { flags::ECT } else { 0 };
+        for (on, flag) in
+            [(h.ecn == 3, flags::CE), (h.tcp_flags & 0x40 != 0, flags::ECN_ECHO), (h.tcp_flags & 0x80 != 0, flags::CWR)]
+        {
+            if on {
+                f |= flag;
+            }
+        }
+        let id = self.ctx.pkts.alloc(Packet {
+            tunnel_from: from,
+            payload: h.payload,
+            src: Addr { node: from, port: h.src_port as u32 },
+            dst: Addr { node: to, port: h.dst_port as u32 },
+            flags: f,
+            ackno: h.ack as i32,
+            tcp_flags: h.tcp_flags,
+            hlen: h.hlen,
+            ..pkt
+        });
         self.real.keep(uid, frame);
         self.forward(from, id);
     }
@@ -614,7 +634,8 @@ impl Network {
         if link.traced {
             self.ctx.tracer.link_event('-', now_s, link.from, link.to, pkt);
             if let Some(pcap) = &mut self.ctx.tracer.pcap {
-                let real = if pkt.kind == Kind::Real { self.real.get(pkt.uid) } else { None };
+                let real =
+                    if pkt.kind == Kind::Real { self.real.get_marked(pkt.uid, pkt.has(flags::CE)) } else { None };
                 match real {
                     Some(frame) => pcap.capture_real(l.index(), now_s, &frame[crate::emu::frame::ETH_HLEN..]),
                     None => pcap.capture(l.index(), now_s, pkt),

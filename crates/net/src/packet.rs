@@ -115,7 +115,9 @@ pub struct Packet {
     pub(crate) sack: [(i32, i32); MAX_SACK_BLOCKS],
     pub nsack: u8,
     /// The TCP header's acknowledgement number, flags (`TH_*`) and length, which only FullTcp
-    /// fills (ns-2's one-way agents leave them 0, and traces print them so).
+    /// fills (ns-2's one-way agents leave them 0, and traces print them so). A real host's
+    /// packet has its own: `hlen` is its transport header's length (TCP's 20 to 60, UDP's 8,
+    /// 0 for other protocols), its numbers relative to the connection's first (crate::emu).
     pub ackno: i32,
     pub tcp_flags: u8,
     pub hlen: u8,
@@ -159,6 +161,22 @@ impl Packet {
             via: None,
             tunnel_from: NodeId::default(),
             mip_bytes: 0,
+        }
+    }
+
+    /// The packet-type name in ns-2 traces. A real host's packet is named by its transport
+    /// header, as a simulated one of its kind would be: `tcp` (data, SYN or FIN), `ack`, `udp`,
+    /// or `real` for other protocols.
+    pub fn ns2_name(&self) -> &'static str {
+        if self.kind != Kind::Real {
+            return self.kind.ns2_name();
+        }
+        const SYN_FIN: u8 = 0x03;
+        match self.hlen {
+            0 => "real",
+            8 => "udp",
+            _ if self.payload > 0 || self.tcp_flags & SYN_FIN != 0 => "tcp",
+            _ => "ack",
         }
     }
 

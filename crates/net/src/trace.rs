@@ -107,7 +107,7 @@ impl Middles {
 
 impl Middle {
     fn put(out: &mut Vec<u8>, p: &Packet) {
-        out.extend_from_slice(p.kind.ns2_name().as_bytes());
+        out.extend_from_slice(p.ns2_name().as_bytes());
         out.push(b' ');
         put_u64(out, p.size as u64);
         out.push(b' ');
@@ -389,7 +389,7 @@ impl Tracer {
     /// One NAM packet event: `ev -t time -s from -d to -p type -e size -c fid -i uid -a fid
     /// -x {src.port dst.port seqno flags null}`, the time in "%.15g".
     fn nam_line(&mut self, ev: char, now: f64, from: NodeId, to: NodeId, p: &Packet, seq: i64) {
-        let (t, name, flags) = (fmt_g15(now), p.kind.ns2_name(), ns2_flags(p.flags));
+        let (t, name, flags) = (fmt_g15(now), p.ns2_name(), ns2_flags(p.flags));
         let flags = std::str::from_utf8(&flags).expect("ascii");
         let (s, d, fid, size, uid) = (p.src, p.dst, p.fid, p.size, p.uid);
         self.write(
@@ -427,7 +427,7 @@ impl Tracer {
             return;
         }
         let (dur, dst, src, etype) = e.mac;
-        let name = e.control.or(e.packet.map(|p| p.kind.ns2_name())).unwrap_or("-");
+        let name = e.control.or(e.packet.map(|p| p.ns2_name())).unwrap_or("-");
         let uid = e.packet.map_or(0, |p| p.uid);
         let line = match format {
             WirelessFormat::Old => {

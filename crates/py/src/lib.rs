@@ -81,7 +81,7 @@ fn estimate(
 /// Returns {"emulation": ..., "result": ...} as JSON. Raises OSError with one line when it cannot
 /// run here (not root, a tool missing, the plumbing failed).
 #[pyfunction]
-#[pyo3(signature = (text, format, duration=None, command=None, out_dir=None, traces=Vec::new(), source=None, seed=None))]
+#[pyo3(signature = (text, format, duration=None, command=None, out_dir=None, traces=Vec::new(), source=None, seed=None, realtime=true))]
 #[allow(clippy::too_many_arguments)]
 fn emulate(
     py: Python<'_>,
@@ -93,6 +93,7 @@ fn emulate(
     traces: Vec<String>,
     source: Option<&str>,
     seed: Option<i64>,
+    realtime: bool,
 ) -> PyResult<String> {
     let scenario = parse(text, format, source)?;
     let run =
@@ -100,7 +101,7 @@ fn emulate(
             "--until" => scenario_error(ScenarioError::new("--duration", e.message)),
             _ => scenario_error(e),
         })?;
-    let opts = tcplab_net::emu::EmuOptions { run, command };
+    let opts = tcplab_net::emu::EmuOptions { run, command, realtime };
     match py.allow_threads(|| tcplab_net::emu::emulate(scenario, &opts)) {
         Ok(r) => Ok(serde_json::to_string(&r).expect("results serialise")),
         Err(tcplab_net::emu::EmuError::Refused(why)) => Err(PyOSError::new_err(why)),

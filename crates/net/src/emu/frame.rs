@@ -107,6 +107,89 @@ pub fn parse(f: &[u8]) -> Frame {
     }
 }
 
+/// What the ns-2 trace shows of a real IP packet: its ECN field and, for TCP and UDP, the
+/// transport header's fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Headers {
+    /// The IP header's ECN field: 0 not ECN-capable, 1 or 2 ECT, 3 CE (RFC 3168).
+    pub ecn: u8,
+    /// The transport header's length: TCP's (20 to 60), UDP's (8), or 0 for other protocols.
+    pub hlen: u8,
+    pub src_port: u16,
+    pub dst_port: u16,
+    /// TCP's sequence and acknowledgement numbers and flags (FIN 0x01 ... CWR 0x80).
+    pub seq: u32,
+    pub ack: u32,
+    pub tcp_flags: u8,
+    /// Bytes after the transport header.
+    pub payload: u32,
+}
+
+const TCP: u8 = 6;
+const UDP: u8 = 17;
+const IPV4_ECN_BYTE: usize = 1;
+/// IPv6's traffic class straddles its first two bytes; the ECN bits are bits 4-5 of the second.
+const IPV6_ECN_BYTE: usize = 1;
+const CE: u8 = 3;
+
+/// The headers of the IP packet in frame `f` (of `len` IP bytes, as `parse` gave it). An IPv6
+/// packet whose next header is not TCP or UDP (extension headers included) shows as "other".
+pub fn headers(f: &[u8], len: u32) -> Headers {
+    let ip = &f[ETH_HLEN..(ETH_HLEN + len as usize).min(f.len())];
+    let (ecn, proto, l4) = match ip.first().map(|b| b >> 4) {
+        Some(4) if ip.len() >= 20 => (ip[IPV4_ECN_BYTE] & 3, ip[9], &ip[((ip[0] & 0x0f) as usize * 4).min(ip.len())..]),
+        Some(6) if ip.len() >= IPV6_HLEN => ((ip[IPV6_ECN_BYTE] >> 4) & 3, ip[6], &ip[IPV6_HLEN..]),
+        _ => return Headers::default(),
+    };
+    let mut h = Headers { ecn, ..Headers::default() };
+    match proto {
+        TCP if l4.len() >= 20 => {
+            let hlen = (l4[12] >> 4) * 4;
+            if hlen >= 20 && l4.len() >= hlen as usize {
+                h.hlen = hlen;
+                (h.src_port, h.dst_port) = (be16(l4, 0), be16(l4, 2));
+                h.seq = u32::from_be_bytes([l4[4], l4[5], l4[6], l4[7]]);
+                h.ack = u32::from_be_bytes([l4[8], l4[9], l4[10], l4[11]]);
+                h.tcp_flags = l4[13];
+                h.payload = (l4.len() - hlen as usize) as u32;
+            }
+        }
+        UDP if l4.len() >= 8 => {
+            h.hlen = 8;
+            (h.src_port, h.dst_port) = (be16(l4, 0), be16(l4, 2));
+            h.payload = (l4.len() - 8) as u32;
+        }
+        _ => {}
+    }
+    h
+}
+
+/// Marks the IP packet in frame `f` Congestion Experienced, as a router's AQM does (RFC 3168
+/// §5), if it is ECN-capable; true if it was. IPv4's header checksum is updated for the
+/// changed word (RFC 1624's incremental update); IPv6's header has none.
+pub fn mark_ce(f: &mut [u8]) -> bool {
+    let Some(ip) = f.get_mut(ETH_HLEN..) else { return false };
+    match ip.first().map(|b| b >> 4) {
+        Some(4) if ip.len() >= 20 && ip[IPV4_ECN_BYTE] & 3 != 0 => {
+            let old = u16::from_be_bytes([ip[0], ip[1]]);
+            ip[IPV4_ECN_BYTE] |= CE;
+            let new = u16::from_be_bytes([ip[0], ip[1]]);
+            // HC' = ~(~HC + ~m + m'), in ones' complement arithmetic
+            let mut sum = u32::from(!be16(ip, 10)) + u32::from(!old) + u32::from(new);
+            while sum >> 16 != 0 {
+                sum = (sum & 0xffff) + (sum >> 16);
+            }
+            ip[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+            true
+        }
+        Some(6) if ip.len() >= IPV6_HLEN && (ip[IPV6_ECN_BYTE] >> 4) & 3 != 0 => {
+            ip[IPV6_ECN_BYTE] |= CE << 4;
+            true
+        }
+        _ => false,
+    }
+}
+
 /// The neighbour advertisement answering a solicitation from `asker` (at `asker_mac`):
 /// `target` is at `ours`, a router's (flags router, solicited, override), with the target's
 /// link-layer address option and its ICMPv6 checksum.
@@ -412,6 +495,91 @@ mod tests {
         assert!(Prefix6::parse("fe80::2/64").unwrap_err().contains("unicast"));
         assert!(Prefix6::parse("fd00:1::2/127").unwrap_err().contains("/126"));
         assert!(Prefix6::parse("10.0.0.1/24").unwrap_err().contains("not an IPv6"));
+    }
+
+    /// A TCP header from port 40000 to 5201, seq 1000, ack 77, flags ACK|PSH, with 12 bytes of
+    /// options (as Linux's timestamps take), then `payload` bytes.
+    fn tcp(payload: usize) -> Vec<u8> {
+        let mut t = vec![0x9c, 0x40, 0x14, 0x51, 0, 0, 0x03, 0xe8, 0, 0, 0, 77, 0x80, 0x18, 0, 0, 0, 0, 0, 0];
+        t.extend([1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2]);
+        t.resize(32 + payload, 0);
+        t
+    }
+
+    /// An IPv4 packet of protocol `proto` with ECN field `ecn` around `l4`, its header checksum
+    /// filled in.
+    fn ipv4_with(proto: u8, ecn: u8, l4: &[u8]) -> Vec<u8> {
+        let mut p = ipv4(20 + l4.len() as u16, 0);
+        (p[1], p[9]) = (ecn, proto);
+        p[20..].copy_from_slice(l4);
+        let sum = header_sum(&p[..20]);
+        p[10..12].copy_from_slice(&(!sum).to_be_bytes());
+        p
+    }
+
+    /// The ones' complement sum of an IPv4 header: 0xffff when its checksum is right.
+    fn header_sum(h: &[u8]) -> u16 {
+        let mut sum: u32 = h.chunks(2).map(|c| u32::from(u16::from_be_bytes([c[0], c[1]]))).sum();
+        while sum >> 16 != 0 {
+            sum = (sum & 0xffff) + (sum >> 16);
+        }
+        sum as u16
+    }
+
+    #[test]
+    fn tcp_and_udp_headers_are_read_for_the_trace() {
+        let f = eth(ETHERTYPE_IPV4, &ipv4_with(TCP, 2, &tcp(1448)));
+        let want = Headers {
+            ecn: 2,
+            hlen: 32,
+            src_port: 40000,
+            dst_port: 5201,
+            seq: 1000,
+            ack: 77,
+            tcp_flags: 0x18,
+            payload: 1448,
+        };
+        assert_eq!(headers(&f, 20 + 32 + 1448), want);
+        let f = eth(ETHERTYPE_IPV6, &ipv6("fd00:1::2", "fd00:2::2", TCP, 64, &tcp(0)));
+        assert_eq!(headers(&f, 40 + 32), Headers { ecn: 0, payload: 0, ..want });
+        let udp = [0x9c, 0x40, 0x14, 0x51, 0, 108, 0, 0];
+        let mut dgram = udp.to_vec();
+        dgram.resize(108, 0);
+        let f = eth(ETHERTYPE_IPV4, &ipv4_with(UDP, 0, &dgram));
+        let h = headers(&f, 128);
+        assert_eq!((h.hlen, h.src_port, h.dst_port, h.payload, h.seq), (8, 40000, 5201, 100, 0));
+        // ICMP, and a TCP header cut short, show as other packets
+        assert_eq!(
+            headers(&eth(ETHERTYPE_IPV4, &ipv4_with(1, 1, &[8, 0, 0, 0])), 24),
+            Headers { ecn: 1, ..Headers::default() }
+        );
+        assert_eq!(headers(&eth(ETHERTYPE_IPV4, &ipv4_with(TCP, 0, &tcp(0)[..24])), 44).hlen, 0);
+    }
+
+    #[test]
+    fn ce_is_marked_on_ecn_capable_packets_only_and_the_ipv4_checksum_kept_right() {
+        for ect in [1, 2] {
+            let mut f = eth(ETHERTYPE_IPV4, &ipv4_with(TCP, ect, &tcp(100)));
+            assert_eq!(header_sum(&f[ETH_HLEN..ETH_HLEN + 20]), 0xffff);
+            assert!(mark_ce(&mut f));
+            assert_eq!(headers(&f, 152).ecn, 3);
+            assert_eq!(header_sum(&f[ETH_HLEN..ETH_HLEN + 20]), 0xffff, "ECT({}) -> CE", 2 - ect);
+            assert!(mark_ce(&mut f), "already CE: stays so");
+            assert_eq!(header_sum(&f[ETH_HLEN..ETH_HLEN + 20]), 0xffff);
+        }
+        let mut f = eth(ETHERTYPE_IPV4, &ipv4_with(TCP, 0, &tcp(100)));
+        let before = f.clone();
+        assert!(!mark_ce(&mut f));
+        assert_eq!(f, before, "not ECN-capable: untouched");
+
+        let mut p = ipv6("fd00:1::2", "fd00:2::2", TCP, 64, &tcp(0));
+        p[1] = 0x20; // traffic class 0x02: ECT(0)
+        let mut f = eth(ETHERTYPE_IPV6, &p);
+        assert_eq!(headers(&f, 72).ecn, 2);
+        assert!(mark_ce(&mut f));
+        assert_eq!((headers(&f, 72).ecn, f[ETH_HLEN + 1]), (3, 0x30));
+        let mut f = eth(ETHERTYPE_IPV6, &ipv6("fd00:1::2", "fd00:2::2", TCP, 64, &tcp(0)));
+        assert!(!mark_ce(&mut f));
     }
 
     #[test]

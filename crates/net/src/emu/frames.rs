@@ -33,9 +33,14 @@ impl RealFrames {
         self.bytes.remove(&uid)
     }
 
-    /// The frame of packet `uid`, left in the table.
-    pub fn get(&self, uid: u64) -> Option<&[u8]> {
-        self.bytes.get(&uid).map(Vec::as_slice)
+    /// The frame of packet `uid`, left in the table, marked CE first if `ce` (a simulated queue
+    /// marked the packet since it entered).
+    pub fn get_marked(&mut self, uid: u64, ce: bool) -> Option<&[u8]> {
+        let f = self.bytes.get_mut(&uid)?;
+        if ce {
+            super::frame::mark_ce(f);
+        }
+        Some(f.as_slice())
     }
 
     /// A buffer from `take`, for the next frame.

@@ -19,6 +19,7 @@ pub mod lateness;
 pub mod sock;
 
 use crate::ids::NodeId;
+use crate::packet::flags;
 use crate::scenario::Scenario;
 use crate::sim::{RunError, RunOptions, RunResult, Simulation};
 use frame::{Frame, ETH_HLEN};
@@ -26,7 +27,8 @@ use host::{HostLink, Plumbing, Signals};
 use lateness::{Lateness, LatenessReport};
 use serde::Serialize;
 use sock::PacketSocket;
-use std::net::{Ipv4Addr, Ipv6Addr};
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::Instant;
 use tcplab_des::Time;
 
@@ -43,6 +45,8 @@ pub struct EmuOptions {
     /// A command run with `sh -c` in the root namespace once the hosts are up; the run ends
     /// when it exits.
     pub command: Option<String>,
+    /// Run the network at real-time priority (SCHED_FIFO), ahead of the machine's other work.
+    pub realtime: bool,
 }
 
 /// Frames counted per host.
@@ -77,6 +81,8 @@ pub struct EmuReport {
     pub lateness: LatenessReport,
     /// The run followed the wall clock closely enough (`lateness.faithful`).
     pub faithful: bool,
+    /// The network ran at real-time priority (asked for, and granted).
+    pub realtime: bool,
     pub hosts: Vec<HostCounts>,
     /// Real packets the simulated network dropped.
     pub real_dropped: u64,
@@ -133,6 +139,9 @@ struct Driver {
     end: Time,
     lateness: Lateness,
     buf: Vec<u8>,
+    /// Each TCP connection direction's initial sequence number, so that traces show sequence
+    /// numbers relative to it, as simulated two-way TCP's (and Wireshark's) are.
+    isn: HashMap<(IpAddr, u16, IpAddr, u16), u32>,
 }
 
 impl Driver {
@@ -166,18 +175,44 @@ impl Driver {
         }
     }
 
-    /// An IP packet of `len` bytes from host `h` to host `k` (if any): into the network at
-    /// `h`'s node, or straight to `k` on the same node.
-    fn route(&mut self, h: usize, k: Option<usize>, f: &mut [u8], len: u32) {
+    /// An IP packet of `len` bytes from `src` at host `h` to `dst` at host `k` (if any): into
+    /// the network at `h`'s node, or straight to `k` on the same node.
+    fn route(&mut self, h: usize, k: Option<usize>, f: &mut [u8], len: u32, (src, dst): (IpAddr, IpAddr)) {
         match k {
             None => self.hosts[h].counts.unroutable += 1,
             Some(k) if self.hosts[k].node == self.hosts[h].node => self.write_to(k, f),
             Some(k) => {
                 let (from, to) = (self.hosts[h].node, self.hosts[k].node);
                 let frame_len = (ETH_HLEN + len as usize).min(f.len());
-                self.sim.net.inject_real(from, to, &f[..frame_len], len);
+                let headers = self.relative(frame::headers(f, len), src, dst);
+                self.sim.net.inject_real(from, to, &f[..frame_len], len, &headers);
             }
         }
+    }
+
+    /// TCP's sequence and acknowledgement numbers of `h` (from `src` to `dst`) made relative
+    /// to each direction's initial sequence number: a SYN's, or, for a connection first seen
+    /// after its SYN, one before the first sequence number seen. An acknowledgement of a
+    /// direction not seen yet shows as 0.
+    fn relative(&mut self, mut h: frame::Headers, src: IpAddr, dst: IpAddr) -> frame::Headers {
+        if h.hlen < 20 {
+            return h; // not TCP
+        }
+        const SYN: u8 = 0x02;
+        let isn = h.seq.wrapping_sub(u32::from(h.tcp_flags & SYN == 0));
+        let ours = (src, h.src_port, dst, h.dst_port);
+        let base = if h.tcp_flags & SYN != 0 {
+            self.isn.insert(ours, isn);
+            isn
+        } else {
+            *self.isn.entry(ours).or_insert(isn)
+        };
+        h.seq = h.seq.wrapping_sub(base);
+        h.ack = match self.isn.get(&(dst, h.dst_port, src, h.src_port)) {
+            Some(theirs) => h.ack.wrapping_sub(*theirs),
+            None => 0,
+        };
+        h
     }
 
     /// Runs every event due by `w`, one at a time, recording how late each ran, and writes out
@@ -203,6 +238,9 @@ impl Driver {
         while let Some((_node, id)) = self.sim.net.real.arrived.pop() {
             let pkt = self.sim.net.ctx.pkts.release(id);
             let Some(mut buf) = self.sim.net.real.take(pkt.uid) else { continue };
+            if pkt.has(flags::CE) {
+                frame::mark_ce(&mut buf); // a simulated queue marked it
+            }
             let to = match frame::parse(&buf) {
                 Frame::Ipv4 { dst, .. } => self.host_of(dst),
                 Frame::Ipv6 { dst, .. } => self.host6_of(dst),
@@ -278,19 +316,19 @@ impl Driver {
                     _ => self.hosts[h].counts.ignored += 1,
                 }
             }
-            Frame::Ipv4 { dst, len, .. } => {
+            Frame::Ipv4 { src, dst, len } => {
                 let k = self.host_of(dst);
                 if k.is_some() {
                     self.hosts[h].counts.packets_in += 1;
                 }
-                self.route(h, k, f, len);
+                self.route(h, k, f, len, (src.into(), dst.into()));
             }
-            Frame::Ipv6 { dst, len, .. } if self.hosts[h].link.address6.is_some() && !dst.is_multicast() => {
+            Frame::Ipv6 { src, dst, len } if self.hosts[h].link.address6.is_some() && !dst.is_multicast() => {
                 let k = self.host6_of(dst);
                 if k.is_some() {
                     self.hosts[h].counts.packets6_in += 1;
                 }
-                self.route(h, k, f, len);
+                self.route(h, k, f, len, (src.into(), dst.into()));
             }
             Frame::Ipv6 { .. } => self.hosts[h].counts.ignored += 1,
             Frame::Other(_) | Frame::Malformed => self.hosts[h].counts.ignored += 1,
@@ -324,6 +362,40 @@ impl Driver {
     }
 }
 
+/// The calling thread at real-time priority (SCHED_FIFO) while this lives, so that other work
+/// on the machine does not hold the network's events back. The processes it starts get the
+/// normal policy back (SCHED_RESET_ON_FORK); the kernel still leaves the other tasks 5% of each
+/// second (sched_rt_runtime_us), so a run that cannot keep up cannot lock the machine.
+struct RealtimePriority {
+    policy: libc::c_int,
+    param: libc::sched_param,
+}
+
+impl RealtimePriority {
+    /// Low among real-time priorities: above every normal task, below the kernel's own threads.
+    const PRIORITY: libc::c_int = 10;
+
+    /// None if the kernel refuses (no CAP_SYS_NICE, or a container without real-time budget).
+    fn take() -> Option<RealtimePriority> {
+        let mut param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: this thread's own scheduling, read and then set from plain values
+        unsafe {
+            let policy = libc::sched_getscheduler(0);
+            libc::sched_getparam(0, &mut param);
+            let rt = libc::sched_param { sched_priority: Self::PRIORITY };
+            (policy >= 0 && libc::sched_setscheduler(0, libc::SCHED_FIFO | libc::SCHED_RESET_ON_FORK, &rt) == 0)
+                .then_some(RealtimePriority { policy, param })
+        }
+    }
+}
+
+impl Drop for RealtimePriority {
+    fn drop(&mut self) {
+        // SAFETY: as in `take`, back to what it was
+        unsafe { libc::sched_setscheduler(0, self.policy, &self.param) };
+    }
+}
+
 /// Runs `scenario` as an emulation: its real hosts in namespaces, its network in real time,
 /// until its end (or `opts.run.until`), the command's exit, or a signal. Everything it created
 /// is removed before it returns, whatever the way.
@@ -333,9 +405,6 @@ pub fn emulate(scenario: Scenario, opts: &EmuOptions) -> Result<EmuResult, EmuEr
     }
     if scenario.hosts.is_empty() {
         return Err(EmuError::Refused("the scenario has no [[hosts]]: emulation needs a real host".into()));
-    }
-    if !scenario.wlans.is_empty() || !scenario.mobile_nodes.is_empty() {
-        return Err(EmuError::Refused("emulation runs wired scenarios only (no wlans or mobile nodes yet)".into()));
     }
     let host_nodes: Vec<(String, usize)> = scenario.hosts.iter().map(|h| (h.name.clone(), h.node)).collect();
     let runs: Vec<(usize, Time, String)> = scenario
@@ -371,9 +440,19 @@ pub fn emulate(scenario: Scenario, opts: &EmuOptions) -> Result<EmuResult, EmuEr
         let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
         env.push(("TCPLAB_OUT".into(), dir.to_string_lossy().into_owned()));
     }
-    let mut d = Driver { sim, hosts, start, start_real_ns, end, lateness: Lateness::default(), buf: vec![0; 65536] };
+    let mut d = Driver {
+        sim,
+        hosts,
+        start,
+        start_real_ns,
+        end,
+        lateness: Lateness::default(),
+        buf: vec![0; 65536],
+        isn: HashMap::new(),
+    };
     // SAFETY: prctl on this thread only: sleeps end within a microsecond of their time
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+    let priority = if opts.realtime { RealtimePriority::take() } else { None };
 
     let command = match &opts.command {
         Some(c) => Some(plumbing.spawn(None, c, &env).map_err(EmuError::Refused)?),
@@ -414,6 +493,8 @@ pub fn emulate(scenario: Scenario, opts: &EmuOptions) -> Result<EmuResult, EmuEr
         d.wait(until);
     };
     let wall_s = d.start.elapsed().as_secs_f64();
+    let realtime = priority.is_some();
+    drop(priority);
     plumbing.teardown();
     drop(signals);
     let sim_s = d.sim.now().as_secs_f64();
@@ -428,6 +509,7 @@ pub fn emulate(scenario: Scenario, opts: &EmuOptions) -> Result<EmuResult, EmuEr
             sim_s,
             lateness,
             faithful: lateness.faithful,
+            realtime,
             hosts,
             real_dropped,
             ended_by,

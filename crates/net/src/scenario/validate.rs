@@ -226,7 +226,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     for (i, s) in raw.delay_spikes.iter().flatten().enumerate() {
         delay_spikes.push(delay_spike(s, i, &nodes, &links, duration)?);
     }
-    let hosts = hosts(raw.hosts.as_deref().unwrap_or(&[]), &node, &mobile_nodes, duration)?;
+    let hosts = hosts(raw.hosts.as_deref().unwrap_or(&[]), &node, duration)?;
 
     Ok(Scenario {
         name,
@@ -258,7 +258,6 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
 fn hosts(
     raw: &[RawHost],
     node: &impl Fn(&Option<String>, String) -> Res<usize>,
-    mobile: &[crate::mobility::config::MobileConfig],
     duration: Time,
 ) -> Res<Vec<HostConfig>> {
     let mut out: Vec<HostConfig> = Vec::with_capacity(raw.len());
@@ -278,9 +277,6 @@ fn hosts(
             return err(p("name"), format!("{name:?} is already the name of hosts[{j}]"));
         }
         let at = node(&h.node, p("node"))?;
-        if mobile.iter().any(|m| m.node == at) {
-            return err(p("node"), "is a mobile node: real hosts hang off wired nodes");
-        }
         let text = h
             .address
             .as_deref()
