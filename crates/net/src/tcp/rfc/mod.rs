@@ -16,6 +16,7 @@ use tcplab_des::Timer;
 
 mod prr;
 mod rack;
+mod rate;
 mod sack;
 
 /// Fast recovery in progress (RFC 6582).
