@@ -14,6 +14,7 @@ use crate::scenario::{TcpConfig, TcpVariant};
 use tcplab_cc::{Ack, CongestionControl, Controller, Fast, NewReno, Pacer, Rto, Signal, Vegas};
 use tcplab_des::Timer;
 
+mod pacing;
 mod prr;
 mod rack;
 mod rate;
