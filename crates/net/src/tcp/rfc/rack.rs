@@ -49,6 +49,9 @@ pub struct Rack {
     /// WCDelAckT: the longest the receiver may delay an ACK, added to the PTO when only one
     /// segment is in flight (§7.2; 200 ms, Linux's TCP_RTO_MIN there).
     pub max_ack_delay: f64,
+    /// Added to 2 SRTT when more than one segment is in flight: 0 in RFC 8985, Linux's
+    /// TCP_TIMEOUT_MIN (2 jiffies, 2 ms at HZ 1000) in tcp_schedule_loss_probe.
+    pub pto_slack: f64,
     /// The records of segments `base`, `base` + 1, ...: from the first unacknowledged one to
     /// the highest sent.
     base: i64,
@@ -75,6 +78,7 @@ impl Rack {
         Rack {
             dupthresh,
             max_ack_delay,
+            pto_slack: 0.0,
             base: 0,
             segments: VecDeque::new(),
             xmit_ts: f64::NEG_INFINITY,
@@ -254,7 +258,7 @@ impl Rack {
     pub fn pto(&self, srtt: Option<f64>, in_flight: u64, rto_remaining: f64) -> f64 {
         let pto = match srtt {
             Some(srtt) if in_flight == 1 => 2.0 * srtt + self.max_ack_delay,
-            Some(srtt) => 2.0 * srtt,
+            Some(srtt) => 2.0 * srtt + self.pto_slack,
             None => 1.0,
         };
         pto.min(rto_remaining)
@@ -391,14 +395,18 @@ mod tests {
     }
 
     /// §7.2: PTO = 2 SRTT = 0.2 s at SRTT 0.1 s with 2 in flight; with 1, plus WCDelAckT
-    /// 0.2 s = 0.4 s, cut to the RTO's 0.3 s remaining; 1 s before any RTT sample.
+    /// 0.2 s = 0.4 s, cut to the RTO's 0.3 s remaining; 1 s before any RTT sample. With
+    /// Linux's slack of 1/512 s (2 ms would not be exact), 2 in flight: 0.25 + 1/512.
     #[test]
     fn tlp_probe_timeout() {
-        let rack = Rack::new(3, 0.2);
+        let mut rack = Rack::new(3, 0.2);
         assert_eq!(rack.pto(Some(0.1), 2, 1.0), 0.2);
         assert_eq!(rack.pto(Some(0.1), 1, 1.0), 0.4);
         assert_eq!(rack.pto(Some(0.1), 1, 0.3), 0.3);
         assert_eq!(rack.pto(None, 5, 3.0), 1.0);
+        rack.pto_slack = 1.0 / 512.0;
+        assert_eq!(rack.pto(Some(0.125), 2, 1.0), 0.25 + 1.0 / 512.0);
+        assert_eq!(rack.pto(Some(0.125), 1, 1.0), 0.25 + 0.2, "one in flight: WCDelAckT only");
     }
 
     /// §7.3 and §7.4 with 0..9 sent: the probe retransmits 9 (no new data). Its D-SACK ends
