@@ -14,6 +14,8 @@ use crate::scenario::{TcpConfig, TcpVariant};
 use tcplab_cc::{Ack, CongestionControl, Controller, Fast, NewReno, Pacer, Rto, Signal, Vegas};
 use tcplab_des::Timer;
 
+#[cfg(test)]
+mod mechanisms_together;
 mod pacing;
 mod prr;
 mod rack;
