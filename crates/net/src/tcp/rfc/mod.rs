@@ -14,6 +14,14 @@ use crate::scenario::{TcpConfig, TcpVariant};
 use tcplab_cc::{Ack, CongestionControl, Controller, Fast, NewReno, Pacer, Rto, Signal, Vegas};
 use tcplab_des::Timer;
 
+#[cfg(test)]
+mod mechanisms_together;
+mod pacing;
+mod prr;
+mod rack;
+mod rate;
+mod sack;
+
 /// Fast recovery in progress (RFC 6582).
 #[derive(Debug, Clone, Copy)]
 struct Recovery {
