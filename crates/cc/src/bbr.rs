@@ -739,3 +739,343 @@ impl CongestionControl for Bbr {
         self.app_limited_until
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A path that delivers `per_ack` segments per ACK at a chosen rate; every ACK here
+    /// delivers a segment sent after the previous one was delivered, so each starts a round.
+    struct Feed {
+        now: f64,
+        delivered: u64,
+    }
+
+    impl Feed {
+        fn new() -> Feed {
+            Feed { now: 0.0, delivered: 0 }
+        }
+
+        /// One ACK `dt` seconds on: 10 segments delivered at `bw` segments per second.
+        fn sample(&mut self, dt: f64, bw: f64, rtt: f64, in_flight: u64) -> AckSample {
+            self.now += dt;
+            let prior = self.delivered;
+            self.delivered += 10;
+            AckSample {
+                now: self.now,
+                rate: RateSample {
+                    delivered: 10,
+                    interval: Some(10.0 / bw),
+                    prior_delivered: prior,
+                    acked_sacked: 10,
+                    prior_in_flight: in_flight + 10,
+                    rtt: Some(rtt),
+                    ..Default::default()
+                },
+                acked: 10,
+                delivered: self.delivered,
+                in_flight,
+                srtt: Some(rtt),
+                cwnd_limited: true,
+                ..Default::default()
+            }
+        }
+
+        fn ack(&mut self, b: &mut Bbr, bw: f64, rtt: f64, in_flight: u64) {
+            let s = self.sample(rtt, bw, rtt, in_flight);
+            b.cong_control(&s);
+        }
+    }
+
+    /// STARTUP to the full pipe at 440 segments/s, min RTT 100 ms; DRAIN; then PROBE_BW.
+    fn through_startup(seed: u64) -> (Bbr, Feed) {
+        let mut b = Bbr::new(BbrConfig { seed, ..Default::default() }, 10.0);
+        let mut f = Feed::new();
+        for bw in [100.0, 200.0, 300.0, 350.0, 400.0, 420.0, 430.0, 440.0] {
+            f.ack(&mut b, bw, 0.1, 100);
+        }
+        f.ack(&mut b, 440.0, 0.1, 40);
+        (b, f)
+    }
+
+    #[test]
+    fn the_gains_are_linux_fixed_point() {
+        // 2/ln 2 = 2.8854 -> 256 · 2.885 + 1 = 739 /256 = 2.8867; 1/2.885 -> 88/256 = 0.34375
+        assert_eq!((HIGH_GAIN, DRAIN_GAIN), (2.88671875, 0.34375));
+        let mut b = Bbr::new(BbrConfig::default(), 10.0);
+        for (mode, gains) in [
+            (BbrMode::Startup, (HIGH_GAIN, HIGH_GAIN)),
+            (BbrMode::Drain, (0.34375, HIGH_GAIN)),
+            (BbrMode::ProbeRtt, (1.0, 1.0)),
+        ] {
+            b.mode = mode;
+            b.update_gains();
+            assert_eq!((b.pacing_gain(), b.cwnd_gain()), gains, "{mode:?}");
+        }
+        b.mode = BbrMode::ProbeBw;
+        for (idx, gain) in [(0, 1.25), (1, 0.75), (2, 1.0), (7, 1.0)] {
+            b.cycle_idx = idx;
+            b.update_gains();
+            assert_eq!((b.pacing_gain(), b.cwnd_gain()), (gain, 2.0));
+        }
+    }
+
+    #[test]
+    fn the_initial_pacing_rate_is_the_high_gain_on_the_initial_window() {
+        let b = Bbr::new(BbrConfig::default(), 10.0);
+        // no RTT yet: 10 segments per nominal 1 ms · 2.8867 · 0.99 = 28578.515625 segments/s
+        assert!((b.pacing_rate().unwrap() - 28_578.515625).abs() < 1e-6);
+        let mut b = Bbr::new(BbrConfig::default(), 10.0);
+        let mut f = Feed::new();
+        // the first ACK brings srtt 100 ms: 10 / 0.1 · 2.8867 · 0.99 = 285.785; the sample's
+        // 50 segments/s · 2.8867 · 0.99 = 142.9 is lower, and STARTUP never lowers the rate
+        f.ack(&mut b, 50.0, 0.1, 10);
+        assert!((b.pacing_rate().unwrap() - 285.78515625).abs() < 1e-9);
+    }
+
+    #[test]
+    fn startup_ends_after_three_rounds_without_25_percent_growth() {
+        let mut b = Bbr::new(BbrConfig::default(), 10.0);
+        let mut f = Feed::new();
+        // full_bw: 100, 200, 300 (each >= 1.25x); 350 < 375: 1 round; 400 >= 375 resets;
+        // 420, 430, 440 < 500: rounds 1, 2, 3 -> full
+        for bw in [100.0, 200.0, 300.0, 350.0, 400.0, 420.0, 430.0] {
+            f.ack(&mut b, bw, 0.1, 100);
+            assert_eq!(b.mode(), BbrMode::Startup);
+        }
+        assert_eq!(b.full_bw_count, 2);
+        f.ack(&mut b, 440.0, 0.1, 100);
+        assert!(b.full_bw_reached());
+        // DRAIN, with ssthresh the 1.0 in-flight target: BDP 440 · 0.1 = 44, + 3 quanta of 2
+        // (1 ms at ~1230 segments/s of 1448 bytes is under 2) = 50
+        assert_eq!((b.mode(), b.ssthresh()), (BbrMode::Drain, 50.0));
+        assert_eq!(b.pacing_gain(), DRAIN_GAIN);
+        // 40 in flight <= 50: drained
+        f.ack(&mut b, 440.0, 0.1, 40);
+        assert_eq!(b.mode(), BbrMode::ProbeBw);
+    }
+
+    #[test]
+    fn app_limited_rounds_do_not_count_towards_a_full_pipe() {
+        let mut b = Bbr::new(BbrConfig::default(), 10.0);
+        let mut f = Feed::new();
+        f.ack(&mut b, 100.0, 0.1, 100);
+        for _ in 0..5 {
+            let mut s = f.sample(0.1, 100.0, 0.1, 100);
+            s.rate.is_app_limited = true;
+            b.cong_control(&s);
+        }
+        assert_eq!((b.full_bw_count, b.mode()), (0, BbrMode::Startup));
+    }
+
+    #[test]
+    fn an_app_limited_sample_lowers_no_estimate_but_may_raise_it() {
+        let mut b = Bbr::new(BbrConfig::default(), 10.0);
+        let mut f = Feed::new();
+        f.ack(&mut b, 400.0, 0.1, 100);
+        let mut s = f.sample(0.1, 100.0, 0.1, 100);
+        s.rate.is_app_limited = true;
+        b.cong_control(&s);
+        assert!((b.bw() - 400.0).abs() < 1e-9);
+        let mut s = f.sample(0.1, 500.0, 0.1, 100);
+        s.rate.is_app_limited = true;
+        b.cong_control(&s);
+        assert!((b.bw() - 500.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_bandwidth_filter_keeps_the_max_of_ten_rounds() {
+        let mut m = MaxFilter::default();
+        m.update(10, 1, 100.0);
+        for t in 2..=11 {
+            m.update(10, t, 50.0);
+        }
+        // round 11: the 100 of round 1 is 10 rounds old, still in the window
+        assert_eq!(m.get(), 100.0);
+        // round 12: it expired; the best since is a 50
+        m.update(10, 12, 40.0);
+        assert_eq!(m.get(), 50.0);
+    }
+
+    #[test]
+    fn the_in_flight_target_is_the_bdp_plus_the_quantization_budget() {
+        let mut b = Bbr::new(BbrConfig::default(), 10.0);
+        (b.min_rtt, b.mode, b.cycle_idx) = (0.05, BbrMode::ProbeBw, 2);
+        // 990 segments/s of 1448 B = 1.43 MB/s: 1 ms is 1400 B, under a segment -> quantum 2
+        b.pacing_rate = 990.0;
+        assert_eq!(b.send_quantum(), 2);
+        // 2 · 1000 · 0.05 = 100, + 3 · 2 = 106
+        assert_eq!(b.inflight(1000.0, 2.0), 106);
+        // 1000 · 0.051 = 51 (odd), + 6 = 57, rounded up to even: 58
+        b.min_rtt = 0.051;
+        assert_eq!(b.inflight(1000.0, 1.0), 58);
+        // in the 5/4 phase two more: 100 + 6 + 2 = 108
+        (b.min_rtt, b.cycle_idx) = (0.05, 0);
+        assert_eq!(b.inflight(1000.0, 2.0), 108);
+        // quanta: 100k segments/s is 141 kB per ms, capped at 65215 B = 45 segments;
+        // 100 segments/s (144.8 kB/s, under 1.2 Mbit/s) sends one at a time
+        b.pacing_rate = 100_000.0;
+        assert_eq!(b.send_quantum(), 45);
+        b.pacing_rate = 100.0;
+        assert_eq!(b.send_quantum(), 1);
+        // no RTT sample yet: the initial window
+        b.min_rtt = f64::INFINITY;
+        assert_eq!(b.bdp(1000.0, 2.0), 10);
+    }
+
+    #[test]
+    fn cwnd_snaps_to_the_target_once_the_pipe_is_full() {
+        let (mut b, mut f) = through_startup(1);
+        // PROBE_BW at 440/s, 100 ms: pacing 440 · gain · 0.99 >= 326/s = 472 kB/s: quantum 2.
+        // cwnd target = 2 · 44 = 88, + 10 for ACK aggregation (each ACK here delivers 10 at
+        // once, under the cap of 100 ms of bw = 44), + 6 = 104 (+ 2 in phase 0); cwnd grew
+        // past it in STARTUP
+        f.ack(&mut b, 440.0, 0.1, 60);
+        let expected = if b.cycle_index() == 0 { 106.0 } else { 104.0 };
+        assert_eq!(b.cwnd(), expected);
+    }
+
+    #[test]
+    fn probe_bw_starts_at_a_random_phase_but_never_the_draining_one() {
+        let mut seen = [false; CYCLE_LEN];
+        for seed in 0..200 {
+            let (b, _) = through_startup(seed);
+            assert_eq!(b.mode(), BbrMode::ProbeBw);
+            seen[b.cycle_index()] = true;
+        }
+        // 7 - [0, 7) is 1..=7; advanced: 2..=7 and 0
+        assert_eq!(seen, [true, false, true, true, true, true, true, true]);
+    }
+
+    #[test]
+    fn the_cycle_advances_after_a_min_rtt_or_when_the_phase_did_its_job() {
+        let (mut b, mut f) = through_startup(3);
+        let s = |f: &mut Feed, dt: f64, in_flight: u64| f.sample(dt, 440.0, 0.1, in_flight);
+        // a 1.0 phase: only time counts (min_rtt 0.1 s since the phase began)
+        (b.cycle_idx, b.pacing_gain, b.cycle_stamp) = (3, 1.0, f.now);
+        b.cong_control(&s(&mut f, 0.09, 44));
+        assert_eq!(b.cycle_index(), 3);
+        b.cong_control(&s(&mut f, 0.02, 44));
+        assert_eq!(b.cycle_index(), 4);
+        // 5/4: a min_rtt AND in flight >= the 5/4 target: 1.25 · 44 = 55, + 6 = 61, even 62,
+        // + 2 in this phase = 64; prior_in_flight is in_flight + 10, and a quantum (2) is added
+        (b.cycle_idx, b.pacing_gain, b.cycle_stamp) = (0, 1.25, f.now);
+        b.cong_control(&s(&mut f, 0.11, 40)); // 50 + 2 < 64
+        assert_eq!(b.cycle_index(), 0);
+        b.pacing_gain = 1.25;
+        b.cong_control(&s(&mut f, 0.01, 52)); // 62 + 2 = 64
+        assert_eq!(b.cycle_index(), 1);
+        // 3/4: ends early once in flight is down to the 1.0 target, 44 + 6 = 50
+        b.cong_control(&s(&mut f, 0.01, 45)); // 55 > 50
+        assert_eq!(b.cycle_index(), 1);
+        b.cong_control(&s(&mut f, 0.01, 40)); // 50
+        assert_eq!(b.cycle_index(), 2);
+    }
+
+    #[test]
+    fn probe_rtt_after_ten_seconds_without_a_new_min_rtt() {
+        let (mut b, mut f) = through_startup(5);
+        f.ack(&mut b, 440.0, 0.1, 60);
+        let before = b.cwnd() as u64;
+        // 10.05 s later an RTT of 120 ms: the 100 ms sample expired; the new one replaces it
+        let entry = b.min_rtt_stamp + 10.05;
+        let mut s = f.sample(entry - f.now, 440.0, 0.12, 30);
+        b.cong_control(&s);
+        assert_eq!((b.mode(), b.cwnd(), b.min_rtt()), (BbrMode::ProbeRtt, 4.0, 0.12));
+        assert_eq!((b.prior_cwnd, b.pacing_gain(), b.cwnd_gain()), (before, 1.0, 1.0));
+        assert!(b.app_limited_until().is_some(), "ProbeRTT's samples are app-limited");
+        // in flight down to 4: 200 ms from now, and a round
+        s = f.sample(0.05, 440.0, 0.12, 4);
+        b.cong_control(&s);
+        assert_eq!(b.probe_rtt_done, Some(f.now + 0.2));
+        let done = f.now + 0.2;
+        b.cong_control(&f.sample(0.1, 440.0, 0.12, 4)); // the round, not the time
+        assert_eq!(b.mode(), BbrMode::ProbeRtt);
+        b.cong_control(&f.sample(0.11, 440.0, 0.12, 4)); // both
+        assert!(f.now > done);
+        assert_eq!(b.mode(), BbrMode::ProbeBw);
+        assert_eq!(b.min_rtt_stamp, f.now);
+        // the saved cwnd is back, and grows by the 10 delivered within the new target:
+        // 2 · 440 · 0.12 = 105.6 -> 106, + 10 aggregation + 6 = 122
+        let target = if b.cycle_index() == 0 { 124 } else { 122 };
+        assert_eq!(b.cwnd() as u64, (before + 10).min(target));
+    }
+
+    #[test]
+    fn the_first_round_of_recovery_conserves_packets_and_its_end_restores_cwnd() {
+        let mut b = Bbr::new(BbrConfig::default(), 50.0);
+        (b.full_bw_reached, b.mode, b.cycle_idx, b.min_rtt) = (true, BbrMode::ProbeBw, 2, 0.1);
+        b.bw.update(BW_ROUNDS, 0, 1000.0);
+        b.next_round_delivered = 1000;
+        let ack = |prior_delivered: u64, delivered: u64, in_flight: u64, losses: u64, state: CaState| AckSample {
+            now: 1.0,
+            rate: RateSample {
+                delivered: 10,
+                interval: Some(0.01),
+                prior_delivered,
+                acked_sacked: 2,
+                losses,
+                rtt: Some(0.1),
+                ..Default::default()
+            },
+            acked: 2,
+            delivered,
+            in_flight,
+            state,
+            ..Default::default()
+        };
+        b.min_rtt_stamp = 1.0;
+        b.on_event(1.0, Event::EnterRecovery, Flight::default());
+        assert_eq!(b.prior_cwnd, 50);
+        // the first ACK in recovery: cwnd = in flight 30 + delivered 2 = 32 (losses 3 first)
+        b.cong_control(&ack(990, 1002, 30, 3, CaState::Recovery));
+        assert_eq!(b.cwnd(), 32.0);
+        // same round (995 < 1002): still max(32, 29 + 2)
+        b.cong_control(&ack(995, 1004, 29, 0, CaState::Recovery));
+        assert_eq!(b.cwnd(), 32.0);
+        // a new round: conservation ends, slow start towards the target: 32 + 2
+        b.cong_control(&ack(1002, 1006, 29, 0, CaState::Recovery));
+        assert_eq!(b.cwnd(), 34.0);
+        // recovery over: the saved 50 is back, + 2
+        b.cong_control(&ack(1003, 1008, 29, 0, CaState::Open));
+        assert_eq!(b.cwnd(), 52.0);
+        assert!(b.sets_cwnd_on_every_ack());
+    }
+
+    #[test]
+    fn a_timeout_leaves_one_segment_and_ends_the_round() {
+        let (mut b, _) = through_startup(1);
+        b.on_event(2.0, Event::Rto { new_reduction: true }, Flight { outstanding: 40.0, in_flight: 0.0, lost: 40 });
+        assert_eq!((b.cwnd(), b.round_start, b.full_bw, b.prev_state), (1.0, true, 0.0, CaState::Loss));
+    }
+
+    #[test]
+    fn two_lossy_intervals_at_one_rate_mean_a_policer() {
+        let (mut b, mut f) = through_startup(2);
+        let mut lost = 0;
+        // Each round delivers 10 and loses 3 (30% > 50/256 = 19.5%), 0.1 s per round: 100/s.
+        // An interval starts at the first loss and ends at a loss after >= 4 rounds.
+        let mut round = |b: &mut Bbr, f: &mut Feed| {
+            let mut s = f.sample(0.1, 100.0, 0.1, 20);
+            lost += 3;
+            (s.rate.losses, s.lost) = (3, lost);
+            b.cong_control(&s);
+        };
+        round(&mut b, &mut f); // sampling starts here
+        for _ in 0..4 {
+            round(&mut b, &mut f);
+        }
+        // the interval began at the first loss (round 1 of it); at its 4th round 30 more were
+        // delivered in 0.3 s with 9 lost (30% >= 19.5%): 100/s, the first interval
+        assert!((b.lt.bw - 100.0).abs() < 1e-6 && !b.lt.use_bw);
+        for _ in 0..4 {
+            round(&mut b, &mut f);
+        }
+        // the second: 4 rounds, 40 in 0.4 s = 100/s, within 1/8 of the first: policed; pace at
+        // the mean, 100/s, with gain 1 and the 1% margin: 99/s
+        assert!(b.lt.use_bw);
+        assert!((b.bw() - 100.0).abs() < 1e-6);
+        assert_eq!(b.pacing_gain(), 1.0);
+        assert!((b.pacing_rate().unwrap() - 99.0).abs() < 1e-6);
+    }
+}
