@@ -376,3 +376,63 @@ pub fn reno_reaction(signal: Signal, flight: f64) -> (f64, f64) {
         Signal::Timeout => (1.0, ssthresh),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The modern sender's calls for one new cumulative ACK of `acked` segments, in state Open.
+    fn modern_ack(c: &mut Controller, now: f64, acked: u64, snd_una: u64) {
+        let s = AckSample {
+            now,
+            rate: RateSample { acked_sacked: acked, rtt: Some(0.1), ..Default::default() },
+            acked,
+            snd_una,
+            snd_nxt: snd_una + 20,
+            cwnd_limited: true,
+            ..Default::default()
+        };
+        c.on_ack_sample(&s);
+        c.cong_control(&s);
+    }
+
+    #[test]
+    fn the_modern_calls_drive_the_rfc_5681_controllers_as_the_old_ones_do() {
+        let mut old = Controller::NewReno(NewReno::new(2.0));
+        let mut new = old.clone();
+        old.on_ack(&Ack { now: 1.0, acked: 1, snd_una: 1, snd_nxt: 21, rtt: Some(0.1) });
+        modern_ack(&mut new, 1.0, 1, 1);
+        assert_eq!(old.cwnd(), 3.0);
+        assert_eq!(new.cwnd(), old.cwnd());
+        // a loss with 12 outstanding, 5 still in the pipe: RFC 5681 halves the outstanding 12
+        old.on_congestion(2.0, Signal::Loss, 12.0);
+        new.on_event(2.0, Event::EnterRecovery, Flight { outstanding: 12.0, in_flight: 5.0, lost: 1 });
+        assert_eq!((new.cwnd(), new.ssthresh()), (6.0, 6.0));
+        assert_eq!((new.cwnd(), new.ssthresh()), (old.cwnd(), old.ssthresh()));
+        // no growth while the sender's PRR reduces the window
+        let s = AckSample { acked: 1, state: CaState::Recovery, ..Default::default() };
+        new.cong_control(&s);
+        assert_eq!(new.cwnd(), 6.0);
+        assert_eq!((new.pacing_rate(), new.sets_cwnd_on_every_ack()), (None, false));
+    }
+
+    #[test]
+    fn an_ece_delivery_reaches_the_legacy_echo_hook() {
+        // Vegas with the congestion measure cuts by 1/4 on a loss only after an echo: 8 -> 6
+        let cfg = VegasConfig { congestion_measure: true, ..Default::default() };
+        for (echoes, cwnd) in [(0, 8.0), (1, 6.0)] {
+            let mut c = Vegas::new(cfg.clone(), 8.0);
+            c.on_ack_sample(&AckSample { now: 3.0, ece_delivered: echoes, ..Default::default() });
+            c.on_event(3.0, Event::EnterRecovery, Flight { outstanding: 8.0, ..Default::default() });
+            assert_eq!(c.cwnd(), cwnd);
+        }
+    }
+
+    #[test]
+    fn a_rate_sample_is_valid_with_an_interval() {
+        let r = RateSample { delivered: 10, interval: Some(0.05), ..Default::default() };
+        assert_eq!(r.rate(), Some(200.0));
+        assert_eq!(RateSample { interval: None, ..r }.rate(), None);
+        assert_eq!(RateSample { interval: Some(0.0), ..r }.rate(), None);
+    }
+}
