@@ -703,6 +703,12 @@ impl CongestionControl for Bbr {
                     _ => {}
                 }
             }
+            // Linux's `bbr_undo_cwnd`: the slow-down was spurious, so the pipe may not be full
+            // and the policer's evidence is void; cwnd is kept.
+            Event::Undo => {
+                (self.full_bw, self.full_bw_count) = (0.0, 0);
+                self.lt_reset();
+            }
             Event::TxStart { .. } | Event::EndReduction | Event::IdleRestart { .. } => {}
         }
     }

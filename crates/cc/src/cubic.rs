@@ -319,7 +319,7 @@ impl CongestionControl for Cubic {
         match event {
             Event::EnterRecovery | Event::EnterCwr => {
                 let s = self.reduction_ssthresh();
-                self.w.reduce_to(s);
+                self.w.reduce_to(s, event == Event::EnterRecovery);
             }
             Event::Rto { new_reduction } => {
                 let s = new_reduction.then(|| self.reduction_ssthresh());
@@ -335,6 +335,8 @@ impl CongestionControl for Cubic {
                 }
             }
             Event::IdleRestart { idle, rto, initial } => self.w.restart_after_idle(idle, rto, initial),
+            // Linux's CUBIC undoes as Reno does: W_max and the curve stay as the loss set them.
+            Event::Undo => self.w.undo(),
             Event::EndReduction => {}
         }
     }

@@ -123,7 +123,7 @@ impl CongestionControl for Dctcp {
         // CA_EVENT_LOSS on a timeout) overrides it with Reno's half.
         if event == Event::EnterCwr {
             let s = self.ecn_ssthresh();
-            self.w.reduce_to(s);
+            self.w.reduce_to(s, false);
         } else {
             loss_based_event(&mut self.w, event, flight, |w| reno_ssthresh(w.cwnd));
         }

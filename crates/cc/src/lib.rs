@@ -42,8 +42,10 @@
 //! 2. `on_event(now, event, flight)` for each change of state ([`Event`]): entering fast
 //!    recovery or CWR (the controller sets `ssthresh()` to the window it wants after the
 //!    reduction, Linux's `ssthresh()`, and cwnd with it), the end of the reduction, an RTO, the
-//!    start of transmission with nothing in flight (`CA_EVENT_TX_START`) and the restart after
-//!    an idle period longer than the RTO (`tcp_cwnd_restart`).
+//!    start of transmission with nothing in flight (`CA_EVENT_TX_START`), the restart after
+//!    an idle period longer than the RTO (`tcp_cwnd_restart`), and the undo of a spurious
+//!    reduction. As in Linux, a recovery that begins during a CWR reduction keeps its ssthresh:
+//!    the sender then reports no `EnterRecovery`.
 //! 3. `cong_control(&sample)`, with `state` the state after step 2: the window step (Linux's
 //!    `tcp_cong_control`). A controller grows cwnd only outside a reduction (`CaState::Cwr` and
 //!    `Recovery`), for an ACK that advanced the cumulative ACK, while cwnd-limited, as Linux
@@ -223,6 +225,9 @@ pub enum Event {
     /// Sending resumes after `idle` seconds, longer than `rto` (RFC 5681 §4.1, Linux's
     /// `tcp_cwnd_restart`); `initial` is the initial window.
     IdleRestart { idle: f64, rto: f64, initial: f64 },
+    /// The sender found the last loss reduction spurious (DSACK or timestamps, Linux's
+    /// `tcp_try_undo_*`): the window before it comes back (Linux's `undo_cwnd`).
+    Undo,
 }
 
 /// The interface every algorithm offers the sender. The first five methods are what the

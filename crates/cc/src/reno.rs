@@ -19,11 +19,36 @@ pub struct Window {
     /// Segments delivered towards the next increase in congestion avoidance (`snd_cwnd_cnt`).
     pub cnt: u64,
     pub ssthresh: u64,
+    /// What an undo restores (Linux's `prior_cwnd`, `prior_ssthresh`; 0: nothing to undo).
+    pub prior_cwnd: u64,
+    pub prior_ssthresh: u64,
 }
 
 impl Window {
     pub fn new(initial: f64) -> Window {
-        Window { cwnd: (initial.round() as u64).max(1), cnt: 0, ssthresh: INFINITE_SSTHRESH }
+        let cwnd = (initial.round() as u64).max(1);
+        Window { cwnd, cnt: 0, ssthresh: INFINITE_SSTHRESH, prior_cwnd: 0, prior_ssthresh: 0 }
+    }
+
+    /// `tcp_current_ssthresh` outside a reduction: ssthresh, or three quarters of cwnd if more.
+    fn current_ssthresh(&self) -> u64 {
+        self.ssthresh.max((self.cwnd >> 1) + (self.cwnd >> 2))
+    }
+
+    /// Before a reduction, Linux notes the window and threshold to restore if it proves
+    /// spurious; a reduction for an ECN echo is never undone.
+    fn remember(&mut self, undoable: bool) {
+        self.prior_cwnd = self.cwnd;
+        self.prior_ssthresh = if undoable { self.current_ssthresh() } else { 0 };
+    }
+
+    /// `tcp_undo_cwnd_reduction` with `tcp_reno_undo_cwnd`: the window comes back to what it
+    /// was, the threshold too if it was higher.
+    pub fn undo(&mut self) {
+        if self.prior_ssthresh > 0 {
+            self.cwnd = self.cwnd.max(self.prior_cwnd);
+            self.ssthresh = self.ssthresh.max(self.prior_ssthresh);
+        }
     }
 
     pub fn in_slow_start(&self) -> bool {
@@ -67,8 +92,9 @@ impl Window {
     }
 
     /// A reduction to `ssthresh`: what the sender's PRR glides to, and the window after it
-    /// (Linux's `tcp_end_cwnd_reduction`).
-    pub fn reduce_to(&mut self, ssthresh: u64) {
+    /// (Linux's `tcp_end_cwnd_reduction`). `undoable`: not for an ECN echo.
+    pub fn reduce_to(&mut self, ssthresh: u64, undoable: bool) {
+        self.remember(undoable);
         self.ssthresh = ssthresh;
         self.cwnd = ssthresh;
         self.cnt = 0;
@@ -78,6 +104,7 @@ impl Window {
     /// counted, and one segment more than is still in flight.
     pub fn enter_loss(&mut self, ssthresh: Option<u64>, in_flight: f64) {
         if let Some(s) = ssthresh {
+            self.remember(true);
             self.ssthresh = s;
         }
         self.cwnd = in_flight.max(0.0) as u64 + 1;
@@ -88,7 +115,7 @@ impl Window {
     /// of three quarters of cwnd, and cwnd halves for every RTO idle, not below the initial
     /// window (or the cwnd, if smaller).
     pub fn restart_after_idle(&mut self, idle: f64, rto: f64, initial: f64) {
-        self.ssthresh = self.ssthresh.max((self.cwnd >> 1) + (self.cwnd >> 2));
+        self.ssthresh = self.current_ssthresh();
         let restart = (initial.round() as u64).min(self.cwnd);
         let mut left = idle - rto;
         while left > 0.0 && self.cwnd > restart {
@@ -137,18 +164,20 @@ impl Reno {
 }
 
 /// How Linux's Reno-like controllers meet the events they do not specialise: a recovery or
-/// CWR reduces to `ssthresh`, an RTO enters loss, an idle restart decays the window.
+/// CWR reduces to `ssthresh`, an RTO enters loss, an idle restart decays the window, an undo
+/// restores it.
 pub fn loss_based_event(w: &mut Window, event: Event, flight: Flight, ssthresh: impl FnOnce(&Window) -> u64) {
     match event {
         Event::EnterRecovery | Event::EnterCwr => {
             let s = ssthresh(w);
-            w.reduce_to(s)
+            w.reduce_to(s, event == Event::EnterRecovery)
         }
         Event::Rto { new_reduction } => {
             let s = new_reduction.then(|| ssthresh(w));
             w.enter_loss(s, flight.in_flight)
         }
         Event::IdleRestart { idle, rto, initial } => w.restart_after_idle(idle, rto, initial),
+        Event::Undo => w.undo(),
         Event::EndReduction | Event::TxStart { .. } => {}
     }
 }
@@ -245,7 +274,7 @@ mod tests {
 
     #[test]
     fn credit_counted_at_a_larger_window_is_spent_first() {
-        let mut w = Window { cwnd: 6, cnt: 8, ssthresh: 4 };
+        let mut w = Window { cwnd: 6, cnt: 8, ssthresh: 4, ..Window::new(1.0) };
         // cnt 8 >= w 6: one segment now and the counter restarts, then 1 delivered
         w.additive_increase(6, 1);
         assert_eq!((w.cwnd, w.cnt), (7, 1));
@@ -290,7 +319,7 @@ mod tests {
 
     #[test]
     fn idle_restart_halves_per_rto_down_to_the_initial_window() {
-        let mut w = Window { cwnd: 80, cnt: 0, ssthresh: 40 };
+        let mut w = Window { cwnd: 80, cnt: 0, ssthresh: 40, ..Window::new(1.0) };
         // ssthresh = max(40, 40 + 20) = 60; idle 3.5 RTOs of 1 s: 2.5, 1.5, 0.5 left -> 3 halvings
         // 80 -> 40 -> 20 -> 10
         w.restart_after_idle(3.5, 1.0, 4.0);
@@ -298,6 +327,24 @@ mod tests {
         // halving goes on while cwnd > 4: 10 -> 5 -> 2, and the window is then max(2, 4) = 4
         w.restart_after_idle(10.0, 1.0, 4.0);
         assert_eq!(w.cwnd, 4);
+    }
+
+    #[test]
+    fn an_undo_restores_the_window_of_a_loss_but_not_of_an_echo() {
+        let mut c = Reno::new(40.0);
+        c.w.ssthresh = 30;
+        // prior: cwnd 40, ssthresh max(30, 20 + 10) = 30; the loss halves to 20
+        c.on_event(0.0, Event::EnterRecovery, Flight::default());
+        assert_eq!((c.w.cwnd, c.w.ssthresh), (20, 20));
+        c.on_event(0.0, Event::Undo, Flight::default());
+        assert_eq!((c.w.cwnd, c.w.ssthresh), (40, 30));
+        c.on_event(0.0, Event::EnterCwr, Flight::default());
+        c.on_event(0.0, Event::Undo, Flight::default());
+        assert_eq!((c.w.cwnd, c.w.ssthresh), (20, 20));
+        // a timeout: prior cwnd 20, ssthresh max(20, 10 + 5) = 20; cwnd 1, ssthresh 10
+        c.on_event(0.0, Event::Rto { new_reduction: true }, Flight::default());
+        c.on_event(0.0, Event::Undo, Flight::default());
+        assert_eq!((c.w.cwnd, c.w.ssthresh), (20, 20));
     }
 
     #[test]
