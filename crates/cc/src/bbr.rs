@@ -1056,6 +1056,16 @@ mod tests {
     }
 
     #[test]
+    fn an_undo_restarts_the_full_pipe_detection_and_keeps_cwnd() {
+        let (mut b, _) = through_startup(1);
+        assert!(b.full_bw > 0.0);
+        b.full_bw_count = 2;
+        let cwnd = b.cwnd();
+        b.on_event(2.0, Event::Undo, Flight::default());
+        assert_eq!((b.full_bw, b.full_bw_count, b.cwnd()), (0.0, 0, cwnd));
+    }
+
+    #[test]
     fn two_lossy_intervals_at_one_rate_mean_a_policer() {
         let (mut b, mut f) = through_startup(2);
         let mut lost = 0;

@@ -204,6 +204,9 @@ mod tests {
         // a loss: Reno's 75 / 2 = 37
         c.on_event(0.0, Event::EnterRecovery, Flight::default());
         assert_eq!(c.cwnd(), 37.0);
+        // a timeout: Reno's half of 37 = 18 for ssthresh (Linux's CA_EVENT_LOSS), cwnd 0 + 1
+        c.on_event(0.0, Event::Rto { new_reduction: true }, Flight::default());
+        assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 18.0));
         // alpha 1 (Linux's initial value): 40 - (40 * 1024 >> 11) = 20, as Reno
         let mut c = Dctcp::new(DctcpConfig::default(), 40.0);
         c.on_event(0.0, Event::EnterCwr, Flight::default());

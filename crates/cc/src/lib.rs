@@ -26,12 +26,13 @@
 //!
 //! The rfc sender of RFC 5681/6582 calls `on_ack` for each new cumulative ACK outside recovery,
 //! and `on_congestion` once per congestion event; the controller cuts cwnd at once. NewReno,
-//! Vegas and FAST are written for it.
+//! Vegas and FAST are written for it; Reno, CUBIC and DCTCP answer it too (as the events below),
+//! BBR does not (it needs rate samples: from `on_ack` it takes only the RTT).
 //!
-//! A modern sender (SACK, RACK-TLP, PRR, delivery-rate estimation, pacing) drives it as Linux
-//! drives `tcp_congestion_ops`, and every controller, old or new, answers it:
-//!
-//! Each ACK, in every state, is an [`AckSample`]: the ACK's [`RateSample`] (Linux's
+//! A modern sender (SACK, RACK-TLP, PRR, delivery-rate estimation, pacing) drives a controller
+//! as Linux drives `tcp_congestion_ops`, and every controller, old or new, answers it (the
+//! defaulted methods translate it for the old ones). Each ACK, in every state, is an
+//! [`AckSample`]: the ACK's [`RateSample`] (Linux's
 //! `rate_sample`), what it acknowledged cumulatively, the segments it delivered with an ECN
 //! echo, the sender's totals, its state ([`CaState`]) and whether it was cwnd-limited. The
 //! sender makes three kinds of call, in Linux's order within `tcp_ack`:
@@ -57,11 +58,16 @@
 //!   `tcp_end_cwnd_reduction` sets it) is the window again. A controller whose
 //!   `sets_cwnd_on_every_ack()` is true (BBR, Linux's `cong_control`) sets cwnd on every ACK
 //!   itself, during recovery too, and PRR stands aside.
+//! - After an RTO the controller's cwnd is what is still in flight plus one (Linux's
+//!   `tcp_enter_loss`), and it slow-starts from there in `CaState::Loss`.
 //! - `pacing_rate()`: the rate the controller wants, in **segments per second**, or None to
 //!   leave pacing to the sender (Linux's `tcp_update_pacing_rate`: cwnd/srtt at 200% in slow
 //!   start, 120% after).
+//! - `app_limited_until()`: read after `cong_control`; BBR's ProbeRTT asks the sender's rate
+//!   estimator to mark its samples app-limited until the delivered total passes this.
 //!
 //! Units: segments, seconds, and segments per second; sequence numbers count segments.
+
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
