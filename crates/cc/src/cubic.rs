@@ -17,8 +17,9 @@
 //! Linux's arithmetic where it shapes the numbers: β = 717/1024, the window in whole segments
 //! with `snd_cwnd_cnt`, W_max and W_cubic rounded down to whole segments, 1/α_cubic as
 //! `beta_scale`/8 = 15/8, and no cubic growth cap before the first loss beyond cnt ≤ 20 (5% per
-//! RTT). Time is continuous here, where the kernel counts jiffies and recomputes cnt at most once
-//! a jiffy; C is 0.4 where the kernel's fixed point has 410/1024.
+//! RTT), cnt kept while cwnd is unchanged for up to HZ/32 (1/32 s here). Time is continuous here,
+//! where the kernel counts jiffies (and recomputes cnt at most once a jiffy); C is 0.4 where the
+//! kernel's fixed point has 410/1024.
 //!
 //! HyStart (Ha and Rhee; Linux's `hystart_update`) leaves slow start early, setting
 //! ssthresh = cwnd, once cwnd ≥ 16 and, in a round (the ACKs up to the segment that was next
@@ -81,6 +82,8 @@ impl Default for CubicConfig {
 const HYSTART_MIN_SAMPLES: u32 = 8;
 const HYSTART_DELAY_MIN: f64 = 0.004;
 const HYSTART_DELAY_MAX: f64 = 0.016;
+/// cnt is kept this long while cwnd does not change (Linux's HZ/32).
+const RECOMPUTE_INTERVAL: f64 = 1.0 / 32.0;
 /// No delay samples for this long after an epoch starts (a reduction's queue is draining).
 const SAMPLE_HOLDOFF: f64 = 1.0;
 
@@ -118,6 +121,9 @@ pub struct Cubic {
     /// Segments delivered in the epoch towards the Reno-friendly estimate, and that estimate.
     ack_cnt: u64,
     w_est: u64,
+    /// The cwnd and time cnt was last computed at (Linux's `last_cwnd`, `last_time`).
+    last_cwnd: u64,
+    last_time: f64,
     /// The smallest RTT seen (0: none yet).
     delay_min: f64,
     hystart: HyStart,
@@ -137,6 +143,8 @@ impl Cubic {
             epoch_start: None,
             ack_cnt: 0,
             w_est: 0,
+            last_cwnd: 0,
+            last_time: 0.0,
             delay_min: 0.0,
             hystart: HyStart { curr_rtt: f64::INFINITY, ..Default::default() },
             snd_nxt: 0,
@@ -178,6 +186,11 @@ impl Cubic {
     fn update(&mut self, now: f64, acked: u64) {
         let cwnd = self.w.cwnd;
         self.ack_cnt += acked;
+        // Linux recomputes cnt only when cwnd changed or HZ/32 (about 31 ms) has passed.
+        if cwnd == self.last_cwnd && now - self.last_time <= RECOMPUTE_INTERVAL {
+            return;
+        }
+        (self.last_cwnd, self.last_time) = (cwnd, now);
         let epoch = match self.epoch_start {
             Some(e) => e,
             None => {
@@ -414,6 +427,21 @@ mod tests {
                 assert_eq!((c.cnt, c.w.cwnd, c.w.cnt), (10_000, 100, 188));
             }
         }
+    }
+
+    #[test]
+    fn cnt_is_kept_for_a_32nd_of_a_second_while_cwnd_is_unchanged() {
+        let mut c = Cubic::new(CubicConfig::default(), 100.0);
+        (c.w.ssthresh, c.w_max, c.delay_min) = (50, 100, 0.1);
+        // the epoch starts at 5.0: W = 100, cnt = 100 · 100 = 10000, W_est 100, 1 counted
+        c.cong_control(&delivering(5.0, 1));
+        // 10 ms later cwnd is still 100: nothing recomputed, though 188 > 187 are counted now
+        c.cong_control(&delivering(5.01, 187));
+        assert_eq!((c.cnt, c.w_est, c.ack_cnt, c.w.cwnd), (10_000, 100, 188, 100));
+        // 40 ms after 5.0: recomputed; 189 - 187 = 2 left, W_est 101, cnt = 100 / 1 = 100, and
+        // the 188 already counted pass 100: cwnd 101
+        c.cong_control(&delivering(5.04, 1));
+        assert_eq!((c.cnt, c.w_est, c.ack_cnt, c.w.cwnd), (100, 101, 2, 101));
     }
 
     #[test]
