@@ -1,10 +1,11 @@
-//! The `[vegas]`, `[fast]` and `[pacing]` tables, and the knobs the rfc profile reads.
+//! The `[vegas]`, `[fast]`, `[pacing]` and `[modern]` tables, and the knobs the rfc profile reads.
 //!
 //! Each table may appear at the top level (for every flow it applies to) and in a flow (for that
 //! flow); a flow's field overrides the scenario's, field by field, as `[tcp]` does.
 
 use super::fields::{err, flag, int_in, one_of, real_in, time, Res};
-use super::raw::{Quantity, RawFast, RawPacing, RawTcp, RawVegas};
+use super::raw::{Quantity, RawFast, RawModern, RawPacing, RawTcp, RawVegas};
+use super::ModernConfig;
 use tcplab_cc::{EpochRtt, FastConfig, PacingConfig, Progressive, RttSource, SlowStart, VegasConfig};
 
 /// The flow's value of a field, else the scenario's, with the path of the one taken.
@@ -163,6 +164,24 @@ pub(super) fn ns2_only_knobs(raw: &RawTcp) -> Vec<String> {
     let set = serde_json::to_value(raw).expect("knobs serialise");
     let fields = set.as_object().expect("a table");
     fields.iter().filter(|(k, v)| !v.is_null() && !RFC_KNOBS.contains(&k.as_str())).map(|(k, _)| k.clone()).collect()
+}
+
+/// The modern sender's switches: the flow's `[modern]` over the scenario's over Linux's.
+pub(super) fn modern_config(own: Option<&RawModern>, global: Option<&RawModern>, flow: &str) -> Res<ModernConfig> {
+    let mut c = ModernConfig::default();
+    let switch = |get: fn(&RawModern) -> Option<super::raw::Flag>, field: &str, default: bool| -> Res<bool> {
+        match pick(own, global, get, "modern", field, flow) {
+            Some((v, path)) => flag(v, &path),
+            None => Ok(default),
+        }
+    };
+    c.rack = switch(|r| r.rack, "rack", c.rack)?;
+    c.tlp = switch(|r| r.tlp, "tlp", c.tlp)?;
+    c.fq_pacing = switch(|r| r.fq_pacing, "fq_pacing", c.fq_pacing)?;
+    if let Some((v, path)) = pick(own, global, |r| r.seed, "modern", "seed", flow) {
+        c.seed = int_in(v, 0, u32::MAX as i64, &path)? as u64;
+    }
+    Ok(c)
 }
 
 /// The error for an ns-2 knob in an rfc-profile table, pointing to the rfc equivalent if any.

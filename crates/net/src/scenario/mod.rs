@@ -422,6 +422,29 @@ pub struct TcpConfig {
     /// A FullTcp flow's two agents: the `from` end's FullTcp variables, and the `to` end's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub full: Option<Box<FullConfig>>,
+    /// The modern sender's mechanisms (the rfc profile's reno, cubic, bbr and dctcp).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modern: Option<ModernConfig>,
+}
+
+/// The switches of the rfc profile's modern sender (`tcp::rfc::modern`), Linux's defaults.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModernConfig {
+    /// RACK's time-based loss detection (RFC 8985 §6; Linux's `tcp_recovery` 1).
+    pub rack: bool,
+    /// Tail loss probes (RFC 8985 §7; Linux's `tcp_early_retrans` 3).
+    pub tlp: bool,
+    /// Pace a controller that sets no rate of its own at Linux's default rate, as the fq qdisc
+    /// makes Linux do (BBR paces always).
+    pub fq_pacing: bool,
+    /// Seed of BBR's random first phase of PROBE_BW.
+    pub seed: u64,
+}
+
+impl Default for ModernConfig {
+    fn default() -> Self {
+        ModernConfig { rack: true, tlp: true, fq_pacing: false, seed: 1 }
+    }
 }
 
 /// The two ends of a FullTcp flow. The `from` end's Agent/TCP variables are the flow's `params`.
@@ -578,6 +601,12 @@ pub enum TcpVariant {
     Vegas,
     /// FAST TCP (rfc profile only).
     Fast,
+    /// Linux's CUBIC (RFC 9438 with HyStart) on the modern sender (rfc profile only).
+    Cubic,
+    /// Linux's BBR v1 on the modern sender (rfc profile only).
+    Bbr,
+    /// Linux's DCTCP (RFC 8257) on the modern sender (rfc profile only).
+    Dctcp,
     /// ns-2 `Agent/TCP/FullTcp`: two-way TCP with the handshake, Reno-style recovery.
     #[serde(rename = "fulltcp")]
     Full,
@@ -606,6 +635,9 @@ impl TcpVariant {
             TcpVariant::Rfc793edu => "rfc793edu",
             TcpVariant::Vegas => "vegas",
             TcpVariant::Fast => "fast",
+            TcpVariant::Cubic => "cubic",
+            TcpVariant::Bbr => "bbr",
+            TcpVariant::Dctcp => "dctcp",
             TcpVariant::Full => "fulltcp",
             TcpVariant::FullTahoe => "fulltcp_tahoe",
             TcpVariant::FullNewReno => "fulltcp_newreno",
@@ -982,6 +1014,20 @@ impl TcpParams {
     /// RTO of one second, and a receive window that does not limit (as with window scaling).
     pub fn rfc() -> Self {
         TcpParams { window: 10_000, window_init_option: 2, rtxcur_init: 1.0, minrto: 1.0, ..TcpParams::default() }
+    }
+
+    /// The modern sender's defaults, Linux's: an initial window of 10 segments (RFC 6928), a
+    /// minimum RTO of 200 ms (`TCP_RTO_MIN`), and full segments of 1448 bytes with 52 of
+    /// headers (IPv4 and TCP with the timestamp option: a 1500-byte MTU).
+    pub fn linux() -> Self {
+        TcpParams {
+            window_init_option: 1,
+            window_init: 10,
+            minrto: 0.2,
+            packet_size: 1448,
+            tcpip_base_hdr_size: 52,
+            ..TcpParams::rfc()
+        }
     }
 }
 

@@ -93,6 +93,7 @@ pub struct RawScenario {
     pub vegas: Option<RawVegas>,
     pub fast: Option<RawFast>,
     pub pacing: Option<RawPacing>,
+    pub modern: Option<RawModern>,
     pub losses: Option<Vec<RawLoss>>,
     pub delay_spikes: Option<Vec<RawDelaySpike>>,
     pub actions: Option<Vec<RawAction>>,
@@ -294,6 +295,7 @@ pub struct RawFlow {
     pub vegas: Option<RawVegas>,
     pub fast: Option<RawFast>,
     pub pacing: Option<RawPacing>,
+    pub modern: Option<RawModern>,
     /// A FullTcp flow: the `to` end's Agent/TCP and FullTcp variables, over `[tcp]`.
     pub peer: Option<RawTcp>,
     /// A FullTcp flow: the `to` end listens (`$agent listen`) for the `from` end's SYN.
@@ -336,6 +338,16 @@ pub struct RawPacing {
     pub rtt: Option<String>,
     pub depth: Option<f64>,
     pub gain: Option<f64>,
+}
+
+/// The rfc profile's modern sender (`ModernConfig`).
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawModern {
+    pub rack: Option<Flag>,
+    pub tlp: Option<Flag>,
+    pub fq_pacing: Option<Flag>,
+    pub seed: Option<i64>,
 }
 
 /// ns-2 `Agent/TCPSink` variables.

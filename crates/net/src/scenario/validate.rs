@@ -1,11 +1,11 @@
 //! Semantic checks: units, ranges, names and reachability, each error with its field path.
 
-use super::algorithms::{fast_config, ns2_knob_error, ns2_only_knobs, pacing_config, vegas_config};
+use super::algorithms::{fast_config, modern_config, ns2_knob_error, ns2_only_knobs, pacing_config, vegas_config};
 use super::fields::{
     err, exact_seconds, flag, int_in, node_named, one_of, rate, real_in, seconds, size, time, whole_seconds, Res,
 };
 use super::raw::{
-    Flag, Quantity, RawAction, RawDelaySpike, RawDropTail, RawFast, RawFlow, RawHost, RawLink, RawLoss, RawPacing,
+    Flag, Quantity, RawAction, RawDelaySpike, RawDropTail, RawFast, RawFlow, RawHost, RawLink, RawLoss, RawModern, RawPacing,
     RawRed, RawScenario, RawSink, RawTcp, RawVegas,
 };
 use super::*;
@@ -106,12 +106,15 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         profile,
         ns2_tcp: tcp_params(base(TcpParams::default()), raw_tcp, "tcp")?,
         rfc_tcp: tcp_params(base(TcpParams::rfc()), raw_tcp, "tcp")?,
+        // the timestamp option's 12 bytes on every segment, as Linux sends it
+        linux_tcp: tcp_params(TcpParams { tcpip_base_hdr_size: header + 12, ..TcpParams::linux() }, raw_tcp, "tcp")?,
         full: super::fulltcp::full_params(FullParams::default(), raw_tcp, "tcp")?,
         raw_tcp,
         sink: raw.tcpsink.clone().unwrap_or_default(),
         vegas: raw.vegas.as_ref(),
         fast: raw.fast.as_ref(),
         pacing: raw.pacing.as_ref(),
+        modern: raw.modern.as_ref(),
     };
     // A scenario of real hosts (emulation) may have no simulated flows.
     let has_hosts = raw.hosts.as_ref().is_some_and(|h| !h.is_empty());
@@ -998,6 +1001,8 @@ struct FlowDefaults<'a> {
     /// `[tcp]` over each profile's defaults.
     ns2_tcp: TcpParams,
     rfc_tcp: TcpParams,
+    /// `[tcp]` over the modern sender's (Linux's) defaults.
+    linux_tcp: TcpParams,
     /// `[tcp]`'s FullTcp variables over ns-2's defaults.
     full: FullParams,
     raw_tcp: &'a RawTcp,
@@ -1005,6 +1010,7 @@ struct FlowDefaults<'a> {
     vegas: Option<&'a RawVegas>,
     fast: Option<&'a RawFast>,
     pacing: Option<&'a RawPacing>,
+    modern: Option<&'a RawModern>,
 }
 
 /// A top-level table no flow reads is a mistake worth naming.
@@ -1052,7 +1058,7 @@ fn flow(
     if from == to {
         return err(p("to"), "is the same node as `from`");
     }
-    const PROTOCOLS: [&str; 15] = [
+    const PROTOCOLS: [&str; 18] = [
         "tahoe",
         "reno",
         "newreno",
@@ -1063,6 +1069,9 @@ fn flow(
         "vegas",
         "linux",
         "fast",
+        "cubic",
+        "bbr",
+        "dctcp",
         "fulltcp",
         "fulltcp_tahoe",
         "fulltcp_newreno",
@@ -1200,6 +1209,9 @@ fn flow(
             "linux" => TcpVariant::Linux,
             "rfc793edu" => TcpVariant::Rfc793edu,
             "fast" => TcpVariant::Fast,
+            "cubic" => TcpVariant::Cubic,
+            "bbr" => TcpVariant::Bbr,
+            "dctcp" => TcpVariant::Dctcp,
             "fulltcp" => TcpVariant::Full,
             "fulltcp_tahoe" => TcpVariant::FullTahoe,
             "fulltcp_newreno" => TcpVariant::FullNewReno,
@@ -1211,15 +1223,14 @@ fn flow(
             None => defaults.profile,
         };
         match (profile, variant) {
-            (Profile::Ns2, TcpVariant::Fast) => {
-                return err(p("protocol"), "fast exists in the rfc profile only (set profile = \"rfc\")")
+            (Profile::Ns2, TcpVariant::Fast | TcpVariant::Cubic | TcpVariant::Bbr | TcpVariant::Dctcp) => {
+                return err(p("protocol"), format!("{protocol} exists in the rfc profile only (set profile = \"rfc\")"))
             }
             (Profile::Rfc, v)
                 if v.is_full()
                     || matches!(
                         v,
                         TcpVariant::Tahoe
-                            | TcpVariant::Reno
                             | TcpVariant::Sack1
                             | TcpVariant::Fack
                             | TcpVariant::SackRh
@@ -1229,7 +1240,7 @@ fn flow(
             {
                 return err(
                     p("protocol"),
-                    format!("{protocol} is an ns-2 profile agent; the rfc profile has newreno, vegas and fast"),
+                    format!("{protocol} is an ns-2 profile agent; the rfc profile has newreno, vegas, fast, reno, cubic, bbr and dctcp"),
                 )
             }
             _ => {}
@@ -1241,11 +1252,24 @@ fn flow(
             "with protocol = \"vegas\" in the rfc profile (ns-2's Vegas takes tcp.v_alpha, v_beta, v_gamma)",
         )?;
         only("fast", f.fast.is_some() && variant != TcpVariant::Fast, "with protocol = \"fast\"")?;
+        let modern = profile == Profile::Rfc
+            && matches!(variant, TcpVariant::Reno | TcpVariant::Cubic | TcpVariant::Bbr | TcpVariant::Dctcp);
+        only(
+            "modern",
+            f.modern.is_some() && !modern,
+            "with protocol = \"reno\", \"cubic\", \"bbr\" or \"dctcp\" in the rfc profile",
+        )?;
+        if modern && f.pacing.is_some() {
+            return err(p("pacing"), "is the token-bucket pacer of newreno, vegas and fast; the modern sender paces as Linux does (see modern.fq_pacing)");
+        }
+        // Linux's receiver: SACK blocks and delayed ACKs (at most 40 ms, TCP_DELACK_MIN)
+        let default_sink = if modern { "sack1_delack" } else { variant.default_sink() };
         let sinks = ["tcpsink", "delack", "sack1", "sack1_delack"];
-        let kind = one_of(f.sink.as_deref().unwrap_or(variant.default_sink()), &sinks, "sink", &p("sink"))?;
+        let kind = one_of(f.sink.as_deref().unwrap_or(default_sink), &sinks, "sink", &p("sink"))?;
         let delack = if kind.ends_with("delack") {
             let interval = match &f.delack_interval {
                 Some(q) => time(q, &p("delack_interval"))?,
+                None if modern => Time::from_millis(40),
                 None => Time::from_millis(100),
             };
             if interval == Time::ZERO {
@@ -1265,7 +1289,11 @@ fn flow(
             ts_echo_rfc1323,
             ecn_syn,
         };
-        let base = if profile == Profile::Ns2 { &defaults.ns2_tcp } else { &defaults.rfc_tcp };
+        let base = match profile {
+            Profile::Ns2 => &defaults.ns2_tcp,
+            Profile::Rfc if modern => &defaults.linux_tcp,
+            Profile::Rfc => &defaults.rfc_tcp,
+        };
         let mut params = match &f.tcp {
             Some(t) => tcp_params(base.clone(), t, &p("tcp"))?,
             None => base.clone(),
@@ -1342,6 +1370,11 @@ fn flow(
         if let Some(s) = packet_size {
             params.packet_size = s;
         }
+        // DCTCP needs ECN (RFC 8257 §3.3): on unless the scenario turns it off.
+        let ecn_set = f.tcp.as_ref().is_some_and(|t| t.ecn.is_some()) || defaults.raw_tcp.ecn.is_some();
+        if variant == TcpVariant::Dctcp && profile == Profile::Rfc && !ecn_set {
+            params.ecn = true;
+        }
         let flow_path = format!("flows[{i}]");
         let vegas = if rfc_vegas { Some(vegas_config(f.vegas.as_ref(), defaults.vegas, &flow_path)?) } else { None };
         let fast = if variant == TcpVariant::Fast {
@@ -1354,7 +1387,8 @@ fn flow(
         if pacing.is_some() && params.rbp && profile == Profile::Ns2 {
             return err(p("pacing"), "cannot be combined with tcp.rbp (both pace the sender)");
         }
-        Transport::Tcp(Box::new(TcpConfig { variant, profile, sink, params, vegas, fast, pacing, full }))
+        let modern = if modern { Some(modern_config(f.modern.as_ref(), defaults.modern, &flow_path)?) } else { None };
+        Transport::Tcp(Box::new(TcpConfig { variant, profile, sink, params, vegas, fast, pacing, full, modern }))
     } else {
         Transport::Udp
     };

@@ -16,7 +16,7 @@ use crate::random::{tcl_array_order, Draws};
 use crate::scenario::{
     AppConfig, End, LossAt, Profile, QueueConfig, QueueKind, RngMode, Scenario, TcpVariant, Transport,
 };
-use crate::tcp::{FullTcp, Ns2Sender, RfcSender, TcpSink};
+use crate::tcp::{FullTcp, ModernSender, Ns2Sender, RfcSender, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::traffic::{OnOff, Source};
 use crate::udp::{CbrSource, UdpAgent};
@@ -331,6 +331,11 @@ impl Simulation {
                             Ns2Sender::new(variant, t.params.clone(), t.pacing.clone(), sender_end, phases[i])
                                 .with_jitter(draws(format!("flow/{}/overhead", f.name))),
                         ),
+                        _ if t.modern.is_some() => {
+                            let mut modern = ModernSender::new(t, sender_end);
+                            modern.trace_cwnd(&mut net);
+                            Sender::Modern(Box::new(modern))
+                        }
                         _ => {
                             let mut rfc = RfcSender::new(t, sender_end);
                             rfc.trace_cwnd(&mut net);

@@ -10,7 +10,7 @@ use crate::metrics::{FlowSeries, LinkSample, LinkSeries, Sampler, Summary, TcpSe
 use crate::network::{link_name, unchecked, Event, Link, Network, TimerKind};
 use crate::packet::{Kind, PacketId};
 use crate::scenario::{ActionKind, AppConfig, End, RngMode, Scenario, ScenarioError, Transport};
-use crate::tcp::{Ftp, FullTcp, Ns2Sender, RfcSender, TcpSink};
+use crate::tcp::{Ftp, FullTcp, ModernSender, Ns2Sender, RfcSender, TcpSink};
 use crate::traffic::Source;
 use crate::udp::{CbrSource, UdpAgent};
 use serde::Serialize;
@@ -26,6 +26,7 @@ enum Sender {
     Tcp(Ns2Sender),
     /// The rfc profile's sender.
     Rfc(RfcSender),
+    Modern(Box<ModernSender>),
     Cbr(CbrSource),
     /// A FullTcp flow's agent on its `from` node (the one on `to` is its receiver), boxed: the
     /// largest agent would make every flow's slot its size.
@@ -40,7 +41,7 @@ impl Sender {
         match self {
             Sender::Tcp(tcp) => tcp.trace_cwnd_attached(net),
             Sender::Full(tcp) => tcp.trace_cwnd_attached(net),
-            Sender::Rfc(_) | Sender::Cbr(_) | Sender::Udp(_) => {}
+            Sender::Rfc(_) | Sender::Modern(_) | Sender::Cbr(_) | Sender::Udp(_) => {}
         }
     }
 
@@ -49,7 +50,7 @@ impl Sender {
         match self {
             Sender::Tcp(tcp) => tcp.trace_cwnd_reset(net),
             Sender::Full(tcp) => tcp.trace_cwnd_reset(net),
-            Sender::Rfc(_) | Sender::Cbr(_) | Sender::Udp(_) => {}
+            Sender::Rfc(_) | Sender::Modern(_) | Sender::Cbr(_) | Sender::Udp(_) => {}
         }
     }
 
@@ -57,6 +58,7 @@ impl Sender {
         match self {
             Sender::Tcp(t) => Some(t),
             Sender::Rfc(r) => Some(r),
+            Sender::Modern(m) => Some(m.as_mut()),
             Sender::Full(f) => Some(f.as_mut()),
             Sender::Cbr(_) | Sender::Udp(_) => None,
         }
@@ -341,6 +343,8 @@ impl Simulation {
                     (TimerKind::DelSnd, Sender::Tcp(tcp), _) => tcp.on_delsnd_timer(net, gen),
                     (TimerKind::Rtx, Sender::Rfc(tcp), _) => tcp.on_timer(net, gen),
                     (TimerKind::Pace, Sender::Rfc(tcp), _) => tcp.on_pace_timer(net, gen),
+                    (TimerKind::Rtx, Sender::Modern(tcp), _) => tcp.on_timer(net, gen),
+                    (TimerKind::Pace, Sender::Modern(tcp), _) => tcp.on_pace_timer(net, gen),
                     (TimerKind::Cbr, Sender::Cbr(cbr), _) => cbr.on_timer(net, gen),
                     (TimerKind::DelAck, _, Receiver::Tcp(sink)) => sink.on_timer(net, gen),
                     (TimerKind::Full(End::From, which), Sender::Full(a), _) => a.on_timer(net, which, gen),
@@ -561,6 +565,7 @@ impl Simulation {
                 match &mut flow.sender {
                     Sender::Tcp(tcp) => tcp.recv(net, pkt),
                     Sender::Rfc(tcp) => tcp.recv(net, pkt),
+                    Sender::Modern(tcp) => tcp.recv(net, pkt),
                     Sender::Cbr(_) | Sender::Udp(_) => {}
                     Sender::Full(_) => {
                         if let Receiver::Full(to) = &mut flow.receiver {

@@ -16,11 +16,14 @@ use tcplab_des::Timer;
 
 #[cfg(test)]
 mod mechanisms_together;
+mod modern;
 mod pacing;
 mod prr;
 mod rack;
 mod rate;
 mod sack;
+
+pub use modern::ModernSender;
 
 /// Fast recovery in progress (RFC 6582).
 #[derive(Debug, Clone, Copy)]
@@ -359,6 +362,7 @@ mod tests {
             fast: None,
             pacing: None,
             full: None,
+            modern: None,
         };
         let mut net = FakePort::default();
         let mut s = RfcSender::new(&cfg, sender_end());

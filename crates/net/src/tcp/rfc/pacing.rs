@@ -12,7 +12,6 @@
 //! Linux computes the rate always but enforces it only when the controller asks (BBR) or the
 //! fq qdisc does: a Reno or CUBIC flow over the default fq_codel is not paced. The token-bucket
 //! pacer in tcplab_cc (Yew's packet spacing) is another mechanism and stays.
-#![allow(dead_code)] // driven by the rfc sender once issue 41's pieces are wired together
 
 #[derive(Debug, Clone)]
 pub struct LinuxPacing {

@@ -10,12 +10,12 @@
 //! when the ACK advanced SND.UNA without revealing a new loss. The first ACK always lets the
 //! fast retransmission go. RecoverFS is the caller's choice: RFC 6937's FlightSize at the
 //! start of recovery, or Linux's cwnd before the reduction (`prior_cwnd`).
-#![allow(dead_code)] // driven by the rfc sender once issue 41's pieces are wired together
 
 /// The reduction bound used once pipe is at or below ssthresh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bound {
-    /// PRR-CRB (RFC 6937 §3): prr_delivered - prr_out.
+    /// PRR-CRB (RFC 6937 §3): prr_delivered - prr_out. The sender uses SSRB, as Linux does.
+    #[cfg_attr(not(test), allow(dead_code))]
     Conservative,
     /// PRR-SSRB (RFC 9937, Linux): max(prr_delivered - prr_out, DeliveredData), + 1 on a safe
     /// ACK.
@@ -38,6 +38,7 @@ impl Prr {
         Prr { bound, recover_fs: recover_fs.max(1) as i64, ssthresh: ssthresh as i64, prr_delivered: 0, prr_out: 0 }
     }
 
+    #[cfg(test)]
     pub fn prr_delivered(&self) -> i64 {
         self.prr_delivered
     }

@@ -13,7 +13,6 @@
 //! Departures from the RFC's letter, as Linux's tcp_recovery.c: min_RTT is the lowest RTT seen
 //! (Linux keeps a 5-minute windowed minimum), and a pure duplicate ACK at the episode's end
 //! (a receiver without D-SACK acknowledging the probe's duplicate) ends it without a loss.
-#![allow(dead_code)] // driven by the rfc sender once issue 41's pieces are wired together
 
 use std::collections::VecDeque;
 
@@ -102,6 +101,7 @@ impl Rack {
         self.min_rtt
     }
 
+    #[cfg(test)]
     pub fn reordering_seen(&self) -> bool {
         self.reordering_seen
     }
@@ -211,22 +211,36 @@ impl Rack {
     /// Step 5: the segments now lost (each once), and how long until the reordering timer
     /// should run this again (None: no segment waits).
     pub fn detect_loss(&mut self, now: f64, srtt: f64, in_recovery: bool) -> (Vec<i64>, Option<f64>) {
-        let reo_wnd = self.reo_wnd(srtt, in_recovery);
         let (mut lost, mut wait) = (Vec::new(), 0.0f64);
-        let (rack_ts, rack_seq, rack_rtt) = (self.xmit_ts, self.end_seq, self.rtt);
-        for (seq, seg) in (self.base..).zip(self.segments.iter_mut()) {
-            if seg.delivered || seg.lost || !sent_after(rack_ts, rack_seq, seg.xmit_ts, seq) {
-                continue;
-            }
-            let remaining = seg.xmit_ts + rack_rtt + reo_wnd - now;
+        for (seq, remaining) in self.remaining(now, srtt, in_recovery) {
             if remaining <= 0.0 {
-                seg.lost = true;
                 lost.push(seq);
             } else {
                 wait = wait.max(remaining);
             }
         }
+        for &seq in &lost {
+            self.segments[(seq - self.base) as usize].lost = true;
+        }
         (lost, (wait > 0.0).then_some(wait))
+    }
+
+    /// How long until the reordering timer should run `detect_loss` (None: no segment waits
+    /// in the reordering window), without marking anything.
+    pub fn reorder_wait(&self, now: f64, srtt: f64, in_recovery: bool) -> Option<f64> {
+        let wait = self.remaining(now, srtt, in_recovery).map(|(_, r)| r).fold(0.0f64, f64::max);
+        (wait > 0.0).then_some(wait)
+    }
+
+    /// For each outstanding segment sent before RACK.xmit_ts and not yet delivered or lost,
+    /// the time left before it is lost: xmit_ts + RACK.rtt + reo_wnd - now.
+    fn remaining(&self, now: f64, srtt: f64, in_recovery: bool) -> impl Iterator<Item = (i64, f64)> + '_ {
+        let reo_wnd = self.reo_wnd(srtt, in_recovery);
+        let (rack_ts, rack_seq, rack_rtt) = (self.xmit_ts, self.end_seq, self.rtt);
+        (self.base..).zip(self.segments.iter()).filter_map(move |(seq, seg)| {
+            let candidate = !seg.delivered && !seg.lost && sent_after(rack_ts, rack_seq, seg.xmit_ts, seq);
+            candidate.then(|| (seq, seg.xmit_ts + rack_rtt + reo_wnd - now))
+        })
     }
 
     /// §6.3, at an RTO: the first outstanding segment is lost (sent an RTO ago); any other is

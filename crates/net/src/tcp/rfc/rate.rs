@@ -10,35 +10,8 @@
 //! does. A sample taken while the application, not the network, limited sending is marked
 //! app-limited; the marking lasts until the data in flight when the application fell short
 //! (`delivered + in_flight`) has been delivered.
-#![allow(dead_code)] // driven by the rfc sender once issue 41's pieces are wired together
 
-/// One ACK's rate sample, for the controllers. This mirrors the cc41 branch's
-/// `tcplab_cc::RateSample`, which is not on main yet; at the merge this becomes that type.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RateSample {
-    /// Segments delivered over `interval`.
-    pub delivered: u64,
-    /// The sample's span in seconds; None: no valid sample (Linux's `interval_us` of -1).
-    pub interval: Option<f64>,
-    /// The delivered count when the newest delivered segment was sent.
-    pub prior_delivered: u64,
-    pub is_app_limited: bool,
-    /// Segments this ACK newly acknowledged or SACKed.
-    pub acked_sacked: u64,
-    /// Segments this ACK newly marked lost.
-    pub losses: u64,
-    /// Segments in flight before this ACK.
-    pub prior_in_flight: u64,
-    /// The ACK's RTT sample, in seconds.
-    pub rtt: Option<f64>,
-}
-
-impl RateSample {
-    /// Segments per second, when the sample is valid.
-    pub fn rate(&self) -> Option<f64> {
-        self.interval.filter(|&i| i > 0.0).map(|i| self.delivered as f64 / i)
-    }
-}
+pub use tcplab_cc::RateSample;
 
 /// What a segment remembers from its (last) send (Linux's `tcp_skb_cb.tx`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -145,6 +118,12 @@ impl RateEstimator {
         let interval = send_interval.max(now - tx.delivered_time);
         rs.interval = (interval >= min_rtt).then_some(interval);
         rs
+    }
+
+    /// The controller asks that samples be marked app-limited until the delivered count passes
+    /// `until` (BBR's ProbeRTT, which sets Linux's `tp->app_limited` so).
+    pub fn mark_app_limited_until(&mut self, until: u64) {
+        self.app_limited_until = Some(until.max(1));
     }
 
     /// tcp_rate_check_app_limited: with less than a segment left to send, room in cwnd, and

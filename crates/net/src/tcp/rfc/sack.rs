@@ -3,12 +3,14 @@
 //! It records the SACK blocks of each ACK (RFC 2018), answers IsLost, SetPipe and NextSeg
 //! (RFC 6675 §4) from HighACK, HighData, HighRxt and RescueRxt, follows §5's entry into and exit
 //! from loss recovery, and reports a D-SACK (RFC 2883 §4) for RACK's reordering window.
+//! Segments found lost otherwise (by RACK's clock, or all at an RTO, as Linux's
+//! `tcp_mark_skb_lost`) are marked until retransmitted: IsLost, SetPipe and NextSeg's rule 1
+//! count them with those DupThresh finds.
 //!
 //! With whole segments, IsLost's two tests (DupThresh discontiguous SACKed sequences, or more
 //! than (DupThresh - 1) x SMSS SACKed bytes above) are one: at least DupThresh SACKed segments
 //! above. The ns-2 scoreboards (`tcp::scoreboard`, `tcp::linux::scoreboard`) answer other
 //! questions in ns-2's way and stay as they are.
-#![allow(dead_code)] // driven by the rfc sender once issue 41's pieces are wired together
 
 /// What one ACK told the scoreboard.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -49,6 +51,8 @@ pub struct NextSeg {
     pub rule: Rule,
 }
 
+use std::collections::BTreeSet;
+
 #[derive(Debug, Clone)]
 pub struct SackScoreboard {
     dupthresh: i64,
@@ -67,6 +71,8 @@ pub struct SackScoreboard {
     dupacks: u32,
     /// SACKed segments above HighACK: sorted, disjoint, non-adjacent [start, end) ranges.
     sacked: Vec<(i64, i64)>,
+    /// Segments marked lost (`mark_lost`) and not retransmitted since.
+    marked: BTreeSet<i64>,
 }
 
 impl SackScoreboard {
@@ -83,6 +89,7 @@ impl SackScoreboard {
             in_recovery: false,
             dupacks: 0,
             sacked: Vec::new(),
+            marked: BTreeSet::new(),
         }
     }
 
@@ -94,27 +101,33 @@ impl SackScoreboard {
         self.high_data
     }
 
+    #[cfg(test)]
     pub fn high_rxt(&self) -> i64 {
         self.high_rxt
     }
 
+    #[cfg(test)]
     pub fn rescue_rxt(&self) -> Option<i64> {
         self.rescue_rxt
     }
 
+    #[cfg(test)]
     pub fn recovery_point(&self) -> i64 {
         self.recovery_point
     }
 
+    #[cfg(test)]
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
     }
 
+    #[cfg(test)]
     pub fn dupacks(&self) -> u32 {
         self.dupacks
     }
 
     /// SACKed segments above HighACK (RACK.segs_sacked, RFC 8985 §6.2).
+    #[cfg(test)]
     pub fn sacked_segments(&self) -> i64 {
         self.sacked.iter().map(|(s, e)| e - s).sum()
     }
@@ -126,6 +139,7 @@ impl SackScoreboard {
     /// RFC 6675 §5: a segment went. Rules 1 and 3 raise HighRxt (C.2), new data raises HighData
     /// (C.3), and the rescue retransmission sets RescueRxt to RecoveryPoint, HighRxt untouched.
     pub fn on_transmit(&mut self, seg: NextSeg) {
+        self.marked.remove(&seg.seq);
         match seg.rule {
             Rule::Lost | Rule::Hole => self.high_rxt = self.high_rxt.max(seg.seq),
             Rule::NewData => self.high_data = self.high_data.max(seg.seq),
@@ -146,6 +160,7 @@ impl SackScoreboard {
                 first.0 = first.0.max(una);
             }
             self.dupacks = 0; // §5: a cumulative ACK resets DupAcks
+            self.marked = self.marked.split_off(&una);
         }
         let reported = if update.dsack.is_some() { &blocks[1..] } else { blocks };
         let mut newly_sacked = 0;
@@ -157,6 +172,10 @@ impl SackScoreboard {
                 newly_sacked += new.iter().map(|(s, e)| e - s).sum::<i64>();
                 update.delivered.extend(new);
                 self.add(start, end);
+                let sacked: Vec<i64> = self.marked.range(start..end).copied().collect();
+                for seq in sacked {
+                    self.marked.remove(&seq);
+                }
             }
         }
         update.delivered.sort_unstable();
@@ -202,18 +221,44 @@ impl SackScoreboard {
         self.dupacks = 0;
     }
 
-    /// IsLost (§4): `seq` is unSACKed and at least DupThresh SACKed segments lie above it.
+    /// Whether recovery (or the recovery after an RTO) is running.
+    pub fn set_in_recovery(&mut self, on: bool) {
+        self.in_recovery = on;
+    }
+
+    /// IsLost (§4): `seq` is unSACKed and at least DupThresh SACKed segments lie above it, or
+    /// it is marked lost.
     pub fn is_lost(&self, seq: i64) -> bool {
-        seq > self.high_ack && seq < self.loss_boundary() && !self.is_sacked(seq)
+        seq > self.high_ack && !self.is_sacked(seq) && (seq < self.loss_boundary() || self.marked.contains(&seq))
+    }
+
+    /// `seq`, sent and not delivered, is lost whatever the SACKs say (RACK, an RTO): it is
+    /// retransmitted by rule 1 and, until then, not counted in the pipe.
+    pub fn mark_lost(&mut self, seq: i64) {
+        if seq > self.high_ack && seq <= self.high_data && !self.is_sacked(seq) {
+            self.marked.insert(seq);
+        }
+    }
+
+    /// Segments lost and not retransmitted (Linux's `lost_out - retrans_out`, for the rate
+    /// estimator's app-limited test).
+    pub fn lost_unretransmitted(&self) -> u64 {
+        let boundary = self.loss_boundary();
+        let by_sacks = count(self.unsacked((self.high_rxt + 1).max(self.high_ack + 1), boundary));
+        let marked = self.marked.iter().filter(|&&s| s >= boundary || s <= self.high_rxt).count();
+        (by_sacks + marked as i64) as u64
     }
 
     /// SetPipe (§4): for each unSACKed segment from HighACK + 1 to HighData, one if it is not
-    /// lost, and one more if it was retransmitted (at or below HighRxt).
+    /// lost, and one more if it was retransmitted (at or below HighRxt) and not marked lost
+    /// again since.
     pub fn pipe(&self) -> i64 {
         let (lo, hi) = (self.high_ack + 1, self.high_data + 1);
+        let boundary = self.loss_boundary().min(hi);
         let outstanding = count(self.unsacked(lo, hi));
-        let lost = count(self.unsacked(lo, self.loss_boundary().min(hi)));
-        let retransmitted = count(self.unsacked(lo, (self.high_rxt + 1).min(hi)));
+        let lost = count(self.unsacked(lo, boundary)) + self.marked.range(boundary..).count() as i64;
+        let retransmitted = count(self.unsacked(lo, (self.high_rxt + 1).min(hi)))
+            - self.marked.range(..=self.high_rxt).count() as i64;
         outstanding - lost + retransmitted
     }
 
@@ -224,8 +269,12 @@ impl SackScoreboard {
         // The first unSACKed segment above HighRxt and below the highest SACKed one; rule 1
         // if it is lost (losses are a prefix: IsLost holds below the boundary, not above).
         let hole = self.unsacked((self.high_rxt + 1).max(self.high_ack + 1), top).next().map(|(s, _)| s);
+        let marked = self.marked.first().copied();
+        let lost_by_sacks = hole.filter(|&seq| seq < self.loss_boundary());
+        if let Some(seq) = lost_by_sacks.into_iter().chain(marked).min() {
+            return Some(NextSeg { seq, rule: Rule::Lost });
+        }
         match hole {
-            Some(seq) if seq < self.loss_boundary() => return Some(NextSeg { seq, rule: Rule::Lost }),
             _ if new_data => return Some(NextSeg { seq: self.high_data + 1, rule: Rule::NewData }),
             Some(seq) => return Some(NextSeg { seq, rule: Rule::Hole }),
             None => {}

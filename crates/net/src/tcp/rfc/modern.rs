@@ -1,0 +1,528 @@
+//! The rfc profile's modern sender, for Linux's controllers (`reno`, `cubic`, `bbr`, `dctcp`):
+//! SACK (RFC 2018) with RFC 6675 loss recovery, RACK-TLP (RFC 8985), PRR (RFC 6937),
+//! delivery-rate samples, pacing, RFC 6298's timer with Linux's 200 ms minimum, and RTT samples
+//! from timestamps (RFC 7323).
+//!
+//! It is a second sender beside `RfcSender`, not that sender grown: the RFC 5681/6582 sender
+//! that NewReno, Vegas and FAST run (and the yew2011 studies measure) keeps its code and its
+//! results exactly, and this one drives a controller through the modern calls (`on_ack_sample`,
+//! `on_event`, `cong_control`, see tcplab_cc's module comment). Each mechanism is the module
+//! beside it (`sack`, `rack`, `prr`, `rate`, `pacing`); this file only orders the calls, as
+//! Linux's `tcp_ack` does:
+//!
+//! 1. the scoreboard takes the ACK's cumulative ACK and SACK blocks; RACK and the rate
+//!    estimator learn what it delivered; RACK marks what its clock calls lost;
+//! 2. the controller learns from the sample (`on_ack_sample`);
+//! 3. the state changes: the end of a reduction, the entry into recovery (DupThresh, or a loss
+//!    marked), a CWR for an ECN echo, each an `Event`;
+//! 4. during a reduction PRR sets the window (unless the controller sets cwnd on every ACK,
+//!    as BBR does), and the controller takes its window step (`cong_control`);
+//! 5. what the window, the pacing and NextSeg allow goes, and one timer is armed: RACK's
+//!    reordering timer, else TLP's probe timeout, else the RTO (Linux's one retransmission
+//!    timer in its three roles).
+//!
+//! Pacing is the controller's rate when it sets one (BBR always paces), else Linux's default
+//! rate only when `fq_pacing` asks (Linux paces Reno and CUBIC only under the fq qdisc).
+//! Not modelled: the handshake (data starts at segment 0, as with `RfcSender`), undo of
+//! spurious reductions, and the retransmission of a lost retransmission before the RTO.
+
+use super::pacing::LinuxPacing;
+use super::prr::{Bound, Prr};
+use super::rack::{Rack, TlpEnd};
+use super::rate::{RateEstimator, TxState};
+use super::sack::{NextSeg, Rule, SackScoreboard};
+use super::super::{Ftp, TcpState};
+use crate::packet::{flags, Kind, Packet};
+use crate::port::{Endpoint, Port, TimerKind};
+use crate::scenario::{ModernConfig, TcpConfig, TcpVariant};
+use std::collections::VecDeque;
+use tcplab_cc::{
+    AckSample, Bbr, BbrConfig, CaState, CongestionControl, Controller, Cubic, CubicConfig, Dctcp, DctcpConfig, Event,
+    Flight, Reno, Rto,
+};
+use tcplab_des::Timer;
+
+/// What the retransmission timer is armed for (Linux's `icsk_pending`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Armed {
+    Rto,
+    /// TLP's probe timeout (RFC 8985 §7.2).
+    Probe,
+    /// RACK's reordering timer (§6.2 step 5).
+    Reorder,
+}
+
+pub struct ModernSender {
+    ep: Endpoint,
+    cc: Controller,
+    rto: Rto,
+    timer: Timer,
+    armed: Armed,
+    pace_timer: Timer,
+    cfg: ModernConfig,
+
+    payload: u32,
+    header: u32,
+    initial_window: f64,
+    /// The receiver's window, in segments.
+    rwnd: f64,
+    ecn: bool,
+
+    sb: SackScoreboard,
+    rack: Rack,
+    rate: RateEstimator,
+    /// What each segment from `tx_base` to the highest sent remembers from its last send.
+    tx: VecDeque<TxState>,
+    tx_base: i64,
+    pacing: LinuxPacing,
+
+    state: CaState,
+    /// PRR during a reduction, and the window it gives (Linux sets cwnd itself).
+    prr: Option<Prr>,
+    prr_cwnd: f64,
+    /// The reduction (recovery, CWR or RTO recovery) ends when the cumulative ACK passes this.
+    high_seq: i64,
+    /// Set CWR on the next new segment (RFC 3168 §6.1.2).
+    cwr: bool,
+    /// The last send used the whole window (Linux's `is_cwnd_limited`).
+    cwnd_limited: bool,
+    /// Segments marked lost in all.
+    lost: u64,
+    /// The application has handed over segments below this one.
+    curseq: i64,
+    last_send: f64,
+    traced: (f64, i64),
+}
+
+impl ModernSender {
+    pub fn new(cfg: &TcpConfig, ep: Endpoint) -> ModernSender {
+        let p = &cfg.params;
+        let modern = cfg.modern.clone().unwrap_or_default();
+        let initial = p.initial_window();
+        let cc = match cfg.variant {
+            TcpVariant::Cubic => {
+                Controller::Cubic(Cubic::new(CubicConfig { paced: modern.fq_pacing, ..CubicConfig::default() }, initial))
+            }
+            TcpVariant::Bbr => Controller::Bbr(Bbr::new(BbrConfig { mss: p.packet_size, seed: modern.seed }, initial)),
+            TcpVariant::Dctcp => Controller::Dctcp(Dctcp::new(DctcpConfig::default(), initial)),
+            _ => Controller::Reno(Reno::new(initial)),
+        };
+        let dupthresh = p.numdupacks.max(1);
+        let mut rack = Rack::new(dupthresh, 0.2);
+        rack.pto_slack = 0.002; // Linux's TCP_TIMEOUT_MIN
+        ModernSender {
+            ep,
+            cc,
+            rto: Rto::new(p.rtxcur_init, p.minrto, p.maxrto),
+            timer: Timer::default(),
+            armed: Armed::Rto,
+            pace_timer: Timer::default(),
+            payload: p.packet_size,
+            header: p.tcpip_base_hdr_size,
+            initial_window: initial,
+            rwnd: p.window as f64,
+            ecn: p.ecn,
+            sb: SackScoreboard::new(dupthresh),
+            rack,
+            rate: RateEstimator::new(),
+            tx: VecDeque::new(),
+            tx_base: 0,
+            pacing: LinuxPacing::default(),
+            cfg: modern,
+            state: CaState::Open,
+            prr: None,
+            prr_cwnd: 0.0,
+            high_seq: -1,
+            cwr: false,
+            cwnd_limited: false,
+            lost: 0,
+            curseq: 0,
+            last_send: 0.0,
+            traced: (f64::NAN, 0),
+        }
+    }
+
+    fn srtt(&self) -> Option<f64> {
+        Some(self.rto.srtt()).filter(|&s| s > 0.0)
+    }
+
+    /// The window in segments: PRR's during a reduction it owns, else the controller's.
+    fn cwnd(&self) -> f64 {
+        let w = match self.prr {
+            Some(_) if !self.cc.sets_cwnd_on_every_ack() => self.prr_cwnd,
+            _ => self.cc.cwnd(),
+        };
+        w.min(self.rwnd)
+    }
+
+    fn snd_una(&self) -> i64 {
+        self.sb.high_ack() + 1
+    }
+
+    fn snd_nxt(&self) -> i64 {
+        self.sb.high_data() + 1
+    }
+
+    fn outstanding(&self) -> u64 {
+        (self.snd_nxt() - self.snd_una()) as u64
+    }
+
+    fn in_flight(&self) -> u64 {
+        self.sb.pipe().max(0) as u64
+    }
+
+    /// The pacing rate in bytes per second, if this flow is paced.
+    fn pacing_rate(&self) -> Option<f64> {
+        let wire = (self.payload + self.header) as f64;
+        match self.cc.pacing_rate() {
+            Some(rate) => Some(rate * wire),
+            None if self.cfg.fq_pacing => {
+                let (cwnd, ssthresh) = (self.cwnd(), self.cc.ssthresh());
+                self.pacing.rate(self.payload + self.header, cwnd, self.outstanding(), ssthresh, self.srtt())
+            }
+            None => None,
+        }
+    }
+
+    pub fn trace_cwnd(&mut self, net: &mut impl Port) {
+        let now = (self.cwnd(), self.cc.ssthresh().min(self.rwnd) as i64);
+        if now != self.traced {
+            net.trace_cwnd(&self.ep, now.0, now.1);
+        }
+        self.traced = now;
+    }
+
+    // ----- sending -----
+
+    /// Sends what the window, the pacing and NextSeg allow (Linux's `tcp_xmit_retransmit_queue`
+    /// and `tcp_write_xmit`).
+    fn send_much(&mut self, net: &mut impl Port) {
+        let now = net.now_secs();
+        let recovering = matches!(self.state, CaState::Recovery | CaState::Loss);
+        loop {
+            let new_data = self.snd_nxt() < self.curseq && ((self.snd_nxt() - self.snd_una()) as f64) < self.rwnd;
+            let next = if recovering {
+                self.sb.next_seg(new_data)
+            } else {
+                new_data.then(|| NextSeg { seq: self.snd_nxt(), rule: Rule::NewData })
+            };
+            let Some(next) = next else {
+                if self.snd_nxt() >= self.curseq {
+                    let (flight, cwnd) = (self.in_flight(), self.cwnd() as u64);
+                    self.rate.check_app_limited(false, flight, cwnd, self.sb.lost_unretransmitted());
+                }
+                self.cwnd_limited = false;
+                break;
+            };
+            if self.in_flight() as f64 >= self.cwnd().floor().max(1.0) {
+                self.cwnd_limited = true;
+                break;
+            }
+            if self.pacing_rate().is_some() && self.pacing.earliest_departure() > now {
+                let delay = self.pacing.earliest_departure() - now;
+                net.arm(&mut self.pace_timer, self.ep.flow, TimerKind::Pace, delay);
+                break;
+            }
+            self.output(net, next);
+        }
+        if self.outstanding() > 0 && !self.timer.pending() {
+            self.rearm(net);
+        }
+    }
+
+    fn output(&mut self, net: &mut impl Port, next: NextSeg) {
+        let now = net.now_secs();
+        let seq = next.seq;
+        let new = next.rule == Rule::NewData;
+        if new && self.outstanding() == 0 {
+            let idle = now - self.last_send;
+            let app_limited = self.rate.is_app_limited();
+            self.cc.on_event(now, Event::TxStart { idle, app_limited }, self.flight());
+            if idle > self.rto.rto() && self.snd_nxt() > 0 {
+                let restart = Event::IdleRestart { idle, rto: self.rto.rto(), initial: self.initial_window };
+                self.cc.on_event(now, restart, self.flight());
+            }
+        }
+        let mut f = 0;
+        if self.ecn && new {
+            f |= flags::ECT;
+            if self.cwr {
+                f |= flags::CWR;
+                self.cwr = false;
+            }
+        }
+        let wire = self.payload + self.header;
+        self.ep.send(net, Kind::Tcp, |p| (p.size, p.payload, p.seq, p.flags) = (wire, self.payload, seq, f));
+        let state = self.rate.on_sent(now, seq, self.in_flight());
+        self.sb.on_transmit(next);
+        self.rack.on_sent(now, seq);
+        let rate = self.pacing_rate();
+        self.pacing.on_sent(now, wire, rate);
+        match usize::try_from(seq - self.tx_base).ok().filter(|&i| i < self.tx.len()) {
+            Some(i) => self.tx[i] = state,
+            None => self.tx.push_back(state),
+        }
+        if let Some(prr) = &mut self.prr {
+            prr.on_sent(1);
+        }
+        if !new {
+            net.flow_stats(self.ep.flow).data_retransmitted += 1;
+        }
+        self.last_send = now;
+    }
+
+    fn flight(&self) -> Flight {
+        Flight { outstanding: self.outstanding() as f64, in_flight: self.in_flight() as f64, lost: self.lost }
+    }
+
+    /// One timer for three roles: RACK's reordering timer while a segment waits in the
+    /// reordering window, TLP's probe timeout when a probe may go, else the RTO.
+    fn rearm(&mut self, net: &mut impl Port) {
+        if self.outstanding() == 0 {
+            net.cancel(&mut self.timer, self.ep.flow, TimerKind::Rtx);
+            return;
+        }
+        let now = net.now_secs();
+        let in_recovery = self.state >= CaState::Recovery;
+        let (armed, delay) = match self.rack.reorder_wait(now, self.rto.srtt(), in_recovery) {
+            Some(wait) if self.cfg.rack => (Armed::Reorder, wait),
+            _ if self.cfg.tlp && self.state == CaState::Open && self.rack.may_probe(false) && self.srtt().is_some() => {
+                (Armed::Probe, self.rack.pto(self.srtt(), self.in_flight(), self.rto.rto()))
+            }
+            _ => (Armed::Rto, self.rto.rto()),
+        };
+        self.armed = armed;
+        net.arm(&mut self.timer, self.ep.flow, TimerKind::Rtx, delay);
+    }
+
+    // ----- ACKs -----
+
+    pub fn recv(&mut self, net: &mut impl Port, ack: &Packet) {
+        let now = net.now_secs();
+        let una = ack.seq + 1;
+        let prior_una = self.snd_una();
+        if una < prior_una || una > self.snd_nxt() {
+            return;
+        }
+        let prior_in_flight = self.in_flight();
+        let blocks = ack.sack_blocks();
+        let update = self.sb.on_ack(una, &blocks);
+        let acked = (una - prior_una) as u64;
+        // RFC 7323: the echo of an ACK that advances the window is an RTT sample.
+        let rtt = (acked > 0).then(|| now - ack.ts_echo);
+        if let Some(rtt) = rtt {
+            self.rto.on_sample(rtt);
+            net.tracer().rtt_sample(now, self.ep.flow.0, rtt);
+            net.flow_stats(self.ep.flow).on_rtt_sample(rtt);
+        }
+        let snd_nxt = self.snd_nxt();
+        self.rack.on_ack(now, una, &update.delivered, Some(ack.ts_echo), update.dsack.is_some(), snd_nxt);
+        for seq in update.delivered.iter().flat_map(|&(s, e)| s..e) {
+            if let Some(tx) = usize::try_from(seq - self.tx_base).ok().and_then(|i| self.tx.get(i)) {
+                let tx = *tx;
+                self.rate.on_delivered(&tx);
+            }
+        }
+        let drop = ((una - self.tx_base).max(0) as usize).min(self.tx.len());
+        self.tx.drain(..drop);
+        self.tx_base = self.tx_base.max(una);
+
+        let pure_dupack = acked == 0 && blocks.is_empty();
+        if let Some(end) = self.rack.on_ack_tlp(una, update.dsack, pure_dupack) {
+            if end == TlpEnd::LossRepaired && self.state == CaState::Open {
+                // RFC 8985 §7.4.2: the probe repaired a loss; reduce as for one.
+                self.cc.on_event(now, Event::EnterCwr, self.flight());
+                self.cc.on_event(now, Event::EndReduction, self.flight());
+            }
+        }
+        let mut losses = 0;
+        if self.cfg.rack {
+            let (lost, _) = self.rack.detect_loss(now, self.rto.srtt(), self.state >= CaState::Recovery);
+            losses = self.mark_lost(&lost);
+        }
+        let delivered = update.delivered_segments() as u64;
+        let ece = self.ecn && ack.has(flags::ECN_ECHO);
+        let sample_rtt = rtt.or(Some(self.rack.rtt()).filter(|&r| r > 0.0 && delivered > 0));
+        let rs = self.rate.on_ack(now, losses, prior_in_flight, sample_rtt, self.rack.min_rtt());
+        let mut sample = AckSample {
+            now,
+            rate: rs,
+            acked,
+            ece_delivered: if ece { delivered } else { 0 },
+            delivered: self.rate.delivered(),
+            lost: self.lost,
+            snd_una: una as u64,
+            snd_nxt: self.snd_nxt() as u64,
+            in_flight: self.in_flight(),
+            srtt: self.srtt(),
+            state: self.state,
+            cwnd_limited: self.cwnd_limited || (self.cc.cwnd() < self.cc.ssthresh() && prior_in_flight > 0),
+        };
+        self.cc.on_ack_sample(&sample);
+
+        // The state changes (Linux's tcp_fastretrans_alert).
+        if self.state != CaState::Open && una > self.high_seq {
+            if self.state.reducing() {
+                self.cc.on_event(now, Event::EndReduction, self.flight());
+            }
+            if self.state >= CaState::Recovery {
+                self.rack.on_recovery_exit();
+            }
+            self.state = CaState::Open;
+            self.prr = None;
+            self.sb.set_in_recovery(false);
+        }
+        if self.state < CaState::Recovery && (self.sb.should_enter_recovery() || self.sb.is_lost(una)) {
+            self.enter_recovery(net, prior_in_flight);
+        } else if ece && self.state == CaState::Open && una > self.high_seq {
+            self.cc.on_event(now, Event::EnterCwr, self.flight());
+            self.start_reduction(CaState::Cwr);
+            self.cwr = true;
+        }
+        if let Some(prr) = &mut self.prr {
+            let safe = acked > 0 && losses == 0;
+            if let Some(sndcnt) = prr.on_ack(delivered, self.sb.pipe().max(0) as u64, safe) {
+                self.prr_cwnd = (self.sb.pipe() + sndcnt).max(0) as f64;
+            }
+        }
+        sample.state = self.state;
+        sample.in_flight = self.in_flight();
+        self.cc.cong_control(&sample);
+        if let Some(until) = self.cc.app_limited_until() {
+            self.rate.mark_app_limited_until(until);
+        }
+        if self.state == CaState::Recovery && self.prr.as_ref().is_some_and(|p| p.prr_out() == 0) {
+            // §5 step 4: the first retransmission goes now.
+            let first = self.sb.enter_recovery();
+            self.output(net, NextSeg { seq: first, rule: Rule::Lost });
+        }
+        self.trace_cwnd(net);
+        self.send_much(net);
+        if delivered > 0 || self.armed == Armed::Reorder {
+            self.rearm(net);
+        }
+    }
+
+    /// Marks `lost` in the scoreboard; how many were new.
+    fn mark_lost(&mut self, lost: &[i64]) -> u64 {
+        for &seq in lost {
+            self.sb.mark_lost(seq);
+        }
+        self.lost += lost.len() as u64;
+        lost.len() as u64
+    }
+
+    fn start_reduction(&mut self, state: CaState) {
+        let ssthresh = self.cc.ssthresh().min(self.rwnd).max(1.0);
+        let prior_cwnd = self.cwnd().max(1.0);
+        self.prr = Some(Prr::start(prior_cwnd as u64, ssthresh as u64, Bound::SlowStart));
+        self.prr_cwnd = prior_cwnd;
+        self.high_seq = self.sb.high_data();
+        self.state = state;
+    }
+
+    /// RFC 6675 §5 step 4 with PRR; a recovery that begins in a CWR keeps its ssthresh.
+    fn enter_recovery(&mut self, net: &mut impl Port, _prior_in_flight: u64) {
+        let now = net.now_secs();
+        if self.state != CaState::Cwr {
+            self.cc.on_event(now, Event::EnterRecovery, self.flight());
+        }
+        let prior_cwnd = self.prr.as_ref().map_or(self.cwnd(), |_| self.prr_cwnd);
+        self.start_reduction(CaState::Recovery);
+        self.prr_cwnd = prior_cwnd;
+        self.rack.end_probe_episode();
+    }
+
+    // ----- timers -----
+
+    pub fn on_timer(&mut self, net: &mut impl Port, gen: u32) {
+        if !net.fire(&mut self.timer, self.ep.flow, TimerKind::Rtx, gen) || self.outstanding() == 0 {
+            return;
+        }
+        let now = net.now_secs();
+        match self.armed {
+            Armed::Reorder => {
+                let (lost, _) = self.rack.detect_loss(now, self.rto.srtt(), self.state >= CaState::Recovery);
+                self.mark_lost(&lost);
+                if self.state < CaState::Recovery && self.sb.is_lost(self.snd_una()) {
+                    let flight = self.in_flight();
+                    self.enter_recovery(net, flight);
+                    let first = self.sb.enter_recovery();
+                    self.output(net, NextSeg { seq: first, rule: Rule::Lost });
+                }
+            }
+            Armed::Probe => {
+                let new_data = self.snd_nxt() < self.curseq;
+                let probe = Rack::probe(new_data, self.snd_nxt());
+                let rule = if probe.retransmission { Rule::Hole } else { Rule::NewData };
+                self.output(net, NextSeg { seq: probe.seq, rule });
+                self.rack.on_probe_sent(probe, self.snd_nxt());
+                self.armed = Armed::Rto;
+                net.arm(&mut self.timer, self.ep.flow, TimerKind::Rtx, self.rto.rto());
+                return;
+            }
+            Armed::Rto => self.on_rto(net),
+        }
+        self.trace_cwnd(net);
+        self.send_much(net);
+        self.rearm(net);
+    }
+
+    /// RFC 6298 §5.5-5.7 and RFC 6675 §5.1, as Linux's `tcp_enter_loss`: every segment not
+    /// SACKed is lost, the controller sets cwnd to what is in flight plus one, and recovery
+    /// retransmits from the first unacknowledged segment.
+    fn on_rto(&mut self, net: &mut impl Port) {
+        let now = net.now_secs();
+        let new_reduction = self.state <= CaState::Disorder || self.state == CaState::Loss;
+        self.sb.on_timeout();
+        let lost = self.rack.on_timeout(now, self.rto.srtt());
+        self.mark_lost(&lost);
+        for seq in self.snd_una()..self.snd_nxt() {
+            self.sb.mark_lost(seq);
+        }
+        self.cc.on_event(now, Event::Rto { new_reduction }, self.flight());
+        self.rto.back_off();
+        self.rack.end_probe_episode();
+        self.prr = None;
+        self.state = CaState::Loss;
+        self.high_seq = self.sb.high_data();
+        self.armed = Armed::Rto;
+    }
+
+    pub fn on_pace_timer(&mut self, net: &mut impl Port, gen: u32) {
+        if net.fire(&mut self.pace_timer, self.ep.flow, TimerKind::Pace, gen) {
+            self.send_much(net);
+        }
+    }
+}
+
+impl<P: Port> Ftp<P> for ModernSender {
+    fn send_unlimited(&mut self, net: &mut P) {
+        self.curseq = i64::MAX / 2;
+        self.send_much(net);
+    }
+
+    fn advance(&mut self, net: &mut P, n: i64) {
+        self.curseq = n.max(self.snd_nxt());
+        self.send_much(net);
+    }
+
+    fn advance_by(&mut self, net: &mut P, n: i64) {
+        self.curseq = self.curseq.max(self.snd_nxt()) + n;
+        self.send_much(net);
+    }
+
+    fn stop(&mut self, net: &mut P) {
+        self.advance(net, 0);
+    }
+
+    fn state(&self) -> TcpState {
+        TcpState {
+            cwnd: self.cwnd(),
+            ssthresh: self.cc.ssthresh().min(self.rwnd),
+            srtt: self.rto.srtt(),
+            in_flight: self.in_flight() as f64,
+            pacing_rate: self.pacing_rate().map_or(0.0, |r| r / (self.payload + self.header) as f64),
+        }
+    }
+}
