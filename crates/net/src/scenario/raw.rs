@@ -238,6 +238,7 @@ pub struct RawLink {
 pub struct RawDropTail {
     pub queue_in_bytes: Option<Flag>,
     pub mean_pktsize: Option<i64>,
+    pub ecn_threshold: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]

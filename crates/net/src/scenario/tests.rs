@@ -161,6 +161,7 @@ fn malformed_scenarios_name_the_field() {
         ),
         // the traffic sources and their fields
         ("delay = \"10ms\"", "delay = \"10ms\"\n[links.reverse_red]\nbytes = true", "links[0].reverse_red"),
+        ("delay = \"10ms\"", "delay = \"10ms\"\n[links.droptail]\necn_threshold = -1", "links[0].droptail.ecn_threshold"),
         ("queue_limit = 25", "queue_limit = 25\n[links.reverse_red]\nthresh = -1", "links[1].reverse_red.thresh"),
         ("rate = \"64kb\"", "app = \"trace\"", "flows[1].records"),
         ("rate = \"64kb\"", "app = \"trace\"\nrecords = [[100, 0]]", "flows[1].records[0]"),
@@ -241,6 +242,7 @@ fn the_normalized_form_spells_out_every_default() {
     assert_eq!(v["links"][1]["queue"]["kind"], "red");
     assert_eq!(v["links"][1]["queue"]["q_weight"], -1.0);
     assert_eq!(v["links"][0]["queue"]["kind"], "droptail");
+    assert_eq!(v["links"][0]["queue"]["ecn_threshold"], serde_json::Value::Null);
     let a = &v["flows"][0];
     assert_eq!((&a["transport"], &a["variant"], &a["app"]), (&"tcp".into(), &"reno".into(), &"ftp".into()));
     assert_eq!((&a["sink"]["sack"], &a["sink"]["delack_interval_s"]), (&false.into(), &serde_json::Value::Null));

@@ -586,13 +586,16 @@ fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
 
 /// `[links.droptail]`: ns-2's `Queue/DropTail` variables, with its defaults.
 fn droptail(d: Option<&RawDropTail>, path: &str) -> Res<DropTailParams> {
-    let mut out = DropTailParams { queue_in_bytes: false, mean_pktsize: 500 };
+    let mut out = DropTailParams { queue_in_bytes: false, mean_pktsize: 500, ecn_threshold: None };
     let Some(d) = d else { return Ok(out) };
     if let Some(v) = d.queue_in_bytes {
         out.queue_in_bytes = flag(v, &format!("{path}.queue_in_bytes"))?;
     }
     if let Some(v) = d.mean_pktsize {
         out.mean_pktsize = int_in(v, 1, MAX_PACKET as i64, &format!("{path}.mean_pktsize"))?;
+    }
+    if let Some(v) = d.ecn_threshold {
+        out.ecn_threshold = Some(int_in(v, 0, 10_000_000, &format!("{path}.ecn_threshold"))?);
     }
     Ok(out)
 }
