@@ -30,6 +30,7 @@ pub struct DropTailParams {
     /// DCTCP's marking (RFC 8257 §3.1, K): an ECN-capable arrival that finds at least this
     /// many packets waiting (this many times `mean_pktsize` bytes when the queue counts bytes)
     /// is marked CE, so that with it the queue exceeds K. Not in ns-2.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<u32>,
 }
 
@@ -148,6 +149,7 @@ pub struct Queue {
     aqm: Option<Box<Aqm>>,
 }
 
+#[allow(clippy::large_enum_variant)] // boxed where it is held, `Queue::aqm`
 enum Aqm {
     /// DropTail's limit, and CE marks at the threshold (`ecn_threshold`), in the queue's unit.
     Threshold(u64),
@@ -549,8 +551,8 @@ mod tests {
     }
 
     /// Why DCTCP's threshold is a field of its own: ns-2's RED set up as ns-3's DCTCP example
-    /// sets RED (thresh = maxthresh = K = 3, q_weight 1, not gentle, marking with mark_p above
-    /// 1) lets the 4th ECN-capable arrival, the first to find K waiting, through unmarked (the
+    /// sets RED (thresh = maxthresh = K = 3, q_weight 1, not gentle, marking with a mark_p of
+    /// 2) lets the 4th ECN-capable arrival, the first to find K waiting, through unmarked (the
     /// first above th_min only starts the count, ns-2's `old`), marks from the 5th, and drops
     /// an arrival that is not ECN-capable. The threshold marks from the 4th and queues the other.
     #[test]
