@@ -168,14 +168,14 @@ impl Queue {
             }
             QueueKind::Red(p) => (Some(Box::new(Aqm::Red(Red::new(p, bandwidth_bps, delay, draws)))), None),
         };
-        // (RED's average must see every packet; a queue in bytes takes a packet by its size; a
-        // threshold of 0 marks a packet an empty queue takes)
-        let may_pass = match aqm.as_deref() {
+        // (RED's average must see every packet; a threshold of 0 marks a packet an empty queue
+        // takes; a queue in bytes takes a packet by its size)
+        let aqm_may_skip = match aqm.as_deref() {
             None => true,
             Some(Aqm::Threshold(k)) => *k > 0,
             Some(Aqm::Red(_)) => false,
-        } && byte_limit.is_none()
-            && cfg.limit > 1;
+        };
+        let may_pass = aqm_may_skip && byte_limit.is_none() && cfg.limit > 1;
         Queue { fifo: Fifo::default(), limit: cfg.limit, byte_limit, may_pass, aqm }
     }
 
