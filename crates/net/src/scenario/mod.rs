@@ -745,6 +745,12 @@ pub struct ReceiverConfig {
     pub sack: bool,
     /// Report duplicates in a D-SACK block (RFC 2883).
     pub dsack: bool,
+    /// SACK compression (Linux 4.20 on): after 3 ACKs at one left edge, the ACKs of further
+    /// out-of-order data are held up to this long (tcp_comp_sack_delay_ns, 1 ms; Linux holds
+    /// min(1 ms, RTT/20), and this receiver has no RTT estimate), at most `sack_compress_nr` of
+    /// them (tcp_comp_sack_nr, 44; 0 turns it off).
+    pub sack_compress_s: f64,
+    pub sack_compress_nr: u32,
     /// Echo timestamps (RFC 7323); without them an ACK echoes nothing (NaN).
     pub timestamps: bool,
     pub ecn: EcnEcho,
@@ -762,6 +768,8 @@ impl ReceiverConfig {
             rto_s: 1.0,
             sack: true,
             dsack: true,
+            sack_compress_s: 0.001,
+            sack_compress_nr: 44,
             timestamps: true,
             ecn: EcnEcho::Off,
         }

@@ -244,6 +244,8 @@ pub struct RawReceiver {
     pub rto: Option<Quantity>,
     pub sack: Option<Flag>,
     pub dsack: Option<Flag>,
+    pub sack_compress_delay: Option<Quantity>,
+    pub sack_compress_nr: Option<i64>,
     pub timestamps: Option<Flag>,
     pub ecn: Option<String>,
 }

@@ -166,6 +166,7 @@ fn malformed_scenarios_name_the_field() {
         ("protocol = \"reno\"", "protocol = \"reno\"\nreceiver = { ack_every = 1 }", "flows[0].receiver"),
         ("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\nreceiver = { ack_every = 0 }", "flows[0].receiver.ack_every"),
         ("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\nreceiver = { ato_min = 0 }", "flows[0].receiver.ato_min"),
+        ("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\nreceiver = { sack_compress_delay = \"-1ms\" }", "flows[0].receiver.sack_compress_delay"),
         ("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\nreceiver = { timestamps = false }", "flows[0].receiver.timestamps"),
         ("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\nreceiver = { ecn = \"l4s\" }", "flows[0].receiver.ecn"),
         ("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\nreceiver = { quickacks = 2 }", "flows[0].receiver.quickacks"),
@@ -287,8 +288,9 @@ fn the_linux_receiver_takes_linux_defaults_and_its_fields() {
         })
         .unwrap();
     assert_eq!(with(""), ReceiverConfig { ecn: EcnEcho::Rfc3168, ..ReceiverConfig::linux(window) });
-    let r = with("receiver = { ack_every = 1, delack_max = \"500ms\", max_quickacks = 0 }");
+    let r = with("receiver = { ack_every = 1, delack_max = \"500ms\", max_quickacks = 0, sack_compress_nr = 0 }");
     assert_eq!((r.ack_every, r.delack_max_s, r.max_quickacks, r.ecn), (1, 0.5, 0, EcnEcho::Rfc3168));
+    assert_eq!((r.sack_compress_nr, r.sack_compress_s), (0, 0.001));
     let r = with("receiver = { ecn = \"off\", dsack = false }");
     assert_eq!((r.ecn, r.dsack), (EcnEcho::Off, false));
     let reset = GOOD.replace("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"")

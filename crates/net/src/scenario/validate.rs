@@ -597,10 +597,14 @@ fn receiver_config(r: Option<&RawReceiver>, params: &TcpParams, path: &str) -> R
     if let Some(v) = r.max_quickacks {
         out.max_quickacks = int_in(v, 0, 1_000_000, &p("max_quickacks"))?;
     }
+    if let Some(v) = r.sack_compress_nr {
+        out.sack_compress_nr = int_in(v, 0, 1_000_000, &p("sack_compress_nr"))?;
+    }
     for (field, value, slot) in [
         ("ato_min", &r.ato_min, &mut out.ato_min_s),
         ("delack_max", &r.delack_max, &mut out.delack_max_s),
         ("rto", &r.rto, &mut out.rto_s),
+        ("sack_compress_delay", &r.sack_compress_delay, &mut out.sack_compress_s),
     ] {
         if let Some(q) = value {
             *slot = seconds(q, &p(field))?;

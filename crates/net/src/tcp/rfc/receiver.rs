@@ -1,6 +1,7 @@
 //! The rfc profile's receiver, as Linux receives (net/ipv4/tcp_input.c): delayed ACKs with
 //! quick-ACK mode, SACK (RFC 2018) and DSACK (RFC 2883) blocks, RFC 7323's timestamp echo, and
-//! the echo of congestion experienced, RFC 3168's or DCTCP's (RFC 8257 §3.2).
+//! the echo of congestion experienced, RFC 3168's or DCTCP's (RFC 8257 §3.2), and Linux's
+//! compression of the ACKs that SACK out-of-order data.
 //!
 //! `Receiver` is the mechanism, sans-IO: it takes a data segment and `now` and answers when to
 //! ACK and with what. `RfcSink` is its glue, the agent a network holds. Sequence numbers count
@@ -82,6 +83,11 @@ pub struct Receiver {
     last_data: Option<f64>,
     /// When the delayed ACK goes, if one is pending.
     delack_at: Option<f64>,
+    /// SACK compression: when the compressed ACK goes, if one is held; how many are held; and
+    /// the left edge with the immediate ACKs sent at it.
+    compress_at: Option<f64>,
+    compressed: u32,
+    acks_at_edge: (i64, u32),
     /// ECE on the ACKs sent (RFC 3168's latch, or DCTCP's CE state).
     ece: bool,
     /// DCTCP: rcv_nxt after the last ECN-capable segment, which the ACK of the prior CE state
@@ -105,6 +111,9 @@ impl Receiver {
             ato: cfg.ato_min_s,
             last_data: None,
             delack_at: None,
+            compress_at: None,
+            compressed: 0,
+            acks_at_edge: (0, 0),
             ece: false,
             prior_rcv_nxt: 0,
             ecn_seen: false,
@@ -116,9 +125,12 @@ impl Receiver {
         self.rcv_nxt
     }
 
-    /// When the pending delayed ACK goes, if one is pending.
-    pub fn delack_at(&self) -> Option<f64> {
-        self.delack_at
+    /// When the ACK held back (delayed, or compressed) goes, if one is held.
+    pub fn ack_due(&self) -> Option<f64> {
+        match (self.delack_at, self.compress_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Takes a data segment arriving at `now`: when to ACK, and (for an ACK now) with what.
@@ -153,19 +165,22 @@ impl Receiver {
             self.on_in_order_data(now);
             let (before, ce_changed) = self.check_ce(seg);
             prior = before;
-            // RFC 5681 §4.2: ACK at once a segment that fills a hole.
-            ack_now |= had_holes || ce_changed;
+            // RFC 5681 §4.2: ACK at once a segment that fills the last hole. (One that fills
+            // an earlier hole moves the left edge: its ACK is one of the first there, below.)
+            ack_now |= (had_holes && self.out_of_order.is_empty()) || ce_changed;
         } else {
             prior = self.check_ce(seg).0;
             if !self.out_of_order.insert(seg.seq) {
                 self.note_duplicate(seg.seq);
             }
             self.report_run_of(seg.seq);
-            ack_now = true;
         }
         let quickack = self.quick > 0;
         if ack_now || quickack || self.rcv_nxt - self.rcv_wup >= self.cfg.ack_every as i64 {
             return Reply { prior, ack: When::Now(self.ack()) };
+        }
+        if !self.out_of_order.is_empty() {
+            return Reply { prior, ack: self.sack_ack(now) };
         }
         // Linux's tcp_send_delayed_ack: an ATO beyond its floor is capped; a pending timer
         // keeps its earlier deadline, and goes now if that is within a quarter ATO.
@@ -179,18 +194,40 @@ impl Receiver {
         Reply { prior, ack: When::Delayed(at) }
     }
 
-    /// The delayed-ACK timer fired: the ACK, if one is still pending. A missed delayed
-    /// ACK means data comes slower than the ATO: double it, up to the RTO (tcp_delack_timer).
-    pub fn on_delack_timer(&mut self) -> Option<AckFields> {
-        self.delack_at?;
-        self.ato = (2.0 * self.ato).min(self.cfg.rto_s);
+    /// The ACK of out-of-order data (RFC 5681 §4.2: at once), as Linux (4.20 on) sends it with
+    /// SACK: the first 3 at a left edge go at once, for fast retransmit; later ones are held
+    /// for `sack_compress_s`, up to `sack_compress_nr` of them.
+    fn sack_ack(&mut self, now: f64) -> When {
+        if !self.cfg.sack || self.compressed >= self.cfg.sack_compress_nr {
+            return When::Now(self.ack());
+        }
+        if self.acks_at_edge.0 != self.rcv_nxt {
+            self.acks_at_edge = (self.rcv_nxt, 0);
+        }
+        if self.acks_at_edge.1 < 3 {
+            self.acks_at_edge.1 += 1;
+            return When::Now(self.ack());
+        }
+        self.compressed += 1;
+        let at = *self.compress_at.get_or_insert(now + self.cfg.sack_compress_s);
+        When::Delayed(self.ack_due().map_or(at, |due| due.min(at)))
+    }
+
+    /// The timer of the ACK held back fired: that ACK, if one is still held. A missed delayed
+    /// ACK means data comes slower than the ATO: double it, up to the RTO (tcp_delack_timer);
+    /// a compressed ACK just goes.
+    pub fn on_ack_timer(&mut self) -> Option<AckFields> {
+        let due = self.ack_due()?;
+        if self.delack_at == Some(due) {
+            self.ato = (2.0 * self.ato).min(self.cfg.rto_s);
+        }
         Some(self.ack())
     }
 
-    /// Sends the ACK of everything that arrived: the pending delayed ACK goes with it, and a
-    /// quick ACK is used up.
+    /// Sends the ACK of everything that arrived: the ACK held back goes with it, and a quick
+    /// ACK is used up.
     fn ack(&mut self) -> AckFields {
-        self.delack_at = None;
+        (self.delack_at, self.compress_at, self.compressed) = (None, None, 0);
         self.rcv_wup = self.rcv_nxt;
         if self.quick > 0 {
             self.quick -= 1;
@@ -320,7 +357,7 @@ impl Receiver {
 pub struct RfcSink {
     ep: Endpoint,
     rx: Receiver,
-    /// Armed for the receiver's `delack_at`.
+    /// Armed for the receiver's `ack_due`.
     delack: Timer,
 }
 
@@ -335,7 +372,7 @@ impl RfcSink {
     }
 
     pub fn recv(&mut self, net: &mut impl Port, pkt: &Packet) {
-        let (before, armed_for) = (self.rx.rcv_nxt(), self.rx.delack_at());
+        let (before, armed_for) = (self.rx.rcv_nxt(), self.rx.ack_due());
         let seg = Segment {
             seq: pkt.seq,
             tsval: pkt.ts,
@@ -365,7 +402,7 @@ impl RfcSink {
 
     pub fn on_timer(&mut self, net: &mut impl Port, gen: u32) {
         if net.fire(&mut self.delack, self.ep.flow, TimerKind::DelAck, gen) {
-            if let Some(ack) = self.rx.on_delack_timer() {
+            if let Some(ack) = self.rx.on_ack_timer() {
                 self.send(net, &ack);
             }
         }
@@ -425,7 +462,7 @@ mod tests {
         let mut rx = receiver(|c| c.max_quickacks = 0);
         assert_eq!(rx.on_segment(0.0, seg(0)).ack, When::Delayed(0.04));
         assert_eq!(feed(&mut rx, 1..6), vec![Some(2), None, Some(4), None, Some(6)]);
-        assert_eq!(rx.delack_at(), None, "the ACK of 5 took the pending one with it");
+        assert_eq!(rx.ack_due(), None, "the ACK of 5 took the pending one with it");
     }
 
     /// The delayed-ACK timer: 40 ms after a lone segment (TCP_ATO_MIN). Each missed delayed ACK
@@ -441,13 +478,13 @@ mod tests {
                 When::Delayed(at) => deadlines.push(at - t),
                 When::Now(_) => panic!("segment {s} ACKed at once"),
             }
-            assert_eq!(rx.on_delack_timer().map(|a| a.next), Some(s + 1));
+            assert_eq!(rx.on_ack_timer().map(|a| a.next), Some(s + 1));
         }
         let expected = [0.04, 0.08, 0.16, 0.2, 0.2];
         for (d, e) in deadlines.iter().zip(expected) {
             assert!((d - e).abs() < 1e-12, "delays {deadlines:?}");
         }
-        assert_eq!(rx.on_delack_timer(), None, "nothing pending");
+        assert_eq!(rx.on_ack_timer(), None, "nothing pending");
     }
 
     /// A pending timer keeps its deadline; a segment within a quarter ATO of it is ACKed at once
@@ -511,6 +548,34 @@ mod tests {
         let a = now(rx.on_segment(0.1, seg(8)));
         assert_eq!(a.sack_blocks(), &[(8, 9), (6, 7), (4, 5), (2, 3)]);
         assert!(a.tsecr.is_nan());
+    }
+
+    /// Linux's SACK compression: out-of-order segments 3..=9 past a hole at 2, 0.2 ms apart
+    /// from 10 ms, quick-ACK mode off. The first 3 ACKs at the edge (for 3, 4, 5) go at once;
+    /// 6 is held until 1 ms after it arrived (10.6 + 1 = 11.6 ms) and 7 joins it; when the
+    /// timer fires one ACK SACKs 3..8, and the ATO stays 40 ms (no delayed ACK missed). With
+    /// at most 2 held (`sack_compress_nr`), 8 finds 2 held and goes at once. 2 fills the hole:
+    /// ACKed at once.
+    #[test]
+    fn sack_compression_holds_acks_after_three_at_one_edge() {
+        for nr in [44, 2] {
+            let mut rx = receiver(|c| (c.max_quickacks, c.sack_compress_nr) = (0, nr));
+            rx.on_segment(0.0, seg(0));
+            assert_eq!(now(rx.on_segment(0.001, seg(1))).next, 2);
+            let t = |s: i64| 0.01 + 0.0002 * (s - 3) as f64;
+            let got: Vec<_> = (3..=7).map(|s| rx.on_segment(t(s), seg(s)).ack).collect();
+            assert!(got[..3].iter().all(|w| matches!(w, When::Now(a) if a.next == 2)), "{got:?}");
+            let held = t(6) + 0.001;
+            assert_eq!(&got[3..], &[When::Delayed(held), When::Delayed(held)]);
+            if nr == 2 {
+                assert!(matches!(rx.on_segment(t(8), seg(8)).ack, When::Now(a) if a.sack_blocks() == [(3, 9)]));
+                continue;
+            }
+            let a = rx.on_ack_timer().expect("the held ACK");
+            assert_eq!((a.next, a.sack_blocks()), (2, &[(3, 8)][..]));
+            assert_eq!((rx.ato, rx.ack_due()), (0.04, None));
+            assert_eq!(now(rx.on_segment(0.02, seg(2))).next, 8);
+        }
     }
 
     /// RFC 7323 §4.3: TS.Recent takes the TSval of a segment at or below the last ACK's edge.
