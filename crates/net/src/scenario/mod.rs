@@ -742,6 +742,7 @@ pub struct ReceiverConfig {
     /// receiver has an RTT sample of its own (without a handshake it has none).
     pub rto_s: f64,
     /// Report SACK blocks (RFC 2018): 3 with timestamps, 4 without (the packet carries 3).
+    /// Negotiated: Linux sends none (and compresses no ACKs) to a sender without SACK.
     pub sack: bool,
     /// Report duplicates in a D-SACK block (RFC 2883).
     pub dsack: bool,
