@@ -6,7 +6,7 @@ use super::fields::{
 };
 use super::raw::{
     Flag, Quantity, RawAction, RawDelaySpike, RawDropTail, RawFast, RawFlow, RawHost, RawLink, RawLoss, RawPacing,
-    RawRed, RawScenario, RawSink, RawTcp, RawVegas,
+    RawReceiver, RawRed, RawScenario, RawSink, RawTcp, RawVegas,
 };
 use super::*;
 use crate::pcap::IpVersion;
@@ -580,15 +580,69 @@ fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
     })
 }
 
+/// `[flows.receiver]` over Linux's defaults for the flow's window; ECN as the sender asks
+/// (`tcp.ecn`), as Linux accepts it.
+fn receiver_config(r: Option<&RawReceiver>, params: &TcpParams, path: &str) -> Res<ReceiverConfig> {
+    let mut out = ReceiverConfig::linux(params.window);
+    out.ecn = if params.ecn { EcnEcho::Rfc3168 } else { EcnEcho::Off };
+    let Some(r) = r else { return Ok(out) };
+    let p = |f: &str| format!("{path}.{f}");
+    if let Some(v) = r.ack_every {
+        out.ack_every = int_in(v, 1, 1_000_000, &p("ack_every"))?;
+    }
+    if let Some(v) = r.max_quickacks {
+        out.max_quickacks = int_in(v, 0, 1_000_000, &p("max_quickacks"))?;
+    }
+    if let Some(v) = r.sack_compress_nr {
+        out.sack_compress_nr = int_in(v, 0, 1_000_000, &p("sack_compress_nr"))?;
+    }
+    for (field, value, slot) in [
+        ("ato_min", &r.ato_min, &mut out.ato_min_s),
+        ("delack_max", &r.delack_max, &mut out.delack_max_s),
+        ("rto", &r.rto, &mut out.rto_s),
+        ("sack_compress_delay", &r.sack_compress_delay, &mut out.sack_compress_s),
+    ] {
+        if let Some(q) = value {
+            *slot = seconds(q, &p(field))?;
+            if *slot <= 0.0 {
+                return err(p(field), "must be longer than zero");
+            }
+        }
+    }
+    for (field, value, slot) in [
+        ("sack", r.sack, &mut out.sack),
+        ("dsack", r.dsack, &mut out.dsack),
+        ("timestamps", r.timestamps, &mut out.timestamps),
+    ] {
+        if let Some(v) = value {
+            *slot = flag(v, &p(field))?;
+        }
+    }
+    if !out.timestamps {
+        return err(p("timestamps"), "must be true: the rfc sender takes its RTT samples from the echoed timestamps");
+    }
+    if let Some(e) = &r.ecn {
+        out.ecn = match one_of(e, &["off", "rfc3168", "dctcp"], "ECN echo", &p("ecn"))? {
+            "off" => EcnEcho::Off,
+            "rfc3168" => EcnEcho::Rfc3168,
+            _ => EcnEcho::Dctcp,
+        };
+    }
+    Ok(out)
+}
+
 /// `[links.droptail]`: ns-2's `Queue/DropTail` variables, with its defaults.
 fn droptail(d: Option<&RawDropTail>, path: &str) -> Res<DropTailParams> {
-    let mut out = DropTailParams { queue_in_bytes: false, mean_pktsize: 500 };
+    let mut out = DropTailParams { queue_in_bytes: false, mean_pktsize: 500, ecn_threshold: None };
     let Some(d) = d else { return Ok(out) };
     if let Some(v) = d.queue_in_bytes {
         out.queue_in_bytes = flag(v, &format!("{path}.queue_in_bytes"))?;
     }
     if let Some(v) = d.mean_pktsize {
         out.mean_pktsize = int_in(v, 1, MAX_PACKET as i64, &format!("{path}.mean_pktsize"))?;
+    }
+    if let Some(v) = d.ecn_threshold {
+        out.ecn_threshold = Some(int_in(v, 0, 10_000_000, &format!("{path}.ecn_threshold"))?);
     }
     Ok(out)
 }
@@ -1241,8 +1295,18 @@ fn flow(
             "with protocol = \"vegas\" in the rfc profile (ns-2's Vegas takes tcp.v_alpha, v_beta, v_gamma)",
         )?;
         only("fast", f.fast.is_some() && variant != TcpVariant::Fast, "with protocol = \"fast\"")?;
-        let sinks = ["tcpsink", "delack", "sack1", "sack1_delack"];
+        let sinks = ["tcpsink", "delack", "sack1", "sack1_delack", "linux"];
         let kind = one_of(f.sink.as_deref().unwrap_or(variant.default_sink()), &sinks, "sink", &p("sink"))?;
+        let linux_receiver = kind == "linux";
+        if linux_receiver && profile != Profile::Rfc {
+            return err(p("sink"), "linux is the rfc profile's receiver (with profile = \"rfc\")");
+        }
+        only("receiver", f.receiver.is_some() && !linux_receiver, "with sink = \"linux\"")?;
+        only(
+            "tcpsink",
+            f.tcpsink.is_some() && linux_receiver,
+            "with an ns-2 sink (tcpsink, delack, sack1, sack1_delack)",
+        )?;
         let delack = if kind.ends_with("delack") {
             let interval = match &f.delack_interval {
                 Some(q) => time(q, &p("delack_interval"))?,
@@ -1351,10 +1415,12 @@ fn flow(
         };
         let pacing = pacing_config(f.pacing.as_ref(), defaults.pacing, &flow_path)?;
         let full = full_config(f, variant, defaults, &flow_path)?;
+        let receiver =
+            if linux_receiver { Some(receiver_config(f.receiver.as_ref(), &params, &p("receiver"))?) } else { None };
         if pacing.is_some() && params.rbp && profile == Profile::Ns2 {
             return err(p("pacing"), "cannot be combined with tcp.rbp (both pace the sender)");
         }
-        Transport::Tcp(Box::new(TcpConfig { variant, profile, sink, params, vegas, fast, pacing, full }))
+        Transport::Tcp(Box::new(TcpConfig { variant, profile, sink, params, vegas, fast, pacing, full, receiver }))
     } else {
         Transport::Udp
     };
@@ -1473,6 +1539,10 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             "to" => End::To,
             _ => End::From,
         };
+        let linux_receiver = matches!(&flows[flow].transport, Transport::Tcp(t) if t.receiver.is_some());
+        if what == "reset_sink" && linux_receiver {
+            return err(p("do"), "reset_sink resets an ns-2 sink; the linux receiver has no reset");
+        }
         if matches!(what, "close" | "advance_bytes") && !full {
             return err(p("do"), format!("{what} needs a FullTcp flow (protocol fulltcp, fulltcp_tahoe, ...)"));
         }
