@@ -455,6 +455,8 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
         # into every other link); a DropTail queue's only when it counts bytes; reverse_red: the
         # to->from RED queue's own (all of them, as normalized).
         knobs = {k: v for k, v in queue.items() if k not in ("kind", "limit")}
+        if "ecn_threshold" in knobs:
+            raise ValueError(f"links[{li}].droptail.ecn_threshold: ns-2's DropTail has no marking threshold")
         if queue["kind"] == "red" or queue.get("queue_in_bytes"):
             names = RED_VARS if queue["kind"] == "red" else DROPTAIL_VARS
             reverse = (link.get("reverse_red") or knobs) if queue["kind"] == "red" else knobs

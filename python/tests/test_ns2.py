@@ -685,6 +685,13 @@ def test_droptail_in_bytes_sets_both_queues():
     assert not any("queue] set" in ln for ln in tcl_lines(s))
 
 
+def test_droptail_ecn_threshold_has_no_ns2_counterpart():
+    s = copy.deepcopy(ONE)
+    s["links"][0].update(queue="droptail", droptail={"ecn_threshold": 20})
+    with pytest.raises(ValueError, match=r"links\[0\]\.droptail\.ecn_threshold"):
+        tcl_lines(s)
+
+
 def test_packet_size_maps_to_packetsize():
     changed = _changed(lambda s: s["flows"][0].update(packet_size="1460B"))
     assert changed == [("$agent0 set packetSize_ 1000", "$agent0 set packetSize_ 1460")]

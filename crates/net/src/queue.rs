@@ -1,4 +1,5 @@
-//! Link queues with ns-2.35's semantics: DropTail and RED (with optional ECN marking).
+//! Link queues with ns-2.35's semantics: DropTail and RED (with optional ECN marking), and
+//! DropTail with DCTCP's marking threshold.
 
 use crate::packet::{flags, Packet, PacketId};
 use crate::random::Draws;
@@ -26,6 +27,11 @@ pub struct DropTailParams {
     /// Count the queue in bytes, `limit` × `mean_pktsize` of them (`queue_in_bytes_`).
     pub queue_in_bytes: bool,
     pub mean_pktsize: u32,
+    /// DCTCP's marking (RFC 8257 §3.1, K): an ECN-capable arrival that finds at least this
+    /// many packets waiting (this many times `mean_pktsize` bytes when the queue counts bytes)
+    /// is marked CE, so that with it the queue exceeds K. Not in ns-2.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_threshold: Option<u32>,
 }
 
 /// ns-2.35 `Queue/RED` variables (see ns2-semantics.md §1.3 and §2.8).
@@ -135,24 +141,42 @@ pub struct Queue {
     /// A DropTail queue counted in bytes: its limit in bytes.
     byte_limit: Option<u64>,
     /// An empty queue of this kind lets a packet through an idle link (`passes_through`): a
-    /// DropTail queue in packets that would take one.
+    /// DropTail queue in packets that would take one (and not mark it).
     may_pass: bool,
-    /// Boxed: inline, RED's state would make every `Link` 432 bytes instead of 256, and a
-    /// packet's hop reads most of its link's cache lines (S4 2.5% faster boxed).
-    red: Option<Box<Red>>,
+    /// What the queue does besides DropTail's, if anything. Boxed: inline, RED's state would
+    /// make every `Link` 432 bytes instead of 256, and a packet's hop reads most of its link's
+    /// cache lines (S4 2.5% faster boxed); a plain DropTail queue tests one pointer.
+    aqm: Option<Box<Aqm>>,
+}
+
+#[allow(clippy::large_enum_variant)] // boxed where it is held, `Queue::aqm`
+enum Aqm {
+    /// DropTail's limit, and CE marks at the threshold (`ecn_threshold`), in the queue's unit.
+    Threshold(u64),
+    Red(Red),
 }
 
 impl Queue {
     /// `bandwidth_bps` and `delay` feed RED's automatic configuration; RED's drop decisions
     /// draw from `draws`.
     pub fn new(cfg: &QueueConfig, bandwidth_bps: u64, delay: Time, draws: Draws) -> Queue {
-        let (red, byte_limit) = match &cfg.kind {
-            QueueKind::DropTail(d) => (None, d.queue_in_bytes.then_some(cfg.limit as u64 * d.mean_pktsize as u64)),
-            QueueKind::Red(p) => (Some(Box::new(Red::new(p, bandwidth_bps, delay, draws))), None),
+        let (aqm, byte_limit) = match &cfg.kind {
+            QueueKind::DropTail(d) => {
+                let unit = if d.queue_in_bytes { d.mean_pktsize as u64 } else { 1 };
+                let aqm = d.ecn_threshold.map(|k| Box::new(Aqm::Threshold(k as u64 * unit)));
+                (aqm, d.queue_in_bytes.then_some(cfg.limit as u64 * unit))
+            }
+            QueueKind::Red(p) => (Some(Box::new(Aqm::Red(Red::new(p, bandwidth_bps, delay, draws)))), None),
         };
-        // (RED's average must see every packet; a queue in bytes takes a packet by its size)
-        let may_pass = red.is_none() && byte_limit.is_none() && cfg.limit > 1;
-        Queue { fifo: Fifo::default(), limit: cfg.limit, byte_limit, may_pass, red }
+        // (RED's average must see every packet; a threshold of 0 marks a packet an empty queue
+        // takes; a queue in bytes takes a packet by its size)
+        let aqm_may_skip = match aqm.as_deref() {
+            None => true,
+            Some(Aqm::Threshold(k)) => *k > 0,
+            Some(Aqm::Red(_)) => false,
+        };
+        let may_pass = aqm_may_skip && byte_limit.is_none() && cfg.limit > 1;
+        Queue { fifo: Fifo::default(), limit: cfg.limit, byte_limit, may_pass, aqm }
     }
 
     /// Packets waiting (not counting the one being transmitted).
@@ -169,13 +193,17 @@ impl Queue {
     /// from it.
     #[inline(always)] // once per packet per hop, from `pass_losses` (-1% instructions)
     pub fn enqueue(&mut self, id: PacketId, pkt: &mut Packet, now: f64, shared: &mut Ns2Rng) -> Verdict {
-        let accept = match &mut self.red {
-            // ns-2 DropTail: drop when the waiting packets (or bytes) plus this one reach limit_
-            None => match self.byte_limit {
-                None => self.fifo.len() + 1 < self.limit as usize,
-                Some(bytes) => self.fifo.bytes + (pkt.size as u64) < bytes,
-            },
-            Some(red) => match red.admit(pkt, self.fifo.len(), self.fifo.bytes, self.limit, now, shared) {
+        let accept = match self.aqm.as_deref_mut() {
+            None => self.tail_accepts(pkt.size),
+            Some(&mut Aqm::Threshold(k)) => {
+                let waiting = if self.byte_limit.is_some() { self.fifo.bytes } else { self.fifo.len() as u64 };
+                let accept = self.tail_accepts(pkt.size);
+                if accept && waiting >= k && pkt.has(flags::ECT) {
+                    pkt.flags |= flags::CE;
+                }
+                accept
+            }
+            Some(Aqm::Red(red)) => match red.admit(pkt, self.fifo.len(), self.fifo.bytes, self.limit, now, shared) {
                 Admit::Queue => true,
                 Admit::Drop => false,
                 Admit::Force if red.p.drop_rand => {
@@ -198,20 +226,29 @@ impl Queue {
         }
     }
 
+    /// ns-2 DropTail: drop when the waiting packets (or bytes) plus this one reach limit_.
+    #[inline(always)]
+    fn tail_accepts(&self, size: u32) -> bool {
+        match self.byte_limit {
+            None => self.fifo.len() + 1 < self.limit as usize,
+            Some(bytes) => self.fifo.bytes + (size as u64) < bytes,
+        }
+    }
+
     /// True if the queue holds more than its limit lets in (the invariant `--check` watches),
     /// just after a packet of `last` bytes joined it. DropTail keeps at most limit - 1 waiting;
     /// RED refuses a packet once the queue reaches its limit, so the last one may pass it.
     pub fn overfull(&self, last: u32) -> bool {
         let (len, limit) = (self.fifo.len(), self.limit as usize);
-        match &self.red {
-            None => match self.byte_limit {
+        match self.aqm.as_deref() {
+            None | Some(Aqm::Threshold(_)) => match self.byte_limit {
                 None => len >= limit,
                 Some(bytes) => self.fifo.bytes >= bytes,
             },
-            Some(red) if red.p.queue_in_bytes => {
+            Some(Aqm::Red(red)) if red.p.queue_in_bytes => {
                 (self.fifo.bytes - last as u64) as f64 >= limit as f64 * red.p.mean_pktsize as f64
             }
-            Some(_) => len > limit,
+            Some(Aqm::Red(_)) => len > limit,
         }
     }
 
@@ -223,7 +260,7 @@ impl Queue {
 
     pub fn dequeue(&mut self, now: f64) -> Option<PacketId> {
         let id = self.fifo.pop();
-        if let Some(red) = &mut self.red {
+        if let Some(Aqm::Red(red)) = self.aqm.as_deref_mut() {
             red.on_dequeue(id.is_some(), now);
         }
         id
@@ -476,6 +513,100 @@ mod tests {
         assert!(verdicts[..14].iter().all(|v| *v == Verdict::Queued));
         assert_eq!(&verdicts[14..], &[Verdict::Dropped, Verdict::Dropped]);
         assert_eq!(q.len(), 14);
+    }
+
+    /// DCTCP's marking, K = 3 in a DropTail queue of limit 10 with nothing leaving: the 4th
+    /// ECN-capable arrival and later ones find 3 or more waiting and are marked CE, so that the
+    /// queue exceeds K; a packet that is not ECN-capable is queued unmarked; the 10th arrival
+    /// finds 9 waiting and is dropped (limit - 1 waiting, as DropTail). In bytes (mean_pktsize
+    /// 500, so K = 1500 bytes) with 1000-byte packets, the 3rd arrival finds 2000 bytes: marked.
+    #[test]
+    fn droptail_ecn_threshold_marks_ect_arrivals_from_k_waiting() {
+        let mut pool = PacketPool::default();
+        let run = |params: DropTailParams, arrivals: &[u8], pool: &mut PacketPool| -> Vec<(Verdict, bool)> {
+            let mut q =
+                Queue::new(&QueueConfig { limit: 10, kind: QueueKind::DropTail(params) }, 1_000_000, Time::ZERO, own());
+            arrivals
+                .iter()
+                .map(|&f| {
+                    let mut p = Packet { flags: f, ..pkt(1000) };
+                    let id = pool.alloc(p);
+                    let v = q.enqueue(id, &mut p, 0.0, &mut Ns2Rng::seeded(1));
+                    (v, p.has(flags::CE))
+                })
+                .collect()
+        };
+        let k3 = DropTailParams { ecn_threshold: Some(3), ..DropTailParams::default() };
+        let arrivals = [flags::ECT, flags::ECT, flags::ECT, flags::ECT, 0, flags::ECT, 0, 0, 0, flags::ECT];
+        let got = run(k3, &arrivals, &mut pool);
+        let q = Verdict::Queued;
+        let expected = [(q, false), (q, false), (q, false), (q, true), (q, false), (q, true)]
+            .into_iter()
+            .chain([(q, false), (q, false), (q, false), (Verdict::Dropped, false)])
+            .collect::<Vec<_>>();
+        assert_eq!(got, expected);
+        let bytes = DropTailParams { queue_in_bytes: true, mean_pktsize: 500, ecn_threshold: Some(3) };
+        let marks: Vec<bool> = run(bytes, &[flags::ECT; 4], &mut pool).into_iter().map(|(_, ce)| ce).collect();
+        assert_eq!(marks, vec![false, false, true, true]);
+    }
+
+    /// Why DCTCP's threshold is a field of its own: ns-2's RED set up as ns-3's DCTCP example
+    /// sets RED (thresh = maxthresh = K = 3, q_weight 1, not gentle, marking with a mark_p of
+    /// 2) lets the 4th ECN-capable arrival, the first to find K waiting, through unmarked (the
+    /// first above th_min only starts the count, ns-2's `old`), marks from the 5th, and drops
+    /// an arrival that is not ECN-capable. The threshold marks from the 4th and queues the other.
+    #[test]
+    fn ns2_red_at_min_equals_max_is_not_dctcp_marking() {
+        let red = RedParams {
+            bytes: false,
+            queue_in_bytes: false,
+            thresh: 3.0,
+            maxthresh: 3.0,
+            q_weight: 1.0,
+            gentle: false,
+            setbit: true,
+            mark_p: 2.0,
+            ..RedParams::default()
+        };
+        let threshold = DropTailParams { ecn_threshold: Some(3), ..DropTailParams::default() };
+        let mut pool = PacketPool::default();
+        let mut outcomes = |kind: QueueKind| -> Vec<(Verdict, bool)> {
+            let mut q = Queue::new(&QueueConfig { limit: 10, kind }, 1_000_000, Time::ZERO, own());
+            let arrivals = [flags::ECT, flags::ECT, flags::ECT, flags::ECT, flags::ECT, 0];
+            arrivals
+                .iter()
+                .map(|&f| {
+                    let mut p = Packet { flags: f, ..pkt(1000) };
+                    let id = pool.alloc(p);
+                    (q.enqueue(id, &mut p, 0.0, &mut Ns2Rng::seeded(1)), p.has(flags::CE))
+                })
+                .collect()
+        };
+        let (q, marked, unmarked) = (Verdict::Queued, (Verdict::Queued, true), (Verdict::Queued, false));
+        assert_eq!(
+            outcomes(QueueKind::Red(red)),
+            vec![unmarked, unmarked, unmarked, unmarked, marked, (Verdict::Dropped, false)]
+        );
+        assert_eq!(
+            outcomes(QueueKind::DropTail(threshold)),
+            vec![unmarked, unmarked, unmarked, marked, marked, (q, false)]
+        );
+    }
+
+    /// K = 0 marks every ECN-capable packet, the first into an empty queue too, so none may
+    /// skip the queue; K = 1 lets the first pass an idle link unmarked, as enqueueing would.
+    #[test]
+    fn droptail_ecn_threshold_zero_marks_even_an_empty_queues_arrival() {
+        let droptail = |k| {
+            let params = DropTailParams { ecn_threshold: Some(k), ..DropTailParams::default() };
+            Queue::new(&QueueConfig { limit: 10, kind: QueueKind::DropTail(params) }, 1_000_000, Time::ZERO, own())
+        };
+        let (mut q, mut p) = (droptail(0), Packet { flags: flags::ECT, ..pkt(1000) });
+        assert!(!q.passes_through());
+        let id = PacketPool::default().alloc(p);
+        q.enqueue(id, &mut p, 0.0, &mut Ns2Rng::seeded(1));
+        assert!(p.has(flags::CE));
+        assert!(droptail(1).passes_through());
     }
 
     #[test]

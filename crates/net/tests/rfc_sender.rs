@@ -6,7 +6,8 @@ use tcplab_net::scenario::Traces;
 use tcplab_net::{RunOptions, RunResult, Scenario, Simulation};
 
 /// One flow s -> k over a 100 Mb/s access link and a `rate`, `delay` link with room for 100
-/// packets; `flow` and `losses` are TOML added to the flow and after it.
+/// packets; `flow` and `losses` are TOML added to the flow and after it. The invariants are
+/// checked as it runs.
 fn run_on(rate: &str, delay: &str, protocol: &str, flow: &str, losses: &str) -> RunResult {
     let text = format!(
         r#"
@@ -34,7 +35,7 @@ protocol = "{protocol}"
 "#
     );
     let scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let opts = RunOptions { traces: Traces { cwnd: true, ..Traces::default() }, ..RunOptions::default() };
+    let opts = RunOptions { traces: Traces { cwnd: true, ..Traces::default() }, check: true, ..RunOptions::default() };
     Simulation::new(scenario, &opts).unwrap().finish().unwrap()
 }
 
@@ -103,4 +104,45 @@ fn the_congestion_measure_keeps_the_window_through_random_losses() {
     assert!(m.goodput_bps > 1.05 * s.goodput_bps, "measure {} vs standard {}", m.goodput_bps, s.goodput_bps);
     // Vegas gives up a quarter on a loss it counts as congestion
     assert!(cuts_to(&measured, 0.8) < cuts_to(&standard, 0.8) / 2);
+}
+
+/// Linux's receiver behind the rfc sender (`sink = "linux"`), with a window of 20 segments,
+/// so that the 100-packet queue never drops: quick-ACK mode ACKs the first 20/2 = 10 segments
+/// one by one, then every second segment is ACKed, so ACKs = 10 + (segments - 10)/2, where the
+/// ns-2 sink sends one per segment. A loss is still repaired by one fast retransmit (the
+/// out-of-order segments are ACKed at once).
+#[test]
+fn the_linux_receiver_acks_every_second_segment_and_a_loss_is_one_fast_retransmit() {
+    let window = "tcp = { window = 20 }";
+    let ns2 = run("newreno", window, "");
+    let linux = run("newreno", &format!("sink = \"linux\"\n{window}"), "");
+    let (n, l) = (&ns2.summary.flows[0], &linux.summary.flows[0]);
+    println!(
+        "ns-2 sink: {} ACKs for {} segments; linux: {} for {}",
+        n.acks_sent, n.packets_delivered, l.acks_sent, l.packets_delivered
+    );
+    assert_eq!(n.packets_dropped + l.packets_dropped, 0);
+    assert_eq!(n.acks_sent, n.packets_delivered);
+    assert_eq!(l.acks_sent, 10 + (l.packets_delivered - 10) / 2);
+    let lossy = run("newreno", &format!("sink = \"linux\"\n{window}"), &drops(&[40], "drop"));
+    let f = &lossy.summary.flows[0];
+    assert_eq!((f.packets_dropped, f.packets_retransmitted), (1, 1));
+    assert_eq!(cuts(&lossy), 1);
+}
+
+/// DCTCP's marking queue (K = 10 of 100) with an ECN sender and Linux's receiver: the marks
+/// keep the queue short, so nothing is dropped; without marking the queue fills and drops.
+#[test]
+fn an_ecn_threshold_queue_keeps_an_ecn_flow_from_filling_it() {
+    let flow = "sink = \"linux\"\ntcp = { ecn = true }";
+    for (queue, dropping) in [("", true), ("[links.droptail]\necn_threshold = 10", false)] {
+        let r = run_on("10Mb", "20ms", "newreno", flow, queue);
+        let f = &r.summary.flows[0];
+        let bottleneck = r.summary.links.iter().find(|l| (l.from.as_str(), l.to.as_str()) == ("r", "k")).unwrap();
+        println!(
+            "{queue:?}: drops {} queue max {} goodput {}",
+            f.packets_dropped, bottleneck.queue_max_pkts, f.goodput_bps
+        );
+        assert_eq!(f.packets_dropped > 0, dropping, "{queue:?}");
+    }
 }

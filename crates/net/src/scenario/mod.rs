@@ -425,6 +425,9 @@ pub struct TcpConfig {
     /// The modern sender's mechanisms (the rfc profile's reno, cubic, bbr and dctcp).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub modern: Option<ModernConfig>,
+    /// The rfc profile's Linux-like receiver in place of the ns-2 sink (`sink = "linux"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<ReceiverConfig>,
 }
 
 /// The switches of the rfc profile's modern sender (`tcp::rfc::modern`), Linux's defaults.
@@ -737,6 +740,73 @@ pub struct SinkConfig {
     pub ts_echo_rfc1323: bool,
     /// Make the ACK that agrees to ECN (the SYN's) ECN-capable (`ecn_syn_`).
     pub ecn_syn: bool,
+}
+
+/// How the receiver echoes congestion experienced (CE) to the sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EcnEcho {
+    /// No ECN: ECE is never set.
+    Off,
+    /// RFC 3168 §6.1.3: ECE on every ACK from a CE-marked segment until a segment with CWR.
+    Rfc3168,
+    /// RFC 8257 §3.2: ECE on exactly the ACKs of CE-marked segments.
+    Dctcp,
+}
+
+/// The rfc profile's Linux-like receiver (tcp/rfc/receiver.rs), `sink = "linux"`: its behaviour, each with Linux's default (`ReceiverConfig::linux`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ReceiverConfig {
+    /// ACK at once when this many segments are unacknowledged; 1 ACKs every segment. Linux
+    /// ACKs when more than one full-sized segment is unacknowledged: 2.
+    pub ack_every: u32,
+    /// The delayed-ACK timeout (ATO) starts here and never goes below it (TCP_ATO_MIN, 40 ms).
+    pub ato_min_s: f64,
+    /// A delayed ACK waits at most this long (TCP_DELACK_MAX, 200 ms).
+    pub delack_max_s: f64,
+    /// Quick-ACK mode ACKs every segment, at most this many times in a row (TCP_MAX_QUICKACKS,
+    /// 16); 0 turns it off.
+    pub max_quickacks: u32,
+    /// The advertised window in segments: quick-ACK mode lasts rcv_wnd/2 ACKs, at least 2.
+    pub rcv_wnd: u32,
+    /// The receiver's own RTO: a gap in data longer than this starts quick-ACK mode again, and a
+    /// missed delayed ACK doubles the ATO up to it. Linux's is TCP_TIMEOUT_INIT, 1 s, until the
+    /// receiver has an RTT sample of its own (without a handshake it has none).
+    pub rto_s: f64,
+    /// Report SACK blocks (RFC 2018): 3 with timestamps, 4 without (the packet carries 3).
+    /// Negotiated: Linux sends none (and compresses no ACKs) to a sender without SACK.
+    pub sack: bool,
+    /// Report duplicates in a D-SACK block (RFC 2883).
+    pub dsack: bool,
+    /// SACK compression (Linux 4.20 on): after 3 ACKs at one left edge, the ACKs of further
+    /// out-of-order data are held up to this long (tcp_comp_sack_delay_ns, 1 ms; Linux holds
+    /// min(1 ms, RTT/20), and this receiver has no RTT estimate), at most `sack_compress_nr` of
+    /// them (tcp_comp_sack_nr, 44; 0 turns it off).
+    pub sack_compress_s: f64,
+    pub sack_compress_nr: u32,
+    /// Echo timestamps (RFC 7323); without them an ACK echoes nothing (NaN).
+    pub timestamps: bool,
+    pub ecn: EcnEcho,
+}
+
+impl ReceiverConfig {
+    /// Linux's defaults (SACK, D-SACK and timestamps on, ECN off) for a window of `rcv_wnd`.
+    pub fn linux(rcv_wnd: u32) -> ReceiverConfig {
+        ReceiverConfig {
+            ack_every: 2,
+            ato_min_s: 0.04,
+            delack_max_s: 0.2,
+            max_quickacks: 16,
+            rcv_wnd,
+            rto_s: 1.0,
+            sack: true,
+            dsack: true,
+            sack_compress_s: 0.001,
+            sack_compress_nr: 44,
+            timestamps: true,
+            ecn: EcnEcho::Off,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

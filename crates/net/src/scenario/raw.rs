@@ -234,11 +234,29 @@ pub struct RawLink {
     pub droptail: Option<RawDropTail>,
 }
 
+/// `[flows.receiver]`: the Linux-like receiver's behaviour (`sink = "linux"`).
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawReceiver {
+    pub ack_every: Option<i64>,
+    pub ato_min: Option<Quantity>,
+    pub delack_max: Option<Quantity>,
+    pub max_quickacks: Option<i64>,
+    pub rto: Option<Quantity>,
+    pub sack: Option<Flag>,
+    pub dsack: Option<Flag>,
+    pub sack_compress_delay: Option<Quantity>,
+    pub sack_compress_nr: Option<i64>,
+    pub timestamps: Option<Flag>,
+    pub ecn: Option<String>,
+}
+
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct RawDropTail {
     pub queue_in_bytes: Option<Flag>,
     pub mean_pktsize: Option<i64>,
+    pub ecn_threshold: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -292,6 +310,7 @@ pub struct RawFlow {
     pub delack_interval: Option<Quantity>,
     pub tcp: Option<RawTcp>,
     pub tcpsink: Option<RawSink>,
+    pub receiver: Option<RawReceiver>,
     pub vegas: Option<RawVegas>,
     pub fast: Option<RawFast>,
     pub pacing: Option<RawPacing>,

@@ -161,6 +161,16 @@ fn malformed_scenarios_name_the_field() {
         ),
         // the traffic sources and their fields
         ("delay = \"10ms\"", "delay = \"10ms\"\n[links.reverse_red]\nbytes = true", "links[0].reverse_red"),
+        ("delay = \"10ms\"", "delay = \"10ms\"\n[links.droptail]\necn_threshold = -1", "links[0].droptail.ecn_threshold"),
+        ("protocol = \"reno\"", "protocol = \"reno\"\nsink = \"linux\"", "flows[0].sink"),
+        ("protocol = \"reno\"", "protocol = \"reno\"\nreceiver = { ack_every = 1 }", "flows[0].receiver"),
+        ("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\nreceiver = { ack_every = 0 }", "flows[0].receiver.ack_every"),
+        ("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\nreceiver = { ato_min = 0 }", "flows[0].receiver.ato_min"),
+        ("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\nreceiver = { sack_compress_delay = \"-1ms\" }", "flows[0].receiver.sack_compress_delay"),
+        ("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\nreceiver = { timestamps = false }", "flows[0].receiver.timestamps"),
+        ("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\nreceiver = { ecn = \"l4s\" }", "flows[0].receiver.ecn"),
+        ("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\nreceiver = { quickacks = 2 }", "flows[0].receiver.quickacks"),
+        ("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\ntcpsink = { ecn_syn = true }", "flows[0].tcpsink"),
         ("queue_limit = 25", "queue_limit = 25\n[links.reverse_red]\nthresh = -1", "links[1].reverse_red.thresh"),
         ("rate = \"64kb\"", "app = \"trace\"", "flows[1].records"),
         ("rate = \"64kb\"", "app = \"trace\"\nrecords = [[100, 0]]", "flows[1].records[0]"),
@@ -241,6 +251,7 @@ fn the_normalized_form_spells_out_every_default() {
     assert_eq!(v["links"][1]["queue"]["kind"], "red");
     assert_eq!(v["links"][1]["queue"]["q_weight"], -1.0);
     assert_eq!(v["links"][0]["queue"]["kind"], "droptail");
+    assert_eq!(v["links"][0]["queue"]["ecn_threshold"], serde_json::Value::Null);
     let a = &v["flows"][0];
     assert_eq!((&a["transport"], &a["variant"], &a["app"]), (&"tcp".into(), &"reno".into(), &"ftp".into()));
     assert_eq!((&a["sink"]["sack"], &a["sink"]["delack_interval_s"]), (&false.into(), &serde_json::Value::Null));
@@ -253,6 +264,39 @@ fn the_normalized_form_spells_out_every_default() {
         (&c["transport"], &c["app"], &c["rate_bps"], &c["start_s"]),
         (&"udp".into(), &"cbr".into(), &64000.into(), &1.0.into())
     );
+}
+
+/// `sink = "linux"`: Linux's defaults for the flow's window, ECN echoed as the sender (here
+/// with `tcp.ecn`) asks, each field over them; it has no `reset_sink`.
+#[test]
+fn the_linux_receiver_takes_linux_defaults_and_its_fields() {
+    let with = |extra: &str| {
+        let text = GOOD
+            .replace(
+                "protocol = \"reno\"",
+                &format!("protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"\n{extra}"),
+            )
+            .replace("minrto = \"1s\"", "minrto = \"1s\"\necn = true");
+        let s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
+        let Transport::Tcp(t) = &s.flows[0].transport else { panic!("a TCP flow") };
+        t.receiver.expect("the linux receiver")
+    };
+    let window = Scenario::from_toml(&GOOD.replace("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\""))
+        .map(|s| match &s.flows[0].transport {
+            Transport::Tcp(t) => t.params.window,
+            Transport::Udp => 0,
+        })
+        .unwrap();
+    assert_eq!(with(""), ReceiverConfig { ecn: EcnEcho::Rfc3168, ..ReceiverConfig::linux(window) });
+    let r = with("receiver = { ack_every = 1, delack_max = \"500ms\", max_quickacks = 0, sack_compress_nr = 0 }");
+    assert_eq!((r.ack_every, r.delack_max_s, r.max_quickacks, r.ecn), (1, 0.5, 0, EcnEcho::Rfc3168));
+    assert_eq!((r.sack_compress_nr, r.sack_compress_s), (0, 0.001));
+    let r = with("receiver = { ecn = \"off\", dsack = false }");
+    assert_eq!((r.ecn, r.dsack), (EcnEcho::Off, false));
+    let reset = GOOD.replace("protocol = \"reno\"", "protocol = \"newreno\"\nprofile = \"rfc\"\nsink = \"linux\"")
+        + "\n[[actions]]\nat = 2\nflow = \"A\"\ndo = \"reset_sink\"\n";
+    let e = Scenario::from_toml(&reset).unwrap_err();
+    assert_eq!((e.path.as_str(), e.message.contains("no reset")), ("actions[0].do", true), "{e}");
 }
 
 #[test]

@@ -5,8 +5,8 @@ use super::fields::{
     err, exact_seconds, flag, int_in, node_named, one_of, rate, real_in, seconds, size, time, whole_seconds, Res,
 };
 use super::raw::{
-    Flag, Quantity, RawAction, RawDelaySpike, RawDropTail, RawFast, RawFlow, RawHost, RawLink, RawLoss, RawModern, RawPacing,
-    RawRed, RawScenario, RawSink, RawTcp, RawVegas,
+    Flag, Quantity, RawAction, RawDelaySpike, RawDropTail, RawFast, RawFlow, RawHost, RawLink, RawLoss, RawModern,
+    RawPacing, RawReceiver, RawRed, RawScenario, RawSink, RawTcp, RawVegas,
 };
 use super::*;
 use crate::pcap::IpVersion;
@@ -583,15 +583,74 @@ fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
     })
 }
 
+/// `[flows.receiver]` over Linux's defaults for the flow's window; ECN as the sender asks
+/// (`tcp.ecn`), as Linux accepts it: DCTCP's echo of every mark for a DCTCP sender (RFC 8257
+/// §3.2), RFC 3168's otherwise.
+fn receiver_config(r: Option<&RawReceiver>, params: &TcpParams, dctcp: bool, path: &str) -> Res<ReceiverConfig> {
+    let mut out = ReceiverConfig::linux(params.window);
+    out.ecn = match (params.ecn, dctcp) {
+        (false, _) => EcnEcho::Off,
+        (true, false) => EcnEcho::Rfc3168,
+        (true, true) => EcnEcho::Dctcp,
+    };
+    let Some(r) = r else { return Ok(out) };
+    let p = |f: &str| format!("{path}.{f}");
+    if let Some(v) = r.ack_every {
+        out.ack_every = int_in(v, 1, 1_000_000, &p("ack_every"))?;
+    }
+    if let Some(v) = r.max_quickacks {
+        out.max_quickacks = int_in(v, 0, 1_000_000, &p("max_quickacks"))?;
+    }
+    if let Some(v) = r.sack_compress_nr {
+        out.sack_compress_nr = int_in(v, 0, 1_000_000, &p("sack_compress_nr"))?;
+    }
+    for (field, value, slot) in [
+        ("ato_min", &r.ato_min, &mut out.ato_min_s),
+        ("delack_max", &r.delack_max, &mut out.delack_max_s),
+        ("rto", &r.rto, &mut out.rto_s),
+        ("sack_compress_delay", &r.sack_compress_delay, &mut out.sack_compress_s),
+    ] {
+        if let Some(q) = value {
+            *slot = seconds(q, &p(field))?;
+            if *slot <= 0.0 {
+                return err(p(field), "must be longer than zero");
+            }
+        }
+    }
+    for (field, value, slot) in [
+        ("sack", r.sack, &mut out.sack),
+        ("dsack", r.dsack, &mut out.dsack),
+        ("timestamps", r.timestamps, &mut out.timestamps),
+    ] {
+        if let Some(v) = value {
+            *slot = flag(v, &p(field))?;
+        }
+    }
+    if !out.timestamps {
+        return err(p("timestamps"), "must be true: the rfc sender takes its RTT samples from the echoed timestamps");
+    }
+    if let Some(e) = &r.ecn {
+        out.ecn = match one_of(e, &["off", "rfc3168", "dctcp"], "ECN echo", &p("ecn"))? {
+            "off" => EcnEcho::Off,
+            "rfc3168" => EcnEcho::Rfc3168,
+            _ => EcnEcho::Dctcp,
+        };
+    }
+    Ok(out)
+}
+
 /// `[links.droptail]`: ns-2's `Queue/DropTail` variables, with its defaults.
 fn droptail(d: Option<&RawDropTail>, path: &str) -> Res<DropTailParams> {
-    let mut out = DropTailParams { queue_in_bytes: false, mean_pktsize: 500 };
+    let mut out = DropTailParams { queue_in_bytes: false, mean_pktsize: 500, ecn_threshold: None };
     let Some(d) = d else { return Ok(out) };
     if let Some(v) = d.queue_in_bytes {
         out.queue_in_bytes = flag(v, &format!("{path}.queue_in_bytes"))?;
     }
     if let Some(v) = d.mean_pktsize {
         out.mean_pktsize = int_in(v, 1, MAX_PACKET as i64, &format!("{path}.mean_pktsize"))?;
+    }
+    if let Some(v) = d.ecn_threshold {
+        out.ecn_threshold = Some(int_in(v, 0, 10_000_000, &format!("{path}.ecn_threshold"))?);
     }
     Ok(out)
 }
@@ -1262,10 +1321,20 @@ fn flow(
         if modern && f.pacing.is_some() {
             return err(p("pacing"), "is the token-bucket pacer of newreno, vegas and fast; the modern sender paces as Linux does (see modern.fq_pacing)");
         }
-        // Linux's receiver: SACK blocks and delayed ACKs (at most 40 ms, TCP_DELACK_MIN)
-        let default_sink = if modern { "sack1_delack" } else { variant.default_sink() };
-        let sinks = ["tcpsink", "delack", "sack1", "sack1_delack"];
+        // Linux's sender talks to Linux's receiver (SACK, delayed and quick ACKs, timestamps)
+        let default_sink = if modern { "linux" } else { variant.default_sink() };
+        let sinks = ["tcpsink", "delack", "sack1", "sack1_delack", "linux"];
         let kind = one_of(f.sink.as_deref().unwrap_or(default_sink), &sinks, "sink", &p("sink"))?;
+        let linux_receiver = kind == "linux";
+        if linux_receiver && profile != Profile::Rfc {
+            return err(p("sink"), "linux is the rfc profile's receiver (with profile = \"rfc\")");
+        }
+        only("receiver", f.receiver.is_some() && !linux_receiver, "with sink = \"linux\"")?;
+        only(
+            "tcpsink",
+            f.tcpsink.is_some() && linux_receiver,
+            "with an ns-2 sink (tcpsink, delack, sack1, sack1_delack)",
+        )?;
         let delack = if kind.ends_with("delack") {
             let interval = match &f.delack_interval {
                 Some(q) => time(q, &p("delack_interval"))?,
@@ -1384,11 +1453,28 @@ fn flow(
         };
         let pacing = pacing_config(f.pacing.as_ref(), defaults.pacing, &flow_path)?;
         let full = full_config(f, variant, defaults, &flow_path)?;
+        let receiver = if linux_receiver {
+            let dctcp = variant == TcpVariant::Dctcp;
+            Some(receiver_config(f.receiver.as_ref(), &params, dctcp, &p("receiver"))?)
+        } else {
+            None
+        };
         if pacing.is_some() && params.rbp && profile == Profile::Ns2 {
             return err(p("pacing"), "cannot be combined with tcp.rbp (both pace the sender)");
         }
         let modern = if modern { Some(modern_config(f.modern.as_ref(), defaults.modern, &flow_path)?) } else { None };
-        Transport::Tcp(Box::new(TcpConfig { variant, profile, sink, params, vegas, fast, pacing, full, modern }))
+        Transport::Tcp(Box::new(TcpConfig {
+            variant,
+            profile,
+            sink,
+            params,
+            vegas,
+            fast,
+            pacing,
+            full,
+            receiver,
+            modern,
+        }))
     } else {
         Transport::Udp
     };
@@ -1507,6 +1593,10 @@ fn actions(raw: &[RawAction], raw_flows: &[RawFlow], flows: &[FlowConfig], durat
             "to" => End::To,
             _ => End::From,
         };
+        let linux_receiver = matches!(&flows[flow].transport, Transport::Tcp(t) if t.receiver.is_some());
+        if what == "reset_sink" && linux_receiver {
+            return err(p("do"), "reset_sink resets an ns-2 sink; the linux receiver has no reset");
+        }
         if matches!(what, "close" | "advance_bytes") && !full {
             return err(p("do"), format!("{what} needs a FullTcp flow (protocol fulltcp, fulltcp_tahoe, ...)"));
         }

@@ -16,7 +16,7 @@ use crate::random::{tcl_array_order, Draws};
 use crate::scenario::{
     AppConfig, End, LossAt, Profile, QueueConfig, QueueKind, RngMode, Scenario, TcpVariant, Transport,
 };
-use crate::tcp::{FullTcp, ModernSender, Ns2Sender, RfcSender, TcpSink};
+use crate::tcp::{FullTcp, ModernSender, Ns2Sender, RfcSender, RfcSink, TcpSink};
 use crate::trace::{Sink, Tracer};
 use crate::traffic::{OnOff, Source};
 use crate::udp::{CbrSource, UdpAgent};
@@ -342,7 +342,11 @@ impl Simulation {
                             Sender::Rfc(rfc)
                         }
                     };
-                    (sender, Receiver::Tcp(TcpSink::new(receiver_end, &t.sink)))
+                    let receiver = match t.receiver {
+                        Some(cfg) => Receiver::Rfc(RfcSink::new(receiver_end, cfg)),
+                        None => Receiver::Tcp(TcpSink::new(receiver_end, &t.sink)),
+                    };
+                    (sender, receiver)
                 }
                 (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
                     (Sender::Cbr(CbrSource::new(sender_end, rate_bps, size)), Receiver::Null)

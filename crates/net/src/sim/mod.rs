@@ -10,7 +10,7 @@ use crate::metrics::{FlowSeries, LinkSample, LinkSeries, Sampler, Summary, TcpSe
 use crate::network::{link_name, unchecked, Event, Link, Network, TimerKind};
 use crate::packet::{Kind, PacketId};
 use crate::scenario::{ActionKind, AppConfig, End, RngMode, Scenario, ScenarioError, Transport};
-use crate::tcp::{Ftp, FullTcp, ModernSender, Ns2Sender, RfcSender, TcpSink};
+use crate::tcp::{Ftp, FullTcp, ModernSender, Ns2Sender, RfcSender, RfcSink, TcpSink};
 use crate::traffic::Source;
 use crate::udp::{CbrSource, UdpAgent};
 use serde::Serialize;
@@ -68,6 +68,8 @@ impl Sender {
 #[allow(clippy::large_enum_variant)] // the sink is the common case: boxed, it would cost an indirection per packet
 enum Receiver {
     Tcp(TcpSink),
+    /// The rfc profile's Linux-like receiver (`sink = "linux"`).
+    Rfc(RfcSink),
     /// `Agent/Null`: counts and discards.
     Null,
     /// A FullTcp flow's agent on its `to` node (boxed, as the sender's).
@@ -347,6 +349,7 @@ impl Simulation {
                     (TimerKind::Pace, Sender::Modern(tcp), _) => tcp.on_pace_timer(net, gen),
                     (TimerKind::Cbr, Sender::Cbr(cbr), _) => cbr.on_timer(net, gen),
                     (TimerKind::DelAck, _, Receiver::Tcp(sink)) => sink.on_timer(net, gen),
+                    (TimerKind::DelAck, _, Receiver::Rfc(sink)) => sink.on_timer(net, gen),
                     (TimerKind::Full(End::From, which), Sender::Full(a), _) => a.on_timer(net, which, gen),
                     (TimerKind::Full(End::To, which), _, Receiver::Full(b)) => b.on_timer(net, which, gen),
                     (TimerKind::App, sender, _) => {
@@ -467,9 +470,14 @@ impl Simulation {
         if let Some(tcp) = f.sender.ftp() {
             check.sender(now, name, tcp.state());
         }
-        if let (Receiver::Tcp(sink), Transport::Tcp(cfg)) = (&f.receiver, &self.scenario.flows[i].transport) {
+        let cumulative = match &f.receiver {
+            Receiver::Tcp(sink) => Some(sink.cumulative()),
+            Receiver::Rfc(sink) => Some(sink.cumulative()),
+            Receiver::Null | Receiver::Full(_) => None,
+        };
+        if let (Some(seqno), Transport::Tcp(cfg)) = (cumulative, &self.scenario.flows[i].transport) {
             let bytes = self.net.ctx.flow_stats[i].goodput_bytes;
-            check.sink(now, i, name, sink.cumulative(), bytes, cfg.params.packet_size as u64);
+            check.sink(now, i, name, seqno, bytes, cfg.params.packet_size as u64);
         }
     }
 
@@ -551,6 +559,7 @@ impl Simulation {
                 stats.on_data_delivered(pkt.size, delay);
                 match &mut flow.receiver {
                     Receiver::Tcp(sink) => sink.recv(net, pkt),
+                    Receiver::Rfc(sink) => sink.recv(net, pkt),
                     Receiver::Null => stats.goodput_bytes += pkt.payload as u64,
                     Receiver::Full(to) => Self::full_recv(&mut flow.sender, to, net, pkt),
                 }

@@ -12,7 +12,7 @@ mod replay;
 
 use crate::packet::FlowId;
 use crate::port::{Port, TimerKind};
-pub use rfc::{ModernSender, RfcSender};
+pub use rfc::{ModernSender, RfcSender, RfcSink};
 pub use sender::{FullTcp, Ns2Sender};
 pub use sink::TcpSink;
 use tcplab_cc::Pacer;

@@ -7,6 +7,9 @@
 //! the rfc sender talks to the same sinks as the ns-2 agents. There is no handshake: data starts
 //! at segment 0 when the application starts.
 
+mod receiver;
+pub use receiver::RfcSink;
+
 use super::{Ftp, TcpState};
 use crate::packet::{flags, Kind, Packet};
 use crate::port::{Endpoint, Port, TimerKind};
@@ -363,6 +366,7 @@ mod tests {
             pacing: None,
             full: None,
             modern: None,
+            receiver: None,
         };
         let mut net = FakePort::default();
         let mut s = RfcSender::new(&cfg, sender_end());
