@@ -26,12 +26,12 @@
 //! Not modelled: the handshake (data starts at segment 0, as with `RfcSender`), undo of
 //! spurious reductions, and the retransmission of a lost retransmission before the RTO.
 
+use super::super::{Ftp, TcpState};
 use super::pacing::LinuxPacing;
 use super::prr::{Bound, Prr};
 use super::rack::{Rack, TlpEnd};
 use super::rate::{RateEstimator, TxState};
 use super::sack::{NextSeg, Rule, SackScoreboard};
-use super::super::{Ftp, TcpState};
 use crate::packet::{flags, Kind, Packet};
 use crate::port::{Endpoint, Port, TimerKind};
 use crate::scenario::{ModernConfig, TcpConfig, TcpVariant};
@@ -100,9 +100,10 @@ impl ModernSender {
         let modern = cfg.modern.clone().unwrap_or_default();
         let initial = p.initial_window();
         let cc = match cfg.variant {
-            TcpVariant::Cubic => {
-                Controller::Cubic(Cubic::new(CubicConfig { paced: modern.fq_pacing, ..CubicConfig::default() }, initial))
-            }
+            TcpVariant::Cubic => Controller::Cubic(Cubic::new(
+                CubicConfig { paced: modern.fq_pacing, ..CubicConfig::default() },
+                initial,
+            )),
             TcpVariant::Bbr => Controller::Bbr(Bbr::new(BbrConfig { mss: p.packet_size, seed: modern.seed }, initial)),
             TcpVariant::Dctcp => Controller::Dctcp(Dctcp::new(DctcpConfig::default(), initial)),
             _ => Controller::Reno(Reno::new(initial)),
