@@ -147,6 +147,11 @@ impl ModernSender {
         Some(self.rto.srtt()).filter(|&s| s > 0.0)
     }
 
+    /// RACK's cap on the reordering window: SRTT, none before the first sample.
+    fn reo_wnd_cap(&self) -> f64 {
+        self.srtt().unwrap_or(f64::INFINITY)
+    }
+
     /// The window in segments: PRR's during a reduction it owns, else the controller's.
     fn cwnd(&self) -> f64 {
         let w = match self.prr {
@@ -285,7 +290,7 @@ impl ModernSender {
         }
         let now = net.now_secs();
         let in_recovery = self.state >= CaState::Recovery;
-        let (armed, delay) = match self.rack.reorder_wait(now, self.rto.srtt(), in_recovery) {
+        let (armed, delay) = match self.rack.reorder_wait(now, self.reo_wnd_cap(), in_recovery) {
             Some(wait) if self.cfg.rack => (Armed::Reorder, wait),
             _ if self.cfg.tlp && self.state == CaState::Open && self.rack.may_probe(false) && self.srtt().is_some() => {
                 (Armed::Probe, self.rack.pto(self.srtt(), self.in_flight(), self.rto.rto()))
@@ -338,7 +343,7 @@ impl ModernSender {
         }
         let mut losses = 0;
         if self.cfg.rack {
-            let (lost, _) = self.rack.detect_loss(now, self.rto.srtt(), self.state >= CaState::Recovery);
+            let (lost, _) = self.rack.detect_loss(now, self.reo_wnd_cap(), self.state >= CaState::Recovery);
             losses = self.mark_lost(&lost);
         }
         let delivered = update.delivered_segments() as u64;
@@ -376,8 +381,9 @@ impl ModernSender {
         if self.state < CaState::Recovery && (self.sb.should_enter_recovery() || self.sb.is_lost(una)) {
             self.enter_recovery(net, prior_in_flight);
         } else if ece && self.state == CaState::Open && una > self.high_seq {
+            let prior_cwnd = self.cwnd();
             self.cc.on_event(now, Event::EnterCwr, self.flight());
-            self.start_reduction(CaState::Cwr);
+            self.start_reduction(CaState::Cwr, prior_cwnd);
             self.cwr = true;
         }
         if let Some(prr) = &mut self.prr {
@@ -413,9 +419,11 @@ impl ModernSender {
         lost.len() as u64
     }
 
-    fn start_reduction(&mut self, state: CaState) {
+    /// PRR glides from `prior_cwnd` (RecoverFS, Linux's `prior_cwnd`) to the controller's
+    /// new ssthresh.
+    fn start_reduction(&mut self, state: CaState, prior_cwnd: f64) {
         let ssthresh = self.cc.ssthresh().min(self.rwnd).max(1.0);
-        let prior_cwnd = self.cwnd().max(1.0);
+        let prior_cwnd = prior_cwnd.max(1.0);
         self.prr = Some(Prr::start(prior_cwnd as u64, ssthresh as u64, Bound::SlowStart));
         self.prr_cwnd = prior_cwnd;
         self.high_seq = self.sb.high_data();
@@ -425,12 +433,11 @@ impl ModernSender {
     /// RFC 6675 §5 step 4 with PRR; a recovery that begins in a CWR keeps its ssthresh.
     fn enter_recovery(&mut self, net: &mut impl Port, _prior_in_flight: u64) {
         let now = net.now_secs();
+        let prior_cwnd = self.cwnd();
         if self.state != CaState::Cwr {
             self.cc.on_event(now, Event::EnterRecovery, self.flight());
         }
-        let prior_cwnd = self.prr.as_ref().map_or(self.cwnd(), |_| self.prr_cwnd);
-        self.start_reduction(CaState::Recovery);
-        self.prr_cwnd = prior_cwnd;
+        self.start_reduction(CaState::Recovery, prior_cwnd);
         self.rack.end_probe_episode();
     }
 
@@ -443,7 +450,7 @@ impl ModernSender {
         let now = net.now_secs();
         match self.armed {
             Armed::Reorder => {
-                let (lost, _) = self.rack.detect_loss(now, self.rto.srtt(), self.state >= CaState::Recovery);
+                let (lost, _) = self.rack.detect_loss(now, self.reo_wnd_cap(), self.state >= CaState::Recovery);
                 self.mark_lost(&lost);
                 if self.state < CaState::Recovery && self.sb.is_lost(self.snd_una()) {
                     let flight = self.in_flight();
@@ -476,7 +483,7 @@ impl ModernSender {
         let now = net.now_secs();
         let new_reduction = self.state <= CaState::Disorder || self.state == CaState::Loss;
         self.sb.on_timeout();
-        let lost = self.rack.on_timeout(now, self.rto.srtt());
+        let lost = self.rack.on_timeout(now, self.reo_wnd_cap());
         self.mark_lost(&lost);
         for seq in self.snd_una()..self.snd_nxt() {
             self.sb.mark_lost(seq);
@@ -525,5 +532,124 @@ impl<P: Port> Ftp<P> for ModernSender {
             in_flight: self.in_flight() as f64,
             pacing_rate: self.pacing_rate().map_or(0.0, |r| r / (self.payload + self.header) as f64),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{Profile, SinkConfig, TcpParams};
+    use crate::testing::{ack, sender_end, FakePort};
+
+    /// A modern sender of `variant` with Linux's defaults (initial window 10, 1448 + 52 B),
+    /// `segments` to send from time 0, RACK on or off.
+    fn start(variant: TcpVariant, rack: bool, segments: i64) -> (ModernSender, FakePort) {
+        let sink = SinkConfig {
+            sack: true,
+            delack: None,
+            syn_immediate_ack: true,
+            rfc2581_immediate_ack: true,
+            ts_echo_rfc1323: false,
+            ecn_syn: false,
+        };
+        let cfg = TcpConfig {
+            variant,
+            profile: Profile::Rfc,
+            sink,
+            params: TcpParams::linux(),
+            vegas: None,
+            fast: None,
+            pacing: None,
+            full: None,
+            receiver: None,
+            modern: Some(ModernConfig { rack, ..ModernConfig::default() }),
+        };
+        let mut net = FakePort::default();
+        let mut s = ModernSender::new(&cfg, sender_end());
+        Ftp::advance(&mut s, &mut net, segments);
+        (s, net)
+    }
+
+    /// The segments sent in answer to an ACK at `t` of everything below `una` with `sack`
+    /// blocks, echoing time 0.
+    fn ack_at(s: &mut ModernSender, net: &mut FakePort, t: f64, una: i64, sack: &[(i64, i64)]) -> Vec<i64> {
+        net.set_now(t);
+        let from = net.sent.len();
+        s.recv(net, &ack(una - 1, 0.0, sack));
+        net.seqs_since(from)
+    }
+
+    /// RFC 6675 with PRR, segment 0 of the initial window 0..9 lost, RACK off. The SACKs of 1
+    /// and 2 take them out of the pipe (9 left, cwnd 10): new segments 10 and 11 go, as in
+    /// Linux. The SACK of 3 makes three SACKed segments above 0: recovery at HighData 11,
+    /// Reno's ssthresh 10/2 = 5, RecoverFS = the cwnd before, 10. Pipe is 4..11 = 8 > 5:
+    /// sndcnt = ceil(1 x 5/10) - 0 = 1, the retransmission of 0 (pipe 9). SACK of 4: pipe
+    /// 5..11 + the retransmitted 0 = 8, ceil(2 x 5/10) - 1 = 0. SACK of 5: pipe 7,
+    /// ceil(3 x 5/10) - 1 = 1: new segment 12 (NextSeg's rule 2, no hole left). SACK of 6:
+    /// pipe 7, ceil(4 x 5/10) - 2 = 0. The ACK of 0..12 passes the recovery point 11: the
+    /// reduction is over at Reno's ssthresh 5.
+    #[test]
+    fn a_loss_repaired_by_rfc_6675_with_the_window_prr_gives() {
+        let (mut s, mut net) = start(TcpVariant::Reno, false, 100);
+        assert_eq!(net.seqs_since(0), (0..10).collect::<Vec<_>>());
+        assert!(net.sent.iter().all(|p| p.size == 1500 && p.payload == 1448));
+        let sent: Vec<Vec<i64>> =
+            (2..8).map(|end| ack_at(&mut s, &mut net, 0.1 + end as f64 * 1e-3, 0, &[(1, end)])).collect();
+        assert_eq!(sent, vec![vec![10], vec![11], vec![0], vec![], vec![12], vec![]]);
+        assert_eq!((s.state, s.high_seq), (CaState::Recovery, 11));
+        assert_eq!((s.cwnd(), s.cc.ssthresh()), (7.0, 5.0), "pipe 7 + sndcnt 0");
+        ack_at(&mut s, &mut net, 0.2, 13, &[]);
+        assert_eq!((s.state, s.cc.ssthresh()), (CaState::Open, 5.0));
+        assert_eq!(net.stats[0].data_retransmitted, 1);
+    }
+
+    /// RACK finds a loss by time: 0..9 sent at 0, 0 lost; the ACK at 0.1 SACKing 1 (RACK.rtt
+    /// = min_RTT = 0.1, reo_wnd = min_RTT/4 = 0.025) leaves 0 waiting 0 + 0.1 + 0.025 - 0.1
+    /// = 0.025 s: the reordering timer, which at 0.125 marks 0 lost with one SACK only (below
+    /// DupThresh) and retransmits it.
+    #[test]
+    fn rack_detects_a_loss_by_time() {
+        let (mut s, mut net) = start(TcpVariant::Reno, true, 10);
+        assert_eq!(ack_at(&mut s, &mut net, 0.1, 0, &[(1, 2)]), Vec::<i64>::new());
+        assert_eq!((s.armed, net.deadline(TimerKind::Rtx)), (Armed::Reorder, Some(0.125)));
+        let from = net.sent.len();
+        let fired = net.expire(|net, _, gen| s.on_timer(net, gen));
+        assert_eq!(fired.map(|f| f.1), Some(0.125));
+        assert_eq!(net.seqs_since(from), vec![0]);
+        assert_eq!(s.state, CaState::Recovery);
+    }
+
+    /// TLP on a tail loss: 0..9 sent at 0, 8 and 9 lost. The ACK of 0..7 at 0.1 gives SRTT
+    /// 0.1 and RTTVAR 0.05: RTO max(0.1 + 4 x 0.05, 0.2) = 0.3; with 2 in flight the PTO is
+    /// 2 SRTT + 2 ms = 0.202, sooner. At 0.302 the probe retransmits the highest segment, 9
+    /// (no new data), and the RTO is armed behind it: 0.602.
+    #[test]
+    fn a_tail_loss_probe_fires() {
+        let (mut s, mut net) = start(TcpVariant::Cubic, true, 10);
+        ack_at(&mut s, &mut net, 0.1, 8, &[]);
+        assert_eq!(s.armed, Armed::Probe);
+        assert!((net.deadline(TimerKind::Rtx).unwrap() - 0.302).abs() < 1e-12);
+        let from = net.sent.len();
+        net.expire(|net, _, gen| s.on_timer(net, gen));
+        assert_eq!(net.seqs_since(from), vec![9]);
+        assert!((net.deadline(TimerKind::Rtx).unwrap() - 0.602).abs() < 1e-12);
+        assert_eq!(s.armed, Armed::Rto);
+    }
+
+    /// BBR paces from the first ACK on: after the initial window (unpaced, as Linux's first
+    /// ten segments), each new segment waits wire length / BBR's rate, 1 / pacing_rate()
+    /// seconds for a full segment, on the pace timer. The first paced one leaves late (its
+    /// departure time was 0, it goes at 0.1), so Linux gives half a gap back: 1 / (2 rate).
+    #[test]
+    fn bbr_is_paced_at_its_rate() {
+        let (mut s, mut net) = start(TcpVariant::Bbr, true, 1000);
+        assert_eq!(net.sent.len(), 10);
+        let sent = ack_at(&mut s, &mut net, 0.1, 2, &[]);
+        let rate = s.cc.pacing_rate().unwrap();
+        assert!(rate > 0.0);
+        assert_eq!(sent.len(), 1, "one segment, then the pacer holds the next");
+        let wait = net.deadline(TimerKind::Pace).unwrap() - 0.1;
+        assert!((wait - 0.5 / rate).abs() < 1e-9, "waits {wait}, 1/rate {}", 1.0 / rate);
+        assert_eq!(Ftp::<FakePort>::state(&s).pacing_rate, rate);
     }
 }
