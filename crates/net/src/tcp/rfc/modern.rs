@@ -315,7 +315,7 @@ impl ModernSender {
         let update = self.sb.on_ack(una, &blocks);
         let acked = (una - prior_una) as u64;
         // RFC 7323: the echo of an ACK that advances the window is an RTT sample.
-        let rtt = (acked > 0).then(|| now - ack.ts_echo);
+        let rtt = (acked > 0).then_some(now - ack.ts_echo);
         if let Some(rtt) = rtt {
             self.rto.on_sample(rtt);
             net.tracer().rtt_sample(now, self.ep.flow.0, rtt);

@@ -239,7 +239,7 @@ impl Rack {
         let (rack_ts, rack_seq, rack_rtt) = (self.xmit_ts, self.end_seq, self.rtt);
         (self.base..).zip(self.segments.iter()).filter_map(move |(seq, seg)| {
             let candidate = !seg.delivered && !seg.lost && sent_after(rack_ts, rack_seq, seg.xmit_ts, seq);
-            candidate.then(|| (seq, seg.xmit_ts + rack_rtt + reo_wnd - now))
+            candidate.then_some((seq, seg.xmit_ts + rack_rtt + reo_wnd - now))
         })
     }
 
