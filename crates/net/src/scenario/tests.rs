@@ -268,6 +268,53 @@ fn the_normalized_form_spells_out_every_default() {
 
 /// `sink = "linux"`: Linux's defaults for the flow's window, ECN echoed as the sender (here
 /// with `tcp.ecn`) asks, each field over them; it has no `reset_sink`.
+/// `protocol = "cubic"` (and reno, bbr, dctcp) in the rfc profile is the modern sender with
+/// Linux's defaults: 1448 + 52 B segments, initial window 10, minimum RTO 200 ms, the Linux
+/// receiver; DCTCP turns ECN on and gets DCTCP's echo. In the ns-2 profile cubic is an error
+/// naming `protocol` that suggests the rfc profile, and `[modern]` belongs to these flows only.
+#[test]
+fn the_modern_protocols_take_linux_defaults() {
+    let flow = |protocol: &str, extra: &str| {
+        let text = GOOD
+            .replace("protocol = \"reno\"", &format!("protocol = \"{protocol}\"\nprofile = \"rfc\"\n{extra}"))
+            .replace("packet_size = \"1460B\"\n", "");
+        Scenario::from_toml(&text).map(|s| match &s.flows[0].transport {
+            Transport::Tcp(t) => t.as_ref().clone(),
+            Transport::Udp => panic!("a TCP flow"),
+        })
+    };
+    let t = flow("cubic", "").unwrap();
+    assert_eq!((t.variant, t.params.packet_size, t.params.tcpip_base_hdr_size), (TcpVariant::Cubic, 1448, 52));
+    assert_eq!(
+        (t.params.initial_window(), t.params.minrto, t.params.ecn),
+        (10.0, 1.0, false),
+        "flows.tcp sets minrto 1s"
+    );
+    assert_eq!(t.modern, Some(ModernConfig::default()));
+    assert_eq!(t.receiver.map(|r| r.ecn), Some(EcnEcho::Off), "the linux receiver by default");
+    let t = flow("reno", "[flows.modern]\nfq_pacing = true\nrack = false").unwrap();
+    assert_eq!(t.modern, Some(ModernConfig { fq_pacing: true, rack: false, ..ModernConfig::default() }));
+    let t = flow("dctcp", "").unwrap();
+    assert_eq!((t.params.ecn, t.receiver.map(|r| r.ecn)), (true, Some(EcnEcho::Dctcp)));
+    let no_minrto = GOOD
+        .replace("[flows.tcp]\nminrto = \"1s\"\n", "")
+        .replace("protocol = \"reno\"", "protocol = \"bbr\"\nprofile = \"rfc\"");
+    let s = Scenario::from_toml(&no_minrto).unwrap();
+    let Transport::Tcp(t) = &s.flows[0].transport else { panic!("a TCP flow") };
+    assert_eq!(t.params.minrto, 0.2);
+
+    let e = Scenario::from_toml(&GOOD.replace("protocol = \"reno\"", "protocol = \"bbr\"")).unwrap_err();
+    assert_eq!((e.path.as_str(), e.message.contains("profile = \"rfc\"")), ("flows[0].protocol", true), "{e}");
+    let e = flow("newreno", "modern = { tlp = false }").unwrap_err();
+    assert_eq!(e.path, "flows[0].modern", "{e}");
+    let e = flow("cubic", "pacing = { depth = 2 }").unwrap_err();
+    assert_eq!(e.path, "flows[0].pacing", "{e}");
+    let e = flow("cubic", "modern = { seed = -1 }").unwrap_err();
+    assert_eq!(e.path, "flows[0].modern.seed", "{e}");
+    let e = Scenario::from_toml(&format!("{GOOD}\n[modern]\nrack = false\n")).unwrap_err();
+    assert_eq!(e.path, "modern", "{e}");
+}
+
 #[test]
 fn the_linux_receiver_takes_linux_defaults_and_its_fields() {
     let with = |extra: &str| {

@@ -144,6 +144,14 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     }
 
     unused_tables(defaults.vegas.is_some(), defaults.fast.is_some(), raw.tcp.as_ref(), &flows)?;
+    if defaults.modern.is_some()
+        && !flows.iter().any(|f| matches!(&f.transport, Transport::Tcp(t) if t.modern.is_some()))
+    {
+        return err(
+            "modern",
+            "no flow uses it: it configures protocol = \"reno\", \"cubic\", \"bbr\" or \"dctcp\" in the rfc profile",
+        );
+    }
 
     let mut losses: Vec<LossConfig> = Vec::new();
     for (i, l) in raw.losses.iter().flatten().enumerate() {
