@@ -43,18 +43,26 @@ fn every_controller_fills_the_link() {
     }
 }
 
-/// CUBIC's sawtooth: after slow start, cwnd is cut to beta = 0.7 of its peak (717/1024: a
-/// peak of 66 gives 46) again and again, each cut at most 0.75 of the window before it, and
-/// grows back between cuts. A 1-BDP queue over a 33-packet BDP overflows near 66 segments.
+/// CUBIC's sawtooth: after slow start, each loss (a peak: the window falls after growing)
+/// sets ssthresh to beta = 717/1024 of the window at the loss (Linux's
+/// `bictcp_recalc_ssthresh`: a window of 66 gives 46), PRR brings the window down to it within
+/// a round trip (40 ms base, at most ~70 ms with the queue: 0.2 s allowed), and it grows back
+/// above it before the next loss.
 #[test]
 fn cubic_shows_its_sawtooth() {
     let r = run("cubic", 10);
-    let w = cwnd_after(&r, 2.0);
-    let cuts: Vec<(f64, f64, f64)> =
-        w.windows(2).filter(|p| p[1].1 <= 0.75 * p[0].1).map(|p| (p[1].0, p[0].1, p[1].1)).collect();
-    assert!(cuts.len() >= 2, "cuts after 2 s: {cuts:?}");
-    for &(_, before, after) in &cuts {
-        assert_eq!(after, (before * 717.0 / 1024.0).floor(), "beta 717/1024 of {before}");
+    let c = r.series.cwnd.as_ref().expect("cwnd traced");
+    let peak = |i: usize| c.cwnd[i] < c.cwnd[i - 1] && c.cwnd[i - 1] > c.cwnd[i - 2];
+    let cuts: Vec<usize> = (2..c.time.len()).filter(|&i| c.time[i] > 2.0 && peak(i)).collect();
+    assert!(cuts.len() >= 2, "cuts after 2 s: {:?}", cuts.iter().map(|&i| c.time[i]).collect::<Vec<_>>());
+    let ends: Vec<usize> = cuts.iter().skip(1).copied().chain([c.time.len()]).collect();
+    for (&i, &next) in cuts.iter().zip(&ends) {
+        let (at, before, ssthresh) = (c.time[i], c.cwnd[i - 1], c.ssthresh[i]);
+        assert_eq!(ssthresh, (before * 717.0 / 1024.0).floor() as i64, "at {at}: beta of {before}");
+        let low = (i..c.time.len()).take_while(|&j| c.time[j] < at + 0.2).map(|j| c.cwnd[j]).fold(f64::MAX, f64::min);
+        assert!(low <= ssthresh as f64 + 1.0, "at {at}: PRR took the window to {low}, not {ssthresh}");
+        let peak_after = c.cwnd[i..next].iter().copied().fold(0.0, f64::max);
+        assert!(peak_after > ssthresh as f64, "at {at}: no growth after the cut");
     }
 }
 
