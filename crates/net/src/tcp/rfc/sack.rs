@@ -257,8 +257,8 @@ impl SackScoreboard {
         let boundary = self.loss_boundary().min(hi);
         let outstanding = count(self.unsacked(lo, hi));
         let lost = count(self.unsacked(lo, boundary)) + self.marked.range(boundary..).count() as i64;
-        let retransmitted = count(self.unsacked(lo, (self.high_rxt + 1).min(hi)))
-            - self.marked.range(..=self.high_rxt).count() as i64;
+        let retransmitted =
+            count(self.unsacked(lo, (self.high_rxt + 1).min(hi))) - self.marked.range(..=self.high_rxt).count() as i64;
         outstanding - lost + retransmitted
     }
 
@@ -458,6 +458,29 @@ mod tests {
         let ack = sb.on_ack(5, &[(6, 7), (6, 9)]);
         assert_eq!((ack.dsack, ack.duplicate, ack.delivered_segments()), (Some((6, 7)), false, 0));
         assert_eq!(sb.on_ack(5, &[(9, 10), (6, 9)]).dsack, None);
+    }
+
+    /// A segment marked lost by RACK's clock (6, with only 8 SACKed above it) counts as lost:
+    /// the pipe of the drawing falls from 3 (6, 7, 9) to 2. In recovery (0 retransmitted, pipe
+    /// 3) rule 1 takes 2 (lost by the SACKs) first, then 6 (marked) before the hole 7; 6 is then
+    /// retransmitted: unSACKed 0, 2, 6, 7, 9 less the lost 0, 2, plus the retransmitted 0, 2, 6
+    /// gives 6, and the hole 7 retransmitted by rule 3 one more.
+    #[test]
+    fn a_segment_marked_lost_is_lost_until_retransmitted() {
+        let mut sb = drawn();
+        sb.mark_lost(6);
+        assert!(sb.is_lost(6) && !sb.is_lost(7));
+        assert_eq!(sb.pipe(), 2);
+        sb.enter_recovery();
+        assert_eq!(sb.pipe(), 3);
+        let mut sent = vec![];
+        for _ in 0..3 {
+            let next = sb.next_seg(false).unwrap();
+            sb.on_transmit(next);
+            sent.push((next.seq, next.rule));
+        }
+        assert_eq!(sent, vec![(2, Rule::Lost), (6, Rule::Lost), (7, Rule::Hole)]);
+        assert_eq!(sb.pipe(), 7, "7, counted as not lost, adds its retransmission: 6 + 1");
     }
 
     /// §5.1: after an RTO at HighData 9, HighRxt falls back to HighACK and no new recovery
