@@ -260,6 +260,7 @@ class Side:
     missing: str | None = None  # why this side has no figures
     faithful: bool | None = None  # the real side only
     lateness: dict | None = None
+    starts: list[float] | None = None  # the real senders' starts, seconds
 
     def summary(self, cc: str, rtt_s: float) -> dict:
         if self.missing:
@@ -279,34 +280,38 @@ class Side:
         if self.faithful is not None:
             out["faithful"] = self.faithful
             out["lateness"] = self.lateness
+            out["start_s"] = self.starts
         return out
 
 
-def _steady(settings: Settings, case: Case, times, values) -> tuple[list, list]:
-    return m.window(list(times), list(values), settings.skip_s, case.duration_s)
+def steady_span(case: Case, settings: Settings, starts: list[float] | None = None) -> tuple[float, float]:
+    """The steady state's (start, end), seconds on the run's clock: from `skip` after the last
+    flow started to the case's duration after the first did (simulated flows start at 0; real
+    senders when their Python is up and connected, a second or more in)."""
+    first, last = (min(starts), max(starts)) if starts else (0.0, 0.0)
+    return last + settings.skip_s, first + case.duration_s
 
 
-def _side_from_frames(case: Case, settings: Settings, tcp, links, delivered: dict[str, tuple], retransmits: dict) -> Side:
-    """A Side from series: `tcp` (time, flow, cwnd, pacing_rate), `links` (time, link,
-    queue_pkts) and, per flow, its cumulative delivered bytes (times, bytes)."""
+def _side_from_frames(case: Case, span: tuple[float, float], tcp, links, delivered: dict[str, tuple],
+                      retransmits: dict) -> Side:
+    """A Side from series over `span`: `tcp` (time, flow, cwnd, pacing_rate), `links` (time,
+    link, queue_pkts) and, per flow, its cumulative delivered bytes (times, bytes)."""
     side = Side()
     for i in range(case.flows):
         name = f"f{i}"
         rows = tcp[tcp["flow"] == name]
-        times, cwnd = _steady(settings, case, rows["time"], rows["cwnd"])
-        _, pacing = _steady(settings, case, rows["time"], rows["pacing_rate"])
+        times, cwnd = m.window(list(rows["time"]), list(rows["cwnd"]), *span)
+        _, pacing = m.window(list(rows["time"]), list(rows["pacing_rate"]), *span)
         t, b = delivered[name]
-        rate = m.rate_between(list(t), list(b), settings.skip_s, case.duration_s) * 8
+        rate = m.rate_between(list(t), list(b), *span) * 8
         side.flows.append(Flow(rate, int(retransmits[name]), times, cwnd, pacing))
     q = links[links["link"] == BOTTLENECK]
-    side.queue = _steady(settings, case, q["time"], q["queue_pkts"])[1]
+    side.queue = m.window(list(q["time"]), list(q["queue_pkts"]), *span)[1]
     return side
 
 
-def run_linux(case: Case, cc: str, settings: Settings, work: Path, tag: str) -> Side:
-    import pandas as pd
-
-    folder = work / f"{case.id}-{cc}-linux"
+def emulate(case: Case, cc: str, settings: Settings, folder: Path, tag: str) -> str:
+    """Runs the case's real side into `folder`; returns tcplab emulate's diagnostics."""
     scenario = folder.with_suffix(".json")
     scenario.write_text(json.dumps(real_scenario(case, cc, settings, tag)))
     # the run ends when every sender has written its series (realtcp.json comes last): an
@@ -316,24 +321,34 @@ def run_linux(case: Case, cc: str, settings: Settings, work: Path, tag: str) -> 
     done = subprocess.run([sys.executable, "-m", "tcplab", "emulate", str(scenario), "--out", str(folder),
                            "--duration", f"{case.duration_s + GRACE_S:g}s", "--", "sh", "-c", wait],
                           capture_output=True, text=True)
-    report = folder / "emulation.json"
-    if not report.exists():
+    if not (folder / "emulation.json").exists():
         raise ConformanceError(f"tcplab emulate failed on {case.id} ({cc}): "
                                + (done.stderr.strip() or done.stdout.strip())[-400:])
-    emu = json.loads(report.read_text())["emulation"]
-    frames, delivered, retransmits = [], {}, {}
+    return done.stderr.strip()
+
+
+def read_linux(case: Case, settings: Settings, folder: Path, diagnostics: str = "") -> Side:
+    """The real side from an emulation's folder: its lateness verdict, the bottleneck's queue
+    and each sender's series, over the steady state after the senders' own starts."""
+    import pandas as pd
+
+    emu = json.loads((folder / "emulation.json").read_text())["emulation"]
+    frames, delivered, retransmits, starts = [], {}, {}, []
     for i in range(case.flows):
         flow = folder / f"f{i}"
-        if not (flow / "series-tcp.parquet").exists():
-            return Side(missing=f"the real sender f{i} wrote no series ({done.stderr.strip()[-200:]})")
+        if not (flow / "realtcp.json").exists():
+            return Side(missing=f"the real sender f{i} wrote no series ({diagnostics[-200:]})")
+        starts.append(json.loads((flow / "realtcp.json").read_text())["start_s"])
         tcp = pd.read_parquet(flow / "series-tcp.parquet")
         frames.append(tcp)
         delivered[f"f{i}"] = (tcp["time"], tcp["bytes_acked"])
         retransmits[f"f{i}"] = tcp["retransmits"].iloc[-1] if len(tcp) else 0
-    side = _side_from_frames(case, settings, pd.concat(frames), pd.read_parquet(folder / "series-links.parquet"),
+    span = steady_span(case, settings, starts)
+    side = _side_from_frames(case, span, pd.concat(frames), pd.read_parquet(folder / "series-links.parquet"),
                              delivered, retransmits)
     side.faithful = bool(emu["faithful"])
     side.lateness = {k: emu["lateness"][k] for k in ("p99_ms", "max_ms", "late_over_1ms", "events")}
+    side.starts = starts
     return side
 
 
@@ -351,7 +366,7 @@ def run_tcplab(case: Case, cc: str, settings: Settings) -> Side:
     delivered = {f"f{i}": (flows[flows["flow"] == f"f{i}"]["time"], flows[flows["flow"] == f"f{i}"]["delivered_bytes"])
                  for i in range(case.flows)}
     retransmits = {f["name"]: f["packets_retransmitted"] for f in result.summary["flows"]}
-    return _side_from_frames(case, settings, s["tcp"], s["links"], delivered, retransmits)
+    return _side_from_frames(case, steady_span(case, settings), s["tcp"], s["links"], delivered, retransmits)
 
 
 def run_ns3(case: Case, cc: str, settings: Settings, work: Path, program: Path | None) -> Side:
@@ -372,14 +387,16 @@ def run_ns3(case: Case, cc: str, settings: Settings, work: Path, program: Path |
     frame = pd.read_csv(series, sep=" ")
     side = Side()
     span = case.duration_s - settings.skip_s
+    steady = steady_span(case, settings)
     for i in range(case.flows):
         rows = frame[frame["flow"] == i]
-        times, cwnd = _steady(settings, case, rows["time"], rows["cwnd"])
+        times, cwnd = m.window(list(rows["time"]), list(rows["cwnd"]), *steady)
         # segments per second, as the other sides give the pacing rate
-        _, pacing = _steady(settings, case, rows["time"], rows["pacing_rate_bps"] / (8 * (settings.packet - 52)))
+        pacing_rate = rows["pacing_rate_bps"] / (8 * (settings.packet - 52))
+        _, pacing = m.window(list(rows["time"]), list(pacing_rate), *steady)
         side.flows.append(Flow((rx[i] - at_from[i]) * 8 / span, retx[i], times, cwnd, pacing))
     first = frame[frame["flow"] == 0]
-    side.queue = _steady(settings, case, first["time"], first["queue"])[1]
+    side.queue = m.window(list(first["time"]), list(first["queue"]), *steady)[1]
     return side
 
 
@@ -444,9 +461,10 @@ def select(cases: list[Case], ids: list[str] | None = None, ci: bool = False) ->
 
 
 def run(ids: list[str] | None = None, ci: bool = False, ccs: list[str] | None = None, out: Path | None = None,
-        progress=None, path: Path | None = None) -> dict:
+        progress=None, path: Path | None = None, reuse: bool = False) -> dict:
     """Runs the chosen cases (every case; `ids`; the CI subset) with each of their controllers
-    (or only `ccs`) on the three sides, and returns the report."""
+    (or only `ccs`) on the three sides, and returns the report. With `reuse`, a real run whose
+    folder under `out` holds its emulation already is read, not run again."""
     from tcplab.bench import ns3_program
 
     all_cases, settings = load_cases(path)
@@ -466,7 +484,9 @@ def run(ids: list[str] | None = None, ci: bool = False, ccs: list[str] | None = 
                     continue
                 if progress:
                     progress(case, cc)
-                linux = run_linux(case, cc, settings, work, tag)
+                folder = work / f"{case.id}-{cc}-linux"
+                again = not (reuse and (folder / "emulation.json").exists())
+                linux = read_linux(case, settings, folder, emulate(case, cc, settings, folder, tag) if again else "")
                 sides = {"tcplab": run_tcplab(case, cc, settings), "ns3": run_ns3(case, cc, settings, work, program)}
                 rows.append({"case": case.id, "cc": cc, "flows": case.flows, "rate": case.rate, "rtt": case.rtt,
                              "queue": case.queue, "duration": case.duration, "linux": linux.summary(cc, case.rtt_s),
@@ -492,7 +512,8 @@ def format_table(report: dict) -> str:
             queue = f"{_num(s['queue_mean'], '.1f')}/{_num(s['queue_p95'], '.0f')}"
             cwnd = "/".join(_num(c, ".0f") for c in s["cwnd_median"])
             if name == "linux":
-                tail = "faithful" if s["faithful"] else f"NOT FAITHFUL (p99 {s['lateness']['p99_ms']:.2f} ms)"
+                tail = ("faithful" if s["faithful"] else f"NOT FAITHFUL (p99 {s['lateness']['p99_ms']:.2f} ms)")
+                tail += f", senders started at {min(s['start_s']):.1f}-{max(s['start_s']):.1f} s"
             else:
                 v = s["vs_linux"]
                 tail = (f"{v['verdict']}: thr {'/'.join(_pct(e) for e in v['throughput_error'])}, "

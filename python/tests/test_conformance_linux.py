@@ -193,6 +193,14 @@ def test_the_dumbbell_by_hand():
     assert {"--coreQueue=33", "--tcp=Bbr", "--pacing=true", "--coreDelay=8000us"} <= set(args)
 
 
+def test_the_steady_state_follows_the_real_senders_starts():
+    case, settings = one("f2-10m-10ms-1bdp")
+    # simulated flows start at 0: 5 s to the 20 s duration; real senders that started at 3.0
+    # and 3.4 s: 5 s after the later (8.4 s) to 20 s after the earlier (23.0 s)
+    assert L.steady_span(case, settings) == (5.0, 20.0)
+    assert L.steady_span(case, settings, [3.0, 3.4]) == (pytest.approx(8.4), 23.0)
+
+
 def test_red_in_packets_on_every_side():
     case, settings = one("f4-10m-20ms-red")
     # BDP 16.67: thresh 0.25 -> 4, maxthresh 1 -> 17, limit 2 -> 33 packets
