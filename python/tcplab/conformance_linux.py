@@ -49,6 +49,9 @@ SETUP_S = 4.0
 #: The emulation ends once every sender has written its report, or at this long after the
 #: case's duration (a sender that never connects).
 GRACE_S = 15.0
+#: TCP/IP header bytes of the kernel's segments (20 IP + 20 TCP + 12 of timestamps), which ns-3
+#: sends too (with timestamps on).
+HEADERS = 52
 #: The bottleneck direction, whose queue is measured.
 BOTTLENECK = "r1->r2"
 
@@ -225,7 +228,7 @@ def ns3_arguments(case: Case, cc: str, settings: Settings, series: Path) -> list
             "srcDelay": settings.access_delay, "dstRate": f"{_rate_bps(settings.access_rate):.0f}bps",
             "dstDelay": settings.access_delay, "coreRate": f"{case.rate_bps:.0f}bps",
             "coreDelay": f"{settings.core_delay_s(case) * 1e6:.0f}us", "queue": 10000,
-            "segment": settings.packet - 52, "window": 100000, "sndBuf": 1 << 24, "duration": case.duration_s,
+            "segment": settings.packet - HEADERS, "window": 100000, "sndBuf": 1 << 24, "duration": case.duration_s,
             "initialCwnd": 10, "delAckCount": 2, "timestamps": "true",
             "pacing": "true" if spec.get("ns3_pacing") else "false", "series": series,
             "sampleInterval": _seconds(settings.sample), "measureFrom": settings.skip_s}
@@ -392,7 +395,7 @@ def run_ns3(case: Case, cc: str, settings: Settings, work: Path, program: Path |
         rows = frame[frame["flow"] == i]
         times, cwnd = m.window(list(rows["time"]), list(rows["cwnd"]), *steady)
         # segments per second, as the other sides give the pacing rate
-        pacing_rate = rows["pacing_rate_bps"] / (8 * (settings.packet - 52))
+        pacing_rate = rows["pacing_rate_bps"] / (8 * (settings.packet - HEADERS))
         _, pacing = m.window(list(rows["time"]), list(pacing_rate), *steady)
         side.flows.append(Flow((rx[i] - at_from[i]) * 8 / span, retx[i], times, cwnd, pacing))
     first = frame[frame["flow"] == 0]
