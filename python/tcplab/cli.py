@@ -322,6 +322,9 @@ def cmd_conformance(args) -> int:
 
     from tcplab import conformance
 
+    if args.simulator == "linux":
+        return _conformance_linux(args)
+
     def progress(suite):
         print(f"{PROG}: running {suite} ...", file=sys.stderr, flush=True)
 
@@ -335,6 +338,36 @@ def cmd_conformance(args) -> int:
     else:
         print(conformance.format_table(reports))
     return 1 if any(r.different for r in reports.values()) else 0
+
+
+def _conformance_linux(args) -> int:
+    import json
+
+    from tcplab import conformance_linux as linux
+    from tcplab.conformance import ConformanceError
+
+    if os.geteuid() != 0:
+        print(f"{PROG}: error: conformance linux runs the kernel's TCP through tcplab emulate, which needs root",
+              file=sys.stderr)
+        return 2
+    try:
+        cases, _ = linux.load_cases()
+        chosen = linux.select(cases, args.case or None, args.ci)
+        print(f"{PROG}: {sum(len(c.cc) for c in chosen)} real runs, about "
+              f"{linux.real_cost_s(chosen) / 60:.1f} minutes of wall time", file=sys.stderr, flush=True)
+        report = linux.run(args.case or None, args.ci, out=args.out,
+                           progress=lambda case, cc: print(f"{PROG}: running {case.id} with {cc} ...",
+                                                           file=sys.stderr, flush=True))
+    except ConformanceError as e:
+        print(f"{PROG}: error: {_one_line(str(e))}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(linux.format_table(report))
+        print(linux.summary_line(report))
+    failed = any(row[side]["vs_linux"]["verdict"] == "fail" for row in report["rows"] for side in ("tcplab", "ns3"))
+    return 1 if failed else 0
 
 
 class _File(str):
@@ -659,15 +692,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "conformance",
-        help="compare tcplab with ns-2.35 on ns-2's own regression suites",
-        description="Run each ns-2 regression test that has a tcplab scenario under "
+        help="compare tcplab with ns-2.35 (ns2) or with the Linux kernel and ns-3 (linux)",
+        description="ns2: run each ns-2 regression test that has a tcplab scenario under "
                     "conformance/ns2/<suite>/ with both ns-2 (Debian's ns2 and ns2-examples) "
-                    "and tcplab, and compare the packet traces line by line. Exit status 1 "
-                    "when any trace differs.",
+                    "and tcplab, and compare the packet traces line by line. linux (root): run "
+                    "the dumbbells of conformance/linux/cases.toml with the kernel's reno, cubic "
+                    "and bbr through tcplab emulate, with tcplab's rfc controllers and with "
+                    "ns-3.37's, and compare throughput, fairness, queue and cwnd with Linux's "
+                    "(docs/linux.md). Exit status 1 when any trace differs or any comparison fails.",
     )
-    c.add_argument("simulator", choices=["ns2"], help="the reference simulator")
+    c.add_argument("simulator", choices=["ns2", "linux"], help="the reference: ns-2.35, or the Linux kernel")
     c.add_argument("--suite", action="append", default=[], metavar="NAME",
-                   help="only this suite (e.g. tcpVariants); repeatable")
+                   help="ns2: only this suite (e.g. tcpVariants); repeatable")
+    c.add_argument("--case", action="append", default=[], metavar="ID",
+                   help="linux: only this case of conformance/linux/cases.toml; repeatable")
+    c.add_argument("--ci", action="store_true", help="linux: only the cases tagged for CI (a few minutes)")
+    c.add_argument("--out", type=_out_path, metavar="DIR", help="linux: keep every run's files here")
     c.add_argument("--json", action="store_true", help="print the report as JSON")
     c.set_defaults(func=cmd_conformance)
 
