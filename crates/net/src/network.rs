@@ -312,7 +312,9 @@ impl Network {
     fn trace_agent(&mut self, ev: char, node: NodeId, id: PacketId) {
         if self.ctx.tracer.wireless.is_some() {
             let pkt = *self.ctx.pkts.get(id);
-            self.wifi.trace_radio_packet(&mut self.ctx, ev, node, "AGT", "---", &pkt);
+            // a packet received keeps the MAC header of the frame that brought it
+            let mac = if ev == 'r' { self.wifi.take_mac_header(id) } else { None };
+            self.wifi.write_radio_packet(&mut self.ctx, ev, node, "AGT", "---", &pkt, mac.unwrap_or((0, 0, 0, 0)));
         }
     }
 
@@ -345,8 +347,15 @@ impl Network {
         }
     }
 
-    /// Queues packet `id` at radio `from` for radio `to`.
+    /// Queues packet `id` at radio `from` for radio `to`, after the link layer's delay if it
+    /// has one (ns-2's `LL::sendDown` schedules the interface queue's receipt `delay_` later).
     fn radio_enqueue(&mut self, from: RadioId, to: RadioId, id: PacketId) {
+        let delay = self.wifi.ll_delay(from);
+        if delay > 0.0 {
+            let at = self.ctx.now_secs() + delay;
+            self.ctx.sched.schedule_exact(at, Event::Wifi(WifiEvent::LlDown(from, to, id)));
+            return;
+        }
         let outcome = self.wifi.enqueue(&mut self.ctx, from, to, id);
         let _ = self.take_outcome(outcome);
     }
@@ -354,8 +363,32 @@ impl Network {
     /// Handles a radio event; returns a packet that reached its destination node.
     #[must_use = "a packet handed back still holds its slot"]
     pub fn on_wifi(&mut self, ev: WifiEvent) -> Option<PacketId> {
-        let outcome = self.wifi.on_event(&mut self.ctx, ev);
-        self.take_outcome(outcome)
+        match ev {
+            WifiEvent::LlDown(from, to, id) => {
+                let outcome = self.wifi.enqueue(&mut self.ctx, from, to, id);
+                self.take_outcome(outcome)
+            }
+            WifiEvent::LlUp(radio, from, id) => {
+                let node = self.wifi.stations[radio.index()].node;
+                self.arrive_from_radio(node, from, id)
+            }
+            _ => {
+                let outcome = self.wifi.on_event(&mut self.ctx, ev);
+                self.take_outcome(outcome)
+            }
+        }
+    }
+
+    /// Packet `id` from node `from` reaches `node` from its radio's link layer.
+    #[must_use = "a packet handed back still holds its slot"]
+    fn arrive_from_radio(&mut self, node: NodeId, from: NodeId, id: PacketId) -> Option<PacketId> {
+        let pkt = self.ctx.pkts.get(id);
+        self.mip.note_delivery(self.ctx.now_secs(), pkt, from);
+        let home = self.arrive_at(node, id);
+        if self.ctx.tracer.wireless.is_some() && home.is_none() {
+            let _ = self.wifi.take_mac_header(id); // it went on, or ended here: no agent line
+        }
+        home
     }
 
     /// What the MAC handed back: a packet it gave up is lost; one it delivered is home or goes
@@ -368,9 +401,15 @@ impl Network {
                 None
             }
             Outcome::Delivered { node, from, radio, id } => {
-                let pkt = self.ctx.pkts.get(id);
-                self.mip.note_delivery(self.ctx.now_secs(), pkt, from);
-                let home = self.arrive_at(node, id);
+                let delay = self.wifi.ll_delay(radio);
+                if delay > 0.0 {
+                    // ns-2's `LL::sendUp`: the node has it `delay_` later; the MAC goes on now
+                    let at = self.ctx.now_secs() + delay;
+                    self.ctx.sched.schedule_exact(at, Event::Wifi(WifiEvent::LlUp(radio, from, id)));
+                    self.wifi.resume(&mut self.ctx, radio);
+                    return None;
+                }
+                let home = self.arrive_from_radio(node, from, id);
                 self.wifi.resume(&mut self.ctx, radio);
                 home
             }

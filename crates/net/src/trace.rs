@@ -436,8 +436,9 @@ impl Tracer {
                     e.ev, e.now, e.node, e.layer, e.reason, e.size
                 );
                 if let (None, Some(p)) = (e.control, e.packet) {
-                    let next = if e.layer == "MAC" && e.ev == 's' { dst } else { 0 };
-                    l += &format!("------- [{}:{} {}:{} 32 {next}] ", p.src.node, p.src.port, p.dst.node, p.dst.port);
+                    // ns-2 prints `ch->next_hop_`, 0 when negative (cmu-trace.cc, format_ip): the
+                    // `-2` of a packet no routing agent routed, as DumbAgent leaves it
+                    l += &format!("------- [{}:{} {}:{} 32 0] ", p.src.node, p.src.port, p.dst.node, p.dst.port);
                     l += &match p.kind {
                         crate::packet::Kind::Tcp | crate::packet::Kind::Ack => {
                             format!("[{} 0] {} 0", p.seq, e.forwards)

@@ -122,3 +122,48 @@ fn a_loss_model_at_a_receiver_corrupts_frames_that_the_mac_retries() {
         "the MAC repairs every error (0.1^7 per frame)"
     );
 }
+
+/// The first lines of conformance/ns2-wifi/two-node-tcp.toml's wireless trace, against what
+/// ns-2.35 writes for two-node-tcp.tcl once its ARP exchange is done (tcplab has no ARP yet, so
+/// its SYN goes where ns-2's ARP request goes): the backoff is ns-2's second draw (2 slots,
+/// after the TCP agent's one draw), the link layer holds a packet 25 µs each way, so a
+/// receiver's MAC ACK (SIFS after the frame) comes before its agent's receipt (25 µs after),
+/// an agent's receipt shows the MAC header of the frame that brought it, and the IP next hop
+/// prints as 0 (DumbAgent sets none). ns-2's lines for the same steps:
+///
+/// ```text
+/// r 1.004588333 _1_ MAC  --- 0 tcp 40 [13a 1 0 800] ------- [0:0 1:0 32 0] [0 0] 1 0
+/// s 1.004598333 _1_ MAC  --- 0 ACK 38 [0 0 0 0]
+/// r 1.004613333 _1_ AGT  --- 0 tcp 40 [13a 1 0 800] ------- [0:0 1:0 32 0] [0 0] 1 0
+/// ```
+#[test]
+fn ns2_profile_writes_ns2s_link_layer_lines() {
+    let dir = std::env::temp_dir().join(format!("tcplab-wifi-ll-{}", std::process::id()));
+    let text = format!(
+        "{}\n[output]\ntrace = [\"ns2\"]\n",
+        include_str!("../../../conformance/ns2-wifi/two-node-tcp.toml")
+            .replace("duration = \"51s\"", "duration = \"1.01s\"")
+    );
+    let scenario = Scenario::from_toml(&text).unwrap();
+    let opts = RunOptions { out_dir: Some(dir.clone()), ..RunOptions::default() };
+    Simulation::new(scenario, &opts).unwrap().finish().unwrap();
+    let trace = std::fs::read_to_string(dir.join("trace.tr")).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let lines: Vec<&str> = trace.lines().collect();
+    assert_eq!(lines[0], "s 1.000000000 _0_ AGT  --- 0 tcp 40 [0 0 0 0] ------- [0:0 1:0 32 0] [0 0] 0 0");
+    // 25 µs in the LL, DIFS, 2 slots
+    assert_eq!(lines[1], "s 1.000115000 _0_ MAC  --- 0 RTS 44 [58e 1 0 0] ");
+    let at = |l: &str| l.split(' ').nth(1).unwrap().parse::<f64>().unwrap();
+    let i = lines.iter().position(|l| l.starts_with("s ") && l.contains("_0_ MAC  --- 0 tcp 98")).unwrap();
+    assert!(lines[i].ends_with("[13a 1 0 800] ------- [0:0 1:0 32 0] [0 0] 0 0"), "{}", lines[i]);
+    let rx = &lines[i + 1..i + 4];
+    assert!(
+        rx[0].starts_with("r ")
+            && rx[0].ends_with("_1_ MAC  --- 0 tcp 40 [13a 1 0 800] ------- [0:0 1:0 32 0] [0 0] 1 0"),
+        "{rx:?}"
+    );
+    assert!(rx[1].ends_with("_1_ MAC  --- 0 ACK 38 [0 0 0 0] ") && rx[1].starts_with("s "), "{rx:?}");
+    assert!(rx[2].ends_with("_1_ AGT  --- 0 tcp 40 [13a 1 0 800] ------- [0:0 1:0 32 0] [0 0] 1 0"), "{rx:?}");
+    assert!((at(rx[1]) - at(rx[0]) - 10e-6).abs() < 2e-9, "SIFS: {rx:?}");
+    assert!((at(rx[2]) - at(rx[0]) - 25e-6).abs() < 2e-9, "LL delay: {rx:?}");
+}

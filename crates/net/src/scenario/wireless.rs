@@ -133,6 +133,8 @@ pub(super) fn wlans(
                 Some(f) => flag(f, &p("backoff_when_idle"))?,
                 None => ns2,
             },
+            ns2_backoff: ns2,
+            ll_delay: if ns2 { 25e-6 } else { 0.0 },
             queue_limit: int(w.queue_limit, "queue_limit", 1, 1_000_000, 50)?,
         });
     }

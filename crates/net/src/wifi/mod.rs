@@ -112,6 +112,10 @@ pub struct Wifi {
     pub paths: Vec<Option<crate::mobility::path::Path>>,
     frames: Vec<Frame>,
     free: Vec<FrameId>,
+    /// The MAC header (duration in µs, destination, source, ethertype) of the data frame that
+    /// brought each packet delivered and not yet handed to an agent, while the wireless trace
+    /// is on: ns-2's packet keeps it, and its agent's receipt line prints it.
+    mac_headers: Vec<(PacketId, (u32, u32, u32, u32))>,
 }
 
 /// What a MAC event or a queued packet hands back to the network.
@@ -170,7 +174,13 @@ impl Wifi {
                 });
             }
         }
-        Wifi { wlans, stations, paths: Vec::new(), frames: Vec::new(), free: Vec::new() }
+        Wifi { wlans, stations, paths: Vec::new(), frames: Vec::new(), free: Vec::new(), mac_headers: Vec::new() }
+    }
+
+    /// The MAC header of the frame that brought packet `id` (see `mac_headers`), forgotten.
+    pub fn take_mac_header(&mut self, id: PacketId) -> Option<(u32, u32, u32, u32)> {
+        let i = self.mac_headers.iter().position(|&(p, _)| p == id)?;
+        Some(self.mac_headers.swap_remove(i).1)
     }
 
     /// The radio of `node` on WLAN `wlan`.
@@ -288,11 +298,13 @@ impl Wifi {
         pkt: &Packet,
     ) {
         if ctx.tracer.wireless.is_some() {
-            self.write_radio_packet(ctx, ev, node, layer, reason, pkt);
+            self.write_radio_packet(ctx, ev, node, layer, reason, pkt, (0, 0, 0, 0));
         }
     }
 
-    fn write_radio_packet(
+    /// A line as `trace_radio_packet` writes it, with the MAC header `mac` the packet carries.
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_radio_packet(
         &mut self,
         ctx: &mut Ctx,
         ev: char,
@@ -300,6 +312,7 @@ impl Wifi {
         layer: &'static str,
         reason: &'static str,
         pkt: &Packet,
+        mac: (u32, u32, u32, u32),
     ) {
         let Some(r) = self.stations.iter().position(|s| s.node == node) else { return };
         let now = ctx.now_secs();
@@ -310,13 +323,18 @@ impl Wifi {
             pos: self.position(RadioId(r as u32), now),
             layer,
             reason,
-            mac: (0, 0, 0, 0),
+            mac,
             control: None,
             packet: Some(pkt),
             size: pkt.size,
             forwards: u32::from(ev == 'r'),
         };
         ctx.tracer.wireless_event(&e);
+    }
+
+    /// The link layer's delay at radio `r`, each way (`WlanConfig::ll_delay`).
+    pub fn ll_delay(&self, r: RadioId) -> f64 {
+        self.wlan_of(r).ll_delay
     }
 
     fn wlan_of(&self, r: RadioId) -> &WlanConfig {
@@ -335,7 +353,12 @@ impl Wifi {
     }
 
     fn draw_backoff(&mut self, ctx: &mut Ctx, r: RadioId) -> u32 {
+        let ns2 = self.wlan_of(r).ns2_backoff;
         let s = &mut self.stations[r.index()];
+        if ns2 {
+            // mac-timers.cc, BackoffTimer::start: `Random::random() % cw`, so slot cw is never drawn
+            return s.draws.integer(s.cw, &mut ctx.rng);
+        }
         let u = s.draws.uniform(&mut ctx.rng);
         ((u * (s.cw + 1) as f64) as u32).min(s.cw)
     }
@@ -468,6 +491,7 @@ impl Wifi {
             WifiEvent::RxStart(r, f) => self.rx_start(ctx, r, f),
             WifiEvent::RxEnd(r, f) => return self.rx_end(ctx, r, f),
             WifiEvent::Timer(r, which, gen) => return self.mac_timer(ctx, r, which, gen),
+            WifiEvent::LlDown(..) | WifiEvent::LlUp(..) => unreachable!("the network handles the link layer's events"),
         }
         Outcome::Nothing
     }
@@ -629,6 +653,10 @@ impl Wifi {
                     let node = self.stations[r.index()].node;
                     let from = self.stations[frame.src.index()].node;
                     let id = ctx.pkts.alloc(pkt); // the frame keeps its own until it is done
+                    if ctx.tracer.wireless.is_some() {
+                        let mac = ((frame.nav * 1e6).round() as u32, node.get(), from.get(), 0x800);
+                        self.mac_headers.push((id, mac));
+                    }
                     return Some(Outcome::Delivered { node, from, radio: r, id });
                 }
             }
