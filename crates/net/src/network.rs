@@ -15,6 +15,7 @@ use crate::packet::{flags, Addr, Kind, Packet, PacketId};
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
+use crate::wifi::arp::Resolved;
 use crate::wifi::event::WifiEvent;
 use crate::wifi::{Outcome, Wifi};
 use std::collections::HashMap;
@@ -302,7 +303,7 @@ impl Network {
             // a FullTcp listener's data goes in `ack` packets: data all the same
             Kind::Ack if pkt.payload == 0 => stats.acks_sent += 1,
             Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.on_data_sent(pkt.size),
-            Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
+            Kind::Arp | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
         }
         self.trace_agent('s', node, id);
         self.forward(node, id);
@@ -352,6 +353,20 @@ impl Network {
     fn radio_enqueue(&mut self, from: RadioId, to: RadioId, id: PacketId) {
         let delay = self.wifi.ll_delay(from);
         if delay > 0.0 {
+            if self.wifi.arp(from) {
+                // ns-2's `LL::sendDown` asks the ARP table first (wifi/arp.rs)
+                match self.wifi.arp_resolve(&mut self.ctx, from, to, id) {
+                    Resolved::Known => {}
+                    Resolved::Held(replaced) => {
+                        if let Some(old) = replaced {
+                            let (node, pkt) = (self.wifi.stations[from.index()].node, *self.ctx.pkts.get(old));
+                            self.wifi.trace_radio_packet(&mut self.ctx, 'D', node, "IFQ", "ARP", &pkt);
+                            self.drop_packet(old);
+                        }
+                        return;
+                    }
+                }
+            }
             let at = self.ctx.now_secs() + delay;
             self.ctx.sched.schedule_exact(at, Event::Wifi(WifiEvent::LlDown(from, to, id)));
             return;
@@ -619,7 +634,7 @@ impl Network {
     /// A packet is lost: counted against its flow and returned to the pool.
     pub fn drop_packet(&mut self, id: PacketId) {
         let pkt = self.ctx.pkts.release(id);
-        if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {
+        if matches!(pkt.kind, Kind::Arp | Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {
             if pkt.kind == Kind::Real {
                 self.real.drop_frame(pkt.uid);
             }
@@ -629,7 +644,7 @@ impl Network {
         match pkt.kind {
             Kind::Ack if pkt.payload == 0 => stats.acks_dropped += 1,
             Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.data_dropped += 1,
-            Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
+            Kind::Arp | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
         }
         if pkt.kind.is_data() && self.mip.is_mobile(pkt.dst.node) {
             self.mip.drops.push((self.ctx.now_secs(), pkt.flow.0));

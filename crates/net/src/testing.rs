@@ -263,6 +263,7 @@ pub fn wlan(name: &str, nodes: Vec<usize>, positions: Vec<(f64, f64)>, access_po
         backoff_when_idle: false,
         ns2_backoff: false,
         ll_delay: 0.0,
+        arp: false,
         queue_limit: 50,
     }
 }

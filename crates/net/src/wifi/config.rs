@@ -30,6 +30,9 @@ pub struct WlanConfig {
     /// The link layer's delay, s, each way between the node and its interface queue (ns-2's
     /// `LL delay_`, 25 µs; 0 in the standard profile).
     pub ll_delay: f64,
+    /// Resolve each next hop with ARP before the first packet to it, as ns-2's wireless nodes
+    /// do (wifi/arp.rs).
+    pub arp: bool,
     /// The interface queue of each radio, packets.
     pub queue_limit: u32,
 }
