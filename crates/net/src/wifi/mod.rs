@@ -74,6 +74,10 @@ pub struct Station {
     backoff: Option<u32>,
     /// When the current countdown's slots began (idle time + IFS).
     count_from: f64,
+    /// With `ns2_backoff`, when the wait for the CTS or ACK of the RTS or data frame on the air
+    /// ends: ns-2 starts its send timer as the frame starts, for the frame, the answer, SIFS
+    /// and twice `DSSS_MaxPropagationDelay` (2 µs).
+    answer_by: f64,
     /// With `ns2_backoff`, the backoff still to run as ns-2's `BackoffTimer` holds it: a time
     /// (slots × slot, less the slots counted at each pause), which it schedules as
     /// `stime + (rtime + difs)`; the last bits of these sums decide ties with other frames.
@@ -165,6 +169,7 @@ impl Wifi {
                     cw: cfg.cw_min,
                     backoff: None,
                     count_from: 0.0,
+                    answer_by: 0.0,
                     rtime: 0.0,
                     short_retries: 0,
                     long_retries: 0,
@@ -520,6 +525,17 @@ impl Wifi {
         self.trace_frame(ctx, 's', r, &frame);
         let f = self.frame(frame);
         self.freeze(ctx, r);
+        if self.wlans[wlan as usize].ns2_backoff && frame.dst != BROADCAST {
+            // check_pktRTS / check_pktTx: txtime + 2 µs + SIFS + the answer's txtime + 2 µs
+            let answer = match kind {
+                FrameKind::Rts => Some(timing.control(CTS_BYTES)),
+                FrameKind::Data => Some(timing.control(ACK_BYTES)),
+                _ => None,
+            };
+            if let Some(answer) = answer {
+                self.stations[r.index()].answer_by = now + (air + 2e-6 + timing.sifs + answer + 2e-6);
+            }
+        }
         {
             let s = &mut self.stations[r.index()];
             s.tx_until = now + air;
@@ -563,18 +579,20 @@ impl Wifi {
         if let Some(p) = self.unref(f) {
             ctx.pkts.release(p); // a broadcast no radio heard
         }
-        let timing = self.wlan_of(r).timing.clone();
+        let (timing, ns2) = (self.wlan_of(r).timing.clone(), self.wlan_of(r).ns2_backoff);
         let s = &mut self.stations[r.index()];
         s.idle_since = now;
         match (s.state, frame.kind) {
             (State::Send, FrameKind::Rts) => {
                 s.state = State::WaitCts;
-                self.arm_mac(ctx, r, MacTimer::Timeout, now + timing.sifs + timing.control(CTS_BYTES) + timing.slot);
+                let by = if ns2 { s.answer_by } else { now + timing.sifs + timing.control(CTS_BYTES) + timing.slot };
+                self.arm_mac(ctx, r, MacTimer::Timeout, by);
             }
             (State::Send, FrameKind::Data) if frame.dst == BROADCAST => self.sent_ok(ctx, r),
             (State::Send, FrameKind::Data) => {
                 s.state = State::WaitAck;
-                self.arm_mac(ctx, r, MacTimer::Timeout, now + timing.sifs + timing.control(ACK_BYTES) + timing.slot);
+                let by = if ns2 { s.answer_by } else { now + timing.sifs + timing.control(ACK_BYTES) + timing.slot };
+                self.arm_mac(ctx, r, MacTimer::Timeout, by);
             }
             _ => self.medium_maybe_idle(ctx, r), // a CTS or ACK sent in response
         }
