@@ -15,6 +15,7 @@ use crate::packet::{flags, Addr, Kind, Packet, PacketId};
 use crate::queue::{Queue, Verdict};
 use crate::routing::Routes;
 use crate::trace::Tracer;
+use crate::wifi::arp::Resolved;
 use crate::wifi::event::WifiEvent;
 use crate::wifi::{Outcome, Wifi};
 use std::collections::HashMap;
@@ -302,7 +303,7 @@ impl Network {
             // a FullTcp listener's data goes in `ack` packets: data all the same
             Kind::Ack if pkt.payload == 0 => stats.acks_sent += 1,
             Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.on_data_sent(pkt.size),
-            Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
+            Kind::Arp | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
         }
         self.trace_agent('s', node, id);
         self.forward(node, id);
@@ -312,7 +313,9 @@ impl Network {
     fn trace_agent(&mut self, ev: char, node: NodeId, id: PacketId) {
         if self.ctx.tracer.wireless.is_some() {
             let pkt = *self.ctx.pkts.get(id);
-            self.wifi.trace_radio_packet(&mut self.ctx, ev, node, "AGT", "---", &pkt);
+            // a packet received keeps the MAC header of the frame that brought it
+            let mac = if ev == 'r' { self.wifi.take_mac_header(id) } else { None };
+            self.wifi.write_radio_packet(&mut self.ctx, ev, node, "AGT", "---", &pkt, mac.unwrap_or((0, 0, 0, 0)));
         }
     }
 
@@ -345,8 +348,29 @@ impl Network {
         }
     }
 
-    /// Queues packet `id` at radio `from` for radio `to`.
+    /// Queues packet `id` at radio `from` for radio `to`, after the link layer's delay if it
+    /// has one (ns-2's `LL::sendDown` schedules the interface queue's receipt `delay_` later).
     fn radio_enqueue(&mut self, from: RadioId, to: RadioId, id: PacketId) {
+        let delay = self.wifi.ll_delay(from);
+        if delay > 0.0 {
+            if self.wifi.arp(from) {
+                // ns-2's `LL::sendDown` asks the ARP table first (wifi/arp.rs)
+                match self.wifi.arp_resolve(&mut self.ctx, from, to, id) {
+                    Resolved::Known => {}
+                    Resolved::Held(replaced) => {
+                        if let Some(old) = replaced {
+                            let (node, pkt) = (self.wifi.stations[from.index()].node, *self.ctx.pkts.get(old));
+                            self.wifi.trace_radio_packet(&mut self.ctx, 'D', node, "IFQ", "ARP", &pkt);
+                            self.drop_packet(old);
+                        }
+                        return;
+                    }
+                }
+            }
+            let at = self.ctx.now_secs() + delay;
+            self.ctx.sched.schedule_exact(at, Event::Wifi(WifiEvent::LlDown(from, to, id)));
+            return;
+        }
         let outcome = self.wifi.enqueue(&mut self.ctx, from, to, id);
         let _ = self.take_outcome(outcome);
     }
@@ -354,8 +378,32 @@ impl Network {
     /// Handles a radio event; returns a packet that reached its destination node.
     #[must_use = "a packet handed back still holds its slot"]
     pub fn on_wifi(&mut self, ev: WifiEvent) -> Option<PacketId> {
-        let outcome = self.wifi.on_event(&mut self.ctx, ev);
-        self.take_outcome(outcome)
+        match ev {
+            WifiEvent::LlDown(from, to, id) => {
+                let outcome = self.wifi.enqueue(&mut self.ctx, from, to, id);
+                self.take_outcome(outcome)
+            }
+            WifiEvent::LlUp(radio, from, id) => {
+                let node = self.wifi.stations[radio.index()].node;
+                self.arrive_from_radio(node, from, id)
+            }
+            _ => {
+                let outcome = self.wifi.on_event(&mut self.ctx, ev);
+                self.take_outcome(outcome)
+            }
+        }
+    }
+
+    /// Packet `id` from node `from` reaches `node` from its radio's link layer.
+    #[must_use = "a packet handed back still holds its slot"]
+    fn arrive_from_radio(&mut self, node: NodeId, from: NodeId, id: PacketId) -> Option<PacketId> {
+        let pkt = self.ctx.pkts.get(id);
+        self.mip.note_delivery(self.ctx.now_secs(), pkt, from);
+        let home = self.arrive_at(node, id);
+        if self.ctx.tracer.wireless.is_some() && home.is_none() {
+            let _ = self.wifi.take_mac_header(id); // it went on, or ended here: no agent line
+        }
+        home
     }
 
     /// What the MAC handed back: a packet it gave up is lost; one it delivered is home or goes
@@ -368,9 +416,15 @@ impl Network {
                 None
             }
             Outcome::Delivered { node, from, radio, id } => {
-                let pkt = self.ctx.pkts.get(id);
-                self.mip.note_delivery(self.ctx.now_secs(), pkt, from);
-                let home = self.arrive_at(node, id);
+                let delay = self.wifi.ll_delay(radio);
+                if delay > 0.0 {
+                    // ns-2's `LL::sendUp`: the node has it `delay_` later; the MAC goes on now
+                    let at = self.ctx.now_secs() + delay;
+                    self.ctx.sched.schedule_exact(at, Event::Wifi(WifiEvent::LlUp(radio, from, id)));
+                    self.wifi.resume(&mut self.ctx, radio);
+                    return None;
+                }
+                let home = self.arrive_from_radio(node, from, id);
                 self.wifi.resume(&mut self.ctx, radio);
                 home
             }
@@ -580,7 +634,7 @@ impl Network {
     /// A packet is lost: counted against its flow and returned to the pool.
     pub fn drop_packet(&mut self, id: PacketId) {
         let pkt = self.ctx.pkts.release(id);
-        if matches!(pkt.kind, Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {
+        if matches!(pkt.kind, Kind::Arp | Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {
             if pkt.kind == Kind::Real {
                 self.real.drop_frame(pkt.uid);
             }
@@ -590,7 +644,7 @@ impl Network {
         match pkt.kind {
             Kind::Ack if pkt.payload == 0 => stats.acks_dropped += 1,
             Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.data_dropped += 1,
-            Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
+            Kind::Arp | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
         }
         if pkt.kind.is_data() && self.mip.is_mobile(pkt.dst.node) {
             self.mip.drops.push((self.ctx.now_secs(), pkt.flow.0));

@@ -38,6 +38,9 @@ pub enum Kind {
     Pareto,
     /// A plain `Agent/UDP` packet (a Telnet's or a trace-driven source's).
     Udp,
+    /// An ARP request (`seq` 1) or reply (`seq` 2) on a WLAN of the ns2 profile (ns-2's
+    /// `ARPTable`, wifi/arp.rs): from `src.node` about `dst.node`; it ends in the radio.
+    Arp,
     /// Mobile IPv6 signalling: a binding update (`seq`: the care-of router's node) and its
     /// acknowledgement (`seq`: the anchor's node).
     BindingUpdate,
@@ -64,6 +67,7 @@ impl Kind {
             Kind::Exp => "exp",
             Kind::Pareto => "pareto",
             Kind::Udp => "udp",
+            Kind::Arp => "ARP",
             Kind::BindingUpdate => "BU",
             Kind::BindingAck => "BA",
             Kind::Real => "real",

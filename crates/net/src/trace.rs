@@ -154,6 +154,18 @@ pub struct WirelessEvent<'a> {
     pub forwards: u32,
 }
 
+/// An ARP packet's operation and its sender's and target's hardware and protocol addresses
+/// (node numbers in ns-2), as cmu-trace.cc's `format_arp` prints them: a request does not
+/// know its target's hardware address (0); a reply's target is the requester.
+fn arp_fields(p: &Packet) -> (&'static str, u32, u32, u32, u32) {
+    let (from, to) = (p.src.node.get(), p.dst.node.get());
+    if p.seq == crate::wifi::arp::REQUEST {
+        ("REQUEST", from, from, 0, to)
+    } else {
+        ("REPLY", from, from, to, to)
+    }
+}
+
 /// The `show_tcphdr_` fields, when on.
 /// C's "%.15g": 15 significant digits, trailing zeros dropped, exponent form outside 1e-4..1e15.
 pub fn fmt_g15(x: f64) -> String {
@@ -435,9 +447,13 @@ impl Tracer {
                     "{} {:.9} _{}_ {:>3} {:>4} {uid} {name} {} [{dur:x} {dst:x} {src:x} {etype:x}] ",
                     e.ev, e.now, e.node, e.layer, e.reason, e.size
                 );
-                if let (None, Some(p)) = (e.control, e.packet) {
-                    let next = if e.layer == "MAC" && e.ev == 's' { dst } else { 0 };
-                    l += &format!("------- [{}:{} {}:{} 32 {next}] ", p.src.node, p.src.port, p.dst.node, p.dst.port);
+                if let (None, Some(p)) = (e.control, e.packet.filter(|p| p.kind == crate::packet::Kind::Arp)) {
+                    let (op, sha, spa, tha, tpa) = arp_fields(p);
+                    l += &format!("------- [{op} {sha}/{spa} {tha}/{tpa}]");
+                } else if let (None, Some(p)) = (e.control, e.packet) {
+                    // ns-2 prints `ch->next_hop_`, 0 when negative (cmu-trace.cc, format_ip): the
+                    // `-2` of a packet no routing agent routed, as DumbAgent leaves it
+                    l += &format!("------- [{}:{} {}:{} 32 0] ", p.src.node, p.src.port, p.dst.node, p.dst.port);
                     l += &match p.kind {
                         crate::packet::Kind::Tcp | crate::packet::Kind::Ack => {
                             format!("[{} 0] {} 0", p.seq, e.forwards)
@@ -452,7 +468,10 @@ impl Tracer {
                     "{} -t {:.9} -Hs {} -Hd -2 -Ni {} -Nx {:.2} -Ny {:.2} -Nz 0.00 -Ne -1.000000 -Nl {:>3} -Nw {} -Ma {dur:x} -Md {dst:x} -Ms {src:x} -Mt {etype:x} ",
                     e.ev, e.now, e.node, e.node, e.pos.0, e.pos.1, e.layer, e.reason
                 );
-                if let (None, Some(p)) = (e.control, e.packet) {
+                if let (None, Some(p)) = (e.control, e.packet.filter(|p| p.kind == crate::packet::Kind::Arp)) {
+                    let (op, sha, spa, tha, tpa) = arp_fields(p);
+                    l += &format!("-P arp -Po {op} -Pms {sha} -Ps {spa} -Pmd {tha} -Pd {tpa} ");
+                } else if let (None, Some(p)) = (e.control, e.packet) {
                     l += &format!(
                         "-Is {}.{} -Id {}.{} -It {name} -Il {} -If {} -Ii {uid} -Iv 32 ",
                         p.src.node, p.src.port, p.dst.node, p.dst.port, e.size, p.fid

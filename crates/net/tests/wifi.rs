@@ -122,3 +122,54 @@ fn a_loss_model_at_a_receiver_corrupts_frames_that_the_mac_retries() {
         "the MAC repairs every error (0.1^7 per frame)"
     );
 }
+
+/// The first lines of conformance/ns2-wifi/two-node-tcp.toml's wireless trace are ns-2.35's for
+/// two-node-tcp.tcl, ARP exchange included: the SYN is held while node 0 broadcasts an ARP
+/// request (5 µs in the ARP table, DIFS and 2 slots: the second draw of ns-2's generator, after
+/// the TCP agent's one draw), node 1 answers after 15 slots (the fourth; node 0's post-backoff
+/// took the third), with RTS/CTS since `RTSThreshold_` is 0; propagation at ns-2's 3·10⁸ m/s.
+/// After them, the SYN's exchange shows the link layer's 25 µs each way: the receiver's MAC ACK
+/// (SIFS after the frame) comes before its agent's receipt (25 µs after), which shows the MAC
+/// header of the frame that brought it, and the IP next hop prints as 0 (DumbAgent sets none).
+#[test]
+fn ns2_profile_writes_ns2s_first_lines() {
+    let ns2 = [
+        "s 1.000000000 _0_ AGT  --- 0 tcp 40 [0 0 0 0] ------- [0:0 1:0 32 0] [0 0] 0 0",
+        "s 1.000095000 _0_ MAC  --- 0 ARP 86 [0 ffffffff 0 806] ------- [REQUEST 0/0 0/1]",
+        "r 1.000783333 _1_ MAC  --- 0 ARP 28 [0 ffffffff 0 806] ------- [REQUEST 0/0 0/1]",
+        "s 1.001138333 _1_ MAC  --- 0 RTS 44 [52e 0 1 0] ",
+        "r 1.001490667 _0_ MAC  --- 0 RTS 44 [52e 0 1 0] ",
+        "s 1.001500667 _0_ MAC  --- 0 CTS 38 [3f4 1 0 0] ",
+        "r 1.001805000 _1_ MAC  --- 0 CTS 38 [3f4 1 0 0] ",
+        "s 1.001815000 _1_ MAC  --- 0 ARP 86 [13a 0 1 806] ------- [REPLY 1/1 0/0]",
+        "r 1.002503333 _0_ MAC  --- 0 ARP 28 [13a 0 1 806] ------- [REPLY 1/1 0/0]",
+        "s 1.002513333 _0_ MAC  --- 0 ACK 38 [0 1 0 0] ",
+        "r 1.002817667 _1_ MAC  --- 0 ACK 38 [0 1 0 0] ",
+    ];
+    let dir = std::env::temp_dir().join(format!("tcplab-wifi-ns2-{}", std::process::id()));
+    let text = format!(
+        "{}\n[output]\ntrace = [\"ns2\"]\n",
+        include_str!("../../../conformance/ns2-wifi/two-node-tcp.toml")
+            .replace("duration = \"51s\"", "duration = \"1.02s\"")
+    );
+    let scenario = Scenario::from_toml(&text).unwrap();
+    let opts = RunOptions { out_dir: Some(dir.clone()), ..RunOptions::default() };
+    Simulation::new(scenario, &opts).unwrap().finish().unwrap();
+    let trace = std::fs::read_to_string(dir.join("trace.tr")).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let lines: Vec<&str> = trace.lines().collect();
+    assert_eq!(&lines[..ns2.len()], &ns2[..]);
+    let at = |l: &str| l.split(' ').nth(1).unwrap().parse::<f64>().unwrap();
+    let i = lines.iter().position(|l| l.starts_with("s ") && l.contains("_0_ MAC  --- 0 tcp 98")).unwrap();
+    assert!(lines[i].ends_with("[13a 1 0 800] ------- [0:0 1:0 32 0] [0 0] 0 0"), "{}", lines[i]);
+    let rx = &lines[i + 1..i + 4];
+    assert!(
+        rx[0].starts_with("r ")
+            && rx[0].ends_with("_1_ MAC  --- 0 tcp 40 [13a 1 0 800] ------- [0:0 1:0 32 0] [0 0] 1 0"),
+        "{rx:?}"
+    );
+    assert!(rx[1].ends_with("_1_ MAC  --- 0 ACK 38 [0 0 0 0] ") && rx[1].starts_with("s "), "{rx:?}");
+    assert!(rx[2].ends_with("_1_ AGT  --- 0 tcp 40 [13a 1 0 800] ------- [0:0 1:0 32 0] [0 0] 1 0"), "{rx:?}");
+    assert!((at(rx[1]) - at(rx[0]) - 10e-6).abs() < 2e-9, "SIFS: {rx:?}");
+    assert!((at(rx[2]) - at(rx[0]) - 25e-6).abs() < 2e-9, "LL delay: {rx:?}");
+}

@@ -7,7 +7,7 @@ use crate::mobility::config::MobileConfig;
 use crate::mobility::path::Move;
 use crate::units;
 use crate::wifi::config::WlanConfig;
-use crate::wifi::phy::{Preamble, Propagation, Radio, Timing};
+use crate::wifi::phy::{Preamble, Propagation, Radio, Timing, LIGHT, NS2_LIGHT};
 use std::collections::{BTreeMap, HashMap};
 
 fn bits_per_second(q: &Quantity, path: &str) -> Res<f64> {
@@ -123,7 +123,7 @@ pub(super) fn wlans(
             positions: at,
             access_point,
             timing,
-            radio: Radio { propagation, ..Radio::default() },
+            radio: Radio { propagation, light: if ns2 { NS2_LIGHT } else { LIGHT }, ..Radio::default() },
             rts_threshold: int(w.rts_threshold, "rts_threshold", 0, 100_000, if ns2 { 0 } else { 3000 })?,
             cw_min,
             cw_max,
@@ -133,6 +133,9 @@ pub(super) fn wlans(
                 Some(f) => flag(f, &p("backoff_when_idle"))?,
                 None => ns2,
             },
+            ns2_backoff: ns2,
+            ll_delay: if ns2 { 25e-6 } else { 0.0 },
+            arp: ns2,
             queue_limit: int(w.queue_limit, "queue_limit", 1, 1_000_000, 50)?,
         });
     }

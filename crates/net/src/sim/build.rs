@@ -107,22 +107,30 @@ fn pcap_capture(scenario: &Scenario, mip: &Mip, dir: &Option<PathBuf>) -> io::Re
     Pcap::new(scenario.pcap_ip, flows, mobile, files)
 }
 
-/// The flows in the order `$ns run` resets their senders: node by node in Tcl's `array names`
-/// order, each node's agents in the order they were attached (the flows' order).
-fn reset_order(scenario: &Scenario) -> impl Iterator<Item = usize> + '_ {
+/// The nodes `$ns run` resets with their agents, in Tcl's `array names` order: all but those
+/// with a radio. ns-2 builds a node with a radio as a `Node/MobileNode`, whose `reset` resets
+/// its interface stack (PHY, MAC, LL, queue, ARP table) but not its agents (ns-mobilenode.tcl).
+fn reset_nodes(scenario: &Scenario) -> impl Iterator<Item = usize> + '_ {
     tcl_array_order(scenario.nodes.len())
         .into_iter()
+        .filter(move |&node| !scenario.wlans.iter().any(|w| w.nodes.contains(&node)))
+}
+
+/// The flows in the order `$ns run` resets their senders: node by node (`reset_nodes`), each
+/// node's agents in the order they were attached (the flows' order).
+fn reset_order(scenario: &Scenario) -> impl Iterator<Item = usize> + '_ {
+    reset_nodes(scenario)
         .flat_map(move |node| (0..scenario.flows.len()).filter(move |&i| scenario.flows[i].from == node))
 }
 
-/// The ns-2 agents that draw a clock phase, node by node in the order `$ns run` resets them:
-/// each node's agents in attach order (per flow: the sender on `from`, then on `to` its sink,
+/// The ns-2 agents that draw a clock phase again at `$ns run`, node by node as it resets them
+/// (`reset_nodes`): each node's agents in attach order (per flow: the sender on `from`, then on `to` its sink,
 /// which draws nothing, or a FullTcp flow's second agent).
 fn agent_reset_order(scenario: &Scenario) -> Vec<(usize, End)> {
     let is_ns2 = |i: usize| matches!(&scenario.flows[i].transport, Transport::Tcp(t) if t.profile == Profile::Ns2);
     let is_full = |i: usize| matches!(&scenario.flows[i].transport, Transport::Tcp(t) if t.variant.is_full());
     let mut order = Vec::new();
-    for node in tcl_array_order(scenario.nodes.len()) {
+    for node in reset_nodes(scenario) {
         for (i, f) in scenario.flows.iter().enumerate().filter(|&(i, _)| is_ns2(i)) {
             if f.from == node {
                 order.push((i, End::From));
@@ -135,11 +143,29 @@ fn agent_reset_order(scenario: &Scenario) -> Vec<(usize, End)> {
     order
 }
 
+/// The ns-2 agents that draw a clock phase, in the order the flows make them (per flow: the
+/// sender, then a FullTcp flow's second agent).
+fn created_agents(scenario: &Scenario) -> Vec<(usize, End)> {
+    let mut agents = Vec::new();
+    for (i, f) in scenario.flows.iter().enumerate() {
+        if let Transport::Tcp(t) = &f.transport {
+            if t.profile == Profile::Ns2 {
+                agents.push((i, End::From));
+                if t.variant.is_full() {
+                    agents.push((i, End::To));
+                }
+            }
+        }
+    }
+    agents
+}
+
 /// Each ns-2 agent's clock phase (ns-2's `boot_time_` / `tcpTick_`): by flow, the `from`
 /// end's, and a FullTcp flow's `to` end's.
 ///
 /// ns-2 draws a phase when it creates a TCP agent (twice for Vegas and FullTcp, which reset
-/// themselves again) and again when `$ns run` resets it; the last one stays.
+/// themselves again) and again when `$ns run` resets it (not on a node with a radio); the last
+/// one stays.
 fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> (Vec<f64>, Vec<f64>) {
     let mut phases = (vec![0.0; scenario.flows.len()], vec![0.0; scenario.flows.len()]);
     let order = agent_reset_order(scenario);
@@ -149,20 +175,21 @@ fn clock_phases(scenario: &Scenario, seed: u64, shared: &mut Ns2Rng) -> (Vec<f64
     };
     match scenario.rng {
         RngMode::Streams => {
-            for (i, end) in order {
+            for (i, end) in created_agents(scenario) {
                 let name = &scenario.flows[i].name;
                 let stream = if end == End::From { format!("flow/{name}/tcp") } else { format!("flow/{name}/peer") };
                 set((i, end), Rng::stream(seed, &stream).uniform());
             }
         }
         RngMode::Ns2 => {
-            for &(i, _) in &order {
-                // The draws at creation, overwritten at `$ns run` (Vegas, RFC793edu and FullTcp
-                // reset themselves twice).
-                let twice = matches!(&scenario.flows[i].transport,
+            // The draws at creation (Vegas, RFC793edu and FullTcp reset themselves twice), in
+            // the order the agents are made: the last one stays where `$ns run` does not reset
+            // the agent (a node with a radio), else the draw at `$ns run` overwrites it.
+            for agent in created_agents(scenario) {
+                let twice = matches!(&scenario.flows[agent.0].transport,
                     Transport::Tcp(t) if matches!(t.variant, TcpVariant::Vegas | TcpVariant::Rfc793edu) || t.variant.is_full());
                 for _ in 0..if twice { 2 } else { 1 } {
-                    shared.uniform();
+                    set(agent, shared.uniform());
                 }
             }
             for agent in order {
@@ -419,5 +446,50 @@ impl Simulation {
         });
         let guard = Guard::new(estimate.events, !opts.no_limits, opts.max_events);
         Ok(Simulation { net, flows, scenario, seed, end, at_end, sampler, guard })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO_NODES: &str = r#"
+name = "t"
+duration = "2s"
+nodes = ["n0", "n1"]
+[[flows]]
+from = "n0"
+to = "n1"
+protocol = "reno"
+"#;
+
+    /// ns-2 draws an agent's clock phase when it makes the agent and again when `$ns run`
+    /// resets it, except on a node with a radio: a `Node/MobileNode` resets its interfaces, not
+    /// its agents, so the draw at creation stays and the MAC's first backoff is the second draw
+    /// (conformance/ns2-wifi/two-node-tcp.tcl: ARP request 90 µs = DIFS + 2 slots after it
+    /// reached the MAC, 2 being the second draw modulo 31).
+    #[test]
+    fn agents_on_nodes_with_a_radio_keep_their_first_draw() {
+        let mut rng = Ns2Rng::seeded(1);
+        let (first, second) = (rng.uniform(), rng.uniform());
+        let wired = Scenario::from_toml(&format!(
+            "{TWO_NODES}[[links]]\nfrom = \"n0\"\nto = \"n1\"\nbandwidth = \"1Mb\"\ndelay = \"1ms\"\n"
+        ))
+        .unwrap();
+        let wireless = Scenario::from_toml(&format!(
+            "{TWO_NODES}[positions]\nn0 = [100, 100]\nn1 = [200, 100]\n[[wlans]]\nnodes = [\"n0\", \"n1\"]\n"
+        ))
+        .unwrap();
+        for (case, scenario, phase, draws) in [("wired", wired, second, 2), ("wireless", wireless, first, 1)] {
+            let mut shared = Ns2Rng::seeded(1);
+            let (phases, _) = clock_phases(&scenario, 1, &mut shared);
+            assert_eq!(phases[0], phase, "{case}");
+            let mut expected = Ns2Rng::seeded(1);
+            for _ in 0..draws {
+                expected.uniform();
+            }
+            assert_eq!(shared.uniform(), expected.uniform(), "{case}: {draws} draws before the run");
+            assert_eq!(reset_order(&scenario).count(), if case == "wired" { 1 } else { 0 }, "{case}");
+        }
     }
 }

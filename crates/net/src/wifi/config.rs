@@ -24,6 +24,15 @@ pub struct WlanConfig {
     pub long_retry_limit: u32,
     /// Back off before every frame, even one that finds the medium idle (ns-2's `bugFix_timer_`).
     pub backoff_when_idle: bool,
+    /// Draw a backoff as ns-2.35 does, `Random::random() % cw_`: 0..cw-1 slots from one draw of
+    /// the shared generator (never `cw` itself). Otherwise 0..=cw, uniformly.
+    pub ns2_backoff: bool,
+    /// The link layer's delay, s, each way between the node and its interface queue (ns-2's
+    /// `LL delay_`, 25 µs; 0 in the standard profile).
+    pub ll_delay: f64,
+    /// Resolve each next hop with ARP before the first packet to it, as ns-2's wireless nodes
+    /// do (wifi/arp.rs).
+    pub arp: bool,
     /// The interface queue of each radio, packets.
     pub queue_limit: u32,
 }

@@ -1,6 +1,7 @@
 //! The 802.11 MAC's events, which the run's scheduler carries in `Event::Wifi`.
 
-use crate::ids::{FrameId, RadioId};
+use crate::ids::{FrameId, NodeId, RadioId};
+use crate::packet::PacketId;
 
 /// The MAC timers of a radio.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,4 +25,10 @@ pub enum WifiEvent {
     RxStart(RadioId, FrameId),
     RxEnd(RadioId, FrameId),
     Timer(RadioId, MacTimer, u32),
+    /// The link layer hands packet `2` to radio `0`'s interface queue, for radio `1`
+    /// (`WlanConfig::ll_delay` after the node sent it). The network handles it.
+    LlDown(RadioId, RadioId, PacketId),
+    /// The link layer hands packet `2`, which radio `0` received from node `1`, up to its node.
+    /// The network handles it.
+    LlUp(RadioId, NodeId, PacketId),
 }

@@ -9,6 +9,7 @@
 //! limits, duplicate filtering. Frames are small values in a slab; the IP packet of a data frame
 //! stays in the packet pool until its ACK (or its last retry).
 
+pub mod arp;
 pub mod config;
 pub mod event;
 pub mod phy;
@@ -73,6 +74,14 @@ pub struct Station {
     backoff: Option<u32>,
     /// When the current countdown's slots began (idle time + IFS).
     count_from: f64,
+    /// With `ns2_backoff`, when the wait for the CTS or ACK of the RTS or data frame on the air
+    /// ends: ns-2 starts its send timer as the frame starts, for the frame, the answer, SIFS
+    /// and twice `DSSS_MaxPropagationDelay` (2 µs).
+    answer_by: f64,
+    /// With `ns2_backoff`, the backoff still to run as ns-2's `BackoffTimer` holds it: a time
+    /// (slots × slot, less the slots counted at each pause), which it schedules as
+    /// `stime + (rtime + difs)`; the last bits of these sums decide ties with other frames.
+    rtime: f64,
     short_retries: u32,
     long_retries: u32,
     nav_until: f64,
@@ -98,6 +107,10 @@ pub struct Station {
     /// The last data sequence number received from each radio (duplicate filter).
     last_seq: Vec<(RadioId, u16)>,
     draws: Draws,
+    /// ARP (wifi/arp.rs): the radios whose address it knows, and the packet it holds for each
+    /// radio it asked for.
+    arp_known: Vec<RadioId>,
+    arp_held: Vec<(RadioId, PacketId)>,
     /// Loss models at this receiver: frames they pick arrive corrupted.
     pub losses: Vec<crate::loss::Loss>,
     pub stats: MacStats,
@@ -112,6 +125,10 @@ pub struct Wifi {
     pub paths: Vec<Option<crate::mobility::path::Path>>,
     frames: Vec<Frame>,
     free: Vec<FrameId>,
+    /// The MAC header (duration in µs, destination, source, ethertype) of the data frame that
+    /// brought each packet delivered and not yet handed to an agent, while the wireless trace
+    /// is on: ns-2's packet keeps it, and its agent's receipt line prints it.
+    mac_headers: Vec<(PacketId, (u32, u32, u32, u32))>,
 }
 
 /// What a MAC event or a queued packet hands back to the network.
@@ -129,6 +146,10 @@ pub enum Outcome {
     /// The MAC gave packet `id` up (a full interface queue, the retry limit): it is lost.
     Dropped(PacketId),
 }
+
+/// The destination of a broadcast frame (ns-2's `MAC_BROADCAST`): every radio in range takes
+/// it, none acknowledges it, and it is sent once, without RTS/CTS.
+pub const BROADCAST: RadioId = RadioId(u32::MAX);
 
 /// Slack for comparing times computed along different paths.
 const EPS: f64 = 1e-12;
@@ -148,6 +169,8 @@ impl Wifi {
                     cw: cfg.cw_min,
                     backoff: None,
                     count_from: 0.0,
+                    answer_by: 0.0,
+                    rtime: 0.0,
                     short_retries: 0,
                     long_retries: 0,
                     nav_until: 0.0,
@@ -165,12 +188,20 @@ impl Wifi {
                     seq: 0,
                     last_seq: Vec::new(),
                     draws: draws(format!("wifi/{}/{}", cfg.name, node)),
+                    arp_known: Vec::new(),
+                    arp_held: Vec::new(),
                     losses: Vec::new(),
                     stats: MacStats::default(),
                 });
             }
         }
-        Wifi { wlans, stations, paths: Vec::new(), frames: Vec::new(), free: Vec::new() }
+        Wifi { wlans, stations, paths: Vec::new(), frames: Vec::new(), free: Vec::new(), mac_headers: Vec::new() }
+    }
+
+    /// The MAC header of the frame that brought packet `id` (see `mac_headers`), forgotten.
+    pub fn take_mac_header(&mut self, id: PacketId) -> Option<(u32, u32, u32, u32)> {
+        let i = self.mac_headers.iter().position(|&(p, _)| p == id)?;
+        Some(self.mac_headers.swap_remove(i).1)
     }
 
     /// The radio of `node` on WLAN `wlan`.
@@ -212,12 +243,19 @@ impl Wifi {
         }
     }
 
-    fn unref(&mut self, f: FrameId) {
+    /// One event fewer refers to frame `f`; the last frees it, and hands back a broadcast
+    /// frame's packet to release (a unicast frame's stays with its sender until its ACK).
+    #[must_use = "a broadcast frame's packet still holds its slot"]
+    fn unref(&mut self, f: FrameId) -> Option<PacketId> {
         let frame = &mut self.frames[f.index()];
         frame.refs -= 1;
         if frame.refs == 0 {
             self.free.push(f);
+            if frame.dst == BROADCAST {
+                return frame.pkt;
+            }
         }
+        None
     }
 }
 
@@ -250,14 +288,16 @@ impl Wifi {
             FrameKind::Cts => (Some("CTS"), CTS_BYTES + 24, 0),
             FrameKind::Ack => (Some("ACK"), ACK_BYTES + 24, 0),
             FrameKind::Data => {
-                let ip = ctx.pkts.get(frame.pkt.expect("data carries a packet")).size;
+                let p = ctx.pkts.get(frame.pkt.expect("data carries a packet"));
+                let (ip, etype) = (p.size, if p.kind == crate::packet::Kind::Arp { 0x806 } else { 0x800 });
                 // ns-2 prints a data frame's size with its MAC and PLCP bytes when it is sent
-                (None, if ev == 's' { ip + self.wlan_of(r).timing.mac_overhead + 24 } else { ip }, 0x800)
+                (None, if ev == 's' { ip + self.wlan_of(r).timing.mac_overhead + 24 } else { ip }, etype)
             }
         };
         // CTS and ACK carry no transmitter address
         let src = if matches!(frame.kind, FrameKind::Cts | FrameKind::Ack) { 0 } else { node(self, frame.src).get() };
-        let mac = ((frame.nav * 1e6).round() as u32, node(self, frame.dst).get(), src, etype);
+        let dst = if frame.dst == BROADCAST { u32::MAX } else { node(self, frame.dst).get() };
+        let mac = ((frame.nav * 1e6).round() as u32, dst, src, etype);
         let packet = frame.pkt.map(|id| *ctx.pkts.get(id));
         let e = crate::trace::WirelessEvent {
             ev,
@@ -288,11 +328,13 @@ impl Wifi {
         pkt: &Packet,
     ) {
         if ctx.tracer.wireless.is_some() {
-            self.write_radio_packet(ctx, ev, node, layer, reason, pkt);
+            self.write_radio_packet(ctx, ev, node, layer, reason, pkt, (0, 0, 0, 0));
         }
     }
 
-    fn write_radio_packet(
+    /// A line as `trace_radio_packet` writes it, with the MAC header `mac` the packet carries.
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_radio_packet(
         &mut self,
         ctx: &mut Ctx,
         ev: char,
@@ -300,6 +342,7 @@ impl Wifi {
         layer: &'static str,
         reason: &'static str,
         pkt: &Packet,
+        mac: (u32, u32, u32, u32),
     ) {
         let Some(r) = self.stations.iter().position(|s| s.node == node) else { return };
         let now = ctx.now_secs();
@@ -310,13 +353,23 @@ impl Wifi {
             pos: self.position(RadioId(r as u32), now),
             layer,
             reason,
-            mac: (0, 0, 0, 0),
+            mac,
             control: None,
             packet: Some(pkt),
             size: pkt.size,
             forwards: u32::from(ev == 'r'),
         };
         ctx.tracer.wireless_event(&e);
+    }
+
+    /// Whether radio `r` resolves next hops with ARP (`WlanConfig::arp`).
+    pub fn arp(&self, r: RadioId) -> bool {
+        self.wlan_of(r).arp
+    }
+
+    /// The link layer's delay at radio `r`, each way (`WlanConfig::ll_delay`).
+    pub fn ll_delay(&self, r: RadioId) -> f64 {
+        self.wlan_of(r).ll_delay
     }
 
     fn wlan_of(&self, r: RadioId) -> &WlanConfig {
@@ -335,14 +388,21 @@ impl Wifi {
     }
 
     fn draw_backoff(&mut self, ctx: &mut Ctx, r: RadioId) -> u32 {
+        let ns2 = self.wlan_of(r).ns2_backoff;
         let s = &mut self.stations[r.index()];
+        if ns2 {
+            // mac-timers.cc, BackoffTimer::start: `Random::random() % cw`, so slot cw is never drawn
+            let slots = s.draws.integer(s.cw, &mut ctx.rng);
+            s.rtime = slots as f64 * self.wlans[s.wlan as usize].timing.slot;
+            return slots;
+        }
         let u = s.draws.uniform(&mut ctx.rng);
         ((u * (s.cw + 1) as f64) as u32).min(s.cw)
     }
 
     /// Queues `id` at radio `r` for radio `to`: `Dropped` if the interface queue is full.
     pub fn enqueue(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, id: PacketId) -> Outcome {
-        let limit = self.wlan_of(r).queue_limit as usize;
+        let (limit, ns2) = (self.wlan_of(r).queue_limit as usize, self.wlan_of(r).ns2_backoff);
         let s = &mut self.stations[r.index()];
         if s.queue.len() >= limit {
             s.stats.queue_drops += 1;
@@ -353,6 +413,11 @@ impl Wifi {
         s.queue.push_back((id, to));
         if s.state == State::Idle {
             s.state = State::Contend;
+            if ns2 && s.backoff.is_some() {
+                // ns-2's `send`: a backoff still running (or paused) sends the frame when it ends
+                self.try_access(ctx, r);
+                return Outcome::Nothing;
+            }
             if s.backoff.is_none() {
                 let now = ctx.now_secs();
                 let backoff_always = self.wlan_of(r).backoff_when_idle;
@@ -375,31 +440,55 @@ impl Wifi {
     fn try_access(&mut self, ctx: &mut Ctx, r: RadioId) {
         let now = ctx.now_secs();
         let s = &self.stations[r.index()];
-        if s.state != State::Contend || s.queue.is_empty() || self.medium_busy(r, now) {
+        let cfg = self.wlan_of(r);
+        // ns-2's post-backoff counts down with nothing queued too
+        let post = cfg.ns2_backoff && s.state == State::Idle && s.backoff.is_some();
+        if !(post || (s.state == State::Contend && !s.queue.is_empty())) || self.medium_busy(r, now) {
             return;
         }
-        let cfg = self.wlan_of(r);
         let ifs = if s.eifs { cfg.timing.eifs() } else { cfg.timing.difs() };
         let slot = cfg.timing.slot;
         let idle_from = s.idle_since.max(s.nav_until).max(s.not_before);
         let count_from = idle_from + ifs;
         let slots = s.backoff.unwrap_or(0);
+        // ns-2 schedules its backoff timer `rtime + difs` after it (re)starts it
+        let at = if cfg.ns2_backoff && s.backoff.is_some() {
+            idle_from + (s.rtime + ifs)
+        } else {
+            count_from + slots as f64 * slot
+        };
         self.stations[r.index()].count_from = count_from;
-        self.arm_mac(ctx, r, MacTimer::Access, count_from + slots as f64 * slot);
+        self.arm_mac(ctx, r, MacTimer::Access, at);
     }
 
     /// The medium turned busy: a running countdown keeps the slots it has left.
     fn freeze(&mut self, ctx: &mut Ctx, r: RadioId) {
         let now = ctx.now_secs();
-        let slot = self.wlan_of(r).timing.slot;
+        let (slot, ns2) = (self.wlan_of(r).timing.slot, self.wlan_of(r).ns2_backoff);
         let s = &mut self.stations[r.index()];
         if !s.access.pending() {
             return;
         }
         s.access.cancel();
-        if let Some(slots) = s.backoff {
+        if let (true, Some(slots)) = (ns2, s.backoff) {
+            // BackoffTimer::pause: whole slots since the countdown began, truncated
+            let counted = (((now - s.count_from) / slot) as i64).max(0) as u32;
+            s.rtime -= counted as f64 * slot;
+            s.backoff = Some(slots - counted.min(slots));
+        } else if let Some(slots) = s.backoff {
             let counted = if now > s.count_from { ((now - s.count_from) / slot + EPS).floor() as u32 } else { 0 };
             s.backoff = Some(slots - counted.min(slots));
+        }
+    }
+
+    /// ns-2's `set_nav`: the NAV reaches `duration` past `now`, counted in whole microseconds as
+    /// the MAC header's duration field holds it, unless it already reaches further.
+    fn set_nav(&mut self, ctx: &mut Ctx, r: RadioId, now: f64, duration: f64) {
+        let until = now + (duration * 1e6).round() * 1e-6;
+        if until > self.stations[r.index()].nav_until {
+            self.stations[r.index()].nav_until = until;
+            self.freeze(ctx, r);
+            self.arm_mac(ctx, r, MacTimer::Nav, until);
         }
     }
 
@@ -436,6 +525,17 @@ impl Wifi {
         self.trace_frame(ctx, 's', r, &frame);
         let f = self.frame(frame);
         self.freeze(ctx, r);
+        if self.wlans[wlan as usize].ns2_backoff && frame.dst != BROADCAST {
+            // check_pktRTS / check_pktTx: txtime + 2 µs + SIFS + the answer's txtime + 2 µs
+            let answer = match kind {
+                FrameKind::Rts => Some(timing.control(CTS_BYTES)),
+                FrameKind::Data => Some(timing.control(ACK_BYTES)),
+                _ => None,
+            };
+            if let Some(answer) = answer {
+                self.stations[r.index()].answer_by = now + (air + 2e-6 + timing.sifs + answer + 2e-6);
+            }
+        }
         {
             let s = &mut self.stations[r.index()];
             s.tx_until = now + air;
@@ -454,7 +554,7 @@ impl Wifi {
             if cfg.radio.rx_power(d) < cfg.radio.cs_threshold {
                 continue;
             }
-            let prop = d / phy::LIGHT;
+            let prop = d / cfg.radio.light;
             ctx.sched.schedule_exact(now + prop, Event::Wifi(WifiEvent::RxStart(RadioId(o as u32), f)));
             ctx.sched.schedule_exact(now + prop + air, Event::Wifi(WifiEvent::RxEnd(RadioId(o as u32), f)));
             self.frames[f.index()].refs += 1;
@@ -468,6 +568,7 @@ impl Wifi {
             WifiEvent::RxStart(r, f) => self.rx_start(ctx, r, f),
             WifiEvent::RxEnd(r, f) => return self.rx_end(ctx, r, f),
             WifiEvent::Timer(r, which, gen) => return self.mac_timer(ctx, r, which, gen),
+            WifiEvent::LlDown(..) | WifiEvent::LlUp(..) => unreachable!("the network handles the link layer's events"),
         }
         Outcome::Nothing
     }
@@ -475,18 +576,23 @@ impl Wifi {
     fn tx_end(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId) {
         let now = ctx.now_secs();
         let frame = self.frames[f.index()];
-        self.unref(f);
-        let timing = self.wlan_of(r).timing.clone();
+        if let Some(p) = self.unref(f) {
+            ctx.pkts.release(p); // a broadcast no radio heard
+        }
+        let (timing, ns2) = (self.wlan_of(r).timing.clone(), self.wlan_of(r).ns2_backoff);
         let s = &mut self.stations[r.index()];
         s.idle_since = now;
         match (s.state, frame.kind) {
             (State::Send, FrameKind::Rts) => {
                 s.state = State::WaitCts;
-                self.arm_mac(ctx, r, MacTimer::Timeout, now + timing.sifs + timing.control(CTS_BYTES) + timing.slot);
+                let by = if ns2 { s.answer_by } else { now + timing.sifs + timing.control(CTS_BYTES) + timing.slot };
+                self.arm_mac(ctx, r, MacTimer::Timeout, by);
             }
+            (State::Send, FrameKind::Data) if frame.dst == BROADCAST => self.sent_ok(ctx, r),
             (State::Send, FrameKind::Data) => {
                 s.state = State::WaitAck;
-                self.arm_mac(ctx, r, MacTimer::Timeout, now + timing.sifs + timing.control(ACK_BYTES) + timing.slot);
+                let by = if ns2 { s.answer_by } else { now + timing.sifs + timing.control(ACK_BYTES) + timing.slot };
+                self.arm_mac(ctx, r, MacTimer::Timeout, by);
             }
             _ => self.medium_maybe_idle(ctx, r), // a CTS or ACK sent in response
         }
@@ -532,18 +638,30 @@ impl Wifi {
             s.idle_since = now;
         }
         let frame = self.frames[f.index()];
-        self.unref(f);
+        let release = self.unref(f); // after this receiver has read it
         let received = received && !self.corrupted(ctx, r, &frame);
+        if self.wlan_of(r).ns2_backoff && self.stations[r.index()].eifs {
+            // ns-2's recv_timer: an errored or collided frame sets the NAV EIFS ahead (in whole
+            // µs), and the backoff resumes DIFS after it; one that ends while the radio sends is
+            // dropped silently
+            self.stations[r.index()].eifs = false;
+            if self.stations[r.index()].tx_until <= now + EPS {
+                let eifs = self.wlan_of(r).timing.eifs();
+                self.set_nav(ctx, r, now, eifs);
+            }
+        }
         if collided && frame.dst == r {
             if let Some(id) = frame.pkt {
                 let (node, pkt) = (self.stations[r.index()].node, *ctx.pkts.get(id));
                 self.trace_radio_packet(ctx, 'D', node, "MAC", "COL", &pkt);
             }
         }
-        if received {
-            if let Some(delivered) = self.mac_receive(ctx, r, frame) {
-                return delivered; // the network resumes this radio once it has the packet
-            }
+        let out = if received { self.mac_receive(ctx, r, frame) } else { None };
+        if let Some(p) = release {
+            ctx.pkts.release(p);
+        }
+        if let Some(delivered) = out {
+            return delivered; // the network resumes this radio once it has the packet
         }
         self.medium_maybe_idle(ctx, r);
         Outcome::Nothing
@@ -586,8 +704,12 @@ impl Wifi {
     fn mac_receive(&mut self, ctx: &mut Ctx, r: RadioId, frame: Frame) -> Option<Outcome> {
         let now = ctx.now_secs();
         let timing = self.wlan_of(r).timing.clone();
-        if frame.dst != r {
+        if frame.dst != r && frame.dst != BROADCAST {
             // Someone else's exchange: keep off the medium for its duration (virtual carrier sense).
+            if self.wlan_of(r).ns2_backoff {
+                self.set_nav(ctx, r, now, frame.nav);
+                return None;
+            }
             let until = now + frame.nav;
             let s = &mut self.stations[r.index()];
             if until > s.nav_until + EPS {
@@ -614,6 +736,12 @@ impl Wifi {
                     self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
                 }
             }
+            FrameKind::Data if frame.dst == BROADCAST => {
+                let pkt = *ctx.pkts.get(frame.pkt.expect("data carries a packet"));
+                if pkt.kind == crate::packet::Kind::Arp {
+                    self.arp_input(ctx, r, frame.src, &pkt);
+                }
+            }
             FrameKind::Data => {
                 s.respond = Some((FrameKind::Ack, frame.src, 0.0));
                 self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
@@ -626,9 +754,17 @@ impl Wifi {
                 }
                 if !duplicate {
                     let pkt = *ctx.pkts.get(frame.pkt.expect("data carries a packet"));
+                    if pkt.kind == crate::packet::Kind::Arp {
+                        self.arp_input(ctx, r, frame.src, &pkt);
+                        return None;
+                    }
                     let node = self.stations[r.index()].node;
                     let from = self.stations[frame.src.index()].node;
                     let id = ctx.pkts.alloc(pkt); // the frame keeps its own until it is done
+                    if ctx.tracer.wireless.is_some() {
+                        let mac = ((frame.nav * 1e6).round() as u32, node.get(), from.get(), 0x800);
+                        self.mac_headers.push((id, mac));
+                    }
                     return Some(Outcome::Delivered { node, from, radio: r, id });
                 }
             }
@@ -677,13 +813,15 @@ impl Wifi {
         let timing = cfg.timing.clone();
         let threshold = cfg.rts_threshold;
         let s = &mut self.stations[r.index()];
-        let Some(&(id, to)) = s.queue.front() else { return };
         s.backoff = None;
+        let Some(&(id, to)) = s.queue.front() else { return }; // a post-backoff ran out
         s.state = State::Send;
         let seq = s.seq;
         let size = ctx.pkts.get(id).size;
         let ack = timing.sifs + timing.control(ACK_BYTES);
-        if size + timing.mac_overhead > threshold {
+        if to == BROADCAST {
+            self.transmit(ctx, Frame { kind: FrameKind::Data, src: r, dst: to, nav: 0.0, pkt: Some(id), seq, refs: 1 });
+        } else if size + timing.mac_overhead > threshold {
             let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + timing.data(size) + ack;
             self.transmit(ctx, Frame { kind: FrameKind::Rts, src: r, dst: to, nav, pkt: None, seq, refs: 1 });
         } else {
@@ -691,16 +829,19 @@ impl Wifi {
         }
     }
 
-    /// The ACK for the head of the queue came: on to the next packet, after a fresh backoff.
+    /// The ACK for the head of the queue came (or, a broadcast, it went out): on to the next
+    /// packet, after a fresh backoff.
     fn sent_ok(&mut self, ctx: &mut Ctx, r: RadioId) {
         let cw_min = self.wlan_of(r).cw_min;
         let s = &mut self.stations[r.index()];
-        let (id, _) = s.queue.pop_front().expect("an ACK for the head");
+        let (id, to) = s.queue.pop_front().expect("an ACK for the head");
         s.seq = s.seq.wrapping_add(1);
         s.cw = cw_min;
         s.short_retries = 0;
         s.long_retries = 0;
-        ctx.pkts.release(id);
+        if to != BROADCAST {
+            ctx.pkts.release(id); // a broadcast's goes with its frame's last receipt (`unref`)
+        }
         self.after_exchange(ctx, r);
     }
 
@@ -755,6 +896,9 @@ impl Wifi {
             .enumerate()
             .filter_map(|(r, s)| {
                 let &(id, to) = s.queue.front()?;
+                if to == BROADCAST {
+                    return None;
+                }
                 stations[to.index()].last_seq.contains(&(RadioId(r as u32), s.seq)).then_some(id)
             })
             .collect()
@@ -763,7 +907,10 @@ impl Wifi {
     fn after_exchange(&mut self, ctx: &mut Ctx, r: RadioId) {
         let slots = self.draw_backoff(ctx, r);
         let s = &mut self.stations[r.index()];
-        s.backoff = Some(slots); // the backoff after every exchange, even with nothing queued
+        // the backoff after every exchange, even with nothing queued; ns-2 (`ns2_backoff`) counts
+        // it down then too, DIFS after the medium is idle (its `BackoffTimer` starts paused,
+        // the MAC being still busy, and resumes with DIFS in `tx_resume`)
+        s.backoff = Some(slots);
         s.state = if s.queue.is_empty() { State::Idle } else { State::Contend };
         self.medium_maybe_idle(ctx, r);
     }

@@ -3,8 +3,11 @@
 
 use serde::Serialize;
 
-/// Speed of light, m/s (ns-2's SPEED_OF_LIGHT).
+/// Speed of light, m/s.
 pub const LIGHT: f64 = 299_792_458.0;
+/// ns-2's `SPEED_OF_LIGHT` (mobile/propagation.h), which its propagation delays
+/// (`MobileNode::propdelay`) and wavelength (`WirelessPhy lambda_`) use: 3·10⁸ m/s.
+pub const NS2_LIGHT: f64 = 300_000_000.0;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -39,6 +42,9 @@ pub struct Radio {
     /// Antenna height, m; system loss.
     pub antenna_height: f64,
     pub system_loss: f64,
+    /// The speed of light the propagation delay and the wavelength use, m/s (`LIGHT`, or
+    /// ns-2's `NS2_LIGHT` in the ns2 profile).
+    pub light: f64,
 }
 
 impl Default for Radio {
@@ -52,6 +58,7 @@ impl Default for Radio {
             capture_ratio: 10.0,
             antenna_height: 1.5,
             system_loss: 1.0,
+            light: LIGHT,
         }
     }
 }
@@ -59,7 +66,7 @@ impl Default for Radio {
 impl Radio {
     /// Received power (W) at distance `d` metres (antenna gains 1).
     pub fn rx_power(&self, d: f64) -> f64 {
-        let lambda = LIGHT / self.frequency;
+        let lambda = self.light / self.frequency;
         let friis =
             |d: f64| self.tx_power * lambda * lambda / ((4.0 * std::f64::consts::PI * d).powi(2) * self.system_loss);
         let d = d.max(1e-3);

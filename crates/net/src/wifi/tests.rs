@@ -156,6 +156,51 @@ fn assert_log(case: &str, log: &[(f64, Seen)], expected: &[(f64, Seen)]) {
 }
 
 #[test]
+fn ns2_backoff_is_one_shared_draw_modulo_cw() {
+    // ns-2.35 (mac-timers.cc, BackoffTimer::start) draws `Random::random() % cw` slots from its
+    // default generator: with seed 1 the first draws modulo 31 are 23, 2, 28, 15 (the second is
+    // the first backoff of conformance/ns2-wifi/two-node-tcp.tcl, 90 µs = DIFS + 2 slots after
+    // its ARP request reached the MAC), and slot `cw` itself never comes up.
+    let always = |ns2_backoff: bool, cw_min: u32| WlanConfig {
+        backoff_when_idle: true,
+        ns2_backoff,
+        cw_min,
+        ..wlan(&[(0.0, 0.0), (10.0, 0.0)])
+    };
+    let mut firsts = Vec::new();
+    for _ in 0..4 {
+        let mut bed = Bed::new(always(true, 31));
+        bed.wifi = Wifi::new(vec![always(true, 31)], |_| Draws::Shared);
+        bed.ctx.rng = Ns2Rng::seeded(1);
+        for _ in 0..firsts.len() {
+            bed.ctx.rng.uniform(); // the draws of the earlier rounds, made elsewhere
+        }
+        assert!(matches!(bed.send(0, 1, 1, 1000), Outcome::Nothing));
+        firsts.push(bed.wifi.stations[0].backoff.expect("a backoff is drawn"));
+    }
+    assert_eq!(firsts, [23, 2, 28, 15]);
+    // cw 1: ns-2 always draws 0 slots (x % 1); drawn 0..=cw it would be 0 or 1
+    for (ns2, want) in [(true, vec![0]), (false, vec![0, 1])] {
+        let mut seen: Vec<u32> = Vec::new();
+        for earlier in 0..40 {
+            let mut bed = Bed::new(always(ns2, 1));
+            bed.wifi = Wifi::new(vec![always(ns2, 1)], |_| Draws::Shared);
+            bed.ctx.rng = Ns2Rng::seeded(1);
+            for _ in 0..earlier {
+                bed.ctx.rng.uniform();
+            }
+            let _ = bed.send(0, 1, 1, 1000);
+            let slots = bed.wifi.stations[0].backoff.expect("a backoff is drawn");
+            if !seen.contains(&slots) {
+                seen.push(slots);
+            }
+        }
+        seen.sort_unstable();
+        assert_eq!(seen, want, "ns2 backoff {ns2}");
+    }
+}
+
+#[test]
 fn a_lone_frame_goes_after_difs_or_its_backoff_then_data_ack_delivery() {
     // (case, backoff_when_idle, queued at)
     let cases = [

@@ -1,0 +1,73 @@
+//! ARP on a WLAN of the ns2 profile, as ns-2.35's `ARPTable` (mac/arp.cc) runs it on every
+//! wireless node: the first packet to a next hop whose MAC address the node does not know is
+//! held (one per next hop: a later one replaces it, and the one replaced is dropped), and an
+//! ARP request (28 bytes) is broadcast; the node asked answers with a unicast reply; every node
+//! that receives an ARP packet learns its sender's address, and sends what it held for it.
+//! Requests, replies and released packets reach the interface queue `DELAY` after they are
+//! made (the table's `delay_`), not the link layer's; received ARP packets go to the table at
+//! once. Not modelled: the request count limit (`ARP_MAX_REQUEST_COUNT`), which only matters
+//! when a next hop never answers.
+
+use super::event::WifiEvent;
+use super::{Wifi, BROADCAST};
+use crate::ctx::{Ctx, Event};
+use crate::ids::RadioId;
+use crate::packet::{Kind, Packet, PacketId};
+
+/// `ARPTable delay_` (tcl/lib/ns-mobilenode.tcl), s.
+pub const DELAY: f64 = 5e-6;
+/// `ARP_HDR_LEN`: an ARP packet's size, bytes.
+pub const BYTES: u32 = 28;
+/// `ARPOP_REQUEST` and `ARPOP_REPLY`, as a packet's `seq` holds them.
+pub const REQUEST: i64 = 1;
+pub const REPLY: i64 = 2;
+
+/// What `Wifi::arp_resolve` did with a packet.
+#[must_use = "a packet handed back still holds its slot"]
+pub enum Resolved {
+    /// The next hop's address is known: the packet goes on down.
+    Known,
+    /// The packet waits for the reply; the one it replaced, if any, is to be dropped.
+    Held(Option<PacketId>),
+}
+
+impl Wifi {
+    /// ns-2's `arpresolve`: whether radio `r` knows `to`'s address; if not, holds `id` and sends
+    /// a request.
+    pub fn arp_resolve(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, id: PacketId) -> Resolved {
+        let s = &mut self.stations[r.index()];
+        if to == BROADCAST || s.arp_known.contains(&to) {
+            return Resolved::Known;
+        }
+        let replaced = match s.arp_held.iter_mut().find(|(next, _)| *next == to) {
+            Some(entry) => Some(std::mem::replace(&mut entry.1, id)),
+            None => {
+                s.arp_held.push((to, id));
+                None
+            }
+        };
+        let (me, them) = (s.node, self.stations[to.index()].node);
+        let now = ctx.now_secs();
+        let request = ctx.pkts.alloc(Packet::of_network(0, Kind::Arp, me, them, BYTES, REQUEST, now));
+        ctx.sched.schedule_exact(now + DELAY, Event::Wifi(WifiEvent::LlDown(r, BROADCAST, request)));
+        Resolved::Held(replaced)
+    }
+
+    /// ns-2's `arpinput`: radio `r` received ARP packet `pkt` from radio `from`.
+    pub(super) fn arp_input(&mut self, ctx: &mut Ctx, r: RadioId, from: RadioId, pkt: &Packet) {
+        let now = ctx.now_secs();
+        let s = &mut self.stations[r.index()];
+        if !s.arp_known.contains(&from) {
+            s.arp_known.push(from);
+        }
+        if let Some(i) = s.arp_held.iter().position(|(next, _)| *next == from) {
+            let (_, held) = s.arp_held.swap_remove(i);
+            ctx.sched.schedule_exact(now + DELAY, Event::Wifi(WifiEvent::LlDown(r, from, held)));
+        }
+        if pkt.seq == REQUEST && pkt.dst.node == s.node {
+            let reply = Packet::of_network(0, Kind::Arp, s.node, pkt.src.node, BYTES, REPLY, now);
+            let id = ctx.pkts.alloc(reply);
+            ctx.sched.schedule_exact(now + DELAY, Event::Wifi(WifiEvent::LlDown(r, from, id)));
+        }
+    }
+}
