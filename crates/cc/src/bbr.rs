@@ -709,6 +709,12 @@ impl CongestionControl for Bbr {
                 (self.full_bw, self.full_bw_count) = (0.0, 0);
                 self.lt_reset();
             }
+            // Linux's `bbr_init`: min_rtt is the handshake's, and the pacing rate the initial
+            // window over it (SRTT is that one sample).
+            Event::Established { rtt } => {
+                (self.min_rtt, self.min_rtt_stamp) = (rtt, now);
+                self.init_pacing_rate(Some(rtt));
+            }
             Event::TxStart { .. } | Event::EndReduction | Event::IdleRestart { .. } => {}
         }
     }
@@ -837,6 +843,16 @@ mod tests {
         // 50 segments/s · 2.8867 · 0.99 = 142.9 is lower, and STARTUP never lowers the rate
         f.ack(&mut b, 50.0, 0.1, 10);
         assert!((b.pacing_rate().unwrap() - 285.78515625).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_handshake_gives_min_rtt_and_the_first_pacing_rate() {
+        let mut b = Bbr::new(BbrConfig::default(), 10.0);
+        // a SYN-ACK 40 ms after the SYN, at 0.04 s: min_rtt 0.04 stamped then, and the rate
+        // 10 segments / 0.04 s · 739/256 · 0.99 = 250 · 2.857 = 714.462890625 segments/s
+        b.on_event(0.04, Event::Established { rtt: 0.04 }, Flight::default());
+        assert_eq!((b.min_rtt(), b.min_rtt_stamp), (0.04, 0.04));
+        assert!((b.pacing_rate().unwrap() - 714.462890625).abs() < 1e-9);
     }
 
     #[test]

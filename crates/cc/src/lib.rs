@@ -216,6 +216,9 @@ pub struct Flight {
 /// `cwnd_event`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Event {
+    /// The handshake is over: the SYN-ACK came `rtt` seconds after the SYN it answers (Linux
+    /// initialises the controller then, `tcp_init_transfer`, with that RTT measured).
+    Established { rtt: f64 },
     /// Fast recovery begins: a loss found by duplicate ACKs, SACK or RACK.
     EnterRecovery,
     /// An ECN echo begins a window reduction (RFC 3168 §6.1.2, Linux's `tcp_enter_cwr`).

@@ -178,7 +178,7 @@ pub fn loss_based_event(w: &mut Window, event: Event, flight: Flight, ssthresh: 
         }
         Event::IdleRestart { idle, rto, initial } => w.restart_after_idle(idle, rto, initial),
         Event::Undo => w.undo(),
-        Event::EndReduction | Event::TxStart { .. } => {}
+        Event::EndReduction | Event::TxStart { .. } | Event::Established { .. } => {}
     }
 }
 

@@ -91,6 +91,19 @@ pub mod flags {
     pub const ECT: u8 = 1 << 5;
 }
 
+/// The TCP header's flags (`TH_*`), in `Packet::tcp_flags`.
+pub mod tcp_header {
+    pub const TH_FIN: u8 = 0x01;
+    pub const TH_SYN: u8 = 0x02;
+    pub const TH_PUSH: u8 = 0x08;
+    pub const TH_ACK: u8 = 0x10;
+    pub const TH_ECE: u8 = 0x40;
+    pub const TH_CWR: u8 = 0x80;
+    /// A Linux SYN or SYN-ACK on the wire: 20 bytes of IP, 20 of TCP and 20 of options (MSS,
+    /// SACK permitted, timestamps, window scale).
+    pub const SYN_BYTES: u32 = 60;
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Global id, new for every packet an agent creates (retransmissions and ACKs included).

@@ -87,3 +87,41 @@ fn dctcp_keeps_the_queue_near_k() {
     assert!((link.queue_mean_pkts - 20.0).abs() <= 5.0, "queue mean {}", link.queue_mean_pkts);
     assert!(link.utilization >= 0.9, "{}", link.utilization);
 }
+
+/// The handshake in the wired trace, as ns-2's FullTcp shows its SYNs: the SYN (60 bytes,
+/// seqno -1) leaves s at 0; the SYN-ACK (60 bytes) leaves k one way later, 20 ms of links plus
+/// the SYN's serialization (60 B at 100 Mb/s 4.8 us twice, at 10 Mb/s 48 us); back at s one
+/// base RTT after the start (40 ms and 0.1152 ms of serialization), the ACK (52 bytes) and the
+/// first data segment (1500 bytes, seqno 0) leave together. The trace prints microseconds.
+#[test]
+fn the_handshake_opens_the_connection_in_the_trace() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/modern/reno.toml");
+    let scenario = Scenario::from_toml(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let dir = std::env::temp_dir().join(format!("tcplab-handshake-{}", std::process::id()));
+    let opts = RunOptions {
+        until: Some(Time::from_secs_f64(0.1)),
+        out_dir: Some(dir.clone()),
+        traces: Traces { ns2: true, ..Traces::default() },
+        ..RunOptions::default()
+    };
+    Simulation::new(scenario, &opts).unwrap().finish().unwrap();
+    let trace = std::fs::read_to_string(dir.join("trace.tr")).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    // enqueues at the sender's link (s = node 0) and the receiver's (k = node 3)
+    let enqueued = |from: &str| -> Vec<(f64, String, u32, i64)> {
+        trace
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .filter(|f| f[0] == "+" && f[2] == from)
+            .map(|f| (f[1].parse().unwrap(), f[4].to_string(), f[5].parse().unwrap(), f[10].parse().unwrap()))
+            .collect()
+    };
+    let sent = enqueued("0");
+    assert_eq!((sent[0].0, sent[0].1.as_str(), sent[0].2, sent[0].3), (0.0, "tcp", 60, -1), "the SYN first");
+    let synack = &enqueued("3")[0];
+    assert_eq!((synack.1.as_str(), synack.2, synack.3), ("ack", 60, -1));
+    assert!((synack.0 - 0.0200576).abs() < 1e-6, "SYN-ACK at {}", synack.0);
+    let (ack, data) = (&sent[1], &sent[2]);
+    assert!((ack.0 - 0.0401152).abs() < 1e-6, "ACK at {}", ack.0);
+    assert_eq!((ack.1.as_str(), ack.2, data.0, data.2, data.3), ("tcp", 52, ack.0, 1500, 0));
+}

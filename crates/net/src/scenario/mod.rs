@@ -442,11 +442,13 @@ pub struct ModernConfig {
     pub fq_pacing: bool,
     /// Seed of BBR's random first phase of PROBE_BW.
     pub seed: u64,
+    /// Open with SYN, SYN-ACK and ACK before the data, as Linux does; false: data from time 0.
+    pub handshake: bool,
 }
 
 impl Default for ModernConfig {
     fn default() -> Self {
-        ModernConfig { rack: true, tlp: true, fq_pacing: false, seed: 1 }
+        ModernConfig { rack: true, tlp: true, fq_pacing: false, seed: 1, handshake: true }
     }
 }
 

@@ -367,6 +367,7 @@ pub struct RawModern {
     pub tlp: Option<Flag>,
     pub fq_pacing: Option<Flag>,
     pub seed: Option<i64>,
+    pub handshake: Option<Flag>,
 }
 
 /// ns-2 `Agent/TCPSink` variables.

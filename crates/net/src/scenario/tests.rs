@@ -292,8 +292,9 @@ fn the_modern_protocols_take_linux_defaults() {
     );
     assert_eq!(t.modern, Some(ModernConfig::default()));
     assert_eq!(t.receiver.map(|r| r.ecn), Some(EcnEcho::Off), "the linux receiver by default");
-    let t = flow("reno", "[flows.modern]\nfq_pacing = true\nrack = false").unwrap();
-    assert_eq!(t.modern, Some(ModernConfig { fq_pacing: true, rack: false, ..ModernConfig::default() }));
+    let t = flow("reno", "[flows.modern]\nfq_pacing = true\nrack = false\nhandshake = false").unwrap();
+    let modern = ModernConfig { fq_pacing: true, rack: false, handshake: false, ..ModernConfig::default() };
+    assert_eq!(t.modern, Some(modern));
     let t = flow("dctcp", "").unwrap();
     assert_eq!((t.params.ecn, t.receiver.map(|r| r.ecn)), (true, Some(EcnEcho::Dctcp)));
     let no_minrto = GOOD

@@ -23,8 +23,12 @@
 //!
 //! Pacing is the controller's rate when it sets one (BBR always paces), else Linux's default
 //! rate only when `fq_pacing` asks (Linux paces Reno and CUBIC only under the fq qdisc).
-//! Not modelled: the handshake (data starts at segment 0, as with `RfcSender`), undo of
-//! spurious reductions, and the retransmission of a lost retransmission before the RTO.
+//! The connection opens as Linux's does (`modern.handshake`, on by default): a SYN, the
+//! receiver's SYN-ACK, whose timestamp echo is the first RTT sample (SRTT, the RTO, BBR's
+//! min_rtt), then the ACK and the data. A lost SYN goes again when the RTO fires, 1 s before
+//! any sample (RFC 6298 §2.1), doubled each time. Not modelled: Linux's initial window of one
+//! segment after two SYN retransmissions, undo of spurious reductions, and the retransmission
+//! of a lost retransmission before the RTO.
 
 use super::super::{Ftp, TcpState};
 use super::pacing::LinuxPacing;
@@ -32,6 +36,7 @@ use super::prr::{Bound, Prr};
 use super::rack::{Rack, TlpEnd};
 use super::rate::{RateEstimator, TxState};
 use super::sack::{NextSeg, Rule, SackScoreboard};
+use crate::packet::tcp_header::{SYN_BYTES, TH_ACK, TH_SYN};
 use crate::packet::{flags, Kind, Packet};
 use crate::port::{Endpoint, Port, TimerKind};
 use crate::scenario::{ModernConfig, TcpConfig, TcpVariant};
@@ -52,6 +57,14 @@ enum Armed {
     Reorder,
 }
 
+/// Where the connection is (RFC 793 §3.2's states on the sending side).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Connection {
+    Closed,
+    SynSent,
+    Established,
+}
+
 pub struct ModernSender {
     ep: Endpoint,
     cc: Controller,
@@ -60,6 +73,7 @@ pub struct ModernSender {
     armed: Armed,
     pace_timer: Timer,
     cfg: ModernConfig,
+    connection: Connection,
 
     payload: u32,
     header: u32,
@@ -129,6 +143,7 @@ impl ModernSender {
             tx: VecDeque::new(),
             tx_base: 0,
             pacing: LinuxPacing::default(),
+            connection: if modern.handshake { Connection::Closed } else { Connection::Established },
             cfg: modern,
             state: CaState::Open,
             prr: None,
@@ -203,6 +218,11 @@ impl ModernSender {
     /// Sends what the window, the pacing and NextSeg allow (Linux's `tcp_xmit_retransmit_queue`
     /// and `tcp_write_xmit`).
     fn send_much(&mut self, net: &mut impl Port) {
+        match self.connection {
+            Connection::Established => {}
+            Connection::Closed if self.curseq > self.snd_nxt() => return self.send_syn(net),
+            Connection::Closed | Connection::SynSent => return,
+        }
         let now = net.now_secs();
         let recovering = matches!(self.state, CaState::Recovery | CaState::Loss);
         loop {
@@ -234,6 +254,38 @@ impl ModernSender {
         if self.outstanding() > 0 && !self.timer.pending() {
             self.rearm(net);
         }
+    }
+
+    /// The SYN, stamped for its RTT sample, with the RTO armed behind it.
+    fn send_syn(&mut self, net: &mut impl Port) {
+        self.connection = Connection::SynSent;
+        self.ep.send(net, Kind::Tcp, |p| (p.size, p.payload, p.seq, p.tcp_flags) = (SYN_BYTES, 0, -1, TH_SYN));
+        self.last_send = net.now_secs();
+        self.armed = Armed::Rto;
+        net.arm(&mut self.timer, self.ep.flow, TimerKind::Rtx, self.rto.rto());
+    }
+
+    /// The SYN-ACK: its echo times the SYN (RFC 7323 §4.1: the echo of the SYN that got
+    /// through, a retransmitted one too); Linux initialises the controller with it
+    /// (`tcp_init_transfer`), ACKs, and the data follows at once.
+    fn on_syn_ack(&mut self, net: &mut impl Port, synack: &Packet) {
+        let now = net.now_secs();
+        let rtt = now - synack.ts_echo;
+        self.take_rtt_sample(net, rtt);
+        self.cc.on_event(now, Event::Established { rtt }, self.flight());
+        self.connection = Connection::Established;
+        net.cancel(&mut self.timer, self.ep.flow, TimerKind::Rtx);
+        let header = self.header;
+        self.ep.send(net, Kind::Tcp, |p| (p.size, p.payload, p.seq, p.tcp_flags) = (header, 0, 0, TH_ACK));
+        self.trace_cwnd(net);
+        self.send_much(net);
+    }
+
+    fn take_rtt_sample(&mut self, net: &mut impl Port, rtt: f64) {
+        let now = net.now_secs();
+        self.rto.on_sample(rtt);
+        net.tracer().rtt_sample(now, self.ep.flow.0, rtt);
+        net.flow_stats(self.ep.flow).on_rtt_sample(rtt);
     }
 
     fn output(&mut self, net: &mut impl Port, next: NextSeg) {
@@ -304,6 +356,12 @@ impl ModernSender {
     // ----- ACKs -----
 
     pub fn recv(&mut self, net: &mut impl Port, ack: &Packet) {
+        if self.connection != Connection::Established {
+            if self.connection == Connection::SynSent && ack.tcp_flags & TH_SYN != 0 {
+                self.on_syn_ack(net, ack);
+            }
+            return;
+        }
         let now = net.now_secs();
         let una = ack.seq + 1;
         let prior_una = self.snd_una();
@@ -317,9 +375,7 @@ impl ModernSender {
         // RFC 7323: the echo of an ACK that advances the window is an RTT sample.
         let rtt = (acked > 0).then_some(now - ack.ts_echo);
         if let Some(rtt) = rtt {
-            self.rto.on_sample(rtt);
-            net.tracer().rtt_sample(now, self.ep.flow.0, rtt);
-            net.flow_stats(self.ep.flow).on_rtt_sample(rtt);
+            self.take_rtt_sample(net, rtt);
         }
         let snd_nxt = self.snd_nxt();
         self.rack.on_ack(now, una, &update.delivered, Some(ack.ts_echo), update.dsack.is_some(), snd_nxt);
@@ -444,7 +500,15 @@ impl ModernSender {
     // ----- timers -----
 
     pub fn on_timer(&mut self, net: &mut impl Port, gen: u32) {
-        if !net.fire(&mut self.timer, self.ep.flow, TimerKind::Rtx, gen) || self.outstanding() == 0 {
+        if !net.fire(&mut self.timer, self.ep.flow, TimerKind::Rtx, gen) {
+            return;
+        }
+        if self.connection == Connection::SynSent {
+            // RFC 6298 §5.5-5.6: back off, and the SYN goes again
+            self.rto.back_off();
+            return self.send_syn(net);
+        }
+        if self.outstanding() == 0 {
             return;
         }
         let now = net.now_secs();
@@ -542,8 +606,13 @@ mod tests {
     use crate::testing::{ack, sender_end, FakePort};
 
     /// A modern sender of `variant` with Linux's defaults (initial window 10, 1448 + 52 B),
-    /// `segments` to send from time 0, RACK on or off.
+    /// `segments` to send from time 0, RACK on or off, no handshake (data from time 0).
     fn start(variant: TcpVariant, rack: bool, segments: i64) -> (ModernSender, FakePort) {
+        opened(variant, ModernConfig { rack, handshake: false, ..ModernConfig::default() }, segments)
+    }
+
+    /// A modern sender of `variant` with `modern`'s switches, `segments` to send from time 0.
+    fn opened(variant: TcpVariant, modern: ModernConfig, segments: i64) -> (ModernSender, FakePort) {
         let sink = SinkConfig {
             sack: true,
             delack: None,
@@ -562,7 +631,7 @@ mod tests {
             pacing: None,
             full: None,
             receiver: None,
-            modern: Some(ModernConfig { rack, ..ModernConfig::default() }),
+            modern: Some(modern),
         };
         let mut net = FakePort::default();
         let mut s = ModernSender::new(&cfg, sender_end());
@@ -577,6 +646,64 @@ mod tests {
         let from = net.sent.len();
         s.recv(net, &ack(una - 1, 0.0, sack));
         net.seqs_since(from)
+    }
+
+    /// The SYN-ACK of the SYN sent at `ts`, arriving at `t`.
+    fn syn_ack(s: &mut ModernSender, net: &mut FakePort, t: f64, ts: f64) {
+        net.set_now(t);
+        let mut synack = ack(-1, ts, &[]);
+        (synack.size, synack.tcp_flags) = (SYN_BYTES, TH_SYN | TH_ACK);
+        s.recv(net, &synack);
+    }
+
+    /// The handshake: at 0 a SYN of 60 bytes (seq -1, before the data's 0) and nothing else,
+    /// the RTO armed at the initial 1 s. A plain ACK meanwhile is ignored. The SYN-ACK at 0.04
+    /// echoing 0 is the first RTT sample, 0.04: SRTT 0.04, RTTVAR 0.02, RTO max(0.04 + 4 x
+    /// 0.02, 0.2) = 0.2; then the ACK (52 bytes, no payload) and the initial window 0..9,
+    /// under TLP's probe timeout now that there is an SRTT.
+    #[test]
+    fn the_handshake_comes_before_the_data_and_times_the_first_rtt() {
+        let (mut s, mut net) = opened(TcpVariant::Reno, ModernConfig::default(), 100);
+        assert_eq!(net.sent.len(), 1);
+        let syn = net.sent[0];
+        assert_eq!((syn.kind, syn.size, syn.payload, syn.seq, syn.tcp_flags), (Kind::Tcp, 60, 0, -1, TH_SYN));
+        assert_eq!(net.deadline(TimerKind::Rtx), Some(1.0));
+        ack_at(&mut s, &mut net, 0.02, 0, &[]);
+        assert_eq!(net.sent.len(), 1, "no data before the SYN-ACK");
+        syn_ack(&mut s, &mut net, 0.04, 0.0);
+        let last_ack = net.sent[1];
+        assert_eq!((last_ack.size, last_ack.payload, last_ack.tcp_flags), (52, 0, TH_ACK));
+        assert_eq!(net.seqs_since(2), (0..10).collect::<Vec<_>>());
+        assert_eq!((s.rto.srtt(), s.rto.rto()), (0.04, 0.2));
+        // with an SRTT, TLP's probe timeout guards the data: 2 SRTT + 2 ms, due at 0.122
+        assert_eq!(s.armed, Armed::Probe);
+        assert!((net.deadline(TimerKind::Rtx).unwrap() - 0.122).abs() < 1e-12);
+    }
+
+    /// A lost SYN: the RTO fires at 1 s and the SYN goes again, the RTO doubled behind it (2 s:
+    /// due at 3). Its SYN-ACK at 1.05 echoes the second SYN's stamp, 1: the sample is 0.05.
+    #[test]
+    fn a_lost_syn_goes_again_after_the_initial_rto() {
+        let (mut s, mut net) = opened(TcpVariant::Cubic, ModernConfig::default(), 100);
+        let fired = net.expire(|net, _, gen| s.on_timer(net, gen));
+        assert_eq!(fired, Some((TimerKind::Rtx, 1.0)));
+        assert_eq!(net.sent.len(), 2);
+        assert_eq!((net.sent[1].tcp_flags, net.sent[1].ts), (TH_SYN, 1.0));
+        assert_eq!(net.deadline(TimerKind::Rtx), Some(3.0));
+        syn_ack(&mut s, &mut net, 1.05, 1.0);
+        assert!((s.rto.srtt() - 0.05).abs() < 1e-12);
+        assert_eq!(net.seqs_since(3), (0..10).collect::<Vec<_>>());
+    }
+
+    /// BBR's min_rtt is the handshake's, and its first pacing rate the initial window over it.
+    #[test]
+    fn bbr_starts_from_the_handshake_rtt() {
+        let (mut s, mut net) = opened(TcpVariant::Bbr, ModernConfig::default(), 100);
+        syn_ack(&mut s, &mut net, 0.04, 0.0);
+        let Controller::Bbr(bbr) = &s.cc else { panic!("a BBR sender") };
+        assert_eq!(bbr.min_rtt(), 0.04);
+        // 10 segments / 0.04 s x 739/256 x 0.99 = 714.462890625 segments/s
+        assert!((s.cc.pacing_rate().unwrap() - 714.462890625).abs() < 1e-9);
     }
 
     /// RFC 6675 with PRR, segment 0 of the initial window 0..9 lost, RACK off. The SACKs of 1

@@ -7,6 +7,7 @@
 //! ACK and with what. `RfcSink` is its glue, the agent a network holds. Sequence numbers count
 //! segments, and every segment is full-sized.
 
+use crate::packet::tcp_header::{SYN_BYTES, TH_ACK, TH_SYN};
 use crate::packet::{flags, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::port::{Endpoint, Port, TimerKind};
 use crate::scenario::{EcnEcho, ReceiverConfig};
@@ -131,6 +132,15 @@ impl Receiver {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// Takes a SYN stamped `tsval`: the SYN-ACK's fields, which go at once (RFC 793 §3.4).
+    /// Its timestamp is TS.Recent until data arrives (RFC 7323 §4.3).
+    pub fn on_syn(&mut self, tsval: f64) -> AckFields {
+        if self.cfg.timestamps {
+            self.ts_recent = tsval;
+        }
+        self.fields(self.rcv_nxt)
     }
 
     /// Takes a data segment arriving at `now`: when to ACK, and (for an ACK now) with what.
@@ -372,6 +382,16 @@ impl RfcSink {
     }
 
     pub fn recv(&mut self, net: &mut impl Port, pkt: &Packet) {
+        if pkt.tcp_flags & TH_SYN != 0 {
+            let synack = self.rx.on_syn(pkt.ts);
+            self.ep.send(net, Kind::Ack, |p| {
+                (p.size, p.seq, p.ts_echo, p.tcp_flags) = (SYN_BYTES, synack.next - 1, synack.tsecr, TH_SYN | TH_ACK);
+            });
+            return;
+        }
+        if pkt.tcp_flags == TH_ACK {
+            return; // the handshake's last ACK: no data
+        }
         let (before, armed_for) = (self.rx.rcv_nxt(), self.rx.ack_due());
         let seg = Segment {
             seq: pkt.seq,

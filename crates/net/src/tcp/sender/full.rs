@@ -22,13 +22,7 @@ use crate::tcp::reassembly::ReassemblyQueue;
 use crate::tcp::Ftp;
 use tcplab_des::Timer;
 
-// TCP header flags (`TH_*`)
-const TH_FIN: u8 = 0x01;
-const TH_SYN: u8 = 0x02;
-const TH_PUSH: u8 = 0x08;
-const TH_ACK: u8 = 0x10;
-const TH_ECE: u8 = 0x40;
-const TH_CWR: u8 = 0x80;
+use crate::packet::tcp_header::{TH_ACK, TH_CWR, TH_ECE, TH_FIN, TH_PUSH, TH_SYN};
 
 // what the connection owes its next output (`flags_`)
 const TF_ACKNOW: u32 = 0x1;
