@@ -9,16 +9,20 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def dumbbell(flows: int, duration: str, ca: str | None = None) -> str:
+def dumbbell(flows: int, duration: str, ca: str | None = None, modern: str | None = None) -> str:
     """S3: `flows` NewReno flows over 1 Gb/s links (1 ms access, 10 ms bottleneck), DropTail
     1000 packets, 1500-byte packets (1460 B of payload), starting 10 ms apart. With `ca`, the
-    flows are ns-2's TCP-Linux agents running that Linux module (with their SACK sinks)."""
-    what = f"TCP-Linux {ca}" if ca else "NewReno"
+    flows are ns-2's TCP-Linux agents running that Linux module (with their SACK sinks). With
+    `modern`, they are the rfc profile's modern sender with that controller and Linux's
+    defaults (1448 B of payload and 52 B of headers with timestamps: still 1500 B packets)."""
+    what = f"TCP-Linux {ca}" if ca else f"modern {modern} (rfc profile)" if modern else "NewReno"
+    variant = ca or (f"modern-{modern}" if modern else None)
+    payload = "1448 B" if modern else "1460 B"
     lines = [
         f"# S3: {flows} {what} flows over a 1 Gb/s dumbbell (issue 7). Written by bench/generate.py.",
         "# Access links 1 Gb/s 1 ms, bottleneck 1 Gb/s 10 ms, DropTail 1000 packets everywhere,",
-        "# 1460 B of payload (1500 B on the wire), window 10000 (never the limit), flows 10 ms apart.",
-        f'name = "s3-dumbbell-{flows}{"-" + ca if ca else ""}"',
+        f"# {payload} of payload (1500 B on the wire), window 10000 (never the limit), flows 10 ms apart.",
+        f'name = "s3-dumbbell-{flows}{"-" + variant if variant else ""}"',
         f'duration = "{duration}"',
         "nodes = [" + ", ".join([f'"s{i}"' for i in range(flows)] + ['"r1"', '"r2"'] + [f'"d{i}"' for i in range(flows)]) + "]",
         "",
@@ -36,8 +40,12 @@ def dumbbell(flows: int, duration: str, ca: str | None = None) -> str:
         for a, b in ((f"s{i}", "r1"), ("r2", f"d{i}")):
             lines += ["", "[[links]]", f'from = "{a}"', f'to = "{b}"', 'bandwidth = "1Gb"', 'delay = "1ms"', "queue_limit = 1000"]
     for i in range(flows):
-        lines += ["", "[[flows]]", f'name = "f{i}"', f'from = "s{i}"', f'to = "d{i}"',
-                  f'protocol = "{"linux" if ca else "newreno"}"', 'packet_size = "1460B"', f'start = "{i * 10}ms"']
+        lines += ["", "[[flows]]", f'name = "f{i}"', f'from = "s{i}"', f'to = "d{i}"']
+        if modern:
+            # packet_size and the headers left to the modern sender's Linux defaults
+            lines += [f'protocol = "{modern}"', 'profile = "rfc"', f'start = "{i * 10}ms"']
+            continue
+        lines += [f'protocol = "{"linux" if ca else "newreno"}"', 'packet_size = "1460B"', f'start = "{i * 10}ms"']
         if ca:
             lines += ["[flows.tcp]", f'ca = "{ca}"']
     return "\n".join(lines) + "\n"
@@ -91,4 +99,5 @@ if __name__ == "__main__":
     (HERE / "s3-dumbbell.toml").write_text(dumbbell(100, "30s"))
     (HERE / "s3-dumbbell-300.toml").write_text(dumbbell(300, "30s"))
     (HERE / "s3-cubic.toml").write_text(dumbbell(100, "30s", ca="cubic"))
+    (HERE / "s3-modern-cubic.toml").write_text(dumbbell(100, "30s", modern="cubic"))
     (HERE / "s4-fattree.toml").write_text(fat_tree(8, 8, "10s"))

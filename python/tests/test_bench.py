@@ -21,7 +21,8 @@ needs_time = pytest.mark.skipif(not os.access(bench.GNU_TIME, os.X_OK) and not o
 
 def test_every_benchmark_is_a_valid_scenario_and_the_generated_ones_are_current():
     benchmarks = bench.load()
-    assert [b.id for b in benchmarks] == ["S1-vegas", "S1-reno", "S2", "S3", "S3-cubic", "S3-60s", "S3-300", "S4", "S5"]
+    assert [b.id for b in benchmarks] == ["S1-vegas", "S1-reno", "S2", "S3", "S3-cubic", "S3-modern-cubic", "S3-60s", "S3-300", "S4",
+                                          "S5"]
     for b in benchmarks:
         tcplab.validate(b.scenario)
     spec = importlib.util.spec_from_file_location("generate", REPO / "bench" / "generate.py")
@@ -29,6 +30,8 @@ def test_every_benchmark_is_a_valid_scenario_and_the_generated_ones_are_current(
     spec.loader.exec_module(generate)
     assert (REPO / "bench" / "s3-dumbbell.toml").read_text() == generate.dumbbell(100, "30s")
     assert (REPO / "bench" / "s3-dumbbell-300.toml").read_text() == generate.dumbbell(300, "30s")
+    assert (REPO / "bench" / "s3-cubic.toml").read_text() == generate.dumbbell(100, "30s", ca="cubic")
+    assert (REPO / "bench" / "s3-modern-cubic.toml").read_text() == generate.dumbbell(100, "30s", modern="cubic")
     assert (REPO / "bench" / "s4-fattree.toml").read_text() == generate.fat_tree(8, 8, "10s")
     s4 = tcplab.validate(REPO / "bench" / "s4-fattree.toml")
     assert len(s4["flows"]) >= 1000 and len(s4["nodes"]) == 128 + 80
@@ -36,7 +39,7 @@ def test_every_benchmark_is_a_valid_scenario_and_the_generated_ones_are_current(
 
 def test_selection_names_variants_and_refuses_unknown_ids():
     benchmarks = bench.load()
-    assert [b.id for b in bench.select(benchmarks, ["S3"])] == ["S3", "S3-cubic", "S3-60s", "S3-300"]
+    assert [b.id for b in bench.select(benchmarks, ["S3"])] == ["S3", "S3-cubic", "S3-modern-cubic", "S3-60s", "S3-300"]
     assert [b.id for b in bench.select(benchmarks, ["S1", "S5"])] == ["S1-vegas", "S1-reno", "S5"]
     with pytest.raises(ScenarioError) as e:
         bench.run(only=["S9"], against=[])
