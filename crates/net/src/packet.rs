@@ -38,8 +38,9 @@ pub enum Kind {
     Pareto,
     /// A plain `Agent/UDP` packet (a Telnet's or a trace-driven source's).
     Udp,
-    /// An ARP request (`seq` 1) or reply (`seq` 2) on a WLAN of the ns2 profile (ns-2's
-    /// `ARPTable`, wifi/arp.rs): from `src.node` about `dst.node`; it ends in the radio.
+    /// An ARP request (`seq` ARP_REQUEST) or reply (`seq` ARP_REPLY) on a WLAN of the ns2
+    /// profile (ns-2's `ARPTable`, wifi/arp.rs): from `src.node` about `dst.node`; it ends in
+    /// the radio.
     Arp,
     /// Mobile IPv6 signalling: a binding update (`seq`: the care-of router's node) and its
     /// acknowledgement (`seq`: the anchor's node).
@@ -74,6 +75,11 @@ impl Kind {
         }
     }
 }
+
+/// `ARPOP_REQUEST` and `ARPOP_REPLY`, as an ARP packet's `seq` holds them (here, a leaf,
+/// because both the MAC and the trace writers read them).
+pub const ARP_REQUEST: i64 = 1;
+pub const ARP_REPLY: i64 = 2;
 
 /// ns-2's `hdr_flags` bits, in trace-column order.
 pub mod flags {

@@ -159,7 +159,7 @@ pub struct WirelessEvent<'a> {
 /// know its target's hardware address (0); a reply's target is the requester.
 fn arp_fields(p: &Packet) -> (&'static str, u32, u32, u32, u32) {
     let (from, to) = (p.src.node.get(), p.dst.node.get());
-    if p.seq == crate::wifi::arp::REQUEST {
+    if p.seq == crate::packet::ARP_REQUEST {
         ("REQUEST", from, from, 0, to)
     } else {
         ("REPLY", from, from, to, to)

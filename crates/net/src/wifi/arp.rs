@@ -12,15 +12,12 @@ use super::event::WifiEvent;
 use super::{Wifi, BROADCAST};
 use crate::ctx::{Ctx, Event};
 use crate::ids::RadioId;
-use crate::packet::{Kind, Packet, PacketId};
+use crate::packet::{Kind, Packet, PacketId, ARP_REPLY as REPLY, ARP_REQUEST as REQUEST};
 
 /// `ARPTable delay_` (tcl/lib/ns-mobilenode.tcl), s.
 pub const DELAY: f64 = 5e-6;
 /// `ARP_HDR_LEN`: an ARP packet's size, bytes.
 pub const BYTES: u32 = 28;
-/// `ARPOP_REQUEST` and `ARPOP_REPLY`, as a packet's `seq` holds them.
-pub const REQUEST: i64 = 1;
-pub const REPLY: i64 = 2;
 
 /// What `Wifi::arp_resolve` did with a packet.
 #[must_use = "a packet handed back still holds its slot"]
