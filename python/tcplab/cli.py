@@ -346,23 +346,35 @@ def _conformance_linux(args) -> int:
     from tcplab import conformance_linux as linux
     from tcplab.conformance import ConformanceError
 
-    if os.geteuid() != 0:
+    if os.geteuid() != 0 and not args.reuse:
         print(f"{PROG}: error: conformance linux runs the kernel's TCP through tcplab emulate, which needs root",
               file=sys.stderr)
+        return 2
+    runs = _count_option(args.runs, "--runs", "runs", 100) or 1
+    if args.reuse and not args.out:
+        print(f"{PROG}: error: --reuse reads the real runs kept under --out DIR: give --out", file=sys.stderr)
         return 2
     try:
         cases, _ = linux.load_cases()
         chosen = linux.select(cases, args.case or None, args.ci)
-        print(f"{PROG}: {sum(len(c.cc) for c in chosen)} real runs, about "
-              f"{linux.real_cost_s(chosen) / 60:.1f} minutes of wall time", file=sys.stderr, flush=True)
-        report = linux.run(args.case or None, args.ci, out=args.out,
-                           progress=lambda case, cc: print(f"{PROG}: running {case.id} with {cc} ...",
-                                                           file=sys.stderr, flush=True))
+        print(f"{PROG}: {sum(len(c.cc) for c in chosen) * runs} real runs, about "
+              f"{linux.real_cost_s(chosen, runs) / 60:.1f} minutes of wall time"
+              + (" (fewer with --reuse)" if args.reuse else ""), file=sys.stderr, flush=True)
+
+        def progress(case, cc, run, runs):
+            of = f" (run {run} of {runs})" if runs > 1 else ""
+            print(f"{PROG}: running {case.id} with {cc}{of} ...", file=sys.stderr, flush=True)
+
+        report = linux.run(args.case or None, args.ci, out=args.out, reuse=args.reuse, runs=runs,
+                           progress=progress)
     except ConformanceError as e:
         print(f"{PROG}: error: {_one_line(str(e))}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(report, indent=2))
+    elif args.markdown:
+        print(linux.format_markdown(report))
+        print(f"\n{linux.summary_line(report)}")
     else:
         print(linux.format_table(report))
         print(linux.summary_line(report))
@@ -708,7 +720,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="linux: only this case of conformance/linux/cases.toml; repeatable")
     c.add_argument("--ci", action="store_true", help="linux: only the cases tagged for CI (a few minutes)")
     c.add_argument("--out", type=_out_path, metavar="DIR", help="linux: keep every run's files here")
+    c.add_argument("--runs", metavar="N",
+                   help="linux: real runs per case and controller, pooled before comparing (default 1)")
+    c.add_argument("--reuse", action="store_true",
+                   help="linux: read the real runs already kept under --out instead of running them again")
     c.add_argument("--json", action="store_true", help="print the report as JSON")
+    c.add_argument("--markdown", action="store_true", help="linux: print the report as a Markdown table")
     c.set_defaults(func=cmd_conformance)
 
     w = sub.add_parser(

@@ -18,7 +18,12 @@ queue; tcplab and ns-3 are then compared with Linux (tcplab.ccmetrics) against t
 criteria: a single flow's throughput within 5% and its steady-state cwnd within 10%;
 several flows' Jain index within 0.05 and each flow's throughput within 10%.
 
-    tcplab conformance linux [--json] [--case ID ...] [--ci]
+The simulated sides mirror each real run: their flows start as far apart as the real senders
+did. With several runs per case (``--runs``), each side's runs are pooled before they are
+compared (see `pool`): one run cannot tell a difference of the model from the draw of the
+flows' phases, which decides which flow's packet meets a full DropTail queue.
+
+    tcplab conformance linux [--json] [--case ID ...] [--ci] [--runs N] [--out DIR [--reuse]]
 """
 
 from __future__ import annotations
@@ -166,9 +171,9 @@ def load_cases(path: Path | None = None) -> tuple[list[Case], Settings]:
     return parse_cases(tomllib.loads((path or cases_file()).read_text()))
 
 
-def real_cost_s(cases: list[Case]) -> float:
+def real_cost_s(cases: list[Case], runs: int = 1) -> float:
     """The wall time the real runs of `cases` take, set-up and drain included."""
-    return sum((c.duration_s + DRAIN_S + SETUP_S) * len(c.cc) for c in cases)
+    return runs * sum((c.duration_s + DRAIN_S + SETUP_S) * len(c.cc) for c in cases)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -213,16 +218,27 @@ def real_scenario(case: Case, cc: str, settings: Settings, tag: str) -> dict:
     return doc
 
 
-def simulated_scenario(case: Case, cc: str, settings: Settings) -> dict:
+def offsets(starts: list[float] | None) -> list[float] | None:
+    """The real senders' starts as offsets from the first: where the simulated flows start."""
+    return [s - min(starts) for s in starts] if starts else None
+
+
+def simulated_scenario(case: Case, cc: str, settings: Settings, starts: list[float] | None = None) -> dict:
+    """The case with simulated flows, starting at `starts` (seconds; all at 0 without)."""
     doc = dumbbell(case, settings, f"{case.id}-{cc}-tcplab")
     payload = settings.packet - settings.simulated.get("tcp", {}).get("tcpip_base_hdr_size", 40)
     doc["flows"] = [{**settings.simulated, "name": f"f{i}", "from": f"s{i}", "to": f"k{i}",
                      "protocol": settings.cc[cc]["tcplab"], "packet_size": payload} for i in range(case.flows)]
+    for flow, at in zip(doc["flows"], starts or []):
+        if at > 0:
+            flow["start"] = f"{at:.6f}s"
     return doc
 
 
-def ns3_arguments(case: Case, cc: str, settings: Settings, series: Path) -> list[str]:
-    """bench/ns3/dumbbell.cc's arguments for the case, with Linux's defaults."""
+def ns3_arguments(case: Case, cc: str, settings: Settings, series: Path,
+                  starts: list[float] | None = None) -> list[str]:
+    """bench/ns3/dumbbell.cc's arguments for the case, with Linux's defaults, its flows
+    starting at `starts` (seconds; all at 0 without)."""
     spec = settings.cc[cc]
     args = {"flows": case.flows, "tcp": spec["ns3"], "srcRate": f"{_rate_bps(settings.access_rate):.0f}bps",
             "srcDelay": settings.access_delay, "dstRate": f"{_rate_bps(settings.access_rate):.0f}bps",
@@ -231,7 +247,9 @@ def ns3_arguments(case: Case, cc: str, settings: Settings, series: Path) -> list
             "segment": settings.packet - HEADERS, "window": 100000, "sndBuf": 1 << 24, "duration": case.duration_s,
             "initialCwnd": 10, "delAckCount": 2, "timestamps": "true",
             "pacing": "true" if spec.get("ns3_pacing") else "false", "series": series,
-            "sampleInterval": _seconds(settings.sample), "measureFrom": settings.skip_s}
+            "sampleInterval": _seconds(settings.sample), "measureFrom": steady_span(case, settings, starts)[0]}
+    if starts:
+        args["starts"] = ",".join(f"{s:.6f}" for s in starts)
     if case.queue == "red":
         r = settings.red
         args |= {"queueDisc": "red", "coreQueue": settings.packets(case, r["limit"]),
@@ -264,6 +282,7 @@ class Side:
     faithful: bool | None = None  # the real side only
     lateness: dict | None = None
     starts: list[float] | None = None  # the real senders' starts, seconds
+    parts: list[Side] = field(default_factory=list)  # the runs a pooled side was made of
 
     def summary(self, cc: str, rtt_s: float) -> dict:
         if self.missing:
@@ -274,17 +293,71 @@ class Side:
                "queue_mean": sum(self.queue) / len(self.queue) if self.queue else None,
                "queue_p95": m.percentile(self.queue, 0.95),
                "cwnd_median": [m.percentile(f.cwnd, 0.5) for f in self.flows]}
-        if cc == "bbr":
-            out["probe_cycle_s"] = [m.probe_cycle_period(f.times, f.pacing) for f in self.flows]
-            out["probe_rtt"] = [m.probe_rtt_interval(f.times, f.cwnd) for f in self.flows]
-        else:
-            # one recovery lasts a round trip, up to three base RTTs with a 2-BDP queue
-            out["sawtooth"] = [m.sawtooth(f.times, f.cwnd, merge_within=4 * rtt_s) for f in self.flows]
+        out |= _merged_dynamics([run.dynamics(cc, rtt_s) for run in self.parts]) if self.parts else self.dynamics(cc, rtt_s)
         if self.faithful is not None:
             out["faithful"] = self.faithful
             out["lateness"] = self.lateness
             out["start_s"] = self.starts
+        if self.parts:
+            out["runs"] = [{"throughput_bps": [f.throughput_bps for f in run.flows],
+                            "jain": m.jain([f.throughput_bps for f in run.flows]),
+                            **({"faithful": run.faithful} if run.faithful is not None else {})} for run in self.parts]
         return out
+
+    def dynamics(self, cc: str, rtt_s: float) -> dict:
+        """BBR's probing cycle and ProbeRTT interval, or the sawtooth, per flow."""
+        if cc == "bbr":
+            return {"probe_cycle_s": [m.probe_cycle_period(f.times, f.pacing) for f in self.flows],
+                    "probe_rtt": [m.probe_rtt_interval(f.times, f.cwnd) for f in self.flows]}
+        # one recovery lasts a round trip, up to three base RTTs with a 2-BDP queue
+        return {"sawtooth": [m.sawtooth(f.times, f.cwnd, merge_within=4 * rtt_s) for f in self.flows]}
+
+
+def _by_rank(flows: list[Flow]) -> list[Flow]:
+    return sorted(flows, key=lambda f: f.throughput_bps)
+
+
+def pool(runs: list[Side]) -> Side:
+    """Several runs of one side as one, for the comparison: the flows matched by rank of
+    throughput within each run (they are exchangeable), each rank's throughput and
+    retransmissions averaged over the runs, its cwnd samples and the queue's pooled (the cwnd
+    and queue figures compare distributions); the dynamics are each run's, merged by
+    `_merged_dynamics`. A side missing in every run is missing; one run is itself."""
+    present = [r for r in runs if not r.missing]
+    if not present:
+        return runs[0]
+    if len(present) == 1:
+        return present[0]
+    flows = []
+    for same_rank in zip(*(_by_rank(r.flows) for r in present)):
+        n = len(same_rank)
+        flows.append(Flow(sum(f.throughput_bps for f in same_rank) / n, round(sum(f.retransmits for f in same_rank) / n),
+                          [t for f in same_rank for t in f.times], [c for f in same_rank for c in f.cwnd],
+                          [p for f in same_rank for p in f.pacing]))
+    parts = [Side(flows=_by_rank(r.flows), queue=r.queue, faithful=r.faithful, lateness=r.lateness, starts=r.starts)
+             for r in present]
+    pooled = Side(flows=flows, queue=[q for r in present for q in r.queue], parts=parts)
+    if present[0].faithful is not None:
+        pooled.faithful = all(r.faithful for r in present)
+        pooled.lateness = {k: max(r.lateness[k] for r in present) for k in present[0].lateness}
+        pooled.starts = [s for r in present for s in r.starts or []]
+    return pooled
+
+
+def _merged_dynamics(runs: list[dict]) -> dict:
+    """Each rank's dynamics over several runs: the median of each period and depth, the
+    reductions and ProbeRTT entries summed."""
+    def med(values):
+        values = [v for v in values if v is not None]
+        return m.percentile(values, 0.5) if values else None
+
+    key = next(iter(runs[0]))
+    if key == "sawtooth":
+        return {"sawtooth": [{"reductions": sum(s["reductions"] for s in rank), "period_s": med(s["period_s"] for s in rank),
+                              "depth": med(s["depth"] for s in rank)} for rank in zip(*(r["sawtooth"] for r in runs))]}
+    return {"probe_cycle_s": [med(rank) for rank in zip(*(r["probe_cycle_s"] for r in runs))],
+            "probe_rtt": [{"entries": sum(p["entries"] for p in rank), "interval_s": med(p["interval_s"] for p in rank)}
+                          for rank in zip(*(r["probe_rtt"] for r in runs))]}
 
 
 def steady_span(case: Case, settings: Settings, starts: list[float] | None = None) -> tuple[float, float]:
@@ -315,7 +388,7 @@ def _side_from_frames(case: Case, span: tuple[float, float], tcp, links, deliver
 
 def emulate(case: Case, cc: str, settings: Settings, folder: Path, tag: str) -> str:
     """Runs the case's real side into `folder`; returns tcplab emulate's diagnostics."""
-    scenario = folder.with_suffix(".json")
+    scenario = folder.parent / f"{folder.name}.json"  # not with_suffix: "0.5bdp" holds a dot
     scenario.write_text(json.dumps(real_scenario(case, cc, settings, tag)))
     # the run ends when every sender has written its series (realtcp.json comes last): an
     # emulation's end kills what still runs in its hosts
@@ -355,8 +428,8 @@ def read_linux(case: Case, settings: Settings, folder: Path, diagnostics: str = 
     return side
 
 
-def run_tcplab(case: Case, cc: str, settings: Settings) -> Side:
-    doc = simulated_scenario(case, cc, settings)
+def run_tcplab(case: Case, cc: str, settings: Settings, starts: list[float] | None = None) -> Side:
+    doc = simulated_scenario(case, cc, settings, starts)
     try:
         tcplab.validate(doc)
     except tcplab.ScenarioError as e:
@@ -369,16 +442,18 @@ def run_tcplab(case: Case, cc: str, settings: Settings) -> Side:
     delivered = {f"f{i}": (flows[flows["flow"] == f"f{i}"]["time"], flows[flows["flow"] == f"f{i}"]["delivered_bytes"])
                  for i in range(case.flows)}
     retransmits = {f["name"]: f["packets_retransmitted"] for f in result.summary["flows"]}
-    return _side_from_frames(case, steady_span(case, settings), s["tcp"], s["links"], delivered, retransmits)
+    return _side_from_frames(case, steady_span(case, settings, starts), s["tcp"], s["links"], delivered, retransmits)
 
 
-def run_ns3(case: Case, cc: str, settings: Settings, work: Path, program: Path | None) -> Side:
+def run_ns3(case: Case, cc: str, settings: Settings, work: Path, program: Path | None,
+            starts: list[float] | None = None, run: int = 1) -> Side:
     import pandas as pd
 
     if program is None:
         return Side(missing="ns-3 cannot be built here (bash bench/install.sh)")
-    series = work / f"{case.id}-{cc}-ns3.txt"
-    done = subprocess.run([str(program), *ns3_arguments(case, cc, settings, series)], capture_output=True, text=True)
+    series = work / f"{case.id}-{cc}-ns3{_run_suffix(run)}.txt"
+    done = subprocess.run([str(program), *ns3_arguments(case, cc, settings, series, starts)],
+                          capture_output=True, text=True)
     if done.returncode != 0:
         return Side(missing=f"ns-3 failed (exit {done.returncode}): {done.stderr.strip()[-200:]}")
     rx, at_from, retx = {}, {}, {}
@@ -389,8 +464,8 @@ def run_ns3(case: Case, cc: str, settings: Settings, work: Path, program: Path |
             at_from[int(words[1])], retx[int(words[1])] = int(words[3]), int(words[5])
     frame = pd.read_csv(series, sep=" ")
     side = Side()
-    span = case.duration_s - settings.skip_s
-    steady = steady_span(case, settings)
+    steady = steady_span(case, settings, starts)
+    span = case.duration_s - steady[0]
     for i in range(case.flows):
         rows = frame[frame["flow"] == i]
         times, cwnd = m.window(list(rows["time"]), list(rows["cwnd"]), *steady)
@@ -463,11 +538,20 @@ def select(cases: list[Case], ids: list[str] | None = None, ci: bool = False) ->
     return [c for c in cases if c.ci] if ci else cases
 
 
+def _run_suffix(run: int) -> str:
+    """Run 1's files keep the plain names; run r's carry "-r"."""
+    return "" if run == 1 else f"-{run}"
+
+
 def run(ids: list[str] | None = None, ci: bool = False, ccs: list[str] | None = None, out: Path | None = None,
-        progress=None, path: Path | None = None, reuse: bool = False) -> dict:
+        progress=None, path: Path | None = None, reuse: bool = False, runs: int = 1) -> dict:
     """Runs the chosen cases (every case; `ids`; the CI subset) with each of their controllers
-    (or only `ccs`) on the three sides, and returns the report. With `reuse`, a real run whose
+    (or only `ccs`) on the three sides, `runs` times each, and returns the report. Each
+    simulated run mirrors a real one (its flows start as the real senders did); the runs of
+    each side are pooled (`pool`) before they are compared. With `reuse`, a real run whose
     folder under `out` holds its emulation already is read, not run again."""
+    if runs < 1:
+        raise ConformanceError(f"runs must be at least 1, not {runs}")
     from tcplab.bench import ns3_program
 
     all_cases, settings = load_cases(path)
@@ -485,14 +569,24 @@ def run(ids: list[str] | None = None, ci: bool = False, ccs: list[str] | None = 
             for cc in case.cc:
                 if ccs and cc not in ccs:
                     continue
-                if progress:
-                    progress(case, cc)
-                folder = work / f"{case.id}-{cc}-linux"
-                again = not (reuse and (folder / "emulation.json").exists())
-                linux = read_linux(case, settings, folder, emulate(case, cc, settings, folder, tag) if again else "")
-                sides = {"tcplab": run_tcplab(case, cc, settings), "ns3": run_ns3(case, cc, settings, work, program)}
+                per_run = {"linux": [], "tcplab": [], "ns3": []}
+                for r in range(1, runs + 1):
+                    if progress:
+                        progress(case, cc, r, runs)
+                    folder = work / f"{case.id}-{cc}-linux{_run_suffix(r)}"
+                    again = not (reuse and (folder / "emulation.json").exists())
+                    linux = read_linux(case, settings, folder, emulate(case, cc, settings, folder, tag) if again else "")
+                    starts = offsets(linux.starts)
+                    per_run["linux"].append(linux)
+                    per_run["tcplab"].append(run_tcplab(case, cc, settings, starts))
+                    per_run["ns3"].append(run_ns3(case, cc, settings, work, program, starts, r))
+                # the faithful real runs, and the simulated runs that mirror them, when there are any
+                kept = [i for i, real in enumerate(per_run["linux"]) if real.faithful] or range(runs)
+                linux, tcplab_side, ns3_side = (pool([per_run[k][i] for i in kept]) for k in ("linux", "tcplab", "ns3"))
+                sides = {"tcplab": tcplab_side, "ns3": ns3_side}
                 rows.append({"case": case.id, "cc": cc, "flows": case.flows, "rate": case.rate, "rtt": case.rtt,
-                             "queue": case.queue, "duration": case.duration, "linux": linux.summary(cc, case.rtt_s),
+                             "queue": case.queue, "duration": case.duration, "runs": runs,
+                             "linux": linux.summary(cc, case.rtt_s),
                              **{k: {**s.summary(cc, case.rtt_s), "vs_linux": compare(case, cc, linux, s)} for k, s in sides.items()}})
     return {"skip_s": settings.skip_s, "criteria": {"single_throughput": SINGLE_THROUGHPUT, "single_cwnd": SINGLE_CWND,
                                                      "multi_jain": MULTI_JAIN, "multi_throughput": MULTI_THROUGHPUT},
@@ -517,6 +611,8 @@ def format_table(report: dict) -> str:
             if name == "linux":
                 tail = ("faithful" if s["faithful"] else f"NOT FAITHFUL (p99 {s['lateness']['p99_ms']:.2f} ms)")
                 tail += f", senders started at {min(s['start_s']):.1f}-{max(s['start_s']):.1f} s"
+                if "runs" in s:
+                    tail += f", {len(s['runs'])} runs pooled"
             else:
                 v = s["vs_linux"]
                 tail = (f"{v['verdict']}: thr {'/'.join(_pct(e) for e in v['throughput_error'])}, "
@@ -535,6 +631,42 @@ def _dynamics(s: dict) -> str:
                                        for t in s["sawtooth"])
     return ("probe cycle " + ", ".join(f"{_num(p, '.3f')} s" for p in s["probe_cycle_s"]) + "; ProbeRTT every "
             + ", ".join(f"{_num(p['interval_s'], '.1f')} s ({p['entries']})" for p in s["probe_rtt"]))
+
+
+def format_markdown(report: dict) -> str:
+    """The report as a Markdown table, a row per case and controller: each side's throughput
+    per flow, median cwnd and dynamics; the Linux run's lateness; each comparison's errors
+    and verdict (what docs/linux.md shows)."""
+    def side(s: dict) -> str:
+        if "missing" in s:
+            return s["missing"]
+        rates = "/".join(f"{r / 1e6:.2f}" for r in s["throughput_bps"])
+        cwnd = "/".join(_num(c, ".0f") for c in s["cwnd_median"])
+        if "sawtooth" in s:
+            dyn = "; ".join(f"{_num(t['period_s'], '.2f')} s × {_num(t['depth'], '.2f')}" for t in s["sawtooth"])
+        else:
+            dyn = ("cycle " + "/".join(_num(p, ".2f") for p in s["probe_cycle_s"]) + " s; ProbeRTT "
+                   + "/".join(_num(p["interval_s"], ".1f") for p in s["probe_rtt"]) + " s")
+        return f"{rates}; cwnd {cwnd}; {dyn}"
+
+    def verdict(s: dict) -> str:
+        v = s.get("vs_linux", {})
+        if "throughput_error" not in v:
+            return v.get("why", "")
+        errors = (f"thr {'/'.join(_pct(e) for e in v['throughput_error'])}, "
+                  f"cwnd {'/'.join(_pct(e) for e in v['cwnd_error'])}, Jain ±{_num(v['jain_difference'])}")
+        word = {"pass": "**pass**", "fail": "**fail**"}.get(v["verdict"], v["verdict"])
+        return f"{errors}: {word}" + (f" ({v['why']})" if v["verdict"] == "fail" else "")
+
+    lines = ["| case | cc | Linux: Mb/s; cwnd; dynamics | Linux lateness p99 | tcplab | tcplab vs Linux "
+             "| ns-3 | ns-3 vs Linux |", "|---|---|---|---|---|---|---|---|"]
+    for row in report["rows"]:
+        linux = row["linux"]
+        late = ("—" if "missing" in linux else
+                f"{linux['lateness']['p99_ms']:.3f} ms" + ("" if linux["faithful"] else " (**not faithful**)"))
+        lines.append(f"| {row['case']} | {row['cc']} | {side(linux)} | {late} | {side(row['tcplab'])} "
+                     f"| {verdict(row['tcplab'])} | {side(row['ns3'])} | {verdict(row['ns3'])} |")
+    return "\n".join(lines)
 
 
 def summary_line(report: dict) -> str:

@@ -304,3 +304,71 @@ def test_the_smallest_ci_case_end_to_end(tmp_path):
     assert row["ns3"].get("missing", "").startswith("ns-3 cannot") or row["ns3"]["vs_linux"]["verdict"] in (
         "pass", "fail", "unfaithful")
     assert "f1-10m-20ms-2bdp" in L.format_table(report)
+
+
+# --- several runs, and the simulated sides mirroring the real ones -----------------------------
+
+def test_the_simulated_flows_start_as_the_real_senders_did():
+    case, settings = one("f2-10m-10ms-1bdp")
+    # real senders connected at 1.30 and 1.321 s: the second simulated flow starts 21 ms later
+    starts = L.offsets([1.30, 1.321])
+    assert starts == [0.0, pytest.approx(0.021)]
+    doc = L.simulated_scenario(case, "cubic", settings, starts)
+    assert "start" not in doc["flows"][0] and doc["flows"][1]["start"] == "0.021000s"
+    tcplab.validate(doc)
+    # ns-3's flows too, and its bytes are counted from 5 s after the later start
+    args = set(L.ns3_arguments(case, "cubic", settings, "s.txt", starts))
+    assert {"--starts=0.000000,0.021000", "--measureFrom=5.021"} <= args
+
+
+def test_runs_pool_by_rank():
+    # two runs of two flows: 4 and 6 Mb/s, then 5.5 and 4.5 (the faster first): by rank the
+    # slower flows average (4 + 4.5)/2 = 4.25, the faster (6 + 5.5)/2 = 5.75; cwnd samples and
+    # the queue's are pooled, retransmissions averaged (3 and 4: 3.5 rounds to 4)
+    a = L.Side(flows=[L.Flow(4e6, 3, [0.0], [10.0], [0.0]), L.Flow(6e6, 0, [0.0], [14.0], [0.0])], queue=[1.0])
+    b = L.Side(flows=[L.Flow(5.5e6, 0, [0.0], [13.0], [0.0]), L.Flow(4.5e6, 4, [0.0], [11.0], [0.0])], queue=[3.0])
+    pooled = L.pool([a, b])
+    assert [f.throughput_bps for f in pooled.flows] == [4.25e6, 5.75e6]
+    assert [f.cwnd for f in pooled.flows] == [[10.0, 11.0], [14.0, 13.0]]
+    assert pooled.flows[0].retransmits == 4 and pooled.queue == [1.0, 3.0]
+    s = pooled.summary("reno", 0.01)
+    assert [r["throughput_bps"] for r in s["runs"]] == [[4e6, 6e6], [4.5e6, 5.5e6]]
+    assert s["sawtooth"][0]["reductions"] == 0
+    # one run is itself; a side missing in every run is missing
+    assert L.pool([a]) is a
+    assert L.pool([L.Side(missing="x"), L.Side(missing="x")]).missing == "x"
+
+
+def test_pooled_real_runs_keep_the_worst_lateness():
+    def real(p99, faithful):
+        s = L.Side(flows=[L.Flow(9e6, 0, [0.0], [10.0], [0.0])], queue=[1.0], faithful=faithful, starts=[1.0])
+        s.lateness = {"p99_ms": p99, "max_ms": 2 * p99}
+        return s
+    pooled = L.pool([real(0.02, True), real(0.5, True)])
+    assert pooled.faithful and pooled.lateness == {"p99_ms": 0.5, "max_ms": 1.0} and pooled.starts == [1.0, 1.0]
+    assert L.pool([real(0.02, True), real(3.0, False)]).faithful is False
+
+
+def test_reuse_needs_out(capsys):
+    assert cli.main(["conformance", "linux", "--reuse"]) == 2
+    assert "give --out" in capsys.readouterr().err
+
+
+def test_the_markdown_table_shows_each_side_and_verdict():
+    case, _ = one("f2-10m-10ms-1bdp")
+    linux = side([4e6, 6e6], faithful=True)
+    linux.lateness, linux.starts = {"p99_ms": 0.02, "max_ms": 1.0}, [1.0, 1.02]
+    sim = side([6.3e6, 3.8e6])
+    row = {"case": case.id, "cc": "cubic", "linux": linux.summary("cubic", case.rtt_s),
+           "tcplab": {**sim.summary("cubic", case.rtt_s), "vs_linux": L.compare(case, "cubic", linux, sim)},
+           "ns3": {"missing": "ns-3 cannot be built here (bash bench/install.sh)", "vs_linux": {"verdict": "missing",
+                                                                                           "why": "ns-3 cannot be built here"}}}
+    table = L.format_markdown({"rows": [row]}).splitlines()
+    assert len(table) == 3 and table[0].startswith("| case | cc |")
+    cells = [c.strip() for c in table[2].split("|")[1:-1]]
+    assert cells[:2] == ["f2-10m-10ms-1bdp", "cubic"]
+    assert cells[2].startswith("4.00/6.00; cwnd 40/40;") and cells[3] == "0.020 ms"
+    # matched by rank: 3.8 against 4 is 5.0% off, 6.3 against 6 is 5.0%; Jain 100/(2 x 52) =
+    # 0.9615 against 10.1²/(2 x (6.3² + 3.8²)) = 102.01/108.26 = 0.9423: 0.019 apart
+    assert cells[5] == "thr 5.0%/5.0%, cwnd 0.0%/0.0%, Jain ±0.019: **pass**"
+    assert cells[6].startswith("ns-3 cannot be built")
