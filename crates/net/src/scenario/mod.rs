@@ -781,9 +781,10 @@ pub struct ReceiverConfig {
     /// Report duplicates in a D-SACK block (RFC 2883).
     pub dsack: bool,
     /// SACK compression (Linux 4.20 on): after 3 ACKs at one left edge, the ACKs of further
-    /// out-of-order data are held up to this long (tcp_comp_sack_delay_ns, 1 ms; Linux holds
-    /// min(1 ms, RTT/20), and this receiver has no RTT estimate), at most `sack_compress_nr` of
-    /// them (tcp_comp_sack_nr, 44; 0 turns it off).
+    /// out-of-order data are held min(this, RTT/20) (tcp_comp_sack_delay_ns, 1 ms), the RTT
+    /// being the smaller of the handshake's and the receiver's estimate from the echoes of its
+    /// timestamps (with neither, this alone), at most `sack_compress_nr` of them
+    /// (tcp_comp_sack_nr, 44; 0 turns it off).
     pub sack_compress_s: f64,
     pub sack_compress_nr: u32,
     /// Echo timestamps (RFC 7323); without them an ACK echoes nothing (NaN).

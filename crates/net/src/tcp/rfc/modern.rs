@@ -106,6 +106,8 @@ pub struct ModernSender {
     curseq: i64,
     last_send: f64,
     traced: (f64, i64),
+    /// The newest timestamp of the receiver's, echoed on data (RFC 7323's TS.Recent).
+    ts_recent: f64,
 }
 
 impl ModernSender {
@@ -155,6 +157,7 @@ impl ModernSender {
             curseq: 0,
             last_send: 0.0,
             traced: (f64::NAN, 0),
+            ts_recent: 0.0,
         }
     }
 
@@ -270,6 +273,7 @@ impl ModernSender {
     /// (`tcp_init_transfer`), ACKs, and the data follows at once.
     fn on_syn_ack(&mut self, net: &mut impl Port, synack: &Packet) {
         let now = net.now_secs();
+        self.ts_recent = synack.ts;
         let rtt = now - synack.ts_echo;
         self.take_rtt_sample(net, rtt);
         self.cc.on_event(now, Event::Established { rtt }, self.flight());
@@ -310,7 +314,10 @@ impl ModernSender {
             }
         }
         let wire = self.payload + self.header;
-        self.ep.send(net, Kind::Tcp, |p| (p.size, p.payload, p.seq, p.flags) = (wire, self.payload, seq, f));
+        let ts_echo = self.ts_recent;
+        self.ep.send(net, Kind::Tcp, |p| {
+            (p.size, p.payload, p.seq, p.flags, p.ts_echo) = (wire, self.payload, seq, f, ts_echo)
+        });
         let state = self.rate.on_sent(now, seq, self.in_flight());
         self.sb.on_transmit(next);
         self.rack.on_sent(now, seq);
@@ -362,6 +369,7 @@ impl ModernSender {
             }
             return;
         }
+        self.ts_recent = self.ts_recent.max(ack.ts);
         let now = net.now_secs();
         let una = ack.seq + 1;
         let prior_una = self.snd_una();

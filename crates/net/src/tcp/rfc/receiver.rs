@@ -20,6 +20,8 @@ pub struct Segment {
     pub seq: i64,
     /// The sender's timestamp (TSval), in seconds.
     pub tsval: f64,
+    /// The timestamp it echoes (TSecr), this receiver's own; 0 for none.
+    pub tsecr: f64,
     /// ECN-capable transport, congestion experienced, congestion window reduced.
     pub ect: bool,
     pub ce: bool,
@@ -89,6 +91,15 @@ pub struct Receiver {
     compress_at: Option<f64>,
     compressed: u32,
     acks_at_edge: (i64, u32),
+    /// When the SYN-ACK went and how many went, and the handshake's RTT (Linux's passive-side
+    /// srtt, from `tcp_synack_rtt_meas`), taken when the packet after the SYN-ACK arrives.
+    synack_sent: Option<f64>,
+    synacks: u32,
+    handshake_rtt: Option<f64>,
+    /// Linux's `rcv_rtt_est` from the echoes of this receiver's timestamps, and the last echo
+    /// sampled (`rcv_rtt_last_tsecr`).
+    rcv_rtt_est: Option<f64>,
+    rcv_rtt_last_tsecr: f64,
     /// ECE on the ACKs sent (RFC 3168's latch, or DCTCP's CE state).
     ece: bool,
     /// DCTCP: rcv_nxt after the last ECN-capable segment, which the ACK of the prior CE state
@@ -115,6 +126,11 @@ impl Receiver {
             compress_at: None,
             compressed: 0,
             acks_at_edge: (0, 0),
+            synack_sent: None,
+            synacks: 0,
+            handshake_rtt: None,
+            rcv_rtt_est: None,
+            rcv_rtt_last_tsecr: 0.0,
             ece: false,
             prior_rcv_nxt: 0,
             ecn_seen: false,
@@ -134,17 +150,59 @@ impl Receiver {
         }
     }
 
-    /// Takes a SYN stamped `tsval`: the SYN-ACK's fields, which go at once (RFC 793 §3.4).
-    /// Its timestamp is TS.Recent until data arrives (RFC 7323 §4.3).
-    pub fn on_syn(&mut self, tsval: f64) -> AckFields {
+    /// Takes a SYN stamped `tsval` at `now`: the SYN-ACK's fields, which go at once (RFC 793
+    /// §3.4). Its timestamp is TS.Recent until data arrives (RFC 7323 §4.3).
+    pub fn on_syn(&mut self, now: f64, tsval: f64) -> AckFields {
+        self.synack_sent = Some(now);
+        self.synacks += 1;
         if self.cfg.timestamps {
             self.ts_recent = tsval;
         }
         self.fields(self.rcv_nxt)
     }
 
+    /// The first packet after the SYN-ACK (the handshake's ACK, or data if that ACK was lost)
+    /// completes the handshake at `now`: its RTT, as Linux's `tcp_synack_rtt_meas` takes it,
+    /// unless the SYN-ACK went more than once (Karn: which one is answered is unknown).
+    pub fn on_handshake_done(&mut self, now: f64) {
+        if self.handshake_rtt.is_none() && self.synacks == 1 {
+            self.handshake_rtt = self.synack_sent.map(|sent| now - sent);
+        }
+    }
+
+    /// Linux's `tcp_rcv_rtt_measure_ts`: a new echo of this receiver's timestamp is a sample of
+    /// the round trip, in the millisecond ticks of TCP timestamps (a sample of 0 ticks is none).
+    /// The estimate drops to a smaller sample at once and rises by 1/8 of a larger one
+    /// (`tcp_rcv_rtt_update`). An echo of 0 is none (a sender that echoes nothing).
+    fn measure_rcv_rtt(&mut self, now: f64, tsecr: f64) {
+        if !self.cfg.timestamps || tsecr == 0.0 || tsecr == self.rcv_rtt_last_tsecr {
+            return;
+        }
+        self.rcv_rtt_last_tsecr = tsecr;
+        let ticks = (now * 1000.0).floor() - (tsecr * 1000.0).floor();
+        if ticks <= 0.0 {
+            return;
+        }
+        let sample = ticks / 1000.0;
+        self.rcv_rtt_est = Some(match self.rcv_rtt_est {
+            Some(est) if sample >= est => est - est / 8.0 + sample / 8.0,
+            _ => sample,
+        });
+    }
+
+    /// How long a compressed ACK is held: Linux's min(tcp_comp_sack_delay_ns, 5% of the RTT),
+    /// the RTT being the smaller of its `rcv_rtt_est` and its srtt (the handshake's: this
+    /// receiver sends no data). With neither (no handshake, no echoes), the cap.
+    fn sack_compress_delay(&self) -> f64 {
+        match [self.rcv_rtt_est, self.handshake_rtt].into_iter().flatten().reduce(f64::min) {
+            Some(rtt) => (rtt / 20.0).min(self.cfg.sack_compress_s),
+            None => self.cfg.sack_compress_s,
+        }
+    }
+
     /// Takes a data segment arriving at `now`: when to ACK, and (for an ACK now) with what.
     pub fn on_segment(&mut self, now: f64, seg: Segment) -> Reply {
+        self.measure_rcv_rtt(now, seg.tsecr);
         let mut ack_now = false;
         if seg.cwr && self.cfg.ecn != EcnEcho::Off {
             // RFC 3168 §6.1.3: the sender reacted. Linux ACKs a CWR segment at once, its
@@ -206,7 +264,7 @@ impl Receiver {
 
     /// The ACK of out-of-order data (RFC 5681 §4.2: at once), as Linux (4.20 on) sends it with
     /// SACK: the first 3 at a left edge go at once, for fast retransmit; later ones are held
-    /// for `sack_compress_s`, up to `sack_compress_nr` of them.
+    /// for `sack_compress_delay`, up to `sack_compress_nr` of them.
     fn sack_ack(&mut self, now: f64) -> When {
         if !self.cfg.sack || self.compressed >= self.cfg.sack_compress_nr {
             return When::Now(self.ack());
@@ -219,7 +277,7 @@ impl Receiver {
             return When::Now(self.ack());
         }
         self.compressed += 1;
-        let at = *self.compress_at.get_or_insert(now + self.cfg.sack_compress_s);
+        let at = *self.compress_at.get_or_insert(now + self.sack_compress_delay());
         When::Delayed(self.ack_due().map_or(at, |due| due.min(at)))
     }
 
@@ -383,12 +441,13 @@ impl RfcSink {
 
     pub fn recv(&mut self, net: &mut impl Port, pkt: &Packet) {
         if pkt.tcp_flags & TH_SYN != 0 {
-            let synack = self.rx.on_syn(pkt.ts);
+            let synack = self.rx.on_syn(net.now_secs(), pkt.ts);
             self.ep.send(net, Kind::Ack, |p| {
                 (p.size, p.seq, p.ts_echo, p.tcp_flags) = (SYN_BYTES, synack.next - 1, synack.tsecr, TH_SYN | TH_ACK);
             });
             return;
         }
+        self.rx.on_handshake_done(net.now_secs());
         if pkt.tcp_flags == TH_ACK {
             return; // the handshake's last ACK: no data
         }
@@ -396,6 +455,7 @@ impl RfcSink {
         let seg = Segment {
             seq: pkt.seq,
             tsval: pkt.ts,
+            tsecr: pkt.ts_echo,
             ect: pkt.has(flags::ECT),
             ce: pkt.has(flags::CE),
             cwr: pkt.has(flags::CWR),
@@ -451,7 +511,7 @@ mod tests {
     }
 
     fn seg(seq: i64) -> Segment {
-        Segment { seq, tsval: 10.0 + seq as f64, ect: false, ce: false, cwr: false }
+        Segment { seq, tsval: 10.0 + seq as f64, tsecr: 0.0, ect: false, ce: false, cwr: false }
     }
 
     /// A summary of an answer: Some(next expected) for an ACK now, None for a delayed one.
@@ -595,6 +655,62 @@ mod tests {
             assert_eq!((a.next, a.sack_blocks()), (2, &[(3, 8)][..]));
             assert_eq!((rx.ato, rx.ack_due()), (0.04, None));
             assert_eq!(now(rx.on_segment(0.02, seg(2))).next, 8);
+        }
+    }
+
+    /// Linux holds a compressed ACK min(1 ms, 5% of its RTT), and a receiver's RTT is its
+    /// handshake's: SYN-ACK sent at 0, the handshake's ACK back at 10.2 ms: 10.2 / 20 =
+    /// 0.51 ms. Out-of-order 3..=6 past a hole at 2 from 20 ms, 0.2 ms apart: 3, 4, 5 go at
+    /// once, 6 (at 20.6 ms) is held until 20.6 + 0.51 = 21.11 ms. A 40 ms handshake gives
+    /// 2 ms, above the cap: 1 ms. Two SYN-ACKs (the SYN came twice) give no sample: the cap.
+    #[test]
+    fn the_compressed_ack_is_held_five_percent_of_the_handshake_rtt() {
+        for (synacks, rtt, hold) in [(1, 0.0102, 0.00051), (1, 0.04, 0.001), (2, 0.0102, 0.001)] {
+            let mut rx = receiver(|c| c.max_quickacks = 0);
+            for _ in 0..synacks {
+                rx.on_syn(0.0, 0.0);
+            }
+            rx.on_handshake_done(rtt);
+            rx.on_handshake_done(rtt + 0.5); // only the first packet after the SYN-ACK counts
+            rx.on_segment(0.015, seg(0));
+            assert_eq!(now(rx.on_segment(0.016, seg(1))).next, 2);
+            let t = |s: i64| 0.02 + 0.0002 * (s - 3) as f64;
+            let got: Vec<_> = (3..=6).map(|s| rx.on_segment(t(s), seg(s)).ack).collect();
+            assert!(got[..3].iter().all(|w| matches!(w, When::Now(a) if a.next == 2)), "{got:?}");
+            match got[3] {
+                When::Delayed(at) => assert!((at - (t(6) + hold)).abs() < 1e-12, "{synacks} {rtt}: {at}"),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    /// Linux's `rcv_rtt_est`, in millisecond ticks: at 100.3 ms a segment echoing 88.9 ms:
+    /// 100 - 88 = 12 ticks, the first sample: 12 ms. Echoing 90.2 at 110.9: 20 ms, larger:
+    /// 12 - 12/8 + 20/8 = 13 ms. The same echo again, an echo of 0, and one of the same tick
+    /// (111.1 at 111.8) are not samples. Echoing 101 at 111.9: 10 ms, smaller: at once. The
+    /// hold is 5% of the smaller of it and the handshake's RTT: with 14.9 ms, 13 ms gives
+    /// 0.65 ms and 10 ms 0.5 ms; without a handshake, the estimate alone.
+    #[test]
+    fn the_receiver_estimates_the_rtt_from_the_echoes_of_its_timestamps() {
+        for handshake in [true, false] {
+            let mut rx = receiver(|c| c.max_quickacks = 0);
+            if handshake {
+                rx.on_syn(0.0, 0.0);
+                rx.on_handshake_done(0.0149);
+            }
+            let mut at = |now: f64, tsecr: f64, seq: i64| {
+                rx.on_segment(now, Segment { tsecr, ..seg(seq) });
+                (rx.rcv_rtt_est, rx.sack_compress_delay())
+            };
+            let close = |(est, hold): (Option<f64>, f64), want: (f64, f64)| {
+                assert!((est.unwrap() - want.0).abs() < 1e-12 && (hold - want.1).abs() < 1e-12, "{est:?} {hold}");
+            };
+            close(at(0.1003, 0.0889, 0), (0.012, 0.0006));
+            close(at(0.1109, 0.0902, 1), (0.013, 0.00065));
+            close(at(0.1110, 0.0902, 2), (0.013, 0.00065));
+            close(at(0.1112, 0.0, 3), (0.013, 0.00065));
+            close(at(0.1118, 0.1111, 4), (0.013, 0.00065));
+            close(at(0.1119, 0.101, 5), (0.010, 0.0005));
         }
     }
 
