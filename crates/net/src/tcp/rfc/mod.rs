@@ -24,6 +24,7 @@ mod pacing;
 mod prr;
 mod rack;
 mod rate;
+mod rtt;
 mod sack;
 
 pub use modern::ModernSender;

@@ -1,14 +1,16 @@
 //! The rfc profile's modern sender, for Linux's controllers (`reno`, `cubic`, `bbr`, `dctcp`):
 //! SACK (RFC 2018) with RFC 6675 loss recovery, RACK-TLP (RFC 8985), PRR (RFC 6937),
 //! delivery-rate samples, pacing, RFC 6298's timer with Linux's 200 ms minimum, and RTT samples
-//! from timestamps (RFC 7323).
+//! as Linux takes them (`rtt`: from each segment's send time, SACKed ones too, the timestamp
+//! echo only as the fallback; SRTT from the earliest segment an ACK delivers, the controller's
+//! and the rate sample's RTT from the latest).
 //!
 //! It is a second sender beside `RfcSender`, not that sender grown: the RFC 5681/6582 sender
 //! that NewReno, Vegas and FAST run (and the yew2011 studies measure) keeps its code and its
 //! results exactly, and this one drives a controller through the modern calls (`on_ack_sample`,
 //! `on_event`, `cong_control`, see tcplab_cc's module comment). Each mechanism is the module
-//! beside it (`sack`, `rack`, `prr`, `rate`, `pacing`); this file only orders the calls, as
-//! Linux's `tcp_ack` does:
+//! beside it (`sack`, `rack`, `prr`, `rate`, `rtt`, `pacing`); this file only orders the
+//! calls, as Linux's `tcp_ack` does:
 //!
 //! 1. the scoreboard takes the ACK's cumulative ACK and SACK blocks; RACK and the rate
 //!    estimator learn what it delivered; RACK marks what its clock calls lost;
@@ -26,15 +28,25 @@
 //! The connection opens as Linux's does (`modern.handshake`, on by default): a SYN, the
 //! receiver's SYN-ACK, whose timestamp echo is the first RTT sample (SRTT, the RTO, BBR's
 //! min_rtt), then the ACK and the data. A lost SYN goes again when the RTO fires, 1 s before
-//! any sample (RFC 6298 §2.1), doubled each time. Not modelled: Linux's initial window of one
-//! segment after two SYN retransmissions, undo of spurious reductions, and the retransmission
-//! of a lost retransmission before the RTO.
+//! any sample (RFC 6298 §2.1), doubled each time; after two SYN retransmissions the window
+//! starts at one segment, unless the SYN-ACK echoes the first SYN (Linux's
+//! `tcp_init_transfer`).
+//!
+//! A lost retransmission is repaired before the RTO by RACK (as in Linux): the retransmission
+//! has a later send time, so once a segment sent after it is delivered and RACK.rtt +
+//! reo_wnd have passed since it went, it is marked lost and goes again. With RACK off (Linux's
+//! `tcp_recovery` 0) neither Linux 6.x nor this sender detects it: the RTO repairs it.
+//!
+//! Not modelled: undo of spurious reductions (D-SACK, Eifel, F-RTO), the millisecond
+//! granularity of the timestamp echo, and Linux's rule for which ACKs re-arm the RTO
+//! (`FLAG_SET_XMIT_TIMER`; here every ACK that delivers).
 
 use super::super::{Ftp, TcpState};
 use super::pacing::LinuxPacing;
 use super::prr::{Bound, Prr};
 use super::rack::{Rack, TlpEnd};
 use super::rate::{RateEstimator, TxState};
+use super::rtt::AckTiming;
 use super::sack::{NextSeg, Rule, SackScoreboard};
 use crate::packet::tcp_header::{SYN_BYTES, TH_ACK, TH_SYN};
 use crate::packet::{flags, Kind, Packet};
@@ -100,6 +112,9 @@ pub struct ModernSender {
     cwr: bool,
     /// The last send used the whole window (Linux's `is_cwnd_limited`).
     cwnd_limited: bool,
+    /// When the first SYN went, and how many times it went again.
+    first_syn: Option<f64>,
+    syn_retransmissions: u32,
     /// Segments marked lost in all.
     lost: u64,
     /// The application has handed over segments below this one.
@@ -151,6 +166,8 @@ impl ModernSender {
             high_seq: -1,
             cwr: false,
             cwnd_limited: false,
+            first_syn: None,
+            syn_retransmissions: 0,
             lost: 0,
             curseq: 0,
             last_send: 0.0,
@@ -167,13 +184,18 @@ impl ModernSender {
         self.srtt().unwrap_or(f64::INFINITY)
     }
 
-    /// The window in segments: PRR's during a reduction it owns, else the controller's.
-    fn cwnd(&self) -> f64 {
-        let w = match self.prr {
+    /// The congestion window in segments (Linux's `tcp_snd_cwnd`): PRR's during a reduction it
+    /// owns, else the controller's.
+    fn snd_cwnd(&self) -> f64 {
+        match self.prr {
             Some(_) if !self.cc.sets_cwnd_on_every_ack() => self.prr_cwnd,
             _ => self.cc.cwnd(),
-        };
-        w.min(self.rwnd)
+        }
+    }
+
+    /// The window the sender may fill: the congestion window within the receiver's.
+    fn cwnd(&self) -> f64 {
+        self.snd_cwnd().min(self.rwnd)
     }
 
     fn snd_una(&self) -> i64 {
@@ -261,18 +283,20 @@ impl ModernSender {
         self.connection = Connection::SynSent;
         self.ep.send(net, Kind::Tcp, |p| (p.size, p.payload, p.seq, p.tcp_flags) = (SYN_BYTES, 0, -1, TH_SYN));
         self.last_send = net.now_secs();
+        self.first_syn.get_or_insert(self.last_send);
         self.armed = Armed::Rto;
         net.arm(&mut self.timer, self.ep.flow, TimerKind::Rtx, self.rto.rto());
     }
 
     /// The SYN-ACK: its echo times the SYN (RFC 7323 §4.1: the echo of the SYN that got
-    /// through, a retransmitted one too); Linux initialises the controller with it
-    /// (`tcp_init_transfer`), ACKs, and the data follows at once.
+    /// through, a retransmitted one too); Linux initialises the controller with it and the
+    /// initial window (`tcp_init_transfer`), ACKs, and the data follows at once.
     fn on_syn_ack(&mut self, net: &mut impl Port, synack: &Packet) {
         let now = net.now_secs();
         let rtt = now - synack.ts_echo;
         self.take_rtt_sample(net, rtt);
-        self.cc.on_event(now, Event::Established { rtt }, self.flight());
+        let cwnd = self.window_after_handshake(synack.ts_echo);
+        self.cc.on_event(now, Event::Established { rtt, cwnd }, self.flight());
         self.connection = Connection::Established;
         net.cancel(&mut self.timer, self.ep.flow, TimerKind::Rtx);
         let header = self.header;
@@ -281,11 +305,30 @@ impl ModernSender {
         self.send_much(net);
     }
 
+    /// Linux's `tcp_init_transfer`: one segment if the SYN went more than twice (RFC 6298
+    /// §5.7's window of one after a lost SYN, relaxed by Linux for its 1 s initial RTO to two
+    /// retransmissions), unless the SYN-ACK echoes the first SYN's stamp: then the SYN was not
+    /// lost and the timeouts were spurious (`tcp_try_undo_spurious_syn`). Else the initial
+    /// window.
+    fn window_after_handshake(&self, ts_echo: f64) -> f64 {
+        let spurious = self.first_syn == Some(ts_echo);
+        if self.syn_retransmissions > 1 && !spurious {
+            1.0
+        } else {
+            self.initial_window
+        }
+    }
+
     fn take_rtt_sample(&mut self, net: &mut impl Port, rtt: f64) {
         let now = net.now_secs();
         self.rto.on_sample(rtt);
         net.tracer().rtt_sample(now, self.ep.flow.0, rtt);
         net.flow_stats(self.ep.flow).on_rtt_sample(rtt);
+    }
+
+    /// What segment `seq`, outstanding, remembers from its last send.
+    fn sent(&self, seq: i64) -> Option<TxState> {
+        usize::try_from(seq - self.tx_base).ok().and_then(|i| self.tx.get(i)).copied()
     }
 
     fn output(&mut self, net: &mut impl Port, next: NextSeg) {
@@ -311,7 +354,7 @@ impl ModernSender {
         }
         let wire = self.payload + self.header;
         self.ep.send(net, Kind::Tcp, |p| (p.size, p.payload, p.seq, p.flags) = (wire, self.payload, seq, f));
-        let state = self.rate.on_sent(now, seq, self.in_flight());
+        let state = TxState { retransmitted: !new, ..self.rate.on_sent(now, seq, self.in_flight()) };
         self.sb.on_transmit(next);
         self.rack.on_sent(now, seq);
         let rate = self.pacing_rate();
@@ -372,18 +415,28 @@ impl ModernSender {
         let blocks = ack.sack_blocks();
         let update = self.sb.on_ack(una, &blocks);
         let acked = (una - prior_una) as u64;
-        // RFC 7323: the echo of an ACK that advances the window is an RTT sample.
-        let rtt = (acked > 0).then_some(now - ack.ts_echo);
-        if let Some(rtt) = rtt {
-            self.take_rtt_sample(net, rtt);
-        }
         let snd_nxt = self.snd_nxt();
         self.rack.on_ack(now, una, &update.delivered, Some(ack.ts_echo), update.dsack.is_some(), snd_nxt);
-        for seq in update.delivered.iter().flat_map(|&(s, e)| s..e) {
-            if let Some(tx) = usize::try_from(seq - self.tx_base).ok().and_then(|i| self.tx.get(i)) {
-                let tx = *tx;
-                self.rate.on_delivered(&tx);
+        // Each segment's send times its RTT (Linux's tcp_clean_rtx_queue and tcp_sacktag_one);
+        // the echo only when they give nothing.
+        let mut timing = AckTiming::default();
+        let newly = |seq: i64| update.delivered.iter().any(|&(s, e)| s <= seq && seq < e);
+        for seq in prior_una..una {
+            if let Some(tx) = self.sent(seq) {
+                timing.on_acked(tx.sent_time, tx.retransmitted, !newly(seq));
             }
+        }
+        for seq in update.delivered.iter().flat_map(|&(s, e)| s..e) {
+            let Some(tx) = self.sent(seq) else { continue };
+            if seq >= una {
+                timing.on_sacked(tx.sent_time, tx.retransmitted);
+            }
+            self.rate.on_delivered(&tx);
+        }
+        let echo = Some(ack.ts_echo).filter(|t| !t.is_nan()); // NaN: the receiver does not stamp
+        let rtt = timing.samples(now, acked > 0, echo);
+        if let Some(sample) = rtt.srtt {
+            self.take_rtt_sample(net, sample);
         }
         let drop = ((una - self.tx_base).max(0) as usize).min(self.tx.len());
         self.tx.drain(..drop);
@@ -404,8 +457,7 @@ impl ModernSender {
         }
         let delivered = update.delivered_segments() as u64;
         let ece = self.ecn && ack.has(flags::ECN_ECHO);
-        let sample_rtt = rtt.or(Some(self.rack.rtt()).filter(|&r| r > 0.0 && delivered > 0));
-        let rs = self.rate.on_ack(now, losses, prior_in_flight, sample_rtt, self.rack.min_rtt());
+        let rs = self.rate.on_ack(now, losses, prior_in_flight, rtt.ca, self.rack.min_rtt());
         let mut sample = AckSample {
             now,
             rate: rs,
@@ -506,6 +558,7 @@ impl ModernSender {
         if self.connection == Connection::SynSent {
             // RFC 6298 §5.5-5.6: back off, and the SYN goes again
             self.rto.back_off();
+            self.syn_retransmissions += 1;
             return self.send_syn(net);
         }
         if self.outstanding() == 0 {
@@ -695,6 +748,24 @@ mod tests {
         assert_eq!(net.seqs_since(3), (0..10).collect::<Vec<_>>());
     }
 
+    /// Linux's window after lost SYNs: SYNs at 0, 1 (the RTO of 1 s) and 3 (doubled to 2 s),
+    /// two retransmissions. A SYN-ACK at 3.05 echoing the third SYN's stamp, 3: the window
+    /// starts at 1, and only segment 0 goes. One echoing the first SYN's stamp, 0: that SYN
+    /// got through and the SYN-ACK was slow (the timeouts were spurious): the initial window
+    /// 0..9 goes. After one retransmission only, see `a_lost_syn_goes_again_after_the_initial_rto`.
+    #[test]
+    fn two_syn_retransmissions_start_the_window_at_one_segment() {
+        for (echo, window) in [(3.0, vec![0]), (0.0, (0..10).collect())] {
+            let (mut s, mut net) = opened(TcpVariant::Cubic, ModernConfig::default(), 100);
+            assert_eq!(net.expire(|net, _, gen| s.on_timer(net, gen)), Some((TimerKind::Rtx, 1.0)));
+            assert_eq!(net.expire(|net, _, gen| s.on_timer(net, gen)), Some((TimerKind::Rtx, 3.0)));
+            assert_eq!(net.sent.iter().map(|p| p.ts).collect::<Vec<_>>(), vec![0.0, 1.0, 3.0]);
+            syn_ack(&mut s, &mut net, 3.05, echo);
+            assert_eq!(net.seqs_since(4), window, "echo {echo}");
+            assert_eq!(s.cc.cwnd(), window.len() as f64);
+        }
+    }
+
     /// BBR's min_rtt is the handshake's, and its first pacing rate the initial window over it.
     #[test]
     fn bbr_starts_from_the_handshake_rtt() {
@@ -713,8 +784,8 @@ mod tests {
     /// sndcnt = ceil(1 x 5/10) - 0 = 1, the retransmission of 0 (pipe 9). SACK of 4: pipe
     /// 5..11 + the retransmitted 0 = 8, ceil(2 x 5/10) - 1 = 0. SACK of 5: pipe 7,
     /// ceil(3 x 5/10) - 1 = 1: new segment 12 (NextSeg's rule 2, no hole left). SACK of 6:
-    /// pipe 7, ceil(4 x 5/10) - 2 = 0. The ACK of 0..12 passes the recovery point 11: the
-    /// reduction is over at Reno's ssthresh 5.
+    /// pipe 7, ceil(4 x 5/10) - 2 = 0. The ACK of 0..12, echoing the retransmission of 0 (sent
+    /// at 0.104), passes the recovery point 11: the reduction is over at Reno's ssthresh 5.
     #[test]
     fn a_loss_repaired_by_rfc_6675_with_the_window_prr_gives() {
         let (mut s, mut net) = start(TcpVariant::Reno, false, 100);
@@ -725,7 +796,8 @@ mod tests {
         assert_eq!(sent, vec![vec![10], vec![11], vec![0], vec![], vec![12], vec![]]);
         assert_eq!((s.state, s.high_seq), (CaState::Recovery, 11));
         assert_eq!((s.cwnd(), s.cc.ssthresh()), (7.0, 5.0), "pipe 7 + sndcnt 0");
-        ack_at(&mut s, &mut net, 0.2, 13, &[]);
+        net.set_now(0.2);
+        s.recv(&mut net, &ack(12, 0.1 + 4.0 * 1e-3, &[]));
         assert_eq!((s.state, s.cc.ssthresh()), (CaState::Open, 5.0));
         assert_eq!(net.stats[0].data_retransmitted, 1);
     }
@@ -761,6 +833,37 @@ mod tests {
         assert_eq!(net.seqs_since(from), vec![9]);
         assert!((net.deadline(TimerKind::Rtx).unwrap() - 0.602).abs() < 1e-12);
         assert_eq!(s.armed, Armed::Rto);
+    }
+
+    /// A SACK-only ACK is an RTT sample (Linux's sack_rtt): 0..9 sent at 0, the SACK of 1 at
+    /// 0.1 gives SRTT 0.1 and RTTVAR 0.05, RTO max(0.1 + 4 x 0.05, 0.2) = 0.3, though the
+    /// cumulative ACK did not move (the echo alone would give nothing).
+    #[test]
+    fn a_sack_times_a_segment() {
+        let (mut s, mut net) = start(TcpVariant::Reno, false, 10);
+        ack_at(&mut s, &mut net, 0.1, 0, &[(1, 2)]);
+        assert_eq!((s.rto.srtt(), s.rto.rto()), (0.1, 0.30000000000000004));
+    }
+
+    /// A lost retransmission, repaired by RACK before the RTO. 0..9 at 0, 0 lost. The SACK of
+    /// 1..3 at 0.1: RACK.rtt 0.1, reo_wnd 0 (three SACKed, no reordering seen), so 0 (sent at
+    /// 0) is lost at 0 + 0.1 - 0.1 = 0: recovery, Reno's ssthresh 5, pipe 6 (4..9) > 5: sndcnt
+    /// ceil(3 x 5/10) = 2: 0 again and new 10, both at 0.1. The retransmission is lost too.
+    /// The SACK of 1..10 at 0.2 delivers 10, sent at 0.1 after the retransmission (same time,
+    /// higher sequence): RACK.rtt 0.2 - 0.1 = 0.1, and 0, sent at 0.1, is lost at 0.1 + 0.1 -
+    /// 0.2 = 0. Pipe 0, PRR's bound min(ssthresh 5 - 0, max(10 - 2, 7)) = 5: 0 a third time,
+    /// then 11..14, long before the RTO (0.1 + 0.3 = 0.4). With RACK off the same ACKs find 0
+    /// lost by DupThresh once; the second leaves it in flight (pipe 1: sndcnt 4, new data only)
+    /// until the RTO, as Linux without RACK does.
+    #[test]
+    fn rack_repairs_a_lost_retransmission_before_the_rto() {
+        for (rack, second) in [(true, vec![0, 11, 12, 13, 14]), (false, vec![11, 12, 13, 14])] {
+            let (mut s, mut net) = start(TcpVariant::Reno, rack, 100);
+            assert_eq!(ack_at(&mut s, &mut net, 0.1, 0, &[(1, 4)]), vec![0, 10], "rack {rack}");
+            assert_eq!(ack_at(&mut s, &mut net, 0.2, 0, &[(1, 11)]), second, "rack {rack}");
+            assert_eq!(s.state, CaState::Recovery);
+            assert_eq!(net.stats[0].data_retransmitted, 1 + u64::from(rack));
+        }
     }
 
     /// BBR paces from the first ACK on: after the initial window (unpaced, as Linux's first
