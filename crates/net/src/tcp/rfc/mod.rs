@@ -17,6 +17,7 @@ use crate::scenario::{TcpConfig, TcpVariant};
 use tcplab_cc::{Ack, CongestionControl, Controller, Fast, NewReno, Pacer, Rto, Signal, Vegas};
 use tcplab_des::Timer;
 
+mod cwnd_use;
 #[cfg(test)]
 mod mechanisms_together;
 mod modern;

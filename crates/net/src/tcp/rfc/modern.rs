@@ -9,8 +9,8 @@
 //! that NewReno, Vegas and FAST run (and the yew2011 studies measure) keeps its code and its
 //! results exactly, and this one drives a controller through the modern calls (`on_ack_sample`,
 //! `on_event`, `cong_control`, see tcplab_cc's module comment). Each mechanism is the module
-//! beside it (`sack`, `rack`, `prr`, `rate`, `rtt`, `pacing`); this file only orders the
-//! calls, as Linux's `tcp_ack` does:
+//! beside it (`sack`, `rack`, `prr`, `rate`, `rtt`, `cwnd_use`, `pacing`); this file only
+//! orders the calls, as Linux's `tcp_ack` does:
 //!
 //! 1. the scoreboard takes the ACK's cumulative ACK and SACK blocks; RACK and the rate
 //!    estimator learn what it delivered; RACK marks what its clock calls lost;
@@ -18,7 +18,9 @@
 //! 3. the state changes: the end of a reduction, the entry into recovery (DupThresh, or a loss
 //!    marked), a CWR for an ECN echo, each an `Event`;
 //! 4. during a reduction PRR sets the window (unless the controller sets cwnd on every ACK,
-//!    as BBR does), and the controller takes its window step (`cong_control`);
+//!    as BBR does), and the controller takes its window step (`cong_control`), which grows
+//!    the window only if it was used (`cwnd_use`: Linux's `tcp_is_cwnd_limited`, filled at
+//!    any send in the last window, or in slow start below twice the most sent in it);
 //! 5. what the window, the pacing and NextSeg allow goes, and one timer is armed: RACK's
 //!    reordering timer, else TLP's probe timeout, else the RTO (Linux's one retransmission
 //!    timer in its three roles).
@@ -42,6 +44,7 @@
 //! (`FLAG_SET_XMIT_TIMER`; here every ACK that delivers).
 
 use super::super::{Ftp, TcpState};
+use super::cwnd_use::CwndUse;
 use super::pacing::LinuxPacing;
 use super::prr::{Bound, Prr};
 use super::rack::{Rack, TlpEnd};
@@ -110,8 +113,8 @@ pub struct ModernSender {
     high_seq: i64,
     /// Set CWR on the next new segment (RFC 3168 §6.1.2).
     cwr: bool,
-    /// The last send used the whole window (Linux's `is_cwnd_limited`).
-    cwnd_limited: bool,
+    /// Whether the window was used lately (Linux's `tcp_is_cwnd_limited`).
+    cwnd_use: CwndUse,
     /// When the first SYN went, and how many times it went again.
     first_syn: Option<f64>,
     syn_retransmissions: u32,
@@ -165,7 +168,7 @@ impl ModernSender {
             prr_cwnd: 0.0,
             high_seq: -1,
             cwr: false,
-            cwnd_limited: false,
+            cwnd_use: CwndUse::default(),
             first_syn: None,
             syn_retransmissions: 0,
             lost: 0,
@@ -196,6 +199,11 @@ impl ModernSender {
     /// The window the sender may fill: the congestion window within the receiver's.
     fn cwnd(&self) -> f64 {
         self.snd_cwnd().min(self.rwnd)
+    }
+
+    /// Linux's `tcp_is_cwnd_limited`, for a window step.
+    fn cwnd_limited(&self) -> bool {
+        self.cwnd_use.is_limited(self.snd_cwnd(), self.cc.ssthresh())
     }
 
     fn snd_una(&self) -> i64 {
@@ -247,6 +255,8 @@ impl ModernSender {
         }
         let now = net.now_secs();
         let recovering = matches!(self.state, CaState::Recovery | CaState::Loss);
+        let had_unsent = self.snd_nxt() < self.curseq;
+        let mut sent_new = 0;
         loop {
             let new_data = self.snd_nxt() < self.curseq && ((self.snd_nxt() - self.snd_una()) as f64) < self.rwnd;
             let next = if recovering {
@@ -259,11 +269,9 @@ impl ModernSender {
                     let (flight, cwnd) = (self.in_flight(), self.cwnd() as u64);
                     self.rate.check_app_limited(false, flight, cwnd, self.sb.lost_unretransmitted());
                 }
-                self.cwnd_limited = false;
                 break;
             };
             if self.in_flight() as f64 >= self.cwnd().floor().max(1.0) {
-                self.cwnd_limited = true;
                 break;
             }
             if self.pacing_rate().is_some() && self.pacing.earliest_departure() > now {
@@ -271,7 +279,14 @@ impl ModernSender {
                 net.arm(&mut self.pace_timer, self.ep.flow, TimerKind::Pace, delay);
                 break;
             }
+            sent_new += u32::from(next.rule == Rule::NewData);
             self.output(net, next);
+        }
+        // tcp_write_xmit's end: a round that had new data to send records whether the window
+        // limited it, if it sent some or the window stopped it (tcp_cwnd_validate).
+        let limited = self.in_flight() as f64 >= self.snd_cwnd().floor().max(1.0);
+        if had_unsent && (sent_new > 0 || limited) {
+            self.cwnd_use.on_write(limited, self.snd_una(), self.snd_nxt());
         }
         if self.outstanding() > 0 && !self.timer.pending() {
             self.rearm(net);
@@ -470,7 +485,7 @@ impl ModernSender {
             in_flight: self.in_flight(),
             srtt: self.srtt(),
             state: self.state,
-            cwnd_limited: self.cwnd_limited || (self.cc.cwnd() < self.cc.ssthresh() && prior_in_flight > 0),
+            cwnd_limited: self.cwnd_limited(),
         };
         self.cc.on_ack_sample(&sample);
 
@@ -502,6 +517,7 @@ impl ModernSender {
         }
         sample.state = self.state;
         sample.in_flight = self.in_flight();
+        sample.cwnd_limited = self.cwnd_limited();
         self.cc.cong_control(&sample);
         if let Some(until) = self.cc.app_limited_until() {
             self.rate.mark_app_limited_until(until);
