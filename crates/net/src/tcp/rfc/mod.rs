@@ -27,6 +27,7 @@ mod rack;
 mod rate;
 mod rtt;
 mod sack;
+mod undo;
 
 pub use modern::ModernSender;
 

@@ -9,7 +9,7 @@
 //! that NewReno, Vegas and FAST run (and the yew2011 studies measure) keeps its code and its
 //! results exactly, and this one drives a controller through the modern calls (`on_ack_sample`,
 //! `on_event`, `cong_control`, see tcplab_cc's module comment). Each mechanism is the module
-//! beside it (`sack`, `rack`, `prr`, `rate`, `rtt`, `cwnd_use`, `pacing`); this file only
+//! beside it (`sack`, `rack`, `prr`, `rate`, `rtt`, `cwnd_use`, `undo`, `pacing`); this file only
 //! orders the calls, as Linux's `tcp_ack` does:
 //!
 //! 1. the scoreboard takes the ACK's cumulative ACK and SACK blocks; RACK and the rate
@@ -39,9 +39,18 @@
 //! reo_wnd have passed since it went, it is marked lost and goes again. With RACK off (Linux's
 //! `tcp_recovery` 0) neither Linux 6.x nor this sender detects it: the RTO repairs it.
 //!
-//! Not modelled: undo of spurious reductions (D-SACK, Eifel, F-RTO), the millisecond
-//! granularity of the timestamp echo, and Linux's rule for which ACKs re-arm the RTO
-//! (`FLAG_SET_XMIT_TIMER`; here every ACK that delivers).
+//! A recovery or RTO that proves spurious is undone (`undo`), as Linux's
+//! `tcp_try_undo_recovery` and `tcp_try_undo_dsack` do: when the ACK that ends it echoes a
+//! timestamp from before its first retransmission (RFC 3522), or once every retransmission
+//! has been D-SACKed (RFC 2883), also after it ended; the controller restores its window
+//! (`Event::Undo`).
+//!
+//! Not modelled: F-RTO (RFC 5682, Linux's `tcp_frto` 2); the undos Linux makes before the
+//! reduction's end (`tcp_try_undo_dsack` during recovery, `tcp_try_undo_partial`,
+//! `tcp_try_undo_loss` on the first ACK after an RTO, which also unmark the losses): here
+//! such a reduction is undone when it ends; the millisecond granularity of the timestamp
+//! echo; and Linux's rule for which ACKs re-arm the RTO (`FLAG_SET_XMIT_TIMER`; here every
+//! ACK that delivers).
 
 use super::super::{Ftp, TcpState};
 use super::cwnd_use::CwndUse;
@@ -51,6 +60,7 @@ use super::rack::{Rack, TlpEnd};
 use super::rate::{RateEstimator, TxState};
 use super::rtt::AckTiming;
 use super::sack::{NextSeg, Rule, SackScoreboard};
+use super::undo::Undo;
 use crate::packet::tcp_header::{SYN_BYTES, TH_ACK, TH_SYN};
 use crate::packet::{flags, Kind, Packet};
 use crate::port::{Endpoint, Port, TimerKind};
@@ -118,6 +128,8 @@ pub struct ModernSender {
     /// When the first SYN went, and how many times it went again.
     first_syn: Option<f64>,
     syn_retransmissions: u32,
+    /// Whether the last recovery or RTO proved spurious.
+    undo: Undo,
     /// Segments marked lost in all.
     lost: u64,
     /// The application has handed over segments below this one.
@@ -171,6 +183,7 @@ impl ModernSender {
             cwnd_use: CwndUse::default(),
             first_syn: None,
             syn_retransmissions: 0,
+            undo: Undo::default(),
             lost: 0,
             curseq: 0,
             last_send: 0.0,
@@ -383,6 +396,7 @@ impl ModernSender {
         }
         if !new {
             net.flow_stats(self.ep.flow).data_retransmitted += 1;
+            self.undo.on_retransmit(now);
         }
         self.last_send = now;
     }
@@ -453,6 +467,11 @@ impl ModernSender {
         if let Some(sample) = rtt.srtt {
             self.take_rtt_sample(net, sample);
         }
+        if let Some((start, end)) = update.dsack {
+            let retransmitted = |seq: i64| seq < prior_una || self.sent(seq).is_some_and(|tx| tx.retransmitted);
+            let spurious: Vec<bool> = (start..end).map(retransmitted).collect();
+            self.undo.on_dsack(start, end, |seq| spurious[(seq - start) as usize]);
+        }
         let drop = ((una - self.tx_base).max(0) as usize).min(self.tx.len());
         self.tx.drain(..drop);
         self.tx_base = self.tx_base.max(una);
@@ -489,22 +508,42 @@ impl ModernSender {
         };
         self.cc.on_ack_sample(&sample);
 
-        // The state changes (Linux's tcp_fastretrans_alert).
+        // The state changes (Linux's tcp_fastretrans_alert). An ECN echo forbids undoing.
+        if ece {
+            self.undo.forget();
+        }
+        if self.state == CaState::Open {
+            self.undo.on_open();
+        }
         if self.state != CaState::Open && una > self.high_seq {
-            if self.state.reducing() {
-                self.cc.on_event(now, Event::EndReduction, self.flight());
-            }
-            if self.state >= CaState::Recovery {
-                self.rack.on_recovery_exit();
+            // tcp_try_undo_recovery: a recovery or RTO that proved spurious is undone at its
+            // end, else the reduction ends at the controller's ssthresh.
+            if self.state >= CaState::Recovery && self.undo.may_undo(echo) {
+                self.undo_reduction(now);
+            } else {
+                if self.state.reducing() {
+                    self.cc.on_event(now, Event::EndReduction, self.flight());
+                }
+                if self.state >= CaState::Recovery {
+                    self.rack.on_recovery_exit();
+                }
             }
             self.state = CaState::Open;
             self.prr = None;
             self.sb.set_in_recovery(false);
+        } else if self.state == CaState::Open && self.undo.all_dsacked() {
+            // tcp_try_undo_dsack on an ACK Linux finds dubious (no cumulative advance, or new
+            // SACKs): the last D-SACK of a finished recovery's retransmissions undoes it.
+            let sacked = update.delivered.iter().any(|&(_, end)| end > una);
+            if acked == 0 || sacked {
+                self.undo_reduction(now);
+            }
         }
         if self.state < CaState::Recovery && (self.sb.should_enter_recovery() || self.sb.is_lost(una)) {
             self.enter_recovery(net, prior_in_flight);
         } else if ece && self.state == CaState::Open && una > self.high_seq {
             let prior_cwnd = self.cwnd();
+            self.undo.forget();
             self.cc.on_event(now, Event::EnterCwr, self.flight());
             self.start_reduction(CaState::Cwr, prior_cwnd);
             self.cwr = true;
@@ -534,6 +573,20 @@ impl ModernSender {
         }
     }
 
+    /// Linux's `tcp_undo_cwnd_reduction`: the controller restores the window it had.
+    fn undo_reduction(&mut self, now: f64) {
+        self.cc.on_event(now, Event::Undo, self.flight());
+        self.undo.undone();
+    }
+
+    /// Retransmissions sent and neither delivered nor lost since (Linux's `retrans_out`).
+    fn retransmissions_out(&self) -> u64 {
+        let out = |&seq: &i64| {
+            self.sent(seq).is_some_and(|tx| tx.retransmitted) && !self.sb.is_sacked(seq) && !self.sb.is_lost(seq)
+        };
+        (self.snd_una()..self.snd_nxt()).filter(out).count() as u64
+    }
+
     /// Marks `lost` in the scoreboard; how many were new.
     fn mark_lost(&mut self, lost: &[i64]) -> u64 {
         for &seq in lost {
@@ -561,6 +614,7 @@ impl ModernSender {
         if self.state != CaState::Cwr {
             self.cc.on_event(now, Event::EnterRecovery, self.flight());
         }
+        self.undo.start(self.snd_una(), self.retransmissions_out());
         self.start_reduction(CaState::Recovery, prior_cwnd);
         self.rack.end_probe_episode();
     }
@@ -622,6 +676,10 @@ impl ModernSender {
             self.sb.mark_lost(seq);
         }
         self.cc.on_event(now, Event::Rto { new_reduction }, self.flight());
+        if new_reduction {
+            // Linux's tcp_enter_loss, after marking every segment lost: none in flight
+            self.undo.start(self.snd_una(), 0);
+        }
         self.rto.back_off();
         self.rack.end_probe_episode();
         self.prr = None;
@@ -880,6 +938,40 @@ mod tests {
             assert_eq!(s.state, CaState::Recovery);
             assert_eq!(net.stats[0].data_retransmitted, 1 + u64::from(rack));
         }
+    }
+
+    /// A recovery that reordering caused, undone. 0..9 at 0; the SACK of 1..3 at 0.1 starts
+    /// recovery (RACK off): Reno's ssthresh 10/2 = 5, PRR sends 0 again and 10 (as in
+    /// `rack_repairs_a_lost_retransmission_before_the_rto`). The original 0 was only late: the
+    /// ACK of 0..9 at 0.11 passes the recovery point 9.
+    ///
+    /// - Eifel (RFC 3522): that ACK echoes 0's original stamp 0, before the retransmission at
+    ///   0.1: spurious. Reno's window comes back, cwnd 10 and ssthresh as before (none,
+    ///   infinite), and slow start adds the 7 segments the ACK delivered (0, 4..9): 17.
+    /// - Echoing the retransmission's stamp 0.1 instead, the reduction ends at ssthresh 5, and
+    ///   congestion avoidance counts the 7 delivered against cwnd 5: 6. The D-SACK of 0 (the
+    ///   retransmission arrived too) at 0.12 accounts for the one retransmission: spurious
+    ///   after all, cwnd max(6, 10) = 10 and ssthresh infinite again (Linux's late D-SACK undo).
+    #[test]
+    fn a_spurious_recovery_is_undone() {
+        for (echo, cwnd) in [(0.0, 17.0), (0.1, 6.0)] {
+            let (mut s, mut net) = start(TcpVariant::Reno, false, 100);
+            assert_eq!(ack_at(&mut s, &mut net, 0.1, 0, &[(1, 4)]), vec![0, 10]);
+            assert_eq!((s.state, s.cc.ssthresh()), (CaState::Recovery, 5.0));
+            net.set_now(0.11);
+            s.recv(&mut net, &ack(9, echo, &[]));
+            assert_eq!(s.state, CaState::Open);
+            assert_eq!(s.cc.cwnd(), cwnd, "echo {echo}");
+            let ssthresh = if echo == 0.0 { f64::INFINITY } else { 5.0 };
+            assert_eq!(s.cc.ssthresh(), ssthresh, "echo {echo}");
+        }
+        let (mut s, mut net) = start(TcpVariant::Reno, false, 100);
+        ack_at(&mut s, &mut net, 0.1, 0, &[(1, 4)]);
+        net.set_now(0.11);
+        s.recv(&mut net, &ack(9, 0.1, &[]));
+        net.set_now(0.12);
+        s.recv(&mut net, &ack(9, 0.1, &[(0, 1)]));
+        assert_eq!((s.cc.cwnd(), s.cc.ssthresh()), (10.0, f64::INFINITY));
     }
 
     /// BBR paces from the first ACK on: after the initial window (unpaced, as Linux's first
