@@ -709,9 +709,10 @@ impl CongestionControl for Bbr {
                 (self.full_bw, self.full_bw_count) = (0.0, 0);
                 self.lt_reset();
             }
-            // Linux's `bbr_init`: min_rtt is the handshake's, and the pacing rate the initial
-            // window over it (SRTT is that one sample).
-            Event::Established { rtt } => {
+            // Linux's `bbr_init`: min_rtt is the handshake's, and the pacing rate the window
+            // the handshake left over it (SRTT is that one sample).
+            Event::Established { rtt, cwnd } => {
+                self.cwnd = (cwnd.round() as u64).max(1);
                 (self.min_rtt, self.min_rtt_stamp) = (rtt, now);
                 self.init_pacing_rate(Some(rtt));
             }
@@ -850,7 +851,7 @@ mod tests {
         let mut b = Bbr::new(BbrConfig::default(), 10.0);
         // a SYN-ACK 40 ms after the SYN, at 0.04 s: min_rtt 0.04 stamped then, and the rate
         // 10 segments / 0.04 s · 739/256 · 0.99 = 250 · 2.857 = 714.462890625 segments/s
-        b.on_event(0.04, Event::Established { rtt: 0.04 }, Flight::default());
+        b.on_event(0.04, Event::Established { rtt: 0.04, cwnd: 10.0 }, Flight::default());
         assert_eq!((b.min_rtt(), b.min_rtt_stamp), (0.04, 0.04));
         assert!((b.pacing_rate().unwrap() - 714.462890625).abs() < 1e-9);
     }

@@ -350,7 +350,8 @@ impl CongestionControl for Cubic {
             Event::IdleRestart { idle, rto, initial } => self.w.restart_after_idle(idle, rto, initial),
             // Linux's CUBIC undoes as Reno does: W_max and the curve stay as the loss set them.
             Event::Undo => self.w.undo(),
-            Event::EndReduction | Event::Established { .. } => {}
+            Event::Established { cwnd, .. } => self.w.start_at(cwnd),
+            Event::EndReduction => {}
         }
     }
 

@@ -158,8 +158,9 @@ pub struct RateSample {
     pub losses: u64,
     /// Segments in flight before this ACK.
     pub prior_in_flight: u64,
-    /// The RTT of the newest segment this ACK delivered, never from a retransmission (Linux's
-    /// `rtt_us`, which CUBIC's `pkts_acked` also receives), in seconds.
+    /// The RTT of the last sent segment this ACK delivered that was never retransmitted, else,
+    /// for an ACK that advanced the cumulative ACK, its timestamp echo's (Linux's `rtt_us`,
+    /// `ca_rtt_us`, which CUBIC's `pkts_acked` also receives), in seconds.
     pub rtt: Option<f64>,
 }
 
@@ -216,9 +217,10 @@ pub struct Flight {
 /// `cwnd_event`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Event {
-    /// The handshake is over: the SYN-ACK came `rtt` seconds after the SYN it answers (Linux
-    /// initialises the controller then, `tcp_init_transfer`, with that RTT measured).
-    Established { rtt: f64 },
+    /// The handshake is over: the SYN-ACK came `rtt` seconds after the SYN it answers, and the
+    /// window starts at `cwnd` segments (Linux's `tcp_init_transfer` sets the window, the
+    /// initial one or one segment after lost SYNs, then initialises the controller).
+    Established { rtt: f64, cwnd: f64 },
     /// Fast recovery begins: a loss found by duplicate ACKs, SACK or RACK.
     EnterRecovery,
     /// An ECN echo begins a window reduction (RFC 3168 §6.1.2, Linux's `tcp_enter_cwr`).

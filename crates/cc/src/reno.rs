@@ -125,6 +125,11 @@ impl Window {
         self.cwnd = self.cwnd.max(restart);
     }
 
+    /// The window the handshake leaves (`tcp_init_transfer`): `cwnd` segments, at least one.
+    pub fn start_at(&mut self, cwnd: f64) {
+        self.cwnd = (cwnd.round() as u64).max(1);
+    }
+
     /// `tcp_snd_cwnd`, as the trait reports it.
     pub fn cwnd(&self) -> f64 {
         self.cwnd as f64
@@ -178,7 +183,8 @@ pub fn loss_based_event(w: &mut Window, event: Event, flight: Flight, ssthresh: 
         }
         Event::IdleRestart { idle, rto, initial } => w.restart_after_idle(idle, rto, initial),
         Event::Undo => w.undo(),
-        Event::EndReduction | Event::TxStart { .. } | Event::Established { .. } => {}
+        Event::Established { cwnd, .. } => w.start_at(cwnd),
+        Event::EndReduction | Event::TxStart { .. } => {}
     }
 }
 
@@ -345,6 +351,15 @@ mod tests {
         c.on_event(0.0, Event::Rto { new_reduction: true }, Flight::default());
         c.on_event(0.0, Event::Undo, Flight::default());
         assert_eq!((c.w.cwnd, c.w.ssthresh), (20, 20));
+    }
+
+    /// The handshake sets the window Linux's `tcp_init_transfer` chose: one segment after lost
+    /// SYNs, whatever the initial window was; ssthresh stays infinite (slow start).
+    #[test]
+    fn the_handshake_sets_the_window() {
+        let mut c = Reno::new(10.0);
+        c.on_event(0.0, Event::Established { rtt: 0.04, cwnd: 1.0 }, Flight::default());
+        assert_eq!((c.cwnd(), c.ssthresh()), (1.0, f64::INFINITY));
     }
 
     #[test]

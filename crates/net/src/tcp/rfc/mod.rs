@@ -17,6 +17,7 @@ use crate::scenario::{TcpConfig, TcpVariant};
 use tcplab_cc::{Ack, CongestionControl, Controller, Fast, NewReno, Pacer, Rto, Signal, Vegas};
 use tcplab_des::Timer;
 
+mod cwnd_use;
 #[cfg(test)]
 mod mechanisms_together;
 mod modern;
@@ -24,7 +25,9 @@ mod pacing;
 mod prr;
 mod rack;
 mod rate;
+mod rtt;
 mod sack;
+mod undo;
 
 pub use modern::ModernSender;
 

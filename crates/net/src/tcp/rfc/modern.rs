@@ -1,14 +1,16 @@
 //! The rfc profile's modern sender, for Linux's controllers (`reno`, `cubic`, `bbr`, `dctcp`):
 //! SACK (RFC 2018) with RFC 6675 loss recovery, RACK-TLP (RFC 8985), PRR (RFC 6937),
 //! delivery-rate samples, pacing, RFC 6298's timer with Linux's 200 ms minimum, and RTT samples
-//! from timestamps (RFC 7323).
+//! as Linux takes them (`rtt`: from each segment's send time, SACKed ones too, the timestamp
+//! echo only as the fallback; SRTT from the earliest segment an ACK delivers, the controller's
+//! and the rate sample's RTT from the latest).
 //!
 //! It is a second sender beside `RfcSender`, not that sender grown: the RFC 5681/6582 sender
 //! that NewReno, Vegas and FAST run (and the yew2011 studies measure) keeps its code and its
 //! results exactly, and this one drives a controller through the modern calls (`on_ack_sample`,
 //! `on_event`, `cong_control`, see tcplab_cc's module comment). Each mechanism is the module
-//! beside it (`sack`, `rack`, `prr`, `rate`, `pacing`); this file only orders the calls, as
-//! Linux's `tcp_ack` does:
+//! beside it (`sack`, `rack`, `prr`, `rate`, `rtt`, `cwnd_use`, `undo`, `pacing`); this file only
+//! orders the calls, as Linux's `tcp_ack` does:
 //!
 //! 1. the scoreboard takes the ACK's cumulative ACK and SACK blocks; RACK and the rate
 //!    estimator learn what it delivered; RACK marks what its clock calls lost;
@@ -16,7 +18,9 @@
 //! 3. the state changes: the end of a reduction, the entry into recovery (DupThresh, or a loss
 //!    marked), a CWR for an ECN echo, each an `Event`;
 //! 4. during a reduction PRR sets the window (unless the controller sets cwnd on every ACK,
-//!    as BBR does), and the controller takes its window step (`cong_control`);
+//!    as BBR does), and the controller takes its window step (`cong_control`), which grows
+//!    the window only if it was used (`cwnd_use`: Linux's `tcp_is_cwnd_limited`, filled at
+//!    any send in the last window, or in slow start below twice the most sent in it);
 //! 5. what the window, the pacing and NextSeg allow goes, and one timer is armed: RACK's
 //!    reordering timer, else TLP's probe timeout, else the RTO (Linux's one retransmission
 //!    timer in its three roles).
@@ -26,16 +30,37 @@
 //! The connection opens as Linux's does (`modern.handshake`, on by default): a SYN, the
 //! receiver's SYN-ACK, whose timestamp echo is the first RTT sample (SRTT, the RTO, BBR's
 //! min_rtt), then the ACK and the data. A lost SYN goes again when the RTO fires, 1 s before
-//! any sample (RFC 6298 §2.1), doubled each time. Not modelled: Linux's initial window of one
-//! segment after two SYN retransmissions, undo of spurious reductions, and the retransmission
-//! of a lost retransmission before the RTO.
+//! any sample (RFC 6298 §2.1), doubled each time; after two SYN retransmissions the window
+//! starts at one segment, unless the SYN-ACK echoes the first SYN (Linux's
+//! `tcp_init_transfer`).
+//!
+//! A lost retransmission is repaired before the RTO by RACK (as in Linux): the retransmission
+//! has a later send time, so once a segment sent after it is delivered and RACK.rtt +
+//! reo_wnd have passed since it went, it is marked lost and goes again. With RACK off (Linux's
+//! `tcp_recovery` 0) neither Linux 6.x nor this sender detects it: the RTO repairs it.
+//!
+//! A recovery or RTO that proves spurious is undone (`undo`), as Linux's
+//! `tcp_try_undo_recovery` and `tcp_try_undo_dsack` do: when the ACK that ends it echoes a
+//! timestamp from before its first retransmission (RFC 3522), or once every retransmission
+//! has been D-SACKed (RFC 2883), also after it ended; the controller restores its window
+//! (`Event::Undo`).
+//!
+//! Not modelled: F-RTO (RFC 5682, Linux's `tcp_frto` 2); the undos Linux makes before the
+//! reduction's end (`tcp_try_undo_dsack` during recovery, `tcp_try_undo_partial`,
+//! `tcp_try_undo_loss` on the first ACK after an RTO, which also unmark the losses): here
+//! such a reduction is undone when it ends; the millisecond granularity of the timestamp
+//! echo; and Linux's rule for which ACKs re-arm the RTO (`FLAG_SET_XMIT_TIMER`; here every
+//! ACK that delivers).
 
 use super::super::{Ftp, TcpState};
+use super::cwnd_use::CwndUse;
 use super::pacing::LinuxPacing;
 use super::prr::{Bound, Prr};
 use super::rack::{Rack, TlpEnd};
 use super::rate::{RateEstimator, TxState};
+use super::rtt::AckTiming;
 use super::sack::{NextSeg, Rule, SackScoreboard};
+use super::undo::Undo;
 use crate::packet::tcp_header::{SYN_BYTES, TH_ACK, TH_SYN};
 use crate::packet::{flags, Kind, Packet};
 use crate::port::{Endpoint, Port, TimerKind};
@@ -98,8 +123,13 @@ pub struct ModernSender {
     high_seq: i64,
     /// Set CWR on the next new segment (RFC 3168 §6.1.2).
     cwr: bool,
-    /// The last send used the whole window (Linux's `is_cwnd_limited`).
-    cwnd_limited: bool,
+    /// Whether the window was used lately (Linux's `tcp_is_cwnd_limited`).
+    cwnd_use: CwndUse,
+    /// When the first SYN went, and how many times it went again.
+    first_syn: Option<f64>,
+    syn_retransmissions: u32,
+    /// Whether the last recovery or RTO proved spurious.
+    undo: Undo,
     /// Segments marked lost in all.
     lost: u64,
     /// The application has handed over segments below this one.
@@ -152,7 +182,10 @@ impl ModernSender {
             prr_cwnd: 0.0,
             high_seq: -1,
             cwr: false,
-            cwnd_limited: false,
+            cwnd_use: CwndUse::default(),
+            first_syn: None,
+            syn_retransmissions: 0,
+            undo: Undo::default(),
             lost: 0,
             curseq: 0,
             last_send: 0.0,
@@ -170,13 +203,23 @@ impl ModernSender {
         self.srtt().unwrap_or(f64::INFINITY)
     }
 
-    /// The window in segments: PRR's during a reduction it owns, else the controller's.
-    fn cwnd(&self) -> f64 {
-        let w = match self.prr {
+    /// The congestion window in segments (Linux's `tcp_snd_cwnd`): PRR's during a reduction it
+    /// owns, else the controller's.
+    fn snd_cwnd(&self) -> f64 {
+        match self.prr {
             Some(_) if !self.cc.sets_cwnd_on_every_ack() => self.prr_cwnd,
             _ => self.cc.cwnd(),
-        };
-        w.min(self.rwnd)
+        }
+    }
+
+    /// The window the sender may fill: the congestion window within the receiver's.
+    fn cwnd(&self) -> f64 {
+        self.snd_cwnd().min(self.rwnd)
+    }
+
+    /// Linux's `tcp_is_cwnd_limited`, for a window step.
+    fn cwnd_limited(&self) -> bool {
+        self.cwnd_use.is_limited(self.snd_cwnd(), self.cc.ssthresh())
     }
 
     fn snd_una(&self) -> i64 {
@@ -228,6 +271,8 @@ impl ModernSender {
         }
         let now = net.now_secs();
         let recovering = matches!(self.state, CaState::Recovery | CaState::Loss);
+        let had_unsent = self.snd_nxt() < self.curseq;
+        let mut sent_new = 0;
         loop {
             let new_data = self.snd_nxt() < self.curseq && ((self.snd_nxt() - self.snd_una()) as f64) < self.rwnd;
             let next = if recovering {
@@ -240,11 +285,9 @@ impl ModernSender {
                     let (flight, cwnd) = (self.in_flight(), self.cwnd() as u64);
                     self.rate.check_app_limited(false, flight, cwnd, self.sb.lost_unretransmitted());
                 }
-                self.cwnd_limited = false;
                 break;
             };
             if self.in_flight() as f64 >= self.cwnd().floor().max(1.0) {
-                self.cwnd_limited = true;
                 break;
             }
             if self.pacing_rate().is_some() && self.pacing.earliest_departure() > now {
@@ -252,7 +295,14 @@ impl ModernSender {
                 net.arm(&mut self.pace_timer, self.ep.flow, TimerKind::Pace, delay);
                 break;
             }
+            sent_new += u32::from(next.rule == Rule::NewData);
             self.output(net, next);
+        }
+        // tcp_write_xmit's end: a round that had new data to send records whether the window
+        // limited it, if it sent some or the window stopped it (tcp_cwnd_validate).
+        let limited = self.in_flight() as f64 >= self.snd_cwnd().floor().max(1.0);
+        if had_unsent && (sent_new > 0 || limited) {
+            self.cwnd_use.on_write(limited, self.snd_una(), self.snd_nxt());
         }
         if self.outstanding() > 0 && !self.timer.pending() {
             self.rearm(net);
@@ -264,19 +314,21 @@ impl ModernSender {
         self.connection = Connection::SynSent;
         self.ep.send(net, Kind::Tcp, |p| (p.size, p.payload, p.seq, p.tcp_flags) = (SYN_BYTES, 0, -1, TH_SYN));
         self.last_send = net.now_secs();
+        self.first_syn.get_or_insert(self.last_send);
         self.armed = Armed::Rto;
         net.arm(&mut self.timer, self.ep.flow, TimerKind::Rtx, self.rto.rto());
     }
 
     /// The SYN-ACK: its echo times the SYN (RFC 7323 §4.1: the echo of the SYN that got
-    /// through, a retransmitted one too); Linux initialises the controller with it
-    /// (`tcp_init_transfer`), ACKs, and the data follows at once.
+    /// through, a retransmitted one too); Linux initialises the controller with it and the
+    /// initial window (`tcp_init_transfer`), ACKs, and the data follows at once.
     fn on_syn_ack(&mut self, net: &mut impl Port, synack: &Packet) {
         let now = net.now_secs();
         self.ts_recent = synack.ts;
         let rtt = now - synack.ts_echo;
         self.take_rtt_sample(net, rtt);
-        self.cc.on_event(now, Event::Established { rtt }, self.flight());
+        let cwnd = self.window_after_handshake(synack.ts_echo);
+        self.cc.on_event(now, Event::Established { rtt, cwnd }, self.flight());
         self.connection = Connection::Established;
         net.cancel(&mut self.timer, self.ep.flow, TimerKind::Rtx);
         let header = self.header;
@@ -285,11 +337,30 @@ impl ModernSender {
         self.send_much(net);
     }
 
+    /// Linux's `tcp_init_transfer`: one segment if the SYN went more than twice (RFC 6298
+    /// §5.7's window of one after a lost SYN, relaxed by Linux for its 1 s initial RTO to two
+    /// retransmissions), unless the SYN-ACK echoes the first SYN's stamp: then the SYN was not
+    /// lost and the timeouts were spurious (`tcp_try_undo_spurious_syn`). Else the initial
+    /// window.
+    fn window_after_handshake(&self, ts_echo: f64) -> f64 {
+        let spurious = self.first_syn == Some(ts_echo);
+        if self.syn_retransmissions > 1 && !spurious {
+            1.0
+        } else {
+            self.initial_window
+        }
+    }
+
     fn take_rtt_sample(&mut self, net: &mut impl Port, rtt: f64) {
         let now = net.now_secs();
         self.rto.on_sample(rtt);
         net.tracer().rtt_sample(now, self.ep.flow.0, rtt);
         net.flow_stats(self.ep.flow).on_rtt_sample(rtt);
+    }
+
+    /// What segment `seq`, outstanding, remembers from its last send.
+    fn sent(&self, seq: i64) -> Option<TxState> {
+        usize::try_from(seq - self.tx_base).ok().and_then(|i| self.tx.get(i)).copied()
     }
 
     fn output(&mut self, net: &mut impl Port, next: NextSeg) {
@@ -318,7 +389,7 @@ impl ModernSender {
         self.ep.send(net, Kind::Tcp, |p| {
             (p.size, p.payload, p.seq, p.flags, p.ts_echo) = (wire, self.payload, seq, f, ts_echo)
         });
-        let state = self.rate.on_sent(now, seq, self.in_flight());
+        let state = TxState { retransmitted: !new, ..self.rate.on_sent(now, seq, self.in_flight()) };
         self.sb.on_transmit(next);
         self.rack.on_sent(now, seq);
         let rate = self.pacing_rate();
@@ -332,6 +403,7 @@ impl ModernSender {
         }
         if !new {
             net.flow_stats(self.ep.flow).data_retransmitted += 1;
+            self.undo.on_retransmit(now);
         }
         self.last_send = now;
     }
@@ -380,18 +452,33 @@ impl ModernSender {
         let blocks = ack.sack_blocks();
         let update = self.sb.on_ack(una, &blocks);
         let acked = (una - prior_una) as u64;
-        // RFC 7323: the echo of an ACK that advances the window is an RTT sample.
-        let rtt = (acked > 0).then_some(now - ack.ts_echo);
-        if let Some(rtt) = rtt {
-            self.take_rtt_sample(net, rtt);
-        }
         let snd_nxt = self.snd_nxt();
         self.rack.on_ack(now, una, &update.delivered, Some(ack.ts_echo), update.dsack.is_some(), snd_nxt);
-        for seq in update.delivered.iter().flat_map(|&(s, e)| s..e) {
-            if let Some(tx) = usize::try_from(seq - self.tx_base).ok().and_then(|i| self.tx.get(i)) {
-                let tx = *tx;
-                self.rate.on_delivered(&tx);
+        // Each segment's send times its RTT (Linux's tcp_clean_rtx_queue and tcp_sacktag_one);
+        // the echo only when they give nothing.
+        let mut timing = AckTiming::default();
+        let newly = |seq: i64| update.delivered.iter().any(|&(s, e)| s <= seq && seq < e);
+        for seq in prior_una..una {
+            if let Some(tx) = self.sent(seq) {
+                timing.on_acked(tx.sent_time, tx.retransmitted, !newly(seq));
             }
+        }
+        for seq in update.delivered.iter().flat_map(|&(s, e)| s..e) {
+            let Some(tx) = self.sent(seq) else { continue };
+            if seq >= una {
+                timing.on_sacked(tx.sent_time, tx.retransmitted);
+            }
+            self.rate.on_delivered(&tx);
+        }
+        let echo = Some(ack.ts_echo).filter(|t| !t.is_nan()); // NaN: the receiver does not stamp
+        let rtt = timing.samples(now, acked > 0, echo);
+        if let Some(sample) = rtt.srtt {
+            self.take_rtt_sample(net, sample);
+        }
+        if let Some((start, end)) = update.dsack {
+            let retransmitted = |seq: i64| seq < prior_una || self.sent(seq).is_some_and(|tx| tx.retransmitted);
+            let spurious: Vec<bool> = (start..end).map(retransmitted).collect();
+            self.undo.on_dsack(start, end, |seq| spurious[(seq - start) as usize]);
         }
         let drop = ((una - self.tx_base).max(0) as usize).min(self.tx.len());
         self.tx.drain(..drop);
@@ -412,8 +499,7 @@ impl ModernSender {
         }
         let delivered = update.delivered_segments() as u64;
         let ece = self.ecn && ack.has(flags::ECN_ECHO);
-        let sample_rtt = rtt.or(Some(self.rack.rtt()).filter(|&r| r > 0.0 && delivered > 0));
-        let rs = self.rate.on_ack(now, losses, prior_in_flight, sample_rtt, self.rack.min_rtt());
+        let rs = self.rate.on_ack(now, losses, prior_in_flight, rtt.ca, self.rack.min_rtt());
         let mut sample = AckSample {
             now,
             rate: rs,
@@ -426,26 +512,46 @@ impl ModernSender {
             in_flight: self.in_flight(),
             srtt: self.srtt(),
             state: self.state,
-            cwnd_limited: self.cwnd_limited || (self.cc.cwnd() < self.cc.ssthresh() && prior_in_flight > 0),
+            cwnd_limited: self.cwnd_limited(),
         };
         self.cc.on_ack_sample(&sample);
 
-        // The state changes (Linux's tcp_fastretrans_alert).
+        // The state changes (Linux's tcp_fastretrans_alert). An ECN echo forbids undoing.
+        if ece {
+            self.undo.forget();
+        }
+        if self.state == CaState::Open {
+            self.undo.on_open();
+        }
         if self.state != CaState::Open && una > self.high_seq {
-            if self.state.reducing() {
-                self.cc.on_event(now, Event::EndReduction, self.flight());
-            }
-            if self.state >= CaState::Recovery {
-                self.rack.on_recovery_exit();
+            // tcp_try_undo_recovery: a recovery or RTO that proved spurious is undone at its
+            // end, else the reduction ends at the controller's ssthresh.
+            if self.state >= CaState::Recovery && self.undo.may_undo(echo) {
+                self.undo_reduction(now);
+            } else {
+                if self.state.reducing() {
+                    self.cc.on_event(now, Event::EndReduction, self.flight());
+                }
+                if self.state >= CaState::Recovery {
+                    self.rack.on_recovery_exit();
+                }
             }
             self.state = CaState::Open;
             self.prr = None;
             self.sb.set_in_recovery(false);
+        } else if self.state == CaState::Open && self.undo.all_dsacked() {
+            // tcp_try_undo_dsack on an ACK Linux finds dubious (no cumulative advance, or new
+            // SACKs): the last D-SACK of a finished recovery's retransmissions undoes it.
+            let sacked = update.delivered.iter().any(|&(_, end)| end > una);
+            if acked == 0 || sacked {
+                self.undo_reduction(now);
+            }
         }
         if self.state < CaState::Recovery && (self.sb.should_enter_recovery() || self.sb.is_lost(una)) {
             self.enter_recovery(net, prior_in_flight);
         } else if ece && self.state == CaState::Open && una > self.high_seq {
             let prior_cwnd = self.cwnd();
+            self.undo.forget();
             self.cc.on_event(now, Event::EnterCwr, self.flight());
             self.start_reduction(CaState::Cwr, prior_cwnd);
             self.cwr = true;
@@ -458,6 +564,7 @@ impl ModernSender {
         }
         sample.state = self.state;
         sample.in_flight = self.in_flight();
+        sample.cwnd_limited = self.cwnd_limited();
         self.cc.cong_control(&sample);
         if let Some(until) = self.cc.app_limited_until() {
             self.rate.mark_app_limited_until(until);
@@ -472,6 +579,20 @@ impl ModernSender {
         if delivered > 0 || self.armed == Armed::Reorder {
             self.rearm(net);
         }
+    }
+
+    /// Linux's `tcp_undo_cwnd_reduction`: the controller restores the window it had.
+    fn undo_reduction(&mut self, now: f64) {
+        self.cc.on_event(now, Event::Undo, self.flight());
+        self.undo.undone();
+    }
+
+    /// Retransmissions sent and neither delivered nor lost since (Linux's `retrans_out`).
+    fn retransmissions_out(&self) -> u64 {
+        let out = |&seq: &i64| {
+            self.sent(seq).is_some_and(|tx| tx.retransmitted) && !self.sb.is_sacked(seq) && !self.sb.is_lost(seq)
+        };
+        (self.snd_una()..self.snd_nxt()).filter(out).count() as u64
     }
 
     /// Marks `lost` in the scoreboard; how many were new.
@@ -501,6 +622,7 @@ impl ModernSender {
         if self.state != CaState::Cwr {
             self.cc.on_event(now, Event::EnterRecovery, self.flight());
         }
+        self.undo.start(self.snd_una(), self.retransmissions_out());
         self.start_reduction(CaState::Recovery, prior_cwnd);
         self.rack.end_probe_episode();
     }
@@ -514,6 +636,7 @@ impl ModernSender {
         if self.connection == Connection::SynSent {
             // RFC 6298 §5.5-5.6: back off, and the SYN goes again
             self.rto.back_off();
+            self.syn_retransmissions += 1;
             return self.send_syn(net);
         }
         if self.outstanding() == 0 {
@@ -561,6 +684,10 @@ impl ModernSender {
             self.sb.mark_lost(seq);
         }
         self.cc.on_event(now, Event::Rto { new_reduction }, self.flight());
+        if new_reduction {
+            // Linux's tcp_enter_loss, after marking every segment lost: none in flight
+            self.undo.start(self.snd_una(), 0);
+        }
         self.rto.back_off();
         self.rack.end_probe_episode();
         self.prr = None;
@@ -703,6 +830,24 @@ mod tests {
         assert_eq!(net.seqs_since(3), (0..10).collect::<Vec<_>>());
     }
 
+    /// Linux's window after lost SYNs: SYNs at 0, 1 (the RTO of 1 s) and 3 (doubled to 2 s),
+    /// two retransmissions. A SYN-ACK at 3.05 echoing the third SYN's stamp, 3: the window
+    /// starts at 1, and only segment 0 goes. One echoing the first SYN's stamp, 0: that SYN
+    /// got through and the SYN-ACK was slow (the timeouts were spurious): the initial window
+    /// 0..9 goes. After one retransmission only, see `a_lost_syn_goes_again_after_the_initial_rto`.
+    #[test]
+    fn two_syn_retransmissions_start_the_window_at_one_segment() {
+        for (echo, window) in [(3.0, vec![0]), (0.0, (0..10).collect())] {
+            let (mut s, mut net) = opened(TcpVariant::Cubic, ModernConfig::default(), 100);
+            assert_eq!(net.expire(|net, _, gen| s.on_timer(net, gen)), Some((TimerKind::Rtx, 1.0)));
+            assert_eq!(net.expire(|net, _, gen| s.on_timer(net, gen)), Some((TimerKind::Rtx, 3.0)));
+            assert_eq!(net.sent.iter().map(|p| p.ts).collect::<Vec<_>>(), vec![0.0, 1.0, 3.0]);
+            syn_ack(&mut s, &mut net, 3.05, echo);
+            assert_eq!(net.seqs_since(4), window, "echo {echo}");
+            assert_eq!(s.cc.cwnd(), window.len() as f64);
+        }
+    }
+
     /// BBR's min_rtt is the handshake's, and its first pacing rate the initial window over it.
     #[test]
     fn bbr_starts_from_the_handshake_rtt() {
@@ -721,8 +866,8 @@ mod tests {
     /// sndcnt = ceil(1 x 5/10) - 0 = 1, the retransmission of 0 (pipe 9). SACK of 4: pipe
     /// 5..11 + the retransmitted 0 = 8, ceil(2 x 5/10) - 1 = 0. SACK of 5: pipe 7,
     /// ceil(3 x 5/10) - 1 = 1: new segment 12 (NextSeg's rule 2, no hole left). SACK of 6:
-    /// pipe 7, ceil(4 x 5/10) - 2 = 0. The ACK of 0..12 passes the recovery point 11: the
-    /// reduction is over at Reno's ssthresh 5.
+    /// pipe 7, ceil(4 x 5/10) - 2 = 0. The ACK of 0..12, echoing the retransmission of 0 (sent
+    /// at 0.104), passes the recovery point 11: the reduction is over at Reno's ssthresh 5.
     #[test]
     fn a_loss_repaired_by_rfc_6675_with_the_window_prr_gives() {
         let (mut s, mut net) = start(TcpVariant::Reno, false, 100);
@@ -733,7 +878,8 @@ mod tests {
         assert_eq!(sent, vec![vec![10], vec![11], vec![0], vec![], vec![12], vec![]]);
         assert_eq!((s.state, s.high_seq), (CaState::Recovery, 11));
         assert_eq!((s.cwnd(), s.cc.ssthresh()), (7.0, 5.0), "pipe 7 + sndcnt 0");
-        ack_at(&mut s, &mut net, 0.2, 13, &[]);
+        net.set_now(0.2);
+        s.recv(&mut net, &ack(12, 0.1 + 4.0 * 1e-3, &[]));
         assert_eq!((s.state, s.cc.ssthresh()), (CaState::Open, 5.0));
         assert_eq!(net.stats[0].data_retransmitted, 1);
     }
@@ -769,6 +915,71 @@ mod tests {
         assert_eq!(net.seqs_since(from), vec![9]);
         assert!((net.deadline(TimerKind::Rtx).unwrap() - 0.602).abs() < 1e-12);
         assert_eq!(s.armed, Armed::Rto);
+    }
+
+    /// A SACK-only ACK is an RTT sample (Linux's sack_rtt): 0..9 sent at 0, the SACK of 1 at
+    /// 0.1 gives SRTT 0.1 and RTTVAR 0.05, RTO max(0.1 + 4 x 0.05, 0.2) = 0.3, though the
+    /// cumulative ACK did not move (the echo alone would give nothing).
+    #[test]
+    fn a_sack_times_a_segment() {
+        let (mut s, mut net) = start(TcpVariant::Reno, false, 10);
+        ack_at(&mut s, &mut net, 0.1, 0, &[(1, 2)]);
+        assert_eq!((s.rto.srtt(), s.rto.rto()), (0.1, 0.30000000000000004));
+    }
+
+    /// A lost retransmission, repaired by RACK before the RTO. 0..9 at 0, 0 lost. The SACK of
+    /// 1..3 at 0.1: RACK.rtt 0.1, reo_wnd 0 (three SACKed, no reordering seen), so 0 (sent at
+    /// 0) is lost at 0 + 0.1 - 0.1 = 0: recovery, Reno's ssthresh 5, pipe 6 (4..9) > 5: sndcnt
+    /// ceil(3 x 5/10) = 2: 0 again and new 10, both at 0.1. The retransmission is lost too.
+    /// The SACK of 1..10 at 0.2 delivers 10, sent at 0.1 after the retransmission (same time,
+    /// higher sequence): RACK.rtt 0.2 - 0.1 = 0.1, and 0, sent at 0.1, is lost at 0.1 + 0.1 -
+    /// 0.2 = 0. Pipe 0, PRR's bound min(ssthresh 5 - 0, max(10 - 2, 7)) = 5: 0 a third time,
+    /// then 11..14, long before the RTO (0.1 + 0.3 = 0.4). With RACK off the same ACKs find 0
+    /// lost by DupThresh once; the second leaves it in flight (pipe 1: sndcnt 4, new data only)
+    /// until the RTO, as Linux without RACK does.
+    #[test]
+    fn rack_repairs_a_lost_retransmission_before_the_rto() {
+        for (rack, second) in [(true, vec![0, 11, 12, 13, 14]), (false, vec![11, 12, 13, 14])] {
+            let (mut s, mut net) = start(TcpVariant::Reno, rack, 100);
+            assert_eq!(ack_at(&mut s, &mut net, 0.1, 0, &[(1, 4)]), vec![0, 10], "rack {rack}");
+            assert_eq!(ack_at(&mut s, &mut net, 0.2, 0, &[(1, 11)]), second, "rack {rack}");
+            assert_eq!(s.state, CaState::Recovery);
+            assert_eq!(net.stats[0].data_retransmitted, 1 + u64::from(rack));
+        }
+    }
+
+    /// A recovery that reordering caused, undone. 0..9 at 0; the SACK of 1..3 at 0.1 starts
+    /// recovery (RACK off): Reno's ssthresh 10/2 = 5, PRR sends 0 again and 10 (as in
+    /// `rack_repairs_a_lost_retransmission_before_the_rto`). The original 0 was only late: the
+    /// ACK of 0..9 at 0.11 passes the recovery point 9.
+    ///
+    /// - Eifel (RFC 3522): that ACK echoes 0's original stamp 0, before the retransmission at
+    ///   0.1: spurious. Reno's window comes back, cwnd 10 and ssthresh as before (none,
+    ///   infinite), and slow start adds the 7 segments the ACK delivered (0, 4..9): 17.
+    /// - Echoing the retransmission's stamp 0.1 instead, the reduction ends at ssthresh 5, and
+    ///   congestion avoidance counts the 7 delivered against cwnd 5: 6. The D-SACK of 0 (the
+    ///   retransmission arrived too) at 0.12 accounts for the one retransmission: spurious
+    ///   after all, cwnd max(6, 10) = 10 and ssthresh infinite again (Linux's late D-SACK undo).
+    #[test]
+    fn a_spurious_recovery_is_undone() {
+        for (echo, cwnd) in [(0.0, 17.0), (0.1, 6.0)] {
+            let (mut s, mut net) = start(TcpVariant::Reno, false, 100);
+            assert_eq!(ack_at(&mut s, &mut net, 0.1, 0, &[(1, 4)]), vec![0, 10]);
+            assert_eq!((s.state, s.cc.ssthresh()), (CaState::Recovery, 5.0));
+            net.set_now(0.11);
+            s.recv(&mut net, &ack(9, echo, &[]));
+            assert_eq!(s.state, CaState::Open);
+            assert_eq!(s.cc.cwnd(), cwnd, "echo {echo}");
+            let ssthresh = if echo == 0.0 { f64::INFINITY } else { 5.0 };
+            assert_eq!(s.cc.ssthresh(), ssthresh, "echo {echo}");
+        }
+        let (mut s, mut net) = start(TcpVariant::Reno, false, 100);
+        ack_at(&mut s, &mut net, 0.1, 0, &[(1, 4)]);
+        net.set_now(0.11);
+        s.recv(&mut net, &ack(9, 0.1, &[]));
+        net.set_now(0.12);
+        s.recv(&mut net, &ack(9, 0.1, &[(0, 1)]));
+        assert_eq!((s.cc.cwnd(), s.cc.ssthresh()), (10.0, f64::INFINITY));
     }
 
     /// BBR paces from the first ACK on: after the initial window (unpaced, as Linux's first

@@ -93,6 +93,7 @@ impl Rack {
         }
     }
 
+    #[cfg(test)]
     pub fn rtt(&self) -> f64 {
         self.rtt
     }

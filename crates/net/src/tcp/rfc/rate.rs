@@ -24,6 +24,9 @@ pub struct TxState {
     /// The send time of the segment whose delivery started this send phase.
     pub first_tx_time: f64,
     pub is_app_limited: bool,
+    /// This send was a retransmission: the segment was ever retransmitted (Linux's
+    /// `TCPCB_EVER_RETRANS`), and Karn's rule takes no RTT sample from it. The sender sets it.
+    pub retransmitted: bool,
 }
 
 /// The newest segment delivered by the ACK being processed.
@@ -74,6 +77,7 @@ impl RateEstimator {
             delivered_time: self.delivered_time,
             first_tx_time: self.first_tx_time,
             is_app_limited: self.is_app_limited(),
+            retransmitted: false,
         }
     }
 
