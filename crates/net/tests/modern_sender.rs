@@ -125,3 +125,60 @@ fn the_handshake_opens_the_connection_in_the_trace() {
     assert!((ack.0 - 0.0401152).abs() < 1e-6, "ACK at {}", ack.0);
     assert_eq!((ack.1.as_str(), ack.2, data.0, data.2, data.3), ("tcp", 52, ack.0, 1500, 0));
 }
+
+/// Two BBR flows on two separate, identical paths: each draws its own first phase of
+/// PROBE_BW (from the run's seed and its name), so their windows part once they probe; with
+/// the scenario's `[modern] seed` fixed they are the same flow twice.
+#[test]
+fn each_bbr_flow_draws_its_own_probing_phase() {
+    let windows = |fixed_seed: &str| {
+        let text = format!(
+            r#"
+            name = "two-paths"
+            duration = "6s"
+            nodes = ["a0", "b0", "a1", "b1"]
+            {fixed_seed}
+            [[links]]
+            from = "a0"
+            to = "b0"
+            bandwidth = "10Mb"
+            delay = "10ms"
+            [[links]]
+            from = "a1"
+            to = "b1"
+            bandwidth = "10Mb"
+            delay = "10ms"
+            [[flows]]
+            name = "f0"
+            from = "a0"
+            to = "b0"
+            protocol = "bbr"
+            profile = "rfc"
+            [[flows]]
+            name = "f1"
+            from = "a1"
+            to = "b1"
+            protocol = "bbr"
+            profile = "rfc"
+            "#
+        );
+        let scenario = Scenario::from_toml(&text).unwrap();
+        let opts =
+            RunOptions { traces: Traces { cwnd: true, ..Traces::default() }, check: true, ..RunOptions::default() };
+        let r = Simulation::new(scenario, &opts).unwrap().finish().unwrap();
+        let c = r.series.cwnd.expect("cwnd traced");
+        let of = |name: &str| -> Vec<(f64, f64)> {
+            c.flow
+                .iter()
+                .zip(c.time.iter().zip(&c.cwnd))
+                .filter(|(f, _)| *f == name)
+                .map(|(_, (t, w))| (*t, *w))
+                .collect()
+        };
+        (of("f0"), of("f1"))
+    };
+    let (f0, f1) = windows("");
+    assert!(f0.len() > 10 && f0 != f1, "own phases: the two windows part");
+    let (f0, f1) = windows("[modern]\nseed = 7");
+    assert!(f0.len() > 10 && f0 == f1, "one fixed seed: the same flow twice");
+}

@@ -180,7 +180,7 @@ pub(super) fn modern_config(own: Option<&RawModern>, global: Option<&RawModern>,
     c.fq_pacing = switch(|r| r.fq_pacing, "fq_pacing", c.fq_pacing)?;
     c.handshake = switch(|r| r.handshake, "handshake", c.handshake)?;
     if let Some((v, path)) = pick(own, global, |r| r.seed, "modern", "seed", flow) {
-        c.seed = int_in(v, 0, u32::MAX as i64, &path)? as u64;
+        c.seed = Some(int_in(v, 0, u32::MAX as i64, &path)? as u64);
     }
     Ok(c)
 }

@@ -440,15 +440,16 @@ pub struct ModernConfig {
     /// Pace a controller that sets no rate of its own at Linux's default rate, as the fq qdisc
     /// makes Linux do (BBR paces always).
     pub fq_pacing: bool,
-    /// Seed of BBR's random first phase of PROBE_BW.
-    pub seed: u64,
+    /// Seed of BBR's random first phase of PROBE_BW; None: the flow's own, drawn from the run's
+    /// seed and its name (each Linux connection draws its own).
+    pub seed: Option<u64>,
     /// Open with SYN, SYN-ACK and ACK before the data, as Linux does; false: data from time 0.
     pub handshake: bool,
 }
 
 impl Default for ModernConfig {
     fn default() -> Self {
-        ModernConfig { rack: true, tlp: true, fq_pacing: false, seed: 1, handshake: true }
+        ModernConfig { rack: true, tlp: true, fq_pacing: false, seed: None, handshake: true }
     }
 }
 

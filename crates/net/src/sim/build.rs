@@ -359,7 +359,15 @@ impl Simulation {
                                 .with_jitter(draws(format!("flow/{}/overhead", f.name))),
                         ),
                         _ if t.modern.is_some() => {
-                            let mut modern = ModernSender::new(t, sender_end);
+                            // each flow draws its own first BBR phase, as each Linux connection
+                            // does, unless the scenario fixes the seed
+                            let mut t = t.clone();
+                            if let Some(m) = &mut t.modern {
+                                m.seed.get_or_insert_with(|| {
+                                    Rng::stream(seed, &format!("flow/{}/bbr", f.name)).next_u64()
+                                });
+                            }
+                            let mut modern = ModernSender::new(&t, sender_end);
                             modern.trace_cwnd(&mut net);
                             Sender::Modern(Box::new(modern))
                         }

@@ -150,7 +150,9 @@ impl ModernSender {
                 CubicConfig { paced: modern.fq_pacing, ..CubicConfig::default() },
                 initial,
             )),
-            TcpVariant::Bbr => Controller::Bbr(Bbr::new(BbrConfig { mss: p.packet_size, seed: modern.seed }, initial)),
+            TcpVariant::Bbr => {
+                Controller::Bbr(Bbr::new(BbrConfig { mss: p.packet_size, seed: modern.seed.unwrap_or(1) }, initial))
+            }
             TcpVariant::Dctcp => Controller::Dctcp(Dctcp::new(DctcpConfig::default(), initial)),
             _ => Controller::Reno(Reno::new(initial)),
         };
