@@ -606,10 +606,13 @@ impl Wifi {
             }
         }
         ctx.sched.schedule_exact(now + air, Event::Wifi(WifiEvent::TxEnd(r, f)));
-        let cfg = &self.wlans[wlan as usize];
         let from = self.position(r, now);
-        for (o, other) in self.stations.iter().enumerate() {
-            if o == r.index() || other.wlan != wlan {
+        let ns2 = self.wlans[wlan as usize].ns2_backoff;
+        let order = if ns2 { self.ns2_channel_order(r, now) } else { Vec::new() };
+        let others = (0..self.stations.len()).filter(|&o| !ns2 && o != r.index()).chain(order);
+        let cfg = &self.wlans[wlan as usize];
+        for o in others {
+            if self.stations[o].wlan != wlan {
                 continue;
             }
             let d = distance(from, self.position(RadioId(o as u32), now));
@@ -621,6 +624,21 @@ impl Wifi {
             ctx.sched.schedule_exact(now + prop + air, Event::Wifi(WifiEvent::RxEnd(RadioId(o as u32), f)));
             self.frames[f.index()].refs += 1;
         }
+    }
+
+    /// The other radios of `r`'s WLAN in the order ns-2's channel hands them a frame
+    /// (`WirelessChannel::getAffectedNodes`): its nodes sorted by x (equal x in the order they
+    /// were made), from the sender's place down, then up. Frames that arrive at the same instant
+    /// are taken in this order.
+    fn ns2_channel_order(&self, r: RadioId, now: f64) -> Vec<usize> {
+        let wlan = self.stations[r.index()].wlan;
+        let mut sorted: Vec<(f64, usize)> = (0..self.stations.len())
+            .filter(|&o| self.stations[o].wlan == wlan)
+            .map(|o| (self.position(RadioId(o as u32), now).0, o))
+            .collect();
+        sorted.sort_by(|a, b| a.0.total_cmp(&b.0)); // stable: equal x keep their order
+        let at = sorted.iter().position(|&(_, o)| o == r.index()).expect("the sender is on its WLAN");
+        sorted[..at].iter().rev().chain(&sorted[at + 1..]).map(|&(_, o)| o).collect()
     }
 
     /// Handles a radio event: a packet may come out of it, delivered or given up.

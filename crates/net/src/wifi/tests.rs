@@ -642,3 +642,27 @@ fn ns2_draws_no_backoff_for_a_packet_that_comes_while_an_ack_waits_its_sifs() {
     let slots = (sent - ack_end - DIFS) / SLOT;
     assert!(slots > -1e-6 && (slots - slots.round()).abs() < 1e-6, "{slots} slots after DIFS past the ACK");
 }
+
+#[test]
+fn ns2_hands_a_frame_to_equidistant_radios_in_its_channels_order() {
+    // WirelessChannel::getAffectedNodes: the nodes sorted by x, from the sender's place down,
+    // then up; radios 5 m away both, radio 2 at smaller x than the sender, radio 1 at larger, so
+    // radio 2 takes the frame first though it was made after radio 1 (found by the WLAN fuzz:
+    // conformance/fuzz-cases/wifi_channel_order_ties.json)
+    let at = [(5.0, 0.0), (9.0, 3.0), (1.0, 3.0)];
+    for (ns2_profile, first) in [(true, 2), (false, 1)] {
+        let cfg = if ns2_profile { ns2(&at, 3000) } else { wlan(&at) };
+        let mut bed = Bed::new(cfg);
+        let _ = bed.send(0, 1, 1, 1000);
+        bed.run_until(0.5);
+        let ends: Vec<u32> = bed
+            .log
+            .iter()
+            .filter_map(|(_, s)| match s {
+                Seen::RxEnd(r, FrameKind::Data, 0) => Some(*r),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ends, [first, 3 - first], "ns2 profile {ns2_profile}");
+    }
+}
