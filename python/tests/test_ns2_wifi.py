@@ -190,3 +190,17 @@ def test_translation_refuses_what_it_cannot_express_naming_the_field(change, fie
     with pytest.raises(ValueError) as e:
         wlan_tcl(change)
     assert str(e.value).startswith(field + ":"), str(e.value)
+
+
+@needs_ns
+def test_a_wlan_differential_fuzz_finds_no_disagreement(tmp_path):
+    """conformance/difffuzz.py --wlan's first 100 ad hoc WLANs of seed 1 (2-5 stations in range,
+    RTS/CTS on and off, TCP and CBR flows): every packet and cwnd trace identical to ns-2's."""
+    import json
+    import sys
+
+    fuzz = subprocess.run([sys.executable, str(CASE.parents[1] / "conformance" / "difffuzz.py"), "--wlan",
+                           "--count", "100", "--seed", "1", "--out", str(tmp_path)], capture_output=True, text=True)
+    assert fuzz.returncode == 0, fuzz.stdout + fuzz.stderr
+    summary = json.loads((tmp_path / "summary-wlan-1-0.json").read_text())
+    assert summary["identical"] == 100, summary
