@@ -900,7 +900,11 @@ impl Wifi {
         let s = &mut self.stations[r.index()];
         match frame.kind {
             FrameKind::Rts => {
-                if s.nav_until <= now + EPS && s.tx_until <= now + EPS {
+                // ns-2 (recvRTS) answers whatever its NAV says, and checks the medium only as
+                // the CTS is to go, a SIFS later (check_pktCTRL; `MacTimer::Respond`)
+                let ns2 = self.wlan_of(r).ns2_backoff;
+                let s = &mut self.stations[r.index()];
+                if (ns2 || s.nav_until <= now + EPS) && s.tx_until <= now + EPS {
                     let nav = frame.nav - timing.sifs - timing.control(CTS_BYTES);
                     s.respond = Some((FrameKind::Cts, frame.src, nav));
                     self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
@@ -969,6 +973,17 @@ impl Wifi {
             MacTimer::Access => self.send_head(ctx, r),
             MacTimer::Timeout => return self.exchange_failed(ctx, r),
             MacTimer::Respond => {
+                let now = ctx.now_secs();
+                let busy_cts = matches!(self.stations[r.index()].respond, Some((FrameKind::Cts, _, _)))
+                    && self.wlan_of(r).ns2_backoff
+                    && self.medium_busy(r, now);
+                if busy_cts {
+                    // check_pktCTRL: no CTS on a busy medium (NAV, a frame coming in); discarded
+                    // untraced, as it is addressed to the RTS's sender
+                    self.stations[r.index()].respond = None;
+                    self.medium_maybe_idle(ctx, r);
+                    return Outcome::Nothing;
+                }
                 if let Some((kind, to, nav)) = self.stations[r.index()].respond.take() {
                     let (pkt, seq) = match kind {
                         FrameKind::Data => {
