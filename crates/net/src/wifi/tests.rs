@@ -666,3 +666,20 @@ fn ns2_hands_a_frame_to_equidistant_radios_in_its_channels_order() {
         assert_eq!(ends, [first, 3 - first], "ns2 profile {ns2_profile}");
     }
 }
+
+#[test]
+fn ns2_answers_an_rts_if_the_medium_is_idle_as_the_cts_goes() {
+    // recvRTS ignores the NAV; check_pktCTRL, a SIFS later, sends the CTS only on an idle medium
+    // (found by the WLAN fuzz: conformance/fuzz-cases/wifi_cts_after_sifs.json). B's NAV ends
+    // 5 µs after A's RTS has arrived: a CTS; 15 µs after: none.
+    let d = 10.0;
+    for (nav_after_rts, cts) in [(5.0, 1), (15.0, 0)] {
+        let mut bed = Bed::new(ns2(&[(0.0, 0.0), (d, 0.0)], 0));
+        let _ = bed.send(0, 1, 1, 1000);
+        let slots = bed.wifi.stations[0].backoff.expect("drawn") as f64;
+        let rts_in = DIFS + slots * SLOT + RTS + p(d);
+        bed.wifi.stations[1].nav_until = rts_in + nav_after_rts * US;
+        bed.run_until(rts_in + SIFS + 1.0 * US);
+        assert_eq!(bed.wifi.stations[1].stats.cts, cts, "NAV {nav_after_rts} µs past the RTS");
+    }
+}
