@@ -237,12 +237,24 @@ impl Ns2Sender {
     /// made from the class's variables, ns-2's defaults: ssthresh from `window_` 20, cwnd 1
     /// (`syn_` and `delay_growth_`), the RTT estimator from `rtxcur_init_` and its like, the
     /// clock phase from `tcpTick_`. `$agent set ssthresh_` still counts.
-    pub fn on_mobile_node(variant: TcpVariant, p: TcpParams, pacing: Option<PacingConfig>, ep: Endpoint, phase: f64) -> Ns2Sender {
+    pub fn on_mobile_node(
+        variant: TcpVariant,
+        p: TcpParams,
+        pacing: Option<PacingConfig>,
+        ep: Endpoint,
+        phase: f64,
+    ) -> Ns2Sender {
         Ns2Sender::created(variant, p, pacing, ep, phase, false)
     }
 
-    fn created(variant: TcpVariant, p: TcpParams, pacing: Option<PacingConfig>, ep: Endpoint, phase: f64,
-               reset_at_run: bool) -> Ns2Sender {
+    fn created(
+        variant: TcpVariant,
+        p: TcpParams,
+        pacing: Option<PacingConfig>,
+        ep: Endpoint,
+        phase: f64,
+        reset_at_run: bool,
+    ) -> Ns2Sender {
         assert_ne!(variant, TcpVariant::Fast, "FAST has no ns-2 agent: the rfc profile runs it");
         let mut p = p;
         if variant == TcpVariant::Rfc793edu {
@@ -318,7 +330,8 @@ impl Ns2Sender {
             let class = TcpParams::default();
             let instance = std::mem::replace(&mut s.p, class.clone());
             let kept = (s.wnd, s.wnd_init, s.wnd_init_option);
-            (s.wnd, s.wnd_init, s.wnd_init_option) = (class.window as f64, class.window_init as f64, class.window_init_option);
+            (s.wnd, s.wnd_init, s.wnd_init_option) =
+                (class.window as f64, class.window_init as f64, class.window_init_option);
             s.tcp_reset(phase);
             s.p = instance;
             (s.wnd, s.wnd_init, s.wnd_init_option) = kept;
