@@ -485,7 +485,8 @@ def _wireless_nodes(emit, s: dict) -> None:
     emit(f"$topo load_flatgrid {size(xs)} {size(ys)}")
     emit(f"create-god {len(s['nodes'])}")
     emit("$ns node-config -adhocRouting DumbAgent -llType LL -macType Mac/802_11 -ifqType Queue/DropTail/PriQueue \\")
-    emit(f"    -ifqLen {w['queue_limit']} -antType Antenna/OmniAntenna -propType {PROPAGATION[w['radio']['propagation']]} \\")
+    prop = PROPAGATION[w["radio"]["propagation"]]
+    emit(f"    -ifqLen {w['queue_limit']} -antType Antenna/OmniAntenna -propType {prop} \\")
     emit("    -phyType Phy/WirelessPhy -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace ON \\")
     emit("    -routerTrace OFF -macTrace ON -movementTrace OFF")
     emit("# nodes: ns-2 ids follow creation order = position in `nodes`")
