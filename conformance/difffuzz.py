@@ -10,6 +10,7 @@ different and skipped by reason.
 
     .venv/bin/python conformance/difffuzz.py --count 500 --seed 1 --out /tmp/difffuzz
     .venv/bin/python conformance/difffuzz.py --seed 1 --only 17 --out /tmp/difffuzz   # one case
+    .venv/bin/python conformance/difffuzz.py --wlan --count 200 --seed 1 --out /tmp/fw  # WLANs
 """
 
 from __future__ import annotations
@@ -458,6 +459,68 @@ def scenario(seed: int, index: int) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
+# WLANs (--wlan): small ad hoc 802.11 networks of ns-2's mobile nodes (issue 42)
+# ---------------------------------------------------------------------------------------------
+
+def wlan_scenario(seed: int, index: int) -> dict:
+    """The index-th random ad hoc WLAN of a run seeded with seed: 2-5 stations all within
+    receive range of each other (ns-2's defaults hear 250 m; these stand in a 150 m square),
+    RTS/CTS before every frame (ns-2's default) or never, TCP and CBR/UDP flows between them."""
+    r = random.Random(f"difffuzz-wlan-{seed}-{index}")
+    n = r.randint(2, 5)
+    nodes = [f"w{i}" for i in range(n)]
+    duration = round(r.uniform(1.0, 4.0), r.choice([1, 2]))
+    positions: dict[str, list[float]] = {}
+    for name in nodes:
+        while True:
+            if r.random() < 0.7:
+                xy = [float(r.randint(50, 200)), float(r.randint(50, 200))]
+            else:
+                xy = [round(r.uniform(50, 200), 2), round(r.uniform(50, 200), 2)]
+            if xy not in positions.values():
+                break
+        positions[name] = xy
+    wlan: dict = {"nodes": nodes}
+    if r.random() < 0.5:
+        wlan["rts_threshold"] = 3000  # data without RTS/CTS
+    elif r.random() < 0.15:
+        wlan["rts_threshold"] = r.choice([100, 500, 1000, 1058, 1100])
+    if r.random() < 0.15:
+        wlan["queue_limit"] = r.choice([1, 2, 5, 10])
+    if r.random() < 0.15:
+        wlan["data_rate"] = r.choice(["2Mb", "5.5Mb", "11Mb"])
+    s: dict = {"name": f"fw{seed}-{index}", "duration": f"{duration}s", "nodes": nodes,
+               "positions": positions, "wlans": [wlan]}
+    if r.random() < 0.2:
+        s["seed"] = r.randint(1, 2147483646)
+    flows = []
+    for i in range(r.choice([1, 1, 2, 2, 3])):
+        src, dst = r.sample(nodes, 2)
+        f: dict = {"name": f"f{i}", "from": src, "to": dst}
+        if r.random() < 0.35:
+            f["protocol"] = "udp"
+            f["rate"] = r.choice(["16kb", "64kb", "200kb", "500kb"])
+            if r.random() < 0.6:
+                f["packet_size"] = r.choice([64, 210, 512, 1000, 1500])
+        else:
+            f["protocol"] = r.choice(["tahoe", "reno", "newreno", "sack1"])
+            if f["protocol"] == "sack1":
+                f["sink"] = "sack1"
+            if r.random() < 0.4:
+                f["packet_size"] = r.choice([100, 512, 1000, 1460])
+            if r.random() < 0.3:
+                f["tcp"] = {"window": r.choice([2, 4, 8, 32])}
+        if r.random() < 0.7:
+            f["start"] = pick_time(r, 0, duration * 0.5)
+        if r.random() < 0.15:
+            lo = float(f.get("start", "0s")[:-1])
+            f["stop"] = pick_time(r, lo + 0.01, duration * 1.1)
+        flows.append(f)
+    s["flows"] = flows
+    return s
+
+
+# ---------------------------------------------------------------------------------------------
 # Running both simulators
 # ---------------------------------------------------------------------------------------------
 
@@ -477,16 +540,17 @@ def read_lines(path: str | None) -> list[str]:
         return [line.rstrip() for line in f if line.strip()]
 
 
-def run_case(seed: int, index: int, out_dir: str, ns_timeout: float) -> dict:
-    """Generate, validate and run one scenario; returns {"status", "reason"?, "detail"?}."""
+def run_case(seed: int, index: int, out_dir: str, ns_timeout: float, wlan: bool = False) -> dict:
+    """Generate, validate and run one scenario (a WLAN's with `wlan`); returns {"status",
+    "reason"?, "detail"?}."""
     t0 = time.time()
-    res = _run_case(seed, index, out_dir, ns_timeout)
+    res = _run_case(seed, index, out_dir, ns_timeout, wlan)
     res["wall_s"] = time.time() - t0
     return res
 
 
-def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float) -> dict:
-    s = scenario(seed, index)
+def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float, wlan: bool = False) -> dict:
+    s = wlan_scenario(seed, index) if wlan else scenario(seed, index)
     try:
         tcplab.validate(s)
         events = tcplab.estimate(s)["estimate"]["events"]
@@ -546,7 +610,7 @@ def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float) -> dict:
 
 def keep(s: dict, out_dir: str, seed: int, index: int, work: str, status: str, detail: str) -> dict:
     """Write a disagreement where it can be looked at: the scenario, what differs, the Tcl."""
-    case = os.path.join(out_dir, f"{seed}-{index}")
+    case = os.path.join(out_dir, ("wlan-" if s["name"].startswith("fw") else "") + f"{seed}-{index}")
     os.makedirs(case, exist_ok=True)
     with open(os.path.join(case, "scenario.json"), "w") as f:
         json.dump(s, f, indent=1)
@@ -569,12 +633,13 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: one per core)")
     p.add_argument("--ns-timeout", type=float, default=120.0, help="seconds ns-2 may take per case")
     p.add_argument("--print", action="store_true", help="print the scenarios' JSON and stop")
+    p.add_argument("--wlan", action="store_true", help="draw ad hoc 802.11 WLANs instead of wired networks")
     args = p.parse_args(argv)
 
     indices = [args.only] if args.only is not None else list(range(args.first, args.first + args.count))
     if args.print:
         for i in indices:
-            print(json.dumps(scenario(args.seed, i)))
+            print(json.dumps(wlan_scenario(args.seed, i) if args.wlan else scenario(args.seed, i)))
         return 0
     if not args.out:
         p.error("--out is required to run the scenarios")
@@ -584,7 +649,7 @@ def main(argv=None) -> int:
     counts, reasons, findings = Counter(), Counter(), []
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_case, args.seed, i, args.out, args.ns_timeout): i for i in indices}
+        futures = {pool.submit(run_case, args.seed, i, args.out, args.ns_timeout, args.wlan): i for i in indices}
         for n, fut in enumerate(futures, 1):
             i = futures[fut]
             try:
@@ -604,7 +669,7 @@ def main(argv=None) -> int:
                 print(f"... {n}/{len(indices)} in {time.time() - t0:.0f} s: {dict(counts)}", flush=True)
 
     ran = sum(counts.values()) - counts["skipped"]
-    summary = {"seed": args.seed, "generated": len(indices), "run": ran,
+    summary = {"seed": args.seed, "wlan": args.wlan, "generated": len(indices), "run": ran,
                "identical": counts["identical"], "stopped_by_both": counts["stopped by both"],
                "different": counts["different"],
                "ns2_failed": counts["ns-2 failed"], "tcplab_failed": counts["tcplab failed"],
@@ -612,7 +677,7 @@ def main(argv=None) -> int:
                "skipped_by_reason": dict(reasons.most_common()),
                "cases": [f"{args.seed}-{i}" for i, _ in findings],
                "wall_s": round(time.time() - t0, 1)}
-    with open(os.path.join(args.out, f"summary-{args.seed}-{indices[0]}.json"), "w") as f:
+    with open(os.path.join(args.out, f"summary-{'wlan-' if args.wlan else ''}{args.seed}-{indices[0]}.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(f"seed {args.seed}: generated {len(indices)}, run {ran}, identical {counts['identical']}, "
           f"stopped by both {counts['stopped by both']}, different {counts['different']}, "

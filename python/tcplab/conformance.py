@@ -19,7 +19,9 @@ writes lines of its own into it (test-suite-simple.tcl's ``v testName ...``) lis
 
 A suite whose folder has a ``suite.toml`` saying ``reference = "translate"`` is tcplab's own: its
 tests are its scenario files (or those of the repository folder named by ``scenarios``), and
-ns-2 runs each one as ``tcplab.ns2`` translates it to Tcl.
+ns-2 runs each one as ``tcplab.ns2`` translates it to Tcl. One of WLAN scenarios names the
+wireless trace formats to compare (``wireless_formats = ["old", "new"]``): each scenario is then
+run, and compared, once per format.
 
     tcplab conformance ns2 [--suite tcpVariants ...] [--json]
 """
@@ -200,13 +202,28 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport
     if own is not None:
         from tcplab.ns2 import run_ns2
 
-        report = SuiteReport(tests=sorted(p.stem for p in own.glob("*.toml") if p.name != "suite.toml"))
-        for test in report.tests:
-            scenario = own / f"{test}.toml"
-            theirs = run_ns2(scenario, str(work / f"{suite}-{test}.ns2"), cwnd=False)["trace"]
-            out = work / f"{suite}-{test}"
-            tcplab.run(scenario, out=out, trace=["ns2"])
-            _compare(report, test, out / "trace.tr", Path(theirs))
+        stems = sorted(p.stem for p in own.glob("*.toml") if p.name != "suite.toml")
+        formats = _meta(folder).get("wireless_formats")
+        if not formats:
+            report = SuiteReport(tests=stems)
+            for test in report.tests:
+                scenario = own / f"{test}.toml"
+                theirs = run_ns2(scenario, str(work / f"{suite}-{test}.ns2"), cwnd=False)["trace"]
+                out = work / f"{suite}-{test}"
+                tcplab.run(scenario, out=out, trace=["ns2"])
+                _compare(report, test, out / "trace.tr", Path(theirs))
+            return report
+        # A WLAN suite: each scenario once per wireless trace format ns-2 writes (the old CMU
+        # format, and the new one of `$ns use-newtrace`), as "<test> (<format>)".
+        report = SuiteReport(tests=[f"{stem} ({fmt})" for stem in stems for fmt in formats])
+        for stem in stems:
+            doc = tomllib.loads((own / f"{stem}.toml").read_text())
+            for fmt in formats:
+                scenario = {**doc, "output": {**doc.get("output", {}), "wireless_format": fmt}}
+                theirs = run_ns2(scenario, str(work / f"{suite}-{stem}-{fmt}.ns2"), cwnd=False)["trace"]
+                out = work / f"{suite}-{stem}-{fmt}"
+                tcplab.run(scenario, out=out, trace=["ns2"])
+                _compare(report, f"{stem} ({fmt})", out / "trace.tr", Path(theirs))
         return report
     skipped_file = folder / "skipped.toml"
     reasons = tomllib.loads(skipped_file.read_text())["skipped"] if skipped_file.exists() else {}

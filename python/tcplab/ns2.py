@@ -390,6 +390,119 @@ def _losses(emit, s: dict) -> None:
         emit("")
 
 
+# ns-2.35's wireless defaults (tcl/lib/ns-default.tcl): a WLAN knob -> the class variable it
+# sets and ns-2's value; the translation writes only those that differ.
+MAC_VARS = {"rts_threshold": ("RTSThreshold_", 0), "cw_min": ("CWMin_", 31), "cw_max": ("CWMax_", 1023),
+            "short_retry_limit": ("ShortRetryLimit_", 7), "long_retry_limit": ("LongRetryLimit_", 4)}
+TIMING_VARS = {"slot": ("SlotTime_", 20e-6), "sifs": ("SIFS_", 10e-6), "data_rate": ("dataRate_", 1e6),
+               "basic_rate": ("basicRate_", 1e6)}
+RADIO_VARS = {"tx_power": ("Phy/WirelessPhy", "Pt_", 0.28183815),
+              "frequency": ("Phy/WirelessPhy", "freq_", 914e6),
+              "rx_threshold": ("Phy/WirelessPhy", "RXThresh_", 3.652e-10),
+              "cs_threshold": ("Phy/WirelessPhy", "CSThresh_", 1.559e-11),
+              "capture_ratio": ("Phy/WirelessPhy", "CPThresh_", 10.0),
+              "system_loss": ("Phy/WirelessPhy", "L_", 1.0),
+              "antenna_height": ("Antenna/OmniAntenna", "Z_", 1.5)}
+PROPAGATION = {"two_ray_ground": "Propagation/TwoRayGround", "free_space": "Propagation/FreeSpace"}
+
+
+def _check_wireless(s: dict, nam_path: str | None) -> None:
+    """Refuses, naming the field, what an ad hoc WLAN of ns-2's mobile nodes (DumbAgent, one
+    channel, Mac/802_11 with ns-2's defaults) cannot express, or what tcplab does not model as
+    ns-2 does."""
+    wlans = s["wlans"]
+    if len(wlans) > 1:
+        raise ValueError("wlans[1]: the ns-2 translation covers one WLAN (one channel, every node on it)")
+    w = wlans[0]
+    if not w["ns2_backoff"]:
+        raise ValueError('wlans[0].profile: the standard profile has no ns-2 counterpart (ns-2\'s Mac/802_11'
+                         ' is the ns2 profile: use profile = "ns2")')
+    if not w["backoff_when_idle"]:
+        raise ValueError("wlans[0].backoff_when_idle: ns-2's Mac/802_11 without bugFix_timer_ defers a random"
+                         " number of slots on an idle medium, which tcplab does not model")
+    if w["access_point"] is not None:
+        raise ValueError("wlans[0].access_point: ns-2's infrastructure mode (beacons, scanning, association,"
+                         " the AP relaying) is not tcplab's access point; only ad hoc WLANs are translated")
+    if w["timing"]["mac_overhead"] != 34:
+        raise ValueError("wlans[0].mac_overhead: ns-2's 802.11 MAC header and FCS are 34 bytes, fixed")
+    if w["timing"]["preamble"] != "long":
+        raise ValueError("wlans[0].preamble: ns-2 sends the PLCP preamble and header at one rate and counts"
+                         " them into every frame's size; a short preamble is not translated")
+    if w["radio"]["light"] != 3e8:
+        raise ValueError("wlans[0].profile: ns-2's speed of light is 3e8 m/s (the ns2 profile's)")
+    if s["links"]:
+        raise ValueError("links: wired links beside a WLAN need ns-2's base stations and hierarchical"
+                         " addresses; the translation covers WLANs of mobile nodes alone")
+    if s["mobile_nodes"]:
+        raise ValueError("mobile_nodes: ns-2.35 has no Mobile IPv6")
+    for i, name in enumerate(s["nodes"]):
+        if i not in w["nodes"]:
+            raise ValueError(f"nodes: {name!r} has no radio; ns-2's mobile nodes of a WLAN are all its nodes")
+    for i, loss in enumerate(s["losses"]):
+        raise ValueError(f"losses[{i}]: an error model on a radio is not translated (ns-2's sits between"
+                         " the PHY and the MAC, with units and FEC of its own)")
+    for node, (x, y) in zip(w["nodes"], w["positions"]):
+        if x < 0 or y < 0:
+            raise ValueError(f"positions.{s['nodes'][node]}: ns-2's topography starts at (0, 0); a node"
+                             " cannot stand at negative x or y")
+    for i, m in enumerate(s["moves"]):
+        if m["to"][0] <= 0 or m["to"][1] <= 0:
+            raise ValueError(f"moves[{i}].to: ns-2's setdest refuses a destination on or beyond the"
+                             " topography's edge (x and y above 0)")
+    if s["traces"]["tcp_header"]:
+        raise ValueError("output.tcp_header: a wireless trace prints its own TCP fields (show_tcphdr_ is"
+                         " for wired links)")
+    if s["traces"]["events"]:
+        raise ValueError("output.events: ns-2's event lines are written by wired links' traces only")
+    if s["trace_links"] is not None:
+        raise ValueError("output.trace_links: a WLAN has no links to trace; its nodes trace their layers")
+    if nam_path is not None:
+        raise ValueError("output.trace: the NAM trace of a WLAN is not translated")
+
+
+def _wireless_nodes(emit, s: dict) -> None:
+    """The WLAN as ns-2's mobile nodes: Mac/802_11's class variables where they differ from
+    ns-2's defaults, a flat topography holding every position, God, node-config (DumbAgent:
+    no routing packets; LL, ARP, PriQueue, WirelessPhy, OmniAntenna as ns-2's wireless scripts
+    use them), the nodes at their positions and their moves as setdest."""
+    w = s["wlans"][0]
+    emit(f"# WLAN {_comment(w['name'])}: ad hoc, ns-2's mobile nodes")
+    for key, (var, default) in MAC_VARS.items():
+        if w[key] != default:
+            emit(f"Mac/802_11 set {var} {w[key]}")
+    for key, (var, default) in TIMING_VARS.items():
+        value = w["timing"][key]
+        if value != default:
+            emit(f"Mac/802_11 set {var} {int(value) if key.endswith('rate') else _num(value)}")
+    for key, (cls, var, default) in RADIO_VARS.items():
+        if w["radio"][key] != default:
+            emit(f"{cls} set {var} {_num(w['radio'][key])}")
+    xs = [p[0] for p in w["positions"]] + [m["to"][0] for m in s["moves"]]
+    ys = [p[1] for p in w["positions"]] + [m["to"][1] for m in s["moves"]]
+    # setdest takes destinations strictly inside the grid
+    size = lambda v: max(500, int(max(v)) + 1)
+    emit("set topo [new Topography]")
+    emit(f"$topo load_flatgrid {size(xs)} {size(ys)}")
+    emit(f"create-god {len(s['nodes'])}")
+    emit("$ns node-config -adhocRouting DumbAgent -llType LL -macType Mac/802_11 -ifqType Queue/DropTail/PriQueue \\")
+    prop = PROPAGATION[w["radio"]["propagation"]]
+    emit(f"    -ifqLen {w['queue_limit']} -antType Antenna/OmniAntenna -propType {prop} \\")
+    emit("    -phyType Phy/WirelessPhy -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace ON \\")
+    emit("    -routerTrace OFF -macTrace ON -movementTrace OFF")
+    emit("# nodes: ns-2 ids follow creation order = position in `nodes`")
+    for i, name in enumerate(s["nodes"]):
+        emit(f"# n{i} = {_comment(name)}")
+        emit(f"set n{i} [$ns node]")
+    for node, (x, y) in zip(w["nodes"], w["positions"]):
+        emit(f"$n{node} random-motion 0")
+        emit(f"$n{node} set X_ {_num(float(x))}")
+        emit(f"$n{node} set Y_ {_num(float(y))}")
+        emit(f"$n{node} set Z_ 0.0")
+    for m in s["moves"]:
+        emit(f'$ns at {_num(m["at"])} "$n{m["node"]} setdest {_num(float(m["to"][0]))} {_num(float(m["to"][1]))}'
+             f' {_num(float(m["speed"]))}"')
+
+
 def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | None = None,
                     nam_path: str | None = None) -> str:
     """Return an ns-2.35 Tcl script building `normalized` (the output of tcplab.validate),
@@ -406,13 +519,15 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
     emit(f"# scenario: {_comment(s['name'])}")
     if normalized["rng"] != "ns2":
         raise ValueError(f'rng: {normalized["rng"]!r} has no ns-2 equivalent (use rng = "ns2")')
-    if normalized.get("wlans"):
-        raise ValueError("wlans: the ns-2 translation covers wired scenarios only (ns-2 has no"
-                         " Mobile IPv6; conformance/ns2-wifi keeps a hand-written script)")
+    wireless = bool(normalized.get("wlans"))
+    if wireless:
+        _check_wireless(s, nam_path)
     emit("set ns [new Simulator]")
     # tcplab's rng = "ns2" draws from ns-2's default generator, seeded the same way.
     if normalized["seed"] != 1:
         emit(f"$defaultRNG seed {int(normalized['seed'])}")
+    if wireless and s["wireless_format"] == "new" and trace_path is not None:
+        emit("$ns use-newtrace ;# ns-2's new wireless trace format")
     # trace-all must precede link creation: links only get trace objects if a
     # trace file is registered when they are built (and read show_tcphdr_ then).
     if s["traces"]["tcp_header"]:
@@ -434,10 +549,13 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
     if cwnd_path is not None:
         emit(f"set cwndfd [open {_tcl_string(cwnd_path)} w]")
     emit("")
-    emit("# nodes: ns-2 ids follow creation order = position in `nodes`")
-    for i, name in enumerate(s["nodes"]):
-        emit(f"# n{i} = {_comment(name)}")
-        emit(f"set n{i} [$ns node]")
+    if wireless:
+        _wireless_nodes(emit, s)
+    else:
+        emit("# nodes: ns-2 ids follow creation order = position in `nodes`")
+        for i, name in enumerate(s["nodes"]):
+            emit(f"# n{i} = {_comment(name)}")
+            emit(f"set n{i} [$ns node]")
     emit("")
 
     for li, link in enumerate(s["links"]):

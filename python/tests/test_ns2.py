@@ -985,7 +985,7 @@ def test_export_of_a_wireless_scenario_says_why(capsys):
     wifi = Path(__file__).resolve().parents[2] / "scenarios" / "wifi" / "download.toml"
     assert cli.main(["ns2", "export", str(wifi)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "cannot export to ns-2: wlans: the ns-2 translation covers wired scenarios only" in err
+    assert err.count("\n") == 1 and "cannot export to ns-2: wlans[0].profile: the standard profile has no ns-2" in err
 
 
 def test_export_of_an_invalid_scenario_names_the_field(tmp_path, capsys):

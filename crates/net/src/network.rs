@@ -359,9 +359,14 @@ impl Network {
                     Resolved::Known => {}
                     Resolved::Held(replaced) => {
                         if let Some(old) = replaced {
-                            let (node, pkt) = (self.wifi.stations[from.index()].node, *self.ctx.pkts.get(old));
-                            self.wifi.trace_radio_packet(&mut self.ctx, 'D', node, "IFQ", "ARP", &pkt);
-                            self.drop_packet(old);
+                            self.arp_drop(from, old);
+                        }
+                        return;
+                    }
+                    Resolved::Refused(held) => {
+                        // ns-2's arpresolve at ARP_MAX_REQUEST_COUNT: the held packet, then this
+                        for dropped in held.into_iter().chain([id]) {
+                            self.arp_drop(from, dropped);
                         }
                         return;
                     }
@@ -373,6 +378,14 @@ impl Network {
         }
         let outcome = self.wifi.enqueue(&mut self.ctx, from, to, id);
         let _ = self.take_outcome(outcome);
+    }
+
+    /// ARP drops packet `id` at radio `from` (`DROP_IFQ_ARP_FULL`): LL::sendDown has written
+    /// the MAC header's source and type, not yet its destination.
+    fn arp_drop(&mut self, from: RadioId, id: PacketId) {
+        let (node, pkt) = (self.wifi.stations[from.index()].node, *self.ctx.pkts.get(id));
+        self.wifi.write_radio_packet(&mut self.ctx, 'D', node, "IFQ", "ARP", &pkt, (0, 0, node.get(), 0x800));
+        self.drop_packet(id);
     }
 
     /// Handles a radio event; returns a packet that reached its destination node.

@@ -354,10 +354,16 @@ impl Simulation {
                 }
                 (Transport::Tcp(t), _) => {
                     let sender = match (t.profile, t.variant) {
-                        (Profile::Ns2, variant) if variant != TcpVariant::Fast => Sender::Tcp(
-                            Ns2Sender::new(variant, t.params.clone(), t.pacing.clone(), sender_end, phases[i])
-                                .with_jitter(draws(format!("flow/{}/overhead", f.name))),
-                        ),
+                        (Profile::Ns2, variant) if variant != TcpVariant::Fast => {
+                            let (p, pacing, phase) = (t.params.clone(), t.pacing.clone(), phases[i]);
+                            // `$ns run` resets the agents of nodes without a radio only
+                            let sender = if scenario.wlans.iter().any(|w| w.nodes.contains(&f.from)) {
+                                Ns2Sender::on_mobile_node(variant, p, pacing, sender_end, phase)
+                            } else {
+                                Ns2Sender::new(variant, p, pacing, sender_end, phase)
+                            };
+                            Sender::Tcp(sender.with_jitter(draws(format!("flow/{}/overhead", f.name))))
+                        }
                         _ if t.modern.is_some() => {
                             // each flow draws its own first BBR phase, as each Linux connection
                             // does, unless the scenario fixes the seed

@@ -228,6 +228,33 @@ impl Ns2Sender {
     /// `phase` is the agent's clock phase as a fraction of a tick, in [0, 1): ns-2 draws it
     /// when it resets the agent at `$ns run`.
     pub fn new(variant: TcpVariant, p: TcpParams, pacing: Option<PacingConfig>, ep: Endpoint, phase: f64) -> Ns2Sender {
+        Ns2Sender::created(variant, p, pacing, ep, phase, true)
+    }
+
+    /// An agent on a node with a radio, which `$ns run` does not reset (a `Node/MobileNode`
+    /// resets its interfaces, not its agents: ns-mobilenode.tcl). It keeps what the reset at
+    /// its creation (`TcpAgent::delay_bind_init_all`, before the script sets its variables)
+    /// made from the class's variables, ns-2's defaults: ssthresh from `window_` 20, cwnd 1
+    /// (`syn_` and `delay_growth_`), the RTT estimator from `rtxcur_init_` and its like, the
+    /// clock phase from `tcpTick_`. `$agent set ssthresh_` still counts.
+    pub fn on_mobile_node(
+        variant: TcpVariant,
+        p: TcpParams,
+        pacing: Option<PacingConfig>,
+        ep: Endpoint,
+        phase: f64,
+    ) -> Ns2Sender {
+        Ns2Sender::created(variant, p, pacing, ep, phase, false)
+    }
+
+    fn created(
+        variant: TcpVariant,
+        p: TcpParams,
+        pacing: Option<PacingConfig>,
+        ep: Endpoint,
+        phase: f64,
+        reset_at_run: bool,
+    ) -> Ns2Sender {
         assert_ne!(variant, TcpVariant::Fast, "FAST has no ns-2 agent: the rfc profile runs it");
         let mut p = p;
         if variant == TcpVariant::Rfc793edu {
@@ -297,7 +324,18 @@ impl Ns2Sender {
             ack2: 0.0,
             p,
         };
-        s.tcp_reset(phase);
+        if reset_at_run {
+            s.tcp_reset(phase);
+        } else {
+            let class = TcpParams::default();
+            let instance = std::mem::replace(&mut s.p, class.clone());
+            let kept = (s.wnd, s.wnd_init, s.wnd_init_option);
+            (s.wnd, s.wnd_init, s.wnd_init_option) =
+                (class.window as f64, class.window_init as f64, class.window_init_option);
+            s.tcp_reset(phase);
+            s.p = instance;
+            (s.wnd, s.wnd_init, s.wnd_init_option) = kept;
+        }
         if s.p.ssthresh > 0 {
             // `$agent set ssthresh_` after the reset
             s.ssthresh = s.p.ssthresh as i64;

@@ -5,8 +5,9 @@
 //! that receives an ARP packet learns its sender's address, and sends what it held for it.
 //! Requests, replies and released packets reach the interface queue `DELAY` after they are
 //! made (the table's `delay_`), not the link layer's; received ARP packets go to the table at
-//! once. Not modelled: the request count limit (`ARP_MAX_REQUEST_COUNT`), which only matters
-//! when a next hop never answers.
+//! once. A node asks at most `MAX_REQUESTS` times for an address it has not learnt: the next
+//! packet for it is dropped with the one held, and the count starts again (ns-2's `count_`
+//! and `ARP_MAX_REQUEST_COUNT`, which no reply resets).
 
 use super::event::WifiEvent;
 use super::{Wifi, BROADCAST};
@@ -18,6 +19,8 @@ use crate::packet::{Kind, Packet, PacketId, ARP_REPLY as REPLY, ARP_REQUEST as R
 pub const DELAY: f64 = 5e-6;
 /// `ARP_HDR_LEN`: an ARP packet's size, bytes.
 pub const BYTES: u32 = 28;
+/// `ARP_MAX_REQUEST_COUNT` (mac/arp.h): requests for one address before its packets are dropped.
+pub const MAX_REQUESTS: u32 = 3;
 
 /// What `Wifi::arp_resolve` did with a packet.
 #[must_use = "a packet handed back still holds its slot"]
@@ -26,6 +29,9 @@ pub enum Resolved {
     Known,
     /// The packet waits for the reply; the one it replaced, if any, is to be dropped.
     Held(Option<PacketId>),
+    /// `MAX_REQUESTS` went unanswered: the packet held, if any, then this one are to be
+    /// dropped, and no request goes.
+    Refused(Option<PacketId>),
 }
 
 impl Wifi {
@@ -36,6 +42,20 @@ impl Wifi {
         if to == BROADCAST || s.arp_known.contains(&to) {
             return Resolved::Known;
         }
+        let i = match s.arp_requests.iter().position(|(next, _)| *next == to) {
+            Some(i) => i,
+            None => {
+                s.arp_requests.push((to, 0));
+                s.arp_requests.len() - 1
+            }
+        };
+        let count = &mut s.arp_requests[i].1;
+        if *count >= MAX_REQUESTS {
+            *count = 0;
+            let held = s.arp_held.iter().position(|(next, _)| *next == to).map(|i| s.arp_held.swap_remove(i).1);
+            return Resolved::Refused(held);
+        }
+        *count += 1;
         let replaced = match s.arp_held.iter_mut().find(|(next, _)| *next == to) {
             Some(entry) => Some(std::mem::replace(&mut entry.1, id)),
             None => {

@@ -37,7 +37,31 @@ pub struct WlanConfig {
     pub queue_limit: u32,
 }
 
+/// The bytes ns-2 counts for the PLCP preamble and header in every frame's size (its long
+/// preamble: (144 + 48) / 8), as its traces print them and as it compares with `RTSThreshold_`.
+pub const NS2_PLCP_BYTES: u32 = 24;
+
 impl WlanConfig {
+    /// Whether a data frame carrying an IP packet of `ip` bytes goes after an RTS/CTS exchange.
+    /// ns-2 (mac-802_11.cc, `sendRTS`) weighs the frame as it counts it, MAC header, FCS and
+    /// the PLCP's 24 bytes (`getHdrLen11`), and sends an RTS when that reaches `RTSThreshold_`;
+    /// the standard profile, when the MAC frame is longer than the threshold.
+    pub fn rts_before(&self, ip: u32) -> bool {
+        if self.ns2_backoff {
+            ip + self.timing.mac_overhead + NS2_PLCP_BYTES >= self.rts_threshold
+        } else {
+            ip + self.timing.mac_overhead > self.rts_threshold
+        }
+    }
+
+    /// Whether the failures of such a data frame count against the long retry limit: ns-2
+    /// (`RetransmitDATA`, `recvACK`) counts a frame above the threshold long, weighed as in
+    /// `rts_before` (so a frame of exactly the threshold goes after an RTS but counts short).
+    pub fn long_frame(&self, ip: u32) -> bool {
+        let plcp = if self.ns2_backoff { NS2_PLCP_BYTES } else { 0 };
+        ip + self.timing.mac_overhead + plcp > self.rts_threshold
+    }
+
     /// The (from, to) positions in `nodes` of the radios that exchange frames: each station
     /// and its access point, or (ad hoc) every pair within receive range.
     pub fn pairs(&self) -> Vec<(usize, usize)> {

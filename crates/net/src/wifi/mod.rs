@@ -61,6 +61,21 @@ enum State {
     WaitAck,
 }
 
+/// The frame an ns2-profile radio's MAC is receiving: ns-2's `pktRx_`, with `rx_state_`
+/// MAC_RECV or, once another frame overlapped it, MAC_COLL.
+#[derive(Debug, Clone, Copy)]
+struct Ns2Rx {
+    frame: FrameId,
+    power: f64,
+    /// It began while the radio sent, or below the receive threshold (ns-2's `error()`, set by
+    /// `Mac802_11::recv` and `WirelessPhy::sendUp`), or the radio sent during it (`transmit`).
+    errored: bool,
+    /// MAC_COLL: another frame overlapped it.
+    collided: bool,
+    /// When it ends here.
+    end: f64,
+}
+
 /// A radio: one node's interface on one WLAN.
 pub struct Station {
     pub node: NodeId,
@@ -95,6 +110,8 @@ pub struct Station {
     not_before: f64,
     /// The frame being received: (frame, power, still intact).
     rx: Option<(FrameId, f64, bool)>,
+    /// The ns2 profile's instead (ns-2's receive bookkeeping, `Ns2Rx`).
+    ns2_rx: Option<Ns2Rx>,
     /// The last frame sensed was errored: wait EIFS instead of DIFS.
     eifs: bool,
     /// The frame to send SIFS after the one just received.
@@ -111,6 +128,8 @@ pub struct Station {
     /// radio it asked for.
     arp_known: Vec<RadioId>,
     arp_held: Vec<(RadioId, PacketId)>,
+    /// The requests sent for each radio whose address it does not know yet (ns-2's `count_`).
+    arp_requests: Vec<(RadioId, u32)>,
     /// Loss models at this receiver: frames they pick arrive corrupted.
     pub losses: Vec<crate::loss::Loss>,
     pub stats: MacStats,
@@ -179,6 +198,7 @@ impl Wifi {
                     idle_since: 0.0,
                     not_before: 0.0,
                     rx: None,
+                    ns2_rx: None,
                     eifs: false,
                     respond: None,
                     access: Timer::near(),
@@ -190,6 +210,7 @@ impl Wifi {
                     draws: draws(format!("wifi/{}/{}", cfg.name, node)),
                     arp_known: Vec::new(),
                     arp_held: Vec::new(),
+                    arp_requests: Vec::new(),
                     losses: Vec::new(),
                     stats: MacStats::default(),
                 });
@@ -277,12 +298,15 @@ impl Station {
 
 impl Wifi {
     /// A MAC line of the wireless trace for `frame` sent ('s') or received ('r') at radio `r`.
-    fn trace_frame(&mut self, ctx: &mut Ctx, ev: char, r: RadioId, frame: &Frame) {
+    fn trace_frame(&mut self, ctx: &mut Ctx, ev: char, r: RadioId, frame: &Frame, reason: &'static str) {
         if ctx.tracer.wireless.is_none() {
             return;
         }
         let now = ctx.now_secs();
         let node = |wifi: &Wifi, x: RadioId| wifi.stations[x.index()].node;
+        // recvDATA strips the MAC bytes and counts the hop before it hands a frame up or finds
+        // it a duplicate
+        let stripped = ev == 'r' || reason == "DUP";
         let (control, size, etype) = match frame.kind {
             FrameKind::Rts => (Some("RTS"), RTS_BYTES + 24, 0),
             FrameKind::Cts => (Some("CTS"), CTS_BYTES + 24, 0),
@@ -290,8 +314,9 @@ impl Wifi {
             FrameKind::Data => {
                 let p = ctx.pkts.get(frame.pkt.expect("data carries a packet"));
                 let (ip, etype) = (p.size, if p.kind == crate::packet::Kind::Arp { 0x806 } else { 0x800 });
-                // ns-2 prints a data frame's size with its MAC and PLCP bytes when it is sent
-                (None, if ev == 's' { ip + self.wlan_of(r).timing.mac_overhead + 24 } else { ip }, etype)
+                // ns-2 prints a data frame's size with its MAC and PLCP bytes, but once received
+                // (the MAC strips them before handing it up)
+                (None, if stripped { ip } else { ip + self.wlan_of(r).timing.mac_overhead + 24 }, etype)
             }
         };
         // CTS and ACK carry no transmitter address
@@ -305,12 +330,12 @@ impl Wifi {
             node: node(self, r),
             pos: self.position(r, now),
             layer: "MAC",
-            reason: "---",
+            reason,
             mac,
             control,
             packet: packet.as_ref(),
             size,
-            forwards: u32::from(ev == 'r'),
+            forwards: u32::from(stripped),
         };
         ctx.tracer.wireless_event(&e);
     }
@@ -378,7 +403,9 @@ impl Wifi {
 
     fn medium_busy(&self, r: RadioId, now: f64) -> bool {
         let s = &self.stations[r.index()];
-        s.sensing > 0 || s.tx_until > now + EPS || s.nav_until > now + EPS
+        // ns-2's MAC is busy receiving while it has a frame in `pktRx_`, however many it senses
+        let receiving = if self.wlan_of(r).ns2_backoff { s.ns2_rx.is_some() } else { s.sensing > 0 };
+        receiving || s.tx_until > now + EPS || s.nav_until > now + EPS
     }
 
     fn arm_mac(&mut self, ctx: &mut Ctx, r: RadioId, which: MacTimer, at: f64) {
@@ -404,10 +431,21 @@ impl Wifi {
     pub fn enqueue(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, id: PacketId) -> Outcome {
         let (limit, ns2) = (self.wlan_of(r).queue_limit as usize, self.wlan_of(r).ns2_backoff);
         let s = &mut self.stations[r.index()];
-        if s.queue.len() >= limit {
+        // ns-2's PriQueue (a DropTail) refuses a packet when it would hold `limit` with it, not
+        // counting the one the MAC has: with `limit` 1 it refuses every packet, even when empty
+        let held = if ns2 { s.queue.len().max(1) } else { s.queue.len() };
+        if held >= limit {
             s.stats.queue_drops += 1;
             let (node, pkt) = (s.node, *ctx.pkts.get(id));
-            self.trace_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt);
+            if ns2 && ctx.tracer.wireless.is_some() {
+                // the link layer has written the MAC header's addresses and type (arpresolve,
+                // LL::sendDown); the duration comes with the MAC
+                let dst = if to == BROADCAST { u32::MAX } else { self.stations[to.index()].node.get() };
+                let etype = if pkt.kind == crate::packet::Kind::Arp { 0x806 } else { 0x800 };
+                self.write_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt, (0, dst, node.get(), etype));
+            } else {
+                self.trace_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt);
+            }
             return Outcome::Dropped(id);
         }
         s.queue.push_back((id, to));
@@ -420,6 +458,12 @@ impl Wifi {
             }
             if s.backoff.is_none() {
                 let now = ctx.now_secs();
+                if ns2 && s.respond.is_some() && !self.medium_busy(r, now) {
+                    // ns-2's `send` on an idle medium starts no backoff while its defer timer
+                    // runs the SIFS before a CTS or ACK: `tx_resume` draws one once that has
+                    // gone (`tx_end`)
+                    return Outcome::Nothing;
+                }
                 let backoff_always = self.wlan_of(r).backoff_when_idle;
                 // A frame that finds the medium idle goes after DIFS without a backoff
                 // (unless the profile backs off always); one that finds it busy backs off.
@@ -500,21 +544,36 @@ impl Wifi {
         }
     }
 
+    /// How long `frame` is on the air. ns-2 (`sendDATA`) sends a broadcast frame at the basic
+    /// rate; the standard profile sends every data frame at the data rate.
+    fn air(&self, ctx: &Ctx, frame: &Frame) -> f64 {
+        let cfg = self.wlan_of(frame.src);
+        let timing = &cfg.timing;
+        match frame.kind {
+            FrameKind::Rts => timing.control(RTS_BYTES),
+            FrameKind::Cts => timing.control(CTS_BYTES),
+            FrameKind::Ack => timing.control(ACK_BYTES),
+            FrameKind::Data => {
+                let size = ctx.pkts.get(frame.pkt.expect("data carries a packet")).size;
+                if cfg.ns2_backoff && frame.dst == BROADCAST {
+                    timing.air(size + timing.mac_overhead, timing.basic_rate)
+                } else {
+                    timing.data(size)
+                }
+            }
+        }
+    }
+
     /// Puts a frame on the air from its radio (`src`; `refs` 1, its own end); every radio that
     /// senses it gets its start and end.
     fn transmit(&mut self, ctx: &mut Ctx, frame: Frame) {
-        let Frame { kind, src: r, pkt, .. } = frame;
+        let Frame { kind, src: r, .. } = frame;
         let now = ctx.now_secs();
         let (wlan, timing) = {
             let cfg = self.wlan_of(r);
             (self.stations[r.index()].wlan, cfg.timing.clone())
         };
-        let air = match kind {
-            FrameKind::Rts => timing.control(RTS_BYTES),
-            FrameKind::Cts => timing.control(CTS_BYTES),
-            FrameKind::Ack => timing.control(ACK_BYTES),
-            FrameKind::Data => timing.data(ctx.pkts.get(pkt.expect("data carries a packet")).size),
-        };
+        let air = self.air(ctx, &frame);
         let stats = &mut self.stations[r.index()].stats;
         match kind {
             FrameKind::Rts => stats.rts += 1,
@@ -522,7 +581,7 @@ impl Wifi {
             FrameKind::Data => stats.data += 1,
             FrameKind::Ack => stats.acks += 1,
         }
-        self.trace_frame(ctx, 's', r, &frame);
+        self.trace_frame(ctx, 's', r, &frame, "---");
         let f = self.frame(frame);
         self.freeze(ctx, r);
         if self.wlans[wlan as usize].ns2_backoff && frame.dst != BROADCAST {
@@ -542,12 +601,18 @@ impl Wifi {
             if let Some((_, _, intact)) = &mut s.rx {
                 *intact = false; // half duplex: whatever it was receiving is lost
             }
+            if let Some(rx) = &mut s.ns2_rx {
+                rx.errored = true; // ns-2's `transmit` forces its discard
+            }
         }
         ctx.sched.schedule_exact(now + air, Event::Wifi(WifiEvent::TxEnd(r, f)));
-        let cfg = &self.wlans[wlan as usize];
         let from = self.position(r, now);
-        for (o, other) in self.stations.iter().enumerate() {
-            if o == r.index() || other.wlan != wlan {
+        let ns2 = self.wlans[wlan as usize].ns2_backoff;
+        let order = if ns2 { self.ns2_channel_order(r, now) } else { Vec::new() };
+        let others = (0..self.stations.len()).filter(|&o| !ns2 && o != r.index()).chain(order);
+        let cfg = &self.wlans[wlan as usize];
+        for o in others {
+            if self.stations[o].wlan != wlan {
                 continue;
             }
             let d = distance(from, self.position(RadioId(o as u32), now));
@@ -559,6 +624,21 @@ impl Wifi {
             ctx.sched.schedule_exact(now + prop + air, Event::Wifi(WifiEvent::RxEnd(RadioId(o as u32), f)));
             self.frames[f.index()].refs += 1;
         }
+    }
+
+    /// The other radios of `r`'s WLAN in the order ns-2's channel hands them a frame
+    /// (`WirelessChannel::getAffectedNodes`): its nodes sorted by x (equal x in the order they
+    /// were made), from the sender's place down, then up. Frames that arrive at the same instant
+    /// are taken in this order.
+    fn ns2_channel_order(&self, r: RadioId, now: f64) -> Vec<usize> {
+        let wlan = self.stations[r.index()].wlan;
+        let mut sorted: Vec<(f64, usize)> = (0..self.stations.len())
+            .filter(|&o| self.stations[o].wlan == wlan)
+            .map(|o| (self.position(RadioId(o as u32), now).0, o))
+            .collect();
+        sorted.sort_by(|a, b| a.0.total_cmp(&b.0)); // stable: equal x keep their order
+        let at = sorted.iter().position(|&(_, o)| o == r.index()).expect("the sender is on its WLAN");
+        sorted[..at].iter().rev().chain(&sorted[at + 1..]).map(|&(_, o)| o).collect()
     }
 
     /// Handles a radio event: a packet may come out of it, delivered or given up.
@@ -594,6 +674,14 @@ impl Wifi {
                 let by = if ns2 { s.answer_by } else { now + timing.sifs + timing.control(ACK_BYTES) + timing.slot };
                 self.arm_mac(ctx, r, MacTimer::Timeout, by);
             }
+            (State::Contend, FrameKind::Cts | FrameKind::Ack) if ns2 && s.backoff.is_none() => {
+                // a packet came while the response waited its SIFS (`enqueue`): ns-2's
+                // `tx_resume` starts its backoff now, paused, and resumes it DIFS after now
+                s.not_before = now;
+                let slots = self.draw_backoff(ctx, r);
+                self.stations[r.index()].backoff = Some(slots);
+                self.medium_maybe_idle(ctx, r);
+            }
             _ => self.medium_maybe_idle(ctx, r), // a CTS or ACK sent in response
         }
     }
@@ -604,6 +692,9 @@ impl Wifi {
         let cfg = self.wlan_of(r);
         let power = cfg.radio.rx_power(distance(self.position(frame.src, now), self.position(r, now)));
         let (rx_threshold, capture) = (cfg.radio.rx_threshold, cfg.radio.capture_ratio);
+        if cfg.ns2_backoff {
+            return self.rx_start_ns2(ctx, r, f, power);
+        }
         let was_busy = self.medium_busy(r, now);
         let s = &mut self.stations[r.index()];
         s.sensing += 1;
@@ -622,7 +713,96 @@ impl Wifi {
         }
     }
 
+    /// ns-2's `Mac802_11::recv` for an incoming frame's first bit: the MAC takes it as `pktRx_`
+    /// if it has none; otherwise the one it has captures it (at least `capture_ratio` times
+    /// stronger: the NAV then covers it and EIFS after it) or they collide, and of the two the
+    /// one that lasts longer stays, the other is dropped now.
+    fn rx_start_ns2(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId, power: f64) {
+        let now = ctx.now_secs();
+        let frame = self.frames[f.index()];
+        let air = self.air(ctx, &frame);
+        let cfg = self.wlan_of(r);
+        let (rx_threshold, capture, eifs) = (cfg.radio.rx_threshold, cfg.radio.capture_ratio, cfg.timing.eifs());
+        let was_busy = self.medium_busy(r, now);
+        let s = &mut self.stations[r.index()];
+        s.sensing += 1;
+        let errored = s.tx_until > now + EPS || power < rx_threshold;
+        let new = Ns2Rx { frame: f, power, errored, collided: false, end: now + air };
+        match s.ns2_rx {
+            None => s.ns2_rx = Some(new),
+            Some(cur) if cur.power / power >= capture => self.set_nav(ctx, r, now, eifs + air),
+            Some(cur) => {
+                s.stats.collisions += 1;
+                let (dropped, dropped_errored) = if air > cur.end - now {
+                    s.ns2_rx = Some(Ns2Rx { collided: true, ..new });
+                    (cur.frame, cur.errored)
+                } else {
+                    s.ns2_rx = Some(Ns2Rx { collided: true, ..cur });
+                    (f, errored)
+                };
+                self.trace_collided(ctx, r, dropped, dropped_errored);
+            }
+        }
+        if !was_busy {
+            self.freeze(ctx, r);
+        }
+    }
+
+    /// ns-2's `discard(p, DROP_MAC_COLLISION)`: an errored frame goes silently; a data frame
+    /// for this radio or a broadcast, or a control frame for it, is traced as a drop.
+    fn trace_collided(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId, errored: bool) {
+        let frame = self.frames[f.index()];
+        if !errored && (frame.dst == r || (frame.dst == BROADCAST && frame.kind == FrameKind::Data)) {
+            self.trace_frame(ctx, 'D', r, &frame, "COL");
+        }
+    }
+
+    /// ns-2's `recv_timer` at the end of `pktRx_`: dropped silently if the radio is sending, a
+    /// collided or errored frame sets the NAV EIFS ahead, an intact one is received. The end
+    /// of a frame the MAC dropped or ignored as it began changes nothing.
+    fn rx_end_ns2(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId) -> Outcome {
+        let now = ctx.now_secs();
+        let frame = self.frames[f.index()];
+        let eifs = self.wlan_of(r).timing.eifs();
+        let s = &mut self.stations[r.index()];
+        s.sensing -= 1;
+        let Some(rx) = s.ns2_rx.filter(|rx| rx.frame == f) else {
+            if let Some(p) = self.unref(f) {
+                ctx.pkts.release(p);
+            }
+            return Outcome::Nothing;
+        };
+        let s = &mut self.stations[r.index()];
+        s.ns2_rx = None;
+        s.idle_since = now;
+        let sending = s.tx_until > now + EPS;
+        let release = self.unref(f); // after this receiver has read it
+        let mut out = None;
+        if sending {
+            // heard while it sent: never seen, no NAV
+        } else if rx.collided {
+            self.trace_collided(ctx, r, f, rx.errored);
+            self.set_nav(ctx, r, now, eifs);
+        } else if rx.errored || self.corrupted(ctx, r, &frame) {
+            self.stations[r.index()].eifs = false; // the NAV is the EIFS here
+            self.set_nav(ctx, r, now, eifs);
+        } else {
+            out = self.mac_receive(ctx, r, frame);
+        }
+        if let Some(p) = release {
+            ctx.pkts.release(p);
+        }
+        if let Some(delivered) = out {
+            return delivered; // the network resumes this radio once it has the packet
+        }
+        self.medium_maybe_idle(ctx, r);
+        Outcome::Nothing
+    }
+
     fn rx_end(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId) -> Outcome {
+        if self.wlan_of(r).ns2_backoff {
+            return self.rx_end_ns2(ctx, r, f);
+        }
         let now = ctx.now_secs();
         let s = &mut self.stations[r.index()];
         s.sensing -= 1;
@@ -640,16 +820,6 @@ impl Wifi {
         let frame = self.frames[f.index()];
         let release = self.unref(f); // after this receiver has read it
         let received = received && !self.corrupted(ctx, r, &frame);
-        if self.wlan_of(r).ns2_backoff && self.stations[r.index()].eifs {
-            // ns-2's recv_timer: an errored or collided frame sets the NAV EIFS ahead (in whole
-            // µs), and the backoff resumes DIFS after it; one that ends while the radio sends is
-            // dropped silently
-            self.stations[r.index()].eifs = false;
-            if self.stations[r.index()].tx_until <= now + EPS {
-                let eifs = self.wlan_of(r).timing.eifs();
-                self.set_nav(ctx, r, now, eifs);
-            }
-        }
         if collided && frame.dst == r {
             if let Some(id) = frame.pkt {
                 let (node, pkt) = (self.stations[r.index()].node, *ctx.pkts.get(id));
@@ -719,11 +889,22 @@ impl Wifi {
             }
             return None;
         }
-        self.trace_frame(ctx, 'r', r, &frame);
+        // ns-2 traces a data frame as received only if it hands it up: not a duplicate
+        let duplicate = self.wlan_of(r).ns2_backoff
+            && frame.kind == FrameKind::Data
+            && frame.dst == r
+            && self.stations[r.index()].last_seq.contains(&(frame.src, frame.seq));
+        if !duplicate {
+            self.trace_frame(ctx, 'r', r, &frame, "---");
+        }
         let s = &mut self.stations[r.index()];
         match frame.kind {
             FrameKind::Rts => {
-                if s.nav_until <= now + EPS && s.tx_until <= now + EPS {
+                // ns-2 (recvRTS) answers whatever its NAV says, and checks the medium only as
+                // the CTS is to go, a SIFS later (check_pktCTRL; `MacTimer::Respond`)
+                let ns2 = self.wlan_of(r).ns2_backoff;
+                let s = &mut self.stations[r.index()];
+                if (ns2 || s.nav_until <= now + EPS) && s.tx_until <= now + EPS {
                     let nav = frame.nav - timing.sifs - timing.control(CTS_BYTES);
                     s.respond = Some((FrameKind::Cts, frame.src, nav));
                     self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
@@ -751,6 +932,10 @@ impl Wifi {
                 match seen {
                     Some(entry) => entry.1 = frame.seq,
                     None => s.last_seq.push((frame.src, frame.seq)),
+                }
+                if duplicate && self.wlan_of(r).ns2_backoff {
+                    // recvDATA: ACKed, then discarded as a duplicate (its MAC bytes stripped)
+                    self.trace_frame(ctx, 'D', r, &frame, "DUP");
                 }
                 if !duplicate {
                     let pkt = *ctx.pkts.get(frame.pkt.expect("data carries a packet"));
@@ -788,6 +973,17 @@ impl Wifi {
             MacTimer::Access => self.send_head(ctx, r),
             MacTimer::Timeout => return self.exchange_failed(ctx, r),
             MacTimer::Respond => {
+                let now = ctx.now_secs();
+                let busy_cts = matches!(self.stations[r.index()].respond, Some((FrameKind::Cts, _, _)))
+                    && self.wlan_of(r).ns2_backoff
+                    && self.medium_busy(r, now);
+                if busy_cts {
+                    // check_pktCTRL: no CTS on a busy medium (NAV, a frame coming in); discarded
+                    // untraced, as it is addressed to the RTS's sender
+                    self.stations[r.index()].respond = None;
+                    self.medium_maybe_idle(ctx, r);
+                    return Outcome::Nothing;
+                }
                 if let Some((kind, to, nav)) = self.stations[r.index()].respond.take() {
                     let (pkt, seq) = match kind {
                         FrameKind::Data => {
@@ -811,17 +1007,21 @@ impl Wifi {
     fn send_head(&mut self, ctx: &mut Ctx, r: RadioId) {
         let cfg = self.wlan_of(r);
         let timing = cfg.timing.clone();
-        let threshold = cfg.rts_threshold;
+        let s = &self.stations[r.index()];
+        let Some(&(id, to)) = s.queue.front() else {
+            self.stations[r.index()].backoff = None;
+            return; // a post-backoff ran out
+        };
+        let size = ctx.pkts.get(id).size;
+        let rts = cfg.rts_before(size);
         let s = &mut self.stations[r.index()];
         s.backoff = None;
-        let Some(&(id, to)) = s.queue.front() else { return }; // a post-backoff ran out
         s.state = State::Send;
         let seq = s.seq;
-        let size = ctx.pkts.get(id).size;
         let ack = timing.sifs + timing.control(ACK_BYTES);
         if to == BROADCAST {
             self.transmit(ctx, Frame { kind: FrameKind::Data, src: r, dst: to, nav: 0.0, pkt: Some(id), seq, refs: 1 });
-        } else if size + timing.mac_overhead > threshold {
+        } else if rts {
             let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + timing.data(size) + ack;
             self.transmit(ctx, Frame { kind: FrameKind::Rts, src: r, dst: to, nav, pkt: None, seq, refs: 1 });
         } else {
@@ -849,15 +1049,22 @@ impl Wifi {
     /// `Dropped` if the packet is given up and lost.
     fn exchange_failed(&mut self, ctx: &mut Ctx, r: RadioId) -> Outcome {
         let cfg = self.wlan_of(r);
-        let (threshold, overhead, cw_min, cw_max) =
-            (cfg.rts_threshold, cfg.timing.mac_overhead, cfg.cw_min, cfg.cw_max);
+        let (cw_min, cw_max, ns2) = (cfg.cw_min, cfg.cw_max, cfg.ns2_backoff);
         let (short_limit, long_limit) = (cfg.short_retry_limit, cfg.long_retry_limit);
         let (id, to) = *self.stations[r.index()].queue.front().expect("a frame in flight");
+        let long = cfg.long_frame(ctx.pkts.get(id).size);
         let seq = self.stations[r.index()].seq;
         // the receiver may have the frame already (only its ACKs were lost)
         let delivered = self.stations[to.index()].last_seq.contains(&(r, seq));
+        let now = ctx.now_secs();
         let s = &mut self.stations[r.index()];
-        let long = ctx.pkts.get(id).size + overhead > threshold;
+        if ns2 {
+            // ns-2's MAC is busy (MAC_RTS or MAC_SEND) until its send timer fires: the backoff
+            // it starts now (`RetransmitRTS/DATA`, or `send` for the next packet) is paused and
+            // resumes DIFS after now at the earliest (`tx_resume`, `setTxState(MAC_IDLE)`), not
+            // DIFS after the medium turned idle
+            s.not_before = s.not_before.max(now);
+        }
         let failed = if s.state == State::WaitCts || !long {
             s.short_retries += 1;
             s.short_retries >= short_limit
@@ -866,15 +1073,38 @@ impl Wifi {
             s.long_retries >= long_limit
         };
         if failed {
+            let rts = s.state == State::WaitCts;
             s.queue.pop_front();
             s.seq = s.seq.wrapping_add(1);
             s.cw = cw_min;
             s.short_retries = 0;
             s.long_retries = 0;
             s.stats.retry_drops += 1;
-            let (node, pkt) = (s.node, *ctx.pkts.get(id));
-            self.trace_radio_packet(ctx, 'D', node, "MAC", "RET", &pkt);
-            self.after_exchange(ctx, r);
+            if ns2 {
+                // RetransmitRTS/DATA discard the RTS (if it was the RTS that failed) and the data
+                // frame, MAC headers and all: the node sent them, so both are traced
+                let timing = self.wlan_of(r).timing.clone();
+                let size = ctx.pkts.get(id).size;
+                let ack = timing.sifs + timing.control(ACK_BYTES);
+                let data = Frame { kind: FrameKind::Data, src: r, dst: to, nav: ack, pkt: Some(id), seq, refs: 0 };
+                if rts {
+                    let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + timing.data(size) + ack;
+                    self.trace_frame(ctx, 'D', r, &Frame { kind: FrameKind::Rts, nav, pkt: None, ..data }, "RET");
+                }
+                self.trace_frame(ctx, 'D', r, &data, "RET");
+            } else {
+                let (node, pkt) = (s.node, *ctx.pkts.get(id));
+                self.trace_radio_packet(ctx, 'D', node, "MAC", "RET", &pkt);
+            }
+            if ns2 && self.stations[r.index()].queue.is_empty() {
+                // ns-2 starts no backoff when it gives a packet up (`RetransmitRTS/DATA` reset
+                // the window only); the next packet's `send` draws one when it comes
+                let s = &mut self.stations[r.index()];
+                s.backoff = None;
+                s.state = State::Idle;
+            } else {
+                self.after_exchange(ctx, r);
+            }
             if delivered {
                 ctx.pkts.release(id); // not lost: the receiver took it
                 return Outcome::Nothing;

@@ -566,3 +566,120 @@ fn a_retransmission_whose_ack_was_lost_is_not_delivered_twice() {
         assert!(a.queue.is_empty() && a.state == State::Idle, "{case}");
     }
 }
+
+/// The ns2 profile's WLAN: ns-2's backoff drawn before every frame, data without RTS/CTS
+/// unless `rts_threshold` says otherwise.
+fn ns2(positions: &[(f64, f64)], rts_threshold: u32) -> WlanConfig {
+    WlanConfig { rts_threshold, ns2_backoff: true, backoff_when_idle: true, ..wlan(positions) }
+}
+
+#[test]
+fn ns2_weighs_a_frame_with_its_plcp_bytes_and_sends_an_rts_at_the_threshold() {
+    // mac-802_11.cc: sendRTS sends one unless `size < RTSThreshold_`, the size being the IP
+    // packet, 34 bytes of MAC header and FCS and 24 of PLCP (getHdrLen11): 1058 for 1000 bytes;
+    // RetransmitDATA and recvACK count the frame long only above the threshold
+    let at = [(0.0, 0.0), (10.0, 0.0)];
+    for (threshold, rts, long) in [(0, true, true), (1057, true, true), (1058, true, false), (1059, false, false)] {
+        let cfg = ns2(&at, threshold);
+        assert_eq!((cfg.rts_before(1000), cfg.long_frame(1000)), (rts, long), "ns2, threshold {threshold}");
+        let mut bed = Bed::new(cfg);
+        let _ = bed.send(0, 1, 5, 1000);
+        bed.run_until(1.0);
+        assert_eq!(bed.wifi.stations[0].stats.rts, u64::from(rts), "ns2, threshold {threshold}");
+        assert_eq!(bed.delivered(), [(1, 0, 5)], "ns2, threshold {threshold}");
+    }
+    // the standard profile: an RTS before MAC frames (1034 bytes) longer than the threshold
+    for (threshold, rts) in [(1033, true), (1034, false)] {
+        let cfg = WlanConfig { rts_threshold: threshold, ..wlan(&at) };
+        assert_eq!((cfg.rts_before(1000), cfg.long_frame(1000)), (rts, rts), "standard, threshold {threshold}");
+    }
+}
+
+#[test]
+fn ns2_retries_difs_and_a_backoff_after_the_send_timer_and_starts_none_after_a_drop() {
+    // A's receiver is out of range: no ACK. ns-2's MAC stays in MAC_SEND until its send timer
+    // fires (frame + 2 µs + SIFS + ACK + 2 µs from the frame's start); RetransmitDATA then
+    // starts the backoff paused and tx_resume resumes it with DIFS: the retry goes DIFS + whole
+    // slots after the timer, not after the frame's end (318 µs earlier, not a whole slot).
+    let mut bed = Bed::new(ns2(&[(0.0, 0.0), (1000.0, 0.0)], 3000));
+    let _ = bed.send(0, 1, 9, 1000);
+    bed.run_until(10.0);
+    let ends = bed.times(Seen::TxEnd(0, FrameKind::Data));
+    assert_eq!(ends.len(), 7, "ShortRetryLimit_ 7: seven frames, then the drop");
+    for pair in ends.windows(2) {
+        let timer = pair[0] + 2.0 * US + SIFS + ACK + 2.0 * US;
+        let slots = (pair[1] - DATA - timer - DIFS) / SLOT;
+        assert!(slots > -1e-6 && (slots - slots.round()).abs() < 1e-6, "retry {slots} slots after DIFS past the timer");
+    }
+    assert_eq!(bed.times(Seen::Dropped(9)).len(), 1);
+    // given up with nothing queued: no backoff drawn (RetransmitDATA resets the window only)
+    let a = &bed.wifi.stations[0];
+    assert_eq!((a.state, a.backoff, a.cw), (State::Idle, None, 31));
+}
+
+#[test]
+fn ns2_draws_no_backoff_for_a_packet_that_comes_while_an_ack_waits_its_sifs() {
+    // mac-802_11.cc, send(): on an idle medium it starts the backoff only if its defer timer is
+    // not running, and that timer runs the SIFS before the ACK; tx_resume draws the backoff once
+    // the ACK has gone, so another station's draw in between comes first (found by the WLAN
+    // fuzz: conformance/fuzz-cases/wifi_send_during_ack_sifs.json)
+    let d = 10.0;
+    let mut bed = Bed::new(ns2(&[(0.0, 0.0), (d, 0.0)], 3000));
+    let _ = bed.send(1, 0, 1, 1000);
+    bed.run_until(0.5);
+    let data_in = bed.times(Seen::Delivered { node: 0, from: 1, uid: 1 })[0];
+    bed.log.clear();
+    let mut bed2 = Bed::new(ns2(&[(0.0, 0.0), (d, 0.0)], 3000));
+    let _ = bed2.send(1, 0, 1, 1000);
+    bed2.run_until(data_in + 5.0 * US);
+    assert!(matches!(bed2.send(0, 1, 2, 1000), Outcome::Nothing));
+    assert_eq!(bed2.wifi.stations[0].backoff, None, "nothing drawn during the SIFS");
+    bed2.run_until(data_in + SIFS + ACK + 1.0 * US);
+    assert!(bed2.wifi.stations[0].backoff.is_some(), "drawn as the ACK ends");
+    bed2.run_until(1.0);
+    let ack_end = data_in + SIFS + ACK;
+    let sent = bed2.times(Seen::TxEnd(0, FrameKind::Data))[0] - DATA;
+    let slots = (sent - ack_end - DIFS) / SLOT;
+    assert!(slots > -1e-6 && (slots - slots.round()).abs() < 1e-6, "{slots} slots after DIFS past the ACK");
+}
+
+#[test]
+fn ns2_hands_a_frame_to_equidistant_radios_in_its_channels_order() {
+    // WirelessChannel::getAffectedNodes: the nodes sorted by x, from the sender's place down,
+    // then up; radios 5 m away both, radio 2 at smaller x than the sender, radio 1 at larger, so
+    // radio 2 takes the frame first though it was made after radio 1 (found by the WLAN fuzz:
+    // conformance/fuzz-cases/wifi_channel_order_ties.json)
+    let at = [(5.0, 0.0), (9.0, 3.0), (1.0, 3.0)];
+    for (ns2_profile, first) in [(true, 2), (false, 1)] {
+        let cfg = if ns2_profile { ns2(&at, 3000) } else { wlan(&at) };
+        let mut bed = Bed::new(cfg);
+        let _ = bed.send(0, 1, 1, 1000);
+        bed.run_until(0.5);
+        let ends: Vec<u32> = bed
+            .log
+            .iter()
+            .filter_map(|(_, s)| match s {
+                Seen::RxEnd(r, FrameKind::Data, 0) => Some(*r),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ends, [first, 3 - first], "ns2 profile {ns2_profile}");
+    }
+}
+
+#[test]
+fn ns2_answers_an_rts_if_the_medium_is_idle_as_the_cts_goes() {
+    // recvRTS ignores the NAV; check_pktCTRL, a SIFS later, sends the CTS only on an idle medium
+    // (found by the WLAN fuzz: conformance/fuzz-cases/wifi_cts_after_sifs.json). B's NAV ends
+    // 5 µs after A's RTS has arrived: a CTS; 15 µs after: none.
+    let d = 10.0;
+    for (nav_after_rts, cts) in [(5.0, 1), (15.0, 0)] {
+        let mut bed = Bed::new(ns2(&[(0.0, 0.0), (d, 0.0)], 0));
+        let _ = bed.send(0, 1, 1, 1000);
+        let slots = bed.wifi.stations[0].backoff.expect("drawn") as f64;
+        let rts_in = DIFS + slots * SLOT + RTS + p(d);
+        bed.wifi.stations[1].nav_until = rts_in + nav_after_rts * US;
+        bed.run_until(rts_in + SIFS + 1.0 * US);
+        assert_eq!(bed.wifi.stations[1].stats.cts, cts, "NAV {nav_after_rts} µs past the RTS");
+    }
+}

@@ -513,3 +513,26 @@ fn ts_reset_rto_ends_the_backoff_on_a_timestamp_sample() {
         assert_eq!(t.s.rtt.backoff, if reset { 1 } else { 2 }, "ts_reset_rto {reset}");
     }
 }
+
+/// An agent on a node with a radio is never reset by `$ns run` (ns-mobilenode.tcl resets a
+/// mobile node's interfaces only): it keeps what TcpAgent::reset() made at its creation from
+/// the class's variables, before the script set the instance's. So with `window_ 4` its
+/// ssthresh_ stays the class's window_ 20 and it slow-starts past 4 (cwnd 5 where a reset
+/// agent, ssthresh 4, grows to 4.25); with `rtxcur_init_ 1` its first timeout is the class's 3 s;
+/// `$agent set ssthresh_` still counts. (Found by the WLAN fuzz: conformance/fuzz-cases/
+/// wifi_ssthresh_not_reset.json.)
+#[test]
+fn an_agent_on_a_mobile_node_keeps_the_reset_of_its_creation() {
+    let p = TcpParams { window: 4, rtxcur_init: 1.0, ..TcpParams::default() };
+    let mobile = Ns2Sender::on_mobile_node(TcpVariant::Reno, p.clone(), None, sender_end(), 0.5);
+    let wired = Ns2Sender::new(TcpVariant::Reno, p.clone(), None, sender_end(), 0.5);
+    assert_eq!((mobile.cwnd, mobile.ssthresh, wired.ssthresh), (1.0, 20, 4));
+    assert_eq!((mobile.wnd, mobile.p.window, mobile.p.rtxcur_init), (4.0, 4, 1.0), "the instance's variables");
+    assert_eq!((mobile.boot_time, wired.boot_time), (0.005, 0.005));
+    let set = Ns2Sender::on_mobile_node(TcpVariant::Reno, TcpParams { ssthresh: 6, ..p }, None, sender_end(), 0.0);
+    assert_eq!(set.ssthresh, 6);
+    // the first timeout: the SYN's, after the class's rtxcur_init_ (3 s), not the instance's 1 s
+    let mut t = Tcp { s: mobile, net: FakePort::default() };
+    t.s.send_unlimited(&mut t.net);
+    assert_eq!(t.timeout(), 3.0);
+}
