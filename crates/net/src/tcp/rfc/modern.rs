@@ -378,8 +378,8 @@ impl ModernSender {
             self.take_rtt_sample(net, rtt);
         }
         let snd_nxt = self.snd_nxt();
-        self.rack.on_ack(now, una, &update.delivered, Some(ack.ts_echo), update.dsack.is_some(), snd_nxt);
-        for seq in update.delivered.iter().flat_map(|&(s, e)| s..e) {
+        self.rack.on_ack(now, una, self.sb.newly_delivered(), Some(ack.ts_echo), update.dsack.is_some(), snd_nxt);
+        for seq in self.sb.newly_delivered().iter().flat_map(|&(s, e)| s..e) {
             if let Some(tx) = usize::try_from(seq - self.tx_base).ok().and_then(|i| self.tx.get(i)) {
                 let tx = *tx;
                 self.rate.on_delivered(&tx);
@@ -402,7 +402,7 @@ impl ModernSender {
             let (lost, _) = self.rack.detect_loss(now, self.reo_wnd_cap(), self.state >= CaState::Recovery);
             losses = self.mark_lost(&lost);
         }
-        let delivered = update.delivered_segments() as u64;
+        let delivered = update.delivered_segments as u64;
         let ece = self.ecn && ack.has(flags::ECN_ECHO);
         let sample_rtt = rtt.or(Some(self.rack.rtt()).filter(|&r| r > 0.0 && delivered > 0));
         let rs = self.rate.on_ack(now, losses, prior_in_flight, sample_rtt, self.rack.min_rtt());
