@@ -35,13 +35,13 @@ impl Sender {
     fn ack(&mut self, now: f64, una: i64, blocks: &[(i64, i64)]) -> (i64, Vec<i64>, Option<f64>) {
         let prior_in_flight = self.sb.pipe() as u64;
         let update = self.sb.on_ack(una, blocks);
-        self.rack.on_ack(now, una, &update.delivered, None, update.dsack.is_some(), self.sb.high_data() + 1);
-        for seq in update.delivered.iter().flat_map(|&(s, e)| s..e) {
+        self.rack.on_ack(now, una, self.sb.newly_delivered(), None, update.dsack.is_some(), self.sb.high_data() + 1);
+        for seq in self.sb.newly_delivered().iter().flat_map(|&(s, e)| s..e) {
             self.rate.on_delivered(&self.tx[seq as usize]);
         }
         let (lost, _) = self.rack.detect_loss(now, 0.125, self.sb.in_recovery());
         let rs = self.rate.on_ack(now, lost.len() as u64, prior_in_flight, None, self.rack.min_rtt());
-        (update.delivered_segments(), lost, rs.rate())
+        (update.delivered_segments, lost, rs.rate())
     }
 }
 

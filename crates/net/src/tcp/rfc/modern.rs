@@ -455,17 +455,17 @@ impl ModernSender {
         let update = self.sb.on_ack(una, &blocks);
         let acked = (una - prior_una) as u64;
         let snd_nxt = self.snd_nxt();
-        self.rack.on_ack(now, una, &update.delivered, Some(ack.ts_echo), update.dsack.is_some(), snd_nxt);
+        self.rack.on_ack(now, una, self.sb.newly_delivered(), Some(ack.ts_echo), update.dsack.is_some(), snd_nxt);
         // Each segment's send times its RTT (Linux's tcp_clean_rtx_queue and tcp_sacktag_one);
         // the echo only when they give nothing.
         let mut timing = AckTiming::default();
-        let newly = |seq: i64| update.delivered.iter().any(|&(s, e)| s <= seq && seq < e);
+        let newly = |seq: i64| self.sb.newly_delivered().iter().any(|&(s, e)| s <= seq && seq < e);
         for seq in prior_una..una {
             if let Some(tx) = self.sent(seq) {
                 timing.on_acked(tx.sent_time, tx.retransmitted, !newly(seq));
             }
         }
-        for seq in update.delivered.iter().flat_map(|&(s, e)| s..e) {
+        for seq in self.sb.newly_delivered().iter().flat_map(|&(s, e)| s..e) {
             let Some(tx) = self.sent(seq) else { continue };
             if seq >= una {
                 timing.on_sacked(tx.sent_time, tx.retransmitted);
@@ -499,7 +499,7 @@ impl ModernSender {
             let (lost, _) = self.rack.detect_loss(now, self.reo_wnd_cap(), self.state >= CaState::Recovery);
             losses = self.mark_lost(&lost);
         }
-        let delivered = update.delivered_segments() as u64;
+        let delivered = update.delivered_segments as u64;
         let ece = self.ecn && ack.has(flags::ECN_ECHO);
         let rs = self.rate.on_ack(now, losses, prior_in_flight, rtt.ca, self.rack.min_rtt());
         let mut sample = AckSample {
@@ -544,7 +544,7 @@ impl ModernSender {
         } else if self.state == CaState::Open && self.undo.all_dsacked() {
             // tcp_try_undo_dsack on an ACK Linux finds dubious (no cumulative advance, or new
             // SACKs): the last D-SACK of a finished recovery's retransmissions undoes it.
-            let sacked = update.delivered.iter().any(|&(_, end)| end > una);
+            let sacked = self.sb.newly_delivered().iter().any(|&(_, end)| end > una);
             if acked == 0 || sacked {
                 self.undo_reduction(now);
             }

@@ -55,6 +55,11 @@ pub struct Rack {
     /// the highest sent.
     base: i64,
     segments: VecDeque<Segment>,
+    /// How many of `segments` are delivered (RACK.segs_sacked), counted as they change.
+    sacked: usize,
+    /// The segments the ACK being processed newly delivered (a field, so that every ACK
+    /// reuses its space).
+    newly: Vec<(i64, Segment)>,
     /// RACK.xmit_ts and RACK.end_seq: the most recently sent segment delivered.
     xmit_ts: f64,
     end_seq: i64,
@@ -80,6 +85,8 @@ impl Rack {
             pto_slack: 0.0,
             base: 0,
             segments: VecDeque::new(),
+            sacked: 0,
+            newly: Vec::new(),
             xmit_ts: f64::NEG_INFINITY,
             end_seq: -1,
             rtt: 0.0,
@@ -109,7 +116,7 @@ impl Rack {
 
     /// RACK.segs_sacked: delivered above the first unacknowledged segment.
     pub fn segs_sacked(&self) -> usize {
-        self.segments.iter().filter(|s| s.delivered).count()
+        self.sacked
     }
 
     fn record(&self, seq: i64) -> Option<&Segment> {
@@ -121,6 +128,7 @@ impl Rack {
         let fresh = Segment { xmit_ts: now, retransmitted: false, delivered: false, lost: false };
         match usize::try_from(seq - self.base) {
             Ok(i) if i < self.segments.len() => {
+                self.sacked -= self.segments[i].delivered as usize;
                 self.segments[i] = Segment { retransmitted: true, ..fresh };
             }
             Ok(i) => {
@@ -144,11 +152,14 @@ impl Rack {
         dsack: bool,
         snd_nxt: i64,
     ) {
-        let mut newly: Vec<(i64, Segment)> = delivered
-            .iter()
-            .flat_map(|&(s, e)| s..e)
-            .filter_map(|seq| self.record(seq).filter(|r| !r.delivered).map(|r| (seq, *r)))
-            .collect();
+        let mut newly = std::mem::take(&mut self.newly);
+        newly.clear();
+        newly.extend(
+            delivered
+                .iter()
+                .flat_map(|&(s, e)| s..e)
+                .filter_map(|seq| self.record(seq).filter(|r| !r.delivered).map(|r| (seq, *r))),
+        );
         // Step 2, in ascending order of send time: an ambiguous retransmission (the echo
         // predates it, or its RTT is below min_RTT) gives no sample.
         newly.sort_by(|a, b| a.1.xmit_ts.total_cmp(&b.1.xmit_ts).then(a.0.cmp(&b.0)));
@@ -178,8 +189,11 @@ impl Rack {
         for &(seq, _) in &newly {
             self.segments[(seq - self.base) as usize].delivered = true;
         }
-        let acked = (una - self.base).clamp(0, self.segments.len() as i64);
-        self.segments.drain(..acked as usize);
+        self.sacked += newly.len();
+        self.newly = newly;
+        let acked = (una - self.base).clamp(0, self.segments.len() as i64) as usize;
+        self.sacked -= self.segments.range(..acked).filter(|s| s.delivered).count();
+        self.segments.drain(..acked);
         self.base = self.base.max(una);
         // Step 4: one growth of the window per round trip that sees a D-SACK.
         if self.dsack_round.is_some_and(|r| una >= r) {
@@ -235,13 +249,22 @@ impl Rack {
 
     /// For each outstanding segment sent before RACK.xmit_ts and not yet delivered or lost,
     /// the time left before it is lost: xmit_ts + RACK.rtt + reo_wnd - now.
+    ///
+    /// Segments are first sent in sequence order, so the search ends at the first one never
+    /// retransmitted that was sent after RACK.xmit_ts: every segment above it went later still,
+    /// a retransmission later than its first send. (Linux walks its queue in send-time order
+    /// and stops at the first segment sent after RACK's.)
     fn remaining(&self, now: f64, srtt: f64, in_recovery: bool) -> impl Iterator<Item = (i64, f64)> + '_ {
         let reo_wnd = self.reo_wnd(srtt, in_recovery);
         let (rack_ts, rack_seq, rack_rtt) = (self.xmit_ts, self.end_seq, self.rtt);
-        (self.base..).zip(self.segments.iter()).filter_map(move |(seq, seg)| {
-            let candidate = !seg.delivered && !seg.lost && sent_after(rack_ts, rack_seq, seg.xmit_ts, seq);
-            candidate.then_some((seq, seg.xmit_ts + rack_rtt + reo_wnd - now))
-        })
+        let sent_before_rack = move |seq: i64, seg: &Segment| sent_after(rack_ts, rack_seq, seg.xmit_ts, seq);
+        (self.base..)
+            .zip(self.segments.iter())
+            .take_while(move |&(seq, seg)| seg.retransmitted || sent_before_rack(seq, seg))
+            .filter_map(move |(seq, seg)| {
+                let candidate = !seg.delivered && !seg.lost && sent_before_rack(seq, seg);
+                candidate.then_some((seq, seg.xmit_ts + rack_rtt + reo_wnd - now))
+            })
     }
 
     /// §6.3, at an RTO: the first outstanding segment is lost (sent an RTO ago); any other is
@@ -355,6 +378,24 @@ mod tests {
         assert_eq!(rack.detect_loss(now, 0.125, false), (vec![0, 1], Some(T)));
         assert_eq!(rack.detect_loss(now + T, 0.125, false), (vec![2], None));
         assert_eq!(rack.detect_loss(now + 1.0, 0.125, false), (vec![], None), "each segment once");
+    }
+
+    /// Step 5 looks past retransmissions: 0..5 sent at 0..5/64, 0 and 1 sent again at 6/64
+    /// and 7/64, and 5 SACKed at 7/64 + 1/8. RACK.rtt = min_RTT = 2/64 + 1/8 = 10/64,
+    /// reo_wnd = 10/256. 0 and 1 went after 5 and wait for nothing; behind them, remaining =
+    /// xmit_ts + 10/64 + 10/256 - (7/64 + 1/8) is -1/128 for 2 (lost), 1/128 for 3 and 3/128
+    /// for 4 (the timer). A SACKed segment sent again (a probe) is no longer SACKed.
+    #[test]
+    fn rack_looks_past_retransmissions_sent_after_its_segment() {
+        let mut rack = sent(6);
+        rack.on_sent(6.0 * T, 0);
+        rack.on_sent(7.0 * T, 1);
+        let now = 7.0 * T + 0.125;
+        rack.on_ack(now, 0, &[(5, 6)], None, false, 6);
+        assert_eq!((rack.rtt(), rack.segs_sacked()), (10.0 / 64.0, 1));
+        assert_eq!(rack.detect_loss(now, 1.0, false), (vec![2], Some(3.0 / 128.0)));
+        rack.on_sent(now, 5);
+        assert_eq!(rack.segs_sacked(), 0);
     }
 
     /// Step 4: without reordering seen, reo_wnd is 0 in recovery or with DupThresh (3)

@@ -11,7 +11,6 @@ use crate::packet::tcp_header::{SYN_BYTES, TH_ACK, TH_SYN};
 use crate::packet::{flags, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::port::{Endpoint, Port, TimerKind};
 use crate::scenario::{EcnEcho, ReceiverConfig};
-use std::collections::BTreeSet;
 use tcplab_des::Timer;
 
 /// A data segment as the receiver sees it.
@@ -71,7 +70,7 @@ pub struct Receiver {
     /// rcv_nxt when the last ACK went (Linux's rcv_wup).
     rcv_wup: i64,
     /// Segments above rcv_nxt that arrived.
-    out_of_order: BTreeSet<i64>,
+    out_of_order: Runs,
     /// The runs of `out_of_order` last reported, most recent first (at most 4).
     blocks: Vec<(i64, i64)>,
     /// A duplicate to report in the next ACK.
@@ -115,7 +114,7 @@ impl Receiver {
             cfg,
             rcv_nxt: 0,
             rcv_wup: 0,
-            out_of_order: BTreeSet::new(),
+            out_of_order: Runs::default(),
             blocks: Vec::with_capacity(4),
             dsack: None,
             ts_recent: 0.0,
@@ -226,8 +225,8 @@ impl Receiver {
             ack_now = true;
         } else if seg.seq == self.rcv_nxt {
             self.rcv_nxt += 1;
-            while self.out_of_order.remove(&self.rcv_nxt) {
-                self.rcv_nxt += 1;
+            if let Some(end) = self.out_of_order.take_run_from(self.rcv_nxt) {
+                self.rcv_nxt = end;
             }
             self.blocks.retain(|&(_, right)| right > self.rcv_nxt);
             self.on_in_order_data(now);
@@ -331,14 +330,7 @@ impl Receiver {
     /// Puts the run of arrived segments holding `seq` first among the blocks reported, in place
     /// of those it now covers (Linux's tcp_sack_new_ofo_skb keeps at most 4).
     fn report_run_of(&mut self, seq: i64) {
-        let mut left = seq;
-        while left > self.rcv_nxt && self.out_of_order.contains(&(left - 1)) {
-            left -= 1;
-        }
-        let mut right = seq + 1;
-        while self.out_of_order.contains(&right) {
-            right += 1;
-        }
+        let Some((left, right)) = self.out_of_order.run_holding(seq) else { return };
         self.blocks.retain(|&(l, r)| r <= left || l >= right);
         self.blocks.insert(0, (left, right));
         self.blocks.truncate(4);
@@ -417,6 +409,57 @@ impl Receiver {
                 (prior, changed)
             }
         }
+    }
+}
+
+/// Segments that arrived above a hole, as sorted, disjoint, non-adjacent [start, end) runs:
+/// finding the run that holds a segment takes a binary search, not a walk along the run.
+#[derive(Debug, Default)]
+struct Runs(Vec<(i64, i64)>);
+
+impl Runs {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The index of the first run that holds `seq`, ends just below it, or lies above it.
+    fn first_reaching(&self, seq: i64) -> usize {
+        self.0.partition_point(|&(_, end)| end < seq)
+    }
+
+    /// Adds `seq`, joining the runs beside it; false if it was there already.
+    fn insert(&mut self, seq: i64) -> bool {
+        let i = self.first_reaching(seq);
+        let (ends_at_seq, starts_after_seq) = match self.0.get(i) {
+            Some(&(start, end)) if start <= seq && seq < end => return false,
+            Some(&(_, end)) if end == seq => (true, self.0.get(i + 1).is_some_and(|&(start, _)| start == seq + 1)),
+            Some(&(start, _)) => (false, start == seq + 1),
+            None => (false, false),
+        };
+        match (ends_at_seq, starts_after_seq) {
+            (true, true) => {
+                self.0[i].1 = self.0[i + 1].1;
+                self.0.remove(i + 1);
+            }
+            (true, false) => self.0[i].1 = seq + 1,
+            (false, true) => self.0[i].0 = seq,
+            (false, false) => self.0.insert(i, (seq, seq + 1)),
+        }
+        true
+    }
+
+    /// The run that holds `seq`, if any.
+    fn run_holding(&self, seq: i64) -> Option<(i64, i64)> {
+        self.0.get(self.first_reaching(seq)).copied().filter(|&(start, end)| start <= seq && seq < end)
+    }
+
+    /// Removes the run that starts at `seq`, if there is one: its end.
+    fn take_run_from(&mut self, seq: i64) -> Option<i64> {
+        let &(start, end) = self.0.first()?;
+        (start == seq).then(|| {
+            self.0.remove(0);
+            end
+        })
     }
 }
 
@@ -532,6 +575,27 @@ mod tests {
             When::Now(a) => a,
             When::Delayed(t) => panic!("delayed to {t}"),
         }
+    }
+
+    /// The runs of out-of-order segments: 5, 7, 3 make three runs; 6 joins 5 and 7 into
+    /// 5..8, 4 joins 3 to it (3..9 after 8); 7 again is a duplicate. 10 starts a run of its own;
+    /// the run from 3 is taken whole (the in-order data reached 3), and none starts at 9.
+    #[test]
+    fn out_of_order_runs_join_and_are_taken_whole() {
+        let mut runs = Runs::default();
+        for seq in [5, 7, 3] {
+            assert!(runs.insert(seq));
+        }
+        assert_eq!(runs.0, [(3, 4), (5, 6), (7, 8)]);
+        assert!(runs.insert(6));
+        assert!(runs.insert(8));
+        assert!(runs.insert(4));
+        assert!(!runs.insert(7), "already there");
+        assert!(runs.insert(10));
+        assert_eq!(runs.0, [(3, 9), (10, 11)]);
+        assert_eq!((runs.run_holding(6), runs.run_holding(9)), (Some((3, 9)), None));
+        assert_eq!((runs.take_run_from(9), runs.take_run_from(3)), (None, Some(9)));
+        assert_eq!(runs.0, [(10, 11)]);
     }
 
     /// Without quick-ACK mode: more than one full-sized segment unacknowledged sends the ACK,

@@ -12,11 +12,12 @@
 //! above. The ns-2 scoreboards (`tcp::scoreboard`, `tcp::linux::scoreboard`) answer other
 //! questions in ns-2's way and stay as they are.
 
-/// What one ACK told the scoreboard.
-#[derive(Debug, Default, Clone, PartialEq)]
+/// What one ACK told the scoreboard; the segments it delivered are the scoreboard's
+/// `newly_delivered`.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub struct AckUpdate {
-    /// Segments newly delivered, cumulatively or selectively, as ascending [start, end) ranges.
-    pub delivered: Vec<(i64, i64)>,
+    /// How many segments it newly delivered, cumulatively or selectively.
+    pub delivered_segments: i64,
     /// The first block was a D-SACK (RFC 2883 §4): this range arrived twice.
     pub dsack: Option<(i64, i64)>,
     /// A duplicate ACK in RFC 6675 §2's SACK sense: no cumulative advance, data outstanding,
@@ -24,12 +25,6 @@ pub struct AckUpdate {
     pub duplicate: bool,
     /// The ACK covered RecoveryPoint: loss recovery is over (§5 step A).
     pub recovery_ended: bool,
-}
-
-impl AckUpdate {
-    pub fn delivered_segments(&self) -> i64 {
-        self.delivered.iter().map(|(s, e)| e - s).sum()
-    }
 }
 
 /// Which of NextSeg's rules (RFC 6675 §4) chose a segment.
@@ -51,8 +46,6 @@ pub struct NextSeg {
     pub rule: Rule,
 }
 
-use std::collections::BTreeSet;
-
 #[derive(Debug, Clone)]
 pub struct SackScoreboard {
     dupthresh: i64,
@@ -71,8 +64,15 @@ pub struct SackScoreboard {
     dupacks: u32,
     /// SACKed segments above HighACK: sorted, disjoint, non-adjacent [start, end) ranges.
     sacked: Vec<(i64, i64)>,
-    /// Segments marked lost (`mark_lost`) and not retransmitted since.
-    marked: BTreeSet<i64>,
+    /// Segments marked lost (`mark_lost`) and not retransmitted since, ascending: a sorted
+    /// Vec, as every SetPipe counts them on either side of a point.
+    marked: Vec<i64>,
+    /// The segments the last ACK newly delivered, as ascending [start, end) ranges (a field,
+    /// so that every ACK reuses its space).
+    delivered: Vec<(i64, i64)>,
+    /// SetPipe's answer, computed again at every change of the scoreboard: the sender asks
+    /// for it several times per ACK and per segment sent.
+    pipe: i64,
 }
 
 impl SackScoreboard {
@@ -89,7 +89,9 @@ impl SackScoreboard {
             in_recovery: false,
             dupacks: 0,
             sacked: Vec::new(),
-            marked: BTreeSet::new(),
+            marked: Vec::new(),
+            delivered: Vec::new(),
+            pipe: 0,
         }
     }
 
@@ -132,6 +134,12 @@ impl SackScoreboard {
         self.sacked.iter().map(|(s, e)| e - s).sum()
     }
 
+    /// The segments the last ACK (`on_ack`) newly delivered, cumulatively or selectively, as
+    /// ascending [start, end) ranges.
+    pub fn newly_delivered(&self) -> &[(i64, i64)] {
+        &self.delivered
+    }
+
     pub fn is_sacked(&self, seq: i64) -> bool {
         self.sacked.iter().any(|&(s, e)| s <= seq && seq < e)
     }
@@ -139,28 +147,33 @@ impl SackScoreboard {
     /// RFC 6675 §5: a segment went. Rules 1 and 3 raise HighRxt (C.2), new data raises HighData
     /// (C.3), and the rescue retransmission sets RescueRxt to RecoveryPoint, HighRxt untouched.
     pub fn on_transmit(&mut self, seg: NextSeg) {
-        self.marked.remove(&seg.seq);
+        if let Ok(i) = self.marked.binary_search(&seg.seq) {
+            self.marked.remove(i);
+        }
         match seg.rule {
             Rule::Lost | Rule::Hole => self.high_rxt = self.high_rxt.max(seg.seq),
             Rule::NewData => self.high_data = self.high_data.max(seg.seq),
             Rule::Rescue => self.rescue_rxt = Some(self.recovery_point),
         }
+        self.set_pipe();
     }
 
     /// Takes in an ACK: `una` is the first segment not cumulatively acknowledged, `blocks` its
     /// SACK blocks as [start, end) segment ranges, first block first.
     pub fn on_ack(&mut self, una: i64, blocks: &[(i64, i64)]) -> AckUpdate {
         let mut update = AckUpdate { dsack: dsack(una, blocks), ..AckUpdate::default() };
+        self.delivered.clear();
         let advanced = una > self.high_ack + 1;
         if advanced {
-            update.delivered.extend(self.unsacked(self.high_ack + 1, una));
+            self.delivered.extend(unsacked(&self.sacked, self.high_ack + 1, una));
             self.high_ack = una - 1;
             self.sacked.retain(|&(_, e)| e > una);
             if let Some(first) = self.sacked.first_mut() {
                 first.0 = first.0.max(una);
             }
             self.dupacks = 0; // §5: a cumulative ACK resets DupAcks
-            self.marked = self.marked.split_off(&una);
+            let acked = self.marked_below(una);
+            self.marked.drain(..acked);
         }
         let reported = if update.dsack.is_some() { &blocks[1..] } else { blocks };
         let mut newly_sacked = 0;
@@ -168,17 +181,16 @@ impl SackScoreboard {
             // Only what was sent and is above the cumulative ACK can be SACKed.
             let (start, end) = (start.max(una), end.min(self.high_data + 1));
             if start < end {
-                let new: Vec<_> = self.unsacked(start, end).collect();
-                newly_sacked += new.iter().map(|(s, e)| e - s).sum::<i64>();
-                update.delivered.extend(new);
+                let before = self.delivered.len();
+                self.delivered.extend(unsacked(&self.sacked, start, end));
+                newly_sacked += count(self.delivered[before..].iter().copied());
                 self.add(start, end);
-                let sacked: Vec<i64> = self.marked.range(start..end).copied().collect();
-                for seq in sacked {
-                    self.marked.remove(&seq);
-                }
+                let (from, to) = (self.marked_below(start), self.marked_below(end));
+                self.marked.drain(from..to);
             }
         }
-        update.delivered.sort_unstable();
+        self.delivered.sort_unstable();
+        update.delivered_segments = count(self.delivered.iter().copied());
         update.duplicate = !advanced && self.high_data > self.high_ack && newly_sacked > 0;
         if update.duplicate && !self.in_recovery {
             self.dupacks += 1;
@@ -188,6 +200,7 @@ impl SackScoreboard {
             self.in_recovery = false;
             update.recovery_ended = true;
         }
+        self.set_pipe();
         update
     }
 
@@ -208,6 +221,7 @@ impl SackScoreboard {
         self.recovery_point = self.high_data;
         self.high_rxt = first;
         self.rescue_rxt = Some(first);
+        self.set_pipe();
         first
     }
 
@@ -219,6 +233,7 @@ impl SackScoreboard {
         self.high_rxt = self.high_ack;
         self.rescue_rxt = None;
         self.dupacks = 0;
+        self.set_pipe();
     }
 
     /// Whether recovery (or the recovery after an RTO) is running.
@@ -229,14 +244,19 @@ impl SackScoreboard {
     /// IsLost (§4): `seq` is unSACKed and at least DupThresh SACKed segments lie above it, or
     /// it is marked lost.
     pub fn is_lost(&self, seq: i64) -> bool {
-        seq > self.high_ack && !self.is_sacked(seq) && (seq < self.loss_boundary() || self.marked.contains(&seq))
+        seq > self.high_ack
+            && !self.is_sacked(seq)
+            && (seq < self.loss_boundary() || self.marked.binary_search(&seq).is_ok())
     }
 
     /// `seq`, sent and not delivered, is lost whatever the SACKs say (RACK, an RTO): it is
     /// retransmitted by rule 1 and, until then, not counted in the pipe.
     pub fn mark_lost(&mut self, seq: i64) {
         if seq > self.high_ack && seq <= self.high_data && !self.is_sacked(seq) {
-            self.marked.insert(seq);
+            if let Err(i) = self.marked.binary_search(&seq) {
+                self.marked.insert(i, seq);
+                self.set_pipe();
+            }
         }
     }
 
@@ -244,7 +264,7 @@ impl SackScoreboard {
     /// estimator's app-limited test).
     pub fn lost_unretransmitted(&self) -> u64 {
         let boundary = self.loss_boundary();
-        let by_sacks = count(self.unsacked((self.high_rxt + 1).max(self.high_ack + 1), boundary));
+        let by_sacks = count(unsacked(&self.sacked, (self.high_rxt + 1).max(self.high_ack + 1), boundary));
         let marked = self.marked.iter().filter(|&&s| s >= boundary || s <= self.high_rxt).count();
         (by_sacks + marked as i64) as u64
     }
@@ -253,13 +273,19 @@ impl SackScoreboard {
     /// lost, and one more if it was retransmitted (at or below HighRxt) and not marked lost
     /// again since.
     pub fn pipe(&self) -> i64 {
+        self.pipe
+    }
+
+    /// Computes `pipe` again; every change of the scoreboard calls it.
+    fn set_pipe(&mut self) {
         let (lo, hi) = (self.high_ack + 1, self.high_data + 1);
         let boundary = self.loss_boundary().min(hi);
-        let outstanding = count(self.unsacked(lo, hi));
-        let lost = count(self.unsacked(lo, boundary)) + self.marked.range(boundary..).count() as i64;
-        let retransmitted =
-            count(self.unsacked(lo, (self.high_rxt + 1).min(hi))) - self.marked.range(..=self.high_rxt).count() as i64;
-        outstanding - lost + retransmitted
+        let outstanding = count(unsacked(&self.sacked, lo, hi));
+        let lost =
+            count(unsacked(&self.sacked, lo, boundary)) + (self.marked.len() - self.marked_below(boundary)) as i64;
+        let retransmitted = count(unsacked(&self.sacked, lo, (self.high_rxt + 1).min(hi)))
+            - self.marked_below(self.high_rxt + 1) as i64;
+        self.pipe = outstanding - lost + retransmitted;
     }
 
     /// NextSeg (§4), during recovery; `new_data` says whether unsent data exists and the
@@ -268,7 +294,7 @@ impl SackScoreboard {
         let top = self.sacked.last().map_or(self.high_ack + 1, |&(_, e)| e);
         // The first unSACKed segment above HighRxt and below the highest SACKed one; rule 1
         // if it is lost (losses are a prefix: IsLost holds below the boundary, not above).
-        let hole = self.unsacked((self.high_rxt + 1).max(self.high_ack + 1), top).next().map(|(s, _)| s);
+        let hole = unsacked(&self.sacked, (self.high_rxt + 1).max(self.high_ack + 1), top).next().map(|(s, _)| s);
         let marked = self.marked.first().copied();
         let lost_by_sacks = hole.filter(|&seq| seq < self.loss_boundary());
         if let Some(seq) = lost_by_sacks.into_iter().chain(marked).min() {
@@ -280,11 +306,16 @@ impl SackScoreboard {
             None => {}
         }
         let rescue_allowed = self.rescue_rxt.is_none_or(|r| self.high_ack > r);
-        let highest_unsacked = self.unsacked(self.high_ack + 1, self.high_data + 1).last().map(|(_, e)| e - 1);
+        let highest_unsacked = unsacked(&self.sacked, self.high_ack + 1, self.high_data + 1).last().map(|(_, e)| e - 1);
         match highest_unsacked {
             Some(seq) if rescue_allowed => Some(NextSeg { seq, rule: Rule::Rescue }),
             _ => None,
         }
+    }
+
+    /// How many marked segments lie below `seq`.
+    fn marked_below(&self, seq: i64) -> usize {
+        self.marked.partition_point(|&marked| marked < seq)
     }
 
     /// Every unSACKed segment below this has DupThresh SACKed segments above it, and none at
@@ -300,20 +331,6 @@ impl SackScoreboard {
         self.high_ack + 1
     }
 
-    /// The unSACKed [start, end) ranges within [from, to).
-    fn unsacked(&self, from: i64, to: i64) -> impl Iterator<Item = (i64, i64)> + '_ {
-        let mut at = from;
-        self.sacked.iter().map(Some).chain([None]).filter_map(move |block| {
-            let (gap_end, next) = match block {
-                Some(&(s, e)) => (s.min(to), e),
-                None => (to, to),
-            };
-            let gap = (at < gap_end).then_some((at, gap_end));
-            at = at.max(next);
-            gap
-        })
-    }
-
     /// Merges [start, end) into the SACKed ranges.
     fn add(&mut self, start: i64, end: i64) {
         let (mut s, mut e) = (start, end);
@@ -327,6 +344,20 @@ impl SackScoreboard {
         let at = self.sacked.partition_point(|&(bs, _)| bs < s);
         self.sacked.insert(at, (s, e));
     }
+}
+
+/// The [start, end) ranges within [from, to) outside `sacked` (sorted, disjoint ranges).
+fn unsacked(sacked: &[(i64, i64)], from: i64, to: i64) -> impl Iterator<Item = (i64, i64)> + '_ {
+    let mut at = from;
+    sacked.iter().map(Some).chain([None]).filter_map(move |block| {
+        let (gap_end, next) = match block {
+            Some(&(s, e)) => (s.min(to), e),
+            None => (to, to),
+        };
+        let gap = (at < gap_end).then_some((at, gap_end));
+        at = at.max(next);
+        gap
+    })
 }
 
 fn count(ranges: impl Iterator<Item = (i64, i64)>) -> i64 {
@@ -410,8 +441,8 @@ mod tests {
         assert_eq!(sent, vec![(2, Rule::Lost), (6, Rule::Hole), (7, Rule::Hole)]);
         assert_eq!(sb.next_seg(true), Some(NextSeg { seq: 10, rule: Rule::NewData }));
         assert_eq!(sb.high_rxt(), 7);
-        let ack = sb.on_ack(2, &[(8, 9), (3, 6)]);
-        assert_eq!(ack.delivered, vec![(0, 1)], "1 was SACKed already");
+        sb.on_ack(2, &[(8, 9), (3, 6)]);
+        assert_eq!(sb.newly_delivered(), [(0, 1)], "1 was SACKed already");
         let rescue = sb.next_seg(false).unwrap();
         assert_eq!(rescue, NextSeg { seq: 9, rule: Rule::Rescue });
         sb.on_transmit(rescue);
@@ -426,10 +457,10 @@ mod tests {
         let mut sb = drawn();
         sb.enter_recovery();
         let ack = sb.on_ack(9, &[]);
-        assert_eq!(ack.delivered, vec![(0, 1), (2, 3), (6, 8)]);
+        assert_eq!((sb.newly_delivered(), ack.delivered_segments), (&[(0, 1), (2, 3), (6, 8)][..], 4));
         assert!(!ack.recovery_ended && sb.in_recovery());
         let ack = sb.on_ack(10, &[]);
-        assert_eq!((ack.delivered, ack.recovery_ended), (vec![(9, 10)], true));
+        assert_eq!((sb.newly_delivered(), ack.recovery_ended), (&[(9, 10)][..], true));
         assert_eq!(sb.pipe(), 0);
     }
 
@@ -453,10 +484,10 @@ mod tests {
         let mut sb = sent(10);
         let ack = sb.on_ack(5, &[(3, 4)]);
         assert_eq!((ack.dsack, ack.duplicate), (Some((3, 4)), false));
-        assert_eq!(ack.delivered, vec![(0, 5)]);
+        assert_eq!(sb.newly_delivered(), [(0, 5)]);
         sb.on_ack(5, &[(6, 9)]);
         let ack = sb.on_ack(5, &[(6, 7), (6, 9)]);
-        assert_eq!((ack.dsack, ack.duplicate, ack.delivered_segments()), (Some((6, 7)), false, 0));
+        assert_eq!((ack.dsack, ack.duplicate, ack.delivered_segments), (Some((6, 7)), false, 0));
         assert_eq!(sb.on_ack(5, &[(9, 10), (6, 9)]).dsack, None);
     }
 
