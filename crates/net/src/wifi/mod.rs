@@ -789,6 +789,12 @@ impl Wifi {
         } else {
             out = self.mac_receive(ctx, r, frame);
         }
+        self.after_rx(ctx, r, release, out)
+    }
+
+    /// The end of a reception: the frame's packet released once every radio has read it, and
+    /// what was received handed up, or the medium looked at again.
+    fn after_rx(&mut self, ctx: &mut Ctx, r: RadioId, release: Option<PacketId>, out: Option<Outcome>) -> Outcome {
         if let Some(p) = release {
             ctx.pkts.release(p);
         }
@@ -827,14 +833,7 @@ impl Wifi {
             }
         }
         let out = if received { self.mac_receive(ctx, r, frame) } else { None };
-        if let Some(p) = release {
-            ctx.pkts.release(p);
-        }
-        if let Some(delivered) = out {
-            return delivered; // the network resumes this radio once it has the packet
-        }
-        self.medium_maybe_idle(ctx, r);
-        Outcome::Nothing
+        self.after_rx(ctx, r, release, out)
     }
 
     /// Radio `r` looks at the medium again after handing a packet up (`Outcome::Delivered`):
