@@ -460,11 +460,12 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
         raise ValueError("output.trace: the NAM trace of a WLAN is not translated")
 
 
-def _wireless_nodes(emit, s: dict) -> None:
+def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     """The WLAN as ns-2's mobile nodes: Mac/802_11's class variables where they differ from
     ns-2's defaults, a flat topography holding every position, God, node-config (DumbAgent:
     no routing packets; LL, ARP, PriQueue, WirelessPhy, OmniAntenna as ns-2's wireless scripts
-    use them), the nodes at their positions and their moves as setdest."""
+    use them; agent and MAC traces when `traced`: ns-2 refuses them without a trace file), the
+    nodes at their positions and their moves as setdest."""
     w = s["wlans"][0]
     emit(f"# WLAN {_comment(w['name'])}: ad hoc, ns-2's mobile nodes")
     for key, (var, default) in MAC_VARS.items():
@@ -487,8 +488,9 @@ def _wireless_nodes(emit, s: dict) -> None:
     emit("$ns node-config -adhocRouting DumbAgent -llType LL -macType Mac/802_11 -ifqType Queue/DropTail/PriQueue \\")
     prop = PROPAGATION[w["radio"]["propagation"]]
     emit(f"    -ifqLen {w['queue_limit']} -antType Antenna/OmniAntenna -propType {prop} \\")
-    emit("    -phyType Phy/WirelessPhy -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace ON \\")
-    emit("    -routerTrace OFF -macTrace ON -movementTrace OFF")
+    on = "ON" if traced else "OFF"
+    emit(f"    -phyType Phy/WirelessPhy -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace {on} \\")
+    emit(f"    -routerTrace OFF -macTrace {on} -movementTrace OFF")
     emit("# nodes: ns-2 ids follow creation order = position in `nodes`")
     for i, name in enumerate(s["nodes"]):
         emit(f"# n{i} = {_comment(name)}")
@@ -539,6 +541,10 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
         emit(f"set tracefd [open {_tcl_string(trace_path)} w]")
         if only is None:
             emit("$ns trace-all $tracefd")
+    elif wireless:
+        # ns-2 builds no mobile node without a trace file; with every trace off below, only
+        # drops would reach it
+        emit("$ns trace-all [open /dev/null w]")
     if nam_path is not None:
         emit(f"set namfd [open {_tcl_string(nam_path)} w]")
         emit("$ns namtrace-all $namfd")
@@ -550,7 +556,7 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
         emit(f"set cwndfd [open {_tcl_string(cwnd_path)} w]")
     emit("")
     if wireless:
-        _wireless_nodes(emit, s)
+        _wireless_nodes(emit, s, trace_path is not None)
     else:
         emit("# nodes: ns-2 ids follow creation order = position in `nodes`")
         for i, name in enumerate(s["nodes"]):

@@ -22,7 +22,7 @@ needs_time = pytest.mark.skipif(not os.access(bench.GNU_TIME, os.X_OK) and not o
 def test_every_benchmark_is_a_valid_scenario_and_the_generated_ones_are_current():
     benchmarks = bench.load()
     assert [b.id for b in benchmarks] == ["S1-vegas", "S1-reno", "S2", "S3", "S3-cubic", "S3-modern-cubic", "S3-60s", "S3-300", "S4",
-                                          "S5"]
+                                          "S5", "S5-ns2"]
     for b in benchmarks:
         tcplab.validate(b.scenario)
     spec = importlib.util.spec_from_file_location("generate", REPO / "bench" / "generate.py")
@@ -40,7 +40,7 @@ def test_every_benchmark_is_a_valid_scenario_and_the_generated_ones_are_current(
 def test_selection_names_variants_and_refuses_unknown_ids():
     benchmarks = bench.load()
     assert [b.id for b in bench.select(benchmarks, ["S3"])] == ["S3", "S3-cubic", "S3-modern-cubic", "S3-60s", "S3-300"]
-    assert [b.id for b in bench.select(benchmarks, ["S1", "S5"])] == ["S1-vegas", "S1-reno", "S5"]
+    assert [b.id for b in bench.select(benchmarks, ["S1", "S5"])] == ["S1-vegas", "S1-reno", "S5", "S5-ns2"]
     with pytest.raises(ScenarioError) as e:
         bench.run(only=["S9"], against=[])
     assert e.value.path == "--only"
