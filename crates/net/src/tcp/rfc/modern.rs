@@ -362,7 +362,7 @@ impl ModernSender {
 
     /// What segment `seq`, outstanding, remembers from its last send.
     fn sent(&self, seq: i64) -> Option<TxState> {
-        usize::try_from(seq - self.tx_base).ok().and_then(|i| self.tx.get(i)).copied()
+        send_record(&self.tx, self.tx_base, seq).copied()
     }
 
     fn output(&mut self, net: &mut impl Port, next: NextSeg) {
@@ -478,9 +478,10 @@ impl ModernSender {
             self.take_rtt_sample(net, sample);
         }
         if let Some((start, end)) = update.dsack {
-            let retransmitted = |seq: i64| seq < prior_una || self.sent(seq).is_some_and(|tx| tx.retransmitted);
-            let spurious: Vec<bool> = (start..end).map(retransmitted).collect();
-            self.undo.on_dsack(start, end, |seq| spurious[(seq - start) as usize]);
+            // the send records borrowed beside the undo state: no copy per D-SACK
+            let (tx, base) = (&self.tx, self.tx_base);
+            let retransmitted = |seq| seq < prior_una || send_record(tx, base, seq).is_some_and(|t| t.retransmitted);
+            self.undo.on_dsack(start, end, retransmitted);
         }
         let drop = ((una - self.tx_base).max(0) as usize).min(self.tx.len());
         self.tx.drain(..drop);
@@ -703,6 +704,11 @@ impl ModernSender {
             self.send_much(net);
         }
     }
+}
+
+/// What segment `seq` remembers from its last send, `tx` holding the records from `base` on.
+fn send_record(tx: &VecDeque<TxState>, base: i64, seq: i64) -> Option<&TxState> {
+    usize::try_from(seq - base).ok().and_then(|i| tx.get(i))
 }
 
 impl<P: Port> Ftp<P> for ModernSender {
