@@ -246,6 +246,7 @@ pub fn wlan(name: &str, nodes: Vec<usize>, positions: Vec<(f64, f64)>, access_po
         nodes,
         positions,
         access_point,
+        infrastructure: None,
         timing: Timing {
             slot: 20e-6,
             sifs: 10e-6,

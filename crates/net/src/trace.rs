@@ -31,6 +31,8 @@ pub struct Tracer {
     pub pcap: Option<crate::pcap::Pcap>,
     /// Wireless events (AGT and MAC layers) in the wired trace's file, in this format.
     pub wireless: Option<WirelessFormat>,
+    /// With `wireless`, an `x` line as each frame's transmission ends (ns-2's `-eotTrace ON`).
+    pub eot: bool,
     /// The first write error; writing stops there and the run reports it at the end.
     pub error: Option<io::Error>,
     /// The wired-trace line being built (reused: no allocation per line).

@@ -184,6 +184,8 @@ pub struct Scenario {
     pub trace_flows: Option<Vec<usize>>,
     /// How the ns-2 trace writes wireless events.
     pub wireless_format: crate::trace::WirelessFormat,
+    /// Write ns-2's `x` line at the end of each frame's transmission (`-eotTrace ON`).
+    pub eot_trace: bool,
     /// The IP version of pcap captures (IPv6 when there are mobile nodes).
     pub pcap_ip: crate::pcap::IpVersion,
     /// Sample each flow's goodput and each link's queue at every multiple of this interval.

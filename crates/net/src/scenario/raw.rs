@@ -129,6 +129,9 @@ pub struct RawWlan {
     pub name: Option<String>,
     pub nodes: Option<Vec<String>>,
     pub access_point: Option<String>,
+    pub access_points: Option<Vec<String>>,
+    pub scans: Option<Vec<RawScan>>,
+    pub beacon_interval: Option<Quantity>,
     pub profile: Option<String>,
     pub data_rate: Option<Quantity>,
     pub basic_rate: Option<Quantity>,
@@ -142,6 +145,16 @@ pub struct RawWlan {
     pub queue_limit: Option<i64>,
     pub propagation: Option<String>,
     pub mac_overhead: Option<i64>,
+}
+
+/// A station of an ns2-profile WLAN looks for an access point (`crate::wifi::config::Scan`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawScan {
+    pub node: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub at: Option<Quantity>,
 }
 
 /// A node heads somewhere (`crate::mobility::path::Move`).
@@ -501,6 +514,7 @@ pub struct RawOutput {
     pub trace_links: Option<Vec<String>>,
     pub trace_flows: Option<Vec<String>>,
     pub wireless_format: Option<String>,
+    pub eot_trace: Option<Flag>,
     pub interval: Option<Quantity>,
     pub pcap_ip: Option<String>,
 }

@@ -179,6 +179,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let mut trace_links = None;
     let mut trace_flows = None;
     let mut wireless_format = crate::trace::WirelessFormat::Old;
+    let mut eot_trace = false;
     let mut interval = None;
     let mut pcap_ip = if mobile_nodes.is_empty() { IpVersion::Ipv4 } else { IpVersion::Ipv6 };
     if let Some(out) = &raw.output {
@@ -208,6 +209,9 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             if one_of(f, &["old", "new"], "wireless trace format", "output.wireless_format")? == "new" {
                 wireless_format = crate::trace::WirelessFormat::New;
             }
+        }
+        if let Some(f) = out.eot_trace {
+            eot_trace = flag(f, "output.eot_trace")?;
         }
         if let Some(list) = &out.trace_links {
             let mut dirs = Vec::with_capacity(list.len());
@@ -258,6 +262,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         trace_links,
         trace_flows,
         wireless_format,
+        eot_trace,
         pcap_ip,
         interval,
         hosts,

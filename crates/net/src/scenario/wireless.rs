@@ -1,12 +1,12 @@
 //! The `[[wlans]]` tables and `[positions]`: 802.11b LANs and where their radios are.
 
 use super::fields::{err, flag, int_in, node_id, node_named, one_of, seconds, Res};
-use super::raw::{Quantity, RawMobile, RawMove, RawWlan};
+use super::raw::{Quantity, RawMobile, RawMove, RawScan, RawWlan};
 use super::{Profile, ScenarioError};
 use crate::mobility::config::MobileConfig;
 use crate::mobility::path::Move;
 use crate::units;
-use crate::wifi::config::WlanConfig;
+use crate::wifi::config::{Infrastructure, Scan, WlanConfig};
 use crate::wifi::phy::{Preamble, Propagation, Radio, Timing, LIGHT, NS2_LIGHT};
 use std::collections::{BTreeMap, HashMap};
 
@@ -112,6 +112,7 @@ pub(super) fn wlans(
         let int = |v: Option<i64>, field: &str, lo: i64, hi: i64, default: u32| -> Res<u32> {
             v.map_or(Ok(default), |v| int_in(v, lo, hi, &p(field)))
         };
+        let infrastructure = infrastructure(w, ns2, &nodes, node_ids, &p)?;
         let cw_min = int(w.cw_min, "cw_min", 1, 1023, 31)?;
         let cw_max = int(w.cw_max, "cw_max", 1, 65535, 1023)?;
         if cw_max < cw_min {
@@ -122,6 +123,7 @@ pub(super) fn wlans(
             nodes,
             positions: at,
             access_point,
+            infrastructure,
             timing,
             radio: Radio { propagation, light: if ns2 { NS2_LIGHT } else { LIGHT }, ..Radio::default() },
             rts_threshold: int(w.rts_threshold, "rts_threshold", 0, 100_000, if ns2 { 0 } else { 3000 })?,
@@ -140,6 +142,76 @@ pub(super) fn wlans(
         });
     }
     Ok(out)
+}
+
+/// ns-2's infrastructure mode (`access_points`, `scans`, `beacon_interval`): the ns2 profile
+/// only, and not beside `access_point`, the standard profile's (and Mobile IPv6's) single
+/// access point through which stations talk.
+fn infrastructure(
+    w: &RawWlan,
+    ns2: bool,
+    nodes: &[usize],
+    node_ids: &HashMap<&str, usize>,
+    p: &dyn Fn(&str) -> String,
+) -> Res<Option<Infrastructure>> {
+    let Some(names) = &w.access_points else {
+        for (field, set) in [("scans", w.scans.is_some()), ("beacon_interval", w.beacon_interval.is_some())] {
+            if set {
+                return err(p(field), "needs access_points (ns-2's infrastructure mode)");
+            }
+        }
+        return Ok(None);
+    };
+    if !ns2 {
+        return err(
+            p("access_points"),
+            "is ns-2's infrastructure mode (profile \"ns2\"); the standard profile's is access_point",
+        );
+    }
+    if w.access_point.is_some() {
+        return err(p("access_points"), "goes without access_point (the standard profile's)");
+    }
+    let on_wlan = |name: &Option<String>, path: &str| -> Res<usize> {
+        let id = node_named(name, path, node_ids)?;
+        if !nodes.contains(&id) {
+            return err(path, format!("{:?} is not one of the WLAN's nodes", name.as_deref().unwrap_or("")));
+        }
+        Ok(id)
+    };
+    let mut access_points = Vec::with_capacity(names.len());
+    for (j, n) in names.iter().enumerate() {
+        let path = format!("{}[{j}]", p("access_points"));
+        let id = on_wlan(&Some(n.clone()), &path)?;
+        if access_points.contains(&id) {
+            return err(path, format!("{n:?} appears twice"));
+        }
+        access_points.push(id);
+    }
+    if access_points.is_empty() {
+        return err(p("access_points"), "needs at least one node");
+    }
+    let mut scans: Vec<Scan> = Vec::new();
+    for (j, RawScan { node, kind, at }) in w.scans.iter().flatten().enumerate() {
+        let path = |f: &str| format!("{}[{j}].{f}", p("scans"));
+        let node = on_wlan(node, &path("node"))?;
+        if access_points.contains(&node) {
+            return err(path("node"), "is an access point: only stations scan");
+        }
+        let kind = kind
+            .as_deref()
+            .ok_or_else(|| ScenarioError::new(path("type"), "is required (\"active\" or \"passive\")"))?;
+        let active = one_of(kind, &["active", "passive"], "scan type", &path("type"))? == "active";
+        let at = at.as_ref().map_or(Ok(0.0), |q| positive_seconds(q, &path("at")))?;
+        scans.push(Scan { node, active, at });
+    }
+    let beacon_interval = match &w.beacon_interval {
+        Some(q) => positive_seconds(q, &p("beacon_interval"))?,
+        None => 0.1,
+    };
+    if beacon_interval <= 0.0 {
+        return err(p("beacon_interval"), "must be longer than zero");
+    }
+    Ok(Some(Infrastructure { access_points, scans, beacon_interval }))
 }
 
 fn positive_seconds(q: &Quantity, path: &str) -> Res<f64> {

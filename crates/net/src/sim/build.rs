@@ -216,6 +216,7 @@ impl Simulation {
             tracer.ns2 = Some(open_trace(&opts.out_dir, "trace.tr")?);
             if !scenario.wlans.is_empty() {
                 tracer.wireless = Some(scenario.wireless_format);
+                tracer.eot = scenario.eot_trace;
             }
         }
         if traces.nam {
@@ -271,8 +272,10 @@ impl Simulation {
         }
         // ns-2's generator (unused, and so seeded 1, with per-component streams)
         let mut shared = Ns2Rng::seeded(if scenario.rng == RngMode::Ns2 { seed as u32 } else { 1 });
-        let (phases, peer_phases) = clock_phases(&scenario, seed, &mut shared);
         let mut wifi = Wifi::new(scenario.wlans.clone(), draws);
+        // `$mac ap` draws as the script makes its nodes, before its agents
+        wifi.draw_beacon_starts(&mut shared);
+        let (phases, peer_phases) = clock_phases(&scenario, seed, &mut shared);
         wifi.paths = scenario.paths();
         for (wlan, node, loss) in radio_losses {
             let r = wifi.radio(wlan, node).expect("validated: the node is on the WLAN");
@@ -315,6 +318,7 @@ impl Simulation {
         if opts.check {
             net.ctx.check = Some(crate::check::Checks::new(scenario.flows.len()));
         }
+        net.wifi.start_infrastructure(&mut net.ctx);
 
         // Agents get ports on their node in the order they are attached (sender, then sink),
         // as ns-2's `attach-agent` does.

@@ -13,6 +13,9 @@ pub struct WlanConfig {
     pub positions: Vec<(f64, f64)>,
     /// Infrastructure mode: stations talk only to (and through) this node.
     pub access_point: Option<usize>,
+    /// ns-2's infrastructure mode (ns2 profile: `$mac ap`, `ScanType`; wifi/infra.rs): its
+    /// access points, which stations scan and when, the beacon interval.
+    pub infrastructure: Option<Infrastructure>,
     pub timing: Timing,
     pub radio: Radio,
     /// Data frames whose MAC frame is longer than this many bytes go after an RTS/CTS exchange
@@ -35,6 +38,27 @@ pub struct WlanConfig {
     pub arp: bool,
     /// The interface queue of each radio, packets.
     pub queue_limit: u32,
+}
+
+/// ns-2's infrastructure mode on a WLAN (mac-802_11.cc, `command("ap")` and `"ScanType"`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Infrastructure {
+    /// The nodes that are access points: each beacons, answers probes, authenticates and
+    /// associates stations and relays their frames.
+    pub access_points: Vec<usize>,
+    /// The stations that look for an access point, each from its time.
+    pub scans: Vec<Scan>,
+    /// `BeaconInterval_`, s (ns-2's default 0.1).
+    pub beacon_interval: f64,
+}
+
+/// A station's scan (`$mac ScanType ACTIVE|PASSIVE`, at `at`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Scan {
+    pub node: usize,
+    /// ACTIVE: a probe request after `ProbeDelay_`; PASSIVE: the beacons heard in `ChannelTime_`.
+    pub active: bool,
+    pub at: f64,
 }
 
 /// The bytes ns-2 counts for the PLCP preamble and header in every frame's size (its long

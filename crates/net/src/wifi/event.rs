@@ -14,6 +14,11 @@ pub enum MacTimer {
     Respond,
     /// The NAV ran out.
     Nav,
+    /// An access point's next beacon is due (wifi/infra.rs).
+    Beacon,
+    /// A station's scan moves on (ns-2's probe timer: `ProbeDelay_`, `Min/MaxChannelTime_`,
+    /// `ChannelTime_`).
+    Probe,
 }
 
 /// Radio events, carried in `Event::Wifi`.

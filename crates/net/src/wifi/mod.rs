@@ -12,6 +12,7 @@
 pub mod arp;
 pub mod config;
 pub mod event;
+pub mod infra;
 pub mod phy;
 #[cfg(test)]
 mod tests;
@@ -23,6 +24,7 @@ use crate::packet::{Packet, PacketId};
 use crate::random::Draws;
 pub use config::{distance, WlanConfig};
 use event::{MacTimer, WifiEvent};
+use infra::{Infra, Mgmt};
 use phy::{ACK_BYTES, CTS_BYTES, RTS_BYTES};
 use tcplab_des::{Ring, Timer};
 
@@ -32,6 +34,8 @@ pub enum FrameKind {
     Cts,
     Data,
     Ack,
+    /// A management frame of infrastructure mode (wifi/infra.rs).
+    Mgmt(Mgmt),
 }
 
 /// A frame on the air.
@@ -59,6 +63,9 @@ enum State {
     Send,
     WaitCts,
     WaitAck,
+    /// Sending a management frame, then waiting for its answer until its send timer (ns-2's
+    /// MAC_MGMT and MAC_BCN).
+    Mgmt(Mgmt),
 }
 
 /// The frame an ns2-profile radio's MAC is receiving: ns-2's `pktRx_`, with `rx_state_`
@@ -130,6 +137,11 @@ pub struct Station {
     arp_held: Vec<(RadioId, PacketId)>,
     /// The requests sent for each radio whose address it does not know yet (ns-2's `count_`).
     arp_requests: Vec<(RadioId, u32)>,
+    /// Infrastructure mode's state (wifi/infra.rs), on an infrastructure WLAN only.
+    infra: Option<Box<Infra>>,
+    /// Its timers: an access point's beacons, a station's scan.
+    beacon: Timer,
+    probe: Timer,
     /// Loss models at this receiver: frames they pick arrive corrupted.
     pub losses: Vec<crate::loss::Loss>,
     pub stats: MacStats,
@@ -179,6 +191,13 @@ impl Wifi {
         let mut stations = Vec::new();
         for (w, cfg) in wlans.iter().enumerate() {
             for (&node, &pos) in cfg.nodes.iter().zip(&cfg.positions) {
+                let infra = cfg.infrastructure.as_ref().map(|i| {
+                    Box::new(Infra {
+                        ap: i.access_points.contains(&node),
+                        scan: i.scans.iter().find(|s| s.node == node).copied(),
+                        ..Infra::default()
+                    })
+                });
                 stations.push(Station {
                     node: NodeId::of(node),
                     wlan: w as u32,
@@ -211,6 +230,9 @@ impl Wifi {
                     arp_known: Vec::new(),
                     arp_held: Vec::new(),
                     arp_requests: Vec::new(),
+                    infra,
+                    beacon: Timer::near(),
+                    probe: Timer::near(),
                     losses: Vec::new(),
                     stats: MacStats::default(),
                 });
@@ -292,7 +314,14 @@ impl Station {
             MacTimer::Timeout => &mut self.timeout,
             MacTimer::Respond => &mut self.response,
             MacTimer::Nav => &mut self.nav_timer,
+            MacTimer::Beacon => &mut self.beacon,
+            MacTimer::Probe => &mut self.probe,
         }
+    }
+
+    /// Whether anything waits for the medium: a packet, or a management frame.
+    fn has_frames(&self) -> bool {
+        !self.queue.is_empty() || self.infra.as_ref().is_some_and(|i| !i.pending.is_empty())
     }
 }
 
@@ -311,6 +340,7 @@ impl Wifi {
             FrameKind::Rts => (Some("RTS"), RTS_BYTES + 24, 0),
             FrameKind::Cts => (Some("CTS"), CTS_BYTES + 24, 0),
             FrameKind::Ack => (Some("ACK"), ACK_BYTES + 24, 0),
+            FrameKind::Mgmt(m) => (Some(m.name()), m.bytes() + 24, 0),
             FrameKind::Data => {
                 let p = ctx.pkts.get(frame.pkt.expect("data carries a packet"));
                 let (ip, etype) = (p.size, if p.kind == crate::packet::Kind::Arp { 0x806 } else { 0x800 });
@@ -487,7 +517,7 @@ impl Wifi {
         let cfg = self.wlan_of(r);
         // ns-2's post-backoff counts down with nothing queued too
         let post = cfg.ns2_backoff && s.state == State::Idle && s.backoff.is_some();
-        if !(post || (s.state == State::Contend && !s.queue.is_empty())) || self.medium_busy(r, now) {
+        if !(post || (s.state == State::Contend && s.has_frames())) || self.medium_busy(r, now) {
             return;
         }
         let ifs = if s.eifs { cfg.timing.eifs() } else { cfg.timing.difs() };
@@ -553,6 +583,7 @@ impl Wifi {
             FrameKind::Rts => timing.control(RTS_BYTES),
             FrameKind::Cts => timing.control(CTS_BYTES),
             FrameKind::Ack => timing.control(ACK_BYTES),
+            FrameKind::Mgmt(m) => timing.control(m.bytes()),
             FrameKind::Data => {
                 let size = ctx.pkts.get(frame.pkt.expect("data carries a packet")).size;
                 if cfg.ns2_backoff && frame.dst == BROADCAST {
@@ -580,6 +611,7 @@ impl Wifi {
             FrameKind::Cts => stats.cts += 1,
             FrameKind::Data => stats.data += 1,
             FrameKind::Ack => stats.acks += 1,
+            FrameKind::Mgmt(_) => {}
         }
         self.trace_frame(ctx, 's', r, &frame, "---");
         let f = self.frame(frame);
@@ -656,6 +688,10 @@ impl Wifi {
     fn tx_end(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId) {
         let now = ctx.now_secs();
         let frame = self.frames[f.index()];
+        if ctx.tracer.eot {
+            // cmu-trace.cc: the `x` line of the frame whose transmission ends (`txHandler`)
+            self.trace_frame(ctx, 'x', r, &frame, "---");
+        }
         if let Some(p) = self.unref(f) {
             ctx.pkts.release(p); // a broadcast no radio heard
         }
@@ -669,6 +705,8 @@ impl Wifi {
                 self.arm_mac(ctx, r, MacTimer::Timeout, by);
             }
             (State::Send, FrameKind::Data) if frame.dst == BROADCAST => self.sent_ok(ctx, r),
+            // a beacon's send timer is its own length (`check_pktBEACON`)
+            (State::Mgmt(Mgmt::Beacon), _) => self.mgmt_done(ctx, r),
             (State::Send, FrameKind::Data) => {
                 s.state = State::WaitAck;
                 let by = if ns2 { s.answer_by } else { now + timing.sifs + timing.control(ACK_BYTES) + timing.slot };
@@ -729,7 +767,10 @@ impl Wifi {
         let errored = s.tx_until > now + EPS || power < rx_threshold;
         let new = Ns2Rx { frame: f, power, errored, collided: false, end: now + air };
         match s.ns2_rx {
-            None => s.ns2_rx = Some(new),
+            None => {
+                s.ns2_rx = Some(new);
+                self.note_reception(r);
+            }
             Some(cur) if cur.power / power >= capture => self.set_nav(ctx, r, now, eifs + air),
             Some(cur) => {
                 s.stats.collisions += 1;
@@ -752,7 +793,12 @@ impl Wifi {
     /// for this radio or a broadcast, or a control frame for it, is traced as a drop.
     fn trace_collided(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId, errored: bool) {
         let frame = self.frames[f.index()];
-        if !errored && (frame.dst == r || (frame.dst == BROADCAST && frame.kind == FrameKind::Data)) {
+        let traced = match frame.kind {
+            FrameKind::Data => frame.dst == r || frame.dst == BROADCAST,
+            FrameKind::Mgmt(m) => frame.dst == r && m.traced_when_dropped(),
+            _ => frame.dst == r,
+        };
+        if !errored && traced {
             self.trace_frame(ctx, 'D', r, &frame, "COL");
         }
     }
@@ -888,6 +934,12 @@ impl Wifi {
             }
             return None;
         }
+        if let FrameKind::Mgmt(m) = frame.kind {
+            let cfg = self.wlan_of(r);
+            let power = cfg.radio.rx_power(distance(self.position(frame.src, now), self.position(r, now)));
+            self.receive_mgmt(ctx, r, frame, m, power);
+            return None;
+        }
         // ns-2 traces a data frame as received only if it hands it up: not a duplicate
         let duplicate = self.wlan_of(r).ns2_backoff
             && frame.kind == FrameKind::Data
@@ -956,8 +1008,11 @@ impl Wifi {
                 if s.state == State::WaitAck {
                     s.timeout.cancel();
                     self.sent_ok(ctx, r);
+                } else if let State::Mgmt(m) = s.state {
+                    self.mgmt_acked(ctx, r, m);
                 }
             }
+            FrameKind::Mgmt(_) => unreachable!("handled above"),
         }
         None
     }
@@ -970,7 +1025,15 @@ impl Wifi {
         }
         match which {
             MacTimer::Access => self.send_head(ctx, r),
-            MacTimer::Timeout => return self.exchange_failed(ctx, r),
+            MacTimer::Timeout => {
+                if let State::Mgmt(m) = self.stations[r.index()].state {
+                    self.mgmt_timeout(ctx, r, m);
+                    return Outcome::Nothing;
+                }
+                return self.exchange_failed(ctx, r);
+            }
+            MacTimer::Beacon => self.beacon_due(ctx, r),
+            MacTimer::Probe => self.probe_due(ctx, r),
             MacTimer::Respond => {
                 let now = ctx.now_secs();
                 let busy_cts = matches!(self.stations[r.index()].respond, Some((FrameKind::Cts, _, _)))
@@ -1004,6 +1067,9 @@ impl Wifi {
 
     /// The backoff ran out: send the head of the queue, after an RTS if it is long.
     fn send_head(&mut self, ctx: &mut Ctx, r: RadioId) {
+        if let Some((kind, to)) = self.next_mgmt(r) {
+            return self.transmit_mgmt(ctx, r, kind, to); // before the data (`backoffHandler`)
+        }
         let cfg = self.wlan_of(r);
         let timing = cfg.timing.clone();
         let s = &self.stations[r.index()];
@@ -1095,7 +1161,7 @@ impl Wifi {
                 let (node, pkt) = (s.node, *ctx.pkts.get(id));
                 self.trace_radio_packet(ctx, 'D', node, "MAC", "RET", &pkt);
             }
-            if ns2 && self.stations[r.index()].queue.is_empty() {
+            if ns2 && !self.stations[r.index()].has_frames() {
                 // ns-2 starts no backoff when it gives a packet up (`RetransmitRTS/DATA` reset
                 // the window only); the next packet's `send` draws one when it comes
                 let s = &mut self.stations[r.index()];
@@ -1140,7 +1206,7 @@ impl Wifi {
         // it down then too, DIFS after the medium is idle (its `BackoffTimer` starts paused,
         // the MAC being still busy, and resumes with DIFS in `tx_resume`)
         s.backoff = Some(slots);
-        s.state = if s.queue.is_empty() { State::Idle } else { State::Contend };
+        s.state = if s.has_frames() { State::Contend } else { State::Idle };
         self.medium_maybe_idle(ctx, r);
     }
 }

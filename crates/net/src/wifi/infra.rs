@@ -1,0 +1,466 @@
+//! ns-2.35's infrastructure mode (ns2 profile, `WlanConfig::infrastructure`): access points
+//! that beacon, stations that scan (actively, with a probe request, or passively, listening to
+//! beacons), then authenticate and associate with the strongest access point they heard. All
+//! of it as mac/mac-802_11.cc does it: the management frames share the DCF's one backoff with
+//! the data, an access point sends its own in the order they were made (`add_priority_queue`),
+//! a station its probe request, then authentication, then association request.
+
+use super::event::MacTimer;
+use super::{Frame, FrameKind, RadioId, State, Wifi, BROADCAST};
+use crate::ctx::Ctx;
+use tcplab_des::Ns2Rng;
+
+/// A management frame, with the name ns-2's traces give it (cmu-trace.cc, `format_mac_common`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mgmt {
+    Beacon,
+    ProbeReq,
+    ProbeRep,
+    Auth,
+    AssocReq,
+    AssocRep,
+}
+
+impl Mgmt {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mgmt::Beacon => "BCN",
+            Mgmt::ProbeReq => "PRRQ",
+            Mgmt::ProbeRep => "PRRP",
+            Mgmt::Auth => "AUTH",
+            Mgmt::AssocReq => "ACRQ",
+            Mgmt::AssocRep => "ACRP",
+        }
+    }
+
+    /// The frame's bytes without the PLCP's 24 (mac-802_11.h: `sizeof(struct beacon_frame)`
+    /// and the others; ns-2 adds the PLCP in `getBEACONlen` and the rest).
+    pub fn bytes(self) -> u32 {
+        match self {
+            Mgmt::Beacon | Mgmt::ProbeRep => 48,
+            Mgmt::ProbeReq | Mgmt::AssocReq => 28,
+            Mgmt::Auth => 34,
+            Mgmt::AssocRep => 30,
+        }
+    }
+
+    /// A collided frame of this kind addressed to the radio is traced as dropped (`discard`
+    /// logs only authentication, association and probe requests; replies and beacons go
+    /// silently).
+    pub fn traced_when_dropped(self) -> bool {
+        matches!(self, Mgmt::Auth | Mgmt::AssocReq | Mgmt::ProbeReq)
+    }
+
+    /// A station sends its own in this order (`backoffHandler`: probe request, authentication,
+    /// association request).
+    fn station_rank(self) -> u8 {
+        match self {
+            Mgmt::ProbeReq => 0,
+            Mgmt::Auth => 1,
+            _ => 2,
+        }
+    }
+}
+
+/// ns-2's defaults (ns-default.tcl): `ProbeDelay_`, `MinChannelTime_`, `MaxChannelTime_`,
+/// `ChannelTime_`, s.
+const PROBE_DELAY: f64 = 0.0001;
+const MIN_CHANNEL_TIME: f64 = 0.005;
+const MAX_CHANNEL_TIME: f64 = 0.011;
+const CHANNEL_TIME: f64 = 0.12;
+/// `DSSS_MaxPropagationDelay`, which ns-2 adds to each leg of a send timer.
+const MAX_PROPAGATION: f64 = 2e-6;
+
+/// A radio's part in infrastructure mode.
+#[derive(Debug, Default)]
+pub(super) struct Infra {
+    pub ap: bool,
+    /// The management frames waiting for the medium, with their destinations.
+    pub pending: Vec<(Mgmt, RadioId)>,
+    /// The one on the air or waiting for its answer (ns-2's `tx_state_` MAC_MGMT or MAC_BCN).
+    pub in_flight: Option<(Mgmt, RadioId)>,
+    /// An access point: its first beacon, s (drawn as `$mac ap` runs), and its clients, the
+    /// stations it has authenticated (`update_client_table`; a client stays one).
+    pub first_beacon: f64,
+    pub clients: Vec<RadioId>,
+    /// The station it is authenticating and the one it is associating.
+    pub authenticating: Option<RadioId>,
+    pub associating: Option<RadioId>,
+    /// A station: its scan as the scenario gives it (started by the probe timer at its time),
+    /// and ns-2's `ScanType_` (PASSIVE until set) and the flags of `ProbeHandler`.
+    pub scan: Option<super::config::Scan>,
+    pub active: bool,
+    pub probe_delay: bool,
+    pub on_min: bool,
+    pub on_max: bool,
+    pub recv_busy: bool,
+    pub bss: Option<RadioId>,
+    pub authenticated: bool,
+    pub associated: bool,
+    /// The access points heard (`ap_list1`): newest first, with their received power.
+    pub heard: Vec<(RadioId, f64)>,
+}
+
+impl Infra {
+    /// `strongest_ap`: the first of the strongest (newest first); BROADCAST when none was
+    /// heard (ns-2's -1, which is `MAC_BROADCAST`).
+    fn strongest(&self) -> RadioId {
+        let mut best = (BROADCAST, 0.0);
+        for &(ap, power) in &self.heard {
+            if power > best.1 {
+                best = (ap, power);
+            }
+        }
+        best.0
+    }
+}
+
+impl Wifi {
+    /// Each access point draws when its first beacon goes, `Random::random() % cw_` slots
+    /// (`command("ap")`), in the order of the WLANs and of their `access_points` (as a script
+    /// makes them, right after its nodes and before its agents).
+    pub fn draw_beacon_starts(&mut self, shared: &mut Ns2Rng) {
+        for w in 0..self.wlans.len() {
+            let Some(infra) = self.wlans[w].infrastructure.clone() else { continue };
+            let slot = self.wlans[w].timing.slot;
+            for ap in infra.access_points {
+                let r = self.radio(w, ap).expect("validated: the access point is on the WLAN");
+                let s = &mut self.stations[r.index()];
+                let slots = s.draws.integer(s.cw, shared);
+                s.infra.as_mut().expect("on an infrastructure WLAN").first_beacon = slots as f64 * slot;
+            }
+        }
+    }
+
+    /// Arms the access points' beacon timers and the stations' scans.
+    pub fn start_infrastructure(&mut self, ctx: &mut Ctx) {
+        for r in 0..self.stations.len() {
+            let r = RadioId(r as u32);
+            let Some(infra) = &self.stations[r.index()].infra else { continue };
+            if infra.ap {
+                let at = infra.first_beacon;
+                self.arm_mac(ctx, r, MacTimer::Beacon, at);
+            } else if let Some(scan) = infra.scan {
+                self.arm_mac(ctx, r, MacTimer::Probe, scan.at);
+            }
+        }
+    }
+
+    fn infra(&mut self, r: RadioId) -> &mut Infra {
+        self.stations[r.index()].infra.as_mut().expect("a radio in infrastructure mode")
+    }
+
+    /// `BeaconHandler`: the next beacon in `BeaconInterval_`, this one to the medium.
+    pub(super) fn beacon_due(&mut self, ctx: &mut Ctx, r: RadioId) {
+        let interval = self.wlan_of(r).infrastructure.as_ref().expect("an access point").beacon_interval;
+        let now = ctx.now_secs();
+        self.arm_mac(ctx, r, MacTimer::Beacon, now + interval);
+        self.send_mgmt(ctx, r, Mgmt::Beacon, BROADCAST);
+    }
+
+    /// ns-2's `sendBEACON`, `sendPROBEREQ` and the others: the frame waits for the medium, and
+    /// a backoff starts if none runs, drawn now (DIFS first on an idle medium, unless the
+    /// defer timer runs the SIFS before a CTS or ACK; paused on a busy one).
+    fn send_mgmt(&mut self, ctx: &mut Ctx, r: RadioId, kind: Mgmt, to: RadioId) {
+        self.infra(r).pending.push((kind, to));
+        let now = ctx.now_secs();
+        let busy = self.medium_busy(r, now) || self.tx_busy(r, now);
+        let s = &self.stations[r.index()];
+        if s.backoff.is_none() && (busy || s.respond.is_none()) {
+            let slots = self.draw_backoff(ctx, r);
+            let s = &mut self.stations[r.index()];
+            s.backoff = Some(slots);
+            s.not_before = s.not_before.max(now);
+        }
+        let s = &mut self.stations[r.index()];
+        if s.state == State::Idle {
+            s.state = State::Contend;
+        }
+        self.try_access(ctx, r);
+    }
+
+    /// ns-2's `tx_state_ != MAC_IDLE`: in an exchange, or sending a CTS or ACK.
+    pub(super) fn tx_busy(&self, r: RadioId, now: f64) -> bool {
+        let s = &self.stations[r.index()];
+        !matches!(s.state, State::Idle | State::Contend) || s.tx_until > now + super::EPS
+    }
+
+    /// The management frame the backoff sends, if one waits: an access point's oldest, a
+    /// station's first in `Mgmt::station_rank`.
+    pub(super) fn next_mgmt(&mut self, r: RadioId) -> Option<(Mgmt, RadioId)> {
+        let infra = self.stations[r.index()].infra.as_mut()?;
+        let i = if infra.ap {
+            (!infra.pending.is_empty()).then_some(0)?
+        } else {
+            (0..infra.pending.len()).min_by_key(|&i| infra.pending[i].0.station_rank())?
+        };
+        Some(infra.pending.remove(i))
+    }
+
+    /// Sends management frame `kind` to `to` (`check_pktBEACON` and the others): the MAC is
+    /// busy with it until its send timer, which waits for the answer where one comes.
+    pub(super) fn transmit_mgmt(&mut self, ctx: &mut Ctx, r: RadioId, kind: Mgmt, to: RadioId) {
+        let now = ctx.now_secs();
+        let timing = self.wlan_of(r).timing.clone();
+        let ap = self.infra(r).ap;
+        let air = |m: Mgmt| timing.control(m.bytes());
+        let ack = timing.control(super::phy::ACK_BYTES);
+        // an access point's authentication asks for an ACK: its duration covers it
+        let nav = if ap && kind == Mgmt::Auth { timing.sifs + ack } else { 0.0 };
+        let acked = air(kind) + MAX_PROPAGATION + timing.sifs + ack + MAX_PROPAGATION;
+        let timeout = match kind {
+            Mgmt::Beacon => None, // its send timer is its end (`tx_end`)
+            Mgmt::ProbeReq => Some(air(kind) + MAX_PROPAGATION),
+            Mgmt::ProbeRep | Mgmt::AssocRep => Some(acked),
+            Mgmt::Auth if ap => Some(acked),
+            Mgmt::Auth => Some(air(kind) + MAX_PROPAGATION + MAX_CHANNEL_TIME + air(kind) + MAX_PROPAGATION),
+            Mgmt::AssocReq => {
+                Some(air(kind) + MAX_PROPAGATION + MAX_CHANNEL_TIME + air(Mgmt::AssocRep) + MAX_PROPAGATION)
+            }
+        };
+        let s = &mut self.stations[r.index()];
+        s.backoff = None;
+        s.state = State::Mgmt(kind);
+        self.infra(r).in_flight = Some((kind, to));
+        self.transmit(ctx, Frame { kind: FrameKind::Mgmt(kind), src: r, dst: to, nav, pkt: None, seq: 0, refs: 1 });
+        if let Some(t) = timeout {
+            self.arm_mac(ctx, r, MacTimer::Timeout, now + t);
+        }
+        if kind == Mgmt::ProbeReq {
+            // check_pktPROBEREQ: the probe timer waits MinChannelTime for an answer to begin
+            let infra = self.infra(r);
+            infra.on_min = true;
+            self.arm_mac(ctx, r, MacTimer::Probe, now + MIN_CHANNEL_TIME);
+        }
+    }
+
+    /// The send timer of a management frame ran out with no answer.
+    pub(super) fn mgmt_timeout(&mut self, ctx: &mut Ctx, r: RadioId, kind: Mgmt) {
+        let now = ctx.now_secs();
+        let infra = self.infra(r);
+        let to = infra.in_flight.take().map_or(BROADCAST, |f| f.1);
+        if infra.ap {
+            if kind == Mgmt::AssocRep {
+                // `update_client_table(associating_node_, 1, 2)`: a client all the same
+                infra.associating = None;
+                Self::add_client(infra, to);
+            }
+            return self.mgmt_done(ctx, r);
+        }
+        // a station's probe request starts no backoff; its authentication and association
+        // request are made again (`checkAssocAuthStatus`), their backoff drawn while the MAC
+        // is still busy and resumed DIFS after now (`tx_resume`)
+        let s = &mut self.stations[r.index()];
+        s.state = if s.has_frames() { State::Contend } else { State::Idle };
+        s.not_before = s.not_before.max(now);
+        if kind != Mgmt::ProbeReq {
+            self.check_assoc_auth(ctx, r);
+        }
+        self.medium_maybe_idle(ctx, r);
+    }
+
+    /// An access point's management frame went (a beacon) or was answered or timed out: a
+    /// fresh backoff, from the same window, resumed DIFS after now (`send_timer`, `recvACK`).
+    pub(super) fn mgmt_done(&mut self, ctx: &mut Ctx, r: RadioId) {
+        let now = ctx.now_secs();
+        self.infra(r).in_flight = None;
+        self.stations[r.index()].not_before = now;
+        let slots = self.draw_backoff(ctx, r);
+        let s = &mut self.stations[r.index()];
+        s.backoff = Some(slots);
+        s.state = if s.has_frames() { State::Contend } else { State::Idle };
+        self.medium_maybe_idle(ctx, r);
+    }
+
+    /// The ACK of an access point's probe response, authentication or association response.
+    pub(super) fn mgmt_acked(&mut self, ctx: &mut Ctx, r: RadioId, kind: Mgmt) {
+        self.stations[r.index()].timeout.cancel();
+        let infra = self.infra(r);
+        let to = infra.in_flight.map_or(BROADCAST, |f| f.1);
+        match kind {
+            Mgmt::Auth => {
+                infra.authenticating = None;
+                Self::add_client(infra, to);
+            }
+            Mgmt::AssocRep => infra.associating = None,
+            _ => {}
+        }
+        self.mgmt_done(ctx, r);
+    }
+
+    fn add_client(infra: &mut Infra, r: RadioId) {
+        if !infra.clients.contains(&r) {
+            infra.clients.push(r);
+        }
+    }
+
+    /// `checkAssocAuthStatus`: a station not authenticated asks the strongest access point it
+    /// heard; one authenticated, not associated, asks to associate.
+    fn check_assoc_auth(&mut self, ctx: &mut Ctx, r: RadioId) {
+        let infra = self.infra(r);
+        if infra.ap {
+            return;
+        }
+        if !infra.authenticated && !infra.associated {
+            let ap = infra.strongest();
+            self.send_mgmt(ctx, r, Mgmt::Auth, ap);
+        }
+        let infra = self.infra(r);
+        if infra.authenticated && !infra.associated {
+            let bss = infra.bss.unwrap_or(BROADCAST);
+            self.send_mgmt(ctx, r, Mgmt::AssocReq, bss);
+        }
+    }
+
+    /// A frame began to arrive at an idle receiver (`recv`): while a probe waits
+    /// MinChannelTime, the channel is busy with answers (`Recv_Busy_`).
+    pub(super) fn note_reception(&mut self, r: RadioId) {
+        let probing = self.stations[r.index()].probe.pending();
+        if let Some(infra) = self.stations[r.index()].infra.as_mut() {
+            if probing && infra.on_min {
+                infra.recv_busy = true;
+            }
+        }
+    }
+
+    /// `ProbeHandler` (and, the first time, the scan's start: `ScanType` at its time).
+    pub(super) fn probe_due(&mut self, ctx: &mut Ctx, r: RadioId) {
+        let now = ctx.now_secs();
+        let infra = self.infra(r);
+        if let Some(scan) = infra.scan.take() {
+            infra.active = scan.active;
+            infra.probe_delay = scan.active;
+            let wait = if scan.active { PROBE_DELAY } else { CHANNEL_TIME };
+            return self.arm_mac(ctx, r, MacTimer::Probe, now + wait);
+        }
+        if infra.active {
+            match (infra.on_min, infra.recv_busy, infra.on_max) {
+                (false, false, false) if infra.bss.is_none() => {
+                    if infra.probe_delay {
+                        infra.probe_delay = false;
+                        self.send_mgmt(ctx, r, Mgmt::ProbeReq, BROADCAST);
+                    } else {
+                        self.check_assoc_auth(ctx, r);
+                    }
+                    return;
+                }
+                (true, true, false) => {
+                    // answers are coming: wait MaxChannelTime for all of them
+                    infra.on_min = false;
+                    infra.on_max = true;
+                    return self.arm_mac(ctx, r, MacTimer::Probe, now + MAX_CHANNEL_TIME);
+                }
+                (false, true, true) => {
+                    infra.on_max = false;
+                    infra.recv_busy = false;
+                    let ap = infra.strongest();
+                    if ap != BROADCAST && !infra.authenticated && !infra.associated {
+                        self.send_mgmt(ctx, r, Mgmt::Auth, ap);
+                    }
+                    return;
+                }
+                (true, false, false) => {
+                    infra.on_min = false; // no answer: out of range of every access point
+                    return;
+                }
+                _ => {}
+            }
+        } else if infra.bss.is_none() {
+            // `passive_scan`: ChannelTime is over
+            if !infra.authenticated && !infra.associated && !infra.pending.iter().any(|p| p.0 == Mgmt::Auth) {
+                let ap = infra.strongest();
+                self.send_mgmt(ctx, r, Mgmt::Auth, ap);
+            }
+            return;
+        }
+        if self.infra(r).bss.is_some() && !self.stations[r.index()].probe.pending() {
+            self.check_assoc_auth(ctx, r);
+        }
+    }
+
+    /// An intact management frame for radio `r` (or broadcast), as `recv_timer` dispatches it;
+    /// `power` is what it arrived with.
+    pub(super) fn receive_mgmt(&mut self, ctx: &mut Ctx, r: RadioId, frame: Frame, kind: Mgmt, power: f64) {
+        let now = ctx.now_secs();
+        let Some(infra) = self.stations[r.index()].infra.as_ref() else { return };
+        let ap = infra.ap;
+        let busy = self.tx_busy(r, now);
+        // an access point ignores beacons, a station probe requests, untraced
+        if (ap && kind == Mgmt::Beacon) || (!ap && kind == Mgmt::ProbeReq) {
+            return;
+        }
+        let from = frame.src;
+        match kind {
+            Mgmt::Beacon => {
+                if busy {
+                    return; // `recvBEACON` discards it (BSY), untraced: a broadcast
+                }
+                let infra = self.infra(r);
+                if !infra.active && !infra.authenticated && !infra.associated {
+                    match infra.heard.iter_mut().find(|h| h.0 == from) {
+                        Some(h) => h.1 = power,
+                        None => infra.heard.insert(0, (from, power)),
+                    }
+                }
+            }
+            Mgmt::ProbeReq | Mgmt::Auth | Mgmt::AssocReq if ap => {
+                let answer = match kind {
+                    Mgmt::ProbeReq => Mgmt::ProbeRep,
+                    Mgmt::Auth => Mgmt::Auth,
+                    _ => Mgmt::AssocRep,
+                };
+                // busy with a frame, or with an answer of this kind already: dropped (traced
+                // when addressed to it, as `discard` does)
+                let infra = self.infra(r);
+                if busy || infra.pending.iter().chain(&infra.in_flight).any(|p| p.0 == answer) {
+                    if frame.dst == r {
+                        self.trace_frame(ctx, 'D', r, &frame, "BSY");
+                    }
+                    return;
+                }
+                match kind {
+                    Mgmt::Auth => self.infra(r).authenticating = Some(from),
+                    Mgmt::AssocReq => self.infra(r).associating = Some(from),
+                    _ => {}
+                }
+                self.send_mgmt(ctx, r, answer, from);
+            }
+            Mgmt::ProbeRep | Mgmt::Auth | Mgmt::AssocRep if !ap => {
+                match kind {
+                    Mgmt::ProbeRep => self.infra(r).heard.insert(0, (from, power)),
+                    Mgmt::Auth => {
+                        // the answer to its request: the send timer stops
+                        self.stop_mgmt(r, Mgmt::Auth);
+                        let infra = self.infra(r);
+                        infra.authenticated = true;
+                        infra.bss = Some(from);
+                        let timing = self.wlan_of(r).timing.clone();
+                        let wait = timing.sifs + timing.control(super::phy::ACK_BYTES) + MAX_CHANNEL_TIME;
+                        self.arm_mac(ctx, r, MacTimer::Probe, now + wait);
+                    }
+                    _ => {
+                        self.stop_mgmt(r, Mgmt::AssocReq);
+                        let infra = self.infra(r);
+                        infra.associated = true;
+                        infra.heard.clear();
+                    }
+                }
+                let sifs = self.wlan_of(r).timing.sifs;
+                self.stations[r.index()].respond = Some((FrameKind::Ack, from, 0.0));
+                self.arm_mac(ctx, r, MacTimer::Respond, now + sifs);
+            }
+            _ => return,
+        }
+        self.trace_frame(ctx, 'r', r, &frame, "---");
+    }
+
+    /// A station's request was answered: its send timer stops and the MAC is idle again.
+    fn stop_mgmt(&mut self, r: RadioId, kind: Mgmt) {
+        let s = &mut self.stations[r.index()];
+        if s.state == State::Mgmt(kind) {
+            s.timeout.cancel();
+            s.state = if s.has_frames() { State::Contend } else { State::Idle };
+            self.infra(r).in_flight = None;
+        }
+    }
+}
