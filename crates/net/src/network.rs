@@ -17,7 +17,7 @@ use crate::routing::Routes;
 use crate::trace::Tracer;
 use crate::wifi::arp::Resolved;
 use crate::wifi::event::WifiEvent;
-use crate::wifi::{Outcome, Wifi};
+use crate::wifi::{Outcome, RxHeader, Wifi};
 use std::collections::HashMap;
 use tcplab_des::{Ns2Rng, Ring, Time};
 
@@ -314,8 +314,9 @@ impl Network {
         if self.ctx.tracer.wireless.is_some() {
             let pkt = *self.ctx.pkts.get(id);
             // a packet received keeps the MAC header of the frame that brought it
-            let mac = if ev == 'r' { self.wifi.take_mac_header(id) } else { None };
-            self.wifi.write_radio_packet(&mut self.ctx, ev, node, "AGT", "---", &pkt, mac.unwrap_or((0, 0, 0, 0)));
+            let header = if ev == 'r' { self.wifi.take_mac_header(id) } else { None };
+            let header = header.unwrap_or(RxHeader::plain((0, 0, 0, 0), ev));
+            self.wifi.write_radio_packet(&mut self.ctx, ev, node, "AGT", "---", &pkt, header);
         }
     }
 
@@ -384,7 +385,8 @@ impl Network {
     /// the MAC header's source and type, not yet its destination.
     fn arp_drop(&mut self, from: RadioId, id: PacketId) {
         let (node, pkt) = (self.wifi.stations[from.index()].node, *self.ctx.pkts.get(id));
-        self.wifi.write_radio_packet(&mut self.ctx, 'D', node, "IFQ", "ARP", &pkt, (0, 0, node.get(), 0x800));
+        let header = RxHeader::plain((0, 0, node.get(), 0x800), 'D');
+        self.wifi.write_radio_packet(&mut self.ctx, 'D', node, "IFQ", "ARP", &pkt, header);
         self.drop_packet(id);
     }
 

@@ -154,6 +154,8 @@ pub struct WirelessEvent<'a> {
     pub size: u32,
     /// Hops the packet has made (ns-2's `num_forwards`).
     pub forwards: u32,
+    /// The next hop its IP header names (`ch->next_hop_`, 0 when none).
+    pub next_hop: u32,
 }
 
 /// An ARP packet's operation and its sender's and target's hardware and protocol addresses
@@ -455,7 +457,10 @@ impl Tracer {
                 } else if let (None, Some(p)) = (e.control, e.packet) {
                     // ns-2 prints `ch->next_hop_`, 0 when negative (cmu-trace.cc, format_ip): the
                     // `-2` of a packet no routing agent routed, as DumbAgent leaves it
-                    l += &format!("------- [{}:{} {}:{} 32 0] ", p.src.node, p.src.port, p.dst.node, p.dst.port);
+                    l += &format!(
+                        "------- [{}:{} {}:{} 32 {}] ",
+                        p.src.node, p.src.port, p.dst.node, p.dst.port, e.next_hop
+                    );
                     l += &match p.kind {
                         crate::packet::Kind::Tcp | crate::packet::Kind::Ack => {
                             format!("[{} 0] {} 0", p.seq, e.forwards)

@@ -70,9 +70,12 @@ impl Wifi {
         Resolved::Held(replaced)
     }
 
-    /// ns-2's `arpinput`: radio `r` received ARP packet `pkt` from radio `from`.
-    pub(super) fn arp_input(&mut self, ctx: &mut Ctx, r: RadioId, from: RadioId, pkt: &Packet) {
+    /// ns-2's `arpinput`: radio `r` received ARP packet `pkt`, and learns its sender's address
+    /// (the packet's, not the frame's: an access point may have relayed it).
+    pub(super) fn arp_input(&mut self, ctx: &mut Ctx, r: RadioId, pkt: &Packet) {
         let now = ctx.now_secs();
+        let wlan = self.stations[r.index()].wlan_index();
+        let from = self.radio(wlan, pkt.src.node.index()).expect("an ARP sender on the WLAN");
         let s = &mut self.stations[r.index()];
         if !s.arp_known.contains(&from) {
             s.arp_known.push(from);

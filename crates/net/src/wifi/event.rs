@@ -30,6 +30,10 @@ pub enum WifiEvent {
     RxStart(RadioId, FrameId),
     RxEnd(RadioId, FrameId),
     Timer(RadioId, MacTimer, u32),
+    /// An access point's link layer hands packet `3`, which has made `2` hops, back to its
+    /// interface queue (radio `0`) for radio `1` (ns-2's `recvDATA` relay through
+    /// `LL::sendDown`, its delay later; wifi/infra.rs).
+    Relay(RadioId, RadioId, u32, PacketId),
     /// The link layer hands packet `2` to radio `0`'s interface queue, for radio `1`
     /// (`WlanConfig::ll_delay` after the node sent it). The network handles it.
     LlDown(RadioId, RadioId, PacketId),

@@ -6,8 +6,9 @@
 //! a station its probe request, then authentication, then association request.
 
 use super::event::MacTimer;
-use super::{Frame, FrameKind, RadioId, State, Wifi, BROADCAST};
-use crate::ctx::Ctx;
+use super::event::WifiEvent;
+use super::{Frame, FrameKind, RadioId, State, Via, Wifi, BROADCAST};
+use crate::ctx::{Ctx, Event};
 use tcplab_des::Ns2Rng;
 
 /// A management frame, with the name ns-2's traces give it (cmu-trace.cc, `format_mac_common`).
@@ -222,7 +223,10 @@ impl Wifi {
         s.backoff = None;
         s.state = State::Mgmt(kind);
         self.infra(r).in_flight = Some((kind, to));
-        self.transmit(ctx, Frame { kind: FrameKind::Mgmt(kind), src: r, dst: to, nav, pkt: None, seq: 0, refs: 1 });
+        self.transmit(
+            ctx,
+            Frame { kind: FrameKind::Mgmt(kind), src: r, dst: to, nav, pkt: None, seq: 0, via: Via::to(to), refs: 1 },
+        );
         if let Some(t) = timeout {
             self.arm_mac(ctx, r, MacTimer::Timeout, now + t);
         }
@@ -462,5 +466,53 @@ impl Wifi {
             s.state = if s.has_frames() { State::Contend } else { State::Idle };
             self.infra(r).in_flight = None;
         }
+    }
+
+    /// ns-2's `hdr_dst`: the receiver of a frame for `to`, and how it is addressed beyond it.
+    /// A station of a BSS sends everything to its access point; an access point sends to its
+    /// clients and broadcasts straight, and anything else as a broadcast for the access point
+    /// whose client it is (to and from the distribution system).
+    pub(super) fn address(&self, r: RadioId, to: RadioId) -> (RadioId, Via) {
+        let Some(infra) = &self.stations[r.index()].infra else { return (to, Via::to(to)) };
+        if infra.ap {
+            if to == BROADCAST || infra.clients.contains(&to) {
+                (to, Via { from_ds: true, ..Via::to(to) })
+            } else {
+                (BROADCAST, Via { to_ds: true, from_ds: true, ..Via::to(to) })
+            }
+        } else if let Some(ap) = infra.bss {
+            (ap, Via { to_ds: true, ..Via::to(to) })
+        } else {
+            (to, Via::to(to))
+        }
+    }
+
+    /// What infrastructure mode does with an intact data frame at radio `r` (`recv_timer`,
+    /// `recvDATA`): None, nothing special; `Err`, a broadcast between access points that is
+    /// not for this one's clients, dropped untraced; `Ok(Some(da))`, this access point relays
+    /// it to `da`.
+    pub(super) fn infra_data(&self, r: RadioId, frame: &Frame) -> Option<Result<Option<RadioId>, ()>> {
+        let infra = self.stations[r.index()].infra.as_ref()?;
+        let via = frame.via;
+        if frame.kind != FrameKind::Data {
+            return None;
+        }
+        if frame.dst == BROADCAST && via.to_ds && via.from_ds {
+            if !infra.ap || !infra.clients.contains(&via.da) {
+                return Some(Err(()));
+            }
+            return Some(Ok(Some(via.da)));
+        }
+        let relays = infra.ap && frame.dst != BROADCAST && via.da != r && !via.from_ds;
+        Some(Ok(relays.then_some(via.da)))
+    }
+
+    /// An access point sends a copy of `frame`'s packet on to `da`, back through its link
+    /// layer (its delay) and its interface queue.
+    pub(super) fn relay(&mut self, ctx: &mut Ctx, r: RadioId, frame: &Frame, da: RadioId) {
+        let pkt = *ctx.pkts.get(frame.pkt.expect("data carries a packet"));
+        let id = ctx.pkts.alloc(pkt);
+        let at = ctx.now_secs() + self.wlan_of(r).ll_delay;
+        ctx.sched.schedule_exact(at, Event::Wifi(WifiEvent::Relay(r, da, frame.via.hops + 1, id)));
     }
 }

@@ -38,6 +38,31 @@ pub enum FrameKind {
     Mgmt(Mgmt),
 }
 
+/// How a data frame is addressed beyond its receiver and what it has been through: ns-2's
+/// `dh_3a` and DS bits, which `hdr_dst` writes in infrastructure mode (wifi/infra.rs), and an
+/// access point's relay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Via {
+    /// The final destination (`dh_3a`): the receiver itself but in infrastructure mode.
+    da: RadioId,
+    to_ds: bool,
+    from_ds: bool,
+    /// Hops made before this one (`num_forwards`).
+    hops: u32,
+    /// An access point relays it: its IP header names `da`'s node as the next hop
+    /// (`ch->next_hop_`, set by `recvDATA`) ...
+    relayed: bool,
+    /// ... and, once the relay has passed its link layer, its type is IP again (`LL::sendDown`).
+    typed_ip: bool,
+}
+
+impl Via {
+    /// Straight to `to`.
+    fn to(to: RadioId) -> Via {
+        Via { da: to, to_ds: false, from_ds: false, hops: 0, relayed: false, typed_ip: false }
+    }
+}
+
 /// A frame on the air.
 #[derive(Debug, Clone, Copy)]
 struct Frame {
@@ -48,6 +73,7 @@ struct Frame {
     nav: f64,
     pkt: Option<PacketId>,
     seq: u16,
+    via: Via,
     /// Events still to come that refer to it (its end at the sender, its ends at receivers).
     refs: u32,
 }
@@ -88,8 +114,8 @@ pub struct Station {
     pub node: NodeId,
     wlan: u32,
     pos: (f64, f64),
-    /// Packets waiting, with the radio each goes to.
-    queue: Ring<(PacketId, RadioId)>,
+    /// Packets waiting, with the radio each goes to and how.
+    queue: Ring<(PacketId, RadioId, Via)>,
     state: State,
     cw: u32,
     /// Backoff slots still to count down; None when no backoff is pending.
@@ -159,7 +185,25 @@ pub struct Wifi {
     /// The MAC header (duration in µs, destination, source, ethertype) of the data frame that
     /// brought each packet delivered and not yet handed to an agent, while the wireless trace
     /// is on: ns-2's packet keeps it, and its agent's receipt line prints it.
-    mac_headers: Vec<(PacketId, (u32, u32, u32, u32))>,
+    mac_headers: Vec<(PacketId, RxHeader)>,
+}
+
+/// What a wireless trace line prints of the frame that carries (or brought) a packet: its MAC
+/// header (duration in µs, destination, source, ethertype), the hops it has made
+/// (`num_forwards`) and the next hop its IP header names (`ch->next_hop_`, 0 unless an access
+/// point relayed it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RxHeader {
+    pub mac: (u32, u32, u32, u32),
+    pub forwards: u32,
+    pub next_hop: u32,
+}
+
+impl RxHeader {
+    /// Header `mac` on a packet that has made one hop if `ev` is a receipt, none otherwise.
+    pub fn plain(mac: (u32, u32, u32, u32), ev: char) -> RxHeader {
+        RxHeader { mac, forwards: u32::from(ev == 'r'), next_hop: 0 }
+    }
 }
 
 /// What a MAC event or a queued packet hands back to the network.
@@ -242,7 +286,7 @@ impl Wifi {
     }
 
     /// The MAC header of the frame that brought packet `id` (see `mac_headers`), forgotten.
-    pub fn take_mac_header(&mut self, id: PacketId) -> Option<(u32, u32, u32, u32)> {
+    pub fn take_mac_header(&mut self, id: PacketId) -> Option<RxHeader> {
         let i = self.mac_headers.iter().position(|&(p, _)| p == id)?;
         Some(self.mac_headers.swap_remove(i).1)
     }
@@ -346,6 +390,8 @@ impl Wifi {
                 let (ip, etype) = (p.size, if p.kind == crate::packet::Kind::Arp { 0x806 } else { 0x800 });
                 // ns-2 prints a data frame's size with its MAC and PLCP bytes, but once received
                 // (the MAC strips them before handing it up)
+                // the link layer types a relayed packet IP again (LL::sendDown)
+                let etype = if frame.via.typed_ip { 0x800 } else { etype };
                 (None, if stripped { ip } else { ip + self.wlan_of(r).timing.mac_overhead + 24 }, etype)
             }
         };
@@ -365,9 +411,20 @@ impl Wifi {
             control,
             packet: packet.as_ref(),
             size,
-            forwards: u32::from(stripped),
+            forwards: frame.via.hops + u32::from(stripped),
+            next_hop: self.next_hop_of(frame.via),
         };
         ctx.tracer.wireless_event(&e);
+    }
+
+    /// The next hop a data frame's IP header names: the destination's node once an access
+    /// point relayed it (`recvDATA` sets `ch->next_hop_`), else none (0).
+    fn next_hop_of(&self, via: Via) -> u32 {
+        if via.relayed && via.da != BROADCAST {
+            self.stations[via.da.index()].node.get()
+        } else {
+            0
+        }
     }
 
     /// A wireless-trace line for packet `pkt` at a node with a radio (agent sends and receipts,
@@ -383,11 +440,11 @@ impl Wifi {
         pkt: &Packet,
     ) {
         if ctx.tracer.wireless.is_some() {
-            self.write_radio_packet(ctx, ev, node, layer, reason, pkt, (0, 0, 0, 0));
+            self.write_radio_packet(ctx, ev, node, layer, reason, pkt, RxHeader::plain((0, 0, 0, 0), ev));
         }
     }
 
-    /// A line as `trace_radio_packet` writes it, with the MAC header `mac` the packet carries.
+    /// A line as `trace_radio_packet` writes it, with the header the packet carries.
     #[allow(clippy::too_many_arguments)]
     pub fn write_radio_packet(
         &mut self,
@@ -397,7 +454,7 @@ impl Wifi {
         layer: &'static str,
         reason: &'static str,
         pkt: &Packet,
-        mac: (u32, u32, u32, u32),
+        header: RxHeader,
     ) {
         let Some(r) = self.stations.iter().position(|s| s.node == node) else { return };
         let now = ctx.now_secs();
@@ -408,11 +465,12 @@ impl Wifi {
             pos: self.position(RadioId(r as u32), now),
             layer,
             reason,
-            mac,
+            mac: header.mac,
             control: None,
             packet: Some(pkt),
             size: pkt.size,
-            forwards: u32::from(ev == 'r'),
+            forwards: header.forwards,
+            next_hop: header.next_hop,
         };
         ctx.tracer.wireless_event(&e);
     }
@@ -459,6 +517,12 @@ impl Wifi {
 
     /// Queues `id` at radio `r` for radio `to`: `Dropped` if the interface queue is full.
     pub fn enqueue(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, id: PacketId) -> Outcome {
+        let (ra, via) = self.address(r, to);
+        self.enqueue_via(ctx, r, ra, via, id)
+    }
+
+    /// Queues `id` at radio `r` for radio `to` (its receiver), addressed beyond it by `via`.
+    fn enqueue_via(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, via: Via, id: PacketId) -> Outcome {
         let (limit, ns2) = (self.wlan_of(r).queue_limit as usize, self.wlan_of(r).ns2_backoff);
         let s = &mut self.stations[r.index()];
         // ns-2's PriQueue (a DropTail) refuses a packet when it would hold `limit` with it, not
@@ -472,13 +536,14 @@ impl Wifi {
                 // LL::sendDown); the duration comes with the MAC
                 let dst = if to == BROADCAST { u32::MAX } else { self.stations[to.index()].node.get() };
                 let etype = if pkt.kind == crate::packet::Kind::Arp { 0x806 } else { 0x800 };
-                self.write_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt, (0, dst, node.get(), etype));
+                let header = RxHeader::plain((0, dst, node.get(), etype), 'D');
+                self.write_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt, header);
             } else {
                 self.trace_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt);
             }
             return Outcome::Dropped(id);
         }
-        s.queue.push_back((id, to));
+        s.queue.push_back((id, to, via));
         if s.state == State::Idle {
             s.state = State::Contend;
             if ns2 && s.backoff.is_some() {
@@ -680,6 +745,10 @@ impl Wifi {
             WifiEvent::RxStart(r, f) => self.rx_start(ctx, r, f),
             WifiEvent::RxEnd(r, f) => return self.rx_end(ctx, r, f),
             WifiEvent::Timer(r, which, gen) => return self.mac_timer(ctx, r, which, gen),
+            WifiEvent::Relay(r, da, hops, id) => {
+                let (ra, via) = self.address(r, da);
+                return self.enqueue_via(ctx, r, ra, Via { hops, relayed: true, typed_ip: true, ..via }, id);
+            }
             WifiEvent::LlDown(..) | WifiEvent::LlUp(..) => unreachable!("the network handles the link layer's events"),
         }
         Outcome::Nothing
@@ -940,13 +1009,25 @@ impl Wifi {
             self.receive_mgmt(ctx, r, frame, m, power);
             return None;
         }
+        // infrastructure mode: a frame an access point relays, or one for another BSS
+        let relay_to = match self.infra_data(r, &frame) {
+            Some(Ok(relay_to)) => relay_to,
+            Some(Err(())) => return None, // not for this BSS: dropped untraced
+            None => None,
+        };
         // ns-2 traces a data frame as received only if it hands it up: not a duplicate
         let duplicate = self.wlan_of(r).ns2_backoff
             && frame.kind == FrameKind::Data
             && frame.dst == r
             && self.stations[r.index()].last_seq.contains(&(frame.src, frame.seq));
         if !duplicate {
-            self.trace_frame(ctx, 'r', r, &frame, "---");
+            // a relayed packet's IP header names its next hop as the MAC hands it up; a
+            // broadcast relayed goes up twice (`recvDATA` hands up a copy, then the relay)
+            let relayed = Frame { via: Via { relayed: true, ..frame.via }, ..frame };
+            self.trace_frame(ctx, 'r', r, if relay_to.is_some() { &relayed } else { &frame }, "---");
+            if relay_to == Some(BROADCAST) && frame.dst != BROADCAST {
+                self.trace_frame(ctx, 'r', r, &relayed, "---");
+            }
         }
         let s = &mut self.stations[r.index()];
         match frame.kind {
@@ -969,9 +1050,13 @@ impl Wifi {
                 }
             }
             FrameKind::Data if frame.dst == BROADCAST => {
+                if let Some(da) = relay_to {
+                    self.relay(ctx, r, &frame, da);
+                    return None;
+                }
                 let pkt = *ctx.pkts.get(frame.pkt.expect("data carries a packet"));
                 if pkt.kind == crate::packet::Kind::Arp {
-                    self.arp_input(ctx, r, frame.src, &pkt);
+                    self.arp_input(ctx, r, &pkt);
                 }
             }
             FrameKind::Data => {
@@ -990,8 +1075,15 @@ impl Wifi {
                 }
                 if !duplicate {
                     let pkt = *ctx.pkts.get(frame.pkt.expect("data carries a packet"));
+                    if let Some(da) = relay_to {
+                        self.relay(ctx, r, &frame, da);
+                        if da != BROADCAST {
+                            return None;
+                        }
+                        // recvDATA: a broadcast goes up here too
+                    }
                     if pkt.kind == crate::packet::Kind::Arp {
-                        self.arp_input(ctx, r, frame.src, &pkt);
+                        self.arp_input(ctx, r, &pkt);
                         return None;
                     }
                     let node = self.stations[r.index()].node;
@@ -999,7 +1091,9 @@ impl Wifi {
                     let id = ctx.pkts.alloc(pkt); // the frame keeps its own until it is done
                     if ctx.tracer.wireless.is_some() {
                         let mac = ((frame.nav * 1e6).round() as u32, node.get(), from.get(), 0x800);
-                        self.mac_headers.push((id, mac));
+                        let forwards = frame.via.hops + 1;
+                        let header = RxHeader { mac, forwards, next_hop: self.next_hop_of(frame.via) };
+                        self.mac_headers.push((id, header));
                     }
                     return Some(Outcome::Delivered { node, from, radio: r, id });
                 }
@@ -1057,7 +1151,8 @@ impl Wifi {
                     if kind == FrameKind::Data {
                         self.stations[r.index()].state = State::Send;
                     }
-                    self.transmit(ctx, Frame { kind, src: r, dst: to, nav, pkt, seq, refs: 1 });
+                    let via = self.stations[r.index()].queue.front().map_or(Via::to(to), |q| q.2);
+                    self.transmit(ctx, Frame { kind, src: r, dst: to, nav, pkt, seq, via, refs: 1 });
                 }
             }
             MacTimer::Nav => self.medium_maybe_idle(ctx, r),
@@ -1073,7 +1168,7 @@ impl Wifi {
         let cfg = self.wlan_of(r);
         let timing = cfg.timing.clone();
         let s = &self.stations[r.index()];
-        let Some(&(id, to)) = s.queue.front() else {
+        let Some(&(id, to, via)) = s.queue.front() else {
             self.stations[r.index()].backoff = None;
             return; // a post-backoff ran out
         };
@@ -1085,12 +1180,18 @@ impl Wifi {
         let seq = s.seq;
         let ack = timing.sifs + timing.control(ACK_BYTES);
         if to == BROADCAST {
-            self.transmit(ctx, Frame { kind: FrameKind::Data, src: r, dst: to, nav: 0.0, pkt: Some(id), seq, refs: 1 });
+            self.transmit(
+                ctx,
+                Frame { kind: FrameKind::Data, src: r, dst: to, nav: 0.0, pkt: Some(id), seq, via, refs: 1 },
+            );
         } else if rts {
             let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + timing.data(size) + ack;
-            self.transmit(ctx, Frame { kind: FrameKind::Rts, src: r, dst: to, nav, pkt: None, seq, refs: 1 });
+            self.transmit(ctx, Frame { kind: FrameKind::Rts, src: r, dst: to, nav, pkt: None, seq, via, refs: 1 });
         } else {
-            self.transmit(ctx, Frame { kind: FrameKind::Data, src: r, dst: to, nav: ack, pkt: Some(id), seq, refs: 1 });
+            self.transmit(
+                ctx,
+                Frame { kind: FrameKind::Data, src: r, dst: to, nav: ack, pkt: Some(id), seq, via, refs: 1 },
+            );
         }
     }
 
@@ -1099,7 +1200,7 @@ impl Wifi {
     fn sent_ok(&mut self, ctx: &mut Ctx, r: RadioId) {
         let cw_min = self.wlan_of(r).cw_min;
         let s = &mut self.stations[r.index()];
-        let (id, to) = s.queue.pop_front().expect("an ACK for the head");
+        let (id, to, _) = s.queue.pop_front().expect("an ACK for the head");
         s.seq = s.seq.wrapping_add(1);
         s.cw = cw_min;
         s.short_retries = 0;
@@ -1116,7 +1217,7 @@ impl Wifi {
         let cfg = self.wlan_of(r);
         let (cw_min, cw_max, ns2) = (cfg.cw_min, cfg.cw_max, cfg.ns2_backoff);
         let (short_limit, long_limit) = (cfg.short_retry_limit, cfg.long_retry_limit);
-        let (id, to) = *self.stations[r.index()].queue.front().expect("a frame in flight");
+        let (id, to, via) = *self.stations[r.index()].queue.front().expect("a frame in flight");
         let long = cfg.long_frame(ctx.pkts.get(id).size);
         let seq = self.stations[r.index()].seq;
         // the receiver may have the frame already (only its ACKs were lost)
@@ -1151,7 +1252,7 @@ impl Wifi {
                 let timing = self.wlan_of(r).timing.clone();
                 let size = ctx.pkts.get(id).size;
                 let ack = timing.sifs + timing.control(ACK_BYTES);
-                let data = Frame { kind: FrameKind::Data, src: r, dst: to, nav: ack, pkt: Some(id), seq, refs: 0 };
+                let data = Frame { kind: FrameKind::Data, src: r, dst: to, nav: ack, pkt: Some(id), seq, via, refs: 0 };
                 if rts {
                     let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + timing.data(size) + ack;
                     self.trace_frame(ctx, 'D', r, &Frame { kind: FrameKind::Rts, nav, pkt: None, ..data }, "RET");
@@ -1190,7 +1291,7 @@ impl Wifi {
             .iter()
             .enumerate()
             .filter_map(|(r, s)| {
-                let &(id, to) = s.queue.front()?;
+                let &(id, to, _) = s.queue.front()?;
                 if to == BROADCAST {
                     return None;
                 }
