@@ -101,8 +101,9 @@ class Ns2Suites:
         m = re.search(r"Valid tests are:\s*(.*)", out.stdout + out.stderr)
         if m:
             return m.group(1).split()
-        # A suite with its own usage message (rbp): its tests are its Test/ classes.
-        tests = re.findall(r"^Class Test/(\S+)", (self.dir / f"test-suite-{suite}.tcl").read_text(), re.M)
+        # A suite with its own usage message (rbp, the wireless suites, whose messages name
+        # tests they do not have): its tests are its Test/ classes.
+        tests = re.findall(r"^[ \t]*Class Test/(\S+)", (self.dir / f"test-suite-{suite}.tcl").read_text(), re.M)
         if not tests:
             raise ConformanceError(f"cannot list the tests of test-suite-{suite}.tcl")
         return tests

@@ -643,7 +643,7 @@ impl<'a> Fluid<'a> {
         // DIFS, the mean first backoff, then RTS, CTS, the frame and its ACK, SIFS apart
         let cfg = &self.scenario.wlans[r - self.ends.len()];
         let t = &cfg.timing;
-        let rts = if size + t.mac_overhead > cfg.rts_threshold {
+        let rts = if cfg.rts_before(size) {
             t.control(RTS_BYTES) + t.control(CTS_BYTES) + 2.0 * t.sifs
         } else {
             0.0

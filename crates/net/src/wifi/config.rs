@@ -1,7 +1,7 @@
 //! A WLAN's settings as the scenario gives them: the radios, their positions and the MAC's
 //! knobs. A leaf: the scenario builds it, the MAC (wifi/mod.rs) runs it.
 
-use super::phy::{Radio, Timing};
+use super::phy::{Radio, Timing, ACK_BYTES};
 use serde::Serialize;
 
 /// A WLAN's MAC and PHY settings.
@@ -65,7 +65,22 @@ pub struct Scan {
 /// preamble: (144 + 48) / 8), as its traces print them and as it compares with `RTSThreshold_`.
 pub const NS2_PLCP_BYTES: u32 = 24;
 
+/// The rate of ns-2's PLCP header (`PLCPDataRate_`, 1 Mb/s), at which it times EIFS's ACK.
+pub const NS2_PLCP_RATE: f64 = 1e6;
+
 impl WlanConfig {
+    /// The wait after an errored frame. ns-2 (mac-802_11.h, `getEIFS`) times the ACK in it,
+    /// PLCP bytes and all, at the PLCP's rate whatever `basicRate_` is; the standard profile
+    /// sends it at the basic rate (802.11-1999, 9.2.10).
+    pub fn eifs(&self) -> f64 {
+        let t = &self.timing;
+        if self.ns2_backoff {
+            t.sifs + t.difs() + f64::from((NS2_PLCP_BYTES + ACK_BYTES) * 8) / NS2_PLCP_RATE
+        } else {
+            t.eifs()
+        }
+    }
+
     /// Whether a data frame carrying an IP packet of `ip` bytes goes after an RTS/CTS exchange.
     /// ns-2 (mac-802_11.cc, `sendRTS`) weighs the frame as it counts it, MAC header, FCS and
     /// the PLCP's 24 bytes (`getHdrLen11`), and sends an RTS when that reaches `RTSThreshold_`;

@@ -585,7 +585,7 @@ impl Wifi {
         if !(post || (s.state == State::Contend && s.has_frames())) || self.medium_busy(r, now) {
             return;
         }
-        let ifs = if s.eifs { cfg.timing.eifs() } else { cfg.timing.difs() };
+        let ifs = if s.eifs { cfg.eifs() } else { cfg.timing.difs() };
         let slot = cfg.timing.slot;
         let idle_from = s.idle_since.max(s.nav_until).max(s.not_before);
         let count_from = idle_from + ifs;
@@ -829,7 +829,7 @@ impl Wifi {
         let frame = self.frames[f.index()];
         let air = self.air(ctx, &frame);
         let cfg = self.wlan_of(r);
-        let (rx_threshold, capture, eifs) = (cfg.radio.rx_threshold, cfg.radio.capture_ratio, cfg.timing.eifs());
+        let (rx_threshold, capture, eifs) = (cfg.radio.rx_threshold, cfg.radio.capture_ratio, cfg.eifs());
         let was_busy = self.medium_busy(r, now);
         let s = &mut self.stations[r.index()];
         s.sensing += 1;
@@ -878,7 +878,7 @@ impl Wifi {
     fn rx_end_ns2(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId) -> Outcome {
         let now = ctx.now_secs();
         let frame = self.frames[f.index()];
-        let eifs = self.wlan_of(r).timing.eifs();
+        let eifs = self.wlan_of(r).eifs();
         let s = &mut self.stations[r.index()];
         s.sensing -= 1;
         let Some(rx) = s.ns2_rx.filter(|rx| rx.frame == f) else {

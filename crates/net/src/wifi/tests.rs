@@ -596,6 +596,22 @@ fn ns2_weighs_a_frame_with_its_plcp_bytes_and_sends_an_rts_at_the_threshold() {
 }
 
 #[test]
+fn ns2_times_the_ack_of_eifs_at_the_plcp_rate_whatever_the_basic_rate() {
+    // mac-802_11.h getEIFS: SIFS + DIFS + 8 * (24 + 14) bytes / PLCPDataRate_ (1 Mb/s)
+    // = 10 + 50 + 304 µs, with basicRate_ 1 or 2 Mb/s alike; the standard profile sends that
+    // ACK at the basic rate: 10 + 50 + 192 + 14 * 8 / 2 = 308 µs at 2 Mb/s
+    let at = [(0.0, 0.0), (10.0, 0.0)];
+    for basic_rate in [1e6, 2e6] {
+        let mut cfg = ns2(&at, 0);
+        cfg.timing.basic_rate = basic_rate;
+        assert!((cfg.eifs() - 364e-6).abs() < 1e-12, "ns2, basic rate {basic_rate}: {}", cfg.eifs());
+    }
+    let mut standard = wlan(&at);
+    standard.timing.basic_rate = 2e6;
+    assert!((standard.eifs() - 308e-6).abs() < 1e-12, "standard: {}", standard.eifs());
+}
+
+#[test]
 fn ns2_retries_difs_and_a_backoff_after_the_send_timer_and_starts_none_after_a_drop() {
     // A's receiver is out of range: no ACK. ns-2's MAC stays in MAC_SEND until its send timer
     // fires (frame + 2 µs + SIFS + ACK + 2 µs from the frame's start); RetransmitDATA then
