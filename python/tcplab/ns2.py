@@ -423,6 +423,9 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
     if w["access_point"] is not None:
         raise ValueError("wlans[0].access_point: ns-2's infrastructure mode (beacons, scanning, association,"
                          " the AP relaying) is not tcplab's access point; only ad hoc WLANs are translated")
+    if w.get("infrastructure") is not None:
+        raise ValueError("wlans[0].access_points: ns-2's infrastructure mode ($mac ap, ScanType) is not"
+                         " translated yet; its references are ns-2's own suites (wireless-infra)")
     if w["timing"]["mac_overhead"] != 34:
         raise ValueError("wlans[0].mac_overhead: ns-2's 802.11 MAC header and FCS are 34 bytes, fixed")
     if w["timing"]["preamble"] != "long":
@@ -490,7 +493,8 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     emit(f"    -ifqLen {w['queue_limit']} -antType Antenna/OmniAntenna -propType {prop} \\")
     on = "ON" if traced else "OFF"
     emit(f"    -phyType Phy/WirelessPhy -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace {on} \\")
-    emit(f"    -routerTrace OFF -macTrace {on} -movementTrace OFF")
+    eot = "ON" if s.get("eot_trace") else "OFF"
+    emit(f"    -routerTrace OFF -macTrace {on} -movementTrace OFF -eotTrace {eot}")
     emit("# nodes: ns-2 ids follow creation order = position in `nodes`")
     for i, name in enumerate(s["nodes"]):
         emit(f"# n{i} = {_comment(name)}")

@@ -178,6 +178,29 @@ def wlan_tcl(change: dict) -> str:
     return scenario_to_tcl(tcplab.validate({**two_node(), **change}), "/tmp/t.tr", "/tmp/c.tr")
 
 
+INFRA = Path(__file__).resolve().parents[2] / "conformance" / "ns2"
+EXAMPLES = Path("/usr/share/doc/ns2/examples/tcl/test")
+
+
+@pytest.mark.parametrize("suite", ["wireless-infra"])
+def test_infrastructure_mode_trace_is_debians_reference(tmp_path, suite):
+    """ns-2's infrastructure mode (two access points, beacons, active and passive scans,
+    authentication, association, the access points relaying), with `x` lines, line for line
+    against the reference output Debian ships with ns-2's suite (its four `M 0.0` header lines
+    are the suite's Tcl's own)."""
+    import gzip
+
+    reference = EXAMPLES / "test-output-wireless-infra" / f"{suite}.gz"
+    if not reference.exists():
+        pytest.skip("Debian's ns2-examples are not installed")
+    theirs = [ln for ln in gzip.open(reference, "rt").read().splitlines() if not ln.startswith("M 0.0 ")]
+    tcplab.run(INFRA / suite / f"{suite}.toml", out=tmp_path / "out")
+    ours = (tmp_path / "out" / "trace.tr").read_text().splitlines()
+    for n, (a, b) in enumerate(zip(theirs, ours), 1):
+        assert a == b, f"line {n}:\n ns-2:   {a}\n tcplab: {b}"
+    assert len(ours) == len(theirs)
+
+
 def test_translation_writes_the_wlans_knobs_and_moves():
     tcl = wlan_tcl({"wlans": [{"nodes": ["n0", "n1"], "rts_threshold": 3000, "data_rate": "11Mb",
                                "cw_min": 15, "queue_limit": 7, "propagation": "free_space"}],
@@ -194,6 +217,7 @@ def test_translation_writes_the_wlans_knobs_and_moves():
 @pytest.mark.parametrize("change, field", [
     ({"wlans": [{"nodes": ["n0", "n1"], "profile": "standard"}]}, "wlans[0].profile"),
     ({"wlans": [{"nodes": ["n0", "n1"], "access_point": "n0"}]}, "wlans[0].access_point"),
+    ({"wlans": [{"nodes": ["n0", "n1"], "access_points": ["n0"]}]}, "wlans[0].access_points"),
     ({"wlans": [{"nodes": ["n0", "n1"], "backoff_when_idle": False}]}, "wlans[0].backoff_when_idle"),
     ({"wlans": [{"nodes": ["n0", "n1"], "mac_overhead": 36}]}, "wlans[0].mac_overhead"),
     ({"wlans": [{"nodes": ["n0", "n1"], "preamble": "short"}]}, "wlans[0].preamble"),

@@ -699,3 +699,81 @@ fn ns2_answers_an_rts_if_the_medium_is_idle_as_the_cts_goes() {
         assert_eq!(bed.wifi.stations[1].stats.cts, cts, "NAV {nav_after_rts} µs past the RTS");
     }
 }
+
+/// An ns2-profile WLAN in infrastructure mode: `aps` are access points, `scans` the stations
+/// that scan passively from time 0; `BeaconInterval_` 0.1 s.
+fn infra(positions: &[(f64, f64)], aps: &[usize], passive: &[usize]) -> WlanConfig {
+    let scans = passive.iter().map(|&node| config::Scan { node, active: false, at: 0.0 }).collect();
+    let infrastructure = Some(config::Infrastructure { access_points: aps.to_vec(), scans, beacon_interval: 0.1 });
+    WlanConfig { infrastructure, ..ns2(positions, 3000) }
+}
+
+/// The frames radio `r` sent, in order.
+fn sent(bed: &Bed, r: u32) -> Vec<FrameKind> {
+    bed.log.iter().filter_map(|(_, s)| if let Seen::TxEnd(x, k) = s { (*x == r).then_some(*k) } else { None }).collect()
+}
+
+#[test]
+fn ns2_a_passive_station_authenticates_then_associates_with_the_access_point_it_heard() {
+    // mac-802_11.cc: the access point beacons `Random::random() % cw_` slots after `$mac ap`,
+    // then every BeaconInterval_; the passive station, ChannelTime_ (0.12 s) later, sends an
+    // authentication request to the strongest access point heard (passive_scan), which answers
+    // (recvAUTHENTICATE, its reply ACKed); SIFS + ACK + MaxChannelTime_ after the answer the
+    // probe timer has the station ask to associate (checkAssocAuthStatus); the access point
+    // answers, the station ACKs and is associated, the access point counts it a client.
+    let mut bed = Bed::new(infra(&[(0.0, 0.0), (1.0, 0.0)], &[0], &[1]));
+    bed.wifi.draw_beacon_starts(&mut Ns2Rng::seeded(1));
+    let first_beacon = bed.wifi.stations[0].infra.as_ref().expect("an access point").first_beacon;
+    assert!((first_beacon / SLOT).fract().abs() < 1e-9 && first_beacon < 31.0 * SLOT, "{first_beacon}");
+    bed.wifi.start_infrastructure(&mut bed.ctx);
+    bed.run_until(0.2);
+    let auth = FrameKind::Mgmt(Mgmt::Auth);
+    assert_eq!(sent(&bed, 1), [auth, FrameKind::Ack, FrameKind::Mgmt(Mgmt::AssocReq), FrameKind::Ack]);
+    let ap = sent(&bed, 0);
+    assert_eq!(
+        ap.iter().filter(|&&k| k != FrameKind::Mgmt(Mgmt::Beacon)).copied().collect::<Vec<_>>(),
+        [auth, FrameKind::Mgmt(Mgmt::AssocRep)]
+    );
+    // the request goes DIFS and whole slots after ChannelTime_ (an idle medium: a backoff
+    // drawn at once); AUTH is 24 + 34 bytes, 192 + 272 = 464 µs at 1 Mb/s
+    let request_end = bed.times(Seen::TxEnd(1, auth))[0];
+    let slots = (request_end - 464.0 * US - 0.12 - DIFS) / SLOT;
+    assert!(slots > -1e-6 && (slots - slots.round()).abs() < 1e-6, "{slots} slots");
+    // the association request: DIFS and whole slots after the probe timer
+    let answer_in = bed.times(Seen::RxEnd(1, auth, 0))[0];
+    let timer = answer_in + SIFS + ACK + 0.011;
+    let acrq_end = bed.times(Seen::TxEnd(1, FrameKind::Mgmt(Mgmt::AssocReq)))[0];
+    let slots = (acrq_end - 416.0 * US - timer - DIFS) / SLOT; // ACRQ: 192 + 28 * 8 µs
+    assert!(slots > -1e-6 && (slots - slots.round()).abs() < 1e-6, "{slots} slots");
+    let sta = bed.wifi.stations[1].infra.as_ref().expect("a station");
+    assert_eq!((sta.authenticated, sta.associated, sta.bss), (true, true, Some(RadioId(0))));
+    assert_eq!(bed.wifi.stations[0].infra.as_ref().expect("an access point").clients, [RadioId(1)]);
+}
+
+#[test]
+fn ns2_an_access_point_relays_to_its_clients_and_broadcasts_for_the_other_bss() {
+    // hdr_dst and recvDATA: station 2 (of access point 3) sends to station 1 (of access point
+    // 0): to its access point, unicast; 3 does not have 1 as a client, so it broadcasts the
+    // frame to and from the distribution system; station 1 ignores that broadcast, access
+    // point 0, whose client 1 is, relays it to 1, unicast. Each relay after the link layer's
+    // 25 µs.
+    let mut cfg = infra(&[(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (3.0, 0.0)], &[0, 3], &[]);
+    cfg.ll_delay = 25e-6;
+    let mut bed = Bed::new(cfg);
+    for (sta, ap) in [(1, 0), (2, 3)] {
+        let s = bed.wifi.stations[sta].infra.as_mut().expect("a station");
+        (s.bss, s.authenticated, s.associated) = (Some(RadioId(ap)), true, true);
+        bed.wifi.stations[ap as usize].infra.as_mut().expect("an access point").clients.push(RadioId(sta as u32));
+    }
+    let _ = bed.send(2, 1, 7, 500);
+    bed.run_until(0.5);
+    assert_eq!(sent(&bed, 2), [FrameKind::Data]);
+    assert_eq!(sent(&bed, 3), [FrameKind::Ack, FrameKind::Data]);
+    assert_eq!(sent(&bed, 0), [FrameKind::Data]);
+    assert_eq!(sent(&bed, 1), [FrameKind::Ack]);
+    assert_eq!(bed.delivered(), [(1, 0, 7)], "once, from access point 0");
+    // access point 3's broadcast goes at the basic rate: all 1 Mb/s here, 192 + 534 * 8 µs
+    let ap3 = bed.times(Seen::TxEnd(3, FrameKind::Data))[0];
+    let ap0_in = bed.times(Seen::RxEnd(0, FrameKind::Data, 3))[0];
+    assert!(close(ap0_in - ap3, p(3.0)));
+}
