@@ -96,6 +96,8 @@ pub(super) struct Infra {
     pub on_max: bool,
     pub recv_busy: bool,
     pub bss: Option<RadioId>,
+    /// Looking for another access point after its data failed three times (`handoff`).
+    pub handoff: bool,
     pub authenticated: bool,
     pub associated: bool,
     /// The access points heard (`ap_list1`): newest first, with their received power.
@@ -260,6 +262,12 @@ impl Wifi {
         if kind != Mgmt::ProbeReq {
             self.check_assoc_auth(ctx, r);
         }
+        let s = &self.stations[r.index()];
+        if !s.queue.is_empty() && s.backoff.is_none() {
+            // `tx_resume`: a data frame waiting gets its backoff (DIFS first) now
+            let slots = self.draw_backoff(ctx, r);
+            self.stations[r.index()].backoff = Some(slots);
+        }
         self.medium_maybe_idle(ctx, r);
     }
 
@@ -339,7 +347,7 @@ impl Wifi {
         }
         if infra.active {
             match (infra.on_min, infra.recv_busy, infra.on_max) {
-                (false, false, false) if infra.bss.is_none() => {
+                (false, false, false) if infra.bss.is_none() || infra.handoff => {
                     if infra.probe_delay {
                         infra.probe_delay = false;
                         self.send_mgmt(ctx, r, Mgmt::ProbeReq, BROADCAST);
@@ -446,6 +454,7 @@ impl Wifi {
                         self.stop_mgmt(r, Mgmt::AssocReq);
                         let infra = self.infra(r);
                         infra.associated = true;
+                        infra.handoff = false;
                         infra.heard.clear();
                     }
                 }
@@ -514,5 +523,31 @@ impl Wifi {
         let id = ctx.pkts.alloc(pkt);
         let at = ctx.now_secs() + self.wlan_of(r).ll_delay;
         ctx.sched.schedule_exact(at, Event::Wifi(WifiEvent::Relay(r, da, frame.via.hops + 1, id)));
+    }
+
+    /// `RetransmitDATA`: a station of a BSS whose data frame failed a third time looks for
+    /// another access point, actively: unauthenticated, it sends a probe request, whose
+    /// backoff (drawn now) the data frame waits behind, its window not widened. Whether it did.
+    pub(super) fn hand_off(&mut self, ctx: &mut Ctx, r: RadioId) -> bool {
+        let Some(infra) = self.stations[r.index()].infra.as_mut() else { return false };
+        if infra.ap || infra.bss.is_none() || infra.handoff {
+            return false;
+        }
+        (infra.associated, infra.authenticated, infra.handoff, infra.active) = (false, false, true, true);
+        let s = &mut self.stations[r.index()];
+        s.state = State::Contend;
+        s.stats.retries += 1;
+        self.send_mgmt(ctx, r, Mgmt::ProbeReq, BROADCAST);
+        true
+    }
+
+    /// `check_pktTx`: a station of a BSS, not handing off, takes the receiver of the data frame
+    /// it sends as its access point.
+    pub(super) fn follow_receiver(&mut self, r: RadioId, to: RadioId) {
+        if let Some(infra) = self.stations[r.index()].infra.as_mut() {
+            if !infra.ap && infra.bss.is_some() && !infra.handoff && to != BROADCAST {
+                infra.bss = Some(to);
+            }
+        }
     }
 }

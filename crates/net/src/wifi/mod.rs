@@ -1165,13 +1165,13 @@ impl Wifi {
         if let Some((kind, to)) = self.next_mgmt(r) {
             return self.transmit_mgmt(ctx, r, kind, to); // before the data (`backoffHandler`)
         }
-        let cfg = self.wlan_of(r);
-        let timing = cfg.timing.clone();
-        let s = &self.stations[r.index()];
-        let Some(&(id, to, via)) = s.queue.front() else {
+        let Some(&(id, to, via)) = self.stations[r.index()].queue.front() else {
             self.stations[r.index()].backoff = None;
             return; // a post-backoff ran out
         };
+        self.follow_receiver(r, to);
+        let cfg = self.wlan_of(r);
+        let timing = cfg.timing.clone();
         let size = ctx.pkts.get(id).size;
         let rts = cfg.rts_before(size);
         let s = &mut self.stations[r.index()];
@@ -1231,13 +1231,14 @@ impl Wifi {
             // DIFS after the medium turned idle
             s.not_before = s.not_before.max(now);
         }
-        let failed = if s.state == State::WaitCts || !long {
-            s.short_retries += 1;
-            s.short_retries >= short_limit
-        } else {
-            s.long_retries += 1;
-            s.long_retries >= long_limit
-        };
+        let waited_cts = s.state == State::WaitCts;
+        let count = if waited_cts || !long { &mut s.short_retries } else { &mut s.long_retries };
+        *count += 1;
+        let (count, failed) = (*count, *count >= if waited_cts || !long { short_limit } else { long_limit });
+        if ns2 && !waited_cts && count == 3 && self.hand_off(ctx, r) {
+            return Outcome::Nothing;
+        }
+        let s = &mut self.stations[r.index()];
         if failed {
             let rts = s.state == State::WaitCts;
             s.queue.pop_front();
