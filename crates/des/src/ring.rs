@@ -58,6 +58,10 @@ impl<T: Copy> Ring<T> {
         (self.len > 0).then(|| &self.buf[self.head])
     }
 
+    pub fn front_mut(&mut self) -> Option<&mut T> {
+        (self.len > 0).then(|| &mut self.buf[self.head])
+    }
+
     pub fn back(&self) -> Option<&T> {
         (self.len > 0).then(|| &self.buf[(self.head + self.len - 1) & self.mask()])
     }

@@ -541,13 +541,18 @@ impl Wifi {
         true
     }
 
-    /// `check_pktTx`: a station of a BSS, not handing off, takes the receiver of the data frame
-    /// it sends as its access point.
-    pub(super) fn follow_receiver(&mut self, r: RadioId, to: RadioId) {
-        if let Some(infra) = self.stations[r.index()].infra.as_mut() {
-            if !infra.ap && infra.bss.is_some() && !infra.handoff && to != BROADCAST {
-                infra.bss = Some(to);
+    /// `check_pktTx`: a station of a BSS, not handing off, sends its data frame to its access
+    /// point of now (it writes `bss_id_` into the frame's receiver: a frame addressed to the
+    /// access point it left goes to the new one). The receiver the frame goes to.
+    pub(super) fn current_receiver(&mut self, r: RadioId, to: RadioId) -> RadioId {
+        let s = &mut self.stations[r.index()];
+        let Some(infra) = s.infra.as_ref() else { return to };
+        match infra.bss {
+            Some(bss) if !infra.ap && !infra.handoff && bss != to => {
+                s.queue.front_mut().expect("the frame to send").1 = bss;
+                bss
             }
+            _ => to,
         }
     }
 }

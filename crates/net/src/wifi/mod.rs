@@ -1169,7 +1169,7 @@ impl Wifi {
             self.stations[r.index()].backoff = None;
             return; // a post-backoff ran out
         };
-        self.follow_receiver(r, to);
+        let to = self.current_receiver(r, to);
         let cfg = self.wlan_of(r);
         let timing = cfg.timing.clone();
         let size = ctx.pkts.get(id).size;

@@ -777,3 +777,33 @@ fn ns2_an_access_point_relays_to_its_clients_and_broadcasts_for_the_other_bss() 
     let ap0_in = bed.times(Seen::RxEnd(0, FrameKind::Data, 3))[0];
     assert!(close(ap0_in - ap3, p(3.0)));
 }
+
+#[test]
+fn ns2_a_station_whose_data_fails_three_times_hands_off_to_an_access_point_it_probes() {
+    // RetransmitDATA: at a station of a BSS, a data frame's third failure (no ACK: access point
+    // 0 is 1 km away) starts an active scan instead of a retry: a probe request, its backoff
+    // drawn as the send timer fires (DIFS and whole slots after it), the window not widened;
+    // access point 2 answers; the data frame, still addressed to 0, is tried while the station
+    // authenticates and associates with 2, then to 2 (check_pktTx writes the new `bss_id_` into
+    // it), which acknowledges it and relays it towards access point 0: no drop.
+    let mut bed = Bed::new(infra(&[(0.0, 0.0), (1000.0, 0.0), (1001.0, 0.0)], &[0, 2], &[]));
+    let s = bed.wifi.stations[1].infra.as_mut().expect("a station");
+    (s.bss, s.authenticated, s.associated) = (Some(RadioId(0)), true, true);
+    bed.wifi.stations[0].infra.as_mut().expect("an access point").clients.push(RadioId(1));
+    let _ = bed.send(1, 0, 3, 500);
+    bed.run_until(0.5);
+    let frames = sent(&bed, 1);
+    assert_eq!(frames[..4], [FrameKind::Data, FrameKind::Data, FrameKind::Data, FrameKind::Mgmt(Mgmt::ProbeReq)]);
+    assert!(bed.times(Seen::Dropped(3)).is_empty());
+    let relayed =
+        sent(&bed, 2).into_iter().filter(|&k| k == FrameKind::Data || k == FrameKind::Ack).collect::<Vec<_>>();
+    assert_eq!(relayed, [FrameKind::Ack, FrameKind::Data], "access point 2 acknowledges, then relays");
+    let third = bed.times(Seen::TxEnd(1, FrameKind::Data))[2];
+    let probe = bed.times(Seen::TxEnd(1, FrameKind::Mgmt(Mgmt::ProbeReq)))[0];
+    let timer = third + 2.0 * US + SIFS + ACK + 2.0 * US;
+    let slots = (probe - 416.0 * US - timer - DIFS) / SLOT; // PRRQ: 192 + 28 * 8 µs
+    assert!(slots > -1e-6 && (slots - slots.round()).abs() < 1e-6 && slots < 127.0, "{slots} slots");
+    let sta = bed.wifi.stations[1].infra.as_ref().expect("a station");
+    assert_eq!((sta.bss, sta.associated, sta.handoff), (Some(RadioId(2)), true, false));
+    assert_eq!(bed.wifi.stations[2].infra.as_ref().expect("an access point").clients, [RadioId(1)]);
+}
