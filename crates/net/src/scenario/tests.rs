@@ -566,3 +566,50 @@ fn a_hosts_ipv6_address_and_gateway_are_read_and_checked() {
         assert!(e.path.starts_with(path), "wrong path for {to:?}: {e}");
     }
 }
+
+#[test]
+fn infrastructure_mode_takes_access_points_scans_and_a_beacon_interval_naming_the_field() {
+    let good = r#"
+name = "infra"
+duration = "1s"
+nodes = ["ap", "s1", "s2"]
+[positions]
+ap = [0, 0]
+s1 = [1, 0]
+s2 = [2, 0]
+[[wlans]]
+nodes = ["ap", "s1", "s2"]
+access_points = ["ap"]
+beacon_interval = "0.2s"
+scans = [{ node = "s1", type = "active" }, { node = "s2", type = "passive", at = "1s" }]
+[[flows]]
+from = "s1"
+to = "s2"
+protocol = "udp"
+[output]
+eot_trace = true
+"#;
+    let s = Scenario::from_toml(good).expect("a good infrastructure WLAN");
+    let infra = s.wlans[0].infrastructure.as_ref().expect("infrastructure mode");
+    assert_eq!((infra.access_points.as_slice(), infra.beacon_interval), (&[0][..], 0.2));
+    let scans: Vec<_> = infra.scans.iter().map(|c| (c.node, c.active, c.at)).collect();
+    assert_eq!(scans, [(1, true, 0.0), (2, false, 1.0)]);
+    assert!(s.eot_trace && s.wlans[0].access_point.is_none());
+    let cases: &[(&str, &str, &str)] = &[
+        ("access_points = [\"ap\"]", "access_points = [\"mars\"]", "wlans[0].access_points[0]"),
+        ("access_points = [\"ap\"]", "access_points = []", "wlans[0].access_points"),
+        ("access_points = [\"ap\"]", "access_points = [\"ap\"]\nprofile = \"standard\"", "wlans[0].access_points"),
+        ("access_points = [\"ap\"]", "access_points = [\"ap\"]\naccess_point = \"ap\"", "wlans[0].access_points"),
+        ("access_points = [\"ap\"]", "", "wlans[0].scans"),
+        ("beacon_interval = \"0.2s\"", "beacon_interval = \"0s\"", "wlans[0].beacon_interval"),
+        ("{ node = \"s1\", type = \"active\" }", "{ node = \"ap\", type = \"active\" }", "wlans[0].scans[0].node"),
+        ("type = \"active\"", "type = \"loud\"", "wlans[0].scans[0].type"),
+        ("at = \"1s\"", "at = \"-1s\"", "wlans[0].scans[1].at"),
+        ("eot_trace = true", "eot_trace = 2", "output.eot_trace"),
+    ];
+    for (from, to, path) in cases {
+        let text = good.replacen(from, to, 1);
+        let e = Scenario::from_toml(&text).expect_err(&format!("case {path} should fail"));
+        assert_eq!(&e.path, path, "wrong path for {to:?}: {e}");
+    }
+}
