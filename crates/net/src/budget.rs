@@ -643,11 +643,7 @@ impl<'a> Fluid<'a> {
         // DIFS, the mean first backoff, then RTS, CTS, the frame and its ACK, SIFS apart
         let cfg = &self.scenario.wlans[r - self.ends.len()];
         let t = &cfg.timing;
-        let rts = if cfg.rts_before(size) {
-            t.control(RTS_BYTES) + t.control(CTS_BYTES) + 2.0 * t.sifs
-        } else {
-            0.0
-        };
+        let rts = if cfg.rts_before(size) { t.control(RTS_BYTES) + t.control(CTS_BYTES) + 2.0 * t.sifs } else { 0.0 };
         t.difs() + cfg.cw_min as f64 / 2.0 * t.slot + rts + t.data(size) + t.sifs + t.control(ACK_BYTES)
     }
 
