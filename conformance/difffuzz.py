@@ -517,7 +517,37 @@ def wlan_scenario(seed: int, index: int) -> dict:
             f["stop"] = pick_time(r, lo + 0.01, duration * 1.1)
         flows.append(f)
     s["flows"] = flows
+    losses = radio_losses(seed, index, nodes)
+    if losses:
+        s["losses"] = losses
     return s
+
+
+def radio_losses(seed: int, index: int, nodes: list[str]) -> list[dict]:
+    """Error models on a quarter of the WLANs' radios (ns-2's IncomingErrProc: every frame a
+    radio senses is judged as it begins), at most one per radio. Drawn from a stream of their
+    own, so the rest of a case is what it was before losses were drawn."""
+    r = random.Random(f"difffuzz-wlan-loss-{seed}-{index}")
+    if r.random() >= 0.25:
+        return []
+    losses = []
+    for node in r.sample(nodes, r.randint(1, min(2, len(nodes)))):
+        loss: dict = {"wlan": "wlan0", "node": node}
+        model = r.choice(["uniform", "uniform", "ber", "list", "periodic"])
+        loss["model"] = model
+        if model == "uniform":
+            loss["rate"] = r.choice([0.01, 0.05, 0.1, 0.3])
+        elif model == "ber":
+            loss["ber"] = r.choice([1e-6, 1e-5, 5e-5, 1e-4])
+        elif model == "list":
+            loss["packets"] = sorted(r.sample(range(200), r.randint(1, 8)))
+        else:
+            loss["period"] = r.randint(3, 40)
+            loss["offset"] = r.randint(0, 5)
+            if r.random() < 0.3:
+                loss["burst"] = r.randint(1, 3)
+        losses.append(loss)
+    return losses
 
 
 # ---------------------------------------------------------------------------------------------

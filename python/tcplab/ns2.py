@@ -344,43 +344,17 @@ def _delay_spikes(emit, s: dict) -> None:
 
 
 def _losses(emit, s: dict) -> None:
-    """Each loss model as ns-2's suites build one: an ErrorModule Fid at the head of the link
-    with an ErrorModel/List (or a uniform ErrorModel) bound to the flow ids it counts."""
+    """Each loss model on a link as ns-2's suites build one: an ErrorModule Fid at the head of
+    the link with the error model bound to the flow ids it counts. (A radio's models are made
+    with its node: `_wireless_nodes`.)"""
     for i, loss in enumerate(s["losses"]):
+        if "link" not in loss:
+            continue
         link = s["links"][loss["link"] // 2]
         a, b = (link["from"], link["to"]) if loss["link"] % 2 == 0 else (link["to"], link["from"])
         emit(f"# loss model {i} on n{a}->n{b} (each new error module goes to the link's head)")
         emit(f"set em{i} [new ErrorModule Fid]")
-        model = loss["model"]
-        if model == "list":
-            emit(f"set errmodel{i} [new ErrorModel/List]")
-            emit(f"$errmodel{i} unit pkt")
-            emit(f"$errmodel{i} droplist {{{' '.join(str(p) for p in loss['packets'])}}}")
-        elif model in ("uniform", "ber"):
-            # A uniform variable of ns-2's default generator, which tcplab's rng = "ns2" shares.
-            # A bit error rate goes in as the byte error rate it implies, computed as tcplab
-            # computes it: ns-2's bit unit ignores the packet's size (its datapktsize_ decides).
-            emit(f"set errmodel{i} [new ErrorModel]")
-            if model == "uniform":
-                emit(f"$errmodel{i} unit pkt")
-                emit(f"$errmodel{i} set rate_ {_num(loss['rate'])}")
-            else:
-                emit(f"$errmodel{i} unit byte")
-                emit(f"$errmodel{i} set rate_ [expr {{1.0 - pow(1.0 - {_num(loss['ber'])}, 8.0)}}]")
-            emit(f"$errmodel{i} ranvar [new RandomVariable/Uniform]")
-        elif model == "periodic":
-            emit(f"set errmodel{i} [new ErrorModel/Periodic]")
-            emit(f"$errmodel{i} unit pkt")
-            emit(f"$errmodel{i} set offset_ {_num(float(loss['offset']))}")
-            emit(f"$errmodel{i} set period_ {_num(float(loss['period']))}")
-            emit(f"$errmodel{i} set burstlen_ {_num(float(loss['burst']))}")
-        else:
-            raise ValueError(f"losses[{i}].model: ns-2 has no per-packet Gilbert-Elliott model")
-        if loss["action"] == "mark":
-            emit(f"$errmodel{i} set markecn_ true")
-        elif loss["action"] == "delay":
-            emit(f"$errmodel{i} set delay_pkt_ true")
-            emit(f"$errmodel{i} set delay_ {_num(loss['delay_s'])}")
+        _error_model(emit, f"errmodel{i}", loss, i)
         emit(f"[$ns link $n{a} $n{b}] errormodule $em{i}")
         emit(f"$em{i} insert $errmodel{i}")
         emit(f"$em{i} default pass ;# flows it does not count go through")
@@ -388,6 +362,62 @@ def _losses(emit, s: dict) -> None:
         for fid in fids:
             emit(f"$em{i} bind $errmodel{i} {fid}")
         emit("")
+
+
+def _error_model(emit, var: str, loss: dict, i: int) -> None:
+    """ns-2's error model for loss model `i`, in the Tcl variable `var`."""
+    model = loss["model"]
+    if model == "list":
+        emit(f"set {var} [new ErrorModel/List]")
+        emit(f"${var} unit pkt")
+        emit(f"${var} droplist {{{' '.join(str(p) for p in loss['packets'])}}}")
+    elif model in ("uniform", "ber"):
+        # A uniform variable of ns-2's default generator, which tcplab's rng = "ns2" shares.
+        # A bit error rate goes in as the byte error rate it implies, computed as tcplab
+        # computes it: ns-2's bit unit ignores the packet's size (its datapktsize_ decides).
+        emit(f"set {var} [new ErrorModel]")
+        if model == "uniform":
+            emit(f"${var} unit pkt")
+            emit(f"${var} set rate_ {_num(loss['rate'])}")
+        else:
+            emit(f"${var} unit byte")
+            emit(f"${var} set rate_ [expr {{1.0 - pow(1.0 - {_num(loss['ber'])}, 8.0)}}]")
+        emit(f"${var} ranvar [new RandomVariable/Uniform]")
+    elif model == "periodic":
+        emit(f"set {var} [new ErrorModel/Periodic]")
+        emit(f"${var} unit pkt")
+        emit(f"${var} set offset_ {_num(float(loss['offset']))}")
+        emit(f"${var} set period_ {_num(float(loss['period']))}")
+        emit(f"${var} set burstlen_ {_num(float(loss['burst']))}")
+    else:
+        raise ValueError(f"losses[{i}].model: ns-2 has no per-packet Gilbert-Elliott model")
+    if loss["action"] == "mark":
+        emit(f"${var} set markecn_ true")
+    elif loss["action"] == "delay":
+        emit(f"${var} set delay_pkt_ true")
+        emit(f"${var} set delay_ {_num(loss['delay_s'])}")
+
+
+def _radio_error_procs(emit, s: dict) -> dict[int, str]:
+    """For each radio with a loss model, a Tcl proc making its ErrorModel, which node-config's
+    -IncomingErrProc calls as the node is made: ns-2 puts it between the PHY and the MAC, where
+    it judges every frame the radio senses (tcplab's ns2 profile does the same). node -> proc."""
+    procs = {}
+    for i, loss in enumerate(s["losses"]):
+        name = f"radio_errmodel{i}"
+        body: list[str] = []
+        _error_model(body.append, "em", loss, i)
+        emit(f"proc {name} {{}} {{")
+        for line in body:
+            emit(f"    {line}")
+        emit("    return $em")
+        emit("}")
+        procs[loss["node"]] = name
+    if procs:
+        # node-config keeps a proc once given one (it ignores -IncomingErrProc ""): the nodes
+        # without a model get one that makes none
+        emit('proc no_radio_errmodel {} { return "" }')
+    return procs
 
 
 # ns-2.35's wireless defaults (tcl/lib/ns-default.tcl): a WLAN knob -> the class variable it
@@ -441,9 +471,16 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
     for i, name in enumerate(s["nodes"]):
         if i not in w["nodes"]:
             raise ValueError(f"nodes: {name!r} has no radio; ns-2's mobile nodes of a WLAN are all its nodes")
+    with_model: set[int] = set()
     for i, loss in enumerate(s["losses"]):
-        raise ValueError(f"losses[{i}]: an error model on a radio is not translated (ns-2's sits between"
-                         " the PHY and the MAC, with units and FEC of its own)")
+        if loss["fids"]:
+            raise ValueError(f"losses[{i}].flows: ns-2's error model on a radio judges every frame the radio"
+                             " senses, whatever its flow")
+        if loss["node"] in with_model:
+            raise ValueError(f"losses[{i}].node: ns-2 takes one error model per radio")
+        if loss["model"] == "gilbert":
+            raise ValueError(f"losses[{i}].model: ns-2 has no per-packet Gilbert-Elliott model")
+        with_model.add(loss["node"])
     for node, (x, y) in zip(w["nodes"], w["positions"]):
         if x < 0 or y < 0:
             raise ValueError(f"positions.{s['nodes'][node]}: ns-2's topography starts at (0, 0); a node"
@@ -495,8 +532,13 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     emit(f"    -phyType Phy/WirelessPhy -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace {on} \\")
     eot = "ON" if s.get("eot_trace") else "OFF"
     emit(f"    -routerTrace OFF -macTrace {on} -movementTrace OFF -eotTrace {eot}")
+    errprocs = _radio_error_procs(emit, s)
     emit("# nodes: ns-2 ids follow creation order = position in `nodes`")
+    current = None
     for i, name in enumerate(s["nodes"]):
+        if errprocs and errprocs.get(i, "no_radio_errmodel") != current:
+            current = errprocs.get(i, "no_radio_errmodel")
+            emit(f"$ns node-config -IncomingErrProc {current}")
         emit(f"# n{i} = {_comment(name)}")
         emit(f"set n{i} [$ns node]")
     for node, (x, y) in zip(w["nodes"], w["positions"]):

@@ -214,6 +214,17 @@ def test_translation_writes_the_wlans_knobs_and_moves():
     assert "$ns use-newtrace" in wlan_tcl({"output": {"wireless_format": "new"}})
 
 
+def test_translation_puts_a_radios_error_model_between_its_phy_and_mac():
+    tcl = wlan_tcl({"losses": [{"wlan": "wlan0", "node": "n1", "model": "uniform", "rate": 0.1}]}).splitlines()
+    # made as n1 is made, by node-config's -IncomingErrProc; n0 (made before) and any node after
+    # get a proc that makes none
+    at = {line: i for i, line in enumerate(tcl)}
+    assert at["$ns node-config -IncomingErrProc no_radio_errmodel"] < at["set n0 [$ns node]"]
+    assert at["set n0 [$ns node]"] < at["$ns node-config -IncomingErrProc radio_errmodel0"] < at["set n1 [$ns node]"]
+    assert "    $em set rate_ 0.1" in tcl and "    $em unit pkt" in tcl
+    assert not any("errormodule" in line for line in tcl)  # no link error module
+
+
 @pytest.mark.parametrize("change, field", [
     ({"wlans": [{"nodes": ["n0", "n1"], "profile": "standard"}]}, "wlans[0].profile"),
     ({"wlans": [{"nodes": ["n0", "n1"], "access_point": "n0"}]}, "wlans[0].access_point"),
@@ -228,6 +239,12 @@ def test_translation_writes_the_wlans_knobs_and_moves():
     ({"positions": {"n0": [-1, 100], "n1": [200, 100]}}, "positions.n0"),
     ({"moves": [{"node": "n1", "at": "2s", "to": [0, 100], "speed": 10}]}, "moves[0].to"),
     ({"output": {"tcp_header": True}}, "output.tcp_header"),
+    ({"losses": [{"wlan": "wlan0", "node": "n1", "model": "uniform", "rate": 0.1, "flows": ["flow0"]}]},
+     "losses[0].flows"),
+    ({"losses": [{"wlan": "wlan0", "node": "n1", "model": "uniform", "rate": 0.1},
+                 {"wlan": "wlan0", "node": "n1", "model": "list", "packets": [3]}]}, "losses[1].node"),
+    ({"losses": [{"wlan": "wlan0", "node": "n1", "model": "gilbert", "p_good_bad": 0.1, "p_bad_good": 0.5}]},
+     "losses[0].model"),
 ])
 def test_translation_refuses_what_it_cannot_express_naming_the_field(change, field):
     with pytest.raises(ValueError) as e:

@@ -182,12 +182,6 @@ impl Wifi {
         self.try_access(ctx, r);
     }
 
-    /// ns-2's `tx_state_ != MAC_IDLE`: in an exchange, or sending a CTS or ACK.
-    pub(super) fn tx_busy(&self, r: RadioId, now: f64) -> bool {
-        let s = &self.stations[r.index()];
-        !matches!(s.state, State::Idle | State::Contend) || s.tx_until > now + super::EPS
-    }
-
     /// The management frame the backoff sends, if one waits: an access point's oldest, a
     /// station's first in `Mgmt::station_rank`.
     pub(super) fn next_mgmt(&mut self, r: RadioId) -> Option<(Mgmt, RadioId)> {

@@ -126,6 +126,10 @@ pub struct Station {
     /// ends: ns-2 starts its send timer as the frame starts, for the frame, the answer, SIFS
     /// and twice `DSSS_MaxPropagationDelay` (2 µs).
     answer_by: f64,
+    /// With `ns2_backoff`, after sending a CTS: until when ns-2's MAC waits for the data
+    /// (MAC_CTS, its send timer from the CTS's start), busy for its own backoff and deaf to
+    /// RTSs; 0 once the data has come.
+    awaits_data_until: f64,
     /// With `ns2_backoff`, the backoff still to run as ns-2's `BackoffTimer` holds it: a time
     /// (slots × slot, less the slots counted at each pause), which it schedules as
     /// `stime + (rtime + difs)`; the last bits of these sums decide ties with other frames.
@@ -252,6 +256,7 @@ impl Wifi {
                     backoff: None,
                     count_from: 0.0,
                     answer_by: 0.0,
+                    awaits_data_until: 0.0,
                     rtime: 0.0,
                     short_retries: 0,
                     long_retries: 0,
@@ -567,8 +572,9 @@ impl Wifi {
             }
             if self.wlan_of(r).backoff_when_idle {
                 // ns-2 waits DIFS and the backoff from the frame's arrival, however long the
-                // medium was idle before
-                self.stations[r.index()].not_before = ctx.now_secs();
+                // medium was idle before (or from the end of its wait for data after a CTS)
+                let s = &mut self.stations[r.index()];
+                s.not_before = s.not_before.max(ctx.now_secs());
             }
             self.try_access(ctx, r);
         }
@@ -690,6 +696,16 @@ impl Wifi {
             };
             if let Some(answer) = answer {
                 self.stations[r.index()].answer_by = now + (air + 2e-6 + timing.sifs + answer + 2e-6);
+            }
+            if kind == FrameKind::Cts {
+                // check_pktCTRL: the CTS, 2 µs, its duration field (whole µs), 2 µs, less the
+                // SIFS and the ACK that duration counts; the MAC is busy (MAC_CTS) until then,
+                // so its backoff resumes DIFS after it at the earliest
+                let duration = (frame.nav * 1e6).round() * 1e-6;
+                let wait = air + 2e-6 + duration + 2e-6 - timing.sifs - timing.control(ACK_BYTES);
+                let s = &mut self.stations[r.index()];
+                s.awaits_data_until = now + wait;
+                s.not_before = s.not_before.max(now + wait);
             }
         }
         {
@@ -831,9 +847,12 @@ impl Wifi {
         let cfg = self.wlan_of(r);
         let (rx_threshold, capture, eifs) = (cfg.radio.rx_threshold, cfg.radio.capture_ratio, cfg.eifs());
         let was_busy = self.medium_busy(r, now);
+        // ns-2's IncomingErrProc sits between the PHY and the MAC: it judges every frame the
+        // radio senses, as its first bit comes, and one it picks reaches the MAC errored
+        let picked = self.corrupted(ctx, r, &frame);
         let s = &mut self.stations[r.index()];
         s.sensing += 1;
-        let errored = s.tx_until > now + EPS || power < rx_threshold;
+        let errored = s.tx_until > now + EPS || power < rx_threshold || picked;
         let new = Ns2Rx { frame: f, power, errored, collided: false, end: now + air };
         match s.ns2_rx {
             None => {
@@ -898,7 +917,7 @@ impl Wifi {
         } else if rx.collided {
             self.trace_collided(ctx, r, f, rx.errored);
             self.set_nav(ctx, r, now, eifs);
-        } else if rx.errored || self.corrupted(ctx, r, &frame) {
+        } else if rx.errored {
             self.stations[r.index()].eifs = false; // the NAV is the EIFS here
             self.set_nav(ctx, r, now, eifs);
         } else {
@@ -957,12 +976,16 @@ impl Wifi {
         self.medium_maybe_idle(ctx, r);
     }
 
-    /// Whether a loss model at radio `r` corrupts `frame` (one addressed to it).
+    /// Whether a loss model at radio `r` corrupts `frame`. The standard profile's judge the
+    /// frames addressed to the radio as they end; the ns2 profile's, as ns-2's ErrorModel
+    /// between the PHY and the MAC (IncomingErrProc), every frame the radio senses as it begins,
+    /// sized as ns-2 counts it there, the PLCP's bytes included.
     fn corrupted(&mut self, ctx: &mut Ctx, r: RadioId, frame: &Frame) -> bool {
-        if frame.dst != r || self.stations[r.index()].losses.is_empty() {
+        let ns2 = self.wlan_of(r).ns2_backoff;
+        if (frame.dst != r && !ns2) || self.stations[r.index()].losses.is_empty() {
             return false;
         }
-        let (fid, size) = match frame.pkt {
+        let (fid, mac_bytes) = match frame.pkt {
             Some(id) => {
                 let p = ctx.pkts.get(id);
                 (p.fid, p.size + self.wlan_of(r).timing.mac_overhead)
@@ -976,9 +999,10 @@ impl Wifi {
                 },
             ),
         };
+        let size = mac_bytes + if ns2 { config::NS2_PLCP_BYTES } else { 0 };
         let s = &mut self.stations[r.index()];
         let lost = s.losses.iter_mut().any(|l| l.picks(fid, size, &mut ctx.rng));
-        if lost {
+        if lost && !ns2 {
             s.eifs = true;
         }
         lost
@@ -1009,6 +1033,11 @@ impl Wifi {
             self.receive_mgmt(ctx, r, frame, m, power);
             return None;
         }
+        if frame.kind == FrameKind::Rts && self.wlan_of(r).ns2_backoff && self.ns2_mac_busy(r, now) {
+            // recvRTS: a MAC that is not idle, or holds a CTS or ACK to send, discards it
+            self.trace_frame(ctx, 'D', r, &frame, "BSY");
+            return None;
+        }
         // infrastructure mode: a frame an access point relays, or one for another BSS
         let relay_to = match self.infra_data(r, &frame) {
             Some(Ok(relay_to)) => relay_to,
@@ -1029,6 +1058,7 @@ impl Wifi {
                 self.trace_frame(ctx, 'r', r, &relayed, "---");
             }
         }
+        let ns2 = self.wlan_of(r).ns2_backoff;
         let s = &mut self.stations[r.index()];
         match frame.kind {
             FrameKind::Rts => {
@@ -1044,6 +1074,9 @@ impl Wifi {
             }
             FrameKind::Cts => {
                 if s.state == State::WaitCts {
+                    if ns2 {
+                        s.short_retries = 0; // recvCTS: the RTS got through (802.11 9.2.5.3)
+                    }
                     s.timeout.cancel();
                     s.respond = Some((FrameKind::Data, frame.src, timing.sifs + timing.control(ACK_BYTES)));
                     self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
@@ -1060,6 +1093,7 @@ impl Wifi {
                 }
             }
             FrameKind::Data => {
+                s.awaits_data_until = 0.0; // recvDATA: "our CTS got through"
                 s.respond = Some((FrameKind::Ack, frame.src, 0.0));
                 self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
                 let s = &mut self.stations[r.index()];
@@ -1160,6 +1194,20 @@ impl Wifi {
         Outcome::Nothing
     }
 
+    /// ns-2's MAC is not idle for an RTS (`recvRTS`): its `tx_state_` is not MAC_IDLE, or it
+    /// holds a CTS or ACK to send (`pktCTRL_`).
+    fn ns2_mac_busy(&self, r: RadioId, now: f64) -> bool {
+        self.tx_busy(r, now)
+            || matches!(self.stations[r.index()].respond, Some((FrameKind::Cts | FrameKind::Ack, _, _)))
+    }
+
+    /// ns-2's `tx_state_ != MAC_IDLE`: sending, waiting for a CTS, an ACK, the data after its
+    /// own CTS, or the answer to a management frame.
+    fn tx_busy(&self, r: RadioId, now: f64) -> bool {
+        let s = &self.stations[r.index()];
+        !matches!(s.state, State::Idle | State::Contend) || s.awaits_data_until > now || s.tx_until > now + EPS
+    }
+
     /// The backoff ran out: send the head of the queue, after an RTS if it is long.
     fn send_head(&mut self, ctx: &mut Ctx, r: RadioId) {
         if let Some((kind, to)) = self.next_mgmt(r) {
@@ -1198,13 +1246,26 @@ impl Wifi {
     /// The ACK for the head of the queue came (or, a broadcast, it went out): on to the next
     /// packet, after a fresh backoff.
     fn sent_ok(&mut self, ctx: &mut Ctx, r: RadioId) {
-        let cw_min = self.wlan_of(r).cw_min;
+        let cfg = self.wlan_of(r);
+        let (cw_min, ns2) = (cfg.cw_min, cfg.ns2_backoff);
+        let &(id, to, _) = self.stations[r.index()].queue.front().expect("an ACK for the head");
+        let long = cfg.long_frame(ctx.pkts.get(id).size);
         let s = &mut self.stations[r.index()];
-        let (id, to, _) = s.queue.pop_front().expect("an ACK for the head");
+        s.queue.pop_front();
         s.seq = s.seq.wrapping_add(1);
         s.cw = cw_min;
-        s.short_retries = 0;
-        s.long_retries = 0;
+        if !ns2 {
+            s.short_retries = 0;
+            s.long_retries = 0;
+        } else if to != BROADCAST {
+            // recvACK resets the count the frame's size chose, the other stays; a broadcast
+            // resets neither (RetransmitDATA)
+            if long {
+                s.long_retries = 0;
+            } else {
+                s.short_retries = 0;
+            }
+        }
         if to != BROADCAST {
             ctx.pkts.release(id); // a broadcast's goes with its frame's last receipt (`unref`)
         }
@@ -1244,8 +1305,14 @@ impl Wifi {
             s.queue.pop_front();
             s.seq = s.seq.wrapping_add(1);
             s.cw = cw_min;
-            s.short_retries = 0;
-            s.long_retries = 0;
+            if !ns2 {
+                s.short_retries = 0;
+                s.long_retries = 0;
+            } else if rts || !long {
+                s.short_retries = 0; // RetransmitRTS/DATA reset only the count that ran out
+            } else {
+                s.long_retries = 0;
+            }
             s.stats.retry_drops += 1;
             if ns2 {
                 // RetransmitRTS/DATA discard the RTS (if it was the RTS that failed) and the data

@@ -612,6 +612,71 @@ fn ns2_times_the_ack_of_eifs_at_the_plcp_rate_whatever_the_basic_rate() {
 }
 
 #[test]
+fn ns2_loss_models_judge_every_frame_the_radio_senses_as_it_begins() {
+    // A sends one packet to B, then one to C; C's loss model picks the first frame it counts.
+    // ns-2's IncomingErrProc counts every frame C senses: the first is A's data to B (C only
+    // overhears it), so A's data to C goes through at once. The standard profile counts the
+    // frames addressed to C: the first is A's data to C, which A sends again.
+    let at = [(0.0, 0.0), (10.0, 0.0), (0.0, 10.0)];
+    for (name, cfg, retries) in
+        [("ns2", ns2(&at, 3000), 0), ("standard", WlanConfig { rts_threshold: 3000, ..wlan(&at) }, 1)]
+    {
+        let mut bed = Bed::new(cfg);
+        bed.wifi.stations[2].losses.push(loss(LossModel::List { packets: vec![0] }, vec![]));
+        let _ = bed.send(0, 1, 1, 1000);
+        let _ = bed.send(0, 2, 2, 1000);
+        bed.run_until(1.0);
+        assert_eq!(bed.wifi.stations[0].stats.retries, retries, "{name}");
+        let mut got = bed.delivered();
+        got.sort();
+        assert_eq!(got, [(1, 0, 1), (2, 0, 2)], "{name}");
+    }
+}
+
+#[test]
+fn ns2_a_cts_sender_waits_for_the_data_and_refuses_rtss_meanwhile() {
+    // A's loss model takes B's first CTS. ns-2's B then waits for the data (MAC_CTS) until
+    // check_pktCTRL's timeout: CTS 304 + 2 + its duration 8788 + 2 - SIFS 10 - ACK 304 =
+    // 8782 µs from the CTS's start (a 1000-byte packet: RTS duration 10 + 304 + 10 + 8464 +
+    // 10 + 304 = 9102 µs, less SIFS and the CTS). A retries its RTS after a 670 µs timeout and
+    // at most 63 slots, well within B's wait, and B discards it (recvRTS, DROP_MAC_BUSY) until
+    // the wait ends: A sends more than two RTSs, B two CTSs, and the packet arrives.
+    let at = [(0.0, 0.0), (10.0, 0.0)];
+    let mut bed = Bed::new(ns2(&at, 0));
+    bed.wifi.stations[0].losses.push(loss(LossModel::List { packets: vec![0] }, vec![]));
+    let _ = bed.send(0, 1, 3, 1000);
+    bed.run_until(1.0);
+    let (a, b) = (&bed.wifi.stations[0].stats, &bed.wifi.stations[1].stats);
+    assert!(a.rts > 2, "A sent {} RTSs", a.rts);
+    assert_eq!(b.cts, 2);
+    assert_eq!(bed.delivered(), [(1, 0, 3)]);
+    // B's second CTS went out only once its wait for the first one's data was over
+    let cts_ends: Vec<f64> =
+        bed.log.iter().filter(|(_, s)| *s == Seen::TxEnd(1, FrameKind::Cts)).map(|e| e.0).collect();
+    let first_cts_start = cts_ends[0] - 304e-6;
+    assert!(cts_ends[1] - 304e-6 > first_cts_start + 8782e-6, "second CTS at {}", cts_ends[1]);
+}
+
+#[test]
+fn ns2_resets_the_short_retry_count_when_a_cts_comes() {
+    // B's loss model takes A's first six RTSs, then the data after the seventh (so A's ACK
+    // timeout counts one long retry), then the RTS after it. ns-2's recvCTS set the short count
+    // back to 0 at the seventh RTS's CTS, so the ninth RTS goes and the packet arrives; the
+    // standard profile keeps counting and gives the packet up at the eighth failed RTS
+    // (ShortRetryLimit_ 7).
+    let at = [(0.0, 0.0), (10.0, 0.0)];
+    let standard = WlanConfig { rts_threshold: 0, ..wlan(&at) };
+    for (name, cfg, drops, delivered) in [("ns2", ns2(&at, 0), 0, 1), ("standard", standard, 1, 0)] {
+        let mut bed = Bed::new(cfg);
+        bed.wifi.stations[1].losses.push(loss(LossModel::List { packets: vec![0, 1, 2, 3, 4, 5, 7, 8] }, vec![]));
+        let _ = bed.send(0, 1, 4, 1000);
+        bed.run_until(2.0);
+        assert_eq!(bed.wifi.stations[0].stats.retry_drops, drops, "{name}");
+        assert_eq!(bed.delivered().len(), delivered, "{name}");
+    }
+}
+
+#[test]
 fn ns2_retries_difs_and_a_backoff_after_the_send_timer_and_starts_none_after_a_drop() {
     // A's receiver is out of range: no ACK. ns-2's MAC stays in MAC_SEND until its send timer
     // fires (frame + 2 µs + SIFS + ACK + 2 µs from the frame's start); RetransmitDATA then
