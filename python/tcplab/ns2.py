@@ -453,9 +453,6 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
     if w["access_point"] is not None:
         raise ValueError("wlans[0].access_point: ns-2's infrastructure mode (beacons, scanning, association,"
                          " the AP relaying) is not tcplab's access point; only ad hoc WLANs are translated")
-    if w.get("infrastructure") is not None:
-        raise ValueError("wlans[0].access_points: ns-2's infrastructure mode ($mac ap, ScanType) is not"
-                         " translated yet; its references are ns-2's own suites (wireless-infra)")
     if w["timing"]["mac_overhead"] != 34:
         raise ValueError("wlans[0].mac_overhead: ns-2's 802.11 MAC header and FCS are 34 bytes, fixed")
     if w["timing"]["preamble"] != "long":
@@ -505,9 +502,11 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     ns-2's defaults, a flat topography holding every position, God, node-config (DumbAgent:
     no routing packets; LL, ARP, PriQueue, WirelessPhy, OmniAntenna as ns-2's wireless scripts
     use them; agent and MAC traces when `traced`: ns-2 refuses them without a trace file), the
-    nodes at their positions and their moves as setdest."""
+    nodes at their positions, infrastructure mode's access points and scans (`$mac ap`,
+    `ScanType`), and their moves as setdest."""
     w = s["wlans"][0]
-    emit(f"# WLAN {_comment(w['name'])}: ad hoc, ns-2's mobile nodes")
+    mode = "infrastructure mode" if w.get("infrastructure") is not None else "ad hoc"
+    emit(f"# WLAN {_comment(w['name'])}: {mode}, ns-2's mobile nodes")
     for key, (var, default) in MAC_VARS.items():
         if w[key] != default:
             emit(f"Mac/802_11 set {var} {w[key]}")
@@ -518,6 +517,9 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     for key, (cls, var, default) in RADIO_VARS.items():
         if w["radio"][key] != default:
             emit(f"{cls} set {var} {_num(w['radio'][key])}")
+    infra = w.get("infrastructure")
+    if infra is not None and infra["beacon_interval"] != 0.1:
+        emit(f"Mac/802_11 set BeaconInterval_ {_num(infra['beacon_interval'])}")
     xs = [p[0] for p in w["positions"]] + [m["to"][0] for m in s["moves"]]
     ys = [p[1] for p in w["positions"]] + [m["to"][1] for m in s["moves"]]
     # setdest takes destinations strictly inside the grid
@@ -546,6 +548,14 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
         emit(f"$n{node} set X_ {_num(float(x))}")
         emit(f"$n{node} set Y_ {_num(float(y))}")
         emit(f"$n{node} set Z_ 0.0")
+    if infra is not None:
+        # infrastructure mode: each access point draws its first beacon's slots as it is made
+        # one, before any agent exists (tcplab draws them in this order too)
+        for ap in infra["access_points"]:
+            emit(f"[$n{ap} getMac 0] ap [[$n{ap} getMac 0] id]")
+        for scan in infra["scans"]:
+            command = f"[$n{scan['node']} getMac 0] ScanType {'ACTIVE' if scan['active'] else 'PASSIVE'}"
+            emit(command if scan["at"] == 0 else f'$ns at {_num(scan["at"])} "{command}"')
     for m in s["moves"]:
         emit(f'$ns at {_num(m["at"])} "$n{m["node"]} setdest {_num(float(m["to"][0]))} {_num(float(m["to"][1]))}'
              f' {_num(float(m["speed"]))}"')
