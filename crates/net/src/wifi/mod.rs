@@ -549,6 +549,14 @@ impl Wifi {
             return Outcome::Dropped(id);
         }
         s.queue.push_back((id, to, via));
+        if ns2 && matches!(s.state, State::Mgmt(_)) && s.queue.len() == 1 && s.backoff.is_none() {
+            // ns-2's `send` while a management frame holds the MAC draws a backoff, paused; an
+            // access point's send timer draws another, which replaces it (wifi/infra.rs)
+            let slots = self.draw_backoff(ctx, r);
+            self.stations[r.index()].backoff = Some(slots);
+            return Outcome::Nothing;
+        }
+        let s = &mut self.stations[r.index()];
         if s.state == State::Idle {
             s.state = State::Contend;
             if ns2 && s.backoff.is_some() {

@@ -872,3 +872,24 @@ fn ns2_a_station_whose_data_fails_three_times_hands_off_to_an_access_point_it_pr
     assert_eq!((sta.bss, sta.associated, sta.handoff), (Some(RadioId(2)), true, false));
     assert_eq!(bed.wifi.stations[2].infra.as_ref().expect("an access point").clients, [RadioId(1)]);
 }
+
+#[test]
+fn ns2_a_packet_that_comes_while_a_beacon_holds_the_mac_gets_the_second_of_two_draws() {
+    // mac-802_11.cc: `send` on a busy MAC (MAC_BCN) starts the backoff, paused (a draw); the
+    // beacon's send timer starts it again (another draw, its assert compiled out), and the
+    // data frame goes DIFS and that second draw's slots after the beacon (found by
+    // conformance/ns2-wifi/infra_probe.py, cases 10, 16 and 24).
+    let mut bed = Bed::new(infra(&[(0.0, 0.0), (1.0, 0.0)], &[0], &[]));
+    let mut stream = Draws::Own(Rng::stream(1, "wifi/w/0"));
+    let mut shared = Ns2Rng::seeded(1);
+    let draws: Vec<u32> = (0..3).map(|_| stream.integer(31, &mut shared)).collect();
+    assert_ne!(draws[1], draws[2], "the stream tells the two draws apart");
+    bed.wifi.start_infrastructure(&mut bed.ctx); // its first beacon at 0 (none drawn here)
+    let beacon_end = DIFS + draws[0] as f64 * SLOT + 576.0 * US; // BCN: 192 + 48 * 8 µs
+    bed.run_until(beacon_end - 100.0 * US);
+    let _ = bed.send(0, 1, 4, 500);
+    bed.run_until(0.05);
+    let data_end = bed.times(Seen::TxEnd(0, FrameKind::Data))[0];
+    let data = 192.0 * US + 534.0 * 8.0 * US; // 500 + 34 bytes at 1 Mb/s
+    assert!(close(data_end - data, beacon_end + DIFS + draws[2] as f64 * SLOT), "{data_end}");
+}
