@@ -445,7 +445,14 @@ impl Simulation {
             net.insert_delayer(LinkId(spike.link as u32));
             net.ctx.sched.schedule_exact(spike.at_s, Event::DelaySpike(i as u32, true));
         }
+        // the script's `$ns at` lines, which run before `finish` at the end's instant: the
+        // moves' `setdest` (written before the actions by the translator), then the actions
         let first_action = net.ctx.sched.reserve(); // a mark: numbers are only compared
+        if net.ctx.tracer.wireless.is_some() {
+            for (i, m) in scenario.moves.iter().enumerate() {
+                net.ctx.sched.schedule_exact(m.at, Event::Movement(i as u32));
+            }
+        }
         for (i, a) in scenario.actions.iter().enumerate() {
             net.ctx.sched.schedule_exact(a.at_s, Event::Act(ActionId(i as u32)));
         }
