@@ -251,6 +251,12 @@ impl Wifi {
         }
     }
 
+    /// Where node `node` is at time `t`, if it has a radio.
+    pub fn node_position(&self, node: usize, t: f64) -> Option<(f64, f64)> {
+        let r = self.stations.iter().position(|s| s.node.index() == node)?;
+        Some(self.position(RadioId(r as u32), t))
+    }
+
     fn frame(&mut self, f: Frame) -> FrameId {
         match self.free.pop() {
             Some(i) => {
@@ -594,6 +600,14 @@ impl Wifi {
             if let Some(answer) = answer {
                 self.stations[r.index()].answer_by = now + (air + 2e-6 + timing.sifs + answer + 2e-6);
             }
+            if kind == FrameKind::Cts {
+                // check_pktCTRL: the MAC stays in MAC_CTS, its backoff paused, until the data
+                // ends or this guess of its end: CTS + 2 µs + the CTS's duration field (whole
+                // µs, `sec`) + 2 µs - SIFS - ACK from the CTS's start
+                let duration = (frame.nav * 1e6).round() * 1e-6;
+                let ack = timing.control(ACK_BYTES);
+                self.stations[r.index()].answer_by = now + (air + 2e-6 + duration + 2e-6 - timing.sifs - ack);
+            }
         }
         {
             let s = &mut self.stations[r.index()];
@@ -677,10 +691,17 @@ impl Wifi {
             (State::Contend, FrameKind::Cts | FrameKind::Ack) if ns2 && s.backoff.is_none() => {
                 // a packet came while the response waited its SIFS (`enqueue`): ns-2's
                 // `tx_resume` starts its backoff now, paused, and resumes it DIFS after now
-                s.not_before = now;
+                // (after a CTS, after its timeout; ns-2 draws then, tcplab draws now)
+                s.not_before = if frame.kind == FrameKind::Cts { s.answer_by } else { now };
                 let slots = self.draw_backoff(ctx, r);
                 self.stations[r.index()].backoff = Some(slots);
                 self.medium_maybe_idle(ctx, r);
+            }
+            (_, FrameKind::Cts) if ns2 => {
+                // no data yet: ns-2's `tx_resume` comes at the CTS's timeout (check_pktCTRL,
+                // send_timer), and the backoff resumes DIFS after it at the earliest
+                s.not_before = s.not_before.max(s.answer_by);
+                self.medium_maybe_idle(ctx, r)
             }
             _ => self.medium_maybe_idle(ctx, r), // a CTS or ACK sent in response
         }

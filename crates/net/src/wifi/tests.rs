@@ -683,3 +683,38 @@ fn ns2_answers_an_rts_if_the_medium_is_idle_as_the_cts_goes() {
         assert_eq!(bed.wifi.stations[1].stats.cts, cts, "NAV {nav_after_rts} µs past the RTS");
     }
 }
+
+#[test]
+fn ns2_pairs_every_station_with_every_other_however_far() {
+    // ns-2's DumbAgent hands each packet to the MAC for its destination itself (dumb-agent.cc
+    // `recv`): 0 and 2 are 300 m apart, beyond the 250 m receive range, and still a pair; the
+    // standard profile pairs only stations within range
+    let at = [(0.0, 0.0), (200.0, 0.0), (300.0, 0.0)];
+    assert_eq!(wlan(&at).pairs(), [(0, 1), (1, 0), (1, 2), (2, 1)]);
+    assert_eq!(ns2(&at, 0).pairs(), [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]);
+}
+
+#[test]
+fn ns2_resumes_the_backoff_of_a_station_that_sent_a_cts_only_after_the_cts_timeout() {
+    // check_pktCTRL: after its CTS the MAC is in MAC_CTS until the data ends or its timer does,
+    // CTS + 2 µs + the CTS's duration (SIFS + data + SIFS + ACK) + 2 µs - SIFS - ACK from the
+    // CTS's start; only send_timer's tx_resume then resumes the paused backoff, DIFS later.
+    // A (radio 0) hears nothing (every frame corrupted) and gives up after one RTS; B (radio 1),
+    // whose own backoff paused for A's RTS, goes DIFS and its slots after that timer, not after
+    // the CTS's end (found by the WLAN fuzz: conformance/fuzz-cases/wifi_cts_timeout.json)
+    let d = 10.0;
+    let mut bed = Bed::new(WlanConfig { short_retry_limit: 1, ..ns2(&[(0.0, 0.0), (d, 0.0)], 0) });
+    bed.wifi.stations[0].losses.push(loss(LossModel::Uniform { rate: 1.0 }, vec![]));
+    let _ = bed.send(1, 0, 1, 1000);
+    let _ = bed.send(0, 1, 2, 1000);
+    let (a, b) = (bed.wifi.stations[0].backoff, bed.wifi.stations[1].backoff);
+    assert!(a < b, "A's RTS goes first: backoffs {a:?} and {b:?} slots");
+    bed.run_until(2e-3); // the CTS has gone, the data would still be on the air
+    let cts_start = bed.times(Seen::TxEnd(1, FrameKind::Cts))[0] - CTS;
+    let slots = bed.wifi.stations[1].backoff.expect("B's backoff, paused") as f64;
+    bed.run_until(1.0);
+    let duration = SIFS + DATA + SIFS + ACK;
+    let timeout = cts_start + (CTS + 2.0 * US + duration + 2.0 * US - SIFS - ACK);
+    let rts = bed.times(Seen::TxEnd(1, FrameKind::Rts))[0] - RTS;
+    assert!(close(rts, timeout + DIFS + slots * SLOT), "B's RTS at {rts}, timer {timeout}, {slots} slots");
+}
