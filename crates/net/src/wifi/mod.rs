@@ -93,6 +93,9 @@ pub struct Station {
     /// ends: ns-2 starts its send timer as the frame starts, for the frame, the answer, SIFS
     /// and twice `DSSS_MaxPropagationDelay` (2 µs).
     answer_by: f64,
+    /// With `ns2_backoff`: after its CTS, the MAC waits in ns-2's MAC_CTS for the data until
+    /// this time (the CTS's timeout), or until the data comes.
+    cts_until: f64,
     /// With `ns2_backoff`, the backoff still to run as ns-2's `BackoffTimer` holds it: a time
     /// (slots × slot, less the slots counted at each pause), which it schedules as
     /// `stime + (rtime + difs)`; the last bits of these sums decide ties with other frames.
@@ -189,6 +192,7 @@ impl Wifi {
                     backoff: None,
                     count_from: 0.0,
                     answer_by: 0.0,
+                    cts_until: 0.0,
                     rtime: 0.0,
                     short_retries: 0,
                     long_retries: 0,
@@ -606,7 +610,9 @@ impl Wifi {
                 // µs, `sec`) + 2 µs - SIFS - ACK from the CTS's start
                 let duration = (frame.nav * 1e6).round() * 1e-6;
                 let ack = timing.control(ACK_BYTES);
-                self.stations[r.index()].answer_by = now + (air + 2e-6 + duration + 2e-6 - timing.sifs - ack);
+                let s = &mut self.stations[r.index()];
+                s.answer_by = now + (air + 2e-6 + duration + 2e-6 - timing.sifs - ack);
+                s.cts_until = s.answer_by;
             }
         }
         {
@@ -914,6 +920,12 @@ impl Wifi {
             && frame.kind == FrameKind::Data
             && frame.dst == r
             && self.stations[r.index()].last_seq.contains(&(frame.src, frame.seq));
+        if frame.kind == FrameKind::Rts && self.ns2_busy_for_rts(r, now) {
+            // recvRTS: a MAC that is not idle (waiting for its own CTS or ACK, or for the data
+            // after its CTS) or holds a CTS or ACK to send discards the RTS, traced (`BSY`)
+            self.trace_frame(ctx, 'D', r, &frame, "BSY");
+            return None;
+        }
         if !duplicate {
             self.trace_frame(ctx, 'r', r, &frame, "---");
         }
@@ -933,6 +945,9 @@ impl Wifi {
             FrameKind::Cts => {
                 if s.state == State::WaitCts {
                     s.timeout.cancel();
+                    if self.wlans[s.wlan as usize].ns2_backoff {
+                        s.short_retries = 0; // recvCTS: the RTS got through (`ssrc_ = 0`)
+                    }
                     s.respond = Some((FrameKind::Data, frame.src, timing.sifs + timing.control(ACK_BYTES)));
                     self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
                 }
@@ -944,6 +959,7 @@ impl Wifi {
                 }
             }
             FrameKind::Data => {
+                s.cts_until = 0.0; // recvDATA: our CTS got through, MAC_CTS ends
                 s.respond = Some((FrameKind::Ack, frame.src, 0.0));
                 self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
                 let s = &mut self.stations[r.index()];
@@ -983,6 +999,16 @@ impl Wifi {
         None
     }
 
+    /// ns-2's `recvRTS` refuses an RTS unless `tx_state_` is MAC_IDLE and no `pktCTRL_` waits.
+    fn ns2_busy_for_rts(&self, r: RadioId, now: f64) -> bool {
+        let s = &self.stations[r.index()];
+        self.wlan_of(r).ns2_backoff
+            && (matches!(s.state, State::WaitCts | State::WaitAck)
+                || s.cts_until > now
+                || s.tx_until > now + EPS
+                || matches!(s.respond, Some((FrameKind::Cts | FrameKind::Ack, _, _))))
+    }
+
     fn mac_timer(&mut self, ctx: &mut Ctx, r: RadioId, which: MacTimer, gen: u32) -> Outcome {
         let timer = self.stations[r.index()].timer(which);
         let live = ctx.sched.fire(timer, gen, |gen| Event::Wifi(WifiEvent::Timer(r, which, gen)));
@@ -997,6 +1023,23 @@ impl Wifi {
                 let busy_cts = matches!(self.stations[r.index()].respond, Some((FrameKind::Cts, _, _)))
                     && self.wlan_of(r).ns2_backoff
                     && self.medium_busy(r, now);
+                let busy_data = matches!(self.stations[r.index()].respond, Some((FrameKind::Data, _, _)))
+                    && self.wlan_of(r).ns2_backoff
+                    && self.medium_busy(r, now);
+                if busy_data {
+                    // check_pktTx: on a busy medium (a NAV set since the CTS came) the data does
+                    // not go; a new RTS waits for a backoff drawn now, paused, from a window
+                    // grown as after a failure (`inc_cw`)
+                    let cw_max = self.wlan_of(r).cw_max;
+                    let s = &mut self.stations[r.index()];
+                    s.respond = None;
+                    s.state = State::Contend;
+                    s.cw = (2 * s.cw + 1).min(cw_max);
+                    let slots = self.draw_backoff(ctx, r);
+                    self.stations[r.index()].backoff = Some(slots);
+                    self.medium_maybe_idle(ctx, r);
+                    return Outcome::Nothing;
+                }
                 if busy_cts {
                     // check_pktCTRL: no CTS on a busy medium (NAV, a frame coming in); discarded
                     // untraced, as it is addressed to the RTS's sender

@@ -718,3 +718,44 @@ fn ns2_resumes_the_backoff_of_a_station_that_sent_a_cts_only_after_the_cts_timeo
     let rts = bed.times(Seen::TxEnd(1, FrameKind::Rts))[0] - RTS;
     assert!(close(rts, timeout + DIFS + slots * SLOT), "B's RTS at {rts}, timer {timeout}, {slots} slots");
 }
+
+#[test]
+fn ns2_sends_no_data_after_a_cts_onto_a_busy_medium_but_an_rts_again_from_a_grown_window() {
+    // check_pktTx, a SIFS after the CTS: on a medium that is not idle (here A's NAV, set after
+    // the CTS came, reaches 5 µs past that SIFS) it makes a new RTS, grows the window
+    // (`inc_cw`: 31 -> 63) and starts a backoff, paused (found by the WLAN fuzz, seed 5)
+    let d = 10.0;
+    for (nav_past_sifs, data) in [(-5.0, 1), (5.0, 0)] {
+        let mut bed = Bed::new(ns2(&[(0.0, 0.0), (d, 0.0)], 0));
+        let _ = bed.send(0, 1, 1, 1000);
+        let slots = bed.wifi.stations[0].backoff.expect("drawn") as f64;
+        let cts_in = DIFS + slots * SLOT + RTS + p(d) + SIFS + CTS + p(d);
+        bed.run_until(cts_in - 1.0 * US);
+        bed.wifi.stations[0].nav_until = cts_in + SIFS + nav_past_sifs * US;
+        bed.run_until(cts_in + SIFS + 1.0 * US);
+        let a = &bed.wifi.stations[0];
+        assert_eq!(a.stats.data, data, "NAV {nav_past_sifs} µs past the SIFS");
+        if data == 0 {
+            assert_eq!((a.state, a.cw, a.stats.rts), (State::Contend, 63, 1));
+            assert!(a.backoff.is_some() && !a.access.pending(), "a backoff drawn, paused");
+        }
+    }
+}
+
+#[test]
+fn ns2_discards_an_rts_while_its_mac_is_not_idle() {
+    // recvRTS: `tx_state_ != MAC_IDLE` (here B waits in MAC_CTS for data after a CTS of its
+    // own) discards the RTS, traced `D ... BSY`, and sends no CTS (found by the WLAN fuzz, seed 5)
+    let d = 10.0;
+    for (waiting, cts) in [(false, 1), (true, 0)] {
+        let mut bed = Bed::new(ns2(&[(0.0, 0.0), (d, 0.0)], 0));
+        if waiting {
+            bed.wifi.stations[1].cts_until = 1.0;
+        }
+        let _ = bed.send(0, 1, 1, 1000);
+        let slots = bed.wifi.stations[0].backoff.expect("drawn") as f64;
+        let rts_in = DIFS + slots * SLOT + RTS + p(d);
+        bed.run_until(rts_in + SIFS + 1.0 * US);
+        assert_eq!(bed.wifi.stations[1].stats.cts, cts, "B in MAC_CTS: {waiting}");
+    }
+}
