@@ -500,6 +500,11 @@ impl Wifi {
         if !(post || (s.state == State::Contend && !s.queue.is_empty())) || self.medium_busy(r, now) {
             return;
         }
+        if cfg.ns2_backoff && s.access.pending() {
+            // ns-2 resumes only a paused backoff (checkBackoffTimer): a running one keeps its
+            // place among the events of its instant
+            return;
+        }
         let ifs = if s.eifs { cfg.timing.eifs() } else { cfg.timing.difs() };
         let slot = cfg.timing.slot;
         let idle_from = s.idle_since.max(s.nav_until).max(s.not_before);

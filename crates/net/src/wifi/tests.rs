@@ -759,3 +759,23 @@ fn ns2_discards_an_rts_while_its_mac_is_not_idle() {
         assert_eq!(bed.wifi.stations[1].stats.cts, cts, "B in MAC_CTS: {waiting}");
     }
 }
+
+#[test]
+fn ns2_leaves_a_running_backoff_where_it_is_scheduled() {
+    // checkBackoffTimer resumes a paused backoff only: a zero NAV (an ACK for another station)
+    // ending at the instant the medium turned idle leaves the running timer in its place among
+    // equal times, and a station whose backoff resumed first sends first when two end at once
+    // (found by the WLAN fuzz: conformance/fuzz-cases/wifi_simultaneous_backoff_expiry.json)
+    for ns2_profile in [true, false] {
+        let at = [(0.0, 0.0), (10.0, 0.0)];
+        let mut bed = Bed::new(if ns2_profile { ns2(&at, 3000) } else { wlan(&at) });
+        let _ = bed.send(0, 1, 1, 1000);
+        bed.wifi.stations[0].state = State::Contend;
+        bed.wifi.try_access(&mut bed.ctx, RadioId(0));
+        assert!(bed.wifi.stations[0].access.pending());
+        let armed = format!("{:?}", bed.wifi.stations[0].access);
+        bed.wifi.medium_maybe_idle(&mut bed.ctx, RadioId(0));
+        let again = format!("{:?}", bed.wifi.stations[0].access);
+        assert_eq!(armed == again, ns2_profile, "ns2 profile {ns2_profile}: {armed} then {again}");
+    }
+}
