@@ -1025,13 +1025,9 @@ impl Wifi {
             MacTimer::Timeout => return self.exchange_failed(ctx, r),
             MacTimer::Respond => {
                 let now = ctx.now_secs();
-                let busy_cts = matches!(self.stations[r.index()].respond, Some((FrameKind::Cts, _, _)))
-                    && self.wlan_of(r).ns2_backoff
-                    && self.medium_busy(r, now);
-                let busy_data = matches!(self.stations[r.index()].respond, Some((FrameKind::Data, _, _)))
-                    && self.wlan_of(r).ns2_backoff
-                    && self.medium_busy(r, now);
-                if busy_data {
+                let ns2_busy = self.wlan_of(r).ns2_backoff && self.medium_busy(r, now);
+                let responding = self.stations[r.index()].respond.map(|(kind, _, _)| kind);
+                if ns2_busy && responding == Some(FrameKind::Data) {
                     // check_pktTx: on a busy medium (a NAV set since the CTS came) the data does
                     // not go; a new RTS waits for a backoff drawn now, paused, from a window
                     // grown as after a failure (`inc_cw`)
@@ -1045,7 +1041,7 @@ impl Wifi {
                     self.medium_maybe_idle(ctx, r);
                     return Outcome::Nothing;
                 }
-                if busy_cts {
+                if ns2_busy && responding == Some(FrameKind::Cts) {
                     // check_pktCTRL: no CTS on a busy medium (NAV, a frame coming in); discarded
                     // untraced, as it is addressed to the RTS's sender
                     self.stations[r.index()].respond = None;
