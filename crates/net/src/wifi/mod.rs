@@ -1096,13 +1096,26 @@ impl Wifi {
     /// The ACK for the head of the queue came (or, a broadcast, it went out): on to the next
     /// packet, after a fresh backoff.
     fn sent_ok(&mut self, ctx: &mut Ctx, r: RadioId) {
-        let cw_min = self.wlan_of(r).cw_min;
+        let cfg = self.wlan_of(r);
+        let (cw_min, ns2) = (cfg.cw_min, cfg.ns2_backoff);
+        let &(id, to) = self.stations[r.index()].queue.front().expect("an ACK for the head");
+        let long = cfg.long_frame(ctx.pkts.get(id).size);
         let s = &mut self.stations[r.index()];
-        let (id, to) = s.queue.pop_front().expect("an ACK for the head");
+        s.queue.pop_front();
         s.seq = s.seq.wrapping_add(1);
         s.cw = cw_min;
-        s.short_retries = 0;
-        s.long_retries = 0;
+        if !ns2 {
+            s.short_retries = 0;
+            s.long_retries = 0;
+        } else if to != BROADCAST {
+            // recvACK resets the count the frame's size uses, the other stays (a broadcast,
+            // never ACKed, resets neither)
+            if long {
+                s.long_retries = 0;
+            } else {
+                s.short_retries = 0;
+            }
+        }
         if to != BROADCAST {
             ctx.pkts.release(id); // a broadcast's goes with its frame's last receipt (`unref`)
         }
@@ -1129,7 +1142,8 @@ impl Wifi {
             // DIFS after the medium turned idle
             s.not_before = s.not_before.max(now);
         }
-        let failed = if s.state == State::WaitCts || !long {
+        let short = s.state == State::WaitCts || !long;
+        let failed = if short {
             s.short_retries += 1;
             s.short_retries >= short_limit
         } else {
@@ -1141,8 +1155,14 @@ impl Wifi {
             s.queue.pop_front();
             s.seq = s.seq.wrapping_add(1);
             s.cw = cw_min;
-            s.short_retries = 0;
-            s.long_retries = 0;
+            // ns-2's RetransmitRTS/DATA reset only the count that reached its limit: the
+            // other goes on into the next packet's exchanges
+            if !ns2 || short {
+                s.short_retries = 0;
+            }
+            if !ns2 || !short {
+                s.long_retries = 0;
+            }
             s.stats.retry_drops += 1;
             if ns2 {
                 // RetransmitRTS/DATA discard the RTS (if it was the RTS that failed) and the data

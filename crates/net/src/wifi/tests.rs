@@ -779,3 +779,30 @@ fn ns2_leaves_a_running_backoff_where_it_is_scheduled() {
         assert_eq!(armed == again, ns2_profile, "ns2 profile {ns2_profile}: {armed} then {again}");
     }
 }
+
+#[test]
+fn ns2_resets_only_the_retry_count_that_a_drop_or_an_ack_concerns() {
+    // RetransmitRTS drops at ShortRetryLimit_ and resets `ssrc_` only; RetransmitDATA resets the
+    // count that reached its limit; recvACK the one the frame's size uses (found by the WLAN
+    // fuzz: conformance/fuzz-cases/wifi_long_retry_count_kept.json, where a data frame was
+    // dropped at its first failure, `slrc_` being 3 from the packet before)
+    for ns2_profile in [true, false] {
+        let far = [(0.0, 0.0), (1000.0, 0.0)];
+        let mut bed = Bed::new(if ns2_profile { ns2(&far, 0) } else { WlanConfig { rts_threshold: 0, ..wlan(&far) } });
+        bed.wifi.stations[0].long_retries = 3;
+        let _ = bed.send(0, 1, 1, 1000);
+        bed.run_until(1.0);
+        assert_eq!(bed.times(Seen::Dropped(1)).len(), 1, "seven RTSs, then the drop");
+        let a = &bed.wifi.stations[0];
+        assert_eq!((a.short_retries, a.long_retries), (0, if ns2_profile { 3 } else { 0 }), "ns2 {ns2_profile}");
+    }
+    // data without RTS (short: 1034 bytes of 3000): its ACK resets the short count only
+    let mut bed = Bed::new(ns2(&[(0.0, 0.0), (10.0, 0.0)], 3000));
+    bed.wifi.stations[0].long_retries = 2;
+    bed.wifi.stations[0].short_retries = 1;
+    let _ = bed.send(0, 1, 1, 1000);
+    bed.run_until(1.0);
+    assert_eq!(bed.delivered(), [(1, 0, 1)]);
+    let a = &bed.wifi.stations[0];
+    assert_eq!((a.short_retries, a.long_retries), (0, 2));
+}
