@@ -462,24 +462,45 @@ def scenario(seed: int, index: int) -> dict:
 # WLANs (--wlan): small ad hoc 802.11 networks of ns-2's mobile nodes (issue 42)
 # ---------------------------------------------------------------------------------------------
 
-def wlan_scenario(seed: int, index: int) -> dict:
-    """The index-th random ad hoc WLAN of a run seeded with seed: 2-5 stations all within
-    receive range of each other (ns-2's defaults hear 250 m; these stand in a 150 m square),
-    RTS/CTS before every frame (ns-2's default) or never, TCP and CBR/UDP flows between them."""
-    r = random.Random(f"difffuzz-wlan-{seed}-{index}")
-    n = r.randint(2, 5)
-    nodes = [f"w{i}" for i in range(n)]
-    duration = round(r.uniform(1.0, 4.0), r.choice([1, 2]))
+RX_RANGE, CS_RANGE = 250.0, 550.0  # ns-2's defaults with TwoRayGround: received, sensed (m)
+
+
+def wlan_positions(r: random.Random, nodes: list[str]) -> dict[str, list[float]]:
+    """Distinct positions: all in one 150 m square (every station hears every other), spread
+    over a field as wide as the sensing range (some sense but cannot receive each other: hidden
+    terminals), or in a chain of hops 150-400 m long."""
+    layout = r.choice(["close", "close", "spread", "spread", "chain"])
     positions: dict[str, list[float]] = {}
-    for name in nodes:
+    for k, name in enumerate(nodes):
         while True:
+            if layout == "close":
+                lo, hi = (50.0, 200.0), (50.0, 200.0)
+            elif layout == "spread":
+                lo, hi = (1.0, 600.0), (1.0, 600.0)
+            else:  # each station a hop from the one before
+                px, py = positions[nodes[k - 1]] if k else (10.0, 300.0)
+                lo, hi = (px + 150.0, px + 400.0), (max(1.0, py - 100.0), py + 100.0)
             if r.random() < 0.7:
-                xy = [float(r.randint(50, 200)), float(r.randint(50, 200))]
+                xy = [float(r.randint(int(lo[0]), int(lo[1]))), float(r.randint(int(hi[0]), int(hi[1])))]
             else:
-                xy = [round(r.uniform(50, 200), 2), round(r.uniform(50, 200), 2)]
+                xy = [round(r.uniform(*lo), 2), round(r.uniform(*hi), 2)]
             if xy not in positions.values():
                 break
         positions[name] = xy
+    return positions
+
+
+def wlan_scenario(seed: int, index: int) -> dict:
+    """The index-th random ad hoc WLAN of a run seeded with seed: 2-6 stations (now and then up
+    to 20) close together, spread so that some are hidden from others, or in a chain; now and
+    then moving (`setdest`, in and out of range); RTS/CTS before every frame (ns-2's default) or
+    never; ns-2's retry limits or smaller ones; 1-6 TCP and CBR/UDP flows, mostly between
+    stations in receive range of each other (DumbAgent sends one hop only)."""
+    r = random.Random(f"difffuzz-wlan2-{seed}-{index}")
+    n = r.randint(7, 20) if r.random() < 0.1 else r.randint(2, 6)
+    nodes = [f"w{i}" for i in range(n)]
+    duration = round(r.uniform(1.0, 4.0), r.choice([1, 2]))
+    positions = wlan_positions(r, nodes)
     wlan: dict = {"nodes": nodes}
     if r.random() < 0.5:
         wlan["rts_threshold"] = 3000  # data without RTS/CTS
@@ -489,13 +510,35 @@ def wlan_scenario(seed: int, index: int) -> dict:
         wlan["queue_limit"] = r.choice([1, 2, 5, 10])
     if r.random() < 0.15:
         wlan["data_rate"] = r.choice(["2Mb", "5.5Mb", "11Mb"])
+    if r.random() < 0.2:
+        wlan["short_retry_limit"] = r.randint(1, 7)
+    if r.random() < 0.2:
+        wlan["long_retry_limit"] = r.randint(1, 4)
     s: dict = {"name": f"fw{seed}-{index}", "duration": f"{duration}s", "nodes": nodes,
                "positions": positions, "wlans": [wlan]}
     if r.random() < 0.2:
         s["seed"] = r.randint(1, 2147483646)
+    if r.random() < 0.35:
+        moves = []
+        for _ in range(r.randint(1, 3)):
+            to = [float(r.randint(1, 900)), float(r.randint(1, 700))]
+            if r.random() < 0.3:
+                to = [round(r.uniform(1, 900), 2), round(r.uniform(1, 700), 2)]
+            moves.append({"node": r.choice(nodes), "at": pick_time(r, 0, duration), "to": to,
+                          "speed": r.choice([1.0, 5.0, 10.0, 30.0, 100.0, 250.0, round(r.uniform(0.5, 150), 2)])})
+        s["moves"] = moves
+    if r.random() < 0.2:
+        s["output"] = {"wireless_format": "new"}
+
+    def dist(a: str, b: str) -> float:
+        (ax, ay), (bx, by) = positions[a], positions[b]
+        return ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5
+
     flows = []
-    for i in range(r.choice([1, 1, 2, 2, 3])):
-        src, dst = r.sample(nodes, 2)
+    for i in range(r.choice([1, 1, 2, 2, 3, 4, 6])):
+        src = r.choice(nodes)
+        near = [d for d in nodes if d != src and dist(src, d) <= RX_RANGE]
+        dst = r.choice(near if near and r.random() < 0.8 else [d for d in nodes if d != src])
         f: dict = {"name": f"f{i}", "from": src, "to": dst}
         if r.random() < 0.35:
             f["protocol"] = "udp"

@@ -1,4 +1,4 @@
-"""A first probe of infrastructure WLANs beyond ns-2's two suites (issue 42, PLAN.md step 4):
+"""A first probe of infrastructure WLANs beyond ns-2's two suites (issue 42, PLAN.md step 5):
 random WLANs of 3-7 stations in a 150 m square with one or two access points, active and
 passive scans (some starting late), RTS/CTS on or off, 2 or 11 Mb/s, one or two CBR/UDP or
 TCP flows, `x` lines on; each run in ns-2 as tcplab.ns2 translates it and in tcplab, and the

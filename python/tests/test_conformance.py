@@ -18,17 +18,11 @@ def test_every_compared_test_is_identical(suite):
     # a suite compares its tests or says, for each, why it cannot (the wireless suites that
     # need an ad hoc routing protocol are skipped whole)
     assert report.tests, "ns-2 listed no tests"
-    # a difference a suite.toml lists as known (a line tcplab does not write yet) is accepted,
-    # and must still be there: once it is mended, its entry goes
-    known = conformance._meta(conformance.scenario_root() / suite).get("known_differences", [])
-    assert [(d["test"], d["ns2"]) for d in report.different if (d["test"], d["ns2"]) in
-            {(k["test"], k["ns2"]) for k in known}] == [(k["test"], k["ns2"]) for k in known]
-    different = [d for d in report.different if {"test": d["test"], "ns2": d["ns2"]} not in known]
-    assert not different, "\n".join(
+    assert not report.different, "\n".join(
         f"{d['test']}: {d['equal_lines']} lines agree, then line {d['first_line']}:\n"
-        f"  tcplab: {d['tcplab']}\n  ns-2:   {d['ns2']}" for d in different)
+        f"  tcplab: {d['tcplab']}\n  ns-2:   {d['ns2']}" for d in report.different)
     listed = set(report.tests)
-    assert set(report.identical) | {s["test"] for s in report.skipped} | {k["test"] for k in known} == listed
+    assert set(report.identical) | {s["test"] for s in report.skipped} == listed
     assert all(s["reason"] != "no tcplab scenario" for s in report.skipped), "give every skip a reason"
 
 

@@ -182,7 +182,7 @@ INFRA = Path(__file__).resolve().parents[2] / "conformance" / "ns2"
 EXAMPLES = Path("/usr/share/doc/ns2/examples/tcl/test")
 
 
-@pytest.mark.parametrize("suite", ["wireless-infra"])
+@pytest.mark.parametrize("suite", ["wireless-infra", "wireless-infra-mobility"])
 def test_infrastructure_mode_trace_is_debians_reference(tmp_path, suite):
     """ns-2's infrastructure mode (two access points, beacons, active and passive scans,
     authentication, association, the access points relaying), with `x` lines, line for line

@@ -34,6 +34,8 @@ pub enum Event {
     Mip(u32, MipTimer, u32),
     /// The scenario's delay spike with this index starts (true) or ends.
     DelaySpike(u32, bool),
+    /// The scenario's move with this index starts: its `M` line in the wireless trace.
+    Movement(u32),
 }
 
 /// The timers of flows' agents.

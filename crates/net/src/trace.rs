@@ -471,9 +471,11 @@ impl Tracer {
                 l.trim_end_matches(' ').to_string() + if e.control.is_some() { " \n" } else { "\n" }
             }
             WirelessFormat::New => {
+                // the new format writes a drop as `d` (cmu-trace.cc `format_mac_common`)
+                let ev = if e.ev == 'D' { 'd' } else { e.ev };
                 let mut l = format!(
-                    "{} -t {:.9} -Hs {} -Hd -2 -Ni {} -Nx {:.2} -Ny {:.2} -Nz 0.00 -Ne -1.000000 -Nl {:>3} -Nw {} -Ma {dur:x} -Md {dst:x} -Ms {src:x} -Mt {etype:x} ",
-                    e.ev, e.now, e.node, e.node, e.pos.0, e.pos.1, e.layer, e.reason
+                    "{ev} -t {:.9} -Hs {} -Hd -2 -Ni {} -Nx {:.2} -Ny {:.2} -Nz 0.00 -Ne -1.000000 -Nl {:>3} -Nw {} -Ma {dur:x} -Md {dst:x} -Ms {src:x} -Mt {etype:x} ",
+                    e.now, e.node, e.node, e.pos.0, e.pos.1, e.layer, e.reason
                 );
                 if let (None, Some(p)) = (e.control, e.packet.filter(|p| p.kind == crate::packet::Kind::Arp)) {
                     let (op, sha, spa, tha, tpa) = arp_fields(p);
@@ -494,6 +496,21 @@ impl Tracer {
             }
         };
         self.write(|t| &mut t.ns2, format_args!("{line}"));
+    }
+
+    /// ns-2's `M` line for a `setdest` (mobilenode.cc `log_movement`, the same in both wireless
+    /// formats): the time, the node, where it is (z 0), where it heads and how fast.
+    pub fn movement(&mut self, now: f64, node: usize, at: (f64, f64), to: (f64, f64), speed: f64) {
+        if self.wireless.is_none() {
+            return;
+        }
+        self.write(
+            |t| &mut t.ns2,
+            format_args!(
+                "M {now:.5} {node} ({:.2}, {:.2}, 0.00), ({:.2}, {:.2}), {speed:.2}\n",
+                at.0, at.1, to.0, to.1
+            ),
+        );
     }
 
     pub fn cwnd_enabled(&self) -> bool {
@@ -611,6 +628,41 @@ mod tests {
             dst: Addr { node: NodeId::new(3), port: 0 },
             ..crate::testing::packet()
         }
+    }
+
+    #[test]
+    fn a_move_writes_ns2s_m_line_and_the_new_format_a_drop_as_d() {
+        // mobilenode.cc `log_movement`: "M %.5f %d (%.2f, %.2f, %.2f), (%.2f, %.2f), %.2f",
+        // written whatever the format; none without the wireless trace
+        let sink = Shared::default();
+        let mut t = Tracer { ns2: Some(Box::new(sink.clone())), ..Tracer::default() };
+        t.movement(2.4, 4, (4.0, 0.0), (300.0, 1.0), 30.0);
+        t.wireless = Some(WirelessFormat::New);
+        t.movement(2.4, 4, (4.0, 0.0), (300.0, 1.0), 30.0);
+        t.movement(1.0 / 3.0, 12, (162.304, 2.125), (450.0, 2.375), 12.5);
+        let data = data_packet();
+        let drop = WirelessEvent {
+            ev: 'D',
+            now: 1.5,
+            node: NodeId::new(1),
+            pos: (1.0, 2.0),
+            layer: "MAC",
+            reason: "COL",
+            mac: (0x13a, 1, 0, 0x800),
+            control: None,
+            packet: Some(&data),
+            size: 1098,
+            forwards: 0,
+            next_hop: 0,
+        };
+        t.wireless_event(&drop);
+        let text = sink.text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "M 2.40000 4 (4.00, 0.00, 0.00), (300.00, 1.00), 30.00");
+        // C's %.2f rounds an exact half to even: 2.125 gives 2.12, 2.375 2.38
+        assert_eq!(lines[1], "M 0.33333 12 (162.30, 2.12, 0.00), (450.00, 2.38), 12.50");
+        assert!(lines[2].starts_with("d -t 1.500000000 -Hs 1 "), "{}", lines[2]);
+        assert_eq!(lines.len(), 3);
     }
 
     #[test]

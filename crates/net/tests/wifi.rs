@@ -173,3 +173,34 @@ fn ns2_profile_writes_ns2s_first_lines() {
     assert!((at(rx[1]) - at(rx[0]) - 10e-6).abs() < 2e-9, "SIFS: {rx:?}");
     assert!((at(rx[2]) - at(rx[0]) - 25e-6).abs() < 2e-9, "LL delay: {rx:?}");
 }
+
+#[test]
+fn ns2_profile_writes_an_m_line_at_each_setdest_before_the_actions_of_its_instant() {
+    // mobilenode.cc `log_movement` at each `setdest` (the translator writes them before the
+    // flows' `$ns at`): n1 heads from (200, 100) for (400, 100) at 100 m/s from 0.5 s; at 1 s,
+    // 50 m along, a second move cuts it short there: (250, 100), with the flow's start line
+    // after; the run ends at 1.01 s, and the script's lines of that instant still run (before
+    // `finish`): 0.025 m along (-39.5, -80) / 89.22 from (250, 100) is (249.99, 99.98)
+    let dir = std::env::temp_dir().join(format!("tcplab-wifi-moves-{}", std::process::id()));
+    let text = include_str!("../../../conformance/ns2-wifi/two-node-tcp.toml")
+        .replace("duration = \"51s\"", "duration = \"1.01s\"")
+        + "[[moves]]\nnode = \"n1\"\nat = \"0.5s\"\nto = [400, 100]\nspeed = 100\n\n\
+           [[moves]]\nnode = \"n1\"\nat = \"1s\"\nto = [210.5, 20]\nspeed = 2.5\n\n\
+           [[moves]]\nnode = \"n1\"\nat = \"1.01s\"\nto = [300, 300]\nspeed = 1\n\n\
+           [output]\ntrace = [\"ns2\"]\n";
+    let scenario = Scenario::from_toml(&text).unwrap();
+    let opts = RunOptions { out_dir: Some(dir.clone()), ..RunOptions::default() };
+    Simulation::new(scenario, &opts).unwrap().finish().unwrap();
+    let trace = std::fs::read_to_string(dir.join("trace.tr")).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let lines: Vec<&str> = trace.lines().collect();
+    assert_eq!(
+        &lines[..3],
+        [
+            "M 0.50000 1 (200.00, 100.00, 0.00), (400.00, 100.00), 100.00",
+            "M 1.00000 1 (250.00, 100.00, 0.00), (210.50, 20.00), 2.50",
+            "s 1.000000000 _0_ AGT  --- 0 tcp 40 [0 0 0 0] ------- [0:0 1:0 32 0] [0 0] 0 0",
+        ]
+    );
+    assert_eq!(lines.last(), Some(&"M 1.01000 1 (249.99, 99.98, 0.00), (300.00, 300.00), 1.00"));
+}

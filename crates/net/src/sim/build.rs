@@ -449,7 +449,17 @@ impl Simulation {
             net.insert_delayer(LinkId(spike.link as u32));
             net.ctx.sched.schedule_exact(spike.at_s, Event::DelaySpike(i as u32, true));
         }
+        // the script's `$ns at` lines, which run before `finish` at the end's instant: the
+        // moves' `setdest` (written before the actions by the translator; an `M` line for a
+        // node of an ns2-profile WLAN), then the actions
         let first_action = net.ctx.sched.reserve(); // a mark: numbers are only compared
+        if net.ctx.tracer.wireless.is_some() {
+            for (i, m) in scenario.moves.iter().enumerate() {
+                if scenario.wlans.iter().any(|w| w.ns2_backoff && w.nodes.contains(&m.node)) {
+                    net.ctx.sched.schedule_exact(m.at, Event::Movement(i as u32));
+                }
+            }
+        }
         for (i, a) in scenario.actions.iter().enumerate() {
             net.ctx.sched.schedule_exact(a.at_s, Event::Act(ActionId(i as u32)));
         }

@@ -367,6 +367,12 @@ impl Simulation {
                 return Some(Self::deliver(net, &mut self.flows, home));
             }
             Event::Mip(m, which, gen) => net.on_mip(m, which, gen),
+            Event::Movement(i) => {
+                let m = &self.scenario.moves[i as usize];
+                let now = net.ctx.now_secs();
+                let at = net.wifi.node_position(m.node, now).expect("validated: a node that moves has a radio");
+                net.ctx.tracer.movement(now, m.node, at, m.to, m.speed);
+            }
             Event::DelaySpike(i, starts) => {
                 let spike = self.scenario.delay_spikes[i as usize];
                 let link = LinkId(spike.link as u32);

@@ -102,7 +102,9 @@ impl WlanConfig {
     }
 
     /// The (from, to) positions in `nodes` of the radios that exchange frames: each station
-    /// and its access point, or (ad hoc) every pair within receive range.
+    /// and its access point, or (ad hoc) every pair within receive range; in the ns2 profile
+    /// every pair, as ns-2's `DumbAgent` (dumb-agent.cc) sends each packet straight to its
+    /// destination however far it is (its frames then fail, `D MAC RET`, or its ARP).
     pub fn pairs(&self) -> Vec<(usize, usize)> {
         let mut pairs = Vec::new();
         for a in 0..self.nodes.len() {
@@ -110,6 +112,7 @@ impl WlanConfig {
                 let linked = a != b
                     && match self.access_point {
                         Some(ap) => (self.nodes[a] == ap) != (self.nodes[b] == ap),
+                        None if self.ns2_backoff => true,
                         None => {
                             self.radio.rx_power(distance(self.positions[a], self.positions[b]))
                                 >= self.radio.rx_threshold

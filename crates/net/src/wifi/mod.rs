@@ -126,10 +126,9 @@ pub struct Station {
     /// ends: ns-2 starts its send timer as the frame starts, for the frame, the answer, SIFS
     /// and twice `DSSS_MaxPropagationDelay` (2 µs).
     answer_by: f64,
-    /// With `ns2_backoff`, after sending a CTS: until when ns-2's MAC waits for the data
-    /// (MAC_CTS, its send timer from the CTS's start), busy for its own backoff and deaf to
-    /// RTSs; 0 once the data has come.
-    awaits_data_until: f64,
+    /// With `ns2_backoff`: after its CTS, the MAC waits in ns-2's MAC_CTS for the data until
+    /// this time (the CTS's timeout), or until the data comes.
+    cts_until: f64,
     /// With `ns2_backoff`, the backoff still to run as ns-2's `BackoffTimer` holds it: a time
     /// (slots × slot, less the slots counted at each pause), which it schedules as
     /// `stime + (rtime + difs)`; the last bits of these sums decide ties with other frames.
@@ -256,7 +255,7 @@ impl Wifi {
                     backoff: None,
                     count_from: 0.0,
                     answer_by: 0.0,
-                    awaits_data_until: 0.0,
+                    cts_until: 0.0,
                     rtime: 0.0,
                     short_retries: 0,
                     long_retries: 0,
@@ -320,6 +319,12 @@ impl Wifi {
             Some(Some(path)) => path.at(s.pos, t),
             _ => s.pos,
         }
+    }
+
+    /// Where node `node` is at time `t`, if it has a radio.
+    pub fn node_position(&self, node: usize, t: f64) -> Option<(f64, f64)> {
+        let r = self.stations.iter().position(|s| s.node.index() == node)?;
+        Some(self.position(RadioId(r as u32), t))
     }
 
     fn frame(&mut self, f: Frame) -> FrameId {
@@ -599,6 +604,11 @@ impl Wifi {
         if !(post || (s.state == State::Contend && s.has_frames())) || self.medium_busy(r, now) {
             return;
         }
+        if cfg.ns2_backoff && s.access.pending() {
+            // ns-2 resumes only a paused backoff (checkBackoffTimer): a running one keeps its
+            // place among the events of its instant
+            return;
+        }
         let ifs = if s.eifs { cfg.eifs() } else { cfg.timing.difs() };
         let slot = cfg.timing.slot;
         let idle_from = s.idle_since.max(s.nav_until).max(s.not_before);
@@ -706,14 +716,14 @@ impl Wifi {
                 self.stations[r.index()].answer_by = now + (air + 2e-6 + timing.sifs + answer + 2e-6);
             }
             if kind == FrameKind::Cts {
-                // check_pktCTRL: the CTS, 2 µs, its duration field (whole µs), 2 µs, less the
-                // SIFS and the ACK that duration counts; the MAC is busy (MAC_CTS) until then,
-                // so its backoff resumes DIFS after it at the earliest
+                // check_pktCTRL: the MAC stays in MAC_CTS, its backoff paused, until the data
+                // ends or this guess of its end: CTS + 2 µs + the CTS's duration field (whole
+                // µs, `sec`) + 2 µs - SIFS - ACK from the CTS's start
                 let duration = (frame.nav * 1e6).round() * 1e-6;
-                let wait = air + 2e-6 + duration + 2e-6 - timing.sifs - timing.control(ACK_BYTES);
+                let ack = timing.control(ACK_BYTES);
                 let s = &mut self.stations[r.index()];
-                s.awaits_data_until = now + wait;
-                s.not_before = s.not_before.max(now + wait);
+                s.answer_by = now + (air + 2e-6 + duration + 2e-6 - timing.sifs - ack);
+                s.cts_until = s.answer_by;
             }
         }
         {
@@ -808,10 +818,17 @@ impl Wifi {
             (State::Contend, FrameKind::Cts | FrameKind::Ack) if ns2 && s.backoff.is_none() => {
                 // a packet came while the response waited its SIFS (`enqueue`): ns-2's
                 // `tx_resume` starts its backoff now, paused, and resumes it DIFS after now
-                s.not_before = now;
+                // (after a CTS, after its timeout; ns-2 draws then, tcplab draws now)
+                s.not_before = if frame.kind == FrameKind::Cts { s.answer_by } else { now };
                 let slots = self.draw_backoff(ctx, r);
                 self.stations[r.index()].backoff = Some(slots);
                 self.medium_maybe_idle(ctx, r);
+            }
+            (_, FrameKind::Cts) if ns2 => {
+                // no data yet: ns-2's `tx_resume` comes at the CTS's timeout (check_pktCTRL,
+                // send_timer), and the backoff resumes DIFS after it at the earliest
+                s.not_before = s.not_before.max(s.answer_by);
+                self.medium_maybe_idle(ctx, r)
             }
             _ => self.medium_maybe_idle(ctx, r), // a CTS or ACK sent in response
         }
@@ -1041,11 +1058,6 @@ impl Wifi {
             self.receive_mgmt(ctx, r, frame, m, power);
             return None;
         }
-        if frame.kind == FrameKind::Rts && self.wlan_of(r).ns2_backoff && self.ns2_mac_busy(r, now) {
-            // recvRTS: a MAC that is not idle, or holds a CTS or ACK to send, discards it
-            self.trace_frame(ctx, 'D', r, &frame, "BSY");
-            return None;
-        }
         // infrastructure mode: a frame an access point relays, or one for another BSS
         let relay_to = match self.infra_data(r, &frame) {
             Some(Ok(relay_to)) => relay_to,
@@ -1057,6 +1069,12 @@ impl Wifi {
             && frame.kind == FrameKind::Data
             && frame.dst == r
             && self.stations[r.index()].last_seq.contains(&(frame.src, frame.seq));
+        if frame.kind == FrameKind::Rts && self.ns2_busy_for_rts(r, now) {
+            // recvRTS: a MAC that is not idle (waiting for its own CTS or ACK, or for the data
+            // after its CTS) or holds a CTS or ACK to send discards the RTS, traced (`BSY`)
+            self.trace_frame(ctx, 'D', r, &frame, "BSY");
+            return None;
+        }
         if !duplicate {
             // a relayed packet's IP header names its next hop as the MAC hands it up; a
             // broadcast relayed goes up twice (`recvDATA` hands up a copy, then the relay)
@@ -1066,7 +1084,6 @@ impl Wifi {
                 self.trace_frame(ctx, 'r', r, &relayed, "---");
             }
         }
-        let ns2 = self.wlan_of(r).ns2_backoff;
         let s = &mut self.stations[r.index()];
         match frame.kind {
             FrameKind::Rts => {
@@ -1082,10 +1099,10 @@ impl Wifi {
             }
             FrameKind::Cts => {
                 if s.state == State::WaitCts {
-                    if ns2 {
-                        s.short_retries = 0; // recvCTS: the RTS got through (802.11 9.2.5.3)
-                    }
                     s.timeout.cancel();
+                    if self.wlans[s.wlan as usize].ns2_backoff {
+                        s.short_retries = 0; // recvCTS: the RTS got through (`ssrc_ = 0`)
+                    }
                     s.respond = Some((FrameKind::Data, frame.src, timing.sifs + timing.control(ACK_BYTES)));
                     self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
                 }
@@ -1101,7 +1118,7 @@ impl Wifi {
                 }
             }
             FrameKind::Data => {
-                s.awaits_data_until = 0.0; // recvDATA: "our CTS got through"
+                s.cts_until = 0.0; // recvDATA: our CTS got through, MAC_CTS ends
                 s.respond = Some((FrameKind::Ack, frame.src, 0.0));
                 self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
                 let s = &mut self.stations[r.index()];
@@ -1153,6 +1170,13 @@ impl Wifi {
         None
     }
 
+    /// ns-2's `recvRTS` refuses an RTS unless `tx_state_` is MAC_IDLE and no `pktCTRL_` waits.
+    fn ns2_busy_for_rts(&self, r: RadioId, now: f64) -> bool {
+        self.wlan_of(r).ns2_backoff
+            && (self.tx_busy(r, now)
+                || matches!(self.stations[r.index()].respond, Some((FrameKind::Cts | FrameKind::Ack, _, _))))
+    }
+
     fn mac_timer(&mut self, ctx: &mut Ctx, r: RadioId, which: MacTimer, gen: u32) -> Outcome {
         let timer = self.stations[r.index()].timer(which);
         let live = ctx.sched.fire(timer, gen, |gen| Event::Wifi(WifiEvent::Timer(r, which, gen)));
@@ -1172,10 +1196,23 @@ impl Wifi {
             MacTimer::Probe => self.probe_due(ctx, r),
             MacTimer::Respond => {
                 let now = ctx.now_secs();
-                let busy_cts = matches!(self.stations[r.index()].respond, Some((FrameKind::Cts, _, _)))
-                    && self.wlan_of(r).ns2_backoff
-                    && self.medium_busy(r, now);
-                if busy_cts {
+                let ns2_busy = self.wlan_of(r).ns2_backoff && self.medium_busy(r, now);
+                let responding = self.stations[r.index()].respond.map(|(kind, _, _)| kind);
+                if ns2_busy && responding == Some(FrameKind::Data) {
+                    // check_pktTx: on a busy medium (a NAV set since the CTS came) the data does
+                    // not go; a new RTS waits for a backoff drawn now, paused, from a window
+                    // grown as after a failure (`inc_cw`)
+                    let cw_max = self.wlan_of(r).cw_max;
+                    let s = &mut self.stations[r.index()];
+                    s.respond = None;
+                    s.state = State::Contend;
+                    s.cw = (2 * s.cw + 1).min(cw_max);
+                    let slots = self.draw_backoff(ctx, r);
+                    self.stations[r.index()].backoff = Some(slots);
+                    self.medium_maybe_idle(ctx, r);
+                    return Outcome::Nothing;
+                }
+                if ns2_busy && responding == Some(FrameKind::Cts) {
                     // check_pktCTRL: no CTS on a busy medium (NAV, a frame coming in); discarded
                     // untraced, as it is addressed to the RTS's sender
                     self.stations[r.index()].respond = None;
@@ -1202,18 +1239,11 @@ impl Wifi {
         Outcome::Nothing
     }
 
-    /// ns-2's MAC is not idle for an RTS (`recvRTS`): its `tx_state_` is not MAC_IDLE, or it
-    /// holds a CTS or ACK to send (`pktCTRL_`).
-    fn ns2_mac_busy(&self, r: RadioId, now: f64) -> bool {
-        self.tx_busy(r, now)
-            || matches!(self.stations[r.index()].respond, Some((FrameKind::Cts | FrameKind::Ack, _, _)))
-    }
-
     /// ns-2's `tx_state_ != MAC_IDLE`: sending, waiting for a CTS, an ACK, the data after its
     /// own CTS, or the answer to a management frame.
     fn tx_busy(&self, r: RadioId, now: f64) -> bool {
         let s = &self.stations[r.index()];
-        !matches!(s.state, State::Idle | State::Contend) || s.awaits_data_until > now || s.tx_until > now + EPS
+        !matches!(s.state, State::Idle | State::Contend) || s.cts_until > now || s.tx_until > now + EPS
     }
 
     /// The backoff ran out: send the head of the queue, after an RTS if it is long.
@@ -1266,8 +1296,8 @@ impl Wifi {
             s.short_retries = 0;
             s.long_retries = 0;
         } else if to != BROADCAST {
-            // recvACK resets the count the frame's size chose, the other stays; a broadcast
-            // resets neither (RetransmitDATA)
+            // recvACK resets the count the frame's size uses, the other stays (a broadcast,
+            // never ACKed, resets neither)
             if long {
                 s.long_retries = 0;
             } else {
@@ -1301,9 +1331,10 @@ impl Wifi {
             s.not_before = s.not_before.max(now);
         }
         let waited_cts = s.state == State::WaitCts;
-        let count = if waited_cts || !long { &mut s.short_retries } else { &mut s.long_retries };
+        let short = waited_cts || !long;
+        let count = if short { &mut s.short_retries } else { &mut s.long_retries };
         *count += 1;
-        let (count, failed) = (*count, *count >= if waited_cts || !long { short_limit } else { long_limit });
+        let (count, failed) = (*count, *count >= if short { short_limit } else { long_limit });
         if ns2 && !waited_cts && count == 3 && self.hand_off(ctx, r) {
             return Outcome::Nothing;
         }
@@ -1313,12 +1344,12 @@ impl Wifi {
             s.queue.pop_front();
             s.seq = s.seq.wrapping_add(1);
             s.cw = cw_min;
-            if !ns2 {
+            // ns-2's RetransmitRTS/DATA reset only the count that reached its limit: the
+            // other goes on into the next packet's exchanges
+            if !ns2 || short {
                 s.short_retries = 0;
-                s.long_retries = 0;
-            } else if rts || !long {
-                s.short_retries = 0; // RetransmitRTS/DATA reset only the count that ran out
-            } else {
+            }
+            if !ns2 || !short {
                 s.long_retries = 0;
             }
             s.stats.retry_drops += 1;

@@ -893,3 +893,126 @@ fn ns2_a_packet_that_comes_while_a_beacon_holds_the_mac_gets_the_second_of_two_d
     let data = 192.0 * US + 534.0 * 8.0 * US; // 500 + 34 bytes at 1 Mb/s
     assert!(close(data_end - data, beacon_end + DIFS + draws[2] as f64 * SLOT), "{data_end}");
 }
+
+#[test]
+fn ns2_pairs_every_station_with_every_other_however_far() {
+    // ns-2's DumbAgent hands each packet to the MAC for its destination itself (dumb-agent.cc
+    // `recv`): 0 and 2 are 300 m apart, beyond the 250 m receive range, and still a pair; the
+    // standard profile pairs only stations within range
+    let at = [(0.0, 0.0), (200.0, 0.0), (300.0, 0.0)];
+    assert_eq!(wlan(&at).pairs(), [(0, 1), (1, 0), (1, 2), (2, 1)]);
+    assert_eq!(ns2(&at, 0).pairs(), [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]);
+}
+
+#[test]
+fn ns2_resumes_the_backoff_of_a_station_that_sent_a_cts_only_after_the_cts_timeout() {
+    // check_pktCTRL: after its CTS the MAC is in MAC_CTS until the data ends or its timer does,
+    // CTS + 2 µs + the CTS's duration (SIFS + data + SIFS + ACK) + 2 µs - SIFS - ACK from the
+    // CTS's start; only send_timer's tx_resume then resumes the paused backoff, DIFS later.
+    // A (radio 0) hears nothing (every frame corrupted) and gives up after one RTS; B (radio 1),
+    // whose own backoff paused for A's RTS, goes DIFS and its slots after that timer, not after
+    // the CTS's end (found by the WLAN fuzz: conformance/fuzz-cases/wifi_cts_timeout.json)
+    let d = 10.0;
+    let mut bed = Bed::new(WlanConfig { short_retry_limit: 1, ..ns2(&[(0.0, 0.0), (d, 0.0)], 0) });
+    bed.wifi.stations[0].losses.push(loss(LossModel::Uniform { rate: 1.0 }, vec![]));
+    let _ = bed.send(1, 0, 1, 1000);
+    let _ = bed.send(0, 1, 2, 1000);
+    let (a, b) = (bed.wifi.stations[0].backoff, bed.wifi.stations[1].backoff);
+    assert!(a < b, "A's RTS goes first: backoffs {a:?} and {b:?} slots");
+    bed.run_until(2e-3); // the CTS has gone, the data would still be on the air
+    let cts_start = bed.times(Seen::TxEnd(1, FrameKind::Cts))[0] - CTS;
+    let slots = bed.wifi.stations[1].backoff.expect("B's backoff, paused") as f64;
+    bed.run_until(1.0);
+    let duration = SIFS + DATA + SIFS + ACK;
+    let timeout = cts_start + (CTS + 2.0 * US + duration + 2.0 * US - SIFS - ACK);
+    let rts = bed.times(Seen::TxEnd(1, FrameKind::Rts))[0] - RTS;
+    assert!(close(rts, timeout + DIFS + slots * SLOT), "B's RTS at {rts}, timer {timeout}, {slots} slots");
+}
+
+#[test]
+fn ns2_sends_no_data_after_a_cts_onto_a_busy_medium_but_an_rts_again_from_a_grown_window() {
+    // check_pktTx, a SIFS after the CTS: on a medium that is not idle (here A's NAV, set after
+    // the CTS came, reaches 5 µs past that SIFS) it makes a new RTS, grows the window
+    // (`inc_cw`: 31 -> 63) and starts a backoff, paused (found by the WLAN fuzz, seed 5)
+    let d = 10.0;
+    for (nav_past_sifs, data) in [(-5.0, 1), (5.0, 0)] {
+        let mut bed = Bed::new(ns2(&[(0.0, 0.0), (d, 0.0)], 0));
+        let _ = bed.send(0, 1, 1, 1000);
+        let slots = bed.wifi.stations[0].backoff.expect("drawn") as f64;
+        let cts_in = DIFS + slots * SLOT + RTS + p(d) + SIFS + CTS + p(d);
+        bed.run_until(cts_in - 1.0 * US);
+        bed.wifi.stations[0].nav_until = cts_in + SIFS + nav_past_sifs * US;
+        bed.run_until(cts_in + SIFS + 1.0 * US);
+        let a = &bed.wifi.stations[0];
+        assert_eq!(a.stats.data, data, "NAV {nav_past_sifs} µs past the SIFS");
+        if data == 0 {
+            assert_eq!((a.state, a.cw, a.stats.rts), (State::Contend, 63, 1));
+            assert!(a.backoff.is_some() && !a.access.pending(), "a backoff drawn, paused");
+        }
+    }
+}
+
+#[test]
+fn ns2_discards_an_rts_while_its_mac_is_not_idle() {
+    // recvRTS: `tx_state_ != MAC_IDLE` (here B waits in MAC_CTS for data after a CTS of its
+    // own) discards the RTS, traced `D ... BSY`, and sends no CTS (found by the WLAN fuzz, seed 5)
+    let d = 10.0;
+    for (waiting, cts) in [(false, 1), (true, 0)] {
+        let mut bed = Bed::new(ns2(&[(0.0, 0.0), (d, 0.0)], 0));
+        if waiting {
+            bed.wifi.stations[1].cts_until = 1.0;
+        }
+        let _ = bed.send(0, 1, 1, 1000);
+        let slots = bed.wifi.stations[0].backoff.expect("drawn") as f64;
+        let rts_in = DIFS + slots * SLOT + RTS + p(d);
+        bed.run_until(rts_in + SIFS + 1.0 * US);
+        assert_eq!(bed.wifi.stations[1].stats.cts, cts, "B in MAC_CTS: {waiting}");
+    }
+}
+
+#[test]
+fn ns2_leaves_a_running_backoff_where_it_is_scheduled() {
+    // checkBackoffTimer resumes a paused backoff only: a zero NAV (an ACK for another station)
+    // ending at the instant the medium turned idle leaves the running timer in its place among
+    // equal times, and a station whose backoff resumed first sends first when two end at once
+    // (found by the WLAN fuzz: conformance/fuzz-cases/wifi_simultaneous_backoff_expiry.json)
+    for ns2_profile in [true, false] {
+        let at = [(0.0, 0.0), (10.0, 0.0)];
+        let mut bed = Bed::new(if ns2_profile { ns2(&at, 3000) } else { wlan(&at) });
+        let _ = bed.send(0, 1, 1, 1000);
+        bed.wifi.stations[0].state = State::Contend;
+        bed.wifi.try_access(&mut bed.ctx, RadioId(0));
+        assert!(bed.wifi.stations[0].access.pending());
+        let armed = format!("{:?}", bed.wifi.stations[0].access);
+        bed.wifi.medium_maybe_idle(&mut bed.ctx, RadioId(0));
+        let again = format!("{:?}", bed.wifi.stations[0].access);
+        assert_eq!(armed == again, ns2_profile, "ns2 profile {ns2_profile}: {armed} then {again}");
+    }
+}
+
+#[test]
+fn ns2_resets_only_the_retry_count_that_a_drop_or_an_ack_concerns() {
+    // RetransmitRTS drops at ShortRetryLimit_ and resets `ssrc_` only; RetransmitDATA resets the
+    // count that reached its limit; recvACK the one the frame's size uses (found by the WLAN
+    // fuzz: conformance/fuzz-cases/wifi_long_retry_count_kept.json, where a data frame was
+    // dropped at its first failure, `slrc_` being 3 from the packet before)
+    for ns2_profile in [true, false] {
+        let far = [(0.0, 0.0), (1000.0, 0.0)];
+        let mut bed = Bed::new(if ns2_profile { ns2(&far, 0) } else { WlanConfig { rts_threshold: 0, ..wlan(&far) } });
+        bed.wifi.stations[0].long_retries = 3;
+        let _ = bed.send(0, 1, 1, 1000);
+        bed.run_until(1.0);
+        assert_eq!(bed.times(Seen::Dropped(1)).len(), 1, "seven RTSs, then the drop");
+        let a = &bed.wifi.stations[0];
+        assert_eq!((a.short_retries, a.long_retries), (0, if ns2_profile { 3 } else { 0 }), "ns2 {ns2_profile}");
+    }
+    // data without RTS (short: 1034 bytes of 3000): its ACK resets the short count only
+    let mut bed = Bed::new(ns2(&[(0.0, 0.0), (10.0, 0.0)], 3000));
+    bed.wifi.stations[0].long_retries = 2;
+    bed.wifi.stations[0].short_retries = 1;
+    let _ = bed.send(0, 1, 1, 1000);
+    bed.run_until(1.0);
+    assert_eq!(bed.delivered(), [(1, 0, 1)]);
+    let a = &bed.wifi.stations[0];
+    assert_eq!((a.short_retries, a.long_retries), (0, 2));
+}
