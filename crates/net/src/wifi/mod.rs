@@ -309,10 +309,17 @@ impl Station {
 
 impl Wifi {
     /// A MAC line of the wireless trace for `frame` sent ('s') or received ('r') at radio `r`.
+    /// Inline, so that a run without the wireless trace pays only the test.
+    #[inline]
     fn trace_frame(&mut self, ctx: &mut Ctx, ev: char, r: RadioId, frame: &Frame, reason: &'static str) {
-        if ctx.tracer.wireless.is_none() {
-            return;
+        if ctx.tracer.wireless.is_some() {
+            self.write_frame(ctx, ev, r, frame, reason);
         }
+    }
+
+    /// The line `trace_frame` writes.
+    #[inline(never)]
+    fn write_frame(&mut self, ctx: &mut Ctx, ev: char, r: RadioId, frame: &Frame, reason: &'static str) {
         let now = ctx.now_secs();
         let node = |wifi: &Wifi, x: RadioId| wifi.stations[x.index()].node;
         // recvDATA strips the MAC bytes and counts the hop before it hands a frame up or finds
