@@ -240,9 +240,13 @@ impl std::fmt::Display for Ns2Time {
     }
 }
 
-/// Appends `v` in decimal.
+/// Appends `v` in decimal. Most numbers of a wireless line (nodes, ports, hops) are one digit.
 fn put_u64(out: &mut Vec<u8>, v: u64) {
-    put_digits(out, v, 1);
+    if v < 10 {
+        out.push(b'0' + v as u8);
+    } else {
+        put_digits(out, v, 1);
+    }
 }
 
 /// Appends `v` in decimal with at least `width` digits, zeros in front; `width` is at most 20.
@@ -289,6 +293,58 @@ fn put_i64(out: &mut Vec<u8>, v: i64) {
     put_u64(out, v.unsigned_abs());
 }
 
+/// Appends `v` in lowercase hexadecimal, as "{:x}" (C's "%x") writes it.
+fn put_hex(out: &mut Vec<u8>, v: u64) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digits = (v.checked_ilog2().unwrap_or(0) / 4 + 1) as usize;
+    for i in (0..digits).rev() {
+        out.push(HEX[(v >> (4 * i) & 15) as usize]);
+    }
+}
+
+/// Appends `s` right-aligned in `width` columns, as "{:>width}" (C's "%{width}s") writes it.
+fn put_padded(out: &mut Vec<u8>, s: &str, width: usize) {
+    out.resize(out.len() + width.saturating_sub(s.len()), b' ');
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Appends `x` with `decimals` (at most 9) digits after the point, as "{:.decimals$}" writes
+/// it: the double's exact value rounded to the nearest. A double is `m·2^e` with `m` below
+/// 2^53, so `x·10^decimals` is `m·10^decimals / 2^-e`, exact in 128 bits; the rare value
+/// halfway between two (and negative, huge or not finite ones) go to core::fmt, whose rule
+/// for ties this leaves to it.
+fn put_fixed(out: &mut Vec<u8>, x: f64, decimals: u32) {
+    debug_assert!(decimals <= 9);
+    let scale = 10u64.pow(decimals);
+    if x.is_sign_positive() && x < 1e9 {
+        let bits = x.to_bits();
+        let biased = (bits >> 52) as i32; // the sign bit is 0
+        let fraction = bits & ((1 << 52) - 1);
+        let (m, e) = if biased == 0 { (fraction, -1074) } else { (fraction | 1 << 52, biased - 1075) };
+        // e < 0: x is below 1e9 < 2^52
+        let scaled = if -e >= 84 {
+            Some(0) // below 2^83 / 2^84: less than half of the last digit
+        } else {
+            let (product, shift) = (m as u128 * scale as u128, -e as u32);
+            let (q, rem, half) = (product >> shift, product & ((1 << shift) - 1), 1u128 << (shift - 1));
+            match rem.cmp(&half) {
+                std::cmp::Ordering::Less => Some(q as u64),
+                std::cmp::Ordering::Greater => Some(q as u64 + 1),
+                std::cmp::Ordering::Equal => None,
+            }
+        };
+        if let Some(scaled) = scaled {
+            put_u64(out, scaled / scale);
+            if decimals > 0 {
+                out.push(b'.');
+                put_digits(out, scaled % scale, decimals as usize);
+            }
+            return;
+        }
+    }
+    write!(out, "{x:.*}", decimals as usize).expect("a Vec takes every byte");
+}
+
 /// Whether `flow`'s cwnd and RTT are traced (`Tracer::flows`).
 fn traced(flows: &[bool], flow: u32) -> bool {
     flows.get(flow as usize).copied().unwrap_or(true)
@@ -306,6 +362,132 @@ pub fn ns2_flags(f: u8) -> [u8; 7] {
         bit(flags::FAST_START, b'F'),
         bit(flags::ECT, b'N'),
     ]
+}
+
+/// One wireless trace line as cmu-trace.cc writes it (`format_mac_common`, then `format_arp`
+/// or `format_ip` and `format_tcp`/`format_rtp`; the new format's `-X value` pairs when
+/// `$ns use-newtrace`), appended to `l`.
+fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent) {
+    let (dur, dst, src, etype) = e.mac;
+    let name = e.control.or(e.packet.map(|p| p.ns2_name())).unwrap_or("-");
+    let uid = e.packet.map_or(0, |p| p.uid);
+    // a control frame's line is the MAC part alone; an ARP or IP packet's carries its header
+    let (arp, ip) = match (e.control, e.packet) {
+        (None, Some(p)) if p.kind == Kind::Arp => (Some(arp_fields(p)), None),
+        (None, Some(p)) => (None, Some(p)),
+        _ => (None, None),
+    };
+    let tcp = ip.is_some_and(|p| matches!(p.kind, Kind::Tcp | Kind::Ack));
+    // the new format writes a drop as `d` (cmu-trace.cc `format_mac_common`)
+    l.push(if e.ev == 'D' && format == WirelessFormat::New { b'd' } else { e.ev as u8 });
+    match format {
+        WirelessFormat::Old => {
+            // "%c %.9f _%d_ %3s %4s %d %s %d [%x %x %x %x] "
+            l.push(b' ');
+            put_fixed(l, e.now, 9);
+            l.extend_from_slice(b" _");
+            put_u64(l, e.node.get() as u64);
+            l.extend_from_slice(b"_ ");
+            put_padded(l, e.layer, 3);
+            l.push(b' ');
+            put_padded(l, e.reason, 4);
+            l.push(b' ');
+            put_u64(l, uid);
+            l.push(b' ');
+            l.extend_from_slice(name.as_bytes());
+            l.push(b' ');
+            put_u64(l, e.size as u64);
+            for (sep, v) in [(&b" ["[..], dur), (b" ", dst), (b" ", src), (b" ", etype)] {
+                l.extend_from_slice(sep);
+                put_hex(l, v as u64);
+            }
+            l.push(b']');
+            if let Some((op, sha, spa, tha, tpa)) = arp {
+                l.extend_from_slice(b" ------- [");
+                l.extend_from_slice(op.as_bytes());
+                for (sep, v) in [(b' ', sha), (b'/', spa), (b' ', tha), (b'/', tpa)] {
+                    l.push(sep);
+                    put_u64(l, v as u64);
+                }
+                l.push(b']');
+            } else if let Some(p) = ip {
+                // ns-2 prints `ch->next_hop_`, 0 when negative (cmu-trace.cc, format_ip): the
+                // `-2` of a packet no routing agent routed, as DumbAgent leaves it (an access
+                // point's relay names the destination)
+                l.extend_from_slice(b" ------- ");
+                for (sep, a) in [(b'[', p.src), (b' ', p.dst)] {
+                    l.push(sep);
+                    put_u64(l, a.node.get() as u64);
+                    l.push(b':');
+                    put_u64(l, a.port as u64);
+                }
+                l.extend_from_slice(b" 32 ");
+                put_u64(l, e.next_hop as u64);
+                l.extend_from_slice(b"] [");
+                put_i64(l, p.seq);
+                l.extend_from_slice(if tcp { b" 0] " } else { b"] " });
+                put_u64(l, e.forwards as u64);
+                l.extend_from_slice(b" 0");
+            } else if e.control.is_some() {
+                l.push(b' ');
+            }
+        }
+        WirelessFormat::New => {
+            l.extend_from_slice(b" -t ");
+            put_fixed(l, e.now, 9);
+            l.extend_from_slice(b" -Hs ");
+            put_u64(l, e.node.get() as u64);
+            l.extend_from_slice(b" -Hd -2 -Ni ");
+            put_u64(l, e.node.get() as u64);
+            l.extend_from_slice(b" -Nx ");
+            put_fixed(l, e.pos.0, 2);
+            l.extend_from_slice(b" -Ny ");
+            put_fixed(l, e.pos.1, 2);
+            l.extend_from_slice(b" -Nz 0.00 -Ne -1.000000 -Nl ");
+            put_padded(l, e.layer, 3);
+            l.extend_from_slice(b" -Nw ");
+            l.extend_from_slice(e.reason.as_bytes());
+            for (key, v) in [(&b" -Ma "[..], dur), (b" -Md ", dst), (b" -Ms ", src), (b" -Mt ", etype)] {
+                l.extend_from_slice(key);
+                put_hex(l, v as u64);
+            }
+            l.push(b' ');
+            if let Some((op, sha, spa, tha, tpa)) = arp {
+                l.extend_from_slice(b"-P arp -Po ");
+                l.extend_from_slice(op.as_bytes());
+                for (key, v) in [(&b" -Pms "[..], sha), (b" -Ps ", spa), (b" -Pmd ", tha), (b" -Pd ", tpa)] {
+                    l.extend_from_slice(key);
+                    put_u64(l, v as u64);
+                }
+                l.push(b' ');
+            } else if let Some(p) = ip {
+                for (key, a) in [(&b"-Is "[..], p.src), (b" -Id ", p.dst)] {
+                    l.extend_from_slice(key);
+                    put_u64(l, a.node.get() as u64);
+                    l.push(b'.');
+                    put_u64(l, a.port as u64);
+                }
+                l.extend_from_slice(b" -It ");
+                l.extend_from_slice(name.as_bytes());
+                for (key, v) in [(&b" -Il "[..], e.size as u64), (b" -If ", p.fid as u64), (b" -Ii ", uid)] {
+                    l.extend_from_slice(key);
+                    put_u64(l, v);
+                }
+                if tcp {
+                    l.extend_from_slice(b" -Iv 32 -Pn tcp -Ps ");
+                } else {
+                    l.extend_from_slice(b" -Iv 32 -Pn ");
+                    l.extend_from_slice(name.as_bytes());
+                    l.extend_from_slice(b" -Pi ");
+                }
+                put_i64(l, p.seq);
+                l.extend_from_slice(if tcp { b" -Pa 0 -Pf " } else { b" -Pf " });
+                put_u64(l, e.forwards as u64);
+                l.extend_from_slice(b" -Po 0 ");
+            }
+        }
+    }
+    l.push(b'\n');
 }
 
 impl Tracer {
@@ -436,66 +618,22 @@ impl Tracer {
         );
     }
 
-    /// A wireless event line, when the wireless trace is on.
+    /// A wireless event line, when the wireless trace is on. Built in the reused line buffer
+    /// as `wired_line` builds its lines: core::fmt cost the 802.11 benchmark (S5-ns2) most of
+    /// its time with the trace on.
     pub fn wireless_event(&mut self, e: &WirelessEvent) {
         let Some(format) = self.wireless else { return };
-        if self.ns2.is_none() {
+        if self.error.is_some() {
             return;
         }
-        let (dur, dst, src, etype) = e.mac;
-        let name = e.control.or(e.packet.map(|p| p.ns2_name())).unwrap_or("-");
-        let uid = e.packet.map_or(0, |p| p.uid);
-        let line = match format {
-            WirelessFormat::Old => {
-                let mut l = format!(
-                    "{} {:.9} _{}_ {:>3} {:>4} {uid} {name} {} [{dur:x} {dst:x} {src:x} {etype:x}] ",
-                    e.ev, e.now, e.node, e.layer, e.reason, e.size
-                );
-                if let (None, Some(p)) = (e.control, e.packet.filter(|p| p.kind == crate::packet::Kind::Arp)) {
-                    let (op, sha, spa, tha, tpa) = arp_fields(p);
-                    l += &format!("------- [{op} {sha}/{spa} {tha}/{tpa}]");
-                } else if let (None, Some(p)) = (e.control, e.packet) {
-                    // ns-2 prints `ch->next_hop_`, 0 when negative (cmu-trace.cc, format_ip): the
-                    // `-2` of a packet no routing agent routed, as DumbAgent leaves it
-                    l += &format!(
-                        "------- [{}:{} {}:{} 32 {}] ",
-                        p.src.node, p.src.port, p.dst.node, p.dst.port, e.next_hop
-                    );
-                    l += &match p.kind {
-                        crate::packet::Kind::Tcp | crate::packet::Kind::Ack => {
-                            format!("[{} 0] {} 0", p.seq, e.forwards)
-                        }
-                        _ => format!("[{}] {} 0", p.seq, e.forwards),
-                    };
-                }
-                l.trim_end_matches(' ').to_string() + if e.control.is_some() { " \n" } else { "\n" }
+        if let Some(w) = &mut self.ns2 {
+            let l = &mut self.line;
+            l.clear();
+            put_wireless_line(l, format, e);
+            if let Err(e) = w.write_all(l) {
+                self.error = Some(e);
             }
-            WirelessFormat::New => {
-                // the new format writes a drop as `d` (cmu-trace.cc `format_mac_common`)
-                let ev = if e.ev == 'D' { 'd' } else { e.ev };
-                let mut l = format!(
-                    "{ev} -t {:.9} -Hs {} -Hd -2 -Ni {} -Nx {:.2} -Ny {:.2} -Nz 0.00 -Ne -1.000000 -Nl {:>3} -Nw {} -Ma {dur:x} -Md {dst:x} -Ms {src:x} -Mt {etype:x} ",
-                    e.now, e.node, e.node, e.pos.0, e.pos.1, e.layer, e.reason
-                );
-                if let (None, Some(p)) = (e.control, e.packet.filter(|p| p.kind == crate::packet::Kind::Arp)) {
-                    let (op, sha, spa, tha, tpa) = arp_fields(p);
-                    l += &format!("-P arp -Po {op} -Pms {sha} -Ps {spa} -Pmd {tha} -Pd {tpa} ");
-                } else if let (None, Some(p)) = (e.control, e.packet) {
-                    l += &format!(
-                        "-Is {}.{} -Id {}.{} -It {name} -Il {} -If {} -Ii {uid} -Iv 32 ",
-                        p.src.node, p.src.port, p.dst.node, p.dst.port, e.size, p.fid
-                    );
-                    l += &match p.kind {
-                        crate::packet::Kind::Tcp | crate::packet::Kind::Ack => {
-                            format!("-Pn tcp -Ps {} -Pa 0 -Pf {} -Po 0 ", p.seq, e.forwards)
-                        }
-                        _ => format!("-Pn {name} -Pi {} -Pf {} -Po 0 ", p.seq, e.forwards),
-                    };
-                }
-                l + "\n"
-            }
-        };
-        self.write(|t| &mut t.ns2, format_args!("{line}"));
+        }
     }
 
     /// ns-2's `M` line for a `setdest` (mobilenode.cc `log_movement`, the same in both wireless
@@ -616,6 +754,41 @@ mod tests {
         }
     }
 
+    #[test]
+    fn fixed_decimals_print_as_rust_prints_them() {
+        // ties at the last digit (k/1024 has ten decimals), signs, edges and the fallback's ranges
+        let edges = [0.0, -0.0, 0.0009765625, 0.125, 2.5, 999_999_999.999_999_9, 1e9, -0.001, 5e-324, 1e-300];
+        let edges = edges.into_iter().chain([f64::NAN, f64::INFINITY, 1.0 / 1024.0 * 3.0, 1000.0000000005]);
+        let random = xorshift(0x9E3779B97F4A7C15).take(200_000).map(|x| {
+            let k = (x >> 11) as f64; // 53 random bits
+            [k / 2f64.powi(53) * 1000.0, k / 2f64.powi((x % 64) as i32), (x % 1_000_000) as f64 / 1024.0]
+                [(x % 3) as usize]
+        });
+        let mut out = Vec::new();
+        for x in edges.chain(random) {
+            for decimals in 0..=9 {
+                out.clear();
+                put_fixed(&mut out, x, decimals);
+                assert_eq!(out, format!("{x:.*}", decimals as usize).as_bytes(), "{x:e} {decimals}");
+            }
+        }
+    }
+
+    #[test]
+    fn hex_and_padding_print_as_rust_prints_them() {
+        let mut out = Vec::new();
+        for v in [0, 1, 15, 16, 0x13a, 0x52e, u32::MAX as u64, u64::MAX].into_iter().chain(xorshift(7).take(10_000)) {
+            out.clear();
+            put_hex(&mut out, v);
+            assert_eq!(out, format!("{v:x}").as_bytes());
+        }
+        for s in ["", "-", "---", "RET", "ABCDE"] {
+            out.clear();
+            put_padded(&mut out, s, 4);
+            assert_eq!(out, format!("{s:>4}").as_bytes());
+        }
+    }
+
     /// A data packet of flow 1 from node 0 to node 3, for the wired trace's tests.
     fn data_packet() -> Packet {
         Packet {
@@ -712,6 +885,99 @@ mod tests {
         assert_eq!(lines[5], "- 2.5 0 1 tcp 1040 ----E-- 1 0.0 3.0 7 5");
         assert_eq!(lines[20], "- 2.5 0 1 cbr 1040 ------- 1 0.0 3.0 7 5");
         assert_eq!(lines[23], "- 2.5 0 1 BU 1040 ------- 1 0.0 3.0 7 5");
+    }
+
+    /// Writes one line per event in `format` and returns the text.
+    fn wireless_lines(format: WirelessFormat, events: &[WirelessEvent]) -> String {
+        let sink = Shared::default();
+        let mut t = Tracer { ns2: Some(Box::new(sink.clone())), wireless: Some(format), ..Tracer::default() };
+        for e in events {
+            t.wireless_event(e);
+        }
+        sink.text()
+    }
+
+    /// One event of each kind cmu-trace.cc writes for tcplab's WLANs: an RTS (a control frame,
+    /// here with the packet it clears the way for), the ARP request a MAC sends and the reply
+    /// it receives, a TCP segment's RET drop, an ACK's AGT receipt and a CBR packet's IFQ drop.
+    /// Times are thirds of µs, printed to 9 decimals (1.0011383333 -> 1.001138333); the MAC
+    /// header in hex (1326 µs = 52e, broadcast = ffffffff, IP = 800, ARP = 806).
+    fn wireless_events(packets: &[Packet; 5]) -> [WirelessEvent<'_>; 6] {
+        let event = |ev, now, node, layer, reason, mac, control, packet, size, forwards| WirelessEvent {
+            ev,
+            now,
+            node: NodeId::new(node),
+            pos: (100.0, 2.0 / 3.0),
+            layer,
+            reason,
+            mac,
+            control,
+            packet,
+            size,
+            forwards,
+            next_hop: 0,
+        };
+        let [tcp, ack, cbr, request, reply] = packets;
+        [
+            event('s', 1.0 + 3415.0 / 3e6, 1, "MAC", "---", (0x52e, 0, 1, 0), Some("RTS"), Some(tcp), 44, 0),
+            event('s', 1.000095, 0, "MAC", "---", (0, u32::MAX, 0, 0x806), None, Some(request), 86, 0),
+            event('r', 1.0 + 7510.0 / 3e6, 0, "MAC", "---", (0x13a, 0, 1, 0x806), None, Some(reply), 28, 1),
+            event('D', 12.5, 0, "MAC", "RET", (0x13a, 1, 0, 0x800), None, Some(tcp), 1098, 0),
+            event('r', 0.0, 0, "AGT", "---", (0x13a, 0, 1, 0x800), None, Some(ack), 40, 1),
+            event('D', 1000.0, 2, "IFQ", "ARP", (0, 0, 0, 0x800), None, Some(cbr), 512, 0),
+        ]
+    }
+
+    fn wireless_packets() -> [Packet; 5] {
+        let tcp = Packet { uid: 9, seq: 17, fid: 3, ..data_packet() };
+        let (zero, one) = (Addr { node: NodeId::new(0), port: 0 }, Addr { node: NodeId::new(1), port: 0 });
+        let ack = Packet { kind: Kind::Ack, uid: 10, size: 40, src: tcp.dst, dst: tcp.src, ..tcp };
+        let cbr = Packet { kind: Kind::Cbr, uid: 11, size: 512, seq: 4, fid: 2, ..data_packet() };
+        let request =
+            Packet { kind: Kind::Arp, seq: crate::packet::ARP_REQUEST, size: 28, src: zero, dst: one, ..data_packet() };
+        let reply = Packet { seq: crate::packet::ARP_REPLY, src: one, dst: zero, ..request };
+        [tcp, ack, cbr, request, reply]
+    }
+
+    #[test]
+    fn wireless_lines_in_the_old_format() {
+        let packets = wireless_packets();
+        let text = wireless_lines(WirelessFormat::Old, &wireless_events(&packets));
+        let expected = [
+            "s 1.001138333 _1_ MAC  --- 9 RTS 44 [52e 0 1 0] ",
+            "s 1.000095000 _0_ MAC  --- 5 ARP 86 [0 ffffffff 0 806] ------- [REQUEST 0/0 0/1]",
+            "r 1.002503333 _0_ MAC  --- 5 ARP 28 [13a 0 1 806] ------- [REPLY 1/1 0/0]",
+            "D 12.500000000 _0_ MAC  RET 9 tcp 1098 [13a 1 0 800] ------- [0:0 3:0 32 0] [17 0] 0 0",
+            "r 0.000000000 _0_ AGT  --- 10 ack 40 [13a 0 1 800] ------- [3:0 0:0 32 0] [17 0] 1 0",
+            "D 1000.000000000 _2_ IFQ  ARP 11 cbr 512 [0 0 0 800] ------- [0:0 3:0 32 0] [4] 0 0",
+        ];
+        assert_eq!(text, expected.map(|l| l.to_string() + "\n").concat());
+    }
+
+    #[test]
+    fn wireless_lines_in_the_new_format() {
+        let packets = wireless_packets();
+        let text = wireless_lines(WirelessFormat::New, &wireless_events(&packets));
+        let node = |ev: &str, t: &str, n: u32, layer: &str, reason: &str, mac: &str| {
+            format!(
+                "{ev} -t {t} -Hs {n} -Hd -2 -Ni {n} -Nx 100.00 -Ny 0.67 -Nz 0.00 -Ne -1.000000 -Nl {layer} -Nw {reason} {mac} "
+            )
+        };
+        let expected = [
+            node("s", "1.001138333", 1, "MAC", "---", "-Ma 52e -Md 0 -Ms 1 -Mt 0"),
+            node("s", "1.000095000", 0, "MAC", "---", "-Ma 0 -Md ffffffff -Ms 0 -Mt 806")
+                + "-P arp -Po REQUEST -Pms 0 -Ps 0 -Pmd 0 -Pd 1 ",
+            node("r", "1.002503333", 0, "MAC", "---", "-Ma 13a -Md 0 -Ms 1 -Mt 806")
+                + "-P arp -Po REPLY -Pms 1 -Ps 1 -Pmd 0 -Pd 0 ",
+            // the new format writes a drop as `d` (cmu-trace.cc `format_mac_common`)
+            node("d", "12.500000000", 0, "MAC", "RET", "-Ma 13a -Md 1 -Ms 0 -Mt 800")
+                + "-Is 0.0 -Id 3.0 -It tcp -Il 1098 -If 3 -Ii 9 -Iv 32 -Pn tcp -Ps 17 -Pa 0 -Pf 0 -Po 0 ",
+            node("r", "0.000000000", 0, "AGT", "---", "-Ma 13a -Md 0 -Ms 1 -Mt 800")
+                + "-Is 3.0 -Id 0.0 -It ack -Il 40 -If 3 -Ii 10 -Iv 32 -Pn tcp -Ps 17 -Pa 0 -Pf 1 -Po 0 ",
+            node("d", "1000.000000000", 2, "IFQ", "ARP", "-Ma 0 -Md 0 -Ms 0 -Mt 800")
+                + "-Is 0.0 -Id 3.0 -It cbr -Il 512 -If 2 -Ii 11 -Iv 32 -Pn cbr -Pi 4 -Pf 0 -Po 0 ",
+        ];
+        assert_eq!(text, expected.map(|l| l + "\n").concat());
     }
 
     #[test]

@@ -189,6 +189,9 @@ pub struct Wifi {
     /// brought each packet delivered and not yet handed to an agent, while the wireless trace
     /// is on: ns-2's packet keeps it, and its agent's receipt line prints it.
     mac_headers: Vec<(PacketId, RxHeader)>,
+    /// `ns2_channel_order`'s radios sorted by x, kept between frames so that sending one
+    /// allocates nothing.
+    by_x: Vec<(f64, usize)>,
 }
 
 /// What a wireless trace line prints of the frame that carries (or brought) a packet: its MAC
@@ -286,7 +289,15 @@ impl Wifi {
                 });
             }
         }
-        Wifi { wlans, stations, paths: Vec::new(), frames: Vec::new(), free: Vec::new(), mac_headers: Vec::new() }
+        Wifi {
+            wlans,
+            stations,
+            paths: Vec::new(),
+            frames: Vec::new(),
+            free: Vec::new(),
+            mac_headers: Vec::new(),
+            by_x: Vec::new(),
+        }
     }
 
     /// The MAC header of the frame that brought packet `id` (see `mac_headers`), forgotten.
@@ -381,10 +392,17 @@ impl Station {
 
 impl Wifi {
     /// A MAC line of the wireless trace for `frame` sent ('s') or received ('r') at radio `r`.
+    /// Inline, so that a run without the wireless trace pays only the test.
+    #[inline]
     fn trace_frame(&mut self, ctx: &mut Ctx, ev: char, r: RadioId, frame: &Frame, reason: &'static str) {
-        if ctx.tracer.wireless.is_none() {
-            return;
+        if ctx.tracer.wireless.is_some() {
+            self.write_frame(ctx, ev, r, frame, reason);
         }
+    }
+
+    /// The line `trace_frame` writes.
+    #[inline(never)]
+    fn write_frame(&mut self, ctx: &mut Ctx, ev: char, r: RadioId, frame: &Frame, reason: &'static str) {
         let now = ctx.now_secs();
         let node = |wifi: &Wifi, x: RadioId| wifi.stations[x.index()].node;
         // recvDATA strips the MAC bytes and counts the hop before it hands a frame up or finds
@@ -739,7 +757,11 @@ impl Wifi {
         ctx.sched.schedule_exact(now + air, Event::Wifi(WifiEvent::TxEnd(r, f)));
         let from = self.position(r, now);
         let ns2 = self.wlans[wlan as usize].ns2_backoff;
-        let order = if ns2 { self.ns2_channel_order(r, now) } else { Vec::new() };
+        let mut by_x = std::mem::take(&mut self.by_x);
+        by_x.clear();
+        let at = if ns2 { self.ns2_channel_order(r, now, &mut by_x) } else { 0 };
+        let (below, above) = by_x.split_at(at);
+        let order = below.iter().rev().chain(above.iter().skip(1)).map(|&(_, o)| o); // r is above[0]
         let others = (0..self.stations.len()).filter(|&o| !ns2 && o != r.index()).chain(order);
         let cfg = &self.wlans[wlan as usize];
         for o in others {
@@ -755,21 +777,22 @@ impl Wifi {
             ctx.sched.schedule_exact(now + prop + air, Event::Wifi(WifiEvent::RxEnd(RadioId(o as u32), f)));
             self.frames[f.index()].refs += 1;
         }
+        self.by_x = by_x;
     }
 
-    /// The other radios of `r`'s WLAN in the order ns-2's channel hands them a frame
-    /// (`WirelessChannel::getAffectedNodes`): its nodes sorted by x (equal x in the order they
-    /// were made), from the sender's place down, then up. Frames that arrive at the same instant
-    /// are taken in this order.
-    fn ns2_channel_order(&self, r: RadioId, now: f64) -> Vec<usize> {
+    /// The radios of `r`'s WLAN sorted by x (equal x in the order they were made), into
+    /// `sorted`, and `r`'s place there: ns-2's channel hands a frame to the others from the
+    /// sender's place down, then up (`WirelessChannel::getAffectedNodes`). Frames that arrive
+    /// at the same instant are taken in this order.
+    fn ns2_channel_order(&self, r: RadioId, now: f64, sorted: &mut Vec<(f64, usize)>) -> usize {
         let wlan = self.stations[r.index()].wlan;
-        let mut sorted: Vec<(f64, usize)> = (0..self.stations.len())
-            .filter(|&o| self.stations[o].wlan == wlan)
-            .map(|o| (self.position(RadioId(o as u32), now).0, o))
-            .collect();
+        sorted.extend(
+            (0..self.stations.len())
+                .filter(|&o| self.stations[o].wlan == wlan)
+                .map(|o| (self.position(RadioId(o as u32), now).0, o)),
+        );
         sorted.sort_by(|a, b| a.0.total_cmp(&b.0)); // stable: equal x keep their order
-        let at = sorted.iter().position(|&(_, o)| o == r.index()).expect("the sender is on its WLAN");
-        sorted[..at].iter().rev().chain(&sorted[at + 1..]).map(|&(_, o)| o).collect()
+        sorted.iter().position(|&(_, o)| o == r.index()).expect("the sender is on its WLAN")
     }
 
     /// Handles a radio event: a packet may come out of it, delivered or given up.
