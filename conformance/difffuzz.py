@@ -11,6 +11,7 @@ different and skipped by reason.
     .venv/bin/python conformance/difffuzz.py --count 500 --seed 1 --out /tmp/difffuzz
     .venv/bin/python conformance/difffuzz.py --seed 1 --only 17 --out /tmp/difffuzz   # one case
     .venv/bin/python conformance/difffuzz.py --wlan --count 200 --seed 1 --out /tmp/fw  # WLANs
+    .venv/bin/python conformance/difffuzz.py --wlan --infra --count 200 --seed 1 --out /tmp/fi  # infrastructure mode
 """
 
 from __future__ import annotations
@@ -490,12 +491,13 @@ def wlan_positions(r: random.Random, nodes: list[str]) -> dict[str, list[float]]
     return positions
 
 
-def wlan_scenario(seed: int, index: int) -> dict:
+def wlan_scenario(seed: int, index: int, infra: bool = False) -> dict:
     """The index-th random ad hoc WLAN of a run seeded with seed: 2-6 stations (now and then up
     to 20) close together, spread so that some are hidden from others, or in a chain; now and
     then moving (`setdest`, in and out of range); RTS/CTS before every frame (ns-2's default) or
     never; ns-2's retry limits or smaller ones; 1-6 TCP and CBR/UDP flows, mostly between
-    stations in receive range of each other (DumbAgent sends one hop only)."""
+    stations in receive range of each other (DumbAgent sends one hop only). With `infra`, the
+    same WLAN in ns-2's infrastructure mode (`infrastructure`)."""
     r = random.Random(f"difffuzz-wlan2-{seed}-{index}")
     n = r.randint(7, 20) if r.random() < 0.1 else r.randint(2, 6)
     nodes = [f"w{i}" for i in range(n)]
@@ -563,7 +565,33 @@ def wlan_scenario(seed: int, index: int) -> dict:
     losses = radio_losses(seed, index, nodes)
     if losses:
         s["losses"] = losses
+    if infra:
+        fields, eot = infrastructure(seed, index, nodes)
+        s["wlans"][0].update(fields)
+        if eot:
+            s.setdefault("output", {})["eot_trace"] = True
     return s
+
+
+def infrastructure(seed: int, index: int, nodes: list[str]) -> tuple[dict, bool]:
+    """ns-2's infrastructure mode for a WLAN: one or two access points beaconing, the other
+    stations scanning (actively or passively, at once or later; now and then one never does),
+    their frames relayed by the access point they join. Drawn from a stream of its own, so the
+    rest of a case is the ad hoc case's. The fields to add to the WLAN, and whether the trace
+    writes `x` lines (`eot_trace`)."""
+    r = random.Random(f"difffuzz-wlan-infra-{seed}-{index}")
+    aps = r.sample(nodes, 1 if len(nodes) < 4 or r.random() < 0.6 else 2)
+    fields: dict = {"access_points": aps, "scans": []}
+    for node in nodes:
+        if node in aps or r.random() < 0.1:
+            continue
+        scan = {"node": node, "type": r.choice(["active", "passive"])}
+        if r.random() < 0.3:
+            scan["at"] = pick_time(r, 0, 1.0)
+        fields["scans"].append(scan)
+    if r.random() < 0.3:
+        fields["beacon_interval"] = r.choice(["0.05s", "0.2s", "0.5s"])
+    return fields, r.random() < 0.5
 
 
 def radio_losses(seed: int, index: int, nodes: list[str]) -> list[dict]:
@@ -613,17 +641,19 @@ def read_lines(path: str | None) -> list[str]:
         return [line.rstrip() for line in f if line.strip()]
 
 
-def run_case(seed: int, index: int, out_dir: str, ns_timeout: float, wlan: bool = False) -> dict:
+def run_case(seed: int, index: int, out_dir: str, ns_timeout: float, wlan: bool = False,
+             infra: bool = False) -> dict:
     """Generate, validate and run one scenario (a WLAN's with `wlan`); returns {"status",
     "reason"?, "detail"?}."""
     t0 = time.time()
-    res = _run_case(seed, index, out_dir, ns_timeout, wlan)
+    res = _run_case(seed, index, out_dir, ns_timeout, wlan, infra)
     res["wall_s"] = time.time() - t0
     return res
 
 
-def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float, wlan: bool = False) -> dict:
-    s = wlan_scenario(seed, index) if wlan else scenario(seed, index)
+def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float, wlan: bool = False,
+              infra: bool = False) -> dict:
+    s = wlan_scenario(seed, index, infra) if wlan else scenario(seed, index)
     try:
         tcplab.validate(s)
         events = tcplab.estimate(s)["estimate"]["events"]
@@ -707,12 +737,16 @@ def main(argv=None) -> int:
     p.add_argument("--ns-timeout", type=float, default=120.0, help="seconds ns-2 may take per case")
     p.add_argument("--print", action="store_true", help="print the scenarios' JSON and stop")
     p.add_argument("--wlan", action="store_true", help="draw ad hoc 802.11 WLANs instead of wired networks")
+    p.add_argument("--infra", action="store_true",
+                   help="with --wlan: the same WLANs in ns-2's infrastructure mode (access points, scans)")
     args = p.parse_args(argv)
+    if args.infra and not args.wlan:
+        p.error("--infra draws WLANs: add --wlan")
 
     indices = [args.only] if args.only is not None else list(range(args.first, args.first + args.count))
     if args.print:
         for i in indices:
-            print(json.dumps(wlan_scenario(args.seed, i) if args.wlan else scenario(args.seed, i)))
+            print(json.dumps(wlan_scenario(args.seed, i, args.infra) if args.wlan else scenario(args.seed, i)))
         return 0
     if not args.out:
         p.error("--out is required to run the scenarios")
@@ -722,7 +756,8 @@ def main(argv=None) -> int:
     counts, reasons, findings = Counter(), Counter(), []
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_case, args.seed, i, args.out, args.ns_timeout, args.wlan): i for i in indices}
+        futures = {pool.submit(run_case, args.seed, i, args.out, args.ns_timeout, args.wlan, args.infra): i
+                   for i in indices}
         for n, fut in enumerate(futures, 1):
             i = futures[fut]
             try:
@@ -742,7 +777,7 @@ def main(argv=None) -> int:
                 print(f"... {n}/{len(indices)} in {time.time() - t0:.0f} s: {dict(counts)}", flush=True)
 
     ran = sum(counts.values()) - counts["skipped"]
-    summary = {"seed": args.seed, "wlan": args.wlan, "generated": len(indices), "run": ran,
+    summary = {"seed": args.seed, "wlan": args.wlan, "infra": args.infra, "generated": len(indices), "run": ran,
                "identical": counts["identical"], "stopped_by_both": counts["stopped by both"],
                "different": counts["different"],
                "ns2_failed": counts["ns-2 failed"], "tcplab_failed": counts["tcplab failed"],
@@ -750,7 +785,8 @@ def main(argv=None) -> int:
                "skipped_by_reason": dict(reasons.most_common()),
                "cases": [f"{args.seed}-{i}" for i, _ in findings],
                "wall_s": round(time.time() - t0, 1)}
-    with open(os.path.join(args.out, f"summary-{'wlan-' if args.wlan else ''}{args.seed}-{indices[0]}.json"), "w") as f:
+    kind = "wlan-infra-" if args.infra else "wlan-" if args.wlan else ""
+    with open(os.path.join(args.out, f"summary-{kind}{args.seed}-{indices[0]}.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(f"seed {args.seed}: generated {len(indices)}, run {ran}, identical {counts['identical']}, "
           f"stopped by both {counts['stopped by both']}, different {counts['different']}, "
