@@ -146,17 +146,12 @@ fn ns2_profile_writes_ns2s_first_lines() {
         "s 1.002513333 _0_ MAC  --- 0 ACK 38 [0 1 0 0] ",
         "r 1.002817667 _1_ MAC  --- 0 ACK 38 [0 1 0 0] ",
     ];
-    let dir = std::env::temp_dir().join(format!("tcplab-wifi-ns2-{}", std::process::id()));
     let text = format!(
         "{}\n[output]\ntrace = [\"ns2\"]\n",
         include_str!("../../../conformance/ns2-wifi/two-node-tcp.toml")
             .replace("duration = \"51s\"", "duration = \"1.02s\"")
     );
-    let scenario = Scenario::from_toml(&text).unwrap();
-    let opts = RunOptions { out_dir: Some(dir.clone()), ..RunOptions::default() };
-    Simulation::new(scenario, &opts).unwrap().finish().unwrap();
-    let trace = std::fs::read_to_string(dir.join("trace.tr")).unwrap();
-    std::fs::remove_dir_all(&dir).ok();
+    let trace = ns2_trace("ns2", &text);
     let lines: Vec<&str> = trace.lines().collect();
     assert_eq!(&lines[..ns2.len()], &ns2[..]);
     let at = |l: &str| l.split(' ').nth(1).unwrap().parse::<f64>().unwrap();
@@ -181,18 +176,13 @@ fn ns2_profile_writes_an_m_line_at_each_setdest_before_the_actions_of_its_instan
     // 50 m along, a second move cuts it short there: (250, 100), with the flow's start line
     // after; the run ends at 1.01 s, and the script's lines of that instant still run (before
     // `finish`): 0.025 m along (-39.5, -80) / 89.22 from (250, 100) is (249.99, 99.98)
-    let dir = std::env::temp_dir().join(format!("tcplab-wifi-moves-{}", std::process::id()));
     let text = include_str!("../../../conformance/ns2-wifi/two-node-tcp.toml")
         .replace("duration = \"51s\"", "duration = \"1.01s\"")
         + "[[moves]]\nnode = \"n1\"\nat = \"0.5s\"\nto = [400, 100]\nspeed = 100\n\n\
            [[moves]]\nnode = \"n1\"\nat = \"1s\"\nto = [210.5, 20]\nspeed = 2.5\n\n\
            [[moves]]\nnode = \"n1\"\nat = \"1.01s\"\nto = [300, 300]\nspeed = 1\n\n\
            [output]\ntrace = [\"ns2\"]\n";
-    let scenario = Scenario::from_toml(&text).unwrap();
-    let opts = RunOptions { out_dir: Some(dir.clone()), ..RunOptions::default() };
-    Simulation::new(scenario, &opts).unwrap().finish().unwrap();
-    let trace = std::fs::read_to_string(dir.join("trace.tr")).unwrap();
-    std::fs::remove_dir_all(&dir).ok();
+    let trace = ns2_trace("moves", &text);
     let lines: Vec<&str> = trace.lines().collect();
     assert_eq!(
         &lines[..3],
@@ -203,4 +193,16 @@ fn ns2_profile_writes_an_m_line_at_each_setdest_before_the_actions_of_its_instan
         ]
     );
     assert_eq!(lines.last(), Some(&"M 1.01000 1 (249.99, 99.98, 0.00), (300.00, 300.00), 1.00"));
+}
+
+/// The ns-2 trace of a scenario given as TOML text (its `[output]` asks for it), run in a
+/// scratch folder named after `name`.
+fn ns2_trace(name: &str, toml: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("tcplab-wifi-{name}-{}", std::process::id()));
+    let scenario = Scenario::from_toml(toml).unwrap();
+    let opts = RunOptions { out_dir: Some(dir.clone()), ..RunOptions::default() };
+    Simulation::new(scenario, &opts).unwrap().finish().unwrap();
+    let trace = std::fs::read_to_string(dir.join("trace.tr")).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    trace
 }
