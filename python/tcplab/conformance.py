@@ -197,7 +197,16 @@ def _compare_cwnd(report: SuiteReport, test: str, ours: Path, theirs: dict[str, 
     report.identical.append(test)
 
 
-def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport:
+def _in_share(report: SuiteReport, test: str, every: int) -> bool:
+    """Whether `test` is compared when only every `every`-th test of a suite is (a fixed share:
+    the first, then every `every`-th after it); one left out is reported skipped, saying so."""
+    if report.tests.index(test) % every == 0:
+        return True
+    report.skipped.append({"test": test, "reason": f"left out of this run's share (one test in {every})"})
+    return False
+
+
+def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path, every: int = 1) -> SuiteReport:
     folder = root / suite
     own = _own_suite(folder)
     if own is not None:
@@ -208,6 +217,8 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport
         if not formats:
             report = SuiteReport(tests=stems)
             for test in report.tests:
+                if not _in_share(report, test, every):
+                    continue
                 scenario = own / f"{test}.toml"
                 theirs = run_ns2(scenario, str(work / f"{suite}-{test}.ns2"), cwnd=False)["trace"]
                 out = work / f"{suite}-{test}"
@@ -220,6 +231,8 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport
         for stem in stems:
             doc = tomllib.loads((own / f"{stem}.toml").read_text())
             for fmt in formats:
+                if not _in_share(report, f"{stem} ({fmt})", every):
+                    continue
                 scenario = {**doc, "output": {**doc.get("output", {}), "wireless_format": fmt}}
                 theirs = run_ns2(scenario, str(work / f"{suite}-{stem}-{fmt}.ns2"), cwnd=False)["trace"]
                 out = work / f"{suite}-{stem}-{fmt}"
@@ -233,6 +246,8 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport
         scenario = folder / f"{test}.toml"
         if not scenario.exists():
             report.skipped.append({"test": test, "reason": reasons.get(test, "no tcplab scenario")})
+            continue
+        if not _in_share(report, test, every):
             continue
         out = work / f"{suite}-{test}"
         cwnd = _meta(folder).get("cwnd_traces")
@@ -248,8 +263,9 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path) -> SuiteReport
     return report
 
 
-def run(suites: list[str] | None = None, progress=None) -> dict[str, SuiteReport]:
-    """Runs the given suites (all that have scenarios when None)."""
+def run(suites: list[str] | None = None, progress=None, every: int = 1) -> dict[str, SuiteReport]:
+    """Runs the given suites (all that have scenarios when None), comparing every test, or with
+    `every` > 1 a fixed share of each suite's: the first and every `every`-th after it."""
     root = scenario_root()
     available = available_suites(root)
     suites = suites or available
@@ -264,7 +280,7 @@ def run(suites: list[str] | None = None, progress=None) -> dict[str, SuiteReport
             for suite in suites:
                 if progress:
                     progress(suite)
-                reports[suite] = run_suite(suite, ns2, root, Path(work))
+                reports[suite] = run_suite(suite, ns2, root, Path(work), every)
             return reports
     finally:
         ns2.close()
