@@ -2,8 +2,9 @@
 random WLANs of 3-7 stations in a 150 m square with one or two access points, active and
 passive scans (some starting late), RTS/CTS on or off, 2 or 11 Mb/s, one or two CBR/UDP or
 TCP flows, `x` lines on; each run in ns-2 as tcplab.ns2 translates it and in tcplab, and the
-first differing line printed. Not yet the WLAN fuzz (conformance/difffuzz.py --wlan), which
-should draw these once they agree.
+first differing line printed. A narrower draw than the WLAN fuzz's infrastructure mode
+(`conformance/difffuzz.py --wlan --infra`, which adds hidden terminals, moves and error models);
+kept because PLAN.md's step-5 cases are numbered by it.
 
     PYTHONPATH=python .venv/bin/python conformance/ns2-wifi/infra_probe.py FIRST LAST OUT_DIR
 """
