@@ -6,6 +6,9 @@ use crate::packet::{flags, Addr, Kind, Packet};
 pub use crate::pcap::Sink;
 use std::io::{self, Write};
 
+/// ns-2's `ch->next_hop_` of a packet no routing agent routed (`Packet::alloc` sets -2).
+pub const NO_NEXT_HOP: i32 = -2;
+
 #[derive(Default)]
 pub struct Tracer {
     /// ns-2 wired trace (`$ns trace-all`).
@@ -154,8 +157,9 @@ pub struct WirelessEvent<'a> {
     pub size: u32,
     /// Hops the packet has made (ns-2's `num_forwards`).
     pub forwards: u32,
-    /// The next hop its IP header names (`ch->next_hop_`, 0 when none).
-    pub next_hop: u32,
+    /// The next hop its IP header names (`ch->next_hop_`): `NO_NEXT_HOP` when none, -1 a
+    /// broadcast, else a node.
+    pub next_hop: i32,
 }
 
 /// An ARP packet's operation and its sender's and target's hardware and protocol addresses
@@ -422,7 +426,7 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
                     put_u64(l, a.port as u64);
                 }
                 l.extend_from_slice(b" 32 ");
-                put_u64(l, e.next_hop as u64);
+                put_u64(l, e.next_hop.max(0) as u64);
                 l.extend_from_slice(b"] [");
                 put_i64(l, p.seq);
                 l.extend_from_slice(if tcp { b" 0] " } else { b"] " });
@@ -437,7 +441,9 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
             put_fixed(l, e.now, 9);
             l.extend_from_slice(b" -Hs ");
             put_u64(l, e.node.get() as u64);
-            l.extend_from_slice(b" -Hd -2 -Ni ");
+            l.extend_from_slice(b" -Hd ");
+            put_i64(l, e.next_hop as i64);
+            l.extend_from_slice(b" -Ni ");
             put_u64(l, e.node.get() as u64);
             l.extend_from_slice(b" -Nx ");
             put_fixed(l, e.pos.0, 2);
@@ -826,7 +832,7 @@ mod tests {
             packet: Some(&data),
             size: 1098,
             forwards: 0,
-            next_hop: 0,
+            next_hop: NO_NEXT_HOP,
         };
         t.wireless_event(&drop);
         let text = sink.text();
@@ -915,7 +921,7 @@ mod tests {
             packet,
             size,
             forwards,
-            next_hop: 0,
+            next_hop: NO_NEXT_HOP,
         };
         let [tcp, ack, cbr, request, reply] = packets;
         [

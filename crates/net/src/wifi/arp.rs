@@ -14,6 +14,7 @@ use super::{Wifi, BROADCAST};
 use crate::ctx::{Ctx, Event};
 use crate::ids::RadioId;
 use crate::packet::{Kind, Packet, PacketId, ARP_REPLY as REPLY, ARP_REQUEST as REQUEST};
+use crate::trace::NO_NEXT_HOP;
 
 /// `ARPTable delay_` (tcl/lib/ns-mobilenode.tcl), s.
 pub const DELAY: f64 = 5e-6;
@@ -71,8 +72,9 @@ impl Wifi {
     }
 
     /// ns-2's `arpinput`: radio `r` received ARP packet `pkt`, and learns its sender's address
-    /// (the packet's, not the frame's: an access point may have relayed it).
-    pub(super) fn arp_input(&mut self, ctx: &mut Ctx, r: RadioId, pkt: &Packet) {
+    /// (the packet's, not the frame's: an access point may have relayed it). A reply keeps
+    /// the next hop the request's IP header named.
+    pub(super) fn arp_input(&mut self, ctx: &mut Ctx, r: RadioId, pkt: &Packet, next_hop: i32) {
         let now = ctx.now_secs();
         let wlan = self.stations[r.index()].wlan_index();
         let from = self.radio(wlan, pkt.src.node.index()).expect("an ARP sender on the WLAN");
@@ -87,6 +89,9 @@ impl Wifi {
         if pkt.seq == REQUEST && pkt.dst.node == s.node {
             let reply = Packet::of_network(0, Kind::Arp, s.node, pkt.src.node, BYTES, REPLY, now);
             let id = ctx.pkts.alloc(reply);
+            if next_hop != NO_NEXT_HOP {
+                self.kept_next_hops.push((id, next_hop));
+            }
             ctx.sched.schedule_exact(now + DELAY, Event::Wifi(WifiEvent::LlDown(r, from, id)));
         }
     }

@@ -21,6 +21,14 @@ pub enum MacTimer {
     Probe,
 }
 
+/// What a relayed packet keeps of the frame it came in on: the hops it has made
+/// (`num_forwards`) and whether that frame asked for an ACK (its duration field).
+#[derive(Debug, Clone, Copy)]
+pub struct RelayHeader {
+    pub hops: u16,
+    pub came_acked: bool,
+}
+
 /// Radio events, carried in `Event::Wifi`.
 #[derive(Debug, Clone, Copy)]
 pub enum WifiEvent {
@@ -30,10 +38,10 @@ pub enum WifiEvent {
     RxStart(RadioId, FrameId),
     RxEnd(RadioId, FrameId),
     Timer(RadioId, MacTimer, u32),
-    /// An access point's link layer hands packet `3`, which has made `2` hops, back to its
+    /// An access point's link layer hands packet `3`, which came with header `2`, back to its
     /// interface queue (radio `0`) for radio `1` (ns-2's `recvDATA` relay through
     /// `LL::sendDown`, its delay later; wifi/infra.rs).
-    Relay(RadioId, RadioId, u32, PacketId),
+    Relay(RadioId, RadioId, RelayHeader, PacketId),
     /// The link layer hands packet `2` to radio `0`'s interface queue, for radio `1`
     /// (`WlanConfig::ll_delay` after the node sent it). The network handles it.
     LlDown(RadioId, RadioId, PacketId),

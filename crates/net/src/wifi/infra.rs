@@ -6,8 +6,8 @@
 //! a station its probe request, then authentication, then association request.
 
 use super::event::MacTimer;
-use super::event::WifiEvent;
-use super::{Frame, FrameKind, RadioId, State, Via, Wifi, BROADCAST};
+use super::event::{RelayHeader, WifiEvent};
+use super::{Frame, FrameKind, RadioId, State, Via, Wifi, BROADCAST, NOWHERE};
 use crate::ctx::{Ctx, Event};
 use tcplab_des::Ns2Rng;
 
@@ -96,7 +96,8 @@ pub(super) struct Infra {
     pub on_max: bool,
     pub recv_busy: bool,
     pub bss: Option<RadioId>,
-    /// Looking for another access point after its data failed three times (`handoff`).
+    /// Looking for another access point after its data failed three times (`handoff`); an
+    /// access point, once through its own (never ending) version of it.
     pub handoff: bool,
     pub authenticated: bool,
     pub associated: bool,
@@ -166,6 +167,11 @@ impl Wifi {
     /// defer timer runs the SIFS before a CTS or ACK; paused on a busy one).
     fn send_mgmt(&mut self, ctx: &mut Ctx, r: RadioId, kind: Mgmt, to: RadioId) {
         self.infra(r).pending.push((kind, to));
+        self.mgmt_backoff(ctx, r);
+    }
+
+    /// The backoff `sendBEACON` and the others start for their frame.
+    fn mgmt_backoff(&mut self, ctx: &mut Ctx, r: RadioId) {
         let now = ctx.now_secs();
         let busy = self.medium_busy(r, now) || self.tx_busy(r, now);
         let s = &self.stations[r.index()];
@@ -257,7 +263,7 @@ impl Wifi {
             self.check_assoc_auth(ctx, r);
         }
         let s = &self.stations[r.index()];
-        if !s.queue.is_empty() && s.backoff.is_none() {
+        if !s.queue.is_empty() && s.backoff.is_none() && !self.resume_without_rts(ctx, r) {
             // `tx_resume`: a data frame waiting gets its backoff (DIFS first) now
             let slots = self.draw_backoff(ctx, r);
             self.stations[r.index()].backoff = Some(slots);
@@ -486,8 +492,18 @@ impl Wifi {
         } else if let Some(ap) = infra.bss {
             (ap, Via { to_ds: true, ..Via::to(to) })
         } else {
-            (to, Via::to(to))
+            // in no BSS yet (`bss_id_` is IBSS_ID), `hdr_dst` writes the receiver only: `dh_3a`
+            // keeps what the header held, 0 in a fresh one (an ARP reply reuses the request,
+            // whose `dh_3a` is 0 too where it matters: a request from an access point). An
+            // access point that is not MAC 0 so relays such a frame to MAC 0.
+            (to, Via { da: self.mac_zero(), ..Via::to(to) })
         }
+    }
+
+    /// The radio with ns-2's MAC address 0 (node 0's), or `NOWHERE` if node 0 has none.
+    fn mac_zero(&self) -> RadioId {
+        let r = self.stations.iter().position(|s| s.node.get() == 0);
+        r.map_or(NOWHERE, |r| RadioId(r as u32))
     }
 
     /// What infrastructure mode does with an intact data frame at radio `r` (`recv_timer`,
@@ -513,23 +529,40 @@ impl Wifi {
     /// An access point sends a copy of `frame`'s packet on to `da`, back through its link
     /// layer (its delay) and its interface queue.
     pub(super) fn relay(&mut self, ctx: &mut Ctx, r: RadioId, frame: &Frame, da: RadioId) {
-        let pkt = *ctx.pkts.get(frame.pkt.expect("data carries a packet"));
-        let id = ctx.pkts.alloc(pkt);
+        let original = frame.pkt.expect("data carries a packet");
+        if frame.dst == BROADCAST {
+            self.relayed_broadcasts.push(original);
+        }
+        let id = ctx.pkts.alloc(*ctx.pkts.get(original));
         let at = ctx.now_secs() + self.wlan_of(r).ll_delay;
-        ctx.sched.schedule_exact(at, Event::Wifi(WifiEvent::Relay(r, da, frame.via.hops + 1, id)));
+        let hops = u16::try_from(frame.via.hops + 1).unwrap_or(u16::MAX);
+        let header = RelayHeader { hops, came_acked: frame.nav > 0.0 };
+        ctx.sched.schedule_exact(at, Event::Wifi(WifiEvent::Relay(r, da, header, id)));
     }
 
     /// `RetransmitDATA`: a station of a BSS whose data frame failed a third time looks for
     /// another access point, actively: unauthenticated, it sends a probe request, whose
-    /// backoff (drawn now) the data frame waits behind, its window not widened. Whether it did.
+    /// backoff (drawn now) the data frame waits behind, its window not widened, and then goes
+    /// without an RTS. An access point does the same, once, but never sends its probe request
+    /// (`backoffHandler` sends a station's only). Whether it did.
     pub(super) fn hand_off(&mut self, ctx: &mut Ctx, r: RadioId) -> bool {
         let Some(infra) = self.stations[r.index()].infra.as_mut() else { return false };
+        if infra.ap && !infra.handoff {
+            infra.handoff = true;
+            let s = &mut self.stations[r.index()];
+            s.state = State::Contend;
+            s.head_rts = super::HeadRts::Gone;
+            s.stats.retries += 1;
+            self.mgmt_backoff(ctx, r);
+            return true;
+        }
         if infra.ap || infra.bss.is_none() || infra.handoff {
             return false;
         }
         (infra.associated, infra.authenticated, infra.handoff, infra.active) = (false, false, true, true);
         let s = &mut self.stations[r.index()];
         s.state = State::Contend;
+        s.head_rts = super::HeadRts::Gone;
         s.stats.retries += 1;
         self.send_mgmt(ctx, r, Mgmt::ProbeReq, BROADCAST);
         true
@@ -543,7 +576,9 @@ impl Wifi {
         let Some(infra) = s.infra.as_ref() else { return to };
         match infra.bss {
             Some(bss) if !infra.ap && !infra.handoff && bss != to => {
-                s.queue.front_mut().expect("the frame to send").1 = bss;
+                let head = s.queue.front_mut().expect("the frame to send");
+                let entered_for = std::mem::replace(&mut head.1, bss);
+                s.head_entered_for.get_or_insert(entered_for);
                 bss
             }
             _ => to,

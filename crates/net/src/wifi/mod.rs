@@ -22,6 +22,7 @@ use crate::ids::{FrameId, NodeId, RadioId};
 pub use crate::metrics::MacStats;
 use crate::packet::{Packet, PacketId};
 use crate::random::Draws;
+use crate::trace::NO_NEXT_HOP;
 pub use config::{distance, WlanConfig};
 use event::{MacTimer, WifiEvent};
 use infra::{Infra, Mgmt};
@@ -49,17 +50,21 @@ pub(crate) struct Via {
     from_ds: bool,
     /// Hops made before this one (`num_forwards`).
     hops: u32,
-    /// An access point relays it: its IP header names `da`'s node as the next hop
-    /// (`ch->next_hop_`, set by `recvDATA`) ...
-    relayed: bool,
-    /// ... and, once the relay has passed its link layer, its type is IP again (`LL::sendDown`).
+    /// The next hop its IP header names (`ch->next_hop_`): an access point's relay names the
+    /// destination (`recvDATA`), and an ARP reply keeps its request's (`arpinput`).
+    next_hop: i32,
+    /// An access point relays it: once past its link layer its type is IP again
+    /// (`LL::sendDown`) ...
     typed_ip: bool,
+    /// ... and its MAC header keeps the duration of the frame it came in on until the MAC
+    /// sends it (which an interface-queue drop prints): whether that frame asked for an ACK.
+    came_acked: bool,
 }
 
 impl Via {
     /// Straight to `to`.
     fn to(to: RadioId) -> Via {
-        Via { da: to, to_ds: false, from_ds: false, hops: 0, relayed: false, typed_ip: false }
+        Via { da: to, to_ds: false, from_ds: false, hops: 0, next_hop: NO_NEXT_HOP, typed_ip: false, came_acked: false }
     }
 }
 
@@ -129,6 +134,12 @@ pub struct Station {
     /// With `ns2_backoff`: after its CTS, the MAC waits in ns-2's MAC_CTS for the data until
     /// this time (the CTS's timeout), or until the data comes.
     cts_until: f64,
+    /// With `ns2_backoff`, the head of the queue as ns-2's MAC holds it (`pktTx_`): the
+    /// receiver it had as it entered the MAC, if `check_pktTx` has since addressed it to the
+    /// access point (wifi/infra.rs) ...
+    head_entered_for: Option<RadioId>,
+    /// ... and its RTS (`pktRTS_`).
+    head_rts: HeadRts,
     /// With `ns2_backoff`, the backoff still to run as ns-2's `BackoffTimer` holds it: a time
     /// (slots × slot, less the slots counted at each pause), which it schedules as
     /// `stime + (rtime + difs)`; the last bits of these sums decide ties with other frames.
@@ -189,6 +200,12 @@ pub struct Wifi {
     /// brought each packet delivered and not yet handed to an agent, while the wireless trace
     /// is on: ns-2's packet keeps it, and its agent's receipt line prints it.
     mac_headers: Vec<(PacketId, RxHeader)>,
+    /// ARP replies on their way to the interface queue that keep the next hop their request's
+    /// IP header named (ns-2's `arpinput` answers in the request's own packet).
+    kept_next_hops: Vec<(PacketId, i32)>,
+    /// The packets of broadcast frames an access point relayed a copy of (wifi/infra.rs): the
+    /// others are lost once their frame has ended everywhere (`broadcast_ended`).
+    relayed_broadcasts: Vec<PacketId>,
     /// `ns2_channel_order`'s radios sorted by x, kept between frames so that sending one
     /// allocates nothing.
     by_x: Vec<(f64, usize)>,
@@ -196,19 +213,19 @@ pub struct Wifi {
 
 /// What a wireless trace line prints of the frame that carries (or brought) a packet: its MAC
 /// header (duration in µs, destination, source, ethertype), the hops it has made
-/// (`num_forwards`) and the next hop its IP header names (`ch->next_hop_`, 0 unless an access
-/// point relayed it).
+/// (`num_forwards`) and the next hop its IP header names (`ch->next_hop_`, none unless an
+/// access point relayed it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RxHeader {
     pub mac: (u32, u32, u32, u32),
     pub forwards: u32,
-    pub next_hop: u32,
+    pub next_hop: i32,
 }
 
 impl RxHeader {
     /// Header `mac` on a packet that has made one hop if `ev` is a receipt, none otherwise.
     pub fn plain(mac: (u32, u32, u32, u32), ev: char) -> RxHeader {
-        RxHeader { mac, forwards: u32::from(ev == 'r'), next_hop: 0 }
+        RxHeader { mac, forwards: u32::from(ev == 'r'), next_hop: NO_NEXT_HOP }
     }
 }
 
@@ -228,9 +245,27 @@ pub enum Outcome {
     Dropped(PacketId),
 }
 
+/// Where the RTS of the frame at the head of a queue stands, in ns-2's MAC (`pktRTS_`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeadRts {
+    /// Made as the frame entered the MAC (`send`), for the receiver the frame had then: none
+    /// for a short frame or a broadcast.
+    FromEntry,
+    /// A CTS answered it, or a handoff's probe request took its place (`RetransmitDATA`
+    /// makes none then): the data goes without one.
+    Gone,
+    /// Made again for the frame's receiver of now (`RetransmitDATA`, and `check_pktTx` on a
+    /// busy medium).
+    Renewed,
+}
+
 /// The destination of a broadcast frame (ns-2's `MAC_BROADCAST`): every radio in range takes
 /// it, none acknowledges it, and it is sent once, without RTS/CTS.
 pub const BROADCAST: RadioId = RadioId(u32::MAX);
+
+/// A MAC address no radio has (`Via::da` of a frame addressed to ns-2's MAC 0 where node 0 has
+/// no radio: wifi/infra.rs).
+const NOWHERE: RadioId = RadioId(u32::MAX - 1);
 
 /// Slack for comparing times computed along different paths.
 const EPS: f64 = 1e-12;
@@ -259,6 +294,8 @@ impl Wifi {
                     count_from: 0.0,
                     answer_by: 0.0,
                     cts_until: 0.0,
+                    head_entered_for: None,
+                    head_rts: HeadRts::FromEntry,
                     rtime: 0.0,
                     short_retries: 0,
                     long_retries: 0,
@@ -296,6 +333,8 @@ impl Wifi {
             frames: Vec::new(),
             free: Vec::new(),
             mac_headers: Vec::new(),
+            kept_next_hops: Vec::new(),
+            relayed_broadcasts: Vec::new(),
             by_x: Vec::new(),
         }
     }
@@ -405,9 +444,9 @@ impl Wifi {
     fn write_frame(&mut self, ctx: &mut Ctx, ev: char, r: RadioId, frame: &Frame, reason: &'static str) {
         let now = ctx.now_secs();
         let node = |wifi: &Wifi, x: RadioId| wifi.stations[x.index()].node;
-        // recvDATA strips the MAC bytes and counts the hop before it hands a frame up or finds
-        // it a duplicate
-        let stripped = ev == 'r' || reason == "DUP";
+        // recvDATA strips the MAC bytes and counts the hop before it hands a frame up, finds it
+        // a duplicate or refuses it busy
+        let stripped = ev == 'r' || reason == "DUP" || (reason == "BSY" && frame.kind == FrameKind::Data);
         let (control, size, etype) = match frame.kind {
             FrameKind::Rts => (Some("RTS"), RTS_BYTES + 24, 0),
             FrameKind::Cts => (Some("CTS"), CTS_BYTES + 24, 0),
@@ -440,18 +479,19 @@ impl Wifi {
             packet: packet.as_ref(),
             size,
             forwards: frame.via.hops + u32::from(stripped),
-            next_hop: self.next_hop_of(frame.via),
+            // an RTS, CTS or ACK is a packet of its own
+            next_hop: if frame.kind == FrameKind::Data { frame.via.next_hop } else { NO_NEXT_HOP },
         };
         ctx.tracer.wireless_event(&e);
     }
 
-    /// The next hop a data frame's IP header names: the destination's node once an access
-    /// point relayed it (`recvDATA` sets `ch->next_hop_`), else none (0).
-    fn next_hop_of(&self, via: Via) -> u32 {
-        if via.relayed && via.da != BROADCAST {
-            self.stations[via.da.index()].node.get()
-        } else {
-            0
+    /// The next hop `recvDATA` names in the IP header of a packet an access point relays to
+    /// `da`: its node, -1 for a broadcast.
+    fn relay_next_hop(&self, da: RadioId) -> i32 {
+        match self.stations.get(da.index()) {
+            Some(s) => s.node.get() as i32,
+            None if da == BROADCAST => -1,
+            None => 0, // MAC 0, which no radio has
         }
     }
 
@@ -545,7 +585,10 @@ impl Wifi {
 
     /// Queues `id` at radio `r` for radio `to`: `Dropped` if the interface queue is full.
     pub fn enqueue(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, id: PacketId) -> Outcome {
-        let (ra, via) = self.address(r, to);
+        let (ra, mut via) = self.address(r, to);
+        if let Some(i) = self.kept_next_hops.iter().position(|k| k.0 == id) {
+            via.next_hop = self.kept_next_hops.swap_remove(i).1;
+        }
         self.enqueue_via(ctx, r, ra, via, id)
     }
 
@@ -561,10 +604,14 @@ impl Wifi {
             let (node, pkt) = (s.node, *ctx.pkts.get(id));
             if ns2 && ctx.tracer.wireless.is_some() {
                 // the link layer has written the MAC header's addresses and type (arpresolve,
-                // LL::sendDown); the duration comes with the MAC
+                // LL::sendDown); the duration comes with the MAC, or is a relay's of old
                 let dst = if to == BROADCAST { u32::MAX } else { self.stations[to.index()].node.get() };
-                let etype = if pkt.kind == crate::packet::Kind::Arp { 0x806 } else { 0x800 };
-                let header = RxHeader::plain((0, dst, node.get(), etype), 'D');
+                let arp = pkt.kind == crate::packet::Kind::Arp && !via.typed_ip;
+                let etype = if arp { 0x806 } else { 0x800 };
+                let timing = &self.wlan_of(r).timing;
+                let nav = if via.came_acked { timing.sifs + timing.control(ACK_BYTES) } else { 0.0 };
+                let mac = ((nav * 1e6).round() as u32, dst, node.get(), etype);
+                let header = RxHeader { mac, forwards: via.hops, next_hop: via.next_hop };
                 self.write_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt, header);
             } else {
                 self.trace_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt);
@@ -693,7 +740,9 @@ impl Wifi {
             FrameKind::Mgmt(m) => timing.control(m.bytes()),
             FrameKind::Data => {
                 let size = ctx.pkts.get(frame.pkt.expect("data carries a packet")).size;
-                if cfg.ns2_backoff && frame.dst == BROADCAST {
+                // ns-2 (`sendDATA`) times a frame that entered the MAC as a broadcast (duration
+                // 0) at the basic rate, even once readdressed to the access point
+                if cfg.ns2_backoff && (frame.dst == BROADCAST || frame.nav == 0.0) {
                     timing.air(size + timing.mac_overhead, timing.basic_rate)
                 } else {
                     timing.data(size)
@@ -798,32 +847,40 @@ impl Wifi {
     /// Handles a radio event: a packet may come out of it, delivered or given up.
     pub fn on_event(&mut self, ctx: &mut Ctx, ev: WifiEvent) -> Outcome {
         match ev {
-            WifiEvent::TxEnd(r, f) => self.tx_end(ctx, r, f),
+            WifiEvent::TxEnd(r, f) => {
+                self.tx_end(ctx, r, self.frames[f.index()]);
+                // a broadcast no radio heard
+                return self.unref(f).map_or(Outcome::Nothing, |p| self.broadcast_ended(ctx, p));
+            }
             WifiEvent::RxStart(r, f) => self.rx_start(ctx, r, f),
             WifiEvent::RxEnd(r, f) => return self.rx_end(ctx, r, f),
             WifiEvent::Timer(r, which, gen) => return self.mac_timer(ctx, r, which, gen),
-            WifiEvent::Relay(r, da, hops, id) => {
+            WifiEvent::Relay(r, da, header, id) => {
                 let (ra, via) = self.address(r, da);
-                return self.enqueue_via(ctx, r, ra, Via { hops, relayed: true, typed_ip: true, ..via }, id);
+                let next_hop = self.relay_next_hop(da);
+                let (hops, came_acked) = (u32::from(header.hops), header.came_acked);
+                let via = Via { hops, next_hop, typed_ip: true, came_acked, ..via };
+                return self.enqueue_via(ctx, r, ra, via, id);
             }
             WifiEvent::LlDown(..) | WifiEvent::LlUp(..) => unreachable!("the network handles the link layer's events"),
         }
         Outcome::Nothing
     }
 
-    fn tx_end(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId) {
+    /// Radio `r` finished sending `frame`.
+    fn tx_end(&mut self, ctx: &mut Ctx, r: RadioId, frame: Frame) {
         let now = ctx.now_secs();
-        let frame = self.frames[f.index()];
         if ctx.tracer.eot {
             // cmu-trace.cc: the `x` line of the frame whose transmission ends (`txHandler`)
             self.trace_frame(ctx, 'x', r, &frame, "---");
         }
-        if let Some(p) = self.unref(f) {
-            ctx.pkts.release(p); // a broadcast no radio heard
-        }
         let (timing, ns2) = (self.wlan_of(r).timing.clone(), self.wlan_of(r).ns2_backoff);
+        self.stations[r.index()].idle_since = now;
+        let sent_ack = (self.stations[r.index()].state, frame.kind) == (State::Contend, FrameKind::Ack);
+        if sent_ack && self.resume_without_rts(ctx, r) {
+            return;
+        }
         let s = &mut self.stations[r.index()];
-        s.idle_since = now;
         match (s.state, frame.kind) {
             (State::Send, FrameKind::Rts) => {
                 s.state = State::WaitCts;
@@ -949,10 +1006,7 @@ impl Wifi {
         let s = &mut self.stations[r.index()];
         s.sensing -= 1;
         let Some(rx) = s.ns2_rx.filter(|rx| rx.frame == f) else {
-            if let Some(p) = self.unref(f) {
-                ctx.pkts.release(p);
-            }
-            return Outcome::Nothing;
+            return self.unref(f).map_or(Outcome::Nothing, |p| self.broadcast_ended(ctx, p));
         };
         let s = &mut self.stations[r.index()];
         s.ns2_rx = None;
@@ -977,14 +1031,25 @@ impl Wifi {
     /// The end of a reception: the frame's packet released once every radio has read it, and
     /// what was received handed up, or the medium looked at again.
     fn after_rx(&mut self, ctx: &mut Ctx, r: RadioId, release: Option<PacketId>, out: Option<Outcome>) -> Outcome {
-        if let Some(p) = release {
-            ctx.pkts.release(p);
-        }
+        let ended = release.map(|p| self.broadcast_ended(ctx, p));
         if let Some(delivered) = out {
-            return delivered; // the network resumes this radio once it has the packet
+            return delivered; // the network resumes this radio once it has the packet (a broadcast delivers none)
         }
         self.medium_maybe_idle(ctx, r);
-        Outcome::Nothing
+        ended.unwrap_or(Outcome::Nothing)
+    }
+
+    /// The packet of a broadcast frame every radio has done with: an ARP packet, or a packet
+    /// an access point sent to the distribution system, which ends here unless another access
+    /// point relayed it on (ns-2 discards it untraced: `recv_timer`).
+    fn broadcast_ended(&mut self, ctx: &mut Ctx, p: PacketId) -> Outcome {
+        let before = self.relayed_broadcasts.len();
+        self.relayed_broadcasts.retain(|&q| q != p);
+        if self.relayed_broadcasts.len() < before {
+            ctx.pkts.release(p);
+            return Outcome::Nothing;
+        }
+        Outcome::Dropped(p)
     }
 
     fn rx_end(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId) -> Outcome {
@@ -1098,14 +1163,19 @@ impl Wifi {
             self.trace_frame(ctx, 'D', r, &frame, "BSY");
             return None;
         }
+        if frame.kind == FrameKind::Data && frame.dst == r && self.ns2_busy_for_data(ctx, r, &frame, now) {
+            self.trace_frame(ctx, 'D', r, &frame, "BSY");
+            return None;
+        }
         if !duplicate {
             // a relayed packet's IP header names its next hop as the MAC hands it up; a
             // broadcast relayed goes up twice (`recvDATA` hands up a copy, then the relay)
-            let relayed = Frame { via: Via { relayed: true, ..frame.via }, ..frame };
-            self.trace_frame(ctx, 'r', r, if relay_to.is_some() { &relayed } else { &frame }, "---");
+            let next_hop = relay_to.map_or(frame.via.next_hop, |da| self.relay_next_hop(da));
+            let relayed = Frame { via: Via { next_hop, ..frame.via }, ..frame };
             if relay_to == Some(BROADCAST) && frame.dst != BROADCAST {
-                self.trace_frame(ctx, 'r', r, &relayed, "---");
+                self.trace_frame(ctx, 'r', r, &frame, "---"); // the copy, before the next hop is named
             }
+            self.trace_frame(ctx, 'r', r, if relay_to.is_some() { &relayed } else { &frame }, "---");
         }
         let s = &mut self.stations[r.index()];
         match frame.kind {
@@ -1125,6 +1195,14 @@ impl Wifi {
                     s.timeout.cancel();
                     if self.wlans[s.wlan as usize].ns2_backoff {
                         s.short_retries = 0; // recvCTS: the RTS got through (`ssrc_ = 0`)
+                        s.head_rts = HeadRts::Gone;
+                        if s.backoff.is_some() {
+                            // a backoff runs (drawn for a management frame, wifi/infra.rs):
+                            // `tx_resume` leaves the data to it
+                            s.state = State::Contend;
+                            self.medium_maybe_idle(ctx, r);
+                            return None;
+                        }
                     }
                     s.respond = Some((FrameKind::Data, frame.src, timing.sifs + timing.control(ACK_BYTES)));
                     self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
@@ -1137,7 +1215,7 @@ impl Wifi {
                 }
                 let pkt = *ctx.pkts.get(frame.pkt.expect("data carries a packet"));
                 if pkt.kind == crate::packet::Kind::Arp {
-                    self.arp_input(ctx, r, &pkt);
+                    self.arp_input(ctx, r, &pkt, frame.via.next_hop);
                 }
             }
             FrameKind::Data => {
@@ -1165,7 +1243,7 @@ impl Wifi {
                         // recvDATA: a broadcast goes up here too
                     }
                     if pkt.kind == crate::packet::Kind::Arp {
-                        self.arp_input(ctx, r, &pkt);
+                        self.arp_input(ctx, r, &pkt, frame.via.next_hop);
                         return None;
                     }
                     let node = self.stations[r.index()].node;
@@ -1174,7 +1252,7 @@ impl Wifi {
                     if ctx.tracer.wireless.is_some() {
                         let mac = ((frame.nav * 1e6).round() as u32, node.get(), from.get(), 0x800);
                         let forwards = frame.via.hops + 1;
-                        let header = RxHeader { mac, forwards, next_hop: self.next_hop_of(frame.via) };
+                        let header = RxHeader { mac, forwards, next_hop: frame.via.next_hop };
                         self.mac_headers.push((id, header));
                     }
                     return Some(Outcome::Delivered { node, from, radio: r, id });
@@ -1191,6 +1269,23 @@ impl Wifi {
             FrameKind::Mgmt(_) => unreachable!("handled above"),
         }
         None
+    }
+
+    /// ns-2's `recvDATA` refuses a data frame sent after an RTS unless the MAC waits for it
+    /// after its CTS (MAC_CTS), and a short one while it holds a CTS or ACK to send (`pktCTRL_`,
+    /// which the wait after a CTS holds too).
+    fn ns2_busy_for_data(&self, ctx: &Ctx, r: RadioId, frame: &Frame, now: f64) -> bool {
+        let cfg = self.wlan_of(r);
+        if !cfg.ns2_backoff {
+            return false;
+        }
+        let s = &self.stations[r.index()];
+        let waits_for_data = s.cts_until > now;
+        if cfg.rts_before(ctx.pkts.get(frame.pkt.expect("data carries a packet")).size) {
+            !waits_for_data
+        } else {
+            waits_for_data || matches!(s.respond, Some((FrameKind::Cts | FrameKind::Ack, _, _)))
+        }
     }
 
     /// ns-2's `recvRTS` refuses an RTS unless `tx_state_` is MAC_IDLE and no `pktCTRL_` waits.
@@ -1226,9 +1321,12 @@ impl Wifi {
                     // not go; a new RTS waits for a backoff drawn now, paused, from a window
                     // grown as after a failure (`inc_cw`)
                     let cw_max = self.wlan_of(r).cw_max;
+                    let to = self.stations[r.index()].queue.front().expect("a CTS answers our RTS").1;
+                    self.current_receiver(r, to);
                     let s = &mut self.stations[r.index()];
                     s.respond = None;
                     s.state = State::Contend;
+                    s.head_rts = HeadRts::Renewed;
                     s.cw = (2 * s.cw + 1).min(cw_max);
                     let slots = self.draw_backoff(ctx, r);
                     self.stations[r.index()].backoff = Some(slots);
@@ -1243,6 +1341,14 @@ impl Wifi {
                     return Outcome::Nothing;
                 }
                 if let Some((kind, to, nav)) = self.stations[r.index()].respond.take() {
+                    // check_pktTx sends the data to the frame's receiver of now
+                    let to = match kind {
+                        FrameKind::Data => {
+                            let head = self.stations[r.index()].queue.front().expect("a CTS answers our RTS").1;
+                            self.current_receiver(r, head)
+                        }
+                        _ => to,
+                    };
                     let (pkt, seq) = match kind {
                         FrameKind::Data => {
                             let s = &self.stations[r.index()];
@@ -1278,30 +1384,71 @@ impl Wifi {
             self.stations[r.index()].backoff = None;
             return; // a post-backoff ran out
         };
-        let to = self.current_receiver(r, to);
         let cfg = self.wlan_of(r);
         let timing = cfg.timing.clone();
         let size = ctx.pkts.get(id).size;
-        let rts = cfg.rts_before(size);
+        let long = cfg.rts_before(size);
+        let (head_rts, entered_for) = (self.stations[r.index()].head_rts, self.stations[r.index()].head_entered_for);
+        // the RTS goes to the receiver it was made for; `check_pktTx` readdresses only the data
+        let rts_to = match head_rts {
+            HeadRts::FromEntry => entered_for.unwrap_or(to),
+            HeadRts::Gone => BROADCAST,
+            HeadRts::Renewed => to, // as `check_pktTx` last addressed the data
+        };
         let s = &mut self.stations[r.index()];
         s.backoff = None;
         s.state = State::Send;
         let seq = s.seq;
-        let ack = timing.sifs + timing.control(ACK_BYTES);
-        if to == BROADCAST {
-            self.transmit(
-                ctx,
-                Frame { kind: FrameKind::Data, src: r, dst: to, nav: 0.0, pkt: Some(id), seq, via, refs: 1 },
-            );
-        } else if rts {
+        if long && rts_to != BROADCAST {
+            let ack = timing.sifs + timing.control(ACK_BYTES);
             let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + timing.data(size) + ack;
-            self.transmit(ctx, Frame { kind: FrameKind::Rts, src: r, dst: to, nav, pkt: None, seq, via, refs: 1 });
-        } else {
-            self.transmit(
-                ctx,
-                Frame { kind: FrameKind::Data, src: r, dst: to, nav: ack, pkt: Some(id), seq, via, refs: 1 },
-            );
+            let rts = Frame { kind: FrameKind::Rts, src: r, dst: rts_to, nav, pkt: None, seq, via, refs: 1 };
+            return self.transmit(ctx, rts);
         }
+        let to = self.current_receiver(r, to);
+        let nav = self.head_data_nav(r);
+        self.transmit(ctx, Frame { kind: FrameKind::Data, src: r, dst: to, nav, pkt: Some(id), seq, via, refs: 1 });
+    }
+
+    /// ns-2's `tx_resume` with no backoff running and, at the head, a long data frame whose RTS
+    /// is gone: the data goes a SIFS later (`check_pktTx`). Whether it does.
+    fn resume_without_rts(&mut self, ctx: &mut Ctx, r: RadioId) -> bool {
+        let cfg = self.wlan_of(r);
+        let s = &self.stations[r.index()];
+        let Some(&(id, to, _)) = s.queue.front() else { return false };
+        if !cfg.ns2_backoff
+            || s.backoff.is_some()
+            || s.head_rts != HeadRts::Gone
+            || !cfg.rts_before(ctx.pkts.get(id).size)
+        {
+            return false;
+        }
+        let sifs = cfg.timing.sifs;
+        let nav = self.head_data_nav(r);
+        self.stations[r.index()].respond = Some((FrameKind::Data, to, nav));
+        self.arm_mac(ctx, r, MacTimer::Respond, ctx.now_secs() + sifs);
+        true
+    }
+
+    /// The duration field of the data frame at the head of `r`'s queue: the ACK's exchange,
+    /// but for a broadcast. ns-2 (`sendDATA`) sets it, and the rate, as the frame enters the
+    /// MAC, by the receiver it has then.
+    fn head_data_nav(&self, r: RadioId) -> f64 {
+        let s = &self.stations[r.index()];
+        let &(_, to, _) = s.queue.front().expect("a head");
+        if s.head_entered_for.unwrap_or(to) == BROADCAST {
+            return 0.0;
+        }
+        let timing = &self.wlan_of(r).timing;
+        timing.sifs + timing.control(ACK_BYTES)
+    }
+
+    /// The head of `r`'s queue left it: the next one enters the MAC afresh.
+    fn head_done(&mut self, r: RadioId) {
+        let s = &mut self.stations[r.index()];
+        s.queue.pop_front();
+        s.head_entered_for = None;
+        s.head_rts = HeadRts::FromEntry;
     }
 
     /// The ACK for the head of the queue came (or, a broadcast, it went out): on to the next
@@ -1311,8 +1458,8 @@ impl Wifi {
         let (cw_min, ns2) = (cfg.cw_min, cfg.ns2_backoff);
         let &(id, to, _) = self.stations[r.index()].queue.front().expect("an ACK for the head");
         let long = cfg.long_frame(ctx.pkts.get(id).size);
+        self.head_done(r);
         let s = &mut self.stations[r.index()];
-        s.queue.pop_front();
         s.seq = s.seq.wrapping_add(1);
         s.cw = cw_min;
         if !ns2 {
@@ -1362,9 +1509,14 @@ impl Wifi {
             return Outcome::Nothing;
         }
         let s = &mut self.stations[r.index()];
+        if !waited_cts {
+            s.head_rts = HeadRts::Renewed; // RetransmitDATA: a new RTS, if the frame is long
+        }
         if failed {
-            let rts = s.state == State::WaitCts;
-            s.queue.pop_front();
+            let rts = waited_cts;
+            let nav = self.head_data_nav(r);
+            self.head_done(r);
+            let s = &mut self.stations[r.index()];
             s.seq = s.seq.wrapping_add(1);
             s.cw = cw_min;
             // ns-2's RetransmitRTS/DATA reset only the count that reached its limit: the
@@ -1382,7 +1534,7 @@ impl Wifi {
                 let timing = self.wlan_of(r).timing.clone();
                 let size = ctx.pkts.get(id).size;
                 let ack = timing.sifs + timing.control(ACK_BYTES);
-                let data = Frame { kind: FrameKind::Data, src: r, dst: to, nav: ack, pkt: Some(id), seq, via, refs: 0 };
+                let data = Frame { kind: FrameKind::Data, src: r, dst: to, nav, pkt: Some(id), seq, via, refs: 0 };
                 if rts {
                     let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + timing.data(size) + ack;
                     self.trace_frame(ctx, 'D', r, &Frame { kind: FrameKind::Rts, nav, pkt: None, ..data }, "RET");
