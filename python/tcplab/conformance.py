@@ -19,7 +19,8 @@ writes lines of its own into it (test-suite-simple.tcl's ``v testName ...``) lis
 
 A folder whose ``suite.toml`` names one of the examples' scripts (``script =
 "ex/802.11/infra.tcl"``) compares that script: ns-2 runs it in a scratch copy of its folder, and
-the trace it writes (``trace``) is compared with tcplab's run of the folder's one scenario.
+the trace it writes (``trace``) is compared with tcplab's run of the folder's one scenario; one
+that tcplab cannot express says why (``skip``), and is reported skipped with that reason.
 
 A suite whose folder has a ``suite.toml`` saying ``reference = "translate"`` is tcplab's own: its
 tests are its scenario files (or those of the repository folder named by ``scenarios``), and
@@ -263,9 +264,12 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path, every: int = 1
         return report
     script = _meta(folder).get("script")
     if script is not None:
-        # one of the examples' scripts, and its one scenario
+        # one of the examples' scripts, and its one scenario (or why it has none: `skip`)
         test = Path(script).stem
         report = SuiteReport(tests=[test])
+        if "skip" in _meta(folder):
+            report.skipped.append({"test": test, "reason": _meta(folder)["skip"]})
+            return report
         theirs = ns2.example(script, work / f"{suite}-{test}.ns2.tr", _meta(folder)["trace"])
         out = work / f"{suite}-{test}"
         tcplab.run(folder / f"{test}.toml", out=out, trace=["ns2"])
