@@ -17,6 +17,11 @@ A suite whose tests write their trace elsewhere names it (``trace = "out.tr"``);
 writes lines of its own into it (test-suite-simple.tcl's ``v testName ...``) lists how they start
 (``not_compared``), and those lines of ns-2's trace are left out of the comparison.
 
+A folder whose ``suite.toml`` names one of the examples' scripts (``script =
+"ex/802.11/infra.tcl"``) compares that script: ns-2 runs it in a scratch copy of its folder, and
+the trace it writes (``trace``) is compared with tcplab's run of the folder's one scenario; one
+that tcplab cannot express says why (``skip``), and is reported skipped with that reason.
+
 A suite whose folder has a ``suite.toml`` saying ``reference = "translate"`` is tcplab's own: its
 tests are its scenario files (or those of the repository folder named by ``scenarios``), and
 ns-2 runs each one as ``tcplab.ns2`` translates it to Tcl. One of WLAN scenarios names the
@@ -89,6 +94,7 @@ class Ns2Suites:
         if not (examples / "test").is_dir():
             raise ConformanceError(f"no ns-2 test suites in {examples}: install ns2-examples")
         self._tmp = tempfile.TemporaryDirectory(prefix="tcplab-ns2-suites-")
+        self.examples = examples
         self.dir = Path(self._tmp.name) / "test"
         shutil.copytree(examples / "test", self.dir)
 
@@ -124,6 +130,22 @@ class Ns2Suites:
             moved[name] = Path(shutil.move(self.dir / name, dest))
         return moved
 
+    def example(self, script: str, dest: Path, name: str) -> Path:
+        """Runs one of the examples' scripts (`script`, relative to the examples' folder) in a
+        scratch copy of its folder and moves the trace it writes there (`name`) to `dest`."""
+        source = self.examples / script
+        if not source.is_file():
+            raise ConformanceError(f"no {script} in {self.examples}: install ns2-examples")
+        folder = Path(self._tmp.name) / "examples" / Path(script).parent
+        if not folder.is_dir():
+            shutil.copytree(source.parent, folder)
+        (folder / name).unlink(missing_ok=True)
+        out = subprocess.run([self.ns, source.name], cwd=folder, stdin=subprocess.DEVNULL, capture_output=True,
+                             text=True, timeout=600, env=ns_environment())
+        if not (folder / name).exists():
+            raise ConformanceError(f"ns-2 wrote no {name} for {script}: {out.stderr.strip()[-300:]}")
+        return Path(shutil.move(folder / name, dest))
+
     def _ns(self, suite: str, *args: str) -> subprocess.CompletedProcess:
         # stdin from /dev/null: test-suite-rh.tcl asks for its drops there, and reads "" (none)
         return subprocess.run([self.ns, f"test-suite-{suite}.tcl", *args], cwd=self.dir,
@@ -134,7 +156,8 @@ class Ns2Suites:
 def _meta(folder: Path) -> dict:
     """The suite's suite.toml: `reference = "translate"` (and `scenarios`) for tcplab's own
     suites, `trace` for an ns-2 suite whose tests write their trace elsewhere than all.tr,
-    `script_header_lines` for one whose trace opens with lines its Tcl writes itself."""
+    `script_header_lines` for one whose trace opens with lines its Tcl writes itself, `script`
+    for one of the examples' scripts."""
     meta_file = folder / "suite.toml"
     return tomllib.loads(meta_file.read_text()) if meta_file.exists() else {}
 
@@ -238,6 +261,19 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path, every: int = 1
                 out = work / f"{suite}-{stem}-{fmt}"
                 tcplab.run(scenario, out=out, trace=["ns2"])
                 _compare(report, f"{stem} ({fmt})", out / "trace.tr", Path(theirs))
+        return report
+    script = _meta(folder).get("script")
+    if script is not None:
+        # one of the examples' scripts, and its one scenario (or why it has none: `skip`)
+        test = Path(script).stem
+        report = SuiteReport(tests=[test])
+        if "skip" in _meta(folder):
+            report.skipped.append({"test": test, "reason": _meta(folder)["skip"]})
+            return report
+        theirs = ns2.example(script, work / f"{suite}-{test}.ns2.tr", _meta(folder)["trace"])
+        out = work / f"{suite}-{test}"
+        tcplab.run(folder / f"{test}.toml", out=out, trace=["ns2"])
+        _compare(report, test, out / "trace.tr", theirs)
         return report
     skipped_file = folder / "skipped.toml"
     reasons = tomllib.loads(skipped_file.read_text())["skipped"] if skipped_file.exists() else {}

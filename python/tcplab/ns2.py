@@ -292,7 +292,7 @@ def _application(emit, s: dict, fi: int, appv: str, agent: str, is_tcp: bool) ->
         # The UDP agent's packetSize_ is a *maximum* above which it fragments each message:
         # the source's packet size (a Telnet's packets are this size; a trace's bigger records
         # go as several packets).
-        emit(f"${agent} set packetSize_ {flow['size']}")
+        emit(f"${agent} set packetSize_ {flow.get('udp_packet_size', flow['size'])}")
     if app == "ftp":
         emit(f"set {appv} [new Application/FTP]")
     elif app == "telnet":
@@ -320,6 +320,13 @@ def _application(emit, s: dict, fi: int, appv: str, agent: str, is_tcp: bool) ->
         if app == "pareto":
             emit(f"${appv} set shape_ {_num(flow['shape'])}")
     emit(f"${appv} attach-agent ${agent}")
+
+
+def _attach(node: int, agent: str, port: int | None) -> str:
+    """Attaches an agent to its node: at the scenario's port, or the lowest free one."""
+    if port is None:
+        return f"$ns attach-agent $n{node} ${agent}"
+    return f"$n{node} attach ${agent} {port}"
 
 
 def _delay_spikes(emit, s: dict) -> None:
@@ -531,7 +538,8 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     prop = PROPAGATION[w["radio"]["propagation"]]
     emit(f"    -ifqLen {w['queue_limit']} -antType Antenna/OmniAntenna -propType {prop} \\")
     on = "ON" if traced else "OFF"
-    emit(f"    -phyType Phy/WirelessPhy -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace {on} \\")
+    agents = "ON" if traced and s.get("agent_trace", True) else "OFF"
+    emit(f"    -phyType Phy/WirelessPhy -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace {agents} \\")
     eot = "ON" if s.get("eot_trace") else "OFF"
     emit(f"    -routerTrace OFF -macTrace {on} -movementTrace OFF -eotTrace {eot}")
     errprocs = _radio_error_procs(emit, s)
@@ -660,7 +668,7 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             emit(f"set {agent} [new {TCP_AGENTS[variant]}{'/RBP' if rbp else ''}]")
         else:
             emit(f"set {agent} [new Agent/UDP]")
-        emit(f"$ns attach-agent $n{src} ${agent}")
+        emit(_attach(src, agent, flow.get("from_port")))
         full = flow.get("full")
         if full is not None:
             emit(f"set {sink} [new {TCP_AGENTS[variant]}]")
@@ -672,7 +680,7 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
             _set_all(emit, f"${sink}", knobs, SINK_VARS, f"flows[{fi}].sink")
         else:
             emit(f"set {sink} [new Agent/Null]")
-        emit(f"$ns attach-agent $n{dst} ${sink}")
+        emit(_attach(dst, sink, flow.get("to_port")))
         emit(f"$ns connect ${agent} ${sink}")
         emit(f"${agent} set fid_ {flow['fid']}")
         if full is not None:

@@ -284,3 +284,26 @@ def test_a_wlan_differential_fuzz_finds_no_disagreement(tmp_path):
     assert fuzz.returncode == 0, fuzz.stdout + fuzz.stderr
     summary = json.loads((tmp_path / "summary-wlan-1-0.json").read_text())
     assert summary["identical"] == 100, summary
+
+
+@needs_ns
+def test_a_translated_ex_infra_traces_as_tcplab(tmp_path):
+    """ex-802.11-infra/infra.tcl's scenario as tcplab.ns2 writes it (the UDP agents' packetSize_
+    below the CBR's messages, sinks attached at port 1, -agentTrace OFF): ns-2's trace is
+    tcplab's, line for line, with the 1000- and 23-byte halves of each message."""
+    import tomllib
+
+    from tcplab.ns2 import run_ns2
+
+    doc = tomllib.loads((INFRA / "ex-802.11-infra" / "infra.toml").read_text())
+    theirs = Path(run_ns2(doc, str(tmp_path / "ns2"), cwnd=False)["trace"]).read_text().splitlines()
+    tcl = (tmp_path / "ns2" / "scenario.tcl").read_text()
+    for line in ("$agent0 set packetSize_ 1000", "$app0 set packetSize_ 1023", "$n1 attach $sink0 1"):
+        assert line in tcl.splitlines(), line
+    assert "-agentTrace OFF" in tcl
+    tcplab.run(doc, out=tmp_path / "out")
+    ours = (tmp_path / "out" / "trace.tr").read_text().splitlines()
+    for n, (a, b) in enumerate(zip(theirs, ours), 1):
+        assert a == b, f"line {n}:\n ns-2:   {a}\n tcplab: {b}"
+    assert len(ours) == len(theirs) > 20000
+    assert any(" cbr 23 " in ln for ln in ours) and not any(" AGT " in ln for ln in ours)

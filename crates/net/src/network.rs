@@ -315,6 +315,9 @@ impl Network {
             let pkt = *self.ctx.pkts.get(id);
             // a packet received keeps the MAC header of the frame that brought it
             let header = if ev == 'r' { self.wifi.take_mac_header(id) } else { None };
+            if self.ctx.tracer.no_agent_lines {
+                return;
+            }
             let header = header.unwrap_or(RxHeader::plain((0, 0, 0, 0), ev));
             self.wifi.write_radio_packet(&mut self.ctx, ev, node, "AGT", "---", &pkt, header);
         }

@@ -36,6 +36,8 @@ pub struct Tracer {
     pub wireless: Option<WirelessFormat>,
     /// With `wireless`, an `x` line as each frame's transmission ends (ns-2's `-eotTrace ON`).
     pub eot: bool,
+    /// With `wireless`, no AGT lines (ns-2's `-agentTrace OFF`).
+    pub no_agent_lines: bool,
     /// The first write error; writing stops there and the run reports it at the end.
     pub error: Option<io::Error>,
     /// The wired-trace line being built (reused: no allocation per line).

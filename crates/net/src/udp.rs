@@ -6,17 +6,19 @@ use crate::port::{Endpoint, Port, TimerKind};
 use tcplab_des::Timer;
 
 pub struct CbrSource {
-    ep: Endpoint,
+    /// The agent its messages go through: as one packet each, or split where a message is
+    /// larger than the agent's `packetSize_`.
+    agent: UdpAgent,
+    /// The message size (the application's `packetSize_`).
     size: u32,
     /// Seconds between packets, computed as ns-2's CBR_Traffic does.
     interval: f64,
-    seq: i64,
     timer: Timer,
 }
 
 impl CbrSource {
-    pub fn new(ep: Endpoint, rate_bps: u64, size: u32) -> CbrSource {
-        CbrSource { ep, size, interval: (size as f64 * 8.0) / rate_bps as f64, seq: 0, timer: Timer::default() }
+    pub fn new(agent: UdpAgent, rate_bps: u64, size: u32) -> CbrSource {
+        CbrSource { agent, size, interval: (size as f64 * 8.0) / rate_bps as f64, timer: Timer::default() }
     }
 
     /// Sends a packet now and every `interval` after, as ns-2's TrafficGenerator does.
@@ -25,19 +27,18 @@ impl CbrSource {
     }
 
     pub fn stop(&mut self, net: &mut impl Port) {
-        net.cancel(&mut self.timer, self.ep.flow, TimerKind::Cbr);
+        net.cancel(&mut self.timer, self.agent.ep.flow, TimerKind::Cbr);
     }
 
     pub fn on_timer(&mut self, net: &mut impl Port, gen: u32) {
-        if net.fire(&mut self.timer, self.ep.flow, TimerKind::Cbr, gen) {
+        if net.fire(&mut self.timer, self.agent.ep.flow, TimerKind::Cbr, gen) {
             self.send_and_rearm(net);
         }
     }
 
     fn send_and_rearm(&mut self, net: &mut impl Port) {
-        self.ep.send(net, Kind::Cbr, |p| (p.size, p.payload, p.seq) = (self.size, self.size, self.seq));
-        self.seq += 1;
-        net.arm(&mut self.timer, self.ep.flow, TimerKind::Cbr, self.interval);
+        self.agent.send(net, self.size);
+        net.arm(&mut self.timer, self.agent.ep.flow, TimerKind::Cbr, self.interval);
     }
 }
 
@@ -86,7 +87,7 @@ mod tests {
         let cases: [(u64, u32, f64); 3] = [(448_000, 210, 0.00375), (1_000_000, 1000, 0.008), (64_000, 80, 0.01)];
         for (rate, size, interval) in cases {
             let mut net = FakePort::default();
-            let mut cbr = CbrSource::new(sender_end(), rate, size);
+            let mut cbr = CbrSource::new(UdpAgent::new(sender_end(), Kind::Cbr, size), rate, size);
             cbr.start(&mut net);
             assert_eq!(net.deadline(TimerKind::Cbr), Some(interval), "{rate} b/s, {size} B");
             for _ in 0..3 {
@@ -114,10 +115,24 @@ mod tests {
         assert_eq!(sent, vec![(0, 1000), (1, 1000), (2, 500), (3, 1000)]);
     }
 
+    /// ns-2's ex/802.11/infra.tcl: 1023-byte CBR messages on an `Agent/UDP` of packetSize_
+    /// 1000 go as a 1000-byte and a 23-byte `cbr` packet, each with its own seqno.
+    #[test]
+    fn cbr_messages_above_the_agents_packet_size_are_split() {
+        let mut net = FakePort::default();
+        let mut cbr = CbrSource::new(UdpAgent::new(sender_end(), Kind::Cbr, 1000), 256_000, 1023);
+        cbr.start(&mut net);
+        assert_eq!(net.deadline(TimerKind::Cbr), Some(1023.0 * 8.0 / 256_000.0), "the interval is the message's");
+        net.expire(|net, _, gen| cbr.on_timer(net, gen));
+        let sent: Vec<(i64, u32, Kind)> = net.sent.iter().map(|p| (p.seq, p.size, p.kind)).collect();
+        let expected = vec![(0, 1000, Kind::Cbr), (1, 23, Kind::Cbr), (2, 1000, Kind::Cbr), (3, 23, Kind::Cbr)];
+        assert_eq!(sent, expected);
+    }
+
     #[test]
     fn cbr_stop_cancels_the_next_packet() {
         let mut net = FakePort::default();
-        let mut cbr = CbrSource::new(sender_end(), 448_000, 210);
+        let mut cbr = CbrSource::new(UdpAgent::new(sender_end(), Kind::Cbr, 210), 448_000, 210);
         cbr.start(&mut net);
         net.expire(|net, _, gen| cbr.on_timer(net, gen));
         cbr.stop(&mut net);

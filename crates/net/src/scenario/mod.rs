@@ -186,6 +186,8 @@ pub struct Scenario {
     pub wireless_format: crate::trace::WirelessFormat,
     /// Write ns-2's `x` line at the end of each frame's transmission (`-eotTrace ON`).
     pub eot_trace: bool,
+    /// Write the wireless trace's AGT lines (false: ns-2's `-agentTrace OFF`).
+    pub agent_trace: bool,
     /// The IP version of pcap captures (IPv6 when there are mobile nodes).
     pub pcap_ip: crate::pcap::IpVersion,
     /// Sample each flow's goodput and each link's queue at every multiple of this interval.
@@ -396,6 +398,40 @@ pub struct FlowConfig {
     /// None: runs until the end of the simulation.
     #[serde(rename = "stop_s", serialize_with = "opt_secs")]
     pub stop: Option<Time>,
+    /// A UDP flow's agent `packetSize_`, where it is below the source's packet size: each
+    /// message goes as packets of this size and one of the rest (ns-2's `Agent/UDP` `sendmsg`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub udp_packet_size: Option<u32>,
+    /// The ports of the sending and the receiving agent where the scenario gives them (ns-2's
+    /// `$node attach $agent $port`); None takes the node's lowest free port.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_port: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to_port: Option<u32>,
+}
+
+/// The ports of each flow's two agents: on each node, in the order the agents are attached
+/// (each flow's sender, then its sink), the port a flow gives, or else the lowest one free (ns-2's
+/// `Classifier::getnxt`). Err names the flow and end (`"from"` or `"to"`) whose port is taken.
+pub fn agent_ports(flows: &[FlowConfig], nodes: usize) -> Result<Vec<[u32; 2]>, (usize, &'static str, u32)> {
+    let mut taken: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+    let mut ports = Vec::with_capacity(flows.len());
+    for (i, f) in flows.iter().enumerate() {
+        let mut pair = [0; 2];
+        for (k, (node, given, end)) in [(f.from, f.from_port, "from"), (f.to, f.to_port, "to")].into_iter().enumerate()
+        {
+            let used = &mut taken[node];
+            let port = match given {
+                Some(p) if used.contains(&p) => return Err((i, end, p)),
+                Some(p) => p,
+                None => (0..).find(|p| !used.contains(p)).expect("a free port"),
+            };
+            used.push(port);
+            pair[k] = port;
+        }
+        ports.push(pair);
+    }
+    Ok(ports)
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -320,6 +320,9 @@ pub struct RawFlow {
     pub shape: Option<f64>,
     pub records: Option<Vec<Vec<i64>>>,
     pub packet_size: Option<Quantity>,
+    pub udp_packet_size: Option<Quantity>,
+    pub from_port: Option<i64>,
+    pub to_port: Option<i64>,
     pub delack_interval: Option<Quantity>,
     pub tcp: Option<RawTcp>,
     pub tcpsink: Option<RawSink>,
@@ -515,6 +518,7 @@ pub struct RawOutput {
     pub trace_flows: Option<Vec<String>>,
     pub wireless_format: Option<String>,
     pub eot_trace: Option<Flag>,
+    pub agent_trace: Option<Flag>,
     pub interval: Option<Quantity>,
     pub pcap_ip: Option<String>,
 }

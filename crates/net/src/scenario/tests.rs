@@ -613,3 +613,52 @@ eot_trace = true
         assert_eq!(&e.path, path, "wrong path for {to:?}: {e}");
     }
 }
+
+/// ex/802.11/infra.tcl's flows: 1023-byte CBR messages on a UDP agent of packetSize_ 1000, a
+/// sink on port 1 of its node (an idle agent holds port 0 there), and no AGT lines.
+#[test]
+fn a_udp_flow_takes_its_agents_packet_size_and_ports_naming_the_field() {
+    let good = r#"
+name = "ports"
+duration = "1s"
+nodes = ["a", "b"]
+[[links]]
+from = "a"
+to = "b"
+bandwidth = "10Mb"
+delay = "1ms"
+[[flows]]
+from = "a"
+to = "b"
+protocol = "udp"
+packet_size = 1023
+udp_packet_size = 1000
+to_port = 1
+[[flows]]
+from = "a"
+to = "b"
+protocol = "udp"
+[output]
+agent_trace = false
+"#;
+    let s = Scenario::from_toml(good).expect("a good scenario");
+    let f = &s.flows[0];
+    assert_eq!((f.udp_packet_size, f.from_port, f.to_port), (Some(1000), None, Some(1)));
+    assert!(!s.agent_trace && Scenario::from_toml(&good.replace("agent_trace = false", "")).unwrap().agent_trace);
+    // each node's lowest free port for the agents that name none: a:0, b:1; then a:1, b:0
+    assert_eq!(agent_ports(&s.flows, 2), Ok(vec![[0, 1], [1, 0]]));
+    let cases: &[(&str, &str, &str)] = &[
+        ("udp_packet_size = 1000", "udp_packet_size = 0", "flows[0].udp_packet_size"),
+        ("packet_size = 1023\n", "packet_size = 1023\napp = \"telnet\"\n", "flows[0].udp_packet_size"),
+        ("protocol = \"udp\"\npacket_size", "protocol = \"reno\"\npacket_size", "flows[0].udp_packet_size"),
+        ("to_port = 1", "to_port = 255", "flows[0].to_port"),
+        ("to_port = 1", "to_port = 1\nfrom_port = -1", "flows[0].from_port"),
+        ("protocol = \"udp\"\n[output]", "protocol = \"udp\"\nto_port = 1\n[output]", "flows[1].to_port"),
+        ("agent_trace = false", "agent_trace = \"no\"", "output.agent_trace"),
+    ];
+    for (from, to, path) in cases {
+        let text = good.replacen(from, to, 1);
+        let e = Scenario::from_toml(&text).expect_err(&format!("case {path} should fail"));
+        assert_eq!(&e.path, path, "wrong path for {to:?}: {e}");
+    }
+}

@@ -142,6 +142,13 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         }
         flows.push(cfg);
     }
+    if let Err((i, end, port)) = agent_ports(&flows, nodes.len()) {
+        let node = &nodes[if end == "from" { flows[i].from } else { flows[i].to }];
+        return err(
+            format!("flows[{i}].{end}_port"),
+            format!("port {port} of node {node:?} is taken by an earlier agent"),
+        );
+    }
 
     unused_tables(defaults.vegas.is_some(), defaults.fast.is_some(), raw.tcp.as_ref(), &flows)?;
     if defaults.modern.is_some()
@@ -180,6 +187,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let mut trace_flows = None;
     let mut wireless_format = crate::trace::WirelessFormat::Old;
     let mut eot_trace = false;
+    let mut agent_trace = true;
     let mut interval = None;
     let mut pcap_ip = if mobile_nodes.is_empty() { IpVersion::Ipv4 } else { IpVersion::Ipv6 };
     if let Some(out) = &raw.output {
@@ -212,6 +220,9 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         }
         if let Some(f) = out.eot_trace {
             eot_trace = flag(f, "output.eot_trace")?;
+        }
+        if let Some(f) = out.agent_trace {
+            agent_trace = flag(f, "output.agent_trace")?;
         }
         if let Some(list) = &out.trace_links {
             let mut dirs = Vec::with_capacity(list.len());
@@ -263,6 +274,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         trace_flows,
         wireless_format,
         eot_trace,
+        agent_trace,
         pcap_ip,
         interval,
         hosts,
@@ -1509,7 +1521,25 @@ fn flow(
         }
         None => None,
     };
-    Ok(FlowConfig { name, fid, from, to, transport, app, start, stop })
+    // a Telnet's or a trace's packet_size is already the UDP agent's
+    let sized_by_source =
+        !is_tcp && matches!(app, AppConfig::Cbr { .. } | AppConfig::Exponential { .. } | AppConfig::Pareto { .. });
+    only(
+        "udp_packet_size",
+        f.udp_packet_size.is_some() && !sized_by_source,
+        "over UDP with app = \"cbr\", \"exponential\" or \"pareto\"",
+    )?;
+    let udp_packet_size = match &f.udp_packet_size {
+        Some(q) => match size(q, &p("udp_packet_size"))? {
+            0 => return err(p("udp_packet_size"), "must be above 0"),
+            s => Some(s.min(u32::MAX as u64) as u32),
+        },
+        None => None,
+    };
+    // a mobile node's routing agent holds port 255 (ns-2's RT_PORT)
+    let port = |v: Option<i64>, field: &str| v.map(|v| int_in(v, 0, 254, &p(field))).transpose();
+    let (from_port, to_port) = (port(f.from_port, "from_port")?, port(f.to_port, "to_port")?);
+    Ok(FlowConfig { name, fid, from, to, transport, app, start, stop, udp_packet_size, from_port, to_port })
 }
 
 /// A FullTcp flow's two agents (None for other flows, which may not set their knobs).

@@ -217,6 +217,7 @@ impl Simulation {
             if !scenario.wlans.is_empty() {
                 tracer.wireless = Some(scenario.wireless_format);
                 tracer.eot = scenario.eot_trace;
+                tracer.no_agent_lines = !scenario.agent_trace;
             }
         }
         if traces.nam {
@@ -320,18 +321,15 @@ impl Simulation {
         }
         net.wifi.start_infrastructure(&mut net.ctx);
 
-        // Agents get ports on their node in the order they are attached (sender, then sink),
-        // as ns-2's `attach-agent` does.
-        let mut next_port = vec![0u32; scenario.nodes.len()];
-        let mut port = |node: usize| {
-            let p = next_port[node];
-            next_port[node] += 1;
-            Addr { node: NodeId::of(node), port: p }
-        };
+        let ports = crate::scenario::agent_ports(&scenario.flows, scenario.nodes.len())
+            .expect("validated: no two agents of a node share a port");
         let mut flows = Vec::with_capacity(scenario.flows.len());
         for (i, f) in scenario.flows.iter().enumerate() {
             let id = FlowId(i as u32);
-            let (src, dst) = (port(f.from), port(f.to));
+            let [src, dst] = ports[i];
+            let (src, dst) = (Addr { node: NodeId::of(f.from), port: src }, Addr { node: NodeId::of(f.to), port: dst });
+            // a UDP agent's packetSize_: the source's packet size unless the flow gives it
+            let udp_size = |size: u32| f.udp_packet_size.unwrap_or(size);
             let sender_end = Endpoint { flow: id, fid: f.fid, addr: src, peer: dst };
             let receiver_end = Endpoint { addr: dst, peer: src, ..sender_end };
             let (sender, receiver) = match (&f.transport, f.app) {
@@ -394,14 +392,15 @@ impl Simulation {
                     (sender, receiver)
                 }
                 (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
-                    (Sender::Cbr(CbrSource::new(sender_end, rate_bps, size)), Receiver::Null)
+                    let agent = UdpAgent::new(sender_end, Kind::Cbr, udp_size(size));
+                    (Sender::Cbr(CbrSource::new(agent, rate_bps, size)), Receiver::Null)
                 }
                 // the agent's packetSize_ is the source's size (Telnet's and a trace's: the flow's)
                 (Transport::Udp, AppConfig::Exponential { size, .. }) => {
-                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Exp, size)), Receiver::Null)
+                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Exp, udp_size(size))), Receiver::Null)
                 }
                 (Transport::Udp, AppConfig::Pareto { size, .. }) => {
-                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Pareto, size)), Receiver::Null)
+                    (Sender::Udp(UdpAgent::new(sender_end, Kind::Pareto, udp_size(size))), Receiver::Null)
                 }
                 (Transport::Udp, AppConfig::Telnet { size, .. } | AppConfig::Trace { size, .. }) => {
                     (Sender::Udp(UdpAgent::new(sender_end, Kind::Udp, size)), Receiver::Null)

@@ -669,6 +669,10 @@ impl Wifi {
         if !(post || (s.state == State::Contend && s.has_frames())) || self.medium_busy(r, now) {
             return;
         }
+        if cfg.ns2_backoff && s.backoff.is_none() && s.cts_until > now {
+            // ns-2 has yet to draw the backoff, at the end of MAC_CTS (`tx_end`)
+            return;
+        }
         if cfg.ns2_backoff && s.access.pending() {
             // ns-2 resumes only a paused backoff (checkBackoffTimer): a running one keeps its
             // place among the events of its instant
@@ -895,14 +899,21 @@ impl Wifi {
                 let by = if ns2 { s.answer_by } else { now + timing.sifs + timing.control(ACK_BYTES) + timing.slot };
                 self.arm_mac(ctx, r, MacTimer::Timeout, by);
             }
-            (State::Contend, FrameKind::Cts | FrameKind::Ack) if ns2 && s.backoff.is_none() => {
-                // a packet came while the response waited its SIFS (`enqueue`): ns-2's
-                // `tx_resume` starts its backoff now, paused, and resumes it DIFS after now
-                // (after a CTS, after its timeout; ns-2 draws then, tcplab draws now)
-                s.not_before = if frame.kind == FrameKind::Cts { s.answer_by } else { now };
+            (State::Contend, FrameKind::Ack) if ns2 && s.backoff.is_none() => {
+                // a packet came while the ACK waited its SIFS (`enqueue`): ns-2's `tx_resume`
+                // starts its backoff now, paused, and resumes it DIFS after now
+                s.not_before = now;
                 let slots = self.draw_backoff(ctx, r);
                 self.stations[r.index()].backoff = Some(slots);
                 self.medium_maybe_idle(ctx, r);
+            }
+            (State::Contend, FrameKind::Cts) if ns2 && s.backoff.is_none() => {
+                // a packet came while the CTS waited its SIFS: ns-2's `tx_resume` draws its
+                // backoff when MAC_CTS ends, at the CTS's timeout (`MacTimer::Timeout`) or, if
+                // the data comes, as the ACK ends (the arm above); it resumes DIFS after
+                s.not_before = s.answer_by;
+                let by = s.answer_by;
+                self.arm_mac(ctx, r, MacTimer::Timeout, by);
             }
             (_, FrameKind::Cts) if ns2 => {
                 // no data yet: ns-2's `tx_resume` comes at the CTS's timeout (check_pktCTRL,
@@ -1219,6 +1230,9 @@ impl Wifi {
                 }
             }
             FrameKind::Data => {
+                if s.cts_until > now && s.state == State::Contend && s.backoff.is_none() {
+                    s.timeout.cancel(); // the ACK's end draws the backoff (`tx_end`)
+                }
                 s.cts_until = 0.0; // recvDATA: our CTS got through, MAC_CTS ends
                 s.respond = Some((FrameKind::Ack, frame.src, 0.0));
                 self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
@@ -1304,8 +1318,17 @@ impl Wifi {
         match which {
             MacTimer::Access => self.send_head(ctx, r),
             MacTimer::Timeout => {
-                if let State::Mgmt(m) = self.stations[r.index()].state {
+                let s = &self.stations[r.index()];
+                if let State::Mgmt(m) = s.state {
                     self.mgmt_timeout(ctx, r, m);
+                    return Outcome::Nothing;
+                }
+                if s.state == State::Contend {
+                    // the CTS's timeout with no data come (`tx_end`): `tx_resume` draws the
+                    // backoff of the packet that came before the CTS
+                    let slots = self.draw_backoff(ctx, r);
+                    self.stations[r.index()].backoff = Some(slots);
+                    self.medium_maybe_idle(ctx, r);
                     return Outcome::Nothing;
                 }
                 return self.exchange_failed(ctx, r);

@@ -725,6 +725,48 @@ fn ns2_draws_no_backoff_for_a_packet_that_comes_while_an_ack_waits_its_sifs() {
 }
 
 #[test]
+fn ns2_draws_the_backoff_of_a_packet_that_came_before_its_cts_when_mac_cts_ends() {
+    // send() during the SIFS before a CTS starts no backoff (the defer timer runs); after the
+    // CTS the MAC is in MAC_CTS, and tx_resume draws only when that ends: as its ACK ends if
+    // the data comes (recvDATA's tx_resume has the ACK to send), at the CTS's timeout if not.
+    // Another station's draws in between come first (found by the WLAN fuzz:
+    // conformance/fuzz-cases/wifi_error_model_11mb_rts_early.json, an error model's draw).
+    let d = 10.0;
+    for data_lost in [false, true] {
+        let bed_with = || {
+            let mut bed = Bed::new(ns2(&[(0.0, 0.0), (d, 0.0)], 0));
+            if data_lost {
+                // B (radio 0) senses A's RTS (frame 0), then the data (frame 1)
+                bed.wifi.stations[0].losses.push(loss(LossModel::List { packets: vec![1] }, vec![]));
+            }
+            let _ = bed.send(1, 0, 1, 1000);
+            bed
+        };
+        let mut bed = bed_with();
+        let slots = bed.wifi.stations[1].backoff.expect("drawn") as f64;
+        let rts_in = DIFS + slots * SLOT + RTS + p(d);
+        bed.run_until(rts_in + 5.0 * US);
+        assert!(matches!(bed.send(0, 1, 2, 1000), Outcome::Nothing));
+        bed.run_until(rts_in + SIFS + CTS + 1.0 * US);
+        assert_eq!(bed.wifi.stations[0].stats.cts, 1);
+        assert_eq!(bed.wifi.stations[0].backoff, None, "nothing drawn as the CTS ends (lost data: {data_lost})");
+        let ends = if data_lost {
+            bed.wifi.stations[0].answer_by
+        } else {
+            let mut full = bed_with();
+            full.run_until(rts_in + 5.0 * US);
+            let _ = full.send(0, 1, 2, 1000);
+            full.run_until(0.5);
+            full.times(Seen::TxEnd(0, FrameKind::Ack))[0]
+        };
+        bed.run_until(ends - 1.0 * US);
+        assert_eq!(bed.wifi.stations[0].backoff, None, "nothing drawn in MAC_CTS (lost data: {data_lost})");
+        bed.run_until(ends + 1.0 * US);
+        assert!(bed.wifi.stations[0].backoff.is_some(), "drawn as MAC_CTS ends (lost data: {data_lost})");
+    }
+}
+
+#[test]
 fn ns2_hands_a_frame_to_equidistant_radios_in_its_channels_order() {
     // WirelessChannel::getAffectedNodes: the nodes sorted by x, from the sender's place down,
     // then up; radios 5 m away both, radio 2 at smaller x than the sender, radio 1 at larger, so
