@@ -4,6 +4,7 @@
 //! order as in ns-2. Only this module forwards packets.
 
 pub use crate::ctx::{Ctx, Event, TimerKind};
+use crate::dsdv::{Advert, Dsdv, DsdvEvent};
 use crate::emu::frame::Headers;
 use crate::emu::frames::RealFrames;
 use crate::ids::{LaneId, LinkId, NodeId, RadioId};
@@ -253,6 +254,10 @@ pub struct Network {
     forwarding_last: bool,
     /// Real hosts' frames in emulation (crate::emu), kept aside while their packets cross.
     pub(crate) real: Box<RealFrames>,
+    /// The DSDV routing agents (none unless a WLAN has `routing = "dsdv"`).
+    pub dsdv: Dsdv,
+    /// A scratch list of an update's entries as they are processed.
+    adverts: Vec<Advert>,
 }
 
 impl Network {
@@ -290,6 +295,8 @@ impl Network {
             node_names,
             forwarding_last: false,
             real: Box::default(),
+            dsdv: Dsdv::default(),
+            adverts: Vec::new(),
         };
         net.mip.start(&mut net.ctx, &net.wifi);
         net
@@ -303,7 +310,7 @@ impl Network {
             // a FullTcp listener's data goes in `ack` packets: data all the same
             Kind::Ack if pkt.payload == 0 => stats.acks_sent += 1,
             Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.on_data_sent(pkt.size),
-            Kind::Arp | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
+            Kind::Arp | Kind::Message | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
         }
         self.trace_agent('s', node, id);
         self.forward(node, id);
@@ -413,6 +420,10 @@ impl Network {
     #[must_use = "a packet handed back still holds its slot"]
     fn arrive_from_radio(&mut self, node: NodeId, from: NodeId, id: PacketId) -> Option<PacketId> {
         let pkt = self.ctx.pkts.get(id);
+        if pkt.kind == Kind::Message {
+            self.dsdv_receive_update(node, id);
+            return None;
+        }
         self.mip.note_delivery(self.ctx.now_secs(), pkt, from);
         let home = self.arrive_at(node, id);
         if self.ctx.tracer.wireless.is_some() && home.is_none() {
@@ -454,6 +465,37 @@ impl Network {
                 home
             }
         }
+    }
+
+    /// A DSDV agent's event: an update's packet due at the send target goes to the `s RTR`
+    /// trace, then down the link layer as a broadcast.
+    pub fn on_dsdv(&mut self, ev: DsdvEvent) {
+        let Some((a, id)) = self.dsdv.on_event(&mut self.ctx, ev) else { return };
+        let (node, radio) = (self.dsdv.agents[a as usize].node, self.dsdv.agents[a as usize].radio);
+        let pkt = *self.ctx.pkts.get(id);
+        self.wifi.trace_radio_packet(&mut self.ctx, 's', node, "RTR", "---", &pkt);
+        self.radio_enqueue(radio, crate::wifi::BROADCAST, id);
+    }
+
+    /// A route update from a neighbour reaches `node`'s link layer: the `r RTR` trace, then its
+    /// agent's `processUpdate`, which frees it.
+    fn dsdv_receive_update(&mut self, node: NodeId, id: PacketId) {
+        let pkt = *self.ctx.pkts.get(id);
+        if self.ctx.tracer.wireless.is_some() {
+            let header = self.wifi.take_mac_header(id).unwrap_or(RxHeader::plain((0, 0, 0, 0), 'r'));
+            self.wifi.write_radio_packet(&mut self.ctx, 'r', node, "RTR", "---", &pkt, header);
+        }
+        self.ctx.pkts.release(id);
+        let a = self.dsdv.agent_of(node).expect("updates go to nodes with an agent");
+        let from = pkt.src.node.index() as i32;
+        let mut adverts = std::mem::take(&mut self.adverts);
+        self.dsdv.advert(pkt.uid, &mut adverts);
+        for &advert in &adverts {
+            let waiting = self.dsdv.process_entry(&mut self.ctx, a, from, advert);
+            debug_assert!(waiting.is_empty(), "no packets wait for routes yet");
+        }
+        self.adverts = adverts;
+        self.dsdv.heard_from(&mut self.ctx, a, from);
     }
 
     /// A mobile node's timer fired.
@@ -659,7 +701,7 @@ impl Network {
     /// A packet is lost: counted against its flow and returned to the pool.
     pub fn drop_packet(&mut self, id: PacketId) {
         let pkt = self.ctx.pkts.release(id);
-        if matches!(pkt.kind, Kind::Arp | Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {
+        if matches!(pkt.kind, Kind::Arp | Kind::Message | Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {
             if pkt.kind == Kind::Real {
                 self.real.drop_frame(pkt.uid);
             }
@@ -669,7 +711,7 @@ impl Network {
         match pkt.kind {
             Kind::Ack if pkt.payload == 0 => stats.acks_dropped += 1,
             Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.data_dropped += 1,
-            Kind::Arp | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
+            Kind::Arp | Kind::Message | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
         }
         if pkt.kind.is_data() && self.mip.is_mobile(pkt.dst.node) {
             self.mip.drops.push((self.ctx.now_secs(), pkt.flow.0));

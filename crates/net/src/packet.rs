@@ -42,6 +42,10 @@ pub enum Kind {
     /// profile (ns-2's `ARPTable`, wifi/arp.rs): from `src.node` about `dst.node`; it ends in
     /// the radio.
     Arp,
+    /// A DSDV route update (ns-2's `PT_MESSAGE`, crate::dsdv): broadcast from `src.node`'s
+    /// routing agent (port 255) to every neighbour; its entries wait beside the packet
+    /// (`Dsdv::advert`). It ends at the neighbours' routing agents.
+    Message,
     /// Mobile IPv6 signalling: a binding update (`seq`: the care-of router's node) and its
     /// acknowledgement (`seq`: the anchor's node).
     BindingUpdate,
@@ -69,6 +73,7 @@ impl Kind {
             Kind::Pareto => "pareto",
             Kind::Udp => "udp",
             Kind::Arp => "ARP",
+            Kind::Message => "message",
             Kind::BindingUpdate => "BU",
             Kind::BindingAck => "BA",
             Kind::Real => "real",

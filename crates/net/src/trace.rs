@@ -364,6 +364,15 @@ pub fn ns2_flags(f: u8) -> [u8; 7] {
     ]
 }
 
+/// An address's node in a wireless line: a route update's destination is IP_BROADCAST (-1).
+fn put_node(l: &mut Vec<u8>, p: &Packet, a: crate::packet::Addr, dst: bool) {
+    if p.kind == Kind::Message && dst {
+        l.extend_from_slice(b"-1");
+    } else {
+        put_u64(l, a.node.get() as u64);
+    }
+}
+
 /// One wireless trace line as cmu-trace.cc writes it (`format_mac_common`, then `format_arp`
 /// or `format_ip` and `format_tcp`/`format_rtp`; the new format's `-X value` pairs when
 /// `$ns use-newtrace`), appended to `l`.
@@ -415,14 +424,19 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
                 // `-2` of a packet no routing agent routed, as DumbAgent leaves it (an access
                 // point's relay names the destination)
                 l.extend_from_slice(b" ------- ");
-                for (sep, a) in [(b'[', p.src), (b' ', p.dst)] {
+                for (sep, a, dst) in [(b'[', p.src, false), (b' ', p.dst, true)] {
                     l.push(sep);
-                    put_u64(l, a.node.get() as u64);
+                    put_node(l, p, a, dst);
                     l.push(b':');
                     put_u64(l, a.port as u64);
                 }
                 l.extend_from_slice(b" 32 ");
                 put_u64(l, e.next_hop as u64);
+                if p.kind == Kind::Message {
+                    // cmu-trace.cc's `format_msg` writes nothing
+                    l.extend_from_slice(b"] \n");
+                    return;
+                }
                 l.extend_from_slice(b"] [");
                 put_i64(l, p.seq);
                 l.extend_from_slice(if tcp { b" 0] " } else { b"] " });
@@ -437,7 +451,9 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
             put_fixed(l, e.now, 9);
             l.extend_from_slice(b" -Hs ");
             put_u64(l, e.node.get() as u64);
-            l.extend_from_slice(b" -Hd -2 -Ni ");
+            // `ch->next_hop_`: IP_BROADCAST for a route update, DumbAgent's -2 otherwise
+            let message = e.packet.is_some_and(|p| p.kind == Kind::Message) && e.control.is_none();
+            l.extend_from_slice(if message { b" -Hd -1 -Ni " } else { b" -Hd -2 -Ni " });
             put_u64(l, e.node.get() as u64);
             l.extend_from_slice(b" -Nx ");
             put_fixed(l, e.pos.0, 2);
@@ -461,9 +477,9 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
                 }
                 l.push(b' ');
             } else if let Some(p) = ip {
-                for (key, a) in [(&b"-Is "[..], p.src), (b" -Id ", p.dst)] {
+                for (key, a, dst) in [(&b"-Is "[..], p.src, false), (b" -Id ", p.dst, true)] {
                     l.extend_from_slice(key);
-                    put_u64(l, a.node.get() as u64);
+                    put_node(l, p, a, dst);
                     l.push(b'.');
                     put_u64(l, a.port as u64);
                 }
@@ -472,6 +488,10 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
                 for (key, v) in [(&b" -Il "[..], e.size as u64), (b" -If ", p.fid as u64), (b" -Ii ", uid)] {
                     l.extend_from_slice(key);
                     put_u64(l, v);
+                }
+                if p.kind == Kind::Message {
+                    l.extend_from_slice(b" -Iv 32 \n");
+                    return;
                 }
                 if tcp {
                     l.extend_from_slice(b" -Iv 32 -Pn tcp -Ps ");

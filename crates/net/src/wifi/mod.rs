@@ -1139,6 +1139,18 @@ impl Wifi {
                 if pkt.kind == crate::packet::Kind::Arp {
                     self.arp_input(ctx, r, &pkt);
                 }
+                if pkt.kind == crate::packet::Kind::Message {
+                    // a route update goes up to the node's routing agent (crate::dsdv)
+                    let node = self.stations[r.index()].node;
+                    let from = self.stations[frame.src.index()].node;
+                    let id = ctx.pkts.alloc(pkt); // the frame keeps its own for the other radios
+                    if ctx.tracer.wireless.is_some() {
+                        let mac = ((frame.nav * 1e6).round() as u32, u32::MAX, from.get(), 0x800);
+                        let header = RxHeader { mac, forwards: frame.via.hops + 1, next_hop: 0 };
+                        self.mac_headers.push((id, header));
+                    }
+                    return Some(Outcome::Delivered { node, from, radio: r, id });
+                }
             }
             FrameKind::Data => {
                 s.cts_until = 0.0; // recvDATA: our CTS got through, MAC_CTS ends
