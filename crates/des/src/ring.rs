@@ -79,6 +79,18 @@ impl<T: Copy> Ring<T> {
         value
     }
 
+    /// Puts `value` `index` places from the front; the later ones move back (a routing
+    /// packet's place near the head of an interface queue, rare: a loop is fine).
+    pub fn insert(&mut self, index: usize, value: T) {
+        assert!(index <= self.len, "index {index} in a ring of {}", self.len);
+        self.push_back(value);
+        let mask = self.mask();
+        for i in (index..self.len - 1).rev() {
+            self.buf[(self.head + i + 1) & mask] = self.buf[(self.head + i) & mask];
+        }
+        self.buf[(self.head + index) & mask] = value;
+    }
+
     /// The values, first to last.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         (0..self.len).map(move |i| &self.buf[(self.head + i) & self.mask()])

@@ -4,7 +4,7 @@
 //! order as in ns-2. Only this module forwards packets.
 
 pub use crate::ctx::{Ctx, Event, TimerKind};
-use crate::dsdv::{Advert, Dsdv, DsdvEvent};
+use crate::dsdv::{Advert, Dsdv, DsdvEvent, Forward};
 use crate::emu::frame::Headers;
 use crate::emu::frames::RealFrames;
 use crate::ids::{LaneId, LinkId, NodeId, RadioId};
@@ -329,6 +329,15 @@ impl Network {
 
     /// Hands a packet at `node` to the link (or radio) towards its destination.
     pub fn forward(&mut self, node: NodeId, id: PacketId) {
+        if !self.dsdv.is_empty() {
+            if let Some(a) = self.dsdv.agent_of(node) {
+                // an agent's packet enters the routing agent (the node's default target)
+                let header = RxHeader::plain((0, 0, 0, 0), 's');
+                self.trace_dsdv('r', node, "---", id, header);
+                self.dsdv_recv(a, node, id, header);
+                return;
+            }
+        }
         let Some(towards) = self.forward_mobile(node, id) else { return };
         self.forward_on(self.route(node, towards), id);
     }
@@ -424,6 +433,15 @@ impl Network {
             self.dsdv_receive_update(node, id);
             return None;
         }
+        if !is_home(pkt, node) {
+            if let Some(a) = self.dsdv.agent_of(node) {
+                // not for this node: its routing agent forwards it, as the frame brought it
+                let header = self.wifi.take_mac_header(id).unwrap_or(RxHeader::plain((0, 0, 0, 0), 'r'));
+                self.trace_dsdv('r', node, "---", id, header);
+                self.dsdv_recv(a, node, id, header);
+                return None;
+            }
+        }
         self.mip.note_delivery(self.ctx.now_secs(), pkt, from);
         let home = self.arrive_at(node, id);
         if self.ctx.tracer.wireless.is_some() && home.is_none() {
@@ -477,6 +495,56 @@ impl Network {
         self.radio_enqueue(radio, crate::wifi::BROADCAST, id);
     }
 
+    /// A routing-agent line (`RTR`) for packet `id` at `node`, with the MAC header it carries.
+    fn trace_dsdv(&mut self, ev: char, node: NodeId, reason: &'static str, id: PacketId, header: RxHeader) {
+        if self.ctx.tracer.wireless.is_some() {
+            let pkt = *self.ctx.pkts.get(id);
+            self.wifi.write_radio_packet(&mut self.ctx, ev, node, "RTR", reason, &pkt, header);
+        }
+    }
+
+    /// DSDV's `recv` at `node` (its agent `a`): a packet it originates gains its IP header
+    /// (every time it comes through: one released from the queue gains another), one it
+    /// forwards loses a TTL; then `forwardPacket`.
+    fn dsdv_recv(&mut self, a: u32, node: NodeId, id: PacketId, header: RxHeader) {
+        let pkt = self.ctx.pkts.get_mut(id);
+        let why = if pkt.src.node == node && pkt.forwards == 0 {
+            pkt.size += crate::dsdv::IP_HDR_LEN;
+            pkt.ttl = crate::packet::DEFAULT_TTL;
+            None
+        } else if pkt.src.node == node {
+            Some("LOOP")
+        } else {
+            pkt.ttl -= 1;
+            (pkt.ttl == 0).then_some("TTL")
+        };
+        if let Some(why) = why {
+            self.trace_dsdv('D', node, why, id, header);
+            self.drop_packet(id);
+            return;
+        }
+        let dst = self.ctx.pkts.get(id).dst.node.index() as i32;
+        match self.dsdv.route(&mut self.ctx, a, id, dst) {
+            Forward::Next(hop) => {
+                let hop = NodeId::of(hop as usize);
+                let pkt = self.ctx.pkts.get_mut(id);
+                pkt.next_hop = Some(hop);
+                // cmu-trace writes `f` for a packet of another node
+                let ev = if pkt.src.node == node { 's' } else { 'f' };
+                self.trace_dsdv(ev, node, "---", id, header);
+                let radio = self.dsdv.agents[a as usize].radio;
+                let wlan = self.wifi.stations[radio.index()].wlan_index();
+                let to = self.wifi.radio(wlan, hop.index()).expect("a DSDV next hop is on the WLAN");
+                self.radio_enqueue(radio, to, id);
+            }
+            Forward::Waits(Some(oldest)) => {
+                self.trace_dsdv('D', node, "IFQ", oldest, RxHeader::plain((0, 0, 0, 0), 'D'));
+                self.drop_packet(oldest);
+            }
+            Forward::Waits(None) => {}
+        }
+    }
+
     /// A route update from a neighbour reaches `node`'s link layer: the `r RTR` trace, then its
     /// agent's `processUpdate`, which frees it.
     fn dsdv_receive_update(&mut self, node: NodeId, id: PacketId) {
@@ -491,8 +559,10 @@ impl Network {
         let mut adverts = std::mem::take(&mut self.adverts);
         self.dsdv.advert(pkt.uid, &mut adverts);
         for &advert in &adverts {
-            let waiting = self.dsdv.process_entry(&mut self.ctx, a, from, advert);
-            debug_assert!(waiting.is_empty(), "no packets wait for routes yet");
+            // the packets that waited for the route go to `recv` again, oldest first
+            for waiting in self.dsdv.process_entry(&mut self.ctx, a, from, advert) {
+                self.dsdv_recv(a, node, waiting, RxHeader::plain((0, 0, 0, 0), 's'));
+            }
         }
         self.adverts = adverts;
         self.dsdv.heard_from(&mut self.ctx, a, from);

@@ -158,7 +158,16 @@ pub struct Packet {
     /// Bytes of those tunnels and of Mobile IPv6 options (route optimisation's routing header
     /// or home address option), which the mobile end takes off again.
     pub mip_bytes: u16,
+    /// The IP header's TTL (ns-2's 32; only DSDV counts it down) and, once a DSDV agent has
+    /// routed it, the hops it has been received over (`num_forwards`) and the next hop the
+    /// agent chose (`ch->next_hop_`), which the wireless trace prints (crate::dsdv).
+    pub ttl: u8,
+    pub forwards: u8,
+    pub next_hop: Option<NodeId>,
 }
+
+/// ns-2's `IP_DEF_TTL`.
+pub const DEFAULT_TTL: u8 = 32;
 
 /// ns-2's NSA: the TCP header holds at most this many SACK blocks.
 pub const MAX_SACK_BLOCKS: usize = 3;
@@ -189,6 +198,9 @@ impl Packet {
             via: None,
             tunnel_from: NodeId::default(),
             mip_bytes: 0,
+            ttl: DEFAULT_TTL,
+            forwards: 0,
+            next_hop: None,
         }
     }
 

@@ -107,6 +107,9 @@ impl Endpoint {
             mip_bytes: 0,
             via: None,
             tunnel_from: NodeId::default(),
+            ttl: crate::packet::DEFAULT_TTL,
+            forwards: 0,
+            next_hop: None,
         }
     }
 }

@@ -430,7 +430,9 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
                     l.push(b':');
                     put_u64(l, a.port as u64);
                 }
-                l.extend_from_slice(b" 32 ");
+                l.push(b' ');
+                put_u64(l, p.ttl as u64);
+                l.push(b' ');
                 put_u64(l, e.next_hop as u64);
                 if p.kind == Kind::Message {
                     // cmu-trace.cc's `format_msg` writes nothing
@@ -451,9 +453,18 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
             put_fixed(l, e.now, 9);
             l.extend_from_slice(b" -Hs ");
             put_u64(l, e.node.get() as u64);
-            // `ch->next_hop_`: IP_BROADCAST for a route update, DumbAgent's -2 otherwise
-            let message = e.packet.is_some_and(|p| p.kind == Kind::Message) && e.control.is_none();
-            l.extend_from_slice(if message { b" -Hd -1 -Ni " } else { b" -Hd -2 -Ni " });
+            // `ch->next_hop_`: the one a DSDV agent chose, IP_BROADCAST for a route update,
+            // DumbAgent's -2 otherwise
+            let ip = e.packet.filter(|_| e.control.is_none());
+            match ip.and_then(|p| p.next_hop) {
+                Some(hop) => {
+                    l.extend_from_slice(b" -Hd ");
+                    put_u64(l, hop.get() as u64);
+                    l.extend_from_slice(b" -Ni ");
+                }
+                None if ip.is_some_and(|p| p.kind == Kind::Message) => l.extend_from_slice(b" -Hd -1 -Ni "),
+                None => l.extend_from_slice(b" -Hd -2 -Ni "),
+            }
             put_u64(l, e.node.get() as u64);
             l.extend_from_slice(b" -Nx ");
             put_fixed(l, e.pos.0, 2);
@@ -489,14 +500,16 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
                     l.extend_from_slice(key);
                     put_u64(l, v);
                 }
+                l.extend_from_slice(b" -Iv ");
+                put_u64(l, p.ttl as u64);
                 if p.kind == Kind::Message {
-                    l.extend_from_slice(b" -Iv 32 \n");
+                    l.extend_from_slice(b" \n");
                     return;
                 }
                 if tcp {
-                    l.extend_from_slice(b" -Iv 32 -Pn tcp -Ps ");
+                    l.extend_from_slice(b" -Pn tcp -Ps ");
                 } else {
-                    l.extend_from_slice(b" -Iv 32 -Pn ");
+                    l.extend_from_slice(b" -Pn ");
                     l.extend_from_slice(name.as_bytes());
                     l.extend_from_slice(b" -Pi ");
                 }

@@ -33,6 +33,8 @@ const BROADCAST_JITTER: f64 = 0.01;
 const MIN_TUP_PERIOD: f64 = 1.0;
 /// A placeholder entry may be advertised "next week" (dsdv.cc: 604800 s).
 const NEXT_WEEK: f64 = 604_800.0;
+/// `MAX_QUEUE_LENGTH`: packets that wait for a route to one destination.
+const MAX_QUEUE: usize = 5;
 /// Updates whose entries are kept for their receivers (a ring, reused: no allocation once full).
 const KEPT_UPDATES: usize = 256;
 
@@ -70,6 +72,15 @@ pub enum DsdvEvent {
     Timeout(u32, i32, u32),
     /// An update's packet goes to the agent's send target, its jitter after it was made.
     Send(u32, PacketId),
+}
+
+/// Where `forwardPacket` sends a packet.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Forward {
+    /// To this next hop.
+    Next(i32),
+    /// It waits for a route, and pushed this packet, the oldest waiting, out of the queue.
+    Waits(Option<PacketId>),
 }
 
 /// One (destination, metric, sequence number) of an update.
@@ -417,6 +428,33 @@ impl Dsdv {
         let waiting = std::mem::take(&mut rte.queue);
         table.add(rte); // records the emptied queue (and this advert's route, even if ignored)
         waiting
+    }
+
+    /// `forwardPacket`'s choice for packet `id` to `dst`: the next hop of a finite route, or
+    /// the queue of the destination's entry (made, with an infinite metric, if there is none).
+    pub fn route(&mut self, ctx: &mut Ctx, a: u32, id: PacketId, dst: i32) -> Forward {
+        let now = ctx.now_secs();
+        let wst0 = self.params.wst0;
+        let table = &mut self.agents[a as usize].table;
+        match table.get_mut(dst) {
+            Some(e) if e.metric != BIG => Forward::Next(if e.metric > 1 { e.hop } else { dst }),
+            Some(e) => {
+                e.queue.push(id);
+                Forward::Waits((e.queue.len() > MAX_QUEUE).then(|| e.queue.remove(0)))
+            }
+            None => {
+                table.add(Entry {
+                    metric: BIG,
+                    advertise_ok_at: now + NEXT_WEEK,
+                    changed_at: now,
+                    new_seqnum_at: now,
+                    wst: wst0,
+                    queue: vec![id],
+                    ..Entry::new(dst, dst)
+                });
+                Forward::Waits(None)
+            }
+        }
     }
 
     /// The end of `processUpdate`: the timeout of the sender restarts (a placeholder entry is

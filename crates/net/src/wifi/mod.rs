@@ -420,7 +420,10 @@ impl Wifi {
                 // (the MAC strips them before handing it up)
                 // the link layer types a relayed packet IP again (LL::sendDown)
                 let etype = if frame.via.typed_ip { 0x800 } else { etype };
-                (None, if stripped { ip } else { ip + self.wlan_of(r).timing.mac_overhead + 24 }, etype)
+                // a DSDV agent's packet given up has lost them too: its failure callback
+                // (`xmit_failure_`) took its MAC header off before the discard
+                let callback = reason == "RET" && p.next_hop.is_some();
+                (None, if stripped || callback { ip } else { ip + self.wlan_of(r).timing.mac_overhead + 24 }, etype)
             }
         };
         // CTS and ACK carry no transmitter address
@@ -428,6 +431,11 @@ impl Wifi {
         let dst = if frame.dst == BROADCAST { u32::MAX } else { node(self, frame.dst).get() };
         let mac = ((frame.nav * 1e6).round() as u32, dst, src, etype);
         let packet = frame.pkt.map(|id| *ctx.pkts.get(id));
+        // a packet a DSDV agent routed carries its own hop count and next hop
+        let (hops, next_hop) = match packet.and_then(|p| Some((p.forwards, p.next_hop?))) {
+            Some((hops, next)) => (u32::from(hops), next.get()),
+            None => (frame.via.hops, self.next_hop_of(frame.via)),
+        };
         let e = crate::trace::WirelessEvent {
             ev,
             now,
@@ -439,8 +447,8 @@ impl Wifi {
             control,
             packet: packet.as_ref(),
             size,
-            forwards: frame.via.hops + u32::from(stripped),
-            next_hop: self.next_hop_of(frame.via),
+            forwards: hops + u32::from(stripped),
+            next_hop,
         };
         ctx.tracer.wireless_event(&e);
     }
@@ -497,8 +505,9 @@ impl Wifi {
             control: None,
             packet: Some(pkt),
             size: pkt.size,
-            forwards: header.forwards,
-            next_hop: header.next_hop,
+            // a packet a DSDV agent routed carries its own hop count and next hop
+            forwards: if pkt.next_hop.is_some() { u32::from(pkt.forwards) } else { header.forwards },
+            next_hop: pkt.next_hop.map_or(header.next_hop, |n| n.get()),
         };
         ctx.tracer.wireless_event(&e);
     }
@@ -570,6 +579,12 @@ impl Wifi {
                 self.trace_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt);
             }
             return Outcome::Dropped(id);
+        }
+        if ns2 && !s.queue.is_empty() && ctx.pkts.get(id).kind == crate::packet::Kind::Message {
+            // PriQueue's `Prefer_Routing_Protocols`: a route update goes to the head of the
+            // queue, behind the packet the MAC has
+            s.queue.insert(1, (id, to, via));
+            return Outcome::Nothing;
         }
         s.queue.push_back((id, to, via));
         if ns2 && matches!(s.state, State::Mgmt(_)) && s.queue.len() == 1 && s.backoff.is_none() {
@@ -1182,7 +1197,8 @@ impl Wifi {
                     }
                     let node = self.stations[r.index()].node;
                     let from = self.stations[frame.src.index()].node;
-                    let id = ctx.pkts.alloc(pkt); // the frame keeps its own until it is done
+                    // the frame keeps its own until it is done; the copy has made one more hop
+                    let id = ctx.pkts.alloc(Packet { forwards: pkt.forwards.saturating_add(1), ..pkt });
                     if ctx.tracer.wireless.is_some() {
                         let mac = ((frame.nav * 1e6).round() as u32, node.get(), from.get(), 0x800);
                         let forwards = frame.via.hops + 1;
@@ -1398,6 +1414,15 @@ impl Wifi {
                 if rts {
                     let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + timing.data(size) + ack;
                     self.trace_frame(ctx, 'D', r, &Frame { kind: FrameKind::Rts, nav, pkt: None, ..data }, "RET");
+                }
+                let pkt = *ctx.pkts.get(id);
+                if pkt.next_hop.is_some() && ctx.tracer.wireless.is_some() {
+                    // a DSDV agent's packet: its `xmit_failure_` callback gets a copy, without
+                    // the MAC's bytes, and drops it (`lost_link`, use_mac_ 0): `D RTR CBK`
+                    let node = self.stations[r.index()].node;
+                    let mac = ((ack * 1e6).round() as u32, self.stations[to.index()].node.get(), node.get(), 0x800);
+                    let header = RxHeader { mac, forwards: 0, next_hop: 0 };
+                    self.write_radio_packet(ctx, 'D', node, "RTR", "CBK", &pkt, header);
                 }
                 self.trace_frame(ctx, 'D', r, &data, "RET");
             } else {
