@@ -376,14 +376,14 @@ impl Network {
                     Resolved::Known => {}
                     Resolved::Held(replaced) => {
                         if let Some(old) = replaced {
-                            self.arp_drop(from, old);
+                            self.arp_drop(from, old, false);
                         }
                         return;
                     }
                     Resolved::Refused(held) => {
                         // ns-2's arpresolve at ARP_MAX_REQUEST_COUNT: the held packet, then this
                         for dropped in held.into_iter().chain([id]) {
-                            self.arp_drop(from, dropped);
+                            self.arp_drop(from, dropped, true);
                         }
                         return;
                     }
@@ -398,11 +398,16 @@ impl Network {
     }
 
     /// ARP drops packet `id` at radio `from` (`DROP_IFQ_ARP_FULL`): LL::sendDown has written
-    /// the MAC header's source and type, not yet its destination.
-    fn arp_drop(&mut self, from: RadioId, id: PacketId) {
+    /// the MAC header's source and type, not yet its destination. A packet `refused` after
+    /// the last request goes to its DSDV agent's failure callback instead, if it has one
+    /// (`arpresolve`), which drops it as `D RTR CBK`.
+    fn arp_drop(&mut self, from: RadioId, id: PacketId, refused: bool) {
         let (node, pkt) = (self.wifi.stations[from.index()].node, *self.ctx.pkts.get(id));
-        let header = RxHeader::plain((0, 0, node.get(), 0x800), 'D');
-        self.wifi.write_radio_packet(&mut self.ctx, 'D', node, "IFQ", "ARP", &pkt, header);
+        // a packet DSDV forwards keeps the duration and destination of the frame that brought it
+        let (duration, dst) = if pkt.forwards > 0 && pkt.next_hop.is_some() { (pkt.rx_duration, node.get()) } else { (0, 0) };
+        let header = RxHeader::plain((duration.into(), dst, node.get(), 0x800), 'D');
+        let (layer, why) = if refused && pkt.next_hop.is_some() { ("RTR", "CBK") } else { ("IFQ", "ARP") };
+        self.wifi.write_radio_packet(&mut self.ctx, 'D', node, layer, why, &pkt, header);
         self.drop_packet(id);
     }
 

@@ -164,6 +164,9 @@ pub struct Packet {
     pub ttl: u8,
     pub forwards: u8,
     pub next_hop: Option<NodeId>,
+    /// The duration (µs) of the MAC header a packet a DSDV agent routed last arrived in: ns-2's
+    /// packet keeps those bytes as it is forwarded, and drops before the next MAC print them.
+    pub rx_duration: u16,
 }
 
 /// ns-2's `IP_DEF_TTL`.
@@ -201,6 +204,7 @@ impl Packet {
             ttl: DEFAULT_TTL,
             forwards: 0,
             next_hop: None,
+            rx_duration: 0,
         }
     }
 

@@ -110,6 +110,7 @@ impl Endpoint {
             ttl: crate::packet::DEFAULT_TTL,
             forwards: 0,
             next_hop: None,
+            rx_duration: 0,
         }
     }
 }

@@ -230,3 +230,25 @@ fn a_timeout_breaks_every_route_through_the_neighbour_with_an_odd_seqnum() {
     }
     assert_eq!(entry(&d, 2, 5).metric, 2, "a route through another neighbour stays");
 }
+
+#[test]
+fn a_packet_without_a_route_waits_and_the_sixth_pushes_out_the_oldest() {
+    let (mut ctx, mut d) = (ctx(), dsdv(3));
+    d.start(&mut ctx, 0);
+    let packet = |ctx: &mut Ctx, uid| {
+        ctx.pkts.alloc(Packet::of_network(uid, Kind::Cbr, NodeId::new(0), NodeId::new(2), 100, 0, 0.0))
+    };
+    let ids: Vec<PacketId> = (0..6).map(|uid| packet(&mut ctx, uid)).collect();
+    for &id in &ids[..5] {
+        assert_eq!(d.route(&mut ctx, 0, id, 2), Forward::Waits(None));
+    }
+    let e = entry(&d, 0, 2);
+    assert_eq!((e.metric, e.advertise_ok_at, e.wst, e.queue.len()), (BIG, 604_800.0, 6.0, 5));
+    assert_eq!(d.route(&mut ctx, 0, ids[5], 2), Forward::Waits(Some(ids[0])));
+    // a finite route releases them, oldest first, to go through `recv` again
+    let waiting = d.process_entry(&mut ctx, 0, 1, (2, 1, 4));
+    assert_eq!(waiting, ids[1..]);
+    assert!(entry(&d, 0, 2).queue.is_empty());
+    let next = packet(&mut ctx, 6);
+    assert_eq!(d.route(&mut ctx, 0, next, 2), Forward::Next(1), "two hops: through the neighbour");
+}

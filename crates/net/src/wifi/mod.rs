@@ -565,26 +565,23 @@ impl Wifi {
         // ns-2's PriQueue (a DropTail) refuses a packet when it would hold `limit` with it, not
         // counting the one the MAC has: with `limit` 1 it refuses every packet, even when empty
         let held = if ns2 { s.queue.len().max(1) } else { s.queue.len() };
+        // PriQueue's `Prefer_Routing_Protocols`: a route update goes to the head of the queue,
+        // behind the packet the MAC has, and a queue it fills loses its tail
+        let routing = ns2 && !s.queue.is_empty() && ctx.pkts.get(id).kind == crate::packet::Kind::Message;
+        if routing {
+            s.queue.insert(1, (id, to, via));
+            if s.queue.len() - 1 < limit {
+                return Outcome::Nothing;
+            }
+            let (tail, tail_to, _) = s.queue.remove(s.queue.len() - 1);
+            s.stats.queue_drops += 1;
+            self.trace_queue_drop(ctx, r, tail_to, tail);
+            return Outcome::Dropped(tail);
+        }
         if held >= limit {
             s.stats.queue_drops += 1;
-            let (node, pkt) = (s.node, *ctx.pkts.get(id));
-            if ns2 && ctx.tracer.wireless.is_some() {
-                // the link layer has written the MAC header's addresses and type (arpresolve,
-                // LL::sendDown); the duration comes with the MAC
-                let dst = if to == BROADCAST { u32::MAX } else { self.stations[to.index()].node.get() };
-                let etype = if pkt.kind == crate::packet::Kind::Arp { 0x806 } else { 0x800 };
-                let header = RxHeader::plain((0, dst, node.get(), etype), 'D');
-                self.write_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt, header);
-            } else {
-                self.trace_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt);
-            }
+            self.trace_queue_drop(ctx, r, to, id);
             return Outcome::Dropped(id);
-        }
-        if ns2 && !s.queue.is_empty() && ctx.pkts.get(id).kind == crate::packet::Kind::Message {
-            // PriQueue's `Prefer_Routing_Protocols`: a route update goes to the head of the
-            // queue, behind the packet the MAC has
-            s.queue.insert(1, (id, to, via));
-            return Outcome::Nothing;
         }
         s.queue.push_back((id, to, via));
         if ns2 && matches!(s.state, State::Mgmt(_)) && s.queue.len() == 1 && s.backoff.is_none() {
@@ -625,6 +622,22 @@ impl Wifi {
             self.try_access(ctx, r);
         }
         Outcome::Nothing
+    }
+
+    /// The interface queue of radio `r` drops packet `id`, for radio `to`.
+    fn trace_queue_drop(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, id: PacketId) {
+        let (node, pkt, ns2) = (self.stations[r.index()].node, *ctx.pkts.get(id), self.wlan_of(r).ns2_backoff);
+        if ns2 && ctx.tracer.wireless.is_some() {
+            // the link layer has written the MAC header's addresses and type (arpresolve,
+            // LL::sendDown); the duration comes with the MAC (a packet forwarded by DSDV still
+            // has the one of the frame that brought it)
+            let dst = if to == BROADCAST { u32::MAX } else { self.stations[to.index()].node.get() };
+            let etype = if pkt.kind == crate::packet::Kind::Arp { 0x806 } else { 0x800 };
+            let header = RxHeader::plain((pkt.rx_duration.into(), dst, node.get(), etype), 'D');
+            self.write_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt, header);
+        } else {
+            self.trace_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt);
+        }
     }
 
     /// Starts (or restarts) the countdown towards sending the queue's head, if the medium is idle.
@@ -1198,7 +1211,9 @@ impl Wifi {
                     let node = self.stations[r.index()].node;
                     let from = self.stations[frame.src.index()].node;
                     // the frame keeps its own until it is done; the copy has made one more hop
-                    let id = ctx.pkts.alloc(Packet { forwards: pkt.forwards.saturating_add(1), ..pkt });
+                    let rx_duration =
+                        if pkt.next_hop.is_some() { (frame.nav * 1e6).round() as u16 } else { pkt.rx_duration };
+                    let id = ctx.pkts.alloc(Packet { forwards: pkt.forwards.saturating_add(1), rx_duration, ..pkt });
                     if ctx.tracer.wireless.is_some() {
                         let mac = ((frame.nav * 1e6).round() as u32, node.get(), from.get(), 0x800);
                         let forwards = frame.via.hops + 1;
