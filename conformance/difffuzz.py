@@ -575,21 +575,26 @@ def wlan_scenario(seed: int, index: int, infra: bool = False) -> dict:
 
 
 def dsdv_scenario(seed: int, index: int) -> dict:
-    """The index-th random WLAN routed by ns-2's DSDV (`routing = "dsdv"`): 3-6 stations in a
-    chain or a grid whose neighbours are 150-240 m apart (in receive range of each other, the
-    next but one mostly not), long enough for routes to settle (DSDV holds a new route back for
-    twice its settling time, 12 s at first); TCP and CBR flows between any two stations, so
-    most go over several hops, some waiting in DSDV's queue for a route; now and then a station
-    moves (routes break, the MAC's retry drops reach DSDV, neighbours time out)."""
+    """The index-th random WLAN routed by ns-2's DSDV (`routing = "dsdv"`): 3-6 stations (now
+    and then up to 10) in a chain or a grid whose neighbours are 150-240 m apart (in receive
+    range of each other, the next but one mostly not), or spread over a field; long enough for
+    routes to settle (DSDV holds a new route back for twice its settling time, 12 s at first);
+    TCP and CBR flows between any two stations, so most go over several hops, some waiting in
+    DSDV's queue for a route; now and then a station moves (routes break, the MAC's retry drops
+    reach DSDV, neighbours time out), a short interface queue or retry limit."""
     r = random.Random(f"difffuzz-dsdv-{seed}-{index}")
-    n = r.randint(3, 6)
+    n = r.randint(3, 6) if r.random() < 0.9 else r.randint(7, 10)
     nodes = [f"w{i}" for i in range(n)]
     gap = float(r.randint(150, 240))
-    if r.random() < 0.5:
+    layout = r.random()
+    if layout < 0.4:
         xy = [(10.0 + i * gap, 300.0 + r.randint(-30, 30)) for i in range(n)]
-    else:
+    elif layout < 0.8:
         cols = 2 if n <= 4 else 3
         xy = [(10.0 + (i % cols) * gap, 10.0 + (i // cols) * gap) for i in range(n)]
+    else:
+        xy = sorted({(float(r.randint(1, 600)), float(r.randint(1, 600))) for _ in range(n)})
+        nodes = nodes[:len(xy)]
     positions = {name: [x, y] for name, (x, y) in zip(nodes, xy)}
     duration = round(r.uniform(5.0, 40.0), 1)
     wlan: dict = {"nodes": nodes, "routing": "dsdv"}
@@ -599,6 +604,10 @@ def dsdv_scenario(seed: int, index: int) -> dict:
         wlan["data_rate"] = r.choice(["2Mb", "11Mb"])
     if r.random() < 0.15:
         wlan["short_retry_limit"] = r.randint(1, 7)
+    if r.random() < 0.15:
+        wlan["long_retry_limit"] = r.randint(1, 4)
+    if r.random() < 0.15:
+        wlan["queue_limit"] = r.choice([2, 5, 10])
     s: dict = {"name": f"fw{seed}-{index}", "duration": f"{duration}s", "nodes": nodes,
                "positions": positions, "wlans": [wlan]}
     if r.random() < 0.2:
@@ -610,12 +619,12 @@ def dsdv_scenario(seed: int, index: int) -> dict:
     if r.random() < 0.2:
         s["output"] = {"wireless_format": "new"}
     flows = []
-    for i in range(r.choice([0, 1, 1, 2, 3])):
+    for i in range(r.choice([0, 1, 1, 2, 3, 4])):
         src, dst = r.sample(nodes, 2)
         f: dict = {"name": f"f{i}", "from": src, "to": dst}
         if r.random() < 0.35:
             f["protocol"] = "udp"
-            f["rate"] = r.choice(["16kb", "64kb", "200kb"])
+            f["rate"] = r.choice(["16kb", "64kb", "200kb", "500kb"])
             if r.random() < 0.6:
                 f["packet_size"] = r.choice([64, 210, 512, 1000])
         else:
@@ -626,6 +635,9 @@ def dsdv_scenario(seed: int, index: int) -> dict:
                 f["packet_size"] = r.choice([100, 512, 1000, 1460])
         if r.random() < 0.8:
             f["start"] = pick_time(r, 0, duration * 0.6)
+        if r.random() < 0.15:
+            lo = float(f.get("start", "0s")[:-1])
+            f["stop"] = pick_time(r, lo + 0.01, duration * 1.1)
         flows.append(f)
     s["flows"] = flows
     return s
