@@ -508,6 +508,16 @@ impl Network {
         }
     }
 
+    /// The MAC header packet `id` still carries at `node`, where it waited for a route: the
+    /// one of the frame that brought it, or none if the node made it.
+    fn kept_header(&self, node: NodeId, id: PacketId) -> RxHeader {
+        let pkt = self.ctx.pkts.get(id);
+        match pkt.rx_from.filter(|_| pkt.forwards > 0) {
+            Some(from) => RxHeader::plain((pkt.rx_duration.into(), node.get(), from.get(), 0x800), 'r'),
+            None => RxHeader::plain((0, 0, 0, 0), 's'),
+        }
+    }
+
     /// DSDV's `recv` at `node` (its agent `a`): a packet it originates gains its IP header
     /// (every time it comes through: one released from the queue gains another), one it
     /// forwards loses a TTL; then `forwardPacket`.
@@ -543,7 +553,8 @@ impl Network {
                 self.radio_enqueue(radio, to, id);
             }
             Forward::Waits(Some(oldest)) => {
-                self.trace_dsdv('D', node, "IFQ", oldest, RxHeader::plain((0, 0, 0, 0), 'D'));
+                let header = self.kept_header(node, oldest);
+                self.trace_dsdv('D', node, "IFQ", oldest, header);
                 self.drop_packet(oldest);
             }
             Forward::Waits(None) => {}
@@ -566,7 +577,8 @@ impl Network {
         for &advert in &adverts {
             // the packets that waited for the route go to `recv` again, oldest first
             for waiting in self.dsdv.process_entry(&mut self.ctx, a, from, advert) {
-                self.dsdv_recv(a, node, waiting, RxHeader::plain((0, 0, 0, 0), 's'));
+                let header = self.kept_header(node, waiting);
+                self.dsdv_recv(a, node, waiting, header);
             }
         }
         self.adverts = adverts;

@@ -164,9 +164,11 @@ pub struct Packet {
     pub ttl: u8,
     pub forwards: u8,
     pub next_hop: Option<NodeId>,
-    /// The duration (µs) of the MAC header a packet a DSDV agent routed last arrived in: ns-2's
-    /// packet keeps those bytes as it is forwarded, and drops before the next MAC print them.
+    /// The duration (µs) and the sender of the MAC header a packet a DSDV agent routed last
+    /// arrived in: ns-2's packet keeps those bytes as it is forwarded, and the lines written
+    /// before the next MAC sends it print them.
     pub rx_duration: u16,
+    pub rx_from: Option<NodeId>,
 }
 
 /// ns-2's `IP_DEF_TTL`.
@@ -205,6 +207,7 @@ impl Packet {
             forwards: 0,
             next_hop: None,
             rx_duration: 0,
+            rx_from: None,
         }
     }
 

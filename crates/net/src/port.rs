@@ -111,6 +111,7 @@ impl Endpoint {
             forwards: 0,
             next_hop: None,
             rx_duration: 0,
+            rx_from: None,
         }
     }
 }

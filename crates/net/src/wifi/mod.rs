@@ -1211,9 +1211,13 @@ impl Wifi {
                     let node = self.stations[r.index()].node;
                     let from = self.stations[frame.src.index()].node;
                     // the frame keeps its own until it is done; the copy has made one more hop
-                    let rx_duration =
-                        if pkt.next_hop.is_some() { (frame.nav * 1e6).round() as u16 } else { pkt.rx_duration };
-                    let id = ctx.pkts.alloc(Packet { forwards: pkt.forwards.saturating_add(1), rx_duration, ..pkt });
+                    let (rx_duration, rx_from) = if pkt.next_hop.is_some() {
+                        ((frame.nav * 1e6).round() as u16, Some(from))
+                    } else {
+                        (pkt.rx_duration, pkt.rx_from)
+                    };
+                    let forwards = pkt.forwards.saturating_add(1);
+                    let id = ctx.pkts.alloc(Packet { forwards, rx_duration, rx_from, ..pkt });
                     if ctx.tracer.wireless.is_some() {
                         let mac = ((frame.nav * 1e6).round() as u32, node.get(), from.get(), 0x800);
                         let forwards = frame.via.hops + 1;
