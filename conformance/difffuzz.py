@@ -13,6 +13,7 @@ to, which tcplab does not copy: `first_misdelivery`), different and skipped by r
     .venv/bin/python conformance/difffuzz.py --seed 1 --only 17 --out /tmp/difffuzz   # one case
     .venv/bin/python conformance/difffuzz.py --wlan --count 200 --seed 1 --out /tmp/fw  # WLANs
     .venv/bin/python conformance/difffuzz.py --wlan --infra --count 200 --seed 1 --out /tmp/fi  # infrastructure mode
+    .venv/bin/python conformance/difffuzz.py --wlan --dsdv --count 50 --seed 1 --out /tmp/fd  # routed by DSDV
 """
 
 from __future__ import annotations
@@ -574,6 +575,75 @@ def wlan_scenario(seed: int, index: int, infra: bool = False) -> dict:
     return s
 
 
+def dsdv_scenario(seed: int, index: int) -> dict:
+    """The index-th random WLAN routed by ns-2's DSDV (`routing = "dsdv"`): 3-6 stations (now
+    and then up to 10) in a chain or a grid whose neighbours are 150-240 m apart (in receive
+    range of each other, the next but one mostly not), or spread over a field; long enough for
+    routes to settle (DSDV holds a new route back for twice its settling time, 12 s at first);
+    TCP and CBR flows between any two stations, so most go over several hops, some waiting in
+    DSDV's queue for a route; now and then a station moves (routes break, the MAC's retry drops
+    reach DSDV, neighbours time out), a short interface queue or retry limit."""
+    r = random.Random(f"difffuzz-dsdv-{seed}-{index}")
+    n = r.randint(3, 6) if r.random() < 0.9 else r.randint(7, 10)
+    nodes = [f"w{i}" for i in range(n)]
+    gap = float(r.randint(150, 240))
+    layout = r.random()
+    if layout < 0.4:
+        xy = [(10.0 + i * gap, 300.0 + r.randint(-30, 30)) for i in range(n)]
+    elif layout < 0.8:
+        cols = 2 if n <= 4 else 3
+        xy = [(10.0 + (i % cols) * gap, 10.0 + (i // cols) * gap) for i in range(n)]
+    else:
+        xy = sorted({(float(r.randint(1, 600)), float(r.randint(1, 600))) for _ in range(n)})
+        nodes = nodes[:len(xy)]
+    positions = {name: [x, y] for name, (x, y) in zip(nodes, xy)}
+    duration = round(r.uniform(5.0, 40.0), 1)
+    wlan: dict = {"nodes": nodes, "routing": "dsdv"}
+    if r.random() < 0.5:
+        wlan["rts_threshold"] = 3000
+    if r.random() < 0.15:
+        wlan["data_rate"] = r.choice(["2Mb", "11Mb"])
+    if r.random() < 0.15:
+        wlan["short_retry_limit"] = r.randint(1, 7)
+    if r.random() < 0.15:
+        wlan["long_retry_limit"] = r.randint(1, 4)
+    if r.random() < 0.15:
+        wlan["queue_limit"] = r.choice([2, 5, 10])
+    s: dict = {"name": f"fw{seed}-{index}", "duration": f"{duration}s", "nodes": nodes,
+               "positions": positions, "wlans": [wlan]}
+    if r.random() < 0.2:
+        s["seed"] = r.randint(1, 2147483646)
+    if r.random() < 0.3:
+        s["moves"] = [{"node": r.choice(nodes), "at": pick_time(r, 0, duration),
+                       "to": [float(r.randint(1, 900)), float(r.randint(1, 700))],
+                       "speed": r.choice([5.0, 10.0, 20.0, 50.0])}]
+    if r.random() < 0.2:
+        s["output"] = {"wireless_format": "new"}
+    flows = []
+    for i in range(r.choice([0, 1, 1, 2, 3, 4])):
+        src, dst = r.sample(nodes, 2)
+        f: dict = {"name": f"f{i}", "from": src, "to": dst}
+        if r.random() < 0.35:
+            f["protocol"] = "udp"
+            f["rate"] = r.choice(["16kb", "64kb", "200kb", "500kb"])
+            if r.random() < 0.6:
+                f["packet_size"] = r.choice([64, 210, 512, 1000])
+        else:
+            f["protocol"] = r.choice(["tahoe", "reno", "newreno", "sack1"])
+            if f["protocol"] == "sack1":
+                f["sink"] = "sack1"
+            if r.random() < 0.4:
+                f["packet_size"] = r.choice([100, 512, 1000, 1460])
+        if r.random() < 0.8:
+            f["start"] = pick_time(r, 0, duration * 0.6)
+        if r.random() < 0.15:
+            lo = float(f.get("start", "0s")[:-1])
+            f["stop"] = pick_time(r, lo + 0.01, duration * 1.1)
+        flows.append(f)
+    s["flows"] = flows
+    return s
+
+
 def infrastructure(seed: int, index: int, nodes: list[str]) -> tuple[dict, bool]:
     """ns-2's infrastructure mode for a WLAN: one or two access points beaconing, the other
     stations scanning (actively or passively, at once or later; now and then one never does),
@@ -643,18 +713,18 @@ def read_lines(path: str | None) -> list[str]:
 
 
 def run_case(seed: int, index: int, out_dir: str, ns_timeout: float, wlan: bool = False,
-             infra: bool = False) -> dict:
-    """Generate, validate and run one scenario (a WLAN's with `wlan`); returns {"status",
-    "reason"?, "detail"?}."""
+             infra: bool = False, dsdv: bool = False) -> dict:
+    """Generate, validate and run one scenario (a WLAN's with `wlan`, routed by DSDV with
+    `dsdv`); returns {"status", "reason"?, "detail"?}."""
     t0 = time.time()
-    res = _run_case(seed, index, out_dir, ns_timeout, wlan, infra)
+    res = _run_case(seed, index, out_dir, ns_timeout, wlan, infra, dsdv)
     res["wall_s"] = time.time() - t0
     return res
 
 
 def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float, wlan: bool = False,
-              infra: bool = False) -> dict:
-    s = wlan_scenario(seed, index, infra) if wlan else scenario(seed, index)
+              infra: bool = False, dsdv: bool = False) -> dict:
+    s = case_scenario(seed, index, wlan, infra, dsdv)
     try:
         tcplab.validate(s)
         events = tcplab.estimate(s)["estimate"]["events"]
@@ -740,6 +810,13 @@ def first_misdelivery(trace: str) -> int | None:
     return None
 
 
+def case_scenario(seed: int, index: int, wlan: bool, infra: bool, dsdv: bool) -> dict:
+    """The index-th scenario of the kind the options ask for."""
+    if dsdv:
+        return dsdv_scenario(seed, index)
+    return wlan_scenario(seed, index, infra) if wlan else scenario(seed, index)
+
+
 def keep(s: dict, out_dir: str, seed: int, index: int, work: str, status: str, detail: str) -> dict:
     """Write a disagreement where it can be looked at: the scenario, what differs, the Tcl."""
     case = os.path.join(out_dir, ("wlan-" if s["name"].startswith("fw") else "") + f"{seed}-{index}")
@@ -768,14 +845,18 @@ def main(argv=None) -> int:
     p.add_argument("--wlan", action="store_true", help="draw ad hoc 802.11 WLANs instead of wired networks")
     p.add_argument("--infra", action="store_true",
                    help="with --wlan: the same WLANs in ns-2's infrastructure mode (access points, scans)")
+    p.add_argument("--dsdv", action="store_true",
+                   help="with --wlan: chains and grids of 3-6 stations routed by ns-2's DSDV, flows over several hops")
     args = p.parse_args(argv)
-    if args.infra and not args.wlan:
-        p.error("--infra draws WLANs: add --wlan")
+    if (args.infra or args.dsdv) and not args.wlan:
+        p.error("--infra and --dsdv draw WLANs: add --wlan")
+    if args.infra and args.dsdv:
+        p.error("--dsdv routes ad hoc WLANs: not with --infra")
 
     indices = [args.only] if args.only is not None else list(range(args.first, args.first + args.count))
     if args.print:
         for i in indices:
-            print(json.dumps(wlan_scenario(args.seed, i, args.infra) if args.wlan else scenario(args.seed, i)))
+            print(json.dumps(case_scenario(args.seed, i, args.wlan, args.infra, args.dsdv)))
         return 0
     if not args.out:
         p.error("--out is required to run the scenarios")
@@ -785,7 +866,7 @@ def main(argv=None) -> int:
     counts, reasons, findings = Counter(), Counter(), []
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_case, args.seed, i, args.out, args.ns_timeout, args.wlan, args.infra): i
+        futures = {pool.submit(run_case, args.seed, i, args.out, args.ns_timeout, args.wlan, args.infra, args.dsdv): i
                    for i in indices}
         for n, fut in enumerate(futures, 1):
             i = futures[fut]
@@ -806,7 +887,7 @@ def main(argv=None) -> int:
                 print(f"... {n}/{len(indices)} in {time.time() - t0:.0f} s: {dict(counts)}", flush=True)
 
     ran = sum(counts.values()) - counts["skipped"]
-    summary = {"seed": args.seed, "wlan": args.wlan, "infra": args.infra, "generated": len(indices), "run": ran,
+    summary = {"seed": args.seed, "wlan": args.wlan, "infra": args.infra, "dsdv": args.dsdv, "generated": len(indices), "run": ran,
                "identical": counts["identical"], "stopped_by_both": counts["stopped by both"],
                "ns2_misdelivers": counts["ns-2 misdelivers"],
                "different": counts["different"],
@@ -815,7 +896,7 @@ def main(argv=None) -> int:
                "skipped_by_reason": dict(reasons.most_common()),
                "cases": [f"{args.seed}-{i}" for i, _ in findings],
                "wall_s": round(time.time() - t0, 1)}
-    kind = "wlan-infra-" if args.infra else "wlan-" if args.wlan else ""
+    kind = "wlan-dsdv-" if args.dsdv else "wlan-infra-" if args.infra else "wlan-" if args.wlan else ""
     with open(os.path.join(args.out, f"summary-{kind}{args.seed}-{indices[0]}.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(f"seed {args.seed}: generated {len(indices)}, run {ran}, identical {counts['identical']}, "

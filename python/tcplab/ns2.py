@@ -507,7 +507,7 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
 def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     """The WLAN as ns-2's mobile nodes: Mac/802_11's class variables where they differ from
     ns-2's defaults, a flat topography holding every position, God, node-config (DumbAgent:
-    no routing packets; LL, ARP, PriQueue, WirelessPhy, OmniAntenna as ns-2's wireless scripts
+    no routing packets, or DSDV with its router trace when `routing = "dsdv"`; LL, ARP, PriQueue, WirelessPhy, OmniAntenna as ns-2's wireless scripts
     use them; agent and MAC traces when `traced`: ns-2 refuses them without a trace file), the
     nodes at their positions, infrastructure mode's access points and scans (`$mac ap`,
     `ScanType`), and their moves as setdest."""
@@ -534,14 +534,18 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     emit("set topo [new Topography]")
     emit(f"$topo load_flatgrid {size(xs)} {size(ys)}")
     emit(f"create-god {len(s['nodes'])}")
-    emit("$ns node-config -adhocRouting DumbAgent -llType LL -macType Mac/802_11 -ifqType Queue/DropTail/PriQueue \\")
+    # routing = "dsdv": ns-2's DSDV agent, whose lines (RTR) the router trace writes
+    dsdv = w.get("dsdv", False)
+    routing = "DSDV" if dsdv else "DumbAgent"
+    emit(f"$ns node-config -adhocRouting {routing} -llType LL -macType Mac/802_11 -ifqType Queue/DropTail/PriQueue \\")
     prop = PROPAGATION[w["radio"]["propagation"]]
     emit(f"    -ifqLen {w['queue_limit']} -antType Antenna/OmniAntenna -propType {prop} \\")
     on = "ON" if traced else "OFF"
     agents = "ON" if traced and s.get("agent_trace", True) else "OFF"
     emit(f"    -phyType Phy/WirelessPhy -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace {agents} \\")
     eot = "ON" if s.get("eot_trace") else "OFF"
-    emit(f"    -routerTrace OFF -macTrace {on} -movementTrace OFF -eotTrace {eot}")
+    router = "ON" if traced and dsdv else "OFF"
+    emit(f"    -routerTrace {router} -macTrace {on} -movementTrace OFF -eotTrace {eot}")
     errprocs = _radio_error_procs(emit, s)
     emit("# nodes: ns-2 ids follow creation order = position in `nodes`")
     current = None

@@ -307,3 +307,37 @@ def test_a_translated_ex_infra_traces_as_tcplab(tmp_path):
         assert a == b, f"line {n}:\n ns-2:   {a}\n tcplab: {b}"
     assert len(ours) == len(theirs) > 20000
     assert any(" cbr 23 " in ln for ln in ours) and not any(" AGT " in ln for ln in ours)
+
+
+@pytest.mark.parametrize("fmt", ["old", "new"])
+def test_dsdv_chain_traces_as_the_hand_written_script(tmp_path, fmt):
+    """dsdv-chain-routes.toml is `ns dsdv-chain.tcl 0 0 30` (DSDV's route updates alone, three
+    stations in a line): tcplab's trace is the script's, byte for byte, in both formats."""
+    import tomllib
+
+    script = (CASE / "dsdv-chain.tcl").read_text()
+    if fmt == "new":
+        script = script.replace("set ns [new Simulator]\n", "set ns [new Simulator]\n$ns use-newtrace\n")
+    (tmp_path / "chain.tcl").write_text(script)
+    subprocess.run(["ns", "chain.tcl", "0", "0", "30"], cwd=tmp_path, check=True, capture_output=True, timeout=300)
+    doc = tomllib.loads((CASE / "dsdv-chain-routes.toml").read_text())
+    tcplab.run({**doc, "output": {"wireless_format": fmt}}, out=tmp_path / "ours", trace=["ns2"])
+    theirs = (tmp_path / "dsdv-chain.tr").read_bytes()
+    assert len(theirs.splitlines()) == 52
+    assert (tmp_path / "ours" / "trace.tr").read_bytes() == theirs
+
+
+def test_dsdv_is_the_ns2_profiles_and_translates_as_ns2s_agent():
+    """`routing = "dsdv"` is refused on the standard profile, naming the field; on the ns2
+    profile the translation gives the nodes DSDV and turns the router trace on."""
+    from tcplab.ns2 import scenario_to_tcl
+
+    standard = {"name": "d", "duration": "1s", "nodes": ["n0", "n1"],
+                "positions": {"n0": [0, 0], "n1": [100, 0]},
+                "wlans": [{"nodes": ["n0", "n1"], "profile": "standard", "routing": "dsdv"}]}
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.validate(standard)
+    assert "wlans[0].routing" in str(e.value), str(e.value)
+    tcl = scenario_to_tcl(tcplab.validate({**standard, "wlans": [{"nodes": ["n0", "n1"], "routing": "dsdv"}]}),
+                          "/tmp/x.tr")
+    assert "-adhocRouting DSDV" in tcl and "-routerTrace ON" in tcl, tcl

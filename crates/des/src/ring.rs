@@ -79,6 +79,18 @@ impl<T: Copy> Ring<T> {
         value
     }
 
+    /// Puts `value` `index` places from the front; the later ones move back (a routing
+    /// packet's place near the head of an interface queue, rare: a loop is fine).
+    pub fn insert(&mut self, index: usize, value: T) {
+        assert!(index <= self.len, "index {index} in a ring of {}", self.len);
+        self.push_back(value);
+        let mask = self.mask();
+        for i in (index..self.len - 1).rev() {
+            self.buf[(self.head + i + 1) & mask] = self.buf[(self.head + i) & mask];
+        }
+        self.buf[(self.head + index) & mask] = value;
+    }
+
     /// The values, first to last.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         (0..self.len).map(move |i| &self.buf[(self.head + i) & self.mask()])
@@ -127,6 +139,21 @@ mod tests {
             assert_eq!(ring.pop_front(), Some(v));
         }
         assert!(ring.is_empty() && ring.pop_front().is_none() && ring.front().is_none());
+    }
+
+    /// `insert` puts one value in across the wrap and as the ring grows; the others keep
+    /// their order.
+    #[test]
+    fn insert_keeps_the_others_in_order() {
+        let mut ring = Ring::default();
+        (0..8).for_each(|i| ring.push_back(i));
+        (0..6).for_each(|_| _ = ring.pop_front());
+        (8..13).for_each(|i| ring.push_back(i)); // 6..12, wrapping past the end of 8 slots
+        ring.insert(1, 100);
+        assert!(ring.iter().copied().eq([6, 100, 7, 8, 9, 10, 11, 12]));
+        ring.insert(8, 200); // at the back, growing the ring
+        ring.insert(0, 300);
+        assert!(ring.iter().copied().eq([300, 6, 100, 7, 8, 9, 10, 11, 12, 200]));
     }
 
     /// `remove` takes out one value across the wrap; the others keep their order.

@@ -3,6 +3,7 @@
 pub mod budget;
 pub mod check;
 pub mod ctx;
+pub mod dsdv;
 pub mod emu;
 pub mod guard;
 pub mod ids;

@@ -4,6 +4,7 @@
 //! order as in ns-2. Only this module forwards packets.
 
 pub use crate::ctx::{Ctx, Event, TimerKind};
+use crate::dsdv::{Advert, Dsdv, DsdvEvent, Forward};
 use crate::emu::frame::Headers;
 use crate::emu::frames::RealFrames;
 use crate::ids::{LaneId, LinkId, NodeId, RadioId};
@@ -253,6 +254,10 @@ pub struct Network {
     forwarding_last: bool,
     /// Real hosts' frames in emulation (crate::emu), kept aside while their packets cross.
     pub(crate) real: Box<RealFrames>,
+    /// The DSDV routing agents (none unless a WLAN has `routing = "dsdv"`).
+    pub dsdv: Dsdv,
+    /// A scratch list of an update's entries as they are processed.
+    adverts: Vec<Advert>,
 }
 
 impl Network {
@@ -290,6 +295,8 @@ impl Network {
             node_names,
             forwarding_last: false,
             real: Box::default(),
+            dsdv: Dsdv::default(),
+            adverts: Vec::new(),
         };
         net.mip.start(&mut net.ctx, &net.wifi);
         net
@@ -303,7 +310,7 @@ impl Network {
             // a FullTcp listener's data goes in `ack` packets: data all the same
             Kind::Ack if pkt.payload == 0 => stats.acks_sent += 1,
             Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.on_data_sent(pkt.size),
-            Kind::Arp | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
+            Kind::Arp | Kind::Message | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
         }
         self.trace_agent('s', node, id);
         self.forward(node, id);
@@ -325,6 +332,15 @@ impl Network {
 
     /// Hands a packet at `node` to the link (or radio) towards its destination.
     pub fn forward(&mut self, node: NodeId, id: PacketId) {
+        if !self.dsdv.is_empty() {
+            if let Some(a) = self.dsdv.agent_of(node) {
+                // an agent's packet enters the routing agent (the node's default target)
+                let header = RxHeader::plain((0, 0, 0, 0), 's');
+                self.trace_dsdv('r', node, "---", id, header);
+                self.dsdv_recv(a, node, id, header);
+                return;
+            }
+        }
         let Some(towards) = self.forward_mobile(node, id) else { return };
         self.forward_on(self.route(node, towards), id);
     }
@@ -363,14 +379,14 @@ impl Network {
                     Resolved::Known => {}
                     Resolved::Held(replaced) => {
                         if let Some(old) = replaced {
-                            self.arp_drop(from, old);
+                            self.arp_drop(from, old, false);
                         }
                         return;
                     }
                     Resolved::Refused(held) => {
                         // ns-2's arpresolve at ARP_MAX_REQUEST_COUNT: the held packet, then this
                         for dropped in held.into_iter().chain([id]) {
-                            self.arp_drop(from, dropped);
+                            self.arp_drop(from, dropped, true);
                         }
                         return;
                     }
@@ -385,11 +401,17 @@ impl Network {
     }
 
     /// ARP drops packet `id` at radio `from` (`DROP_IFQ_ARP_FULL`): LL::sendDown has written
-    /// the MAC header's source and type, not yet its destination.
-    fn arp_drop(&mut self, from: RadioId, id: PacketId) {
+    /// the MAC header's source and type, not yet its destination. A packet `refused` after
+    /// the last request goes to its DSDV agent's failure callback instead, if it has one
+    /// (`arpresolve`), which drops it as `D RTR CBK`.
+    fn arp_drop(&mut self, from: RadioId, id: PacketId, refused: bool) {
         let (node, pkt) = (self.wifi.stations[from.index()].node, *self.ctx.pkts.get(id));
-        let header = RxHeader::plain((0, 0, node.get(), 0x800), 'D');
-        self.wifi.write_radio_packet(&mut self.ctx, 'D', node, "IFQ", "ARP", &pkt, header);
+        // a packet DSDV forwards keeps the duration and destination of the frame that brought it
+        let (duration, dst) =
+            if pkt.forwards > 0 && pkt.next_hop.is_some() { (pkt.rx_duration, node.get()) } else { (0, 0) };
+        let header = RxHeader::plain((duration.into(), dst, node.get(), 0x800), 'D');
+        let (layer, why) = if refused && pkt.next_hop.is_some() { ("RTR", "CBK") } else { ("IFQ", "ARP") };
+        self.wifi.write_radio_packet(&mut self.ctx, 'D', node, layer, why, &pkt, header);
         self.drop_packet(id);
     }
 
@@ -416,6 +438,19 @@ impl Network {
     #[must_use = "a packet handed back still holds its slot"]
     fn arrive_from_radio(&mut self, node: NodeId, from: NodeId, id: PacketId) -> Option<PacketId> {
         let pkt = self.ctx.pkts.get(id);
+        if pkt.kind == Kind::Message {
+            self.dsdv_receive_update(node, id);
+            return None;
+        }
+        if !is_home(pkt, node) {
+            if let Some(a) = self.dsdv.agent_of(node) {
+                // not for this node: its routing agent forwards it, as the frame brought it
+                let header = self.wifi.take_mac_header(id).unwrap_or(RxHeader::plain((0, 0, 0, 0), 'r'));
+                self.trace_dsdv('r', node, "---", id, header);
+                self.dsdv_recv(a, node, id, header);
+                return None;
+            }
+        }
         self.mip.note_delivery(self.ctx.now_secs(), pkt, from);
         let home = self.arrive_at(node, id);
         if self.ctx.tracer.wireless.is_some() && home.is_none() {
@@ -457,6 +492,101 @@ impl Network {
                 home
             }
         }
+    }
+
+    /// A DSDV agent's event: an update's packet due at the send target goes to the `s RTR`
+    /// trace, then down the link layer as a broadcast.
+    pub fn on_dsdv(&mut self, ev: DsdvEvent) {
+        let Some((a, id)) = self.dsdv.on_event(&mut self.ctx, ev) else { return };
+        let (node, radio) = (self.dsdv.agents[a as usize].node, self.dsdv.agents[a as usize].radio);
+        let pkt = *self.ctx.pkts.get(id);
+        self.wifi.trace_radio_packet(&mut self.ctx, 's', node, "RTR", "---", &pkt);
+        self.radio_enqueue(radio, crate::wifi::BROADCAST, id);
+    }
+
+    /// A routing-agent line (`RTR`) for packet `id` at `node`, with the MAC header it carries.
+    fn trace_dsdv(&mut self, ev: char, node: NodeId, reason: &'static str, id: PacketId, header: RxHeader) {
+        if self.ctx.tracer.wireless.is_some() {
+            let pkt = *self.ctx.pkts.get(id);
+            self.wifi.write_radio_packet(&mut self.ctx, ev, node, "RTR", reason, &pkt, header);
+        }
+    }
+
+    /// The MAC header packet `id` still carries at `node`, where it waited for a route: the
+    /// one of the frame that brought it, or none if the node made it.
+    fn kept_header(&self, node: NodeId, id: PacketId) -> RxHeader {
+        let pkt = self.ctx.pkts.get(id);
+        match pkt.rx_from.filter(|_| pkt.forwards > 0) {
+            Some(from) => RxHeader::plain((pkt.rx_duration.into(), node.get(), from.get(), 0x800), 'r'),
+            None => RxHeader::plain((0, 0, 0, 0), 's'),
+        }
+    }
+
+    /// DSDV's `recv` at `node` (its agent `a`): a packet it originates gains its IP header
+    /// (every time it comes through: one released from the queue gains another), one it
+    /// forwards loses a TTL; then `forwardPacket`.
+    fn dsdv_recv(&mut self, a: u32, node: NodeId, id: PacketId, header: RxHeader) {
+        let pkt = self.ctx.pkts.get_mut(id);
+        let why = if pkt.src.node == node && pkt.forwards == 0 {
+            pkt.size += crate::dsdv::IP_HDR_LEN;
+            pkt.ttl = crate::packet::DEFAULT_TTL;
+            None
+        } else if pkt.src.node == node {
+            Some("LOOP")
+        } else {
+            pkt.ttl -= 1;
+            (pkt.ttl == 0).then_some("TTL")
+        };
+        if let Some(why) = why {
+            self.trace_dsdv('D', node, why, id, header);
+            self.drop_packet(id);
+            return;
+        }
+        let dst = self.ctx.pkts.get(id).dst.node.index() as i32;
+        match self.dsdv.route(&mut self.ctx, a, id, dst) {
+            Forward::Next(hop) => {
+                let hop = NodeId::of(hop as usize);
+                let pkt = self.ctx.pkts.get_mut(id);
+                pkt.next_hop = Some(hop);
+                // cmu-trace writes `f` for a packet of another node
+                let ev = if pkt.src.node == node { 's' } else { 'f' };
+                self.trace_dsdv(ev, node, "---", id, header);
+                let radio = self.dsdv.agents[a as usize].radio;
+                let wlan = self.wifi.stations[radio.index()].wlan_index();
+                let to = self.wifi.radio(wlan, hop.index()).expect("a DSDV next hop is on the WLAN");
+                self.radio_enqueue(radio, to, id);
+            }
+            Forward::Waits(Some(oldest)) => {
+                let header = self.kept_header(node, oldest);
+                self.trace_dsdv('D', node, "IFQ", oldest, header);
+                self.drop_packet(oldest);
+            }
+            Forward::Waits(None) => {}
+        }
+    }
+
+    /// A route update from a neighbour reaches `node`'s link layer: the `r RTR` trace, then its
+    /// agent's `processUpdate`, which frees it.
+    fn dsdv_receive_update(&mut self, node: NodeId, id: PacketId) {
+        let pkt = *self.ctx.pkts.get(id);
+        if self.ctx.tracer.wireless.is_some() {
+            let header = self.wifi.take_mac_header(id).unwrap_or(RxHeader::plain((0, 0, 0, 0), 'r'));
+            self.wifi.write_radio_packet(&mut self.ctx, 'r', node, "RTR", "---", &pkt, header);
+        }
+        self.ctx.pkts.release(id);
+        let a = self.dsdv.agent_of(node).expect("updates go to nodes with an agent");
+        let from = pkt.src.node.index() as i32;
+        let mut adverts = std::mem::take(&mut self.adverts);
+        self.dsdv.advert(pkt.uid, &mut adverts);
+        for &advert in &adverts {
+            // the packets that waited for the route go to `recv` again, oldest first
+            for waiting in self.dsdv.process_entry(&mut self.ctx, a, from, advert) {
+                let header = self.kept_header(node, waiting);
+                self.dsdv_recv(a, node, waiting, header);
+            }
+        }
+        self.adverts = adverts;
+        self.dsdv.heard_from(&mut self.ctx, a, from);
     }
 
     /// A mobile node's timer fired.
@@ -662,7 +792,7 @@ impl Network {
     /// A packet is lost: counted against its flow and returned to the pool.
     pub fn drop_packet(&mut self, id: PacketId) {
         let pkt = self.ctx.pkts.release(id);
-        if matches!(pkt.kind, Kind::Arp | Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {
+        if matches!(pkt.kind, Kind::Arp | Kind::Message | Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {
             if pkt.kind == Kind::Real {
                 self.real.drop_frame(pkt.uid);
             }
@@ -672,7 +802,7 @@ impl Network {
         match pkt.kind {
             Kind::Ack if pkt.payload == 0 => stats.acks_dropped += 1,
             Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.data_dropped += 1,
-            Kind::Arp | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
+            Kind::Arp | Kind::Message | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
         }
         if pkt.kind.is_data() && self.mip.is_mobile(pkt.dst.node) {
             self.mip.drops.push((self.ctx.now_secs(), pkt.flow.0));

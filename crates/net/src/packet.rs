@@ -42,6 +42,10 @@ pub enum Kind {
     /// profile (ns-2's `ARPTable`, wifi/arp.rs): from `src.node` about `dst.node`; it ends in
     /// the radio.
     Arp,
+    /// A DSDV route update (ns-2's `PT_MESSAGE`, crate::dsdv): broadcast from `src.node`'s
+    /// routing agent (port 255) to every neighbour; its entries wait beside the packet
+    /// (`Dsdv::advert`). It ends at the neighbours' routing agents.
+    Message,
     /// Mobile IPv6 signalling: a binding update (`seq`: the care-of router's node) and its
     /// acknowledgement (`seq`: the anchor's node).
     BindingUpdate,
@@ -69,6 +73,7 @@ impl Kind {
             Kind::Pareto => "pareto",
             Kind::Udp => "udp",
             Kind::Arp => "ARP",
+            Kind::Message => "message",
             Kind::BindingUpdate => "BU",
             Kind::BindingAck => "BA",
             Kind::Real => "real",
@@ -153,7 +158,21 @@ pub struct Packet {
     /// Bytes of those tunnels and of Mobile IPv6 options (route optimisation's routing header
     /// or home address option), which the mobile end takes off again.
     pub mip_bytes: u16,
+    /// The IP header's TTL (ns-2's 32; only DSDV counts it down) and, once a DSDV agent has
+    /// routed it, the hops it has been received over (`num_forwards`) and the next hop the
+    /// agent chose (`ch->next_hop_`), which the wireless trace prints (crate::dsdv).
+    pub ttl: u8,
+    pub forwards: u8,
+    pub next_hop: Option<NodeId>,
+    /// The duration (µs) and the sender of the MAC header a packet a DSDV agent routed last
+    /// arrived in: ns-2's packet keeps those bytes as it is forwarded, and the lines written
+    /// before the next MAC sends it print them.
+    pub rx_duration: u16,
+    pub rx_from: Option<NodeId>,
 }
+
+/// ns-2's `IP_DEF_TTL`.
+pub const DEFAULT_TTL: u8 = 32;
 
 /// ns-2's NSA: the TCP header holds at most this many SACK blocks.
 pub const MAX_SACK_BLOCKS: usize = 3;
@@ -184,6 +203,11 @@ impl Packet {
             via: None,
             tunnel_from: NodeId::default(),
             mip_bytes: 0,
+            ttl: DEFAULT_TTL,
+            forwards: 0,
+            next_hop: None,
+            rx_duration: 0,
+            rx_from: None,
         }
     }
 

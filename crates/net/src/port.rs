@@ -107,6 +107,11 @@ impl Endpoint {
             mip_bytes: 0,
             via: None,
             tunnel_from: NodeId::default(),
+            ttl: crate::packet::DEFAULT_TTL,
+            forwards: 0,
+            next_hop: None,
+            rx_duration: 0,
+            rx_from: None,
         }
     }
 }

@@ -266,5 +266,6 @@ pub fn wlan(name: &str, nodes: Vec<usize>, positions: Vec<(f64, f64)>, access_po
         ll_delay: 0.0,
         arp: false,
         queue_limit: 50,
+        dsdv: false,
     }
 }

@@ -370,6 +370,25 @@ pub fn ns2_flags(f: u8) -> [u8; 7] {
     ]
 }
 
+/// The next hop a wireless line prints (`ch->next_hop_`): the one a DSDV agent chose,
+/// IP_BROADCAST (-1) for a route update, else the event's (an access point's relay, or none).
+fn next_hop(e: &WirelessEvent) -> i32 {
+    match e.packet.filter(|_| e.control.is_none()) {
+        Some(p) if p.kind == Kind::Message && p.next_hop.is_none() => -1,
+        Some(p) => p.next_hop.map_or(e.next_hop, |n| n.get() as i32),
+        None => e.next_hop,
+    }
+}
+
+/// An address's node in a wireless line: a route update's destination is IP_BROADCAST (-1).
+fn put_node(l: &mut Vec<u8>, p: &Packet, a: crate::packet::Addr, dst: bool) {
+    if p.kind == Kind::Message && dst {
+        l.extend_from_slice(b"-1");
+    } else {
+        put_u64(l, a.node.get() as u64);
+    }
+}
+
 /// One wireless trace line as cmu-trace.cc writes it (`format_mac_common`, then `format_arp`
 /// or `format_ip` and `format_tcp`/`format_rtp`; the new format's `-X value` pairs when
 /// `$ns use-newtrace`), appended to `l`.
@@ -421,14 +440,21 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
                 // `-2` of a packet no routing agent routed, as DumbAgent leaves it (an access
                 // point's relay names the destination)
                 l.extend_from_slice(b" ------- ");
-                for (sep, a) in [(b'[', p.src), (b' ', p.dst)] {
+                for (sep, a, dst) in [(b'[', p.src, false), (b' ', p.dst, true)] {
                     l.push(sep);
-                    put_u64(l, a.node.get() as u64);
+                    put_node(l, p, a, dst);
                     l.push(b':');
                     put_u64(l, a.port as u64);
                 }
-                l.extend_from_slice(b" 32 ");
-                put_u64(l, e.next_hop.max(0) as u64);
+                l.push(b' ');
+                put_u64(l, p.ttl as u64);
+                l.push(b' ');
+                put_u64(l, next_hop(e).max(0) as u64);
+                if p.kind == Kind::Message {
+                    // cmu-trace.cc's `format_msg` writes nothing
+                    l.extend_from_slice(b"] \n");
+                    return;
+                }
                 l.extend_from_slice(b"] [");
                 put_i64(l, p.seq);
                 l.extend_from_slice(if tcp { b" 0] " } else { b"] " });
@@ -444,7 +470,7 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
             l.extend_from_slice(b" -Hs ");
             put_u64(l, e.node.get() as u64);
             l.extend_from_slice(b" -Hd ");
-            put_i64(l, e.next_hop as i64);
+            put_i64(l, next_hop(e) as i64);
             l.extend_from_slice(b" -Ni ");
             put_u64(l, e.node.get() as u64);
             l.extend_from_slice(b" -Nx ");
@@ -469,9 +495,9 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
                 }
                 l.push(b' ');
             } else if let Some(p) = ip {
-                for (key, a) in [(&b"-Is "[..], p.src), (b" -Id ", p.dst)] {
+                for (key, a, dst) in [(&b"-Is "[..], p.src, false), (b" -Id ", p.dst, true)] {
                     l.extend_from_slice(key);
-                    put_u64(l, a.node.get() as u64);
+                    put_node(l, p, a, dst);
                     l.push(b'.');
                     put_u64(l, a.port as u64);
                 }
@@ -481,10 +507,16 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
                     l.extend_from_slice(key);
                     put_u64(l, v);
                 }
+                l.extend_from_slice(b" -Iv ");
+                put_u64(l, p.ttl as u64);
+                if p.kind == Kind::Message {
+                    l.extend_from_slice(b" \n");
+                    return;
+                }
                 if tcp {
-                    l.extend_from_slice(b" -Iv 32 -Pn tcp -Ps ");
+                    l.extend_from_slice(b" -Pn tcp -Ps ");
                 } else {
-                    l.extend_from_slice(b" -Iv 32 -Pn ");
+                    l.extend_from_slice(b" -Pn ");
                     l.extend_from_slice(name.as_bytes());
                     l.extend_from_slice(b" -Pi ");
                 }

@@ -145,6 +145,7 @@ pub struct RawWlan {
     pub queue_limit: Option<i64>,
     pub propagation: Option<String>,
     pub mac_overhead: Option<i64>,
+    pub routing: Option<String>,
 }
 
 /// A station of an ns2-profile WLAN looks for an access point (`crate::wifi::config::Scan`).

@@ -116,14 +116,15 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         pacing: raw.pacing.as_ref(),
         modern: raw.modern.as_ref(),
     };
-    // A scenario of real hosts (emulation) may have no simulated flows.
-    let has_hosts = raw.hosts.as_ref().is_some_and(|h| !h.is_empty());
+    // A scenario of real hosts (emulation) may have no simulated flows, and so may a DSDV
+    // WLAN's (its route updates are the traffic).
+    let no_flows_ok = raw.hosts.as_ref().is_some_and(|h| !h.is_empty()) || wlans.iter().any(|w| w.dsdv);
     let raw_flows = match raw.flows {
         Some(f) => f,
-        None if has_hosts => Vec::new(),
+        None if no_flows_ok => Vec::new(),
         None => return err("flows", "is required (a list of flows)"),
     };
-    if raw_flows.is_empty() && !has_hosts {
+    if raw_flows.is_empty() && !no_flows_ok {
         return err("flows", "is empty");
     }
     let adjacency = adjacency(nodes.len(), &links, &wlans);

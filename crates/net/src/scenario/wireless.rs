@@ -113,6 +113,16 @@ pub(super) fn wlans(
             v.map_or(Ok(default), |v| int_in(v, lo, hi, &p(field)))
         };
         let infrastructure = infrastructure(w, ns2, &nodes, node_ids, &p)?;
+        let dsdv = match w.routing.as_deref() {
+            None => false,
+            Some(text) => one_of(text, &["static", "dsdv"], "WLAN routing", &p("routing"))? == "dsdv",
+        };
+        if dsdv && !ns2 {
+            return err(p("routing"), "\"dsdv\" is ns-2's DSDV agent: it needs profile = \"ns2\"");
+        }
+        if dsdv && (infrastructure.is_some() || access_point.is_some()) {
+            return err(p("routing"), "\"dsdv\" routes an ad hoc WLAN: not with access points");
+        }
         let cw_min = int(w.cw_min, "cw_min", 1, 1023, 31)?;
         let cw_max = int(w.cw_max, "cw_max", 1, 65535, 1023)?;
         if cw_max < cw_min {
@@ -139,6 +149,7 @@ pub(super) fn wlans(
             ll_delay: if ns2 { 25e-6 } else { 0.0 },
             arp: ns2,
             queue_limit: int(w.queue_limit, "queue_limit", 1, 1_000_000, 50)?,
+            dsdv,
         });
     }
     Ok(out)

@@ -320,6 +320,16 @@ impl Simulation {
             net.ctx.check = Some(crate::check::Checks::new(scenario.flows.len()));
         }
         net.wifi.start_infrastructure(&mut net.ctx);
+        // DSDV agents on the nodes of its WLANs, started at 0 s in node-creation order
+        let mut dsdv_radios: Vec<(NodeId, RadioId)> = Vec::new();
+        for (w, cfg) in scenario.wlans.iter().enumerate().filter(|(_, cfg)| cfg.dsdv) {
+            for &node in &cfg.nodes {
+                dsdv_radios.push((NodeId::of(node), net.wifi.radio(w, node).expect("the WLAN's node")));
+            }
+        }
+        dsdv_radios.sort_by_key(|&(node, _)| node);
+        net.dsdv = crate::dsdv::Dsdv::new(scenario.nodes.len(), &dsdv_radios, Default::default());
+        net.dsdv.schedule_start(&mut net.ctx);
 
         let ports = crate::scenario::agent_ports(&scenario.flows, scenario.nodes.len())
             .expect("validated: no two agents of a node share a port");

@@ -38,6 +38,10 @@ pub struct WlanConfig {
     pub arp: bool,
     /// The interface queue of each radio, packets.
     pub queue_limit: u32,
+    /// Every node of the WLAN runs ns-2's DSDV routing agent (`routing = "dsdv"`, ns2 profile
+    /// only; crate::dsdv): its route updates go on the air and its routes carry the packets.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dsdv: bool,
 }
 
 /// ns-2's infrastructure mode on a WLAN (mac-802_11.cc, `command("ap")` and `"ScanType"`).

@@ -459,7 +459,10 @@ impl Wifi {
                 // (the MAC strips them before handing it up)
                 // the link layer types a relayed packet IP again (LL::sendDown)
                 let etype = if frame.via.typed_ip { 0x800 } else { etype };
-                (None, if stripped { ip } else { ip + self.wlan_of(r).timing.mac_overhead + 24 }, etype)
+                // a DSDV agent's packet given up has lost them too: its failure callback
+                // (`xmit_failure_`) took its MAC header off before the discard
+                let callback = reason == "RET" && p.next_hop.is_some();
+                (None, if stripped || callback { ip } else { ip + self.wlan_of(r).timing.mac_overhead + 24 }, etype)
             }
         };
         // CTS and ACK carry no transmitter address
@@ -467,6 +470,11 @@ impl Wifi {
         let dst = if frame.dst == BROADCAST { u32::MAX } else { node(self, frame.dst).get() };
         let mac = ((frame.nav * 1e6).round() as u32, dst, src, etype);
         let packet = frame.pkt.map(|id| *ctx.pkts.get(id));
+        // a packet a DSDV agent routed carries its own hop count (and next hop: trace.rs)
+        let hops = match packet.filter(|p| p.next_hop.is_some()) {
+            Some(p) => u32::from(p.forwards),
+            None => frame.via.hops,
+        };
         let e = crate::trace::WirelessEvent {
             ev,
             now,
@@ -478,7 +486,7 @@ impl Wifi {
             control,
             packet: packet.as_ref(),
             size,
-            forwards: frame.via.hops + u32::from(stripped),
+            forwards: hops + u32::from(stripped),
             // an RTS, CTS or ACK is a packet of its own
             next_hop: if frame.kind == FrameKind::Data { frame.via.next_hop } else { NO_NEXT_HOP },
         };
@@ -537,8 +545,9 @@ impl Wifi {
             control: None,
             packet: Some(pkt),
             size: pkt.size,
-            forwards: header.forwards,
-            next_hop: header.next_hop,
+            // a packet a DSDV agent routed carries its own hop count and next hop
+            forwards: if pkt.next_hop.is_some() { u32::from(pkt.forwards) } else { header.forwards },
+            next_hop: header.next_hop, // a DSDV agent's own: trace.rs
         };
         ctx.tracer.wireless_event(&e);
     }
@@ -599,23 +608,22 @@ impl Wifi {
         // ns-2's PriQueue (a DropTail) refuses a packet when it would hold `limit` with it, not
         // counting the one the MAC has: with `limit` 1 it refuses every packet, even when empty
         let held = if ns2 { s.queue.len().max(1) } else { s.queue.len() };
+        // PriQueue's `Prefer_Routing_Protocols`: a route update goes to the head of the queue,
+        // behind the packet the MAC has, and a queue it fills loses its tail
+        let routing = ns2 && !s.queue.is_empty() && ctx.pkts.get(id).kind == crate::packet::Kind::Message;
+        if routing {
+            s.queue.insert(1, (id, to, via));
+            if s.queue.len() - 1 < limit {
+                return Outcome::Nothing;
+            }
+            let (tail, tail_to, tail_via) = s.queue.remove(s.queue.len() - 1);
+            s.stats.queue_drops += 1;
+            self.trace_queue_drop(ctx, r, tail_to, tail_via, tail);
+            return Outcome::Dropped(tail);
+        }
         if held >= limit {
             s.stats.queue_drops += 1;
-            let (node, pkt) = (s.node, *ctx.pkts.get(id));
-            if ns2 && ctx.tracer.wireless.is_some() {
-                // the link layer has written the MAC header's addresses and type (arpresolve,
-                // LL::sendDown); the duration comes with the MAC, or is a relay's of old
-                let dst = if to == BROADCAST { u32::MAX } else { self.stations[to.index()].node.get() };
-                let arp = pkt.kind == crate::packet::Kind::Arp && !via.typed_ip;
-                let etype = if arp { 0x806 } else { 0x800 };
-                let timing = &self.wlan_of(r).timing;
-                let nav = if via.came_acked { timing.sifs + timing.control(ACK_BYTES) } else { 0.0 };
-                let mac = ((nav * 1e6).round() as u32, dst, node.get(), etype);
-                let header = RxHeader { mac, forwards: via.hops, next_hop: via.next_hop };
-                self.write_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt, header);
-            } else {
-                self.trace_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt);
-            }
+            self.trace_queue_drop(ctx, r, to, via, id);
             return Outcome::Dropped(id);
         }
         s.queue.push_back((id, to, via));
@@ -657,6 +665,26 @@ impl Wifi {
             self.try_access(ctx, r);
         }
         Outcome::Nothing
+    }
+
+    /// The interface queue of radio `r` drops packet `id`, for radio `to`, addressed `via`.
+    fn trace_queue_drop(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, via: Via, id: PacketId) {
+        let (node, pkt, ns2) = (self.stations[r.index()].node, *ctx.pkts.get(id), self.wlan_of(r).ns2_backoff);
+        if ns2 && ctx.tracer.wireless.is_some() {
+            // the link layer has written the MAC header's addresses and type (arpresolve,
+            // LL::sendDown; IP for an access point's relay); the duration comes with the MAC, but
+            // for a packet relayed or forwarded by DSDV: that of the frame that brought it
+            let dst = if to == BROADCAST { u32::MAX } else { self.stations[to.index()].node.get() };
+            let arp = pkt.kind == crate::packet::Kind::Arp && !via.typed_ip;
+            let etype = if arp { 0x806 } else { 0x800 };
+            let timing = &self.wlan_of(r).timing;
+            let ack = timing.sifs + timing.control(ACK_BYTES);
+            let nav = if via.came_acked { (ack * 1e6).round() as u32 } else { u32::from(pkt.rx_duration) };
+            let header = RxHeader { mac: (nav, dst, node.get(), etype), forwards: via.hops, next_hop: via.next_hop };
+            self.write_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt, header);
+        } else {
+            self.trace_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt);
+        }
     }
 
     /// Starts (or restarts) the countdown towards sending the queue's head, if the medium is idle.
@@ -1228,6 +1256,18 @@ impl Wifi {
                 if pkt.kind == crate::packet::Kind::Arp {
                     self.arp_input(ctx, r, &pkt, frame.via.next_hop);
                 }
+                if pkt.kind == crate::packet::Kind::Message {
+                    // a route update goes up to the node's routing agent (crate::dsdv)
+                    let node = self.stations[r.index()].node;
+                    let from = self.stations[frame.src.index()].node;
+                    let id = ctx.pkts.alloc(pkt); // the frame keeps its own for the other radios
+                    if ctx.tracer.wireless.is_some() {
+                        let mac = ((frame.nav * 1e6).round() as u32, u32::MAX, from.get(), 0x800);
+                        let header = RxHeader { mac, forwards: frame.via.hops + 1, next_hop: NO_NEXT_HOP };
+                        self.mac_headers.push((id, header));
+                    }
+                    return Some(Outcome::Delivered { node, from, radio: r, id });
+                }
             }
             FrameKind::Data => {
                 if s.cts_until > now && s.state == State::Contend && s.backoff.is_none() {
@@ -1262,7 +1302,14 @@ impl Wifi {
                     }
                     let node = self.stations[r.index()].node;
                     let from = self.stations[frame.src.index()].node;
-                    let id = ctx.pkts.alloc(pkt); // the frame keeps its own until it is done
+                    // the frame keeps its own until it is done; the copy has made one more hop
+                    let (rx_duration, rx_from) = if pkt.next_hop.is_some() {
+                        ((frame.nav * 1e6).round() as u16, Some(from))
+                    } else {
+                        (pkt.rx_duration, pkt.rx_from)
+                    };
+                    let forwards = pkt.forwards.saturating_add(1);
+                    let id = ctx.pkts.alloc(Packet { forwards, rx_duration, rx_from, ..pkt });
                     if ctx.tracer.wireless.is_some() {
                         let mac = ((frame.nav * 1e6).round() as u32, node.get(), from.get(), 0x800);
                         let forwards = frame.via.hops + 1;
@@ -1561,6 +1608,15 @@ impl Wifi {
                 if rts {
                     let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + timing.data(size) + ack;
                     self.trace_frame(ctx, 'D', r, &Frame { kind: FrameKind::Rts, nav, pkt: None, ..data }, "RET");
+                }
+                let pkt = *ctx.pkts.get(id);
+                if pkt.next_hop.is_some() && ctx.tracer.wireless.is_some() {
+                    // a DSDV agent's packet: its `xmit_failure_` callback gets a copy, without
+                    // the MAC's bytes, and drops it (`lost_link`, use_mac_ 0): `D RTR CBK`
+                    let node = self.stations[r.index()].node;
+                    let mac = ((ack * 1e6).round() as u32, self.stations[to.index()].node.get(), node.get(), 0x800);
+                    let header = RxHeader { mac, forwards: 0, next_hop: NO_NEXT_HOP };
+                    self.write_radio_packet(ctx, 'D', node, "RTR", "CBK", &pkt, header);
                 }
                 self.trace_frame(ctx, 'D', r, &data, "RET");
             } else {
