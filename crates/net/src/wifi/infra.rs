@@ -467,8 +467,12 @@ impl Wifi {
         self.trace_frame(ctx, 'r', r, &frame, "---");
     }
 
-    /// A station's request was answered: its send timer stops and the MAC is idle again.
+    /// A station's request was answered: its send timer stops and the MAC is idle again; a
+    /// request made again meanwhile (its timer ran out first) is dropped unsent, its backoff
+    /// left running (`recvAUTHENTICATE`, `recvASSOCREP` free `pktAUTHENTICATE_`,
+    /// `pktASSOCREQ_`).
     fn stop_mgmt(&mut self, r: RadioId, kind: Mgmt) {
+        self.infra(r).pending.retain(|p| p.0 != kind);
         let s = &mut self.stations[r.index()];
         if s.state == State::Mgmt(kind) {
             s.timeout.cancel();

@@ -1026,7 +1026,8 @@ impl Wifi {
     fn trace_collided(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId, errored: bool) {
         let frame = self.frames[f.index()];
         let traced = match frame.kind {
-            FrameKind::Data => frame.dst == r || frame.dst == BROADCAST,
+            // `discard` logs no broadcast to the distribution system
+            FrameKind::Data => frame.dst == r || (frame.dst == BROADCAST && !frame.via.to_ds),
             FrameKind::Mgmt(m) => frame.dst == r && m.traced_when_dropped(),
             _ => frame.dst == r,
         };
@@ -1243,7 +1244,9 @@ impl Wifi {
                             return None;
                         }
                     }
-                    s.respond = Some((FrameKind::Data, frame.src, timing.sifs + timing.control(ACK_BYTES)));
+                    // the data's duration is the one it entered the MAC with (`sendDATA`)
+                    let nav = self.head_data_nav(r);
+                    self.stations[r.index()].respond = Some((FrameKind::Data, frame.src, nav));
                     self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
                 }
             }
