@@ -493,6 +493,27 @@ def wlan_positions(r: random.Random, nodes: list[str]) -> dict[str, list[float]]
     return positions
 
 
+def wlan_flow(r: random.Random, i: int, src: str, dst: str, udp_sizes: list, windows: bool) -> dict:
+    """Flow `i` of a drawn WLAN: CBR over UDP a third of the time, else a TCP of one of the four
+    variants, with a packet size from `udp_sizes` or TCP's, and (`windows`) now and then a small
+    window. Its draws are the WLAN draw's, in their order: changing them changes every seed."""
+    f: dict = {"name": f"f{i}", "from": src, "to": dst}
+    if r.random() < 0.35:
+        f["protocol"] = "udp"
+        f["rate"] = r.choice(["16kb", "64kb", "200kb", "500kb"])
+        if r.random() < 0.6:
+            f["packet_size"] = r.choice(udp_sizes)
+    else:
+        f["protocol"] = r.choice(["tahoe", "reno", "newreno", "sack1"])
+        if f["protocol"] == "sack1":
+            f["sink"] = "sack1"
+        if r.random() < 0.4:
+            f["packet_size"] = r.choice([100, 512, 1000, 1460])
+        if windows and r.random() < 0.3:
+            f["tcp"] = {"window": r.choice([2, 4, 8, 32])}
+    return f
+
+
 def wlan_scenario(seed: int, index: int, infra: bool = False) -> dict:
     """The index-th random ad hoc WLAN of a run seeded with seed: 2-6 stations (now and then up
     to 20) close together, spread so that some are hidden from others, or in a chain; now and
@@ -543,20 +564,7 @@ def wlan_scenario(seed: int, index: int, infra: bool = False) -> dict:
         src = r.choice(nodes)
         near = [d for d in nodes if d != src and dist(src, d) <= RX_RANGE]
         dst = r.choice(near if near and r.random() < 0.8 else [d for d in nodes if d != src])
-        f: dict = {"name": f"f{i}", "from": src, "to": dst}
-        if r.random() < 0.35:
-            f["protocol"] = "udp"
-            f["rate"] = r.choice(["16kb", "64kb", "200kb", "500kb"])
-            if r.random() < 0.6:
-                f["packet_size"] = r.choice([64, 210, 512, 1000, 1500])
-        else:
-            f["protocol"] = r.choice(["tahoe", "reno", "newreno", "sack1"])
-            if f["protocol"] == "sack1":
-                f["sink"] = "sack1"
-            if r.random() < 0.4:
-                f["packet_size"] = r.choice([100, 512, 1000, 1460])
-            if r.random() < 0.3:
-                f["tcp"] = {"window": r.choice([2, 4, 8, 32])}
+        f = wlan_flow(r, i, src, dst, [64, 210, 512, 1000, 1500], windows=True)
         if r.random() < 0.7:
             f["start"] = pick_time(r, 0, duration * 0.5)
         if r.random() < 0.15:
@@ -622,18 +630,7 @@ def dsdv_scenario(seed: int, index: int) -> dict:
     flows = []
     for i in range(r.choice([0, 1, 1, 2, 3, 4])):
         src, dst = r.sample(nodes, 2)
-        f: dict = {"name": f"f{i}", "from": src, "to": dst}
-        if r.random() < 0.35:
-            f["protocol"] = "udp"
-            f["rate"] = r.choice(["16kb", "64kb", "200kb", "500kb"])
-            if r.random() < 0.6:
-                f["packet_size"] = r.choice([64, 210, 512, 1000])
-        else:
-            f["protocol"] = r.choice(["tahoe", "reno", "newreno", "sack1"])
-            if f["protocol"] == "sack1":
-                f["sink"] = "sack1"
-            if r.random() < 0.4:
-                f["packet_size"] = r.choice([100, 512, 1000, 1460])
+        f = wlan_flow(r, i, src, dst, [64, 210, 512, 1000], windows=False)
         if r.random() < 0.8:
             f["start"] = pick_time(r, 0, duration * 0.6)
         if r.random() < 0.15:
