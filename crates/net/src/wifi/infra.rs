@@ -262,8 +262,9 @@ impl Wifi {
         if kind != Mgmt::ProbeReq {
             self.check_assoc_auth(ctx, r);
         }
+        let held = self.release_held_ack(ctx, r);
         let s = &self.stations[r.index()];
-        if !s.queue.is_empty() && s.backoff.is_none() && !self.resume_without_rts(ctx, r) {
+        if !held && !s.queue.is_empty() && s.backoff.is_none() && !self.resume_without_rts(ctx, r) {
             // `tx_resume`: a data frame waiting gets its backoff (DIFS first) now
             let slots = self.draw_backoff(ctx, r);
             self.stations[r.index()].backoff = Some(slots);
@@ -281,7 +282,21 @@ impl Wifi {
         let s = &mut self.stations[r.index()];
         s.backoff = Some(slots);
         s.state = if s.has_frames() { State::Contend } else { State::Idle };
+        self.release_held_ack(ctx, r);
         self.medium_maybe_idle(ctx, r);
+    }
+
+    /// `tx_resume` once a management frame's send timer has stopped: an ACK for data received
+    /// meanwhile (`sendACK` then leaves it to `tx_resume`, which no one calls while `mhSend_`
+    /// runs) goes a SIFS later. Whether one waited.
+    fn release_held_ack(&mut self, ctx: &mut Ctx, r: RadioId) -> bool {
+        let s = &self.stations[r.index()];
+        if !matches!(s.respond, Some((FrameKind::Ack, _, _))) || s.response.pending() {
+            return false;
+        }
+        let at = ctx.now_secs() + self.wlan_of(r).timing.sifs;
+        self.arm_mac(ctx, r, MacTimer::Respond, at);
+        true
     }
 
     /// The ACK of an access point's probe response, authentication or association response.
@@ -294,7 +309,11 @@ impl Wifi {
                 infra.authenticating = None;
                 Self::add_client(infra, to);
             }
-            Mgmt::AssocRep => infra.associating = None,
+            Mgmt::AssocRep => {
+                // `update_client_table(associating_node_, 1, 1)`: a client, if it was not yet
+                infra.associating = None;
+                Self::add_client(infra, to);
+            }
             _ => {}
         }
         self.mgmt_done(ctx, r);

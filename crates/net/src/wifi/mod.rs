@@ -1278,7 +1278,9 @@ impl Wifi {
                 }
                 s.cts_until = 0.0; // recvDATA: our CTS got through, MAC_CTS ends
                 s.respond = Some((FrameKind::Ack, frame.src, 0.0));
-                self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
+                if !(self.wlans[s.wlan as usize].ns2_backoff && matches!(s.state, State::Mgmt(_))) {
+                    self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
+                } // else the ACK waits for the management frame's send timer (wifi/infra.rs)
                 let s = &mut self.stations[r.index()];
                 let seen = s.last_seq.iter_mut().find(|(src, _)| *src == frame.src);
                 let duplicate = seen.as_ref().is_some_and(|(_, q)| *q == frame.seq);
@@ -1626,10 +1628,16 @@ impl Wifi {
                 let (node, pkt) = (s.node, *ctx.pkts.get(id));
                 self.trace_radio_packet(ctx, 'D', node, "MAC", "RET", &pkt);
             }
-            if ns2 && !self.stations[r.index()].has_frames() {
+            let s = &mut self.stations[r.index()];
+            if ns2 && s.backoff.is_some() {
+                // a backoff drawn meanwhile (for a management frame, from the window of then)
+                // runs on: giving a packet up starts none (`RetransmitRTS/DATA`), nor does the
+                // next packet's `send` while one runs
+                s.state = if s.has_frames() { State::Contend } else { State::Idle };
+                self.medium_maybe_idle(ctx, r);
+            } else if ns2 && !s.has_frames() {
                 // ns-2 starts no backoff when it gives a packet up (`RetransmitRTS/DATA` reset
                 // the window only); the next packet's `send` draws one when it comes
-                let s = &mut self.stations[r.index()];
                 s.backoff = None;
                 s.state = State::Idle;
             } else {
