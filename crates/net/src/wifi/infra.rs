@@ -76,8 +76,15 @@ const MAX_PROPAGATION: f64 = 2e-6;
 #[derive(Debug, Default)]
 pub(super) struct Infra {
     pub ap: bool,
-    /// The management frames waiting for the medium, with their destinations.
+    /// The management frames waiting for the medium, with their destinations: an access
+    /// point holds one of each kind (`pktBEACON_` and the others), a new one replacing the one
+    /// that waits ...
     pub pending: Vec<(Mgmt, RadioId)>,
+    /// ... and sends them in the order of this list of kinds (`add_priority_queue`), whose
+    /// head leaves it only once its frame is done (`shift_priority_queue`). A kind made twice
+    /// before it went stays twice: the second, its frame gone, holds the head until a frame of
+    /// its kind comes again, and the data goes meanwhile (`backoffHandler`).
+    pub order: Vec<Mgmt>,
     /// The one on the air or waiting for its answer (ns-2's `tx_state_` MAC_MGMT or MAC_BCN).
     pub in_flight: Option<(Mgmt, RadioId)>,
     /// An access point: its first beacon, s (drawn as `$mac ap` runs), and its clients, the
@@ -166,7 +173,14 @@ impl Wifi {
     /// a backoff starts if none runs, drawn now (DIFS first on an idle medium, unless the
     /// defer timer runs the SIFS before a CTS or ACK; paused on a busy one).
     fn send_mgmt(&mut self, ctx: &mut Ctx, r: RadioId, kind: Mgmt, to: RadioId) {
-        self.infra(r).pending.push((kind, to));
+        let infra = self.infra(r);
+        match infra.pending.iter_mut().find(|p| infra.ap && p.0 == kind) {
+            Some(waiting) => waiting.1 = to,
+            None => infra.pending.push((kind, to)),
+        }
+        if infra.ap {
+            infra.order.push(kind);
+        }
         self.mgmt_backoff(ctx, r);
     }
 
@@ -188,12 +202,13 @@ impl Wifi {
         self.try_access(ctx, r);
     }
 
-    /// The management frame the backoff sends, if one waits: an access point's oldest, a
-    /// station's first in `Mgmt::station_rank`.
+    /// The management frame the backoff sends, if one waits: an access point's of the kind at
+    /// the head of its `order`, a station's first in `Mgmt::station_rank`.
     pub(super) fn next_mgmt(&mut self, r: RadioId) -> Option<(Mgmt, RadioId)> {
         let infra = self.stations[r.index()].infra.as_mut()?;
         let i = if infra.ap {
-            (!infra.pending.is_empty()).then_some(0)?
+            let head = *infra.order.first()?;
+            infra.pending.iter().position(|p| p.0 == head)?
         } else {
             (0..infra.pending.len()).min_by_key(|&i| infra.pending[i].0.station_rank())?
         };
@@ -276,7 +291,11 @@ impl Wifi {
     /// fresh backoff, from the same window, resumed DIFS after now (`send_timer`, `recvACK`).
     pub(super) fn mgmt_done(&mut self, ctx: &mut Ctx, r: RadioId) {
         let now = ctx.now_secs();
-        self.infra(r).in_flight = None;
+        let infra = self.infra(r);
+        infra.in_flight = None;
+        if !infra.order.is_empty() {
+            infra.order.remove(0); // `shift_priority_queue`
+        }
         self.stations[r.index()].not_before = now;
         let slots = self.draw_backoff(ctx, r);
         let s = &mut self.stations[r.index()];
