@@ -444,6 +444,13 @@ impl Network {
         }
         if !is_home(pkt, node) {
             if let Some(a) = self.dsdv.agent_of(node) {
+                if self.dsdv.wired_bypass(a, pkt.dst.node) {
+                    // a base station's classifier has a wired route for it: no RTR line
+                    let towards = pkt.dst.node;
+                    let _ = self.wifi.take_mac_header(id);
+                    self.forward_on(self.route(node, towards), id);
+                    return None;
+                }
                 // not for this node: its routing agent forwards it, as the frame brought it
                 let header = self.wifi.take_mac_header(id).unwrap_or(RxHeader::plain((0, 0, 0, 0), 'r'));
                 self.trace_dsdv('r', node, "---", id, header);
@@ -500,7 +507,8 @@ impl Network {
         let Some((a, id)) = self.dsdv.on_event(&mut self.ctx, ev) else { return };
         let (node, radio) = (self.dsdv.agents[a as usize].node, self.dsdv.agents[a as usize].radio);
         let pkt = *self.ctx.pkts.get(id);
-        self.wifi.trace_radio_packet(&mut self.ctx, 's', node, "RTR", "---", &pkt);
+        let ev = if self.ctx.tracer.addressing.is_none() { 's' } else { 'f' }; // as in `dsdv_recv`
+        self.wifi.trace_radio_packet(&mut self.ctx, ev, node, "RTR", "---", &pkt);
         self.radio_enqueue(radio, crate::wifi::BROADCAST, id);
     }
 
@@ -542,14 +550,27 @@ impl Network {
             self.drop_packet(id);
             return;
         }
-        let dst = self.ctx.pkts.get(id).dst.node.index() as i32;
-        match self.dsdv.route(&mut self.ctx, a, id, dst) {
+        let dst = self.ctx.pkts.get(id).dst.node;
+        let route = if self.dsdv.outside(a, dst) {
+            match self.dsdv.route_outside(a, dst.index() as i32) {
+                Some(hop) => Forward::Next(hop),
+                None => {
+                    // no route to the base station yet: ns-2 frees it without a trace line
+                    self.drop_packet(id);
+                    return;
+                }
+            }
+        } else {
+            self.dsdv.route(&mut self.ctx, a, id, dst.index() as i32)
+        };
+        match route {
             Forward::Next(hop) => {
                 let hop = NodeId::of(hop as usize);
                 let pkt = self.ctx.pkts.get_mut(id);
                 pkt.next_hop = Some(hop);
-                // cmu-trace writes `f` for a packet of another node
-                let ev = if pkt.src.node == node { 's' } else { 'f' };
+                // cmu-trace writes `f` for a packet of another node, and for every packet when
+                // addresses are hierarchical (a node's id is then never its address)
+                let ev = if pkt.src.node == node && self.ctx.tracer.addressing.is_none() { 's' } else { 'f' };
                 self.trace_dsdv(ev, node, "---", id, header);
                 let radio = self.dsdv.agents[a as usize].radio;
                 let wlan = self.wifi.stations[radio.index()].wlan_index();
@@ -861,7 +882,8 @@ impl Network {
         link.busy_since = now_s;
         // Without mobile nodes a packet is home where it is addressed, and goes on by static routes.
         let (to, dst) = (link.to, pkt.dst.node);
-        let onward = if !self.mip.is_static() {
+        // a DSDV node's packets go through its agent (`forward`)
+        let onward = if !self.mip.is_static() || !self.dsdv.is_empty() {
             Onward::Ask
         } else if dst == to {
             Onward::Home
@@ -951,6 +973,11 @@ impl Network {
         let to = link.to;
         if link.traced {
             self.ctx.tracer.link_event('r', now_s, link.from, to, self.ctx.pkts.get(id));
+        }
+        if !self.dsdv.is_empty() {
+            // ns-2's TTLChecker at the link's end: DSDV sees the wired hops in the TTL
+            let pkt = self.ctx.pkts.get_mut(id);
+            pkt.ttl = pkt.ttl.saturating_sub(1);
         }
         let home = match onward {
             Onward::Home => true,

@@ -1145,3 +1145,38 @@ impl TcpParams {
 
 #[cfg(test)]
 mod tests;
+
+impl Scenario {
+    /// ns-2's hierarchical addresses when the WLANs have base stations (`AddrParams`, three
+    /// levels, domain << 22 | cluster << 11 | node): the wired nodes are 0.0.n in node order;
+    /// WLAN w is domain w + 1, cluster 0, its base station node 0 and its other nodes 1, 2, ...
+    /// in node order. MAC indices number the radio nodes in node order, as ns-2 makes them.
+    pub fn hierarchical_addresses(&self) -> Option<crate::trace::Addressing> {
+        self.wlans.first()?.base_station?;
+        let n = self.nodes.len();
+        let mut addr = vec![u32::MAX; n];
+        for (w, cfg) in self.wlans.iter().enumerate() {
+            let domain = (w as u32 + 1) << 22;
+            let base = cfg.base_station.expect("validated: every WLAN has one");
+            addr[base] = domain;
+            let mut others: Vec<usize> = cfg.nodes.iter().copied().filter(|&m| m != base).collect();
+            others.sort_unstable();
+            for (k, m) in others.into_iter().enumerate() {
+                addr[m] = domain | (k as u32 + 1);
+            }
+        }
+        let mut wired = 0;
+        let mut radios = 0;
+        let mut mac = vec![0; n];
+        for m in 0..n {
+            mac[m] = radios;
+            if addr[m] == u32::MAX {
+                addr[m] = wired;
+                wired += 1;
+            } else {
+                radios += 1;
+            }
+        }
+        Some(crate::trace::Addressing { addr, mac })
+    }
+}

@@ -218,6 +218,7 @@ impl Simulation {
                 tracer.wireless = Some(scenario.wireless_format);
                 tracer.eot = scenario.eot_trace;
                 tracer.no_agent_lines = !scenario.agent_trace;
+                tracer.addressing = scenario.hierarchical_addresses().map(Box::new);
             }
         }
         if traces.nam {
@@ -329,6 +330,11 @@ impl Simulation {
         }
         dsdv_radios.sort_by_key(|&(node, _)| node);
         net.dsdv = crate::dsdv::Dsdv::new(scenario.nodes.len(), &dsdv_radios, Default::default());
+        for agent in &mut net.dsdv.agents {
+            let w = net.wifi.stations[agent.radio.index()].wlan_index();
+            agent.subnet = w as u32;
+            agent.base_station = scenario.wlans[w].base_station.map(|b| b as i32);
+        }
         net.dsdv.schedule_start(&mut net.ctx);
 
         let ports = crate::scenario::agent_ports(&scenario.flows, scenario.nodes.len())
