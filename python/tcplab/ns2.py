@@ -472,6 +472,9 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
     if s["links"] and base_station is None:
         raise ValueError("links: wired links beside a WLAN need a base station (wlans[0].base_station,"
                          ' with routing = "dsdv")')
+    if base_station is not None and min(w["nodes"]) != base_station:
+        raise ValueError("wlans[0].base_station: ns-2.35 crashes when a station is made before its base"
+                         " station: list the base station before the WLAN's other nodes in `nodes`")
     if s["mobile_nodes"]:
         raise ValueError("mobile_nodes: ns-2.35 has no Mobile IPv6")
     for i, name in enumerate(s["nodes"]):
@@ -510,17 +513,15 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
 def hierarchical_addresses(s: dict) -> list[tuple[int, int, int]] | None:
     """Each node's ns-2 hierarchical address (domain, cluster, node) when the WLANs have base
     stations, as tcplab gives them (`Scenario::hierarchical_addresses`): the wired nodes 0.0.n in
-    node order; WLAN w domain w + 1, its base station node 0, its other nodes 1, 2, ... in node
-    order. None: flat addresses."""
+    node order; WLAN w domain w + 1, its nodes (base station included) w+1.0.0, w+1.0.1, ... in
+    node order. None: flat addresses."""
     wlans = s.get("wlans") or []
     if not wlans or wlans[0].get("base_station") is None:
         return None
     addr: dict[int, tuple[int, int, int]] = {}
     for w, cfg in enumerate(wlans):
-        base = cfg["base_station"]
-        addr[base] = (w + 1, 0, 0)
-        for k, m in enumerate(sorted(n for n in cfg["nodes"] if n != base)):
-            addr[m] = (w + 1, 0, k + 1)
+        for k, m in enumerate(sorted(cfg["nodes"])):
+            addr[m] = (w + 1, 0, k)
     wired = [i for i in range(len(s["nodes"])) if i not in addr]
     for k, m in enumerate(wired):
         addr[m] = (0, 0, k)

@@ -380,3 +380,7 @@ def test_a_base_station_translates_as_hierarchical_addresses():
     with pytest.raises(tcplab.ScenarioError) as e:
         tcplab.validate({**doc, "wlans": [{"nodes": ["bs", "ms"], "base_station": "bs"}]})
     assert "wlans[0].base_station" in str(e.value), str(e.value)
+    # ns-2 makes the base station first or crashes
+    with pytest.raises(ValueError) as e:
+        scenario_to_tcl(tcplab.validate({**doc, "nodes": ["w", "ms", "bs", "w2"]}), "/tmp/x.tr")
+    assert str(e.value).startswith("wlans[0].base_station:"), str(e.value)

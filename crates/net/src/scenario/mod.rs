@@ -1149,20 +1149,18 @@ mod tests;
 impl Scenario {
     /// ns-2's hierarchical addresses when the WLANs have base stations (`AddrParams`, three
     /// levels, domain << 22 | cluster << 11 | node): the wired nodes are 0.0.n in node order;
-    /// WLAN w is domain w + 1, cluster 0, its base station node 0 and its other nodes 1, 2, ...
-    /// in node order. MAC indices number the radio nodes in node order, as ns-2 makes them.
+    /// WLAN w is domain w + 1, cluster 0, its nodes (base station included) 0, 1, ... in node
+    /// order. MAC indices number the radio nodes in node order, as ns-2 makes them.
     pub fn hierarchical_addresses(&self) -> Option<crate::trace::Addressing> {
         self.wlans.first()?.base_station?;
         let n = self.nodes.len();
         let mut addr = vec![u32::MAX; n];
         for (w, cfg) in self.wlans.iter().enumerate() {
-            let domain = (w as u32 + 1) << 22;
-            let base = cfg.base_station.expect("validated: every WLAN has one");
-            addr[base] = domain;
-            let mut others: Vec<usize> = cfg.nodes.iter().copied().filter(|&m| m != base).collect();
-            others.sort_unstable();
-            for (k, m) in others.into_iter().enumerate() {
-                addr[m] = domain | (k as u32 + 1);
+            // in node order, so that DSDV's tables (by node) sort as ns-2's (by address)
+            let mut members = cfg.nodes.clone();
+            members.sort_unstable();
+            for (k, m) in members.into_iter().enumerate() {
+                addr[m] = (w as u32 + 1) << 22 | k as u32;
             }
         }
         let mut wired = 0;

@@ -698,6 +698,11 @@ protocol = "tahoe"
         ("base_station = \"bs\"", "base_station = \"w\"", "wlans[0].base_station"),
         ("routing = \"dsdv\"", "", "wlans[0].base_station"),
         ("base_station = \"bs\"", "", "links[0].to"),
+        (
+            "\n[[flows]]",
+            "\n[[wlans]]\nname = \"b\"\nnodes = [\"ms\", \"bs\"]\nrouting = \"dsdv\"\nbase_station = \"bs\"\n[[flows]]",
+            "wlans[1].nodes[0]",
+        ),
     ];
     for (from, to, path) in cases {
         let text = good.replacen(from, to, 1);

@@ -135,6 +135,12 @@ pub(super) fn wlans(
                 })?)
             }
         };
+        for (k, n) in nodes.iter().enumerate().filter(|_| base_station.is_some()) {
+            if let Some(j) = out.iter().position(|o| o.nodes.contains(n)) {
+                let why = "with base stations (hierarchical addresses) a node is on one WLAN";
+                return err(format!("{}[{k}]", p("nodes")), format!("{:?} is on wlans[{j}] too: {why}", names[k]));
+            }
+        }
         if let Some(j) = out.iter().position(|o| o.base_station.is_some() != base_station.is_some()) {
             let (i, j) = if base_station.is_some() { (j, i) } else { (i, j) };
             return err(
