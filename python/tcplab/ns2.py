@@ -472,6 +472,8 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
     if s["links"] and base_station is None:
         raise ValueError("links: wired links beside a WLAN need a base station (wlans[0].base_station,"
                          ' with routing = "dsdv")')
+    if base_station is not None:
+        _check_hierarchical(s, base_station)
     if base_station is not None and min(w["nodes"]) != base_station:
         raise ValueError("wlans[0].base_station: ns-2.35 crashes when a station is made before its base"
                          " station: list the base station before the WLAN's other nodes in `nodes`")
@@ -508,6 +510,32 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
         raise ValueError("output.trace_links: a WLAN has no links to trace; its nodes trace their layers")
     if nam_path is not None:
         raise ValueError("output.trace: the NAM trace of a WLAN is not translated")
+
+
+def _check_hierarchical(s: dict, base_station: int) -> None:
+    """Refuses, naming the field, the wired-cum-wireless topologies ns-2.35 crashes on or routes
+    otherwise than tcplab's shortest paths."""
+    radios = set(s["wlans"][0]["nodes"])
+    wired = [i for i in range(len(s["nodes"])) if i not in radios]
+    if wired and max(wired) > min(radios):
+        raise ValueError("nodes: ns-2.35 crashes when a wired node is made after a mobile node: list the"
+                         " wired nodes first")
+    at_base = [i for i, link in enumerate(s["links"]) if base_station in (link["from"], link["to"])]
+    if len(at_base) > 1:
+        raise ValueError(f"links[{at_base[1]}]: ns-2's hierarchical routing reaches the wired domain by one"
+                         " route, not tcplab's shortest paths: the base station takes one wired link")
+    # the wired nodes are one cluster: ns-2 routes within it only over its own links
+    reach, todo = set(wired[:1]), wired[:1]
+    while todo:
+        n = todo.pop()
+        for link in s["links"]:
+            for a, b in ((link["from"], link["to"]), (link["to"], link["from"])):
+                if a == n and b not in radios and b not in reach:
+                    reach.add(b)
+                    todo.append(b)
+    if len(reach) != len(wired):
+        raise ValueError("links: ns-2's hierarchical routing needs the wired nodes linked among themselves,"
+                         " not only through the base station")
 
 
 def hierarchical_addresses(s: dict) -> list[tuple[int, int, int]] | None:

@@ -325,7 +325,10 @@ impl Network {
             if self.ctx.tracer.no_agent_lines {
                 return;
             }
-            let header = header.unwrap_or(RxHeader::plain((0, 0, 0, 0), ev));
+            // with base stations, a packet received without a MAC header came off a wired link:
+            // no radio hop to count
+            let hops = if self.ctx.tracer.addressing.is_some() { 's' } else { ev };
+            let header = header.unwrap_or(RxHeader::plain((0, 0, 0, 0), hops));
             self.wifi.write_radio_packet(&mut self.ctx, ev, node, "AGT", "---", &pkt, header);
         }
     }
@@ -334,6 +337,12 @@ impl Network {
     pub fn forward(&mut self, node: NodeId, id: PacketId) {
         if !self.dsdv.is_empty() {
             if let Some(a) = self.dsdv.agent_of(node) {
+                let dst = self.ctx.pkts.get(id).dst.node;
+                if self.dsdv.wired_bypass(a, dst) {
+                    // a base station's classifier has a wired route for it: no RTR line
+                    self.forward_on(self.route(node, dst), id);
+                    return;
+                }
                 // an agent's packet enters the routing agent (the node's default target)
                 let header = RxHeader::plain((0, 0, 0, 0), 's');
                 self.trace_dsdv('r', node, "---", id, header);

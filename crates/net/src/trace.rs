@@ -741,6 +741,8 @@ impl Tracer {
         if self.wireless.is_none() {
             return;
         }
+        // the node's address (`log_movement` prints `address_`)
+        let node = self.addressing.as_deref().map_or(node as u32, |h| h.addr_of(node as u32));
         self.write(
             |t| &mut t.ns2,
             format_args!(
@@ -786,12 +788,14 @@ impl Tracer {
     fn write_cwnd_line(&mut self, now: f64, src: Addr, dst: Addr, cwnd: f64) {
         if self.cwnd.is_some() {
             let t = now;
+            // TracedVar prints the agent's addresses: hierarchical ones when a WLAN has a base station
+            let (s, d) = match self.addressing.as_deref() {
+                Some(h) => (h.addr_of(src.node.get()), h.addr_of(dst.node.get())),
+                None => (src.node.get(), dst.node.get()),
+            };
             self.write(
                 |t| &mut t.cwnd,
-                format_args!(
-                    "{t:<8.5} {:<2} {:<2} {:<2} {:<2} cwnd_ {cwnd:<6.3}\n",
-                    src.node, src.port, dst.node, dst.port
-                ),
+                format_args!("{t:<8.5} {s:<2} {:<2} {d:<2} {:<2} cwnd_ {cwnd:<6.3}\n", src.port, dst.port),
             );
         }
     }

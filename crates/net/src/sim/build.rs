@@ -212,13 +212,14 @@ impl Simulation {
             scenario.trace_links.as_ref().map(|l| l.iter().map(|&(a, b)| (NodeId::of(a), NodeId::of(b))).collect());
         let mut tracer =
             Tracer { tcp_header: traces.tcp_header, events: traces.events, only_links, ..Tracer::default() };
+        // the ns-2 and cwnd traces print hierarchical addresses when a WLAN has a base station
+        tracer.addressing = scenario.hierarchical_addresses().map(Box::new);
         if traces.ns2 {
             tracer.ns2 = Some(open_trace(&opts.out_dir, "trace.tr")?);
             if !scenario.wlans.is_empty() {
                 tracer.wireless = Some(scenario.wireless_format);
                 tracer.eot = scenario.eot_trace;
                 tracer.no_agent_lines = !scenario.agent_trace;
-                tracer.addressing = scenario.hierarchical_addresses().map(Box::new);
             }
         }
         if traces.nam {
