@@ -467,14 +467,22 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
                          " them into every frame's size; a short preamble is not translated")
     if w["radio"]["light"] != 3e8:
         raise ValueError("wlans[0].profile: ns-2's speed of light is 3e8 m/s (the ns2 profile's)")
-    if s["links"]:
-        raise ValueError("links: wired links beside a WLAN need ns-2's base stations and hierarchical"
-                         " addresses; the translation covers WLANs of mobile nodes alone")
+    # a base station (DSDV only, validated) joins the WLAN to wired nodes: hierarchical addresses
+    base_station = w.get("base_station")
+    if s["links"] and base_station is None:
+        raise ValueError("links: wired links beside a WLAN need a base station (wlans[0].base_station,"
+                         ' with routing = "dsdv")')
+    if base_station is not None:
+        _check_hierarchical(s, base_station)
+    if base_station is not None and min(w["nodes"]) != base_station:
+        raise ValueError("wlans[0].base_station: ns-2.35 crashes when a station is made before its base"
+                         " station: list the base station before the WLAN's other nodes in `nodes`")
     if s["mobile_nodes"]:
         raise ValueError("mobile_nodes: ns-2.35 has no Mobile IPv6")
     for i, name in enumerate(s["nodes"]):
-        if i not in w["nodes"]:
-            raise ValueError(f"nodes: {name!r} has no radio; ns-2's mobile nodes of a WLAN are all its nodes")
+        if i not in w["nodes"] and base_station is None:
+            raise ValueError(f"nodes: {name!r} has no radio; ns-2's mobile nodes of a WLAN are all its nodes"
+                             " (wired nodes need a base station: wlans[0].base_station)")
     with_model: set[int] = set()
     for i, loss in enumerate(s["losses"]):
         if loss["fids"]:
@@ -502,6 +510,50 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
         raise ValueError("output.trace_links: a WLAN has no links to trace; its nodes trace their layers")
     if nam_path is not None:
         raise ValueError("output.trace: the NAM trace of a WLAN is not translated")
+
+
+def _check_hierarchical(s: dict, base_station: int) -> None:
+    """Refuses, naming the field, the wired-cum-wireless topologies ns-2.35 crashes on or routes
+    otherwise than tcplab's shortest paths."""
+    radios = set(s["wlans"][0]["nodes"])
+    wired = [i for i in range(len(s["nodes"])) if i not in radios]
+    if wired and max(wired) > min(radios):
+        raise ValueError("nodes: ns-2.35 crashes when a wired node is made after a mobile node: list the"
+                         " wired nodes first")
+    at_base = [i for i, link in enumerate(s["links"]) if base_station in (link["from"], link["to"])]
+    if len(at_base) > 1:
+        raise ValueError(f"links[{at_base[1]}]: ns-2's hierarchical routing reaches the wired domain by one"
+                         " route, not tcplab's shortest paths: the base station takes one wired link")
+    # the wired nodes are one cluster: ns-2 routes within it only over its own links
+    reach, todo = set(wired[:1]), wired[:1]
+    while todo:
+        n = todo.pop()
+        for link in s["links"]:
+            for a, b in ((link["from"], link["to"]), (link["to"], link["from"])):
+                if a == n and b not in radios and b not in reach:
+                    reach.add(b)
+                    todo.append(b)
+    if len(reach) != len(wired):
+        raise ValueError("links: ns-2's hierarchical routing needs the wired nodes linked among themselves,"
+                         " not only through the base station")
+
+
+def hierarchical_addresses(s: dict) -> list[tuple[int, int, int]] | None:
+    """Each node's ns-2 hierarchical address (domain, cluster, node) when the WLANs have base
+    stations, as tcplab gives them (`Scenario::hierarchical_addresses`): the wired nodes 0.0.n in
+    node order; WLAN w domain w + 1, its nodes (base station included) w+1.0.0, w+1.0.1, ... in
+    node order. None: flat addresses."""
+    wlans = s.get("wlans") or []
+    if not wlans or wlans[0].get("base_station") is None:
+        return None
+    addr: dict[int, tuple[int, int, int]] = {}
+    for w, cfg in enumerate(wlans):
+        for k, m in enumerate(sorted(cfg["nodes"])):
+            addr[m] = (w + 1, 0, k)
+    wired = [i for i in range(len(s["nodes"])) if i not in addr]
+    for k, m in enumerate(wired):
+        addr[m] = (0, 0, k)
+    return [addr[i] for i in range(len(s["nodes"]))]
 
 
 def _wireless_nodes(emit, s: dict, traced: bool) -> None:
@@ -533,7 +585,16 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     size = lambda v: max(500, int(max(v)) + 1)
     emit("set topo [new Topography]")
     emit(f"$topo load_flatgrid {size(xs)} {size(ys)}")
-    emit(f"create-god {len(s['nodes'])}")
+    emit(f"create-god {len(w['nodes'])}")
+    hier = hierarchical_addresses(s)
+    if hier is not None:
+        # wired nodes in domain 0, each WLAN a domain of one cluster (DSDV.md §5)
+        domains = 1 + len(s["wlans"])
+        sizes = [sum(1 for a in hier if a[0] == d) for d in range(domains)]
+        emit("$ns node-config -addressType hierarchical")
+        emit(f"AddrParams set domain_num_ {domains}")
+        emit(f"AddrParams set cluster_num_ {{{' '.join('1' for _ in range(domains))}}}")
+        emit(f"AddrParams set nodes_num_ {{{' '.join(str(n) for n in sizes)}}}")
     # routing = "dsdv": ns-2's DSDV agent, whose lines (RTR) the router trace writes
     dsdv = w.get("dsdv", False)
     routing = "DSDV" if dsdv else "DumbAgent"
@@ -549,12 +610,29 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     errprocs = _radio_error_procs(emit, s)
     emit("# nodes: ns-2 ids follow creation order = position in `nodes`")
     current = None
+    kind = "mobile"
+    base_station = w.get("base_station")
     for i, name in enumerate(s["nodes"]):
         if errprocs and errprocs.get(i, "no_radio_errmodel") != current:
             current = errprocs.get(i, "no_radio_errmodel")
             emit(f"$ns node-config -IncomingErrProc {current}")
+        if hier is not None:
+            # a wired node has no routing agent; the base station is a mobile node with wired routing
+            now = "wired" if i not in w["nodes"] else "base" if i == base_station else "mobile"
+            if now != kind and now == "wired":
+                # node-config passes an empty -adhocRouting over: no agent, set directly
+                emit('$ns adhocRouting ""')
+                emit("$ns node-config -wiredRouting OFF")
+            elif now != kind:
+                emit(f"$ns node-config -adhocRouting {routing} -wiredRouting {'ON' if now == 'base' else 'OFF'}")
+            kind = now
         emit(f"# n{i} = {_comment(name)}")
-        emit(f"set n{i} [$ns node]")
+        address = "" if hier is None else " " + ".".join(map(str, hier[i]))
+        emit(f"set n{i} [$ns node{address}]")
+    if hier is not None:
+        for node in w["nodes"]:
+            if node != base_station:
+                emit(f"$n{node} base-station [AddrParams addr2id [$n{base_station} node-addr]]")
     for node, (x, y) in zip(w["nodes"], w["positions"]):
         emit(f"$n{node} random-motion 0")
         emit(f"$n{node} set X_ {_num(float(x))}")

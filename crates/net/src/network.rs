@@ -325,7 +325,10 @@ impl Network {
             if self.ctx.tracer.no_agent_lines {
                 return;
             }
-            let header = header.unwrap_or(RxHeader::plain((0, 0, 0, 0), ev));
+            // with base stations, a packet received without a MAC header came off a wired link:
+            // no radio hop to count
+            let hops = if self.ctx.tracer.addressing.is_some() { 's' } else { ev };
+            let header = header.unwrap_or(RxHeader::plain((0, 0, 0, 0), hops));
             self.wifi.write_radio_packet(&mut self.ctx, ev, node, "AGT", "---", &pkt, header);
         }
     }
@@ -334,6 +337,12 @@ impl Network {
     pub fn forward(&mut self, node: NodeId, id: PacketId) {
         if !self.dsdv.is_empty() {
             if let Some(a) = self.dsdv.agent_of(node) {
+                let dst = self.ctx.pkts.get(id).dst.node;
+                if self.dsdv.wired_bypass(a, dst) {
+                    // a base station's classifier has a wired route for it: no RTR line
+                    self.forward_on(self.route(node, dst), id);
+                    return;
+                }
                 // an agent's packet enters the routing agent (the node's default target)
                 let header = RxHeader::plain((0, 0, 0, 0), 's');
                 self.trace_dsdv('r', node, "---", id, header);
@@ -444,6 +453,13 @@ impl Network {
         }
         if !is_home(pkt, node) {
             if let Some(a) = self.dsdv.agent_of(node) {
+                if self.dsdv.wired_bypass(a, pkt.dst.node) {
+                    // a base station's classifier has a wired route for it: no RTR line
+                    let towards = pkt.dst.node;
+                    let _ = self.wifi.take_mac_header(id);
+                    self.forward_on(self.route(node, towards), id);
+                    return None;
+                }
                 // not for this node: its routing agent forwards it, as the frame brought it
                 let header = self.wifi.take_mac_header(id).unwrap_or(RxHeader::plain((0, 0, 0, 0), 'r'));
                 self.trace_dsdv('r', node, "---", id, header);
@@ -500,7 +516,8 @@ impl Network {
         let Some((a, id)) = self.dsdv.on_event(&mut self.ctx, ev) else { return };
         let (node, radio) = (self.dsdv.agents[a as usize].node, self.dsdv.agents[a as usize].radio);
         let pkt = *self.ctx.pkts.get(id);
-        self.wifi.trace_radio_packet(&mut self.ctx, 's', node, "RTR", "---", &pkt);
+        let ev = if self.ctx.tracer.addressing.is_none() { 's' } else { 'f' }; // as in `dsdv_recv`
+        self.wifi.trace_radio_packet(&mut self.ctx, ev, node, "RTR", "---", &pkt);
         self.radio_enqueue(radio, crate::wifi::BROADCAST, id);
     }
 
@@ -542,14 +559,27 @@ impl Network {
             self.drop_packet(id);
             return;
         }
-        let dst = self.ctx.pkts.get(id).dst.node.index() as i32;
-        match self.dsdv.route(&mut self.ctx, a, id, dst) {
+        let dst = self.ctx.pkts.get(id).dst.node;
+        let route = if self.dsdv.outside(a, dst) {
+            match self.dsdv.route_outside(a, dst.index() as i32) {
+                Some(hop) => Forward::Next(hop),
+                None => {
+                    // no route to the base station yet: ns-2 frees it without a trace line
+                    self.drop_packet(id);
+                    return;
+                }
+            }
+        } else {
+            self.dsdv.route(&mut self.ctx, a, id, dst.index() as i32)
+        };
+        match route {
             Forward::Next(hop) => {
                 let hop = NodeId::of(hop as usize);
                 let pkt = self.ctx.pkts.get_mut(id);
                 pkt.next_hop = Some(hop);
-                // cmu-trace writes `f` for a packet of another node
-                let ev = if pkt.src.node == node { 's' } else { 'f' };
+                // cmu-trace writes `f` for a packet of another node, and for every packet when
+                // addresses are hierarchical (a node's id is then never its address)
+                let ev = if pkt.src.node == node && self.ctx.tracer.addressing.is_none() { 's' } else { 'f' };
                 self.trace_dsdv(ev, node, "---", id, header);
                 let radio = self.dsdv.agents[a as usize].radio;
                 let wlan = self.wifi.stations[radio.index()].wlan_index();
@@ -861,7 +891,8 @@ impl Network {
         link.busy_since = now_s;
         // Without mobile nodes a packet is home where it is addressed, and goes on by static routes.
         let (to, dst) = (link.to, pkt.dst.node);
-        let onward = if !self.mip.is_static() {
+        // a DSDV node's packets go through its agent (`forward`)
+        let onward = if !self.mip.is_static() || !self.dsdv.is_empty() {
             Onward::Ask
         } else if dst == to {
             Onward::Home
@@ -951,6 +982,11 @@ impl Network {
         let to = link.to;
         if link.traced {
             self.ctx.tracer.link_event('r', now_s, link.from, to, self.ctx.pkts.get(id));
+        }
+        if !self.dsdv.is_empty() {
+            // ns-2's TTLChecker at the link's end: DSDV sees the wired hops in the TTL
+            let pkt = self.ctx.pkts.get_mut(id);
+            pkt.ttl = pkt.ttl.saturating_sub(1);
         }
         let home = match onward {
             Onward::Home => true,

@@ -44,6 +44,8 @@ pub struct Tracer {
     pub line: Vec<u8>,
     /// The middles of the wired trace's lines last written for each flow.
     pub(crate) middles: Middles,
+    /// ns-2's hierarchical addresses, when a WLAN has a base station; None: node numbers.
+    pub addressing: Option<Box<Addressing>>,
     /// The time last written into the wired trace.
     pub(crate) time: TimeText,
 }
@@ -82,6 +84,32 @@ struct Middle {
 }
 
 /// The middle last written for each flow: one for its ACKs, one for its other packets.
+/// ns-2's hierarchical addresses (`-addressType hierarchical`), as the traces print them:
+/// wireless lines the integer (domain << 22 | cluster << 11 | node), wired lines
+/// `domain.cluster.node.port`, MAC headers and ARP the MACs' creation indices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Addressing {
+    /// Each node's address.
+    pub addr: Vec<u32>,
+    /// Each node's MAC index: ns-2 numbers MACs as it makes them, the radio nodes in node order.
+    pub mac: Vec<u32>,
+}
+
+/// IP_BROADCAST as a hierarchical address prints (`get_nodeaddr(-1)`, a route update's destination).
+const HIER_BROADCAST: u32 = 2147483647;
+
+impl Addressing {
+    /// Node `n`'s address; a number that is no node's (0: none) prints as it is.
+    fn addr_of(&self, n: u32) -> u32 {
+        self.addr.get(n as usize).copied().unwrap_or(n)
+    }
+
+    /// The MAC index of node `n`; broadcast and numbers that are no node's print as they are.
+    fn mac_of(&self, n: u32) -> u32 {
+        self.mac.get(n as usize).copied().unwrap_or(n)
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct Middles(Vec<Middle>);
 
@@ -92,7 +120,7 @@ impl Middles {
 
     /// The middle for `p`, written anew if a field of it changed since the flow's last line;
     /// None for a flow from `FLOWS` on.
-    fn get(&mut self, p: &Packet) -> Option<&[u8]> {
+    fn get(&mut self, p: &Packet, hier: Option<&Addressing>) -> Option<&[u8]> {
         let flow = p.flow.0 as usize;
         if flow >= Middles::FLOWS {
             return None;
@@ -105,7 +133,7 @@ impl Middles {
         let of = (p.kind, p.size, p.flags, p.fid, p.src, p.dst);
         if m.of != Some(of) {
             m.text.clear();
-            Middle::put(&mut m.text, p);
+            Middle::put(&mut m.text, p, hier);
             m.of = Some(of);
         }
         Some(&m.text)
@@ -113,7 +141,7 @@ impl Middles {
 }
 
 impl Middle {
-    fn put(out: &mut Vec<u8>, p: &Packet) {
+    fn put(out: &mut Vec<u8>, p: &Packet, hier: Option<&Addressing>) {
         out.extend_from_slice(p.ns2_name().as_bytes());
         out.push(b' ');
         put_u64(out, p.size as u64);
@@ -123,8 +151,19 @@ impl Middle {
         put_u64(out, p.fid as u64);
         for a in [p.src, p.dst] {
             out.push(b' ');
-            put_u64(out, a.node.get() as u64);
-            out.push(b'.');
+            match hier {
+                Some(h) => {
+                    let addr = h.addr_of(a.node.get());
+                    for (v, sep) in [(addr >> 22, b'.'), ((addr >> 11) & 0x7ff, b'.'), (addr & 0x7ff, b'.')] {
+                        put_u64(out, v as u64);
+                        out.push(sep);
+                    }
+                }
+                None => {
+                    put_u64(out, a.node.get() as u64);
+                    out.push(b'.');
+                }
+            }
             put_u64(out, a.port as u64);
         }
         out.push(b' ');
@@ -167,12 +206,17 @@ pub struct WirelessEvent<'a> {
 /// An ARP packet's operation and its sender's and target's hardware and protocol addresses
 /// (node numbers in ns-2), as cmu-trace.cc's `format_arp` prints them: a request does not
 /// know its target's hardware address (0); a reply's target is the requester.
-fn arp_fields(p: &Packet) -> (&'static str, u32, u32, u32, u32) {
+/// With hierarchical addresses, hardware addresses are MAC indices and protocol ones addresses.
+fn arp_fields(p: &Packet, hier: Option<&Addressing>) -> (&'static str, u32, u32, u32, u32) {
     let (from, to) = (p.src.node.get(), p.dst.node.get());
+    let (mac, ip) = match hier {
+        Some(h) => ((h.mac_of(from), h.mac_of(to)), (h.addr_of(from), h.addr_of(to))),
+        None => ((from, to), (from, to)),
+    };
     if p.seq == crate::packet::ARP_REQUEST {
-        ("REQUEST", from, from, 0, to)
+        ("REQUEST", mac.0, ip.0, 0, ip.1)
     } else {
-        ("REPLY", from, from, to, to)
+        ("REPLY", mac.0, ip.0, mac.1, ip.1)
     }
 }
 
@@ -380,25 +424,39 @@ fn next_hop(e: &WirelessEvent) -> i32 {
     }
 }
 
-/// An address's node in a wireless line: a route update's destination is IP_BROADCAST (-1).
-fn put_node(l: &mut Vec<u8>, p: &Packet, a: crate::packet::Addr, dst: bool) {
-    if p.kind == Kind::Message && dst {
-        l.extend_from_slice(b"-1");
-    } else {
-        put_u64(l, a.node.get() as u64);
+/// An address's node in a wireless line: a route update's destination is IP_BROADCAST (-1,
+/// 2147483647 as a hierarchical address).
+fn put_node(l: &mut Vec<u8>, p: &Packet, a: crate::packet::Addr, dst: bool, hier: Option<&Addressing>) {
+    match hier {
+        Some(_) if p.kind == Kind::Message && dst => put_u64(l, HIER_BROADCAST as u64),
+        None if p.kind == Kind::Message && dst => l.extend_from_slice(b"-1"),
+        Some(h) => put_u64(l, h.addr_of(a.node.get()) as u64),
+        None => put_u64(l, a.node.get() as u64),
+    }
+}
+
+/// The next hop as a wireless line prints it: a node's address with hierarchical addresses.
+fn next_hop_addr(e: &WirelessEvent, hier: Option<&Addressing>) -> i64 {
+    let hop = next_hop(e);
+    match hier {
+        Some(h) if hop >= 0 => h.addr_of(hop as u32) as i64,
+        _ => hop as i64,
     }
 }
 
 /// One wireless trace line as cmu-trace.cc writes it (`format_mac_common`, then `format_arp`
 /// or `format_ip` and `format_tcp`/`format_rtp`; the new format's `-X value` pairs when
 /// `$ns use-newtrace`), appended to `l`.
-fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent) {
-    let (dur, dst, src, etype) = e.mac;
+fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent, hier: Option<&Addressing>) {
+    let (dur, mut dst, mut src, etype) = e.mac;
+    if let Some(h) = hier {
+        (dst, src) = (h.mac_of(dst), h.mac_of(src));
+    }
     let name = e.control.or(e.packet.map(|p| p.ns2_name())).unwrap_or("-");
     let uid = e.packet.map_or(0, |p| p.uid);
     // a control frame's line is the MAC part alone; an ARP or IP packet's carries its header
     let (arp, ip) = match (e.control, e.packet) {
-        (None, Some(p)) if p.kind == Kind::Arp => (Some(arp_fields(p)), None),
+        (None, Some(p)) if p.kind == Kind::Arp => (Some(arp_fields(p, hier)), None),
         (None, Some(p)) => (None, Some(p)),
         _ => (None, None),
     };
@@ -442,14 +500,14 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
                 l.extend_from_slice(b" ------- ");
                 for (sep, a, dst) in [(b'[', p.src, false), (b' ', p.dst, true)] {
                     l.push(sep);
-                    put_node(l, p, a, dst);
+                    put_node(l, p, a, dst, hier);
                     l.push(b':');
                     put_u64(l, a.port as u64);
                 }
                 l.push(b' ');
                 put_u64(l, p.ttl as u64);
                 l.push(b' ');
-                put_u64(l, next_hop(e).max(0) as u64);
+                put_u64(l, next_hop_addr(e, hier).max(0) as u64);
                 if p.kind == Kind::Message {
                     // cmu-trace.cc's `format_msg` writes nothing
                     l.extend_from_slice(b"] \n");
@@ -470,7 +528,7 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
             l.extend_from_slice(b" -Hs ");
             put_u64(l, e.node.get() as u64);
             l.extend_from_slice(b" -Hd ");
-            put_i64(l, next_hop(e) as i64);
+            put_i64(l, next_hop_addr(e, hier));
             l.extend_from_slice(b" -Ni ");
             put_u64(l, e.node.get() as u64);
             l.extend_from_slice(b" -Nx ");
@@ -497,7 +555,7 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent)
             } else if let Some(p) = ip {
                 for (key, a, dst) in [(&b"-Is "[..], p.src, false), (b" -Id ", p.dst, true)] {
                     l.extend_from_slice(key);
-                    put_node(l, p, a, dst);
+                    put_node(l, p, a, dst, hier);
                     l.push(b'.');
                     put_u64(l, a.port as u64);
                 }
@@ -583,9 +641,10 @@ impl Tracer {
             put_u64(l, node.get() as u64);
         }
         l.push(b' ');
-        match self.middles.get(p) {
+        let hier = self.addressing.as_deref();
+        match self.middles.get(p, hier) {
             Some(middle) => l.extend_from_slice(middle),
-            None => Middle::put(l, p),
+            None => Middle::put(l, p, hier),
         }
         put_i64(l, p.seq);
         l.push(b' ');
@@ -669,7 +728,7 @@ impl Tracer {
         if let Some(w) = &mut self.ns2 {
             let l = &mut self.line;
             l.clear();
-            put_wireless_line(l, format, e);
+            put_wireless_line(l, format, e, self.addressing.as_deref());
             if let Err(e) = w.write_all(l) {
                 self.error = Some(e);
             }
@@ -682,6 +741,8 @@ impl Tracer {
         if self.wireless.is_none() {
             return;
         }
+        // the node's address (`log_movement` prints `address_`)
+        let node = self.addressing.as_deref().map_or(node as u32, |h| h.addr_of(node as u32));
         self.write(
             |t| &mut t.ns2,
             format_args!(
@@ -727,12 +788,14 @@ impl Tracer {
     fn write_cwnd_line(&mut self, now: f64, src: Addr, dst: Addr, cwnd: f64) {
         if self.cwnd.is_some() {
             let t = now;
+            // TracedVar prints the agent's addresses: hierarchical ones when a WLAN has a base station
+            let (s, d) = match self.addressing.as_deref() {
+                Some(h) => (h.addr_of(src.node.get()), h.addr_of(dst.node.get())),
+                None => (src.node.get(), dst.node.get()),
+            };
             self.write(
                 |t| &mut t.cwnd,
-                format_args!(
-                    "{t:<8.5} {:<2} {:<2} {:<2} {:<2} cwnd_ {cwnd:<6.3}\n",
-                    src.node, src.port, dst.node, dst.port
-                ),
+                format_args!("{t:<8.5} {s:<2} {:<2} {d:<2} {:<2} cwnd_ {cwnd:<6.3}\n", src.port, dst.port),
             );
         }
     }
@@ -918,7 +981,7 @@ mod tests {
             assert_eq!(three[0], "+ 0.5 0 1 tcp 1040 ------- 1 0.0 3.0 7 5");
             assert_eq!(three[1], "r 1.5 1 0 ack 40 ------- 1 3.0 0.0 7 5");
             let mut whole = Vec::new();
-            Middle::put(&mut whole, v);
+            Middle::put(&mut whole, v, None);
             assert_eq!(three[2], format!("- 2.5 0 1 {}{} {}", String::from_utf8(whole).unwrap(), v.seq, v.uid));
         }
         assert_eq!(lines[2], "- 2.5 0 1 tcp 1040 ------- 1 0.0 3.0 8 6");
@@ -992,6 +1055,70 @@ mod tests {
             "D 1000.000000000 _2_ IFQ  ARP 11 cbr 512 [0 0 0 800] ------- [0:0 3:0 32 0] [4] 0 0",
         ];
         assert_eq!(text, expected.map(|l| l.to_string() + "\n").concat());
+    }
+
+    /// RP=DSDV ns wired-cum-wireless.tcl (DSDV.md §5): wired node 0 is 0.0.0, the base station
+    /// (node 1, MAC 0) 1.0.0 = 4194304 and the station (node 2, MAC 1) 1.0.1 = 4194305.
+    #[test]
+    fn hierarchical_addresses_print_as_ns2_prints_them() {
+        let hier = Addressing { addr: vec![0, 4194304, 4194305], mac: vec![0, 0, 1] };
+        let sink = Shared::default();
+        let mut t = Tracer {
+            ns2: Some(Box::new(sink.clone())),
+            wireless: Some(WirelessFormat::Old),
+            addressing: Some(Box::new(hier)),
+            ..Tracer::default()
+        };
+        let (w, bs, ms) = (NodeId::new(0), NodeId::new(1), NodeId::new(2));
+        let tcp = Packet {
+            src: Addr { node: w, port: 0 },
+            dst: Addr { node: ms, port: 0 },
+            fid: 0,
+            seq: 0,
+            uid: 2,
+            size: 40,
+            ..data_packet()
+        };
+        t.link_event('+', 1.0, w, bs, &tcp);
+        let tcp = Packet { ttl: 30, next_hop: Some(ms), forwards: 1, ..tcp };
+        let update = Packet { kind: Kind::Message, src: Addr { node: bs, port: 255 }, uid: 0, size: 32, ..tcp };
+        let update =
+            Packet { dst: Addr { node: NodeId::new(0), port: 255 }, next_hop: None, forwards: 0, ttl: 32, ..update };
+        let request = Packet {
+            kind: Kind::Arp,
+            seq: crate::packet::ARP_REQUEST,
+            size: 28,
+            src: Addr { node: bs, port: 0 },
+            dst: Addr { node: ms, port: 0 },
+            ..data_packet()
+        };
+        let reply = Packet { seq: crate::packet::ARP_REPLY, src: request.dst, dst: request.src, ..request };
+        let event = |ev, node, mac, packet, size, forwards| WirelessEvent {
+            ev,
+            now: 1.0,
+            node,
+            pos: (0.0, 0.0),
+            layer: "MAC",
+            reason: "---",
+            mac,
+            control: None,
+            packet: Some(packet),
+            size,
+            forwards,
+            next_hop: NO_NEXT_HOP,
+        };
+        t.wireless_event(&event('s', bs, (0, u32::MAX, 1, 0x800), &update, 90, 0));
+        t.wireless_event(&event('r', ms, (0, u32::MAX, 1, 0x806), &request, 28, 0));
+        t.wireless_event(&event('r', bs, (0x13a, 1, 2, 0x806), &reply, 28, 0));
+        t.wireless_event(&event('r', ms, (0x13a, 2, 1, 0x800), &tcp, 40, 1));
+        let expected = [
+            "+ 1 0 1 tcp 40 ------- 0 0.0.0.0 1.0.1.0 0 2",
+            "s 1.000000000 _1_ MAC  --- 0 message 90 [0 ffffffff 0 800] ------- [4194304:255 2147483647:255 32 0] ",
+            "r 1.000000000 _2_ MAC  --- 5 ARP 28 [0 ffffffff 0 806] ------- [REQUEST 0/4194304 0/4194305]",
+            "r 1.000000000 _1_ MAC  --- 5 ARP 28 [13a 0 1 806] ------- [REPLY 1/4194305 0/4194304]",
+            "r 1.000000000 _2_ MAC  --- 2 tcp 40 [13a 1 0 800] ------- [0:0 4194305:0 30 4194305] [0 0] 1 0",
+        ];
+        assert_eq!(sink.text(), expected.map(|l| l.to_string() + "\n").concat());
     }
 
     #[test]

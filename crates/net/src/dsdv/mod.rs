@@ -98,6 +98,11 @@ pub struct Agent {
     lasttup: f64,
     periodic: Timer,
     pub table: Table,
+    /// The WLAN the agent's radio is on (ns-2's "domain.cluster" subnet).
+    pub subnet: u32,
+    /// `node_->base_stn()`: the base station of its WLAN, if it has one (hierarchical
+    /// addresses; a base station's own is itself).
+    pub base_station: Option<i32>,
 }
 
 /// The agents of a run.
@@ -133,6 +138,8 @@ impl Dsdv {
                     lasttup: -10.0,
                     periodic: Timer::default(),
                     table: Table::default(),
+                    subnet: 0,
+                    base_station: None,
                 }
             })
             .collect();
@@ -146,6 +153,31 @@ impl Dsdv {
     /// The agent of `node`, if it runs one.
     pub fn agent_of(&self, node: NodeId) -> Option<u32> {
         self.by_node.get(node.index()).copied().flatten()
+    }
+
+    /// `diff_subnet`: whether `dst` lies outside agent `a`'s WLAN, which has a base station
+    /// (without one, addresses are flat and every destination is in the subnet).
+    pub fn outside(&self, a: u32, dst: NodeId) -> bool {
+        let agent = &self.agents[a as usize];
+        agent.base_station.is_some()
+            && self.agent_of(dst).is_none_or(|b| self.agents[b as usize].subnet != agent.subnet)
+    }
+
+    /// Whether agent `a`'s node is a base station and `dst` lies outside its WLAN: the node's
+    /// classifier then has a wired route for the packet, which passes the agent by.
+    pub fn wired_bypass(&self, a: u32, dst: NodeId) -> bool {
+        let agent = &self.agents[a as usize];
+        agent.base_station == Some(agent.addr) && self.outside(a, dst)
+    }
+
+    /// `forwardPacket` towards another subnet: the next hop of a finite route to `dst`, else
+    /// of one to the base station; None (no such route) and ns-2 frees the packet unseen.
+    pub fn route_outside(&self, a: u32, dst: i32) -> Option<i32> {
+        let agent = &self.agents[a as usize];
+        [dst, agent.base_station?].into_iter().find_map(|to| match agent.table.get(to) {
+            Some(e) if e.metric != BIG => Some(if e.metric > 1 { e.hop } else { to }),
+            _ => None,
+        })
     }
 
     /// `create-dsdv-agent`'s `$ns at 0.0 "$ragent start-dsdv"`, for every agent in creation order.

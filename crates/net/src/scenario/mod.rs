@@ -1145,3 +1145,36 @@ impl TcpParams {
 
 #[cfg(test)]
 mod tests;
+
+impl Scenario {
+    /// ns-2's hierarchical addresses when the WLANs have base stations (`AddrParams`, three
+    /// levels, domain << 22 | cluster << 11 | node): the wired nodes are 0.0.n in node order;
+    /// WLAN w is domain w + 1, cluster 0, its nodes (base station included) 0, 1, ... in node
+    /// order. MAC indices number the radio nodes in node order, as ns-2 makes them.
+    pub fn hierarchical_addresses(&self) -> Option<crate::trace::Addressing> {
+        self.wlans.first()?.base_station?;
+        let n = self.nodes.len();
+        let mut addr = vec![u32::MAX; n];
+        for (w, cfg) in self.wlans.iter().enumerate() {
+            // in node order, so that DSDV's tables (by node) sort as ns-2's (by address)
+            let mut members = cfg.nodes.clone();
+            members.sort_unstable();
+            for (k, m) in members.into_iter().enumerate() {
+                addr[m] = (w as u32 + 1) << 22 | k as u32;
+            }
+        }
+        let mut wired = 0;
+        let mut radios = 0;
+        let mut mac = vec![0; n];
+        for m in 0..n {
+            mac[m] = radios;
+            if addr[m] == u32::MAX {
+                addr[m] = wired;
+                wired += 1;
+            } else {
+                radios += 1;
+            }
+        }
+        Some(crate::trace::Addressing { addr, mac })
+    }
+}

@@ -146,6 +146,7 @@ pub struct RawWlan {
     pub propagation: Option<String>,
     pub mac_overhead: Option<i64>,
     pub routing: Option<String>,
+    pub base_station: Option<String>,
 }
 
 /// A station of an ns2-profile WLAN looks for an access point (`crate::wifi::config::Scan`).

@@ -662,3 +662,51 @@ agent_trace = false
         assert_eq!(&e.path, path, "wrong path for {to:?}: {e}");
     }
 }
+
+/// RP=DSDV ns wired-cum-wireless.tcl's topology: a wired node, a base station joining a DSDV
+/// WLAN to it, one station; hierarchical addresses (DSDV.md §5).
+#[test]
+fn a_dsdv_wlan_takes_a_base_station_with_wired_links_naming_the_field() {
+    let good = r#"
+name = "wcw"
+duration = "1s"
+nodes = ["w", "bs", "ms"]
+[[links]]
+from = "w"
+to = "bs"
+bandwidth = "10Mb"
+delay = "10ms"
+[positions]
+bs = [100, 100]
+ms = [150, 100]
+[[wlans]]
+nodes = ["bs", "ms"]
+routing = "dsdv"
+base_station = "bs"
+[[flows]]
+from = "w"
+to = "ms"
+protocol = "tahoe"
+"#;
+    let s = Scenario::from_toml(good).expect("a good wired-cum-wireless scenario");
+    assert_eq!(s.wlans[0].base_station, Some(1));
+    let hier = s.hierarchical_addresses().expect("hierarchical");
+    assert_eq!((hier.addr, hier.mac), (vec![0, 4194304, 4194305], vec![0, 0, 1]));
+    let flat = Scenario::from_toml(&good.replace("base_station = \"bs\"", "").replace("to = \"bs\"", "to = \"ms\""));
+    assert_eq!(flat.expect_err("a station with a wired link").path, "links[0].to");
+    let cases: &[(&str, &str, &str)] = &[
+        ("base_station = \"bs\"", "base_station = \"w\"", "wlans[0].base_station"),
+        ("routing = \"dsdv\"", "", "wlans[0].base_station"),
+        ("base_station = \"bs\"", "", "links[0].to"),
+        (
+            "\n[[flows]]",
+            "\n[[wlans]]\nname = \"b\"\nnodes = [\"ms\", \"bs\"]\nrouting = \"dsdv\"\nbase_station = \"bs\"\n[[flows]]",
+            "wlans[1].nodes[0]",
+        ),
+    ];
+    for (from, to, path) in cases {
+        let text = good.replacen(from, to, 1);
+        let e = Scenario::from_toml(&text).expect_err(&format!("case {path} should fail"));
+        assert_eq!(&e.path, path, "wrong path for {to:?}: {e}");
+    }
+}

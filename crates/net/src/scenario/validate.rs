@@ -90,6 +90,22 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
 
     let wlans =
         super::wireless::wlans(raw.wlans.as_deref().unwrap_or(&[]), raw.positions.as_ref(), &node_ids, profile)?;
+    // a DSDV WLAN meets the wired links at its base station (ns-2's `-wiredRouting ON` node) only
+    for (i, l) in links.iter().enumerate() {
+        for (end, n) in [("from", l.a), ("to", l.b)] {
+            if let Some((w, cfg)) = wlans.iter().enumerate().find(|(_, w)| w.dsdv && w.nodes.contains(&n)) {
+                if cfg.base_station != Some(n) {
+                    return err(
+                        format!("links[{i}].{end}"),
+                        format!(
+                            "{:?} is on the DSDV WLAN wlans[{w}]: only its base_station may have wired links",
+                            nodes[n]
+                        ),
+                    );
+                }
+            }
+        }
+    }
     let moves = super::wireless::moves(raw.moves.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
     let mobile_nodes = super::wireless::mobile_nodes(raw.mobile_nodes.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
 

@@ -123,6 +123,31 @@ pub(super) fn wlans(
         if dsdv && (infrastructure.is_some() || access_point.is_some()) {
             return err(p("routing"), "\"dsdv\" routes an ad hoc WLAN: not with access points");
         }
+        let base_station = match &w.base_station {
+            None => None,
+            Some(_) if !dsdv => {
+                return err(p("base_station"), "joins a DSDV WLAN to wired links: it needs routing = \"dsdv\"")
+            }
+            Some(n) => {
+                let id = node_ids.get(n.as_str()).copied().filter(|id| nodes.contains(id));
+                Some(id.ok_or_else(|| {
+                    ScenarioError::new(p("base_station"), format!("{n:?} is not one of the WLAN's nodes"))
+                })?)
+            }
+        };
+        for (k, n) in nodes.iter().enumerate().filter(|_| base_station.is_some()) {
+            if let Some(j) = out.iter().position(|o| o.nodes.contains(n)) {
+                let why = "with base stations (hierarchical addresses) a node is on one WLAN";
+                return err(format!("{}[{k}]", p("nodes")), format!("{:?} is on wlans[{j}] too: {why}", names[k]));
+            }
+        }
+        if let Some(j) = out.iter().position(|o| o.base_station.is_some() != base_station.is_some()) {
+            let (i, j) = if base_station.is_some() { (j, i) } else { (i, j) };
+            return err(
+                format!("wlans[{i}].base_station"),
+                format!("is required: wlans[{j}] has one, so addresses are hierarchical and every WLAN needs its own"),
+            );
+        }
         let cw_min = int(w.cw_min, "cw_min", 1, 1023, 31)?;
         let cw_max = int(w.cw_max, "cw_max", 1, 65535, 1023)?;
         if cw_max < cw_min {
@@ -150,6 +175,7 @@ pub(super) fn wlans(
             arp: ns2,
             queue_limit: int(w.queue_limit, "queue_limit", 1, 1_000_000, 50)?,
             dsdv,
+            base_station,
         });
     }
     Ok(out)

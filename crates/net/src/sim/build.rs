@@ -212,6 +212,8 @@ impl Simulation {
             scenario.trace_links.as_ref().map(|l| l.iter().map(|&(a, b)| (NodeId::of(a), NodeId::of(b))).collect());
         let mut tracer =
             Tracer { tcp_header: traces.tcp_header, events: traces.events, only_links, ..Tracer::default() };
+        // the ns-2 and cwnd traces print hierarchical addresses when a WLAN has a base station
+        tracer.addressing = scenario.hierarchical_addresses().map(Box::new);
         if traces.ns2 {
             tracer.ns2 = Some(open_trace(&opts.out_dir, "trace.tr")?);
             if !scenario.wlans.is_empty() {
@@ -329,6 +331,11 @@ impl Simulation {
         }
         dsdv_radios.sort_by_key(|&(node, _)| node);
         net.dsdv = crate::dsdv::Dsdv::new(scenario.nodes.len(), &dsdv_radios, Default::default());
+        for agent in &mut net.dsdv.agents {
+            let w = net.wifi.stations[agent.radio.index()].wlan_index();
+            agent.subnet = w as u32;
+            agent.base_station = scenario.wlans[w].base_station.map(|b| b as i32);
+        }
         net.dsdv.schedule_start(&mut net.ctx);
 
         let ports = crate::scenario::agent_ports(&scenario.flows, scenario.nodes.len())

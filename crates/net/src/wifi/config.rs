@@ -42,6 +42,10 @@ pub struct WlanConfig {
     /// only; crate::dsdv): its route updates go on the air and its routes carry the packets.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub dsdv: bool,
+    /// The node (one of `nodes`) that joins the WLAN to the wired links (`base_station`, DSDV
+    /// only): ns-2's mobile node with `-wiredRouting ON`. With one, addresses are hierarchical.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_station: Option<usize>,
 }
 
 /// ns-2's infrastructure mode on a WLAN (mac-802_11.cc, `command("ap")` and `"ScanType"`).
