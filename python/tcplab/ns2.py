@@ -601,7 +601,7 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     emit(f"$ns node-config -adhocRouting {routing} -llType LL -macType Mac/802_11 -ifqType Queue/DropTail/PriQueue \\")
     prop = PROPAGATION[w["radio"]["propagation"]]
     emit(f"    -ifqLen {w['queue_limit']} -antType Antenna/OmniAntenna -propType {prop} \\")
-    on = "ON" if traced else "OFF"
+    on = "ON" if traced and s.get("mac_trace", True) else "OFF"
     agents = "ON" if traced and s.get("agent_trace", True) else "OFF"
     emit(f"    -phyType Phy/WirelessPhy -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace {agents} \\")
     eot = "ON" if s.get("eot_trace") else "OFF"

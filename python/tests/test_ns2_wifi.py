@@ -389,3 +389,23 @@ def test_a_base_station_translates_as_hierarchical_addresses():
         with pytest.raises(ValueError) as e:
             scenario_to_tcl(tcplab.validate({**doc, **change}), "/tmp/x.tr")
         assert str(e.value).startswith(field + ":"), str(e.value)
+
+
+@needs_ns
+def test_a_translated_simple_wireless_traces_as_tcplab(tmp_path):
+    """ex-simple-wireless/simple-wireless.toml (two stations routed by DSDV, moves, a Tahoe
+    transfer, `mac_trace = false`) as tcplab.ns2 writes it: ns-2's trace is tcplab's, line for
+    line, with no MAC line in either."""
+    import tomllib
+
+    from tcplab.ns2 import run_ns2
+
+    doc = tomllib.loads((INFRA / "ex-simple-wireless" / "simple-wireless.toml").read_text())
+    theirs = Path(run_ns2(doc, str(tmp_path / "ns2"), cwnd=False)["trace"]).read_text().splitlines()
+    assert "-macTrace OFF" in (tmp_path / "ns2" / "scenario.tcl").read_text()
+    tcplab.run(doc, out=tmp_path / "out", trace=["ns2"])
+    ours = (tmp_path / "out" / "trace.tr").read_text().splitlines()
+    for n, (a, b) in enumerate(zip(theirs, ours), 1):
+        assert a == b, f"line {n}:\n ns-2:   {a}\n tcplab: {b}"
+    assert len(ours) == len(theirs) > 20000
+    assert not any(" MAC " in ln for ln in ours) and any(" RTR " in ln for ln in ours)

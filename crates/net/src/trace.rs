@@ -36,8 +36,10 @@ pub struct Tracer {
     pub wireless: Option<WirelessFormat>,
     /// With `wireless`, an `x` line as each frame's transmission ends (ns-2's `-eotTrace ON`).
     pub eot: bool,
-    /// With `wireless`, no AGT lines (ns-2's `-agentTrace OFF`).
+    /// With `wireless`, no AGT lines (ns-2's `-agentTrace OFF`) ...
     pub no_agent_lines: bool,
+    /// ... and no MAC lines, `x` lines and the MAC's drops included (`-macTrace OFF`).
+    pub no_mac_lines: bool,
     /// The first write error; writing stops there and the run reports it at the end.
     pub error: Option<io::Error>,
     /// The wired-trace line being built (reused: no allocation per line).
@@ -722,7 +724,7 @@ impl Tracer {
     /// its time with the trace on.
     pub fn wireless_event(&mut self, e: &WirelessEvent) {
         let Some(format) = self.wireless else { return };
-        if self.error.is_some() {
+        if self.error.is_some() || (self.no_mac_lines && e.layer == "MAC") {
             return;
         }
         if let Some(w) = &mut self.ns2 {

@@ -188,6 +188,8 @@ pub struct Scenario {
     pub eot_trace: bool,
     /// Write the wireless trace's AGT lines (false: ns-2's `-agentTrace OFF`).
     pub agent_trace: bool,
+    /// Write the wireless trace's MAC lines (false: ns-2's `-macTrace OFF`).
+    pub mac_trace: bool,
     /// The IP version of pcap captures (IPv6 when there are mobile nodes).
     pub pcap_ip: crate::pcap::IpVersion,
     /// Sample each flow's goodput and each link's queue at every multiple of this interval.

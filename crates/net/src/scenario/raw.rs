@@ -521,6 +521,7 @@ pub struct RawOutput {
     pub wireless_format: Option<String>,
     pub eot_trace: Option<Flag>,
     pub agent_trace: Option<Flag>,
+    pub mac_trace: Option<Flag>,
     pub interval: Option<Quantity>,
     pub pcap_ip: Option<String>,
 }

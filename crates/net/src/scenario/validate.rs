@@ -205,6 +205,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let mut wireless_format = crate::trace::WirelessFormat::Old;
     let mut eot_trace = false;
     let mut agent_trace = true;
+    let mut mac_trace = true;
     let mut interval = None;
     let mut pcap_ip = if mobile_nodes.is_empty() { IpVersion::Ipv4 } else { IpVersion::Ipv6 };
     if let Some(out) = &raw.output {
@@ -240,6 +241,9 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         }
         if let Some(f) = out.agent_trace {
             agent_trace = flag(f, "output.agent_trace")?;
+        }
+        if let Some(f) = out.mac_trace {
+            mac_trace = flag(f, "output.mac_trace")?;
         }
         if let Some(list) = &out.trace_links {
             let mut dirs = Vec::with_capacity(list.len());
@@ -292,6 +296,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         wireless_format,
         eot_trace,
         agent_trace,
+        mac_trace,
         pcap_ip,
         interval,
         hosts,

@@ -220,6 +220,7 @@ impl Simulation {
                 tracer.wireless = Some(scenario.wireless_format);
                 tracer.eot = scenario.eot_trace;
                 tracer.no_agent_lines = !scenario.agent_trace;
+                tracer.no_mac_lines = !scenario.mac_trace;
             }
         }
         if traces.nam {
