@@ -136,7 +136,8 @@ class Ns2Suites:
         source = self.examples / script
         if not source.is_file():
             raise ConformanceError(f"no {script} in {self.examples}: install ns2-examples")
-        folder = Path(self._tmp.name) / "examples" / Path(script).parent
+        # one flat copy per folder: ex/ and ex/802.11/ must not nest in each other
+        folder = Path(self._tmp.name) / "examples" / str(Path(script).parent).replace("/", "--")
         if not folder.is_dir():
             shutil.copytree(source.parent, folder)
         (folder / name).unlink(missing_ok=True)

@@ -31,6 +31,14 @@ def test_every_compared_test_is_identical(suite):
 
 
 @needs_ns
+def test_examples_in_nested_folders_run_in_one_report():
+    """ex/802.11/infra.tcl and ex/simple-wireless.tcl in one run: each script runs in its own
+    scratch copy of its folder (ex/ holds ex/802.11/; one copy must not hide the other)."""
+    reports = conformance.run(["ex-802.11-infra", "ex-simple-wireless"])
+    assert [reports[s].identical for s in ("ex-802.11-infra", "ex-simple-wireless")] == [["infra"], ["simple-wireless"]]
+
+
+@needs_ns
 def test_cli_json_report(capsys):
     assert cli.main(["conformance", "ns2", "--suite", "testReno-full", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
