@@ -494,10 +494,13 @@ def wlan_positions(r: random.Random, nodes: list[str]) -> dict[str, list[float]]
     return positions
 
 
-def wlan_flow(r: random.Random, i: int, src: str, dst: str, udp_sizes: list, windows: bool) -> dict:
+def wlan_flow(r: random.Random, i: int, src: str, dst: str, udp_sizes: list, windows: bool,
+              start: tuple, duration: float) -> dict:
     """Flow `i` of a drawn WLAN: CBR over UDP a third of the time, else a TCP of one of the four
     variants, with a packet size from `udp_sizes` or TCP's, and (`windows`) now and then a small
-    window. Its draws are the WLAN draw's, in their order: changing them changes every seed."""
+    window; with chance `start[0]` a start within `start[1]` s, now and then a stop before
+    `duration`'s end or after it. Its draws are the WLAN draw's, in their order: changing them
+    changes every seed."""
     f: dict = {"name": f"f{i}", "from": src, "to": dst}
     if r.random() < 0.35:
         f["protocol"] = "udp"
@@ -512,6 +515,11 @@ def wlan_flow(r: random.Random, i: int, src: str, dst: str, udp_sizes: list, win
             f["packet_size"] = r.choice([100, 512, 1000, 1460])
         if windows and r.random() < 0.3:
             f["tcp"] = {"window": r.choice([2, 4, 8, 32])}
+    if r.random() < start[0]:
+        f["start"] = pick_time(r, 0, start[1])
+    if r.random() < 0.15:
+        lo = float(f.get("start", "0s")[:-1])
+        f["stop"] = pick_time(r, lo + 0.01, duration * 1.1)
     return f
 
 
@@ -565,13 +573,7 @@ def wlan_scenario(seed: int, index: int, infra: bool = False) -> dict:
         src = r.choice(nodes)
         near = [d for d in nodes if d != src and dist(src, d) <= RX_RANGE]
         dst = r.choice(near if near and r.random() < 0.8 else [d for d in nodes if d != src])
-        f = wlan_flow(r, i, src, dst, [64, 210, 512, 1000, 1500], windows=True)
-        if r.random() < 0.7:
-            f["start"] = pick_time(r, 0, duration * 0.5)
-        if r.random() < 0.15:
-            lo = float(f.get("start", "0s")[:-1])
-            f["stop"] = pick_time(r, lo + 0.01, duration * 1.1)
-        flows.append(f)
+        flows.append(wlan_flow(r, i, src, dst, [64, 210, 512, 1000, 1500], True, (0.7, duration * 0.5), duration))
     s["flows"] = flows
     losses = radio_losses(seed, index, nodes)
     if losses:
@@ -631,13 +633,7 @@ def dsdv_scenario(seed: int, index: int) -> dict:
     flows = []
     for i in range(r.choice([0, 1, 1, 2, 3, 4])):
         src, dst = r.sample(nodes, 2)
-        f = wlan_flow(r, i, src, dst, [64, 210, 512, 1000], windows=False)
-        if r.random() < 0.8:
-            f["start"] = pick_time(r, 0, duration * 0.6)
-        if r.random() < 0.15:
-            lo = float(f.get("start", "0s")[:-1])
-            f["stop"] = pick_time(r, lo + 0.01, duration * 1.1)
-        flows.append(f)
+        flows.append(wlan_flow(r, i, src, dst, [64, 210, 512, 1000], False, (0.8, duration * 0.6), duration))
     s["flows"] = flows
     return s
 

@@ -589,24 +589,23 @@ impl Wifi {
     /// (`backoffHandler` sends a station's only). Whether it did.
     pub(super) fn hand_off(&mut self, ctx: &mut Ctx, r: RadioId) -> bool {
         let Some(infra) = self.stations[r.index()].infra.as_mut() else { return false };
-        if infra.ap && !infra.handoff {
-            infra.handoff = true;
-            let s = &mut self.stations[r.index()];
-            s.state = State::Contend;
-            s.head_rts = super::HeadRts::Gone;
-            s.stats.retries += 1;
-            self.mgmt_backoff(ctx, r);
-            return true;
-        }
-        if infra.ap || infra.bss.is_none() || infra.handoff {
+        let ap = infra.ap;
+        if infra.handoff || (!ap && infra.bss.is_none()) {
             return false;
         }
-        (infra.associated, infra.authenticated, infra.handoff, infra.active) = (false, false, true, true);
+        infra.handoff = true;
+        if !ap {
+            (infra.associated, infra.authenticated, infra.active) = (false, false, true);
+        }
         let s = &mut self.stations[r.index()];
         s.state = State::Contend;
         s.head_rts = super::HeadRts::Gone;
         s.stats.retries += 1;
-        self.send_mgmt(ctx, r, Mgmt::ProbeReq, BROADCAST);
+        if ap {
+            self.mgmt_backoff(ctx, r); // for the probe request it never sends
+        } else {
+            self.send_mgmt(ctx, r, Mgmt::ProbeReq, BROADCAST);
+        }
         true
     }
 
