@@ -30,6 +30,7 @@ import tempfile
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 
 import tcplab
 from tcplab import ns2
@@ -728,19 +729,29 @@ def read_lines(path: str | None) -> list[str]:
         return [line.rstrip() for line in f if line.strip()]
 
 
-def run_case(seed: int, index: int, out_dir: str, ns_timeout: float, wlan: bool = False,
-             infra: bool = False, dsdv: bool = False, wired: bool = False) -> dict:
-    """Generate, validate and run one scenario (a WLAN's with `wlan`, routed by DSDV with
-    `dsdv`); returns {"status", "reason"?, "detail"?}."""
+@dataclass(frozen=True)
+class Draw:
+    """What kind of scenario to draw: wired networks, or WLANs (ad hoc; in infrastructure
+    mode; routed by DSDV, behind a base station with `wired`), with ns-2's defer timer instead
+    of its backoff on an idle medium (`defer`: `bugFix_timer_ false`)."""
+    wlan: bool = False
+    infra: bool = False
+    dsdv: bool = False
+    wired: bool = False
+    defer: bool = False
+
+
+def run_case(seed: int, index: int, out_dir: str, ns_timeout: float, draw: Draw = Draw()) -> dict:
+    """Generate, validate and run one scenario of the kind `draw` says; returns {"status",
+    "reason"?, "detail"?}."""
     t0 = time.time()
-    res = _run_case(seed, index, out_dir, ns_timeout, wlan, infra, dsdv, wired)
+    res = _run_case(seed, index, out_dir, ns_timeout, draw)
     res["wall_s"] = time.time() - t0
     return res
 
 
-def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float, wlan: bool = False,
-              infra: bool = False, dsdv: bool = False, wired: bool = False) -> dict:
-    s = case_scenario(seed, index, wlan, infra, dsdv, wired)
+def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float, draw: Draw) -> dict:
+    s = case_scenario(seed, index, draw)
     try:
         tcplab.validate(s)
         events = tcplab.estimate(s)["estimate"]["events"]
@@ -793,7 +804,7 @@ def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float, wlan: bool
         if not details:
             return {"status": "identical", "lines": report.compared}
         # (hierarchical addresses are no node ids: the test would take every receipt for one)
-        misdelivered = None if wired else first_misdelivery(theirs["trace"])
+        misdelivered = None if draw.wired else first_misdelivery(theirs["trace"])
         if misdelivered is not None and report.first_diff_b is not None and report.first_diff_b >= misdelivered:
             return {"status": "ns-2 misdelivers", "lines": report.equal_prefix}
         kind = "+".join(d.split(":")[0] for d in details)
@@ -827,13 +838,17 @@ def first_misdelivery(trace: str) -> int | None:
     return None
 
 
-def case_scenario(seed: int, index: int, wlan: bool, infra: bool, dsdv: bool, wired: bool = False) -> dict:
-    """The index-th scenario of the kind the options ask for."""
-    if wired:
-        return wired_dsdv_scenario(seed, index)
-    if dsdv:
-        return dsdv_scenario(seed, index)
-    return wlan_scenario(seed, index, infra) if wlan else scenario(seed, index)
+def case_scenario(seed: int, index: int, draw: Draw) -> dict:
+    """The index-th scenario of the kind `draw` asks for."""
+    if draw.wired:
+        s = wired_dsdv_scenario(seed, index)
+    elif draw.dsdv:
+        s = dsdv_scenario(seed, index)
+    else:
+        s = wlan_scenario(seed, index, draw.infra) if draw.wlan else scenario(seed, index)
+    if draw.defer:
+        s["wlans"][0]["backoff_when_idle"] = False
+    return s
 
 
 def keep(s: dict, out_dir: str, seed: int, index: int, work: str, status: str, detail: str) -> dict:
@@ -868,6 +883,8 @@ def main(argv=None) -> int:
                    help="with --wlan: chains and grids of 3-6 stations routed by ns-2's DSDV, flows over several hops")
     p.add_argument("--wired", action="store_true",
                    help="with --wlan --dsdv: the first station a base station with 1-3 wired nodes behind it")
+    p.add_argument("--defer", action="store_true",
+                   help="with --wlan (ad hoc): ns-2's defer timer on an idle medium (bugFix_timer_ false)")
     args = p.parse_args(argv)
     if args.wired and not args.dsdv:
         p.error("--wired joins a DSDV WLAN to wired nodes: add --wlan --dsdv")
@@ -875,11 +892,14 @@ def main(argv=None) -> int:
         p.error("--infra and --dsdv draw WLANs: add --wlan")
     if args.infra and args.dsdv:
         p.error("--dsdv routes ad hoc WLANs: not with --infra")
+    if args.defer and (args.infra or not args.wlan):
+        p.error("--defer draws ad hoc WLANs: add --wlan, without --infra")
+    draw = Draw(args.wlan, args.infra, args.dsdv, args.wired, args.defer)
 
     indices = [args.only] if args.only is not None else list(range(args.first, args.first + args.count))
     if args.print:
         for i in indices:
-            print(json.dumps(case_scenario(args.seed, i, args.wlan, args.infra, args.dsdv, args.wired)))
+            print(json.dumps(case_scenario(args.seed, i, draw)))
         return 0
     if not args.out:
         p.error("--out is required to run the scenarios")
@@ -889,9 +909,7 @@ def main(argv=None) -> int:
     counts, reasons, findings = Counter(), Counter(), []
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_case, args.seed, i, args.out, args.ns_timeout, args.wlan, args.infra, args.dsdv,
-                               args.wired): i
-                   for i in indices}
+        futures = {pool.submit(run_case, args.seed, i, args.out, args.ns_timeout, draw): i for i in indices}
         for n, fut in enumerate(futures, 1):
             i = futures[fut]
             try:
@@ -911,7 +929,8 @@ def main(argv=None) -> int:
                 print(f"... {n}/{len(indices)} in {time.time() - t0:.0f} s: {dict(counts)}", flush=True)
 
     ran = sum(counts.values()) - counts["skipped"]
-    summary = {"seed": args.seed, "wlan": args.wlan, "infra": args.infra, "dsdv": args.dsdv, "generated": len(indices), "run": ran,
+    summary = {"seed": args.seed, "wlan": args.wlan, "infra": args.infra, "dsdv": args.dsdv, "defer": args.defer,
+               "generated": len(indices), "run": ran,
                "identical": counts["identical"], "stopped_by_both": counts["stopped by both"],
                "ns2_misdelivers": counts["ns-2 misdelivers"],
                "different": counts["different"],
@@ -920,7 +939,9 @@ def main(argv=None) -> int:
                "skipped_by_reason": dict(reasons.most_common()),
                "cases": [f"{args.seed}-{i}" for i, _ in findings],
                "wall_s": round(time.time() - t0, 1)}
-    kind = "wlan-dsdv-wired-" if args.wired else "wlan-dsdv-" if args.dsdv else "wlan-infra-" if args.infra else "wlan-" if args.wlan else ""
+    kind = ("defer-" if args.defer else "") + (
+        "wlan-dsdv-wired-" if args.wired else "wlan-dsdv-" if args.dsdv else "wlan-infra-" if args.infra
+        else "wlan-" if args.wlan else "")
     with open(os.path.join(args.out, f"summary-{kind}{args.seed}-{indices[0]}.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(f"seed {args.seed}: generated {len(indices)}, run {ran}, identical {counts['identical']}, "

@@ -15,7 +15,10 @@ trace, one sender at a time.
 
 A suite whose tests write their trace elsewhere names it (``trace = "out.tr"``); one whose Tcl
 writes lines of its own into it (test-suite-simple.tcl's ``v testName ...``) lists how they start
-(``not_compared``), and those lines of ns-2's trace are left out of the comparison.
+(``not_compared``), and those lines of ns-2's trace are left out of the comparison. The tests a
+wireless suite ends with ``finish-basenode``, which keeps only the wireless lines of its trace,
+are listed in ``finish_basenode``; tcplab's trace is cut the same way. The suites run in a copy of
+the examples' ``test`` folder beside one of ``mobility`` (scene files unzipped), where they look.
 
 A folder whose ``suite.toml`` names one of the examples' scripts (``script =
 "ex/802.11/infra.tcl"``) compares that script: ns-2 runs it in a scratch copy of its folder, and
@@ -33,6 +36,7 @@ run, and compared, once per format.
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import shutil
@@ -97,6 +101,12 @@ class Ns2Suites:
         self.examples = examples
         self.dir = Path(self._tmp.name) / "test"
         shutil.copytree(examples / "test", self.dir)
+        # the wireless suites read their scene files from ../mobility/scene, which Debian gzips
+        mobility = Path(self._tmp.name) / "mobility"
+        if (examples / "mobility").is_dir():
+            shutil.copytree(examples / "mobility", mobility)
+            for packed in mobility.rglob("*.gz"):
+                packed.with_suffix("").write_bytes(gzip.decompress(packed.read_bytes()))
 
     def close(self) -> None:
         self._tmp.cleanup()
@@ -171,6 +181,13 @@ def _own_suite(folder: Path) -> Path | None:
         return None
     # `scenarios` is relative to the repository (conformance/ns2/<suite> is three levels down)
     return folder.parents[2] / meta["scenarios"] if "scenarios" in meta else folder
+
+
+def _wireless_lines_only(trace: Path) -> None:
+    """What the wireless suites' `finish-basenode` leaves of a trace: the `M` lines and the
+    lines of more than 15 fields (the wireless ones; a wired line has 12)."""
+    lines = trace.read_text().splitlines(keepends=True)
+    trace.write_text("".join(ln for ln in lines if ln.startswith("M") or len(ln.split(" ")) > 15))
 
 
 def _drop_lines(trace: Path, prefixes: list[str]) -> None:
@@ -296,6 +313,8 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path, every: int = 1
         theirs = ns2.trace(suite, test, work / f"{suite}-{test}.ns2.tr", _meta(folder).get("trace", "all.tr"))
         _drop_lines(theirs, _meta(folder).get("not_compared", []))
         tcplab.run(scenario, out=out, trace=["ns2"])
+        if test in _meta(folder).get("finish_basenode", []):
+            _wireless_lines_only(out / "trace.tr")
         _compare(report, test, out / "trace.tr", theirs)
     return report
 

@@ -211,6 +211,8 @@ FULL_ONLY = {
 # Agent/TCP/Linux's knobs that are no agent variable: the module (`select_ca`) and two
 # TCP-Linux globals (`set_ca_default_param linux ...`).
 LINUX_KNOBS = {"ca", "tcp_abc", "tcp_max_burst"}
+# knobs of [tcp] not written as Agent/TCP class variables: ssthresh is set once the run is on
+CLASS_SKIP = LINUX_KNOBS | {"ssthresh", "rbp", "rbp_scale", "rbp_rate_algorithm"}
 
 
 def _same_linux_globals(s: dict, flows: list[int]) -> None:
@@ -454,9 +456,6 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
     if not w["ns2_backoff"]:
         raise ValueError('wlans[0].profile: the standard profile has no ns-2 counterpart (ns-2\'s Mac/802_11'
                          ' is the ns2 profile: use profile = "ns2")')
-    if not w["backoff_when_idle"]:
-        raise ValueError("wlans[0].backoff_when_idle: ns-2's Mac/802_11 without bugFix_timer_ defers a random"
-                         " number of slots on an idle medium, which tcplab does not model")
     if w["access_point"] is not None:
         raise ValueError("wlans[0].access_point: ns-2's infrastructure mode (beacons, scanning, association,"
                          " the AP relaying) is not tcplab's access point; only ad hoc WLANs are translated")
@@ -467,20 +466,17 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
                          " them into every frame's size; a short preamble is not translated")
     if w["radio"]["light"] != 3e8:
         raise ValueError("wlans[0].profile: ns-2's speed of light is 3e8 m/s (the ns2 profile's)")
-    # a base station (DSDV only, validated) joins the WLAN to wired nodes: hierarchical addresses
-    base_station = w.get("base_station")
-    if s["links"] and base_station is None:
+    # base stations (DSDV only, validated) join the WLAN to wired nodes: hierarchical addresses
+    base_stations = w.get("base_stations", [])
+    if s["links"] and not base_stations:
         raise ValueError("links: wired links beside a WLAN need a base station (wlans[0].base_station,"
                          ' with routing = "dsdv")')
-    if base_station is not None:
-        _check_hierarchical(s, base_station)
-    if base_station is not None and min(w["nodes"]) != base_station:
-        raise ValueError("wlans[0].base_station: ns-2.35 crashes when a station is made before its base"
-                         " station: list the base station before the WLAN's other nodes in `nodes`")
+    if base_stations:
+        _check_hierarchical(s)
     if s["mobile_nodes"]:
         raise ValueError("mobile_nodes: ns-2.35 has no Mobile IPv6")
     for i, name in enumerate(s["nodes"]):
-        if i not in w["nodes"] and base_station is None:
+        if i not in w["nodes"] and not base_stations:
             raise ValueError(f"nodes: {name!r} has no radio; ns-2's mobile nodes of a WLAN are all its nodes"
                              " (wired nodes need a base station: wlans[0].base_station)")
     with_model: set[int] = set()
@@ -512,48 +508,61 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
         raise ValueError("output.trace: the NAM trace of a WLAN is not translated")
 
 
-def _check_hierarchical(s: dict, base_station: int) -> None:
-    """Refuses, naming the field, the wired-cum-wireless topologies ns-2.35 crashes on or routes
-    otherwise than tcplab's shortest paths."""
-    radios = set(s["wlans"][0]["nodes"])
+def _check_hierarchical(s: dict) -> None:
+    """Refuses, naming the field, the wired-cum-wireless layouts ns-2.35 crashes on or routes
+    otherwise than tcplab's shortest paths. ns-2's hierarchical routing finds a subnet
+    (domain.cluster) first, then the node in it; tcplab's routes are the same when each wired
+    subnet is linked within itself, the subnets' links make a tree, and each base station takes
+    one wired link."""
+    w = s["wlans"][0]
+    radios = set(w["nodes"])
     wired = [i for i in range(len(s["nodes"])) if i not in radios]
     if wired and max(wired) > min(radios):
         raise ValueError("nodes: ns-2.35 crashes when a wired node is made after a mobile node: list the"
                          " wired nodes first")
-    at_base = [i for i, link in enumerate(s["links"]) if base_station in (link["from"], link["to"])]
-    if len(at_base) > 1:
-        raise ValueError(f"links[{at_base[1]}]: ns-2's hierarchical routing reaches the wired domain by one"
-                         " route, not tcplab's shortest paths: the base station takes one wired link")
-    # the wired nodes are one cluster: ns-2 routes within it only over its own links
-    reach, todo = set(wired[:1]), wired[:1]
+    for k, bs in enumerate(w["base_stations"]):
+        field = "wlans[0].base_station" if len(w["base_stations"]) == 1 else f"wlans[0].base_stations[{k}].node"
+        if any(m < bs["node"] for m in bs["stations"]):
+            raise ValueError(f"{field}: ns-2.35 crashes when a station is made before"
+                             " its base station: list the base station before its stations in `nodes`")
+        at_base = [i for i, link in enumerate(s["links"]) if bs["node"] in (link["from"], link["to"])]
+        if len(at_base) > 1:
+            raise ValueError(f"links[{at_base[1]}]: ns-2's hierarchical routing reaches a base station's"
+                             " subnet by one route, not tcplab's shortest paths: a base station takes one"
+                             " wired link")
+    subnet = {i: tuple(a[:2]) for i, a in enumerate(s["addresses"])}
+    inside = [(link["from"], link["to"]) for link in s["links"] if subnet[link["from"]] == subnet[link["to"]]]
+    for group in {subnet[i] for i in wired}:
+        members = [i for i in wired if subnet[i] == group]
+        if len(_component(members[0], inside)) < len(members):
+            raise ValueError("links: ns-2's hierarchical routing needs the wired nodes of a subnet"
+                             f" ({group[0]}.{group[1]}) linked among themselves, not only through another")
+    # the links between subnets, one per pair of subnets and no cycle: a tree of subnets
+    seen: set[tuple[int, int]] = set()
+    between: list[tuple[tuple, tuple]] = []
+    for i, link in enumerate(s["links"]):
+        a, b = subnet[link["from"]], subnet[link["to"]]
+        if a == b:
+            continue
+        if a in _component(b, between) or (a, b) in seen:
+            raise ValueError(f"links[{i}]: ns-2's hierarchical routing reaches a subnet by one route; links"
+                             " between subnets that close a loop are not translated (tcplab's routes are"
+                             " shortest paths)")
+        seen.update({(a, b), (b, a)})
+        between.append((a, b))
+
+
+def _component(start, edges) -> set:
+    """The vertices that `edges` (pairs) connect to `start`, itself included."""
+    reach, todo = {start}, [start]
     while todo:
-        n = todo.pop()
-        for link in s["links"]:
-            for a, b in ((link["from"], link["to"]), (link["to"], link["from"])):
-                if a == n and b not in radios and b not in reach:
-                    reach.add(b)
-                    todo.append(b)
-    if len(reach) != len(wired):
-        raise ValueError("links: ns-2's hierarchical routing needs the wired nodes linked among themselves,"
-                         " not only through the base station")
-
-
-def hierarchical_addresses(s: dict) -> list[tuple[int, int, int]] | None:
-    """Each node's ns-2 hierarchical address (domain, cluster, node) when the WLANs have base
-    stations, as tcplab gives them (`Scenario::hierarchical_addresses`): the wired nodes 0.0.n in
-    node order; WLAN w domain w + 1, its nodes (base station included) w+1.0.0, w+1.0.1, ... in
-    node order. None: flat addresses."""
-    wlans = s.get("wlans") or []
-    if not wlans or wlans[0].get("base_station") is None:
-        return None
-    addr: dict[int, tuple[int, int, int]] = {}
-    for w, cfg in enumerate(wlans):
-        for k, m in enumerate(sorted(cfg["nodes"])):
-            addr[m] = (w + 1, 0, k)
-    wired = [i for i in range(len(s["nodes"])) if i not in addr]
-    for k, m in enumerate(wired):
-        addr[m] = (0, 0, k)
-    return [addr[i] for i in range(len(s["nodes"]))]
+        v = todo.pop()
+        for a, b in edges:
+            for x, y in ((a, b), (b, a)):
+                if x == v and y not in reach:
+                    reach.add(y)
+                    todo.append(y)
+    return reach
 
 
 def _wireless_nodes(emit, s: dict, traced: bool) -> None:
@@ -569,6 +578,9 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     for key, (var, default) in MAC_VARS.items():
         if w[key] != default:
             emit(f"Mac/802_11 set {var} {w[key]}")
+    if not w["backoff_when_idle"]:
+        # the defer timer on an idle medium, not the backoff timer (ns-2's default is true)
+        emit("Mac/802_11 set bugFix_timer_ false")
     for key, (var, default) in TIMING_VARS.items():
         value = w["timing"][key]
         if value != default:
@@ -586,15 +598,17 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     emit("set topo [new Topography]")
     emit(f"$topo load_flatgrid {size(xs)} {size(ys)}")
     emit(f"create-god {len(w['nodes'])}")
-    hier = hierarchical_addresses(s)
+    hier = s.get("addresses")
     if hier is not None:
-        # wired nodes in domain 0, each WLAN a domain of one cluster (DSDV.md §5)
-        domains = 1 + len(s["wlans"])
-        sizes = [sum(1 for a in hier if a[0] == d) for d in range(domains)]
+        # AddrParams: the domains, each one's clusters, each cluster's nodes (DSDV.md §5)
+        domains = 1 + max(a[0] for a in hier)
+        clusters = [1 + max((a[1] for a in hier if a[0] == d), default=0) for d in range(domains)]
+        sizes = [1 + max((a[2] for a in hier if a[:2] == [d, c]), default=0)
+                 for d in range(domains) for c in range(clusters[d])]
         emit("$ns node-config -addressType hierarchical")
         emit(f"AddrParams set domain_num_ {domains}")
-        emit(f"AddrParams set cluster_num_ {{{' '.join('1' for _ in range(domains))}}}")
-        emit(f"AddrParams set nodes_num_ {{{' '.join(str(n) for n in sizes)}}}")
+        emit(f"AddrParams set cluster_num_ {{{' '.join(map(str, clusters))}}}")
+        emit(f"AddrParams set nodes_num_ {{{' '.join(map(str, sizes))}}}")
     # routing = "dsdv": ns-2's DSDV agent, whose lines (RTR) the router trace writes
     dsdv = w.get("dsdv", False)
     routing = "DSDV" if dsdv else "DumbAgent"
@@ -605,20 +619,20 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     agents = "ON" if traced and s.get("agent_trace", True) else "OFF"
     emit(f"    -phyType Phy/WirelessPhy -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace {agents} \\")
     eot = "ON" if s.get("eot_trace") else "OFF"
-    router = "ON" if traced and dsdv else "OFF"
+    router = "ON" if traced and dsdv and s.get("router_trace", True) else "OFF"
     emit(f"    -routerTrace {router} -macTrace {on} -movementTrace OFF -eotTrace {eot}")
     errprocs = _radio_error_procs(emit, s)
     emit("# nodes: ns-2 ids follow creation order = position in `nodes`")
     current = None
     kind = "mobile"
-    base_station = w.get("base_station")
+    base_stations = {bs["node"]: bs for bs in w.get("base_stations", [])}
     for i, name in enumerate(s["nodes"]):
         if errprocs and errprocs.get(i, "no_radio_errmodel") != current:
             current = errprocs.get(i, "no_radio_errmodel")
             emit(f"$ns node-config -IncomingErrProc {current}")
         if hier is not None:
             # a wired node has no routing agent; the base station is a mobile node with wired routing
-            now = "wired" if i not in w["nodes"] else "base" if i == base_station else "mobile"
+            now = "wired" if i not in w["nodes"] else "base" if i in base_stations else "mobile"
             if now != kind and now == "wired":
                 # node-config passes an empty -adhocRouting over: no agent, set directly
                 emit('$ns adhocRouting ""')
@@ -629,10 +643,9 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
         emit(f"# n{i} = {_comment(name)}")
         address = "" if hier is None else " " + ".".join(map(str, hier[i]))
         emit(f"set n{i} [$ns node{address}]")
-    if hier is not None:
-        for node in w["nodes"]:
-            if node != base_station:
-                emit(f"$n{node} base-station [AddrParams addr2id [$n{base_station} node-addr]]")
+    for bs in base_stations.values():
+        for node in bs["stations"]:
+            emit(f"$n{node} base-station [AddrParams addr2id [$n{bs['node']} node-addr]]")
     for node, (x, y) in zip(w["nodes"], w["positions"]):
         emit(f"$n{node} random-motion 0")
         emit(f"$n{node} set X_ {_num(float(x))}")
@@ -671,6 +684,11 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
     if wireless:
         _check_wireless(s, nam_path)
     emit("set ns [new Simulator]")
+    # the [tcp] table is Agent/TCP's class variables: an agent on a mobile node keeps the reset
+    # they gave it at its creation (the instance's variables come after)
+    class_vars = {k: v for k, v in s.get("tcp_class", {}).items()
+                  if k not in CLASS_SKIP and not any(k in knobs for knobs in VARIANT_ONLY.values())}
+    _set_all(emit, "Agent/TCP", class_vars, TCP_VARS, "tcp")
     # tcplab's rng = "ns2" draws from ns-2's default generator, seeded the same way.
     if normalized["seed"] != 1:
         emit(f"$defaultRNG seed {int(normalized['seed'])}")
@@ -830,6 +848,8 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
         else:
             obj = f"$app{a['flow']}" + ("to" if peer else "")
         emit(f'$ns at {_num(a["at_s"])} "{obj} {what}"')
+    for r in s.get("resets", []):
+        emit(f'$ns at {_num(r["at_s"])} "$n{r["node"]} reset"')
     emit("")
 
     # output.trace_flows: only those flows' senders write to the cwnd trace

@@ -233,6 +233,9 @@ def test_translation_writes_the_wlans_knobs_and_moves():
     assert "-ifqLen 7 " in tcl and "-propType Propagation/FreeSpace " in tcl and "-adhocRouting DumbAgent " in tcl
     assert "basicRate_" not in tcl and "use-newtrace" not in tcl  # ns-2's defaults are not restated
     assert "$ns use-newtrace" in wlan_tcl({"output": {"wireless_format": "new"}})
+    # ns-2's defer timer on an idle medium (ns-2's default bugFix_timer_ is true)
+    assert "Mac/802_11 set bugFix_timer_ false" in wlan_tcl({"wlans": [{"nodes": ["n0", "n1"], "backoff_when_idle": False}]})
+    assert "bugFix_timer_" not in wlan_tcl({})
 
 
 def test_translation_puts_a_radios_error_model_between_its_phy_and_mac():
@@ -249,7 +252,6 @@ def test_translation_puts_a_radios_error_model_between_its_phy_and_mac():
 @pytest.mark.parametrize("change, field", [
     ({"wlans": [{"nodes": ["n0", "n1"], "profile": "standard"}]}, "wlans[0].profile"),
     ({"wlans": [{"nodes": ["n0", "n1"], "access_point": "n0"}]}, "wlans[0].access_point"),
-    ({"wlans": [{"nodes": ["n0", "n1"], "backoff_when_idle": False}]}, "wlans[0].backoff_when_idle"),
     ({"wlans": [{"nodes": ["n0", "n1"], "mac_overhead": 36}]}, "wlans[0].mac_overhead"),
     ({"wlans": [{"nodes": ["n0", "n1"], "preamble": "short"}]}, "wlans[0].preamble"),
     ({"wlans": [{"nodes": ["n0", "n1"]}, {"name": "b", "nodes": ["n0", "n1"]}]}, "wlans[1]"),
@@ -389,6 +391,36 @@ def test_a_base_station_translates_as_hierarchical_addresses():
         with pytest.raises(ValueError) as e:
             scenario_to_tcl(tcplab.validate({**doc, **change}), "/tmp/x.tr")
         assert str(e.value).startswith(field + ":"), str(e.value)
+
+
+def test_base_stations_of_one_channel_translate_with_their_subnets():
+    """Two base stations on one WLAN, the wired nodes in two clusters (`[addresses]`):
+    AddrParams counts each domain's clusters and each cluster's nodes, each base station is
+    made with -wiredRouting ON and its stations told theirs; links between subnets that close
+    a loop (ns-2 reaches a subnet by one route) are refused naming the link."""
+    from tcplab.ns2 import scenario_to_tcl
+
+    link = lambda a, b: {"from": a, "to": b, "bandwidth": "5Mb", "delay": "2ms"}
+    doc = {"name": "two", "duration": "1s", "nodes": ["w0", "w1", "bs0", "bs1", "m0", "m1"],
+           "addresses": {"w0": "0.0.0", "w1": "0.1.0", "bs0": "1.0.0", "bs1": "2.0.0", "m0": "1.0.1",
+                         "m1": "1.0.2"},
+           "links": [link("w0", "w1"), link("w1", "bs0"), link("w1", "bs1")],
+           "positions": {"bs0": [1, 2], "bs1": [650, 600], "m0": [80, 200], "m1": [250, 300]},
+           "wlans": [{"nodes": ["bs0", "bs1", "m0", "m1"], "routing": "dsdv",
+                      "base_stations": [{"node": "bs0", "stations": ["m0", "m1"]}, {"node": "bs1"}]}]}
+    tcl = scenario_to_tcl(tcplab.validate(doc), "/tmp/x.tr").splitlines()
+    for line in ("AddrParams set domain_num_ 3", "AddrParams set cluster_num_ {2 1 1}",
+                 "AddrParams set nodes_num_ {1 1 3 1}", "set n1 [$ns node 0.1.0]", "set n3 [$ns node 2.0.0]",
+                 "$n4 base-station [AddrParams addr2id [$n2 node-addr]]"):
+        assert line in tcl, line
+    assert not any(line.startswith("$n3 base-station") for line in tcl)
+    # `$node reset` mid-run purges its interface queue
+    tcl = scenario_to_tcl(tcplab.validate({**doc, "resets": [{"node": "bs0", "at": "0.5s"}]}), "/tmp/x.tr")
+    assert '$ns at 0.5 "$n2 reset"' in tcl.splitlines()
+    loop = {**doc, "links": doc["links"] + [link("w0", "bs1")]}
+    with pytest.raises(ValueError) as e:
+        scenario_to_tcl(tcplab.validate(loop), "/tmp/x.tr")
+    assert str(e.value).startswith("links[3]:"), str(e.value)
 
 
 @needs_ns

@@ -36,6 +36,8 @@ pub enum Event {
     DelaySpike(u32, bool),
     /// The scenario's move with this index starts: its `M` line in the wireless trace.
     Movement(u32),
+    /// The scenario's node reset with this index (`$node reset`).
+    NodeReset(u32),
     /// A DSDV routing agent's timer or update (crate::dsdv).
     Dsdv(crate::dsdv::DsdvEvent),
 }

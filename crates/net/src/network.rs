@@ -263,6 +263,7 @@ pub struct Network {
 impl Network {
     /// The network of `links` and `wifi`, routed by fewest hops over both.
     /// Static routes never run over a mobile node's radios: Mobile IPv6 finds the way to it.
+    /// Nor over a DSDV WLAN's: a packet for one of its stations goes to its base station.
     pub fn new(
         node_names: Vec<String>,
         mut links: Vec<Link>,
@@ -277,6 +278,8 @@ impl Network {
             .edges()
             .into_iter()
             .filter(|&(a, b)| !mip.is_mobile(radio_node(a)) && !mip.is_mobile(radio_node(b)))
+            // nor over a DSDV WLAN's: its agents route there
+            .filter(|&(a, _)| !wifi.wlans[wifi.stations[a.index()].wlan_index()].dsdv)
             .collect();
         let mut ends: Vec<(usize, usize)> = links.iter().map(|l| (l.from.index(), l.to.index())).collect();
         ends.extend(wifi_edges.iter().map(|&(a, b)| (radio_node(a).index(), radio_node(b).index())));
@@ -340,7 +343,7 @@ impl Network {
                 let dst = self.ctx.pkts.get(id).dst.node;
                 if self.dsdv.wired_bypass(a, dst) {
                     // a base station's classifier has a wired route for it: no RTR line
-                    self.forward_on(self.route(node, dst), id);
+                    self.forward_on(self.route(node, self.dsdv.wired_towards(dst)), id);
                     return;
                 }
                 // an agent's packet enters the routing agent (the node's default target)
@@ -351,7 +354,7 @@ impl Network {
             }
         }
         let Some(towards) = self.forward_mobile(node, id) else { return };
-        self.forward_on(self.route(node, towards), id);
+        self.forward_on(self.route(node, self.dsdv.wired_towards(towards)), id);
     }
 
     /// Where packet `id` at `node` goes next: the node its static route leads towards (its
@@ -414,14 +417,39 @@ impl Network {
     /// the last request goes to its DSDV agent's failure callback instead, if it has one
     /// (`arpresolve`), which drops it as `D RTR CBK`.
     fn arp_drop(&mut self, from: RadioId, id: PacketId, refused: bool) {
+        let why = if refused && self.ctx.pkts.get(id).next_hop.is_some() { "CBK" } else { "ARP" };
+        self.arp_drop_as(from, id, why);
+    }
+
+    /// `arp_drop` for reason `why` (`RTR` for CBK, `IFQ` otherwise).
+    fn arp_drop_as(&mut self, from: RadioId, id: PacketId, why: &'static str) {
         let (node, pkt) = (self.wifi.stations[from.index()].node, *self.ctx.pkts.get(id));
         // a packet DSDV forwards keeps the duration and destination of the frame that brought it
         let (duration, dst) =
             if pkt.forwards > 0 && pkt.next_hop.is_some() { (pkt.rx_duration, node.get()) } else { (0, 0) };
         let header = RxHeader::plain((duration.into(), dst, node.get(), 0x800), 'D');
-        let (layer, why) = if refused && pkt.next_hop.is_some() { ("RTR", "CBK") } else { ("IFQ", "ARP") };
+        let layer = if why == "CBK" { "RTR" } else { "IFQ" };
         self.wifi.write_radio_packet(&mut self.ctx, 'D', node, layer, why, &pkt, header);
         self.drop_packet(id);
+    }
+
+    /// ns-2's `$node reset` of a mobile node (ns-mobilenode.tcl): each interface queue drops
+    /// what it holds (`PriQueue::Terminate`), then ARP the packets it holds
+    /// (`ARPTable::Terminate`, newest entry first), all traced `D IFQ END`; the MAC keeps the
+    /// frame it has, and the routing agent its queues.
+    pub(crate) fn reset_node(&mut self, node: NodeId) {
+        for r in 0..self.wifi.stations.len() {
+            let radio = RadioId(r as u32);
+            if self.wifi.stations[r].node != node {
+                continue;
+            }
+            for id in self.wifi.purge_queue(&mut self.ctx, radio) {
+                self.drop_packet(id);
+            }
+            for id in self.wifi.take_arp_held(radio) {
+                self.arp_drop_as(radio, id, "END");
+            }
+        }
     }
 
     /// Handles a radio event; returns a packet that reached its destination node.
@@ -455,7 +483,7 @@ impl Network {
             if let Some(a) = self.dsdv.agent_of(node) {
                 if self.dsdv.wired_bypass(a, pkt.dst.node) {
                     // a base station's classifier has a wired route for it: no RTR line
-                    let towards = pkt.dst.node;
+                    let towards = self.dsdv.wired_towards(pkt.dst.node);
                     let _ = self.wifi.take_mac_header(id);
                     self.forward_on(self.route(node, towards), id);
                     return None;
@@ -561,7 +589,7 @@ impl Network {
         }
         let dst = self.ctx.pkts.get(id).dst.node;
         let route = if self.dsdv.outside(a, dst) {
-            match self.dsdv.route_outside(a, dst.index() as i32) {
+            match self.dsdv.route_outside(a, self.dsdv.addr_of(dst)) {
                 Some(hop) => Forward::Next(hop),
                 None => {
                     // no route to the base station yet: ns-2 frees it without a trace line
@@ -570,11 +598,11 @@ impl Network {
                 }
             }
         } else {
-            self.dsdv.route(&mut self.ctx, a, id, dst.index() as i32)
+            self.dsdv.route(&mut self.ctx, a, id, self.dsdv.addr_of(dst))
         };
         match route {
             Forward::Next(hop) => {
-                let hop = NodeId::of(hop as usize);
+                let hop = self.dsdv.node_at(hop);
                 let pkt = self.ctx.pkts.get_mut(id);
                 pkt.next_hop = Some(hop);
                 // cmu-trace writes `f` for a packet of another node, and for every packet when
@@ -605,7 +633,7 @@ impl Network {
         }
         self.ctx.pkts.release(id);
         let a = self.dsdv.agent_of(node).expect("updates go to nodes with an agent");
-        let from = pkt.src.node.index() as i32;
+        let from = self.dsdv.addr_of(pkt.src.node);
         let mut adverts = std::mem::take(&mut self.adverts);
         self.dsdv.advert(pkt.uid, &mut adverts);
         for &advert in &adverts {

@@ -267,6 +267,6 @@ pub fn wlan(name: &str, nodes: Vec<usize>, positions: Vec<(f64, f64)>, access_po
         arp: false,
         queue_limit: 50,
         dsdv: false,
-        base_station: None,
+        base_stations: Vec::new(),
     }
 }

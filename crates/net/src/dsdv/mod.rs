@@ -3,7 +3,8 @@
 //! the table sorted by address, periodic updates every 11.25 to 15 s, triggered updates at
 //! most one a second, settling times (wst) that hold a new route out of every update for twice
 //! its wst, the 45 s neighbour timeout, and every jitter drawn from the shared ns-2 generator
-//! in ns-2's order. A node's address is its number (ns-2's flat addresses).
+//! in ns-2's order. The agents work in ns-2's addresses (a node's number with flat addresses,
+//! the integer of its hierarchical one with base stations), so that tables sort as ns-2's.
 //!
 //! The agent keeps its own state and schedules its own events; what goes on the air (an
 //! update's packet, `DsdvEvent::Send`) the network takes (`Network::on_dsdv`).
@@ -98,7 +99,7 @@ pub struct Agent {
     lasttup: f64,
     periodic: Timer,
     pub table: Table,
-    /// The WLAN the agent's radio is on (ns-2's "domain.cluster" subnet).
+    /// Its subnet, ns-2's "domain.cluster" (the address without its node part).
     pub subnet: u32,
     /// `node_->base_stn()`: the base station of its WLAN, if it has one (hierarchical
     /// addresses; a base station's own is itself).
@@ -111,6 +112,10 @@ pub struct Dsdv {
     pub agents: Vec<Agent>,
     /// Each node's agent, by node number.
     by_node: Vec<Option<u32>>,
+    /// Each node's address, by node number.
+    addrs: Vec<i32>,
+    /// The nodes by address, sorted.
+    nodes_by_addr: Vec<(i32, NodeId)>,
     pub params: Params,
     /// The entries of the last updates sent, by uid: a packet carries only its size.
     kept: Vec<(u64, Vec<Advert>)>,
@@ -122,28 +127,49 @@ fn event(ev: DsdvEvent) -> Event {
 }
 
 impl Dsdv {
-    /// An agent on each of `radios` (node, radio), in node-creation order.
-    pub fn new(nodes: usize, radios: &[(NodeId, RadioId)], params: Params) -> Dsdv {
-        let mut by_node = vec![None; nodes];
+    /// An agent on each of `radios` (node, radio), in node-creation order; `addrs` holds each
+    /// node's address, and `base_station` gives a node's base station, if it has one.
+    pub fn new(
+        addrs: Vec<i32>,
+        radios: &[(NodeId, RadioId)],
+        base_station: impl Fn(NodeId) -> Option<NodeId>,
+        params: Params,
+    ) -> Dsdv {
+        let mut by_node = vec![None; addrs.len()];
         let agents = radios
             .iter()
             .enumerate()
             .map(|(i, &(node, radio))| {
                 by_node[node.index()] = Some(i as u32);
+                let addr = addrs[node.index()];
                 Agent {
                     node,
                     radio,
-                    addr: node.index() as i32,
+                    addr,
                     seqno: 0,
                     lasttup: -10.0,
                     periodic: Timer::default(),
                     table: Table::default(),
-                    subnet: 0,
-                    base_station: None,
+                    subnet: addr as u32 >> 11,
+                    base_station: base_station(node).map(|b| addrs[b.index()]),
                 }
             })
             .collect();
-        Dsdv { agents, by_node, params, kept: Vec::new(), next_kept: 0 }
+        let mut nodes_by_addr: Vec<(i32, NodeId)> =
+            addrs.iter().enumerate().map(|(n, &a)| (a, NodeId::of(n))).collect();
+        nodes_by_addr.sort_unstable();
+        Dsdv { agents, by_node, addrs, nodes_by_addr, params, kept: Vec::new(), next_kept: 0 }
+    }
+
+    /// Node `node`'s address.
+    pub fn addr_of(&self, node: NodeId) -> i32 {
+        self.addrs[node.index()]
+    }
+
+    /// The node with address `addr`.
+    pub fn node_at(&self, addr: i32) -> NodeId {
+        let i = self.nodes_by_addr.binary_search_by_key(&addr, |&(a, _)| a).expect("an address is a node's");
+        self.nodes_by_addr[i].1
     }
 
     pub fn is_empty(&self) -> bool {
@@ -168,6 +194,15 @@ impl Dsdv {
     pub fn wired_bypass(&self, a: u32, dst: NodeId) -> bool {
         let agent = &self.agents[a as usize];
         agent.base_station == Some(agent.addr) && self.outside(a, dst)
+    }
+
+    /// Where a wired route to `dst` leads: to its base station, for a station of a WLAN with
+    /// base stations (ns-2's hierarchical routes lead to its domain); otherwise to `dst`.
+    pub fn wired_towards(&self, dst: NodeId) -> NodeId {
+        match self.agent_of(dst).and_then(|a| self.agents[a as usize].base_station) {
+            Some(bs) => self.node_at(bs),
+            None => dst,
+        }
     }
 
     /// `forwardPacket` towards another subnet: the next hop of a finite route to `dst`, else

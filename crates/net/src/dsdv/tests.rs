@@ -12,7 +12,7 @@ fn ctx() -> Ctx {
 /// Agents on nodes 0..n (radio i on node i).
 fn dsdv(n: u32) -> Dsdv {
     let radios: Vec<(NodeId, RadioId)> = (0..n).map(|i| (NodeId::new(i), RadioId(i))).collect();
-    Dsdv::new(n as usize, &radios, Params::default())
+    Dsdv::new((0..n as i32).collect(), &radios, |_| None, Params::default())
 }
 
 fn at(ctx: &mut Ctx, secs: f64) {

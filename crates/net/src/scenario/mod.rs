@@ -162,13 +162,25 @@ pub struct Scenario {
     pub links: Vec<LinkConfig>,
     /// 802.11b LANs.
     pub wlans: Vec<crate::wifi::config::WlanConfig>,
+    /// Each node's ns-2 hierarchical address (domain, cluster, node) when the WLANs have base
+    /// stations: `[addresses]`, or tcplab's own (`wireless::addresses`). None: flat addresses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub addresses: Option<Vec<[u32; 3]>>,
     /// Node movements, and the mobile nodes that run Mobile IPv6.
     pub moves: Vec<crate::mobility::path::Move>,
     pub mobile_nodes: Vec<crate::mobility::config::MobileConfig>,
     pub flows: Vec<FlowConfig>,
+    /// ns-2's `Agent/TCP` class variables: the `[tcp]` table over ns-2's defaults. An agent on
+    /// a node with a radio keeps the reset they gave it at its creation (`$ns run` resets the
+    /// agents of wired nodes only). Serialised as the knobs that differ from ns-2's defaults.
+    #[serde(serialize_with = "class_changes", skip_serializing_if = "is_class_default")]
+    pub tcp_class: TcpParams,
     pub losses: Vec<LossConfig>,
     /// Times a link direction sends nothing (ns-2's Delayer).
     pub delay_spikes: Vec<DelaySpike>,
+    /// Nodes with a radio reset mid-run (ns-2's `$node reset`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resets: Vec<NodeReset>,
     /// The records of the trace-driven sources (`AppConfig::Trace`): (gap in microseconds,
     /// bytes), as ns-2's trace files hold them.
     pub traffic_traces: Vec<Vec<(u32, u32)>>,
@@ -190,6 +202,8 @@ pub struct Scenario {
     pub agent_trace: bool,
     /// Write the wireless trace's MAC lines (false: ns-2's `-macTrace OFF`).
     pub mac_trace: bool,
+    /// Write the routing agents' sends and receipts (false: ns-2's `-routerTrace OFF`).
+    pub router_trace: bool,
     /// The IP version of pcap captures (IPv6 when there are mobile nodes).
     pub pcap_ip: crate::pcap::IpVersion,
     /// Sample each flow's goodput and each link's queue at every multiple of this interval.
@@ -242,6 +256,13 @@ pub struct DelaySpike {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct NodeReset {
+    pub node: usize,
+    /// The time as the exact double given (ns-2 schedules `$ns at` on it).
+    pub at_s: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Action {
     #[serde(skip)]
     pub at: Time,
@@ -253,6 +274,23 @@ pub struct Action {
     pub end: End,
     #[serde(flatten)]
     pub kind: ActionKind,
+}
+
+fn is_class_default(p: &TcpParams) -> bool {
+    *p == TcpParams::default()
+}
+
+/// The class variables that differ from ns-2's defaults (the translator writes them as
+/// `Agent/TCP set`).
+fn class_changes<S: serde::Serializer>(p: &TcpParams, s: S) -> Result<S::Ok, S::Error> {
+    let (Ok(serde_json::Value::Object(mine)), Ok(serde_json::Value::Object(defaults))) =
+        (serde_json::to_value(p), serde_json::to_value(TcpParams::default()))
+    else {
+        unreachable!("TcpParams serialise as maps")
+    };
+    let changed: serde_json::Map<String, serde_json::Value> =
+        mine.into_iter().filter(|(k, v)| defaults.get(k) != Some(v)).collect();
+    serde::Serialize::serialize(&changed, s)
 }
 
 fn end_name<S: serde::Serializer>(end: &End, s: S) -> Result<S::Ok, S::Error> {
@@ -1149,34 +1187,19 @@ impl TcpParams {
 mod tests;
 
 impl Scenario {
-    /// ns-2's hierarchical addresses when the WLANs have base stations (`AddrParams`, three
-    /// levels, domain << 22 | cluster << 11 | node): the wired nodes are 0.0.n in node order;
-    /// WLAN w is domain w + 1, cluster 0, its nodes (base station included) 0, 1, ... in node
-    /// order. MAC indices number the radio nodes in node order, as ns-2 makes them.
+    /// The traces' view of `addresses` (the integer domain << 22 | cluster << 11 | node), with
+    /// the MAC indices, which number the radio nodes in node order, as ns-2 makes them.
     pub fn hierarchical_addresses(&self) -> Option<crate::trace::Addressing> {
-        self.wlans.first()?.base_station?;
-        let n = self.nodes.len();
-        let mut addr = vec![u32::MAX; n];
-        for (w, cfg) in self.wlans.iter().enumerate() {
-            // in node order, so that DSDV's tables (by node) sort as ns-2's (by address)
-            let mut members = cfg.nodes.clone();
-            members.sort_unstable();
-            for (k, m) in members.into_iter().enumerate() {
-                addr[m] = (w as u32 + 1) << 22 | k as u32;
-            }
-        }
-        let mut wired = 0;
+        let hier = self.addresses.as_ref()?;
+        let addr = hier.iter().map(|&[d, c, n]| d << 22 | c << 11 | n).collect();
         let mut radios = 0;
-        let mut mac = vec![0; n];
-        for m in 0..n {
-            mac[m] = radios;
-            if addr[m] == u32::MAX {
-                addr[m] = wired;
-                wired += 1;
-            } else {
-                radios += 1;
-            }
-        }
+        let mac = (0..self.nodes.len())
+            .map(|m| {
+                let index = radios;
+                radios += self.wlans.iter().any(|w| w.nodes.contains(&m)) as u32;
+                index
+            })
+            .collect();
         Some(crate::trace::Addressing { addr, mac })
     }
 }

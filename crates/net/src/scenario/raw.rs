@@ -84,8 +84,10 @@ pub struct RawScenario {
     pub nodes: Option<Vec<String>>,
     pub links: Option<Vec<RawLink>>,
     pub wlans: Option<Vec<RawWlan>>,
+    pub addresses: Option<std::collections::BTreeMap<String, String>>,
     pub positions: Option<std::collections::BTreeMap<String, Vec<f64>>>,
     pub moves: Option<Vec<RawMove>>,
+    pub resets: Option<Vec<RawReset>>,
     pub mobile_nodes: Option<Vec<RawMobile>>,
     pub flows: Option<Vec<RawFlow>>,
     pub tcp: Option<RawTcp>,
@@ -147,6 +149,15 @@ pub struct RawWlan {
     pub mac_overhead: Option<i64>,
     pub routing: Option<String>,
     pub base_station: Option<String>,
+    pub base_stations: Option<Vec<RawBaseStation>>,
+}
+
+/// A base station of a DSDV WLAN and the stations of its subnet (`crate::wifi::config::BaseStation`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawBaseStation {
+    pub node: Option<String>,
+    pub stations: Option<Vec<String>>,
 }
 
 /// A station of an ns2-profile WLAN looks for an access point (`crate::wifi::config::Scan`).
@@ -167,6 +178,14 @@ pub struct RawMove {
     pub at: Option<Quantity>,
     pub to: Option<Vec<f64>>,
     pub speed: Option<f64>,
+}
+
+/// `$node reset` of a node with a radio (`crate::scenario::NodeReset`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawReset {
+    pub node: Option<String>,
+    pub at: Option<Quantity>,
 }
 
 /// A mobile node running Mobile IPv6 (`crate::mobility::MobileConfig`).
@@ -522,6 +541,7 @@ pub struct RawOutput {
     pub eot_trace: Option<Flag>,
     pub agent_trace: Option<Flag>,
     pub mac_trace: Option<Flag>,
+    pub router_trace: Option<Flag>,
     pub interval: Option<Quantity>,
     pub pcap_ip: Option<String>,
 }

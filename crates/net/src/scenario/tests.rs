@@ -1,4 +1,5 @@
 use super::*;
+use crate::wifi::config::BaseStation;
 
 const GOOD: &str = r#"
 name = "t"
@@ -641,12 +642,14 @@ protocol = "udp"
 [output]
 agent_trace = false
 mac_trace = false
+router_trace = false
 "#;
     let s = Scenario::from_toml(good).expect("a good scenario");
     let f = &s.flows[0];
     assert_eq!((f.udp_packet_size, f.from_port, f.to_port), (Some(1000), None, Some(1)));
     assert!(!s.agent_trace && Scenario::from_toml(&good.replace("agent_trace = false", "")).unwrap().agent_trace);
     assert!(!s.mac_trace && Scenario::from_toml(&good.replace("mac_trace = false", "")).unwrap().mac_trace);
+    assert!(!s.router_trace && Scenario::from_toml(&good.replace("router_trace = false", "")).unwrap().router_trace);
     // each node's lowest free port for the agents that name none: a:0, b:1; then a:1, b:0
     assert_eq!(agent_ports(&s.flows, 2), Ok(vec![[0, 1], [1, 0]]));
     let cases: &[(&str, &str, &str)] = &[
@@ -658,6 +661,7 @@ mac_trace = false
         ("protocol = \"udp\"\n[output]", "protocol = \"udp\"\nto_port = 1\n[output]", "flows[1].to_port"),
         ("agent_trace = false", "agent_trace = \"no\"", "output.agent_trace"),
         ("mac_trace = false", "mac_trace = \"off\"", "output.mac_trace"),
+        ("router_trace = false", "router_trace = 2", "output.router_trace"),
     ];
     for (from, to, path) in cases {
         let text = good.replacen(from, to, 1);
@@ -692,7 +696,7 @@ to = "ms"
 protocol = "tahoe"
 "#;
     let s = Scenario::from_toml(good).expect("a good wired-cum-wireless scenario");
-    assert_eq!(s.wlans[0].base_station, Some(1));
+    assert_eq!(s.wlans[0].base_stations, [BaseStation { node: 1, stations: vec![2] }]);
     let hier = s.hierarchical_addresses().expect("hierarchical");
     assert_eq!((hier.addr, hier.mac), (vec![0, 4194304, 4194305], vec![0, 0, 1]));
     let flat = Scenario::from_toml(&good.replace("base_station = \"bs\"", "").replace("to = \"bs\"", "to = \"ms\""));
@@ -712,4 +716,76 @@ protocol = "tahoe"
         let e = Scenario::from_toml(&text).expect_err(&format!("case {path} should fail"));
         assert_eq!(&e.path, path, "wrong path for {to:?}: {e}");
     }
+}
+
+#[test]
+fn base_stations_head_subnets_of_explicit_or_automatic_hierarchical_addresses() {
+    // two base stations on one channel, the wired nodes in two clusters (ns-2's
+    // test-suite-wireless-lan-newnode.tcl, dsdv-wired-cum-wireless)
+    let good = r#"
+duration = "1s"
+nodes = ["w0", "w1", "bs0", "bs1", "m0", "m1"]
+[addresses]
+w0 = "0.0.0"
+w1 = "0.1.0"
+bs0 = "1.0.0"
+bs1 = "2.0.0"
+m0 = "1.0.1"
+m1 = "1.0.2"
+[[links]]
+from = "w0"
+to = "w1"
+bandwidth = "5Mb"
+delay = "2ms"
+[[links]]
+from = "w1"
+to = "bs0"
+bandwidth = "5Mb"
+delay = "2ms"
+[[links]]
+from = "w1"
+to = "bs1"
+bandwidth = "5Mb"
+delay = "2ms"
+[positions]
+bs0 = [0, 0]
+bs1 = [600, 0]
+m0 = [100, 0]
+m1 = [200, 0]
+[[wlans]]
+nodes = ["bs0", "bs1", "m0", "m1"]
+routing = "dsdv"
+base_stations = [{ node = "bs0", stations = ["m0", "m1"] }, { node = "bs1" }]
+"#;
+    let s = Scenario::from_toml(good).expect("two base stations");
+    assert_eq!(s.wlans[0].base_station_of(5), Some(2));
+    assert_eq!(s.wlans[0].base_station_of(3), Some(3));
+    let hier = s.hierarchical_addresses().expect("hierarchical");
+    assert_eq!(hier.addr, vec![0, 2048, 4194304, 8388608, 4194305, 4194306]);
+    assert_eq!(hier.mac, vec![0, 0, 0, 1, 2, 3]);
+    // without [addresses]: the wired nodes 0.0.n, each subnet a domain, in node order
+    let auto = good.split("[addresses]").next().unwrap().to_string() + &good[good.find("[[links]]").unwrap()..];
+    let s = Scenario::from_toml(&auto).expect("automatic addresses");
+    assert_eq!(s.addresses, Some(vec![[0, 0, 0], [0, 0, 1], [1, 0, 0], [2, 0, 0], [1, 0, 1], [1, 0, 2]]));
+    let cases: &[(&str, &str, &str)] = &[
+        ("w1 = \"0.1.0\"", "w1 = \"0.1\"", "addresses.w1"),
+        ("w1 = \"0.1.0\"", "w1 = \"0.0.0\"", "addresses.w1"),
+        ("w1 = \"0.1.0\"\n", "", "addresses"),
+        ("m1 = \"1.0.2\"", "m1 = \"2.0.2\"", "addresses.m1"),
+        ("w1 = \"0.1.0\"", "w1 = \"2.0.1\"", "addresses.w1"),
+        ("stations = [\"m0\", \"m1\"] }", "stations = [\"m0\"] }", "wlans[0].base_stations"),
+        ("{ node = \"bs1\" }", "{ node = \"bs1\", stations = [\"m0\"] }", "wlans[0].base_stations[1].stations[0]"),
+        ("{ node = \"bs1\" }", "{ node = \"w0\" }", "wlans[0].base_stations[1].node"),
+        ("routing = \"dsdv\"", "base_station = \"bs0\"", "wlans[0].base_stations"),
+        ("routing = \"dsdv\"", "", "wlans[0].base_stations"),
+    ];
+    for (from, to, path) in cases {
+        let text = good.replacen(from, to, 1);
+        let e = Scenario::from_toml(&text).expect_err(&format!("case {path} should fail"));
+        assert_eq!(&e.path, path, "wrong path for {to:?}: {e}");
+    }
+    let flat =
+        good.replace("base_stations = [{ node = \"bs0\", stations = [\"m0\", \"m1\"] }, { node = \"bs1\" }]", "");
+    let e = Scenario::from_toml(&flat).expect_err("addresses without base stations");
+    assert!(e.path == "addresses" || e.path.starts_with("links"), "{e}");
 }

@@ -94,7 +94,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     for (i, l) in links.iter().enumerate() {
         for (end, n) in [("from", l.a), ("to", l.b)] {
             if let Some((w, cfg)) = wlans.iter().enumerate().find(|(_, w)| w.dsdv && w.nodes.contains(&n)) {
-                if cfg.base_station != Some(n) {
+                if !cfg.base_stations.iter().any(|b| b.node == n) {
                     return err(
                         format!("links[{i}].{end}"),
                         format!(
@@ -106,7 +106,9 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
             }
         }
     }
+    let addresses = super::wireless::addresses(raw.addresses.as_ref(), &nodes, &node_ids, &wlans)?;
     let moves = super::wireless::moves(raw.moves.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
+    let resets = super::wireless::resets(raw.resets.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
     let mobile_nodes = super::wireless::mobile_nodes(raw.mobile_nodes.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
 
     // IPv6: TCP/IP headers of 60 bytes (20 TCP + 40 IPv6) unless the scenario gives its own
@@ -206,6 +208,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let mut eot_trace = false;
     let mut agent_trace = true;
     let mut mac_trace = true;
+    let mut router_trace = true;
     let mut interval = None;
     let mut pcap_ip = if mobile_nodes.is_empty() { IpVersion::Ipv4 } else { IpVersion::Ipv6 };
     if let Some(out) = &raw.output {
@@ -245,6 +248,9 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         if let Some(f) = out.mac_trace {
             mac_trace = flag(f, "output.mac_trace")?;
         }
+        if let Some(f) = out.router_trace {
+            router_trace = flag(f, "output.router_trace")?;
+        }
         if let Some(list) = &out.trace_links {
             let mut dirs = Vec::with_capacity(list.len());
             for (i, text) in list.iter().enumerate() {
@@ -283,6 +289,9 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         nodes,
         links,
         wlans,
+        addresses,
+        tcp_class: defaults.ns2_tcp.clone(),
+        resets,
         moves,
         mobile_nodes,
         flows,
@@ -297,6 +306,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         eot_trace,
         agent_trace,
         mac_trace,
+        router_trace,
         pcap_ip,
         interval,
         hosts,

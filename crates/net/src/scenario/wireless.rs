@@ -1,12 +1,12 @@
 //! The `[[wlans]]` tables and `[positions]`: 802.11b LANs and where their radios are.
 
 use super::fields::{err, flag, int_in, node_id, node_named, one_of, seconds, Res};
-use super::raw::{Quantity, RawMobile, RawMove, RawScan, RawWlan};
-use super::{Profile, ScenarioError};
+use super::raw::{Quantity, RawMobile, RawMove, RawReset, RawScan, RawWlan};
+use super::{NodeReset, Profile, ScenarioError};
 use crate::mobility::config::MobileConfig;
 use crate::mobility::path::Move;
 use crate::units;
-use crate::wifi::config::{Infrastructure, Scan, WlanConfig};
+use crate::wifi::config::{BaseStation, Infrastructure, Scan, WlanConfig};
 use crate::wifi::phy::{Preamble, Propagation, Radio, Timing, LIGHT, NS2_LIGHT};
 use std::collections::{BTreeMap, HashMap};
 
@@ -123,29 +123,29 @@ pub(super) fn wlans(
         if dsdv && (infrastructure.is_some() || access_point.is_some()) {
             return err(p("routing"), "\"dsdv\" routes an ad hoc WLAN: not with access points");
         }
-        let base_station = match &w.base_station {
-            None => None,
-            Some(_) if !dsdv => {
-                return err(p("base_station"), "joins a DSDV WLAN to wired links: it needs routing = \"dsdv\"")
-            }
-            Some(n) => {
-                let id = node_ids.get(n.as_str()).copied().filter(|id| nodes.contains(id));
-                Some(id.ok_or_else(|| {
-                    ScenarioError::new(p("base_station"), format!("{n:?} is not one of the WLAN's nodes"))
-                })?)
-            }
-        };
-        for (k, n) in nodes.iter().enumerate().filter(|_| base_station.is_some()) {
+        let base_stations = base_stations(w, dsdv, &nodes, node_ids, &p)?;
+        for (k, n) in nodes.iter().enumerate().filter(|_| !base_stations.is_empty()) {
             if let Some(j) = out.iter().position(|o| o.nodes.contains(n)) {
                 let why = "with base stations (hierarchical addresses) a node is on one WLAN";
                 return err(format!("{}[{k}]", p("nodes")), format!("{:?} is on wlans[{j}] too: {why}", names[k]));
             }
         }
-        if let Some(j) = out.iter().position(|o| o.base_station.is_some() != base_station.is_some()) {
-            let (i, j) = if base_station.is_some() { (j, i) } else { (i, j) };
+        if let Some(j) = out.iter().position(|o| o.base_stations.is_empty() != base_stations.is_empty()) {
+            let (i, j) = if base_stations.is_empty() { (i, j) } else { (j, i) };
             return err(
                 format!("wlans[{i}].base_station"),
                 format!("is required: wlans[{j}] has one, so addresses are hierarchical and every WLAN needs its own"),
+            );
+        }
+        let backoff_when_idle = match w.backoff_when_idle {
+            Some(f) => flag(f, &p("backoff_when_idle"))?,
+            None => ns2,
+        };
+        if ns2 && !backoff_when_idle && infrastructure.is_some() {
+            // the management frames' timers are not modelled with ns-2's defer timer
+            return err(
+                p("backoff_when_idle"),
+                "false (ns-2's bugFix_timer_ false) is for ad hoc WLANs, not with access_points",
             );
         }
         let cw_min = int(w.cw_min, "cw_min", 1, 1023, 31)?;
@@ -166,19 +166,149 @@ pub(super) fn wlans(
             cw_max,
             short_retry_limit: int(w.short_retry_limit, "short_retry_limit", 1, 255, 7)?,
             long_retry_limit: int(w.long_retry_limit, "long_retry_limit", 1, 255, 4)?,
-            backoff_when_idle: match w.backoff_when_idle {
-                Some(f) => flag(f, &p("backoff_when_idle"))?,
-                None => ns2,
-            },
+            backoff_when_idle,
             ns2_backoff: ns2,
             ll_delay: if ns2 { 25e-6 } else { 0.0 },
             arp: ns2,
             queue_limit: int(w.queue_limit, "queue_limit", 1, 1_000_000, 50)?,
             dsdv,
-            base_station,
+            base_stations,
         });
     }
     Ok(out)
+}
+
+/// The base stations of a DSDV WLAN: `base_station = "bs"` (one, every other node its station)
+/// or `base_stations = [{ node = "bs0", stations = [...] }, { node = "bs1" }, ...]`, each other
+/// node the station of exactly one.
+fn base_stations(
+    w: &RawWlan,
+    dsdv: bool,
+    nodes: &[usize],
+    node_ids: &HashMap<&str, usize>,
+    p: &dyn Fn(&str) -> String,
+) -> Res<Vec<BaseStation>> {
+    let of_wlan = |n: &str, path: String| -> Res<usize> {
+        let id = node_ids.get(n).copied().filter(|id| nodes.contains(id));
+        id.ok_or_else(|| ScenarioError::new(path, format!("{n:?} is not one of the WLAN's nodes")))
+    };
+    let field = match (&w.base_station, &w.base_stations) {
+        (None, None) => return Ok(Vec::new()),
+        (Some(_), Some(_)) => return err(p("base_stations"), "goes instead of base_station, not beside it"),
+        (Some(_), None) => "base_station",
+        (None, Some(_)) => "base_stations",
+    };
+    if !dsdv {
+        return err(p(field), "joins a DSDV WLAN to wired links: it needs routing = \"dsdv\"");
+    }
+    if let Some(n) = &w.base_station {
+        let node = of_wlan(n, p("base_station"))?;
+        return Ok(vec![BaseStation { node, stations: nodes.iter().copied().filter(|&m| m != node).collect() }]);
+    }
+    let raw = w.base_stations.as_deref().unwrap_or(&[]);
+    if raw.is_empty() {
+        return err(p("base_stations"), "needs at least one base station");
+    }
+    let mut out: Vec<BaseStation> = Vec::with_capacity(raw.len());
+    let mut taken: Vec<(usize, String)> = Vec::new();
+    for (k, b) in raw.iter().enumerate() {
+        let path = p(&format!("base_stations[{k}]"));
+        let name = b.node.as_deref().ok_or_else(|| ScenarioError::new(format!("{path}.node"), "is required"))?;
+        let node = of_wlan(name, format!("{path}.node"))?;
+        let mut stations = Vec::new();
+        for (j, s) in b.stations.iter().flatten().enumerate() {
+            stations.push(of_wlan(s, format!("{path}.stations[{j}]"))?);
+        }
+        for (j, &m) in [node].iter().chain(&stations).enumerate() {
+            let here = if j == 0 { format!("{path}.node") } else { format!("{path}.stations[{}]", j - 1) };
+            if let Some((_, there)) = taken.iter().find(|(t, _)| *t == m) {
+                return err(here, format!("is already in {there}: each node is in one base station's subnet"));
+            }
+            taken.push((m, here));
+        }
+        out.push(BaseStation { node, stations });
+    }
+    if let Some(&m) = nodes.iter().find(|m| !taken.iter().any(|(t, _)| t == *m)) {
+        let name = node_ids.iter().find(|(_, &id)| id == m).map_or("?", |(n, _)| *n);
+        return err(p("base_stations"), format!("{name:?} is in no base station's subnet: list it in one's stations"));
+    }
+    Ok(out)
+}
+
+/// ns-2's hierarchical addresses (`-addressType hierarchical`: domain.cluster.node) when the
+/// WLANs have base stations: `[addresses]`, every node's, or by default the wired nodes 0.0.0,
+/// 0.0.1, ... and each base station's subnet a domain of its own (1, 2, ... in the order of
+/// the WLANs and their base stations), the base station and its stations 0, 1, ... in node
+/// order. Each subnet (domain.cluster) holds a base station and its stations only.
+pub(super) fn addresses(
+    raw: Option<&BTreeMap<String, String>>,
+    nodes: &[String],
+    node_ids: &HashMap<&str, usize>,
+    wlans: &[WlanConfig],
+) -> Res<Option<Vec<[u32; 3]>>> {
+    let subnets: Vec<Vec<usize>> = wlans
+        .iter()
+        .flat_map(|w| &w.base_stations)
+        .map(|b| {
+            let mut members: Vec<usize> = [b.node].into_iter().chain(b.stations.iter().copied()).collect();
+            members.sort_unstable();
+            members
+        })
+        .collect();
+    if subnets.is_empty() {
+        return match raw {
+            Some(_) => err("addresses", "hierarchical addresses go with base stations (wlans[].base_station)"),
+            None => Ok(None),
+        };
+    }
+    let Some(raw) = raw else {
+        let mut out = vec![[u32::MAX; 3]; nodes.len()];
+        for (s, members) in subnets.iter().enumerate() {
+            for (k, &m) in members.iter().enumerate() {
+                out[m] = [s as u32 + 1, 0, k as u32];
+            }
+        }
+        for (wired, a) in out.iter_mut().filter(|a| a[0] == u32::MAX).enumerate() {
+            *a = [0, 0, wired as u32];
+        }
+        return Ok(Some(out));
+    };
+    let mut out = vec![None; nodes.len()];
+    for (name, text) in raw {
+        let path = format!("addresses.{name}");
+        let m = node_id(name, &path, node_ids)?;
+        let parts: Vec<Option<u32>> = text.split('.').map(|p| p.parse().ok()).collect();
+        let a = match parts[..] {
+            [Some(d), Some(c), Some(n)] if d < 512 && c < 2048 && n < 2048 => [d, c, n],
+            _ => {
+                return err(
+                    path,
+                    format!("{text:?} is not an address domain.cluster.node (domain below 512, the others below 2048)"),
+                )
+            }
+        };
+        if let Some(o) = out.iter().position(|o| *o == Some(a)) {
+            return err(path, format!("{text:?} is already {:?}'s address", nodes[o]));
+        }
+        out[m] = Some(a);
+    }
+    if let Some(m) = out.iter().position(Option::is_none) {
+        return err("addresses", format!("gives {:?} none: with [addresses], every node needs one", nodes[m]));
+    }
+    let out: Vec<[u32; 3]> = out.into_iter().flatten().collect();
+    let subnet = |m: usize| [out[m][0], out[m][1]];
+    for members in &subnets {
+        let bs = wlans.iter().flat_map(|w| &w.base_stations).find(|b| members.contains(&b.node)).expect("its own");
+        let [d, c] = subnet(bs.node);
+        for m in 0..nodes.len() {
+            let inside = members.contains(&m);
+            if inside != (subnet(m) == [d, c]) {
+                let why = if inside { "is not in its base station's subnet" } else { "is the subnet of base station" };
+                return err(format!("addresses.{}", nodes[m]), format!("{why} {:?} ({d}.{c})", nodes[bs.node]));
+            }
+        }
+    }
+    Ok(Some(out))
 }
 
 /// ns-2's infrastructure mode (`access_points`, `scans`, `beacon_interval`): the ns2 profile
@@ -281,6 +411,21 @@ pub(super) fn moves(raw: &[RawMove], node_ids: &HashMap<&str, usize>, wlans: &[W
         out.push(Move { node, at, to, speed });
     }
     out.sort_by(|a, b| a.at.total_cmp(&b.at)); // stable: moves at the same time keep their order
+    Ok(out)
+}
+
+/// `[[resets]]`: ns-2's `$node reset` of a node of an ns2-profile WLAN, in list order.
+pub(super) fn resets(raw: &[RawReset], node_ids: &HashMap<&str, usize>, wlans: &[WlanConfig]) -> Res<Vec<NodeReset>> {
+    let mut out = Vec::with_capacity(raw.len());
+    for (i, r) in raw.iter().enumerate() {
+        let p = |f: &str| format!("resets[{i}].{f}");
+        let node = node_named(&r.node, &p("node"), node_ids)?;
+        if !wlans.iter().any(|w| w.ns2_backoff && w.nodes.contains(&node)) {
+            return err(p("node"), "is on no ns2-profile WLAN: `reset` purges a mobile node's interface queue");
+        }
+        let at = r.at.as_ref().ok_or_else(|| ScenarioError::new(p("at"), "is required (a time)"))?;
+        out.push(NodeReset { node, at_s: positive_seconds(at, &p("at"))? });
+    }
     Ok(out)
 }
 

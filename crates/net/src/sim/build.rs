@@ -221,6 +221,7 @@ impl Simulation {
                 tracer.eot = scenario.eot_trace;
                 tracer.no_agent_lines = !scenario.agent_trace;
                 tracer.no_mac_lines = !scenario.mac_trace;
+                tracer.no_router_lines = !scenario.router_trace;
             }
         }
         if traces.nam {
@@ -331,12 +332,14 @@ impl Simulation {
             }
         }
         dsdv_radios.sort_by_key(|&(node, _)| node);
-        net.dsdv = crate::dsdv::Dsdv::new(scenario.nodes.len(), &dsdv_radios, Default::default());
-        for agent in &mut net.dsdv.agents {
-            let w = net.wifi.stations[agent.radio.index()].wlan_index();
-            agent.subnet = w as u32;
-            agent.base_station = scenario.wlans[w].base_station.map(|b| b as i32);
-        }
+        // the agents work in ns-2's addresses: hierarchical ones with base stations
+        let addrs = match &scenario.addresses {
+            Some(_) => net.ctx.tracer.addressing.as_ref().expect("set from the addresses").addr.clone(),
+            None => (0..scenario.nodes.len() as u32).collect(),
+        };
+        let base_station = |n: NodeId| scenario.wlans.iter().find_map(|w| w.base_station_of(n.index())).map(NodeId::of);
+        let addrs = addrs.into_iter().map(|a| a as i32).collect();
+        net.dsdv = crate::dsdv::Dsdv::new(addrs, &dsdv_radios, base_station, Default::default());
         net.dsdv.schedule_start(&mut net.ctx);
 
         let ports = crate::scenario::agent_ports(&scenario.flows, scenario.nodes.len())
@@ -378,9 +381,9 @@ impl Simulation {
                             let (p, pacing, phase) = (t.params.clone(), t.pacing.clone(), phases[i]);
                             // `$ns run` resets the agents of nodes without a radio only
                             let sender = if scenario.wlans.iter().any(|w| w.nodes.contains(&f.from)) {
-                                Ns2Sender::on_mobile_node(variant, p, pacing, sender_end, phase)
+                                Ns2Sender::on_mobile_node(variant, p, &scenario.tcp_class, pacing, sender_end, phase)
                             } else {
-                                Ns2Sender::new(variant, p, pacing, sender_end, phase)
+                                Ns2Sender::of_class(variant, p, &scenario.tcp_class, pacing, sender_end, phase)
                             };
                             Sender::Tcp(sender.with_jitter(draws(format!("flow/{}/overhead", f.name))))
                         }
@@ -468,7 +471,7 @@ impl Simulation {
         }
         // the script's `$ns at` lines, which run before `finish` at the end's instant: the
         // moves' `setdest` (written before the actions by the translator; an `M` line for a
-        // node of an ns2-profile WLAN), then the actions
+        // node of an ns2-profile WLAN), then the actions, then the nodes' resets
         let first_action = net.ctx.sched.reserve(); // a mark: numbers are only compared
         if net.ctx.tracer.wireless.is_some() {
             for (i, m) in scenario.moves.iter().enumerate() {
@@ -479,6 +482,9 @@ impl Simulation {
         }
         for (i, a) in scenario.actions.iter().enumerate() {
             net.ctx.sched.schedule_exact(a.at_s, Event::Act(ActionId(i as u32)));
+        }
+        for (i, r) in scenario.resets.iter().enumerate() {
+            net.ctx.sched.schedule_exact(r.at_s, Event::NodeReset(i as u32));
         }
         let at_end = first_action..net.ctx.sched.reserve();
         let sampler = scenario.interval.filter(|_| !opts.skip_series).map(|interval| {

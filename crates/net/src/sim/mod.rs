@@ -374,6 +374,7 @@ impl Simulation {
                 let at = net.wifi.node_position(m.node, now).expect("validated: a node that moves has a radio");
                 net.ctx.tracer.movement(now, m.node, at, m.to, m.speed);
             }
+            Event::NodeReset(i) => net.reset_node(NodeId::of(self.scenario.resets[i as usize].node)),
             Event::DelaySpike(i, starts) => {
                 let spike = self.scenario.delay_spikes[i as usize];
                 let link = LinkId(spike.link as u32);

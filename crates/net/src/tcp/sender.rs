@@ -89,6 +89,8 @@ pub struct Ns2Sender {
     rtx_timer: Timer,
 
     cwnd: f64,
+    /// The cwnd_ it held as it was made, which its trace shows when attached before `$ns run`.
+    new_cwnd: f64,
     ssthresh: i64,
     wnd: f64,
     wnd_init: f64,
@@ -218,42 +220,51 @@ impl<P: Port> Ftp<P> for Ns2Sender {
     }
 }
 
-/// The cwnd_ of an ns-2 agent just created (`new Agent/TCP`), before its reset.
-const NEW_AGENT_CWND: f64 = 1.0;
-/// The cwnd_ of a new `Agent/TCP/Linux`: its constructor copies the class's windowInit_ (2 by
-/// default; a scenario's `window_init` is the instance's, set after construction).
-const NEW_LINUX_AGENT_CWND: f64 = 2.0;
-
 impl Ns2Sender {
     /// `phase` is the agent's clock phase as a fraction of a tick, in [0, 1): ns-2 draws it
     /// when it resets the agent at `$ns run`.
     pub fn new(variant: TcpVariant, p: TcpParams, pacing: Option<PacingConfig>, ep: Endpoint, phase: f64) -> Ns2Sender {
-        Ns2Sender::created(variant, p, pacing, ep, phase, true)
+        Ns2Sender::of_class(variant, p, &TcpParams::default(), pacing, ep, phase)
+    }
+
+    /// An agent made after the script set the class's variables `class` (`Agent/TCP set ...`,
+    /// the scenario's `[tcp]`), then its own `p`; `$ns run` resets it.
+    pub fn of_class(
+        variant: TcpVariant,
+        p: TcpParams,
+        class: &TcpParams,
+        pacing: Option<PacingConfig>,
+        ep: Endpoint,
+        phase: f64,
+    ) -> Ns2Sender {
+        Ns2Sender::created(variant, p, class, true, pacing, ep, phase)
     }
 
     /// An agent on a node with a radio, which `$ns run` does not reset (a `Node/MobileNode`
     /// resets its interfaces, not its agents: ns-mobilenode.tcl). It keeps what the reset at
     /// its creation (`TcpAgent::delay_bind_init_all`, before the script sets its variables)
-    /// made from the class's variables, ns-2's defaults: ssthresh from `window_` 20, cwnd 1
+    /// made from the class's variables (ns-2's defaults unless `[tcp]` sets them): ssthresh from `window_` 20, cwnd 1
     /// (`syn_` and `delay_growth_`), the RTT estimator from `rtxcur_init_` and its like, the
     /// clock phase from `tcpTick_`. `$agent set ssthresh_` still counts.
     pub fn on_mobile_node(
         variant: TcpVariant,
         p: TcpParams,
+        class: &TcpParams,
         pacing: Option<PacingConfig>,
         ep: Endpoint,
         phase: f64,
     ) -> Ns2Sender {
-        Ns2Sender::created(variant, p, pacing, ep, phase, false)
+        Ns2Sender::created(variant, p, class, false, pacing, ep, phase)
     }
 
     fn created(
         variant: TcpVariant,
         p: TcpParams,
+        class: &TcpParams,
+        reset_at_run: bool,
         pacing: Option<PacingConfig>,
         ep: Endpoint,
         phase: f64,
-        reset_at_run: bool,
     ) -> Ns2Sender {
         assert_ne!(variant, TcpVariant::Fast, "FAST has no ns-2 agent: the rfc profile runs it");
         let mut p = p;
@@ -267,6 +278,7 @@ impl Ns2Sender {
             cwnd_traced: true,
             rtx_timer: Timer::default(),
             cwnd: 0.0,
+            new_cwnd: 0.0,
             ssthresh: 0,
             wnd: p.window as f64,
             wnd_init: p.window_init as f64,
@@ -324,17 +336,18 @@ impl Ns2Sender {
             ack2: 0.0,
             p,
         };
+        // the reset of its creation, from the class's variables, before the instance's are set
+        let instance = std::mem::replace(&mut s.p, class.clone());
+        let kept = (s.wnd, s.wnd_init, s.wnd_init_option);
+        (s.wnd, s.wnd_init, s.wnd_init_option) =
+            (class.window as f64, class.window_init as f64, class.window_init_option);
+        s.tcp_reset(phase);
+        // TCP-Linux's constructor sets cwnd_ to the class's windowInit_ after it
+        s.new_cwnd = if variant == TcpVariant::Linux { class.window_init as f64 } else { s.cwnd };
+        s.p = instance;
+        (s.wnd, s.wnd_init, s.wnd_init_option) = kept;
         if reset_at_run {
             s.tcp_reset(phase);
-        } else {
-            let class = TcpParams::default();
-            let instance = std::mem::replace(&mut s.p, class.clone());
-            let kept = (s.wnd, s.wnd_init, s.wnd_init_option);
-            (s.wnd, s.wnd_init, s.wnd_init_option) =
-                (class.window as f64, class.window_init as f64, class.window_init_option);
-            s.tcp_reset(phase);
-            s.p = instance;
-            (s.wnd, s.wnd_init, s.wnd_init_option) = kept;
         }
         if s.p.ssthresh > 0 {
             // `$agent set ssthresh_` after the reset
@@ -416,11 +429,7 @@ impl Ns2Sender {
 
     /// The cwnd_ of a new agent, which ns-2's trace shows when attached before `$ns run`.
     fn new_agent_cwnd(&self) -> f64 {
-        if self.variant == TcpVariant::Linux {
-            NEW_LINUX_AGENT_CWND
-        } else {
-            NEW_AGENT_CWND
-        }
+        self.new_cwnd
     }
 
     /// A line of the cwnd trace file that the series does not get.

@@ -26,6 +26,8 @@ pub struct WlanConfig {
     pub short_retry_limit: u32,
     pub long_retry_limit: u32,
     /// Back off before every frame, even one that finds the medium idle (ns-2's `bugFix_timer_`).
+    /// In the ns2 profile, false is ns-2's `bugFix_timer_ false`: a frame that finds the medium
+    /// idle waits DIFS and random slots on the defer timer, which a busy medium does not pause.
     pub backoff_when_idle: bool,
     /// Draw a backoff as ns-2.35 does, `Random::random() % cw_`: 0..cw-1 slots from one draw of
     /// the shared generator (never `cw` itself). Otherwise 0..=cw, uniformly.
@@ -42,10 +44,19 @@ pub struct WlanConfig {
     /// only; crate::dsdv): its route updates go on the air and its routes carry the packets.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub dsdv: bool,
-    /// The node (one of `nodes`) that joins the WLAN to the wired links (`base_station`, DSDV
-    /// only): ns-2's mobile node with `-wiredRouting ON`. With one, addresses are hierarchical.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub base_station: Option<usize>,
+    /// The nodes (of `nodes`) that join the WLAN to the wired links, each with the stations of
+    /// its subnet (`base_station`, `base_stations`; DSDV only): ns-2's mobile nodes with
+    /// `-wiredRouting ON`. With them, addresses are hierarchical.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub base_stations: Vec<BaseStation>,
+}
+
+/// A base station and the stations of its subnet (ns-2's `domain.cluster`), whose packets for
+/// other subnets it takes (`$node base-station`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BaseStation {
+    pub node: usize,
+    pub stations: Vec<usize>,
 }
 
 /// ns-2's infrastructure mode on a WLAN (mac-802_11.cc, `command("ap")` and `"ScanType"`).
@@ -77,6 +88,13 @@ pub const NS2_PLCP_BYTES: u32 = 24;
 pub const NS2_PLCP_RATE: f64 = 1e6;
 
 impl WlanConfig {
+    /// The base station of `node`'s subnet (a base station's own is itself), if the WLAN has
+    /// base stations.
+    pub fn base_station_of(&self, node: usize) -> Option<usize> {
+        let bs = self.base_stations.iter().find(|b| b.node == node || b.stations.contains(&node))?;
+        Some(bs.node)
+    }
+
     /// The wait after an errored frame. ns-2 (mac-802_11.h, `getEIFS`) times the ACK in it,
     /// PLCP bytes and all, at the PLCP's rate whatever `basicRate_` is; the standard profile
     /// sends it at the basic rate (802.11-1999, 9.2.10).

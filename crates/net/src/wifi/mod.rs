@@ -163,6 +163,10 @@ pub struct Station {
     eifs: bool,
     /// The frame to send SIFS after the one just received.
     respond: Option<(FrameKind, RadioId, f64)>,
+    /// With `ns2_backoff` and no backoff on an idle medium (ns-2's `bugFix_timer_` false): the
+    /// access timer is ns-2's defer timer, DIFS and a random number of slots that a busy medium
+    /// does not pause (`start_defer`).
+    defer: bool,
     access: Timer,
     timeout: Timer,
     response: Timer,
@@ -307,6 +311,7 @@ impl Wifi {
                     rx: None,
                     ns2_rx: None,
                     eifs: false,
+                    defer: false,
                     respond: None,
                     access: Timer::near(),
                     timeout: Timer::near(),
@@ -573,6 +578,12 @@ impl Wifi {
         receiving || s.tx_until > now + EPS || s.nav_until > now + EPS
     }
 
+    /// ns-2's `is_idle` as the defer timer sees it: nothing received or sent, no NAV, and not in
+    /// MAC_CTS (the wait for the data after a CTS).
+    fn ns2_idle(&self, r: RadioId, now: f64) -> bool {
+        !self.medium_busy(r, now) && self.stations[r.index()].cts_until <= now
+    }
+
     fn arm_mac(&mut self, ctx: &mut Ctx, r: RadioId, which: MacTimer, at: f64) {
         let at = at.max(ctx.sched.now_exact());
         let timer = self.stations[r.index()].timer(which);
@@ -590,6 +601,41 @@ impl Wifi {
         }
         let u = s.draws.uniform(&mut ctx.rng);
         ((u * (s.cw + 1) as f64) as u32).min(s.cw)
+    }
+
+    /// ns-2's `tx_resume` with a frame to send and no backoff: a backoff drawn now, paused
+    /// until DIFS after the medium is idle; without `bugFix_timer_`, the defer timer instead.
+    fn resume_backoff(&mut self, ctx: &mut Ctx, r: RadioId) {
+        if !self.wlan_of(r).backoff_when_idle {
+            return self.start_defer(ctx, r);
+        }
+        let slots = self.draw_backoff(ctx, r);
+        self.stations[r.index()].backoff = Some(slots);
+        self.medium_maybe_idle(ctx, r);
+    }
+
+    /// ns-2's `mhDefer_.start(DIFS + rTime)` without `bugFix_timer_`: the slots drawn as a
+    /// backoff's (`Random::random() % cw_`), the wait not paused by a busy medium.
+    fn start_defer(&mut self, ctx: &mut Ctx, r: RadioId) {
+        let slots = self.draw_backoff(ctx, r);
+        let timing = &self.wlan_of(r).timing;
+        let at = ctx.now_secs() + (timing.difs() + slots as f64 * timing.slot);
+        self.stations[r.index()].defer = true;
+        self.arm_mac(ctx, r, MacTimer::Access, at);
+    }
+
+    /// The defer timer ends (`deferHandler`): the head goes if the medium is idle; otherwise
+    /// (`check_pktRTS`, `check_pktTx`) the window grows and a backoff is drawn, paused.
+    fn defer_ends(&mut self, ctx: &mut Ctx, r: RadioId) {
+        self.stations[r.index()].defer = false;
+        if self.ns2_idle(r, ctx.now_secs()) {
+            return self.send_head(ctx, r);
+        }
+        let cw_max = self.wlan_of(r).cw_max;
+        let s = &mut self.stations[r.index()];
+        s.cw = (2 * s.cw + 1).min(cw_max);
+        let slots = self.draw_backoff(ctx, r);
+        self.stations[r.index()].backoff = Some(slots);
     }
 
     /// Queues `id` at radio `r` for radio `to`: `Dropped` if the interface queue is full.
@@ -650,13 +696,18 @@ impl Wifi {
                     // gone (`tx_end`)
                     return Outcome::Nothing;
                 }
-                let backoff_always = self.wlan_of(r).backoff_when_idle;
+                if ns2 && !self.wlan_of(r).backoff_when_idle && self.ns2_idle(r, now) {
+                    // ns-2's `send` without bugFix_timer_: the defer timer, not the backoff
+                    self.start_defer(ctx, r);
+                    return Outcome::Nothing;
+                }
+                let backoff_always = ns2 || self.wlan_of(r).backoff_when_idle;
                 // A frame that finds the medium idle goes after DIFS without a backoff
                 // (unless the profile backs off always); one that finds it busy backs off.
                 let slots = if backoff_always || self.medium_busy(r, now) { self.draw_backoff(ctx, r) } else { 0 };
                 self.stations[r.index()].backoff = Some(slots);
             }
-            if self.wlan_of(r).backoff_when_idle {
+            if ns2 || self.wlan_of(r).backoff_when_idle {
                 // ns-2 waits DIFS and the backoff from the frame's arrival, however long the
                 // medium was idle before (or from the end of its wait for data after a CTS)
                 let s = &mut self.stations[r.index()];
@@ -667,8 +718,39 @@ impl Wifi {
         Outcome::Nothing
     }
 
+    /// `PriQueue::Terminate` at radio `r`: the packets of its interface queue (not the one
+    /// the MAC holds), each traced `D IFQ END`, in queue order.
+    pub fn purge_queue(&mut self, ctx: &mut Ctx, r: RadioId) -> Vec<PacketId> {
+        let mut purged = Vec::new();
+        while self.stations[r.index()].queue.len() > 1 {
+            let (id, to, via) = self.stations[r.index()].queue.remove(1);
+            self.stations[r.index()].stats.queue_drops += 1;
+            self.trace_queue_drop_as(ctx, r, to, via, id, "END");
+            purged.push(id);
+        }
+        purged
+    }
+
+    /// The packets ARP holds at radio `r` for radios it has asked for, newest entry first.
+    pub fn take_arp_held(&mut self, r: RadioId) -> Vec<PacketId> {
+        self.stations[r.index()].arp_held.drain(..).rev().map(|(_, id)| id).collect()
+    }
+
     /// The interface queue of radio `r` drops packet `id`, for radio `to`, addressed `via`.
     fn trace_queue_drop(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, via: Via, id: PacketId) {
+        self.trace_queue_drop_as(ctx, r, to, via, id, "---");
+    }
+
+    /// `trace_queue_drop` for reason `why`.
+    fn trace_queue_drop_as(
+        &mut self,
+        ctx: &mut Ctx,
+        r: RadioId,
+        to: RadioId,
+        via: Via,
+        id: PacketId,
+        why: &'static str,
+    ) {
         let (node, pkt, ns2) = (self.stations[r.index()].node, *ctx.pkts.get(id), self.wlan_of(r).ns2_backoff);
         if ns2 && ctx.tracer.wireless.is_some() {
             // the link layer has written the MAC header's addresses and type (arpresolve,
@@ -681,9 +763,9 @@ impl Wifi {
             let ack = timing.sifs + timing.control(ACK_BYTES);
             let nav = if via.came_acked { (ack * 1e6).round() as u32 } else { u32::from(pkt.rx_duration) };
             let header = RxHeader { mac: (nav, dst, node.get(), etype), forwards: via.hops, next_hop: via.next_hop };
-            self.write_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt, header);
+            self.write_radio_packet(ctx, 'D', node, "IFQ", why, &pkt, header);
         } else {
-            self.trace_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt);
+            self.trace_radio_packet(ctx, 'D', node, "IFQ", why, &pkt);
         }
     }
 
@@ -701,7 +783,7 @@ impl Wifi {
             // ns-2 has yet to draw the backoff, at the end of MAC_CTS (`tx_end`)
             return;
         }
-        if cfg.ns2_backoff && s.access.pending() {
+        if cfg.ns2_backoff && (s.access.pending() || s.defer) {
             // ns-2 resumes only a paused backoff (checkBackoffTimer): a running one keeps its
             // place among the events of its instant
             return;
@@ -726,8 +808,8 @@ impl Wifi {
         let now = ctx.now_secs();
         let (slot, ns2) = (self.wlan_of(r).timing.slot, self.wlan_of(r).ns2_backoff);
         let s = &mut self.stations[r.index()];
-        if !s.access.pending() {
-            return;
+        if !s.access.pending() || s.defer {
+            return; // ns-2's defer timer runs on
         }
         s.access.cancel();
         if let (true, Some(slots)) = (ns2, s.backoff) {
@@ -931,9 +1013,7 @@ impl Wifi {
                 // a packet came while the ACK waited its SIFS (`enqueue`): ns-2's `tx_resume`
                 // starts its backoff now, paused, and resumes it DIFS after now
                 s.not_before = now;
-                let slots = self.draw_backoff(ctx, r);
-                self.stations[r.index()].backoff = Some(slots);
-                self.medium_maybe_idle(ctx, r);
+                self.resume_backoff(ctx, r);
             }
             (State::Contend, FrameKind::Cts) if ns2 && s.backoff.is_none() => {
                 // a packet came while the CTS waited its SIFS: ns-2's `tx_resume` draws its
@@ -1225,6 +1305,9 @@ impl Wifi {
                 let ns2 = self.wlan_of(r).ns2_backoff;
                 let s = &mut self.stations[r.index()];
                 if (ns2 || s.nav_until <= now + EPS) && s.tx_until <= now + EPS {
+                    if std::mem::take(&mut s.defer) {
+                        s.access.cancel(); // recvRTS stops the defer timer; tx_resume restarts it
+                    }
                     let nav = frame.nav - timing.sifs - timing.control(CTS_BYTES);
                     s.respond = Some((FrameKind::Cts, frame.src, nav));
                     self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
@@ -1368,6 +1451,7 @@ impl Wifi {
             return Outcome::Nothing;
         }
         match which {
+            MacTimer::Access if self.stations[r.index()].defer => self.defer_ends(ctx, r),
             MacTimer::Access => self.send_head(ctx, r),
             MacTimer::Timeout => {
                 let s = &self.stations[r.index()];
@@ -1378,9 +1462,7 @@ impl Wifi {
                 if s.state == State::Contend {
                     // the CTS's timeout with no data come (`tx_end`): `tx_resume` draws the
                     // backoff of the packet that came before the CTS
-                    let slots = self.draw_backoff(ctx, r);
-                    self.stations[r.index()].backoff = Some(slots);
-                    self.medium_maybe_idle(ctx, r);
+                    self.resume_backoff(ctx, r);
                     return Outcome::Nothing;
                 }
                 return self.exchange_failed(ctx, r);

@@ -524,15 +524,28 @@ fn ts_reset_rto_ends_the_backoff_on_a_timestamp_sample() {
 #[test]
 fn an_agent_on_a_mobile_node_keeps_the_reset_of_its_creation() {
     let p = TcpParams { window: 4, rtxcur_init: 1.0, ..TcpParams::default() };
-    let mobile = Ns2Sender::on_mobile_node(TcpVariant::Reno, p.clone(), None, sender_end(), 0.5);
+    let mobile = Ns2Sender::on_mobile_node(TcpVariant::Reno, p.clone(), &TcpParams::default(), None, sender_end(), 0.5);
     let wired = Ns2Sender::new(TcpVariant::Reno, p.clone(), None, sender_end(), 0.5);
     assert_eq!((mobile.cwnd, mobile.ssthresh, wired.ssthresh), (1.0, 20, 4));
     assert_eq!((mobile.wnd, mobile.p.window, mobile.p.rtxcur_init), (4.0, 4, 1.0), "the instance's variables");
     assert_eq!((mobile.boot_time, wired.boot_time), (0.005, 0.005));
-    let set = Ns2Sender::on_mobile_node(TcpVariant::Reno, TcpParams { ssthresh: 6, ..p }, None, sender_end(), 0.0);
+    let set = Ns2Sender::on_mobile_node(
+        TcpVariant::Reno,
+        TcpParams { ssthresh: 6, ..p },
+        &TcpParams::default(),
+        None,
+        sender_end(),
+        0.0,
+    );
     assert_eq!(set.ssthresh, 6);
     // the first timeout: the SYN's, after the class's rtxcur_init_ (3 s), not the instance's 1 s
     let mut t = Tcp { s: mobile, net: FakePort::default() };
     t.s.send_unlimited(&mut t.net);
     assert_eq!(t.timeout(), 3.0);
+    // class variables the script set (`Agent/TCP set rtxcur_init_ 6`, the scenario's [tcp]) count
+    let class = TcpParams { rtxcur_init: 6.0, ..TcpParams::default() };
+    let mobile = Ns2Sender::on_mobile_node(TcpVariant::Reno, p, &class, None, sender_end(), 0.5);
+    let mut t = Tcp { s: mobile, net: FakePort::default() };
+    t.s.send_unlimited(&mut t.net);
+    assert_eq!(t.timeout(), 6.0);
 }
