@@ -497,8 +497,14 @@ impl Wifi {
                     }
                 }
                 let sifs = self.wlan_of(r).timing.sifs;
-                self.stations[r.index()].respond = Some((FrameKind::Ack, from, 0.0));
-                self.arm_mac(ctx, r, MacTimer::Respond, now + sifs);
+                let s = &mut self.stations[r.index()];
+                s.respond = Some((FrameKind::Ack, from, 0.0));
+                // a probe response that comes while a request's send timer runs is acknowledged
+                // only when that timer stops (`tx_resume` waits for `mhSend_`), unless an answer
+                // stops it first and its ACK replaces this one (`sendACK`, one `pktCTRL_`)
+                if !matches!(s.state, State::Mgmt(_)) {
+                    self.arm_mac(ctx, r, MacTimer::Respond, now + sifs);
+                }
             }
             _ => return,
         }

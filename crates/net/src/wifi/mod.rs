@@ -931,9 +931,7 @@ impl Wifi {
                 // a packet came while the ACK waited its SIFS (`enqueue`): ns-2's `tx_resume`
                 // starts its backoff now, paused, and resumes it DIFS after now
                 s.not_before = now;
-                let slots = self.draw_backoff(ctx, r);
-                self.stations[r.index()].backoff = Some(slots);
-                self.medium_maybe_idle(ctx, r);
+                self.ns2_resume_backoff(ctx, r);
             }
             (State::Contend, FrameKind::Cts) if ns2 && s.backoff.is_none() => {
                 // a packet came while the CTS waited its SIFS: ns-2's `tx_resume` draws its
@@ -1378,9 +1376,7 @@ impl Wifi {
                 if s.state == State::Contend {
                     // the CTS's timeout with no data come (`tx_end`): `tx_resume` draws the
                     // backoff of the packet that came before the CTS
-                    let slots = self.draw_backoff(ctx, r);
-                    self.stations[r.index()].backoff = Some(slots);
-                    self.medium_maybe_idle(ctx, r);
+                    self.ns2_resume_backoff(ctx, r);
                     return Outcome::Nothing;
                 }
                 return self.exchange_failed(ctx, r);
@@ -1441,6 +1437,22 @@ impl Wifi {
             MacTimer::Nav => self.medium_maybe_idle(ctx, r),
         }
         Outcome::Nothing
+    }
+
+    /// ns-2's `tx_resume` with no backoff running, the SIFS before a CTS or ACK over: a packet
+    /// that came meanwhile (`pktTx_`) gets its backoff, drawn now. A management frame made
+    /// meanwhile gets none (`sendBEACON` and the others start none while the defer timer runs,
+    /// and `tx_resume` looks at the data only): it waits until a backoff started for something
+    /// else runs out (`backoffHandler`).
+    fn ns2_resume_backoff(&mut self, ctx: &mut Ctx, r: RadioId) {
+        let s = &mut self.stations[r.index()];
+        if s.queue.is_empty() {
+            s.state = State::Idle;
+            return;
+        }
+        let slots = self.draw_backoff(ctx, r);
+        self.stations[r.index()].backoff = Some(slots);
+        self.medium_maybe_idle(ctx, r);
     }
 
     /// ns-2's `tx_state_ != MAC_IDLE`: sending, waiting for a CTS, an ACK, the data after its

@@ -1062,3 +1062,63 @@ fn ns2_resets_only_the_retry_count_that_a_drop_or_an_ack_concerns() {
     let a = &bed.wifi.stations[0];
     assert_eq!((a.short_retries, a.long_retries), (0, 2));
 }
+
+#[test]
+fn ns2_a_beacon_made_while_an_ack_waits_its_sifs_waits_for_a_backoff_begun_for_something_else() {
+    // sendBEACON on an idle medium starts no backoff while the defer timer runs the SIFS before
+    // an ACK, and `tx_resume`, as the ACK ends, draws for data only: the beacon waits until a
+    // backoff begun for something else runs out (`backoffHandler`), here the one `send` draws
+    // for the access point's own packet, and goes before it (found by the infrastructure fuzz:
+    // conformance/fuzz-cases/wifi_infra_beacon_made_in_a_sifs.json)
+    let bed_with = || {
+        let mut bed = Bed::new(infra(&[(0.0, 0.0), (10.0, 0.0)], &[0], &[]));
+        let _ = bed.send(1, 0, 1, 500);
+        bed
+    };
+    let mut whole = bed_with();
+    whole.run_until(0.05);
+    let data_in = whole.times(Seen::Delivered { node: 0, from: 1, uid: 1 })[0];
+    let mut bed = bed_with();
+    bed.run_until(data_in + 5.0 * US);
+    bed.wifi.beacon_due(&mut bed.ctx, RadioId(0));
+    assert_eq!(bed.wifi.stations[0].backoff, None, "nothing drawn during the SIFS");
+    bed.run_until(0.05);
+    assert_eq!(sent(&bed, 0), [FrameKind::Ack], "no beacon without a backoff");
+    assert_eq!(bed.wifi.stations[0].backoff, None, "nothing drawn as the ACK ends");
+    let _ = bed.send(0, 1, 2, 500);
+    bed.run_until(0.09);
+    assert_eq!(sent(&bed, 0), [FrameKind::Ack, FrameKind::Mgmt(Mgmt::Beacon), FrameKind::Data]);
+}
+
+#[test]
+fn ns2_a_probe_response_that_comes_while_a_request_waits_is_acknowledged_when_its_timer_stops() {
+    // recvPROBEREP makes the ACK but leaves it to `tx_resume`, which waits for the send timer
+    // of the station's own request (MAC_MGMT): the ACK goes a SIFS after that timer, unless the
+    // request's answer stops it first, whose ACK replaces the first (`sendACK`, one
+    // `pktCTRL_`). Found by the infrastructure fuzz:
+    // conformance/fuzz-cases/wifi_infra_probe_response_ack_held.json
+    for answered in [false, true] {
+        let mut bed = Bed::new(infra(&[(0.0, 0.0), (10.0, 0.0)], &[0], &[]));
+        // station 1 has asked access point 0 to authenticate it; its send timer runs to 5 ms
+        bed.wifi.stations[1].state = State::Mgmt(Mgmt::Auth);
+        bed.wifi.stations[1].infra.as_mut().expect("a station").in_flight = Some((Mgmt::Auth, RadioId(0)));
+        bed.wifi.arm_mac(&mut bed.ctx, RadioId(1), MacTimer::Timeout, 5e-3);
+        bed.wifi.transmit_mgmt(&mut bed.ctx, RadioId(0), Mgmt::ProbeRep, RadioId(1));
+        bed.run_until(2e-3);
+        assert_eq!(sent(&bed, 1), [], "no ACK while the request's send timer runs");
+        if answered {
+            bed.wifi.transmit_mgmt(&mut bed.ctx, RadioId(0), Mgmt::Auth, RadioId(1));
+        }
+        bed.run_until(4.9e-3);
+        let acks = bed.times(Seen::TxEnd(1, FrameKind::Ack));
+        if answered {
+            let answer_in = bed.times(Seen::RxEnd(1, FrameKind::Mgmt(Mgmt::Auth), 0))[0];
+            assert!(acks.len() == 1 && close(acks[0], answer_in + SIFS + ACK), "one ACK, the answer's: {acks:?}");
+        } else {
+            assert!(acks.is_empty(), "held: {acks:?}");
+            bed.run_until(5e-3 + SIFS + ACK + 1.0 * US);
+            let acks = bed.times(Seen::TxEnd(1, FrameKind::Ack));
+            assert!(acks.len() == 1 && close(acks[0], 5e-3 + SIFS + ACK), "a SIFS after the timer: {acks:?}");
+        }
+    }
+}
