@@ -514,15 +514,18 @@ impl Wifi {
     /// A station's request was answered: its send timer stops and the MAC is idle again; a
     /// request made again meanwhile (its timer ran out first) is dropped unsent, its backoff
     /// left running (`recvAUTHENTICATE`, `recvASSOCREP` free `pktAUTHENTICATE_`,
-    /// `pktASSOCREQ_`).
+    /// `pktASSOCREQ_`), and that backoff counts down with nothing to send, as any does.
     fn stop_mgmt(&mut self, r: RadioId, kind: Mgmt) {
         self.infra(r).pending.retain(|p| p.0 != kind);
         let s = &mut self.stations[r.index()];
         if s.state == State::Mgmt(kind) {
             s.timeout.cancel();
-            s.state = if s.has_frames() { State::Contend } else { State::Idle };
             self.infra(r).in_flight = None;
+        } else if s.state != State::Contend {
+            return;
         }
+        let s = &mut self.stations[r.index()];
+        s.state = if s.has_frames() { State::Contend } else { State::Idle };
     }
 
     /// ns-2's `hdr_dst`: the receiver of a frame for `to`, and how it is addressed beyond it.

@@ -1205,6 +1205,19 @@ impl Wifi {
             self.trace_frame(ctx, 'D', r, &frame, "BSY");
             return None;
         }
+        let state = self.stations[r.index()].state;
+        let unexpected = match frame.kind {
+            FrameKind::Cts => state != State::WaitCts,
+            FrameKind::Ack => !matches!(state, State::WaitAck) && !matches!(state, State::Mgmt(m) if m != Mgmt::Beacon),
+            _ => false,
+        };
+        if unexpected && self.wlan_of(r).ns2_backoff {
+            // recvCTS, recvACK: a CTS or ACK the MAC no longer waits for (an ACK held by its
+            // sender's management frame's send timer, come after the wait ended) is discarded,
+            // traced (`STA`)
+            self.trace_frame(ctx, 'D', r, &frame, "STA");
+            return None;
+        }
         if !duplicate {
             // a relayed packet's IP header names its next hop as the MAC hands it up; a
             // broadcast relayed goes up twice (`recvDATA` hands up a copy, then the relay)

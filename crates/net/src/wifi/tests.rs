@@ -1122,3 +1122,22 @@ fn ns2_a_probe_response_that_comes_while_a_request_waits_is_acknowledged_when_it
         }
     }
 }
+
+#[test]
+fn ns2_the_backoff_of_a_request_the_answer_made_needless_counts_down_with_nothing_to_send() {
+    // A station's authentication request timed out and was made again, its backoff drawn; the
+    // answer to the first then comes and frees the second unsent (`recvAUTHENTICATE`), its
+    // backoff left running: it counts down DIFS after the answer's ACK, with nothing to send,
+    // so that a frame made later goes when it ends (found by the infrastructure fuzz:
+    // conformance/fuzz-cases/wifi_infra_backoff_of_a_request_dropped_unsent.json)
+    let mut bed = Bed::new(infra(&[(0.0, 0.0), (10.0, 0.0)], &[0], &[]));
+    let s = &mut bed.wifi.stations[1];
+    (s.state, s.backoff, s.rtime) = (State::Contend, Some(5), 5.0 * SLOT);
+    s.infra.as_mut().expect("a station").pending.push((Mgmt::Auth, RadioId(0)));
+    bed.wifi.transmit_mgmt(&mut bed.ctx, RadioId(0), Mgmt::Auth, RadioId(1));
+    bed.run_until(2e-3);
+    let ack_end = bed.times(Seen::TxEnd(1, FrameKind::Ack))[0];
+    assert_eq!(sent(&bed, 1), [FrameKind::Ack], "the request made again is not sent");
+    assert!(ack_end + DIFS + 5.0 * SLOT < 2e-3);
+    assert_eq!(bed.wifi.stations[1].backoff, None, "counted down after the ACK");
+}
