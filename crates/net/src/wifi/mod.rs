@@ -1146,6 +1146,7 @@ impl Wifi {
                 match frame.kind {
                     FrameKind::Rts => RTS_BYTES,
                     FrameKind::Cts => CTS_BYTES,
+                    FrameKind::Mgmt(m) => m.bytes(),
                     _ => ACK_BYTES,
                 },
             ),

@@ -1141,3 +1141,26 @@ fn ns2_the_backoff_of_a_request_the_answer_made_needless_counts_down_with_nothin
     assert!(ack_end + DIFS + 5.0 * SLOT < 2e-3);
     assert_eq!(bed.wifi.stations[1].backoff, None, "counted down after the ACK");
 }
+
+#[test]
+fn ns2_a_loss_model_weighs_a_management_frame_by_its_own_bytes() {
+    // The ErrorModel between PHY and MAC sizes a beacon as the MAC does (72 bytes, PLCP
+    // included), not as an ACK (38): a bit error rate that, for the model's first draw, loses
+    // the one and would spare the other takes the beacon (found by the infrastructure fuzz:
+    // conformance/fuzz-cases/wifi_infra_error_model_weighs_management_frames.json)
+    let u = Draws::Own(Rng::stream(7, "loss")).uniform(&mut Ns2Rng::seeded(1));
+    // lost with probability 1 - (1 - ber)^bits: 55 bytes' worth of bits at probability u
+    let ber = 1.0 - (1.0 - u).powf(1.0 / (55.0 * 8.0));
+    let (beacon, ack) = (1.0 - (1.0 - ber).powf(72.0 * 8.0), 1.0 - (1.0 - ber).powf(38.0 * 8.0));
+    assert!(ack < u && u < beacon, "{ack} < {u} < {beacon}");
+    let heard = |lossy: bool| {
+        let mut bed = Bed::new(infra(&[(0.0, 0.0), (10.0, 0.0)], &[0], &[]));
+        if lossy {
+            bed.wifi.stations[1].losses.push(loss(LossModel::Ber { ber }, vec![]));
+        }
+        bed.wifi.transmit_mgmt(&mut bed.ctx, RadioId(0), Mgmt::Beacon, BROADCAST);
+        bed.run_until(0.01);
+        bed.wifi.stations[1].infra.as_ref().expect("a station").heard.len()
+    };
+    assert_eq!((heard(false), heard(true)), (1, 0));
+}
