@@ -184,12 +184,14 @@ impl Wifi {
         self.mgmt_backoff(ctx, r);
     }
 
-    /// The backoff `sendBEACON` and the others start for their frame.
+    /// The backoff `sendBEACON` and the others start for their frame: none while the defer
+    /// timer runs the SIFS before a CTS or ACK on an idle medium (an ACK held by a send timer
+    /// waits for no defer timer yet).
     fn mgmt_backoff(&mut self, ctx: &mut Ctx, r: RadioId) {
         let now = ctx.now_secs();
         let busy = self.medium_busy(r, now) || self.tx_busy(r, now);
         let s = &self.stations[r.index()];
-        if s.backoff.is_none() && (busy || s.respond.is_none()) {
+        if s.backoff.is_none() && (busy || !s.response.pending()) {
             let slots = self.draw_backoff(ctx, r);
             let s = &mut self.stations[r.index()];
             s.backoff = Some(slots);
