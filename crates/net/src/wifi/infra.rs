@@ -104,8 +104,11 @@ pub(super) struct Infra {
     pub recv_busy: bool,
     pub bss: Option<RadioId>,
     /// Looking for another access point after its data failed three times (`handoff`); an
-    /// access point, once through its own (never ending) version of it.
+    /// access point, once through its own (never ending) version of it ...
     pub handoff: bool,
+    /// ... which leaves it a probe request it never sends (`pktPROBEREQ_`), until a probe
+    /// response's send timer frees it instead of the response (`send_timer`).
+    pub unsent_probe: bool,
     pub authenticated: bool,
     pub associated: bool,
     /// The access points heard (`ap_list1`): newest first, with their received power.
@@ -263,6 +266,18 @@ impl Wifi {
         let infra = self.infra(r);
         let to = infra.in_flight.take().map_or(BROADCAST, |f| f.1);
         if infra.ap {
+            if kind == Mgmt::ProbeRep && infra.unsent_probe {
+                // `send_timer` frees the unsent probe request first and stops there: the
+                // response waits again, its kind still at the head of the list, and no backoff
+                // starts for it; `tx_resume` sends a held ACK or draws for data
+                infra.unsent_probe = false;
+                infra.pending.insert(0, (kind, to));
+                self.stations[r.index()].state = State::Contend;
+                if !self.release_held_ack(ctx, r) && self.stations[r.index()].backoff.is_none() {
+                    return self.ns2_resume_backoff(ctx, r);
+                }
+                return self.medium_maybe_idle(ctx, r);
+            }
             if kind == Mgmt::AssocRep {
                 // `update_client_table(associating_node_, 1, 2)`: a client all the same
                 infra.associating = None;
@@ -613,6 +628,7 @@ impl Wifi {
         s.head_rts = super::HeadRts::Gone;
         s.stats.retries += 1;
         if ap {
+            self.infra(r).unsent_probe = true;
             self.mgmt_backoff(ctx, r); // for the probe request it never sends
         } else {
             self.send_mgmt(ctx, r, Mgmt::ProbeReq, BROADCAST);

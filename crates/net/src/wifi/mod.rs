@@ -1458,7 +1458,7 @@ impl Wifi {
     /// meanwhile gets none (`sendBEACON` and the others start none while the defer timer runs,
     /// and `tx_resume` looks at the data only): it waits until a backoff started for something
     /// else runs out (`backoffHandler`).
-    fn ns2_resume_backoff(&mut self, ctx: &mut Ctx, r: RadioId) {
+    pub(super) fn ns2_resume_backoff(&mut self, ctx: &mut Ctx, r: RadioId) {
         let s = &mut self.stations[r.index()];
         if s.queue.is_empty() {
             s.state = State::Idle;

@@ -1170,3 +1170,27 @@ fn ns2_a_loss_model_weighs_a_management_frame_by_its_own_bytes() {
     };
     assert_eq!((heard(false), heard(true)), (1, 0));
 }
+
+#[test]
+fn ns2_an_access_point_with_an_unsent_probe_request_keeps_a_probe_response_that_timed_out() {
+    // An access point's own handoff leaves it a probe request it never sends; a probe response's
+    // send timer (no ACK: station 1 is 1 km away) frees that request instead of the response
+    // and starts no backoff (`send_timer`'s MAC_MGMT case stops at `pktPROBEREQ_`), so the
+    // response goes again before the next packet, whose `send` draws a backoff (found by the
+    // infrastructure fuzz: conformance/fuzz-cases/wifi_infra_unsent_probe_request_keeps_a_response.json)
+    for unsent in [false, true] {
+        let mut bed = Bed::new(infra(&[(0.0, 0.0), (1000.0, 0.0)], &[0], &[]));
+        let ap = bed.wifi.stations[0].infra.as_mut().expect("an access point");
+        (ap.unsent_probe, ap.order) = (unsent, vec![Mgmt::ProbeRep]);
+        bed.wifi.transmit_mgmt(&mut bed.ctx, RadioId(0), Mgmt::ProbeRep, RadioId(1));
+        bed.run_until(0.05);
+        assert_eq!(sent(&bed, 0), [FrameKind::Mgmt(Mgmt::ProbeRep)], "unsent probe request {unsent}");
+        let waits = bed.wifi.stations[0].infra.as_ref().expect("an access point").pending.len();
+        assert_eq!(waits, usize::from(unsent), "unsent probe request {unsent}");
+        let _ = bed.send(0, 1, 1, 500);
+        bed.run_until(0.1);
+        let next = if unsent { FrameKind::Mgmt(Mgmt::ProbeRep) } else { FrameKind::Data };
+        assert_eq!(sent(&bed, 0)[..2], [FrameKind::Mgmt(Mgmt::ProbeRep), next], "unsent probe request {unsent}");
+        assert!(!bed.wifi.stations[0].infra.as_ref().expect("an access point").unsent_probe);
+    }
+}
