@@ -104,8 +104,11 @@ pub(super) struct Infra {
     pub recv_busy: bool,
     pub bss: Option<RadioId>,
     /// Looking for another access point after its data failed three times (`handoff`); an
-    /// access point, once through its own (never ending) version of it.
+    /// access point, once through its own (never ending) version of it ...
     pub handoff: bool,
+    /// ... which leaves it a probe request it never sends (`pktPROBEREQ_`), until a probe
+    /// response's send timer frees it instead of the response (`send_timer`).
+    pub unsent_probe: bool,
     pub authenticated: bool,
     pub associated: bool,
     /// The access points heard (`ap_list1`): newest first, with their received power.
@@ -184,12 +187,14 @@ impl Wifi {
         self.mgmt_backoff(ctx, r);
     }
 
-    /// The backoff `sendBEACON` and the others start for their frame.
+    /// The backoff `sendBEACON` and the others start for their frame: none while the defer
+    /// timer runs the SIFS before a CTS or ACK on an idle medium (an ACK held by a send timer
+    /// waits for no defer timer yet).
     fn mgmt_backoff(&mut self, ctx: &mut Ctx, r: RadioId) {
         let now = ctx.now_secs();
         let busy = self.medium_busy(r, now) || self.tx_busy(r, now);
         let s = &self.stations[r.index()];
-        if s.backoff.is_none() && (busy || s.respond.is_none()) {
+        if s.backoff.is_none() && (busy || !s.response.pending()) {
             let slots = self.draw_backoff(ctx, r);
             let s = &mut self.stations[r.index()];
             s.backoff = Some(slots);
@@ -261,6 +266,18 @@ impl Wifi {
         let infra = self.infra(r);
         let to = infra.in_flight.take().map_or(BROADCAST, |f| f.1);
         if infra.ap {
+            if kind == Mgmt::ProbeRep && infra.unsent_probe {
+                // `send_timer` frees the unsent probe request first and stops there: the
+                // response waits again, its kind still at the head of the list, and no backoff
+                // starts for it; `tx_resume` sends a held ACK or draws for data
+                infra.unsent_probe = false;
+                infra.pending.insert(0, (kind, to));
+                self.stations[r.index()].state = State::Contend;
+                if !self.release_held_ack(ctx, r) && self.stations[r.index()].backoff.is_none() {
+                    return self.resume_backoff(ctx, r);
+                }
+                return self.medium_maybe_idle(ctx, r);
+            }
             if kind == Mgmt::AssocRep {
                 // `update_client_table(associating_node_, 1, 2)`: a client all the same
                 infra.associating = None;
@@ -497,8 +514,14 @@ impl Wifi {
                     }
                 }
                 let sifs = self.wlan_of(r).timing.sifs;
-                self.stations[r.index()].respond = Some((FrameKind::Ack, from, 0.0));
-                self.arm_mac(ctx, r, MacTimer::Respond, now + sifs);
+                let s = &mut self.stations[r.index()];
+                s.respond = Some((FrameKind::Ack, from, 0.0));
+                // a probe response that comes while a request's send timer runs is acknowledged
+                // only when that timer stops (`tx_resume` waits for `mhSend_`), unless an answer
+                // stops it first and its ACK replaces this one (`sendACK`, one `pktCTRL_`)
+                if !matches!(s.state, State::Mgmt(_)) {
+                    self.arm_mac(ctx, r, MacTimer::Respond, now + sifs);
+                }
             }
             _ => return,
         }
@@ -508,15 +531,18 @@ impl Wifi {
     /// A station's request was answered: its send timer stops and the MAC is idle again; a
     /// request made again meanwhile (its timer ran out first) is dropped unsent, its backoff
     /// left running (`recvAUTHENTICATE`, `recvASSOCREP` free `pktAUTHENTICATE_`,
-    /// `pktASSOCREQ_`).
+    /// `pktASSOCREQ_`), and that backoff counts down with nothing to send, as any does.
     fn stop_mgmt(&mut self, r: RadioId, kind: Mgmt) {
         self.infra(r).pending.retain(|p| p.0 != kind);
         let s = &mut self.stations[r.index()];
         if s.state == State::Mgmt(kind) {
             s.timeout.cancel();
-            s.state = if s.has_frames() { State::Contend } else { State::Idle };
             self.infra(r).in_flight = None;
+        } else if s.state != State::Contend {
+            return;
         }
+        let s = &mut self.stations[r.index()];
+        s.state = if s.has_frames() { State::Contend } else { State::Idle };
     }
 
     /// ns-2's `hdr_dst`: the receiver of a frame for `to`, and how it is addressed beyond it.
@@ -602,6 +628,7 @@ impl Wifi {
         s.head_rts = super::HeadRts::Gone;
         s.stats.retries += 1;
         if ap {
+            self.infra(r).unsent_probe = true;
             self.mgmt_backoff(ctx, r); // for the probe request it never sends
         } else {
             self.send_mgmt(ctx, r, Mgmt::ProbeReq, BROADCAST);

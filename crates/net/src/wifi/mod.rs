@@ -603,17 +603,6 @@ impl Wifi {
         ((u * (s.cw + 1) as f64) as u32).min(s.cw)
     }
 
-    /// ns-2's `tx_resume` with a frame to send and no backoff: a backoff drawn now, paused
-    /// until DIFS after the medium is idle; without `bugFix_timer_`, the defer timer instead.
-    fn resume_backoff(&mut self, ctx: &mut Ctx, r: RadioId) {
-        if !self.wlan_of(r).backoff_when_idle {
-            return self.start_defer(ctx, r);
-        }
-        let slots = self.draw_backoff(ctx, r);
-        self.stations[r.index()].backoff = Some(slots);
-        self.medium_maybe_idle(ctx, r);
-    }
-
     /// ns-2's `mhDefer_.start(DIFS + rTime)` without `bugFix_timer_`: the slots drawn as a
     /// backoff's (`Random::random() % cw_`), the wait not paused by a busy medium.
     fn start_defer(&mut self, ctx: &mut Ctx, r: RadioId) {
@@ -1228,6 +1217,7 @@ impl Wifi {
                 match frame.kind {
                     FrameKind::Rts => RTS_BYTES,
                     FrameKind::Cts => CTS_BYTES,
+                    FrameKind::Mgmt(m) => m.bytes(),
                     _ => ACK_BYTES,
                 },
             ),
@@ -1285,6 +1275,19 @@ impl Wifi {
         }
         if frame.kind == FrameKind::Data && frame.dst == r && self.ns2_busy_for_data(ctx, r, &frame, now) {
             self.trace_frame(ctx, 'D', r, &frame, "BSY");
+            return None;
+        }
+        let state = self.stations[r.index()].state;
+        let unexpected = match frame.kind {
+            FrameKind::Cts => state != State::WaitCts,
+            FrameKind::Ack => !matches!(state, State::WaitAck) && !matches!(state, State::Mgmt(m) if m != Mgmt::Beacon),
+            _ => false,
+        };
+        if unexpected && self.wlan_of(r).ns2_backoff {
+            // recvCTS, recvACK: a CTS or ACK the MAC no longer waits for (an ACK held by its
+            // sender's management frame's send timer, come after the wait ended) is discarded,
+            // traced (`STA`)
+            self.trace_frame(ctx, 'D', r, &frame, "STA");
             return None;
         }
         if !duplicate {
@@ -1523,6 +1526,25 @@ impl Wifi {
             MacTimer::Nav => self.medium_maybe_idle(ctx, r),
         }
         Outcome::Nothing
+    }
+
+    /// ns-2's `tx_resume` with no backoff running, the SIFS before a CTS or ACK over: a packet
+    /// that came meanwhile (`pktTx_`) gets its backoff, drawn now. A management frame made
+    /// meanwhile gets none (`sendBEACON` and the others start none while the defer timer runs,
+    /// and `tx_resume` looks at the data only): it waits until a backoff started for something
+    /// else runs out (`backoffHandler`). Without `bugFix_timer_`, the defer timer instead.
+    pub(super) fn resume_backoff(&mut self, ctx: &mut Ctx, r: RadioId) {
+        let s = &mut self.stations[r.index()];
+        if s.queue.is_empty() {
+            s.state = State::Idle;
+            return;
+        }
+        if !self.wlan_of(r).backoff_when_idle {
+            return self.start_defer(ctx, r);
+        }
+        let slots = self.draw_backoff(ctx, r);
+        self.stations[r.index()].backoff = Some(slots);
+        self.medium_maybe_idle(ctx, r);
     }
 
     /// ns-2's `tx_state_ != MAC_IDLE`: sending, waiting for a CTS, an ACK, the data after its
