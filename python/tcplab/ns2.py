@@ -319,6 +319,10 @@ def _application(emit, s: dict, fi: int, appv: str, agent: str, is_tcp: bool) ->
             emit(f"${appv} set idle_time_ {_num(flow['idle_time_s'])}")
         if app == "pareto":
             emit(f"${appv} set shape_ {_num(flow['shape'])}")
+        if app == "cbr" and flow.get("random"):
+            emit(f"${appv} set random_ 1")
+        if app == "cbr" and flow.get("packets") is not None:
+            emit(f"${appv} set maxpkts_ {flow['packets']}")
     emit(f"${appv} attach-agent ${agent}")
 
 
@@ -605,7 +609,7 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     agents = "ON" if traced and s.get("agent_trace", True) else "OFF"
     emit(f"    -phyType Phy/WirelessPhy -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace {agents} \\")
     eot = "ON" if s.get("eot_trace") else "OFF"
-    router = "ON" if traced and dsdv else "OFF"
+    router = "ON" if traced and dsdv and s.get("router_trace", True) else "OFF"
     emit(f"    -routerTrace {router} -macTrace {on} -movementTrace OFF -eotTrace {eot}")
     errprocs = _radio_error_procs(emit, s)
     emit("# nodes: ns-2 ids follow creation order = position in `nodes`")

@@ -40,6 +40,9 @@ pub struct Tracer {
     pub no_agent_lines: bool,
     /// ... and no MAC lines, `x` lines and the MAC's drops included (`-macTrace OFF`).
     pub no_mac_lines: bool,
+    /// ... and no routing agent's lines but its drops (`-routerTrace OFF`: the agent's drop
+    /// target is traced whatever the switch).
+    pub no_router_lines: bool,
     /// The first write error; writing stops there and the run reports it at the end.
     pub error: Option<io::Error>,
     /// The wired-trace line being built (reused: no allocation per line).
@@ -724,7 +727,10 @@ impl Tracer {
     /// its time with the trace on.
     pub fn wireless_event(&mut self, e: &WirelessEvent) {
         let Some(format) = self.wireless else { return };
-        if self.error.is_some() || (self.no_mac_lines && e.layer == "MAC") {
+        if self.error.is_some()
+            || (self.no_mac_lines && e.layer == "MAC")
+            || (self.no_router_lines && e.layer == "RTR" && e.ev != 'D')
+        {
             return;
         }
         if let Some(w) = &mut self.ns2 {

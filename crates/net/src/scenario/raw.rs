@@ -316,6 +316,8 @@ pub struct RawFlow {
     pub stop: Option<Quantity>,
     pub packets: Option<i64>,
     pub rate: Option<Quantity>,
+    /// CBR's `random_`: each interval dithered by a uniform draw.
+    pub random: Option<Flag>,
     pub interval: Option<Quantity>,
     pub burst_time: Option<Quantity>,
     pub idle_time: Option<Quantity>,
@@ -521,6 +523,7 @@ pub struct RawOutput {
     pub wireless_format: Option<String>,
     pub eot_trace: Option<Flag>,
     pub agent_trace: Option<Flag>,
+    pub router_trace: Option<Flag>,
     pub mac_trace: Option<Flag>,
     pub interval: Option<Quantity>,
     pub pcap_ip: Option<String>,

@@ -205,6 +205,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let mut wireless_format = crate::trace::WirelessFormat::Old;
     let mut eot_trace = false;
     let mut agent_trace = true;
+    let mut router_trace = true;
     let mut mac_trace = true;
     let mut interval = None;
     let mut pcap_ip = if mobile_nodes.is_empty() { IpVersion::Ipv4 } else { IpVersion::Ipv6 };
@@ -244,6 +245,9 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         }
         if let Some(f) = out.mac_trace {
             mac_trace = flag(f, "output.mac_trace")?;
+        }
+        if let Some(f) = out.router_trace {
+            router_trace = flag(f, "output.router_trace")?;
         }
         if let Some(list) = &out.trace_links {
             let mut dirs = Vec::with_capacity(list.len());
@@ -296,6 +300,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         wireless_format,
         eot_trace,
         agent_trace,
+        router_trace,
         mac_trace,
         pcap_ip,
         interval,
@@ -1221,7 +1226,8 @@ fn flow(
             Ok(())
         }
     };
-    only("packets", f.packets.is_some() && app != "ftp", "with app = \"ftp\"")?;
+    only("packets", f.packets.is_some() && app != "ftp" && app != "cbr", "with app = \"ftp\" or \"cbr\"")?;
+    only("random", f.random.is_some() && app != "cbr", "with app = \"cbr\"")?;
     only("rate", f.rate.is_some() && app != "cbr" && !on_off, "with app = \"cbr\", \"exponential\" or \"pareto\"")?;
     only("interval", f.interval.is_some() && app != "telnet", "with app = \"telnet\"")?;
     only("burst_time", f.burst_time.is_some() && !on_off, "with app = \"exponential\" or \"pareto\"")?;
@@ -1240,12 +1246,12 @@ fn flow(
         "with a delayed-ACK sink (delack, sack1_delack)",
     )?;
 
+    let packets = match f.packets {
+        None => None,
+        Some(n) if n >= 1 => Some(n as u64),
+        Some(n) => return err(p("packets"), format!("{n} is not a packet count (expected at least 1)")),
+    };
     let app = if app == "ftp" {
-        let packets = match f.packets {
-            None => None,
-            Some(n) if n >= 1 => Some(n as u64),
-            Some(n) => return err(p("packets"), format!("{n} is not a packet count (expected at least 1)")),
-        };
         AppConfig::Ftp { packets }
     } else if app == "telnet" {
         // ns-2's default interval_ is 1 s
@@ -1301,7 +1307,11 @@ fn flow(
             Some(q) => rate(q, &p("rate"))?,
             None => 448_000,
         };
-        AppConfig::Cbr { rate_bps, size: packet_size.unwrap_or(210) }
+        let random = match f.random {
+            Some(v) => flag(v, &p("random"))?,
+            None => false,
+        };
+        AppConfig::Cbr { rate_bps, size: packet_size.unwrap_or(210), random, packets }
     };
 
     let transport = if is_tcp {

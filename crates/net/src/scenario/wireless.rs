@@ -275,8 +275,9 @@ pub(super) fn moves(raw: &[RawMove], node_ids: &HashMap<&str, usize>, wlans: &[W
         let to = m.to.as_ref().ok_or_else(|| ScenarioError::new(p("to"), "is required ([x, y] in metres)"))?;
         let to = position(to, p("to"))?;
         let speed = m.speed.ok_or_else(|| ScenarioError::new(p("speed"), "is required (m/s)"))?;
-        if !(speed > 0.0 && speed.is_finite()) {
-            return err(p("speed"), format!("{speed} is not a speed (m/s, above zero)"));
+        // 0: setdest's pause, which leaves the node where it is (and writes its `M` line)
+        if !(speed >= 0.0 && speed.is_finite()) {
+            return err(p("speed"), format!("{speed} is not a speed (m/s, 0 or above)"));
         }
         out.push(Move { node, at, to, speed });
     }
