@@ -137,7 +137,7 @@ fn malformed_scenarios_name_the_field() {
         ("queue = \"red\"", "queue = \"codel\"", "links[1].queue"),
         ("name = \"C\"", "name = \"A\"", "flows[1].name"),
         ("start = 1", "start = 1\nstop = 0.5", "flows[1].stop"),
-        ("rate = \"64kb\"", "rate = \"64kb\"\npackets = 3", "flows[1].packets"),
+        ("rate = \"64kb\"", "rate = \"64kb\"\npackets = 0", "flows[1].packets"),
         ("duration = \"10s\"", "duration = \"10s\"\nseed = -4", "seed"),
         ("nodes = [\"a\", \"r\", \"b\", \"island\"]", "nodes = [\"a\", \"r\", \"b\", \"a\"]", "nodes[3]"),
         ("from = \"a\"\nto = \"b\"", "from = \"a\"\nto = \"a\"", "flows[0].to"),
