@@ -122,3 +122,18 @@ def test_imported_scene_is_a_valid_scenario():
     doc = tomllib.loads(text + '\n[[wlans]]\nnodes = ["n0", "n1"]\nrouting = "dsdv"\n')
     normalized = tcplab.validate(doc)
     assert [f["packets"] for f in normalized["flows"]] == [20] and normalized["flows"][0]["random"]
+
+
+def test_cli_prints_the_toml_and_names_a_bad_line(tmp_path, capsys):
+    from tcplab import cli
+
+    scen, cbr = tmp_path / "scen", tmp_path / "cbr"
+    scen.write_text(movement_file([(1.0, 2.0), (3.0, 4.0)], [(1, 2.0, (5.0, 6.0), 1.0)], [(0, 1, 1)]))
+    cbr.write_text(cbr_block(0, 0, 1, 512, 4.0, 1, 10000, 1.5))
+    assert cli.main(["ns2", "import-scene", "--movements", str(scen), "--connections", str(cbr)]) == 0
+    doc = tomllib.loads(capsys.readouterr().out)
+    assert doc["nodes"] == ["n0", "n1"] and doc["moves"][0]["node"] == "n1"
+    assert doc["flows"][0]["rate"] == "1024b"
+    scen.write_text("$node_(0) set X_ 1\nputs hello\n")
+    assert cli.main(["ns2", "import-scene", "--movements", str(scen)]) == 2
+    assert f"{scen}:2: cannot read 'puts hello'" in capsys.readouterr().err
