@@ -458,9 +458,6 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
     if not w["ns2_backoff"]:
         raise ValueError('wlans[0].profile: the standard profile has no ns-2 counterpart (ns-2\'s Mac/802_11'
                          ' is the ns2 profile: use profile = "ns2")')
-    if not w["backoff_when_idle"]:
-        raise ValueError("wlans[0].backoff_when_idle: ns-2's Mac/802_11 without bugFix_timer_ defers a random"
-                         " number of slots on an idle medium, which tcplab does not model")
     if w["access_point"] is not None:
         raise ValueError("wlans[0].access_point: ns-2's infrastructure mode (beacons, scanning, association,"
                          " the AP relaying) is not tcplab's access point; only ad hoc WLANs are translated")
@@ -580,6 +577,8 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     for key, (cls, var, default) in RADIO_VARS.items():
         if w["radio"][key] != default:
             emit(f"{cls} set {var} {_num(w['radio'][key])}")
+    if not w["backoff_when_idle"]:
+        emit("Mac/802_11 set bugFix_timer_ false ;# a defer of DIFS + random slots on an idle medium")
     infra = w.get("infrastructure")
     if infra is not None and infra["beacon_interval"] != 0.1:
         emit(f"Mac/802_11 set BeaconInterval_ {_num(infra['beacon_interval'])}")

@@ -249,7 +249,6 @@ def test_translation_puts_a_radios_error_model_between_its_phy_and_mac():
 @pytest.mark.parametrize("change, field", [
     ({"wlans": [{"nodes": ["n0", "n1"], "profile": "standard"}]}, "wlans[0].profile"),
     ({"wlans": [{"nodes": ["n0", "n1"], "access_point": "n0"}]}, "wlans[0].access_point"),
-    ({"wlans": [{"nodes": ["n0", "n1"], "backoff_when_idle": False}]}, "wlans[0].backoff_when_idle"),
     ({"wlans": [{"nodes": ["n0", "n1"], "mac_overhead": 36}]}, "wlans[0].mac_overhead"),
     ({"wlans": [{"nodes": ["n0", "n1"], "preamble": "short"}]}, "wlans[0].preamble"),
     ({"wlans": [{"nodes": ["n0", "n1"]}, {"name": "b", "nodes": ["n0", "n1"]}]}, "wlans[1]"),
@@ -409,3 +408,24 @@ def test_a_translated_simple_wireless_traces_as_tcplab(tmp_path):
         assert a == b, f"line {n}:\n ns-2:   {a}\n tcplab: {b}"
     assert len(ours) == len(theirs) > 20000
     assert not any(" MAC " in ln for ln in ours) and any(" RTR " in ln for ln in ours)
+
+
+@needs_ns
+def test_a_translated_wireless_lan_dsdv_traces_as_tcplab(tmp_path):
+    """wireless-lan-newnode/dsdv.toml (50 DSDV nodes moving by setdest, 20 dithered CBR flows
+    with maxpkts_, `backoff_when_idle = false`, `-routerTrace OFF`) as tcplab.ns2 writes it:
+    ns-2's trace is tcplab's, line for line (God's hop counts are not written: 0 in both)."""
+    import tomllib
+
+    from tcplab.ns2 import run_ns2
+
+    doc = tomllib.loads((INFRA / "wireless-lan-newnode" / "dsdv.toml").read_text())
+    theirs = Path(run_ns2(doc, str(tmp_path / "ns2"), cwnd=False)["trace"]).read_text().splitlines()
+    tcl = (tmp_path / "ns2" / "scenario.tcl").read_text()
+    assert "Mac/802_11 set bugFix_timer_ false" in tcl and "-routerTrace OFF" in tcl
+    assert "set random_ 1" in tcl and "set maxpkts_ 10000" in tcl
+    tcplab.run(doc, out=tmp_path / "out", trace=["ns2"])
+    ours = (tmp_path / "out" / "trace.tr").read_text().splitlines()
+    for n, (a, b) in enumerate(zip(theirs, ours), 1):
+        assert a == b, f"line {n}:\n ns-2:   {a}\n tcplab: {b}"
+    assert len(ours) == len(theirs) > 9000

@@ -155,6 +155,10 @@ pub struct Station {
     /// The countdown starts no earlier than this (a frame's arrival, when the profile backs
     /// off even on an idle medium).
     not_before: f64,
+    /// The access timer is ns-2's defer timer of DIFS + `rtime` (`bugFix_timer_ false`, the
+    /// ns2 profile with `backoff_when_idle = false`): it runs on through a busy medium, and a
+    /// medium busy when it ends grows the window and starts a backoff, paused.
+    defer: bool,
     /// The frame being received: (frame, power, still intact).
     rx: Option<(FrameId, f64, bool)>,
     /// The ns2 profile's instead (ns-2's receive bookkeeping, `Ns2Rx`).
@@ -304,6 +308,7 @@ impl Wifi {
                     sensing: 0,
                     idle_since: 0.0,
                     not_before: 0.0,
+                    defer: false,
                     rx: None,
                     ns2_rx: None,
                     eifs: false,
@@ -579,6 +584,18 @@ impl Wifi {
         ctx.sched.arm(timer, at, |gen| Event::Wifi(WifiEvent::Timer(r, which, gen)));
     }
 
+    /// ns-2's defer timer without bugFix_timer_ (`send` on an idle medium, `tx_resume`): DIFS
+    /// plus `Random::random() % cw_` slots from now, whatever the medium does meanwhile.
+    fn start_defer(&mut self, ctx: &mut Ctx, r: RadioId) {
+        let slots = self.draw_backoff(ctx, r);
+        let difs = self.wlan_of(r).timing.difs();
+        let s = &mut self.stations[r.index()];
+        s.backoff = Some(slots);
+        s.defer = true;
+        let at = ctx.now_secs() + (s.rtime + difs);
+        self.arm_mac(ctx, r, MacTimer::Access, at);
+    }
+
     fn draw_backoff(&mut self, ctx: &mut Ctx, r: RadioId) -> u32 {
         let ns2 = self.wlan_of(r).ns2_backoff;
         let s = &mut self.stations[r.index()];
@@ -651,6 +668,11 @@ impl Wifi {
                     return Outcome::Nothing;
                 }
                 let backoff_always = self.wlan_of(r).backoff_when_idle;
+                if ns2 && !backoff_always && !self.medium_busy(r, now) {
+                    // ns-2's `send` without bugFix_timer_: a defer of DIFS + rTime from now
+                    self.start_defer(ctx, r);
+                    return Outcome::Nothing;
+                }
                 // A frame that finds the medium idle goes after DIFS without a backoff
                 // (unless the profile backs off always); one that finds it busy backs off.
                 let slots = if backoff_always || self.medium_busy(r, now) { self.draw_backoff(ctx, r) } else { 0 };
@@ -701,7 +723,7 @@ impl Wifi {
             // ns-2 has yet to draw the backoff, at the end of MAC_CTS (`tx_end`)
             return;
         }
-        if cfg.ns2_backoff && s.access.pending() {
+        if s.defer || (cfg.ns2_backoff && s.access.pending()) {
             // ns-2 resumes only a paused backoff (checkBackoffTimer): a running one keeps its
             // place among the events of its instant
             return;
@@ -726,8 +748,8 @@ impl Wifi {
         let now = ctx.now_secs();
         let (slot, ns2) = (self.wlan_of(r).timing.slot, self.wlan_of(r).ns2_backoff);
         let s = &mut self.stations[r.index()];
-        if !s.access.pending() {
-            return;
+        if !s.access.pending() || s.defer {
+            return; // a defer runs on
         }
         s.access.cancel();
         if let (true, Some(slots)) = (ns2, s.backoff) {
@@ -907,6 +929,7 @@ impl Wifi {
             self.trace_frame(ctx, 'x', r, &frame, "---");
         }
         let (timing, ns2) = (self.wlan_of(r).timing.clone(), self.wlan_of(r).ns2_backoff);
+        let defers = ns2 && !self.wlan_of(r).backoff_when_idle;
         self.stations[r.index()].idle_since = now;
         let sent_ack = (self.stations[r.index()].state, frame.kind) == (State::Contend, FrameKind::Ack);
         if sent_ack && self.resume_without_rts(ctx, r) {
@@ -926,6 +949,10 @@ impl Wifi {
                 s.state = State::WaitAck;
                 let by = if ns2 { s.answer_by } else { now + timing.sifs + timing.control(ACK_BYTES) + timing.slot };
                 self.arm_mac(ctx, r, MacTimer::Timeout, by);
+            }
+            (State::Contend, FrameKind::Ack) if defers && s.backoff.is_none() => {
+                // the same without bugFix_timer_: `tx_resume` defers DIFS + rTime from now
+                self.start_defer(ctx, r);
             }
             (State::Contend, FrameKind::Ack) if ns2 && s.backoff.is_none() => {
                 // a packet came while the ACK waited its SIFS (`enqueue`): ns-2's `tx_resume`
@@ -1225,6 +1252,11 @@ impl Wifi {
                 let ns2 = self.wlan_of(r).ns2_backoff;
                 let s = &mut self.stations[r.index()];
                 if (ns2 || s.nav_until <= now + EPS) && s.tx_until <= now + EPS {
+                    if std::mem::take(&mut s.defer) {
+                        // recvRTS stops the defer; `tx_resume` starts a new one after the CTS
+                        s.access.cancel();
+                        s.backoff = None;
+                    }
                     let nav = frame.nav - timing.sifs - timing.control(CTS_BYTES);
                     s.respond = Some((FrameKind::Cts, frame.src, nav));
                     self.arm_mac(ctx, r, MacTimer::Respond, now + timing.sifs);
@@ -1375,6 +1407,10 @@ impl Wifi {
                     self.mgmt_timeout(ctx, r, m);
                     return Outcome::Nothing;
                 }
+                if s.state == State::Contend && !self.wlan_of(r).backoff_when_idle && self.wlan_of(r).ns2_backoff {
+                    self.start_defer(ctx, r); // without bugFix_timer_, `tx_resume` defers
+                    return Outcome::Nothing;
+                }
                 if s.state == State::Contend {
                     // the CTS's timeout with no data come (`tx_end`): `tx_resume` draws the
                     // backoff of the packet that came before the CTS
@@ -1452,6 +1488,16 @@ impl Wifi {
 
     /// The backoff ran out: send the head of the queue, after an RTS if it is long.
     fn send_head(&mut self, ctx: &mut Ctx, r: RadioId) {
+        if std::mem::take(&mut self.stations[r.index()].defer) && self.medium_busy(r, ctx.now_secs()) {
+            // ns-2's defer ended on a busy medium (check_pktRTS, check_pktTx): `inc_cw` and a
+            // backoff, paused until the medium has been idle for DIFS
+            let cw_max = self.wlan_of(r).cw_max;
+            let s = &mut self.stations[r.index()];
+            s.cw = (2 * s.cw + 1).min(cw_max);
+            let slots = self.draw_backoff(ctx, r);
+            self.stations[r.index()].backoff = Some(slots);
+            return;
+        }
         if let Some((kind, to)) = self.next_mgmt(r) {
             return self.transmit_mgmt(ctx, r, kind, to); // before the data (`backoffHandler`)
         }
