@@ -839,9 +839,10 @@ def build_parser() -> argparse.ArgumentParser:
         "import-scene",
         help="turn ns-2 movement (setdest) and connection (cbrgen) files into scenario TOML",
         description="Read an ns-2 movement file (setdest's `$node_(i) set X_/Y_/Z_`, `$ns_ at t "
-                    "\"$node_(i) setdest x y speed\"`, `$god_ set-dist`, which is left out) and a "
+                    "\"$node_(i) setdest x y speed\"`, `$god_ set-dist`: God's hop counts, which the "
+                    "wireless trace prints) and a "
                     "connection file (cbrgen's UDP/CBR and TCP/FTP blocks) and print the scenario's "
-                    "nodes n0..nN-1, [positions], [[moves]] and [[flows]] as TOML, for a scenario "
+                    "nodes n0..nN-1, set_dist, [positions], [[moves]] and [[flows]] as TOML, for a scenario "
                     "that adds its WLAN, duration and output (docs/ns2-users.md). A line outside "
                     "what those tools write is an error naming the file and line.",
     )

@@ -3,8 +3,8 @@
 ns-2 users keep scenes made by its CMU tools: setdest's movement files (`$node_(i) set X_ ...`,
 `$ns_ at T "$node_(i) setdest x y speed"`, `$god_ set-dist ...`) and cbrgen's connection files
 (UDP CBR blocks, or TCP blocks with FTP). Both are Tcl that a script `source`s. This module reads
-the subset of Tcl those tools write and turns it into a scenario's `nodes`, `[positions]`,
-`[[moves]]` and `[[flows]]`, written out as TOML (`tcplab ns2 import-scene`) for a scenario
+the subset of Tcl those tools write and turns it into a scenario's `nodes`, `set_dist` (God's
+hop counts, which ns-2's wireless trace prints), `[positions]`, `[[moves]]` and `[[flows]]`, written out as TOML (`tcplab ns2 import-scene`) for a scenario
 file that adds the rest (the WLAN, the duration, the output). A line outside that subset is an
 error naming the file and line.
 
@@ -51,6 +51,8 @@ class Movements:
 
     positions: dict[int, list[float]] = field(default_factory=dict)
     moves: list[dict] = field(default_factory=list)
+    #: God's hop counts: (time as written, i, j, hops), "0" for those set at the start
+    set_dist: list[tuple[str, int, int, int]] = field(default_factory=list)
 
 
 def read_movements(text: str, source: str = "<movements>") -> Movements:
@@ -58,9 +60,15 @@ def read_movements(text: str, source: str = "<movements>") -> Movements:
     coords: dict[int, dict[str, float]] = {}
     where: dict[int, tuple[int, str]] = {}
     for lineno, line in _statements(text, source):
-        if re.fullmatch(r"set god_ \[God instance\]", line) or re.fullmatch(
-                rf"(\$ns_ at {NUM} \"\$god_ set-dist \d+ \d+ \d+\"|\$god_ set-dist \d+ \d+ \d+)", line):
-            continue  # God's shortest-path table: ns-2's statistics, not the network
+        if re.fullmatch(r"set god_ \[God instance\]", line):
+            continue
+        m = re.fullmatch(r"\$god_ set-dist (\d+) (\d+) (\d+)", line) or re.fullmatch(
+            rf"\$ns_ at {NUM} \"\$god_ set-dist (\d+) (\d+) (\d+)\"", line)
+        if m:
+            # God's shortest hop counts: not the network's, but ns-2's trace prints them
+            at, (i, j, d) = (m[1], m.groups()[1:]) if m.re.groups == 4 else ("0", m.groups())
+            out.set_dist.append((at, int(i), int(j), int(d)))
+            continue
         m = re.fullmatch(rf"{NODE} set ([XYZ])_ {NUM}", line)
         if m:
             node, axis, value = int(m[1]), m[2], float(m[3])
@@ -227,6 +235,7 @@ def scene_fields(movements: Movements | None, flows: list[dict], nodes: int | No
     used = [f["from"] for f in flows] + [f["to"] for f in flows]
     if movements is not None:
         used += list(movements.positions) + [m["node"] for m in movements.moves]
+        used += [n for _, i, j, _ in movements.set_dist for n in (i, j)]
     count = nodes if nodes is not None else max(used, default=-1) + 1
     if used and max(used) >= count:
         raise ValueError(f"the files name node {max(used)}, beyond the {count} nodes")
@@ -235,6 +244,7 @@ def scene_fields(movements: Movements | None, flows: list[dict], nodes: int | No
     if movements is not None:
         out["positions"] = {name(i): movements.positions[i] for i in sorted(movements.positions)}
         out["moves"] = [{**m, "node": name(m["node"]), "at": f"{m['at']}s"} for m in movements.moves]
+        out["set_dist"] = [[f"{at}s", name(i), name(j), d] for at, i, j, d in movements.set_dist]
     out["flows"] = [{**f, "from": name(f["from"]), "to": name(f["to"])} for f in flows]
     return out
 
@@ -256,6 +266,9 @@ def _toml_value(v) -> str:
 def to_toml(fields: dict) -> str:
     """`scene_fields`' output as TOML: `nodes`, then `[positions]`, `[[moves]]`, `[[flows]]`."""
     lines = [f"nodes = {_toml_value(fields['nodes'])}"]
+    if fields.get("set_dist"):
+        lines += ["# God's hop counts ($god_ set-dist): [at, a, b, hops]", "set_dist = ["]
+        lines += [f"    {_toml_value(entry)}," for entry in fields["set_dist"]] + ["]"]
     if "positions" in fields:
         lines += ["", "[positions]"] + [f"{k} = {_toml_value(v)}" for k, v in fields["positions"].items()]
     for table in ("moves", "flows"):

@@ -40,6 +40,8 @@ def test_movements_read_back_what_setdest_wrote(data):
     assert [(mv["node"], float(mv["at"]), mv["to"], mv["speed"]) for mv in m.moves] == [
         (node, float(f"{at:.12f}"), [float(f"{x:.12f}"), float(f"{y:.12f}")], float(f"{v:.12f}"))
         for node, at, (x, y), v in moves]
+    # God's lines: those at the start, then one `$ns_ at` line after each move
+    assert m.set_dist == [("0", i, j, d) for i, j, d in god] + [(f"{at:.12f}", 0, 1, 16777215) for _, at, _, _ in moves]
 
 
 def cbr_block(k, src, dst, size, interval, random, maxpkts, start):

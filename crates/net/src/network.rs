@@ -256,6 +256,8 @@ pub struct Network {
     pub(crate) real: Box<RealFrames>,
     /// The DSDV routing agents (none unless a WLAN has `routing = "dsdv"`).
     pub dsdv: Dsdv,
+    /// ns-2's God, when the scenario has its hop counts (`set_dist`).
+    pub god: Option<crate::god::God>,
     /// A scratch list of an update's entries as they are processed.
     adverts: Vec<Advert>,
 }
@@ -296,6 +298,7 @@ impl Network {
             forwarding_last: false,
             real: Box::default(),
             dsdv: Dsdv::default(),
+            god: None,
             adverts: Vec::new(),
         };
         net.mip.start(&mut net.ctx, &net.wifi);
@@ -319,12 +322,17 @@ impl Network {
     /// An agent-level line of the wireless trace for a packet in the pool.
     fn trace_agent(&mut self, ev: char, node: NodeId, id: PacketId) {
         if self.ctx.tracer.wireless.is_some() {
-            let pkt = *self.ctx.pkts.get(id);
             // a packet received keeps the MAC header of the frame that brought it
             let header = if ev == 'r' { self.wifi.take_mac_header(id) } else { None };
             if self.ctx.tracer.no_agent_lines {
                 return;
             }
+            if let (Some(god), 's') = (&mut self.god, ev) {
+                // ns-2's agent send trace stamps the packet with God's hop count
+                let now = self.ctx.now_secs();
+                god.stamp(now, self.ctx.pkts.get_mut(id));
+            }
+            let pkt = *self.ctx.pkts.get(id);
             // with base stations, a packet received without a MAC header came off a wired link:
             // no radio hop to count
             let hops = if self.ctx.tracer.addressing.is_some() { 's' } else { ev };

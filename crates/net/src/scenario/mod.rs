@@ -164,6 +164,8 @@ pub struct Scenario {
     pub wlans: Vec<crate::wifi::config::WlanConfig>,
     /// Node movements, and the mobile nodes that run Mobile IPv6.
     pub moves: Vec<crate::mobility::path::Move>,
+    /// ns-2's God's hop counts (`$god_ set-dist`), which the wireless trace prints.
+    pub set_dist: Vec<crate::god::SetDist>,
     pub mobile_nodes: Vec<crate::mobility::config::MobileConfig>,
     pub flows: Vec<FlowConfig>,
     pub losses: Vec<LossConfig>,

@@ -86,6 +86,8 @@ pub struct RawScenario {
     pub wlans: Option<Vec<RawWlan>>,
     pub positions: Option<std::collections::BTreeMap<String, Vec<f64>>>,
     pub moves: Option<Vec<RawMove>>,
+    /// `[at, a, b, hops]`: ns-2's `$god_ set-dist a b hops` at `at`.
+    pub set_dist: Option<Vec<(Quantity, String, String, i64)>>,
     pub mobile_nodes: Option<Vec<RawMobile>>,
     pub flows: Option<Vec<RawFlow>>,
     pub tcp: Option<RawTcp>,

@@ -107,6 +107,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         }
     }
     let moves = super::wireless::moves(raw.moves.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
+    let set_dist = super::wireless::set_dist(raw.set_dist.as_deref().unwrap_or(&[]), &node_ids)?;
     let mobile_nodes = super::wireless::mobile_nodes(raw.mobile_nodes.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
 
     // IPv6: TCP/IP headers of 60 bytes (20 TCP + 40 IPv6) unless the scenario gives its own
@@ -288,6 +289,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         links,
         wlans,
         moves,
+        set_dist,
         mobile_nodes,
         flows,
         losses,

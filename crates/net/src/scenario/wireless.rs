@@ -285,6 +285,25 @@ pub(super) fn moves(raw: &[RawMove], node_ids: &HashMap<&str, usize>, wlans: &[W
     Ok(out)
 }
 
+/// `set_dist`: God's hop counts, `[at, a, b, hops]` each (ns-2's `$god_ set-dist a b hops`).
+pub(super) fn set_dist(
+    raw: &[(Quantity, String, String, i64)],
+    node_ids: &HashMap<&str, usize>,
+) -> Res<Vec<crate::god::SetDist>> {
+    let mut out = Vec::with_capacity(raw.len());
+    for (i, (at, a, b, hops)) in raw.iter().enumerate() {
+        let p = format!("set_dist[{i}]");
+        let at = positive_seconds(at, &p)?;
+        let node = |name: &String| {
+            node_ids.get(name.as_str()).copied().ok_or_else(|| ScenarioError::new(&p, format!("no node {name:?}")))
+        };
+        let (a, b) = (node(a)?, node(b)?);
+        let hops = u32::try_from(*hops).map_err(|_| ScenarioError::new(&p, format!("{hops} is not a hop count")))?;
+        out.push(crate::god::SetDist { at, a, b, hops });
+    }
+    Ok(out)
+}
+
 /// `[[mobile_nodes]]`: Mobile IPv6 (and HMIPv6 with a `map`) on nodes that visit access points.
 pub(super) fn mobile_nodes(
     raw: &[RawMobile],

@@ -332,6 +332,7 @@ impl Simulation {
             }
         }
         dsdv_radios.sort_by_key(|&(node, _)| node);
+        net.god = crate::god::God::new(scenario.nodes.len(), &scenario.set_dist);
         net.dsdv = crate::dsdv::Dsdv::new(scenario.nodes.len(), &dsdv_radios, Default::default());
         for agent in &mut net.dsdv.agents {
             let w = net.wifi.stations[agent.radio.index()].wlan_index();
