@@ -589,6 +589,10 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     emit("set topo [new Topography]")
     emit(f"$topo load_flatgrid {size(xs)} {size(ys)}")
     emit(f"create-god {len(w['nodes'])}")
+    # God's hop counts, which the trace prints for data packets (opt_num_forwards)
+    for d in s.get("set_dist", []):
+        command = f"[God instance] set-dist {d['a']} {d['b']} {d['hops']}"
+        emit(command if d["at"] == 0 else f'$ns at {_num(d["at"])} "{command}"')
     hier = hierarchical_addresses(s)
     if hier is not None:
         # wired nodes in domain 0, each WLAN a domain of one cluster (DSDV.md §5)

@@ -414,7 +414,7 @@ def test_a_translated_simple_wireless_traces_as_tcplab(tmp_path):
 def test_a_translated_wireless_lan_dsdv_traces_as_tcplab(tmp_path):
     """wireless-lan-newnode/dsdv.toml (50 DSDV nodes moving by setdest, 20 dithered CBR flows
     with maxpkts_, `backoff_when_idle = false`, `-routerTrace OFF`) as tcplab.ns2 writes it:
-    ns-2's trace is tcplab's, line for line (God's hop counts are not written: 0 in both)."""
+    ns-2's trace is tcplab's, line for line, God's hop counts (`set-dist`) included."""
     import tomllib
 
     from tcplab.ns2 import run_ns2
@@ -423,7 +423,7 @@ def test_a_translated_wireless_lan_dsdv_traces_as_tcplab(tmp_path):
     theirs = Path(run_ns2(doc, str(tmp_path / "ns2"), cwnd=False)["trace"]).read_text().splitlines()
     tcl = (tmp_path / "ns2" / "scenario.tcl").read_text()
     assert "Mac/802_11 set bugFix_timer_ false" in tcl and "-routerTrace OFF" in tcl
-    assert "set random_ 1" in tcl and "set maxpkts_ 10000" in tcl
+    assert "set random_ 1" in tcl and "set maxpkts_ 10000" in tcl and "[God instance] set-dist 0 1 2" in tcl
     tcplab.run(doc, out=tmp_path / "out", trace=["ns2"])
     ours = (tmp_path / "out" / "trace.tr").read_text().splitlines()
     for n, (a, b) in enumerate(zip(theirs, ours), 1):
