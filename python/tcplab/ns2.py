@@ -837,6 +837,11 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
         else:
             obj = f"$app{a['flow']}" + ("to" if peer else "")
         emit(f'$ns at {_num(a["at_s"])} "{obj} {what}"')
+    reset = sorted({n for w in s["wlans"] if w.get("reset_at_end") for n in w["nodes"]})
+    if reset:
+        emit("# reset_at_end: each node's queue and ARP table drop what they hold (D ... IFQ END)")
+        for n in reset:
+            emit(f'$ns at {_num(s["duration_s"])} "$n{n} reset"')
     emit("")
 
     # output.trace_flows: only those flows' senders write to the cwnd trace

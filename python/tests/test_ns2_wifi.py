@@ -429,3 +429,36 @@ def test_a_translated_wireless_lan_dsdv_traces_as_tcplab(tmp_path):
     for n, (a, b) in enumerate(zip(theirs, ours), 1):
         assert a == b, f"line {n}:\n ns-2:   {a}\n tcplab: {b}"
     assert len(ours) == len(theirs) > 9000
+
+
+RESET_AT_END = {
+    "name": "reset-at-end",
+    "duration": "40s",
+    "nodes": ["n0", "n1", "n2"],
+    "positions": {"n0": [10, 10], "n1": [200, 10], "n2": [390, 10]},
+    "wlans": [{"nodes": ["n0", "n1", "n2"], "routing": "dsdv", "backoff_when_idle": False, "reset_at_end": True,
+               "queue_limit": 20}],
+    "flows": [{"name": "a", "from": "n0", "to": "n2", "protocol": "udp", "packet_size": 1000, "rate": "2Mb",
+               "start": "35s"},
+              {"name": "b", "from": "n2", "to": "n0", "protocol": "udp", "packet_size": 512, "rate": "1Mb",
+               "random": True, "start": "36.5s"}],
+    "output": {"mac_trace": False},
+}
+
+
+@needs_ns
+def test_reset_at_end_drops_what_queues_and_arp_hold_as_ns2(tmp_path):
+    """`reset_at_end` (ns-2's `$node reset` at the end): at 40 s the nodes' interface queues,
+    overfull with CBR, drop their packets `D ... IFQ END`, as ns-2 runs the translation; the
+    nodes defer without bugFix_timer_."""
+    from tcplab.ns2 import run_ns2
+
+    theirs = Path(run_ns2(RESET_AT_END, str(tmp_path / "ns2"), cwnd=False)["trace"]).read_text().splitlines()
+    tcl = (tmp_path / "ns2" / "scenario.tcl").read_text()
+    assert '"$n2 reset"' in tcl and "bugFix_timer_ false" in tcl
+    tcplab.run(RESET_AT_END, out=tmp_path / "out", trace=["ns2"])
+    ours = (tmp_path / "out" / "trace.tr").read_text().splitlines()
+    for n, (a, b) in enumerate(zip(theirs, ours), 1):
+        assert a == b, f"line {n}:\n ns-2:   {a}\n tcplab: {b}"
+    assert len(ours) == len(theirs)
+    assert sum(" IFQ  END " in ln for ln in ours) > 5

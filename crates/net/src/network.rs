@@ -440,6 +440,12 @@ impl Network {
                 let outcome = self.wifi.enqueue(&mut self.ctx, from, to, id);
                 self.take_outcome(outcome)
             }
+            WifiEvent::Reset(radio) => {
+                for id in self.wifi.reset(&mut self.ctx, radio) {
+                    self.drop_packet(id);
+                }
+                None
+            }
             WifiEvent::LlUp(radio, from, id) => {
                 let node = self.wifi.stations[radio.index()].node;
                 self.arrive_from_radio(node, from, id)

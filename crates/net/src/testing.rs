@@ -262,6 +262,7 @@ pub fn wlan(name: &str, nodes: Vec<usize>, positions: Vec<(f64, f64)>, access_po
         short_retry_limit: 7,
         long_retry_limit: 4,
         backoff_when_idle: false,
+        reset_at_end: false,
         ns2_backoff: false,
         ll_delay: 0.0,
         arp: false,

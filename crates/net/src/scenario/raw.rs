@@ -144,6 +144,7 @@ pub struct RawWlan {
     pub short_retry_limit: Option<i64>,
     pub long_retry_limit: Option<i64>,
     pub backoff_when_idle: Option<Flag>,
+    pub reset_at_end: Option<Flag>,
     pub queue_limit: Option<i64>,
     pub propagation: Option<String>,
     pub mac_overhead: Option<i64>,

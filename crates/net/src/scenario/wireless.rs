@@ -170,6 +170,11 @@ pub(super) fn wlans(
                 Some(f) => flag(f, &p("backoff_when_idle"))?,
                 None => ns2,
             },
+            reset_at_end: match w.reset_at_end {
+                Some(_) if !ns2 => return err(p("reset_at_end"), "is ns-2's `$node reset`: the ns2 profile's"),
+                Some(f) => flag(f, &p("reset_at_end"))?,
+                None => false,
+            },
             ns2_backoff: ns2,
             ll_delay: if ns2 { 25e-6 } else { 0.0 },
             arp: ns2,

@@ -489,6 +489,15 @@ impl Simulation {
         for (i, a) in scenario.actions.iter().enumerate() {
             net.ctx.sched.schedule_exact(a.at_s, Event::Act(ActionId(i as u32)));
         }
+        // `$ns at $stop "$node_($i) reset"` for each node in turn, after the script's other lines
+        for node in 0..scenario.nodes.len() {
+            for (w, wlan) in scenario.wlans.iter().enumerate().filter(|(_, w)| w.reset_at_end) {
+                if let Some(r) = net.wifi.radio(w, node).filter(|_| wlan.nodes.contains(&node)) {
+                    let end_s = scenario.duration.as_secs_f64();
+                    net.ctx.sched.schedule_exact(end_s, Event::Wifi(crate::wifi::event::WifiEvent::Reset(r)));
+                }
+            }
+        }
         let at_end = first_action..net.ctx.sched.reserve();
         let sampler = scenario.interval.filter(|_| !opts.skip_series).map(|interval| {
             let flow_names = scenario.flows.iter().map(|f| f.name.clone()).collect();

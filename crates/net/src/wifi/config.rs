@@ -27,6 +27,9 @@ pub struct WlanConfig {
     pub long_retry_limit: u32,
     /// Back off before every frame, even one that finds the medium idle (ns-2's `bugFix_timer_`).
     pub backoff_when_idle: bool,
+    /// ns-2's `$node reset` for each node at the end of the run, as its wireless scripts do:
+    /// queued and ARP-held packets dropped, `D ... IFQ END`.
+    pub reset_at_end: bool,
     /// Draw a backoff as ns-2.35 does, `Random::random() % cw_`: 0..cw-1 slots from one draw of
     /// the shared generator (never `cw` itself). Otherwise 0..=cw, uniformly.
     pub ns2_backoff: bool,

@@ -48,4 +48,7 @@ pub enum WifiEvent {
     /// The link layer hands packet `2`, which radio `0` received from node `1`, up to its node.
     /// The network handles it.
     LlUp(RadioId, NodeId, PacketId),
+    /// ns-2's `$node reset` of radio `0`'s node at the end of the run (`reset_at_end`). The
+    /// network handles it.
+    Reset(RadioId),
 }

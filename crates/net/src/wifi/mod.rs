@@ -635,12 +635,12 @@ impl Wifi {
             }
             let (tail, tail_to, tail_via) = s.queue.remove(s.queue.len() - 1);
             s.stats.queue_drops += 1;
-            self.trace_queue_drop(ctx, r, tail_to, tail_via, tail);
+            self.trace_queue_drop(ctx, r, tail_to, tail_via, tail, "---");
             return Outcome::Dropped(tail);
         }
         if held >= limit {
             s.stats.queue_drops += 1;
-            self.trace_queue_drop(ctx, r, to, via, id);
+            self.trace_queue_drop(ctx, r, to, via, id, "---");
             return Outcome::Dropped(id);
         }
         s.queue.push_back((id, to, via));
@@ -690,7 +690,7 @@ impl Wifi {
     }
 
     /// The interface queue of radio `r` drops packet `id`, for radio `to`, addressed `via`.
-    fn trace_queue_drop(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, via: Via, id: PacketId) {
+    fn trace_queue_drop(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, via: Via, id: PacketId, why: &'static str) {
         let (node, pkt, ns2) = (self.stations[r.index()].node, *ctx.pkts.get(id), self.wlan_of(r).ns2_backoff);
         if ns2 && ctx.tracer.wireless.is_some() {
             // the link layer has written the MAC header's addresses and type (arpresolve,
@@ -703,10 +703,44 @@ impl Wifi {
             let ack = timing.sifs + timing.control(ACK_BYTES);
             let nav = if via.came_acked { (ack * 1e6).round() as u32 } else { u32::from(pkt.rx_duration) };
             let header = RxHeader { mac: (nav, dst, node.get(), etype), forwards: via.hops, next_hop: via.next_hop };
-            self.write_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt, header);
+            self.write_radio_packet(ctx, 'D', node, "IFQ", why, &pkt, header);
         } else {
-            self.trace_radio_packet(ctx, 'D', node, "IFQ", "---", &pkt);
+            self.trace_radio_packet(ctx, 'D', node, "IFQ", why, &pkt);
         }
+    }
+
+    /// ns-2's `$node reset` (a wireless script's last `$ns at`): its PriQueue, then its ARP
+    /// table, drop what they hold, traced `D ... IFQ END` (`Terminate`); the MAC keeps the
+    /// frame it has. The packets dropped, for the caller to free.
+    pub fn reset(&mut self, ctx: &mut Ctx, r: RadioId) -> Vec<PacketId> {
+        let s = &mut self.stations[r.index()];
+        let mut queued = Vec::new();
+        while s.queue.len() > 1 {
+            queued.push(s.queue.remove(1));
+        }
+        // ARPTable::Terminate: its entries newest first (each made by the first request)
+        let mut held = Vec::new();
+        for &(to, _) in s.arp_requests.iter().rev() {
+            if let Some(i) = s.arp_held.iter().position(|(next, _)| *next == to) {
+                held.push(s.arp_held.swap_remove(i).1);
+            }
+        }
+        let mut dropped = Vec::with_capacity(queued.len() + held.len());
+        for (id, to, via) in queued {
+            self.trace_queue_drop(ctx, r, to, via, id, "END");
+            dropped.push(id);
+        }
+        let node = self.stations[r.index()].node;
+        for id in held {
+            // LL::sendDown wrote the MAC header's source and type, not its destination
+            let pkt = *ctx.pkts.get(id);
+            let (duration, dst) =
+                if pkt.forwards > 0 && pkt.next_hop.is_some() { (pkt.rx_duration, node.get()) } else { (0, 0) };
+            let header = RxHeader::plain((duration.into(), dst, node.get(), 0x800), 'D');
+            self.write_radio_packet(ctx, 'D', node, "IFQ", "END", &pkt, header);
+            dropped.push(id);
+        }
+        dropped
     }
 
     /// Starts (or restarts) the countdown towards sending the queue's head, if the medium is idle.
@@ -916,7 +950,7 @@ impl Wifi {
                 let via = Via { hops, next_hop, typed_ip: true, came_acked, ..via };
                 return self.enqueue_via(ctx, r, ra, via, id);
             }
-            WifiEvent::LlDown(..) | WifiEvent::LlUp(..) => unreachable!("the network handles the link layer's events"),
+            WifiEvent::LlDown(..) | WifiEvent::LlUp(..) | WifiEvent::Reset(..) => unreachable!("the network handles the link layer's events"),
         }
         Outcome::Nothing
     }
