@@ -812,9 +812,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     n2 = sub.add_parser(
         "ns2",
-        help="ns-2 tools: export a scenario as ns-2 Tcl",
+        help="ns-2 tools: export a scenario as ns-2 Tcl, import setdest/cbrgen files",
         description="Tools for ns-2 users. `tcplab ns2 export SCENARIO` prints the ns-2.35 Tcl "
-                    "that builds the same network, flows and actions (docs/ns2-users.md).",
+                    "that builds the same network, flows and actions; `tcplab ns2 import-scene` "
+                    "turns setdest's movement and cbrgen's connection files into scenario TOML "
+                    "(docs/ns2-users.md).",
     )
     n2sub = n2.add_subparsers(dest="ns2_command", metavar="COMMAND", required=True)
     x = n2sub.add_parser(

@@ -423,10 +423,7 @@ impl Network {
     /// (`arpresolve`), which drops it as `D RTR CBK`.
     fn arp_drop(&mut self, from: RadioId, id: PacketId, refused: bool) {
         let (node, pkt) = (self.wifi.stations[from.index()].node, *self.ctx.pkts.get(id));
-        // a packet DSDV forwards keeps the duration and destination of the frame that brought it
-        let (duration, dst) =
-            if pkt.forwards > 0 && pkt.next_hop.is_some() { (pkt.rx_duration, node.get()) } else { (0, 0) };
-        let header = RxHeader::plain((duration.into(), dst, node.get(), 0x800), 'D');
+        let header = crate::wifi::arp::held_header(node, &pkt);
         let (layer, why) = if refused && pkt.next_hop.is_some() { ("RTR", "CBK") } else { ("IFQ", "ARP") };
         self.wifi.write_radio_packet(&mut self.ctx, 'D', node, layer, why, &pkt, header);
         self.drop_packet(id);

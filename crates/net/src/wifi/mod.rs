@@ -732,12 +732,8 @@ impl Wifi {
         }
         let node = self.stations[r.index()].node;
         for id in held {
-            // LL::sendDown wrote the MAC header's source and type, not its destination
             let pkt = *ctx.pkts.get(id);
-            let (duration, dst) =
-                if pkt.forwards > 0 && pkt.next_hop.is_some() { (pkt.rx_duration, node.get()) } else { (0, 0) };
-            let header = RxHeader::plain((duration.into(), dst, node.get(), 0x800), 'D');
-            self.write_radio_packet(ctx, 'D', node, "IFQ", "END", &pkt, header);
+            self.write_radio_packet(ctx, 'D', node, "IFQ", "END", &pkt, arp::held_header(node, &pkt));
             dropped.push(id);
         }
         dropped
