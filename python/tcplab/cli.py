@@ -7,6 +7,7 @@
     tcplab plot RESULT_DIR [--out DIR]
     tcplab report RESULT_DIR [--out FILE]
     tcplab ns2 export SCENARIO [--out FILE] [--trace PATH] [--cwnd PATH] [--nam PATH]
+    tcplab ns2 import-scene [--movements FILE] [--connections FILE] [--nodes N] [--out FILE]
     tcplab emulate SCENARIO [--duration T] [--out DIR] [-- CMD]
 
 Exit status: 0 ok, 2 invalid scenario or options, or a run refused as far beyond the machine
@@ -554,6 +555,27 @@ def cmd_ns2_export(args) -> int:
     return 0
 
 
+def cmd_ns2_import_scene(args) -> int:
+    """setdest's movement and cbrgen's connection files as scenario TOML (tcplab.ns2scene)."""
+    from tcplab import ns2scene
+
+    try:
+        movements = None
+        if args.movements:
+            movements = ns2scene.read_movements(Path(args.movements).read_text(), args.movements)
+        flows = ns2scene.read_connections(Path(args.connections).read_text(), args.connections) if args.connections else []
+        text = ns2scene.to_toml(ns2scene.scene_fields(movements, flows, args.nodes))
+    except (OSError, ValueError) as e:
+        print(f"{PROG}: error: {_one_line(str(e))}", file=sys.stderr)
+        return 2
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        Path(args.out).write_text(text)
+        print(args.out)
+    return 0
+
+
 def cmd_bench(args) -> int:
     from tcplab import bench
 
@@ -790,9 +812,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     n2 = sub.add_parser(
         "ns2",
-        help="ns-2 tools: export a scenario as ns-2 Tcl",
+        help="ns-2 tools: export a scenario as ns-2 Tcl, import setdest/cbrgen files",
         description="Tools for ns-2 users. `tcplab ns2 export SCENARIO` prints the ns-2.35 Tcl "
-                    "that builds the same network, flows and actions (docs/ns2-users.md).",
+                    "that builds the same network, flows and actions; `tcplab ns2 import-scene` "
+                    "turns setdest's movement and cbrgen's connection files into scenario TOML "
+                    "(docs/ns2-users.md).",
     )
     n2sub = n2.add_subparsers(dest="ns2_command", metavar="COMMAND", required=True)
     x = n2sub.add_parser(
@@ -813,6 +837,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also trace the TCP senders' cwnd_ to PATH")
     x.add_argument("--nam", type=_out_path, metavar="PATH", help="also write a NAM trace to PATH (namtrace-all)")
     x.set_defaults(func=cmd_ns2_export)
+    im = n2sub.add_parser(
+        "import-scene",
+        help="turn ns-2 movement (setdest) and connection (cbrgen) files into scenario TOML",
+        description="Read an ns-2 movement file (setdest's `$node_(i) set X_/Y_/Z_`, `$ns_ at t "
+                    "\"$node_(i) setdest x y speed\"`, `$god_ set-dist`: God's hop counts, which the "
+                    "wireless trace prints) and a "
+                    "connection file (cbrgen's UDP/CBR and TCP/FTP blocks) and print the scenario's "
+                    "nodes n0..nN-1, set_dist, [positions], [[moves]] and [[flows]] as TOML, for a scenario "
+                    "that adds its WLAN, duration and output (docs/ns2-users.md). A line outside "
+                    "what those tools write is an error naming the file and line.",
+    )
+    im.add_argument("--movements", metavar="FILE", help="setdest's movement file")
+    im.add_argument("--connections", metavar="FILE", help="cbrgen's connection file")
+    im.add_argument("--nodes", type=int, metavar="N", help="the number of nodes (default: one past the highest named)")
+    im.add_argument("--out", type=_out_path, metavar="FILE", help="write the TOML to FILE instead of stdout")
+    im.set_defaults(func=cmd_ns2_import_scene)
 
     b = sub.add_parser(
         "bench",

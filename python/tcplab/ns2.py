@@ -321,6 +321,10 @@ def _application(emit, s: dict, fi: int, appv: str, agent: str, is_tcp: bool) ->
             emit(f"${appv} set idle_time_ {_num(flow['idle_time_s'])}")
         if app == "pareto":
             emit(f"${appv} set shape_ {_num(flow['shape'])}")
+        if app == "cbr" and flow.get("random"):
+            emit(f"${appv} set random_ 1")
+        if app == "cbr" and flow.get("packets") is not None:
+            emit(f"${appv} set maxpkts_ {flow['packets']}")
     emit(f"${appv} attach-agent ${agent}")
 
 
@@ -588,6 +592,8 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     for key, (cls, var, default) in RADIO_VARS.items():
         if w["radio"][key] != default:
             emit(f"{cls} set {var} {_num(w['radio'][key])}")
+    if not w["backoff_when_idle"]:
+        emit("Mac/802_11 set bugFix_timer_ false ;# a defer of DIFS + random slots on an idle medium")
     infra = w.get("infrastructure")
     if infra is not None and infra["beacon_interval"] != 0.1:
         emit(f"Mac/802_11 set BeaconInterval_ {_num(infra['beacon_interval'])}")
@@ -598,6 +604,10 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     emit("set topo [new Topography]")
     emit(f"$topo load_flatgrid {size(xs)} {size(ys)}")
     emit(f"create-god {len(w['nodes'])}")
+    # God's hop counts, which the trace prints for data packets (opt_num_forwards)
+    for d in s.get("set_dist", []):
+        command = f"[God instance] set-dist {d['a']} {d['b']} {d['hops']}"
+        emit(command if d["at"] == 0 else f'$ns at {_num(d["at"])} "{command}"')
     hier = s.get("addresses")
     if hier is not None:
         # AddrParams: the domains, each one's clusters, each cluster's nodes (DSDV.md §5)

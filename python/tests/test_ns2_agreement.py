@@ -350,3 +350,63 @@ def test_a_differential_fuzz_finds_no_disagreement(tmp_path):
     assert fuzz.returncode == 0, fuzz.stdout + fuzz.stderr
     summary = json.loads((tmp_path / "summary-1-0.json").read_text())
     assert summary["identical"] >= 180, summary
+
+
+DITHERED_CBR = """
+name = "dithered-cbr"
+duration = "20s"
+nodes = ["a", "r", "b"]
+
+[[links]]
+from = "a"
+to = "r"
+bandwidth = "1Mb"
+delay = "5ms"
+queue = "red"
+
+[[links]]
+from = "r"
+to = "b"
+bandwidth = "500kb"
+delay = "10ms"
+
+[[flows]]
+name = "cbr"
+from = "a"
+to = "b"
+protocol = "udp"
+packet_size = 512
+rate = "200kb"
+random = true
+packets = 300
+
+[[flows]]
+name = "cbr-tcp"
+from = "a"
+to = "b"
+protocol = "reno"
+app = "cbr"
+packet_size = 1000
+rate = "100kb"
+random = true
+packets = 40
+start = "1s"
+
+[[actions]]
+at = "15s"
+flow = "cbr"
+do = "start"
+"""
+
+
+@needs_ns
+def test_dithered_and_limited_cbr_matches_ns2(tmp_path):
+    """CBR's `random_ 1` (each interval dithered by a draw after the send, interleaved with
+    RED's draws) and `maxpkts_` (a start after the last packet sends one more), over UDP and
+    on a TCP agent, as ns-2 runs the translation."""
+    scenario = tmp_path / "dithered.toml"
+    scenario.write_text(DITHERED_CBR)
+    theirs = ns2.run_ns2(str(scenario), str(tmp_path / "ns2"))["trace"]
+    tcplab.run(scenario, out=tmp_path / "tcplab", trace=["ns2"])
+    report = diff_traces(str(tmp_path / "tcplab" / "trace.tr"), theirs)
+    assert_identical(report)

@@ -441,3 +441,57 @@ def test_a_translated_simple_wireless_traces_as_tcplab(tmp_path):
         assert a == b, f"line {n}:\n ns-2:   {a}\n tcplab: {b}"
     assert len(ours) == len(theirs) > 20000
     assert not any(" MAC " in ln for ln in ours) and any(" RTR " in ln for ln in ours)
+
+
+@needs_ns
+def test_a_translated_wireless_lan_dsdv_traces_as_tcplab(tmp_path):
+    """wireless-lan-newnode/dsdv.toml (50 DSDV nodes moving by setdest, 20 dithered CBR flows
+    with maxpkts_, `backoff_when_idle = false`, `-routerTrace OFF`) as tcplab.ns2 writes it:
+    ns-2's trace is tcplab's, line for line, God's hop counts (`set-dist`) included."""
+    import tomllib
+
+    from tcplab.ns2 import run_ns2
+
+    doc = tomllib.loads((INFRA / "wireless-lan-newnode" / "dsdv.toml").read_text())
+    theirs = Path(run_ns2(doc, str(tmp_path / "ns2"), cwnd=False)["trace"]).read_text().splitlines()
+    tcl = (tmp_path / "ns2" / "scenario.tcl").read_text()
+    assert "Mac/802_11 set bugFix_timer_ false" in tcl and "-routerTrace OFF" in tcl
+    assert "set random_ 1" in tcl and "set maxpkts_ 10000" in tcl and "[God instance] set-dist 0 1 2" in tcl
+    tcplab.run(doc, out=tmp_path / "out", trace=["ns2"])
+    ours = (tmp_path / "out" / "trace.tr").read_text().splitlines()
+    for n, (a, b) in enumerate(zip(theirs, ours), 1):
+        assert a == b, f"line {n}:\n ns-2:   {a}\n tcplab: {b}"
+    assert len(ours) == len(theirs) > 9000
+
+
+NODE_RESETS = {
+    "name": "node-resets",
+    "duration": "40s",
+    "nodes": ["n0", "n1", "n2"],
+    "positions": {"n0": [10, 10], "n1": [200, 10], "n2": [390, 10]},
+    "wlans": [{"nodes": ["n0", "n1", "n2"], "routing": "dsdv", "backoff_when_idle": False, "queue_limit": 20}],
+    "resets": [{"node": n, "at": "40s"} for n in ("n0", "n1", "n2")],
+    "flows": [{"name": "a", "from": "n0", "to": "n2", "protocol": "udp", "packet_size": 1000, "rate": "2Mb",
+               "start": "35s"},
+              {"name": "b", "from": "n2", "to": "n0", "protocol": "udp", "packet_size": 512, "rate": "1Mb",
+               "random": True, "start": "36.5s"}],
+    "output": {"mac_trace": False},
+}
+
+
+@needs_ns
+def test_node_resets_drop_what_queues_and_arp_hold_as_ns2(tmp_path):
+    """`[[resets]]` (ns-2's `$node reset`) at the end: at 40 s the nodes' interface queues,
+    overfull with CBR, drop their packets `D ... IFQ END`, as ns-2 runs the translation; the
+    nodes defer without bugFix_timer_."""
+    from tcplab.ns2 import run_ns2
+
+    theirs = Path(run_ns2(NODE_RESETS, str(tmp_path / "ns2"), cwnd=False)["trace"]).read_text().splitlines()
+    tcl = (tmp_path / "ns2" / "scenario.tcl").read_text()
+    assert '"$n2 reset"' in tcl and "bugFix_timer_ false" in tcl
+    tcplab.run(NODE_RESETS, out=tmp_path / "out", trace=["ns2"])
+    ours = (tmp_path / "out" / "trace.tr").read_text().splitlines()
+    for n, (a, b) in enumerate(zip(theirs, ours), 1):
+        assert a == b, f"line {n}:\n ns-2:   {a}\n tcplab: {b}"
+    assert len(ours) == len(theirs)
+    assert sum(" IFQ  END " in ln for ln in ours) > 5

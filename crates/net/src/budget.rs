@@ -332,7 +332,7 @@ impl Demand {
                 };
                 (size, window as f64 / rtt.max(1e-9), cap, if t.sink.delack.is_some() { 0.5 } else { 1.0 })
             }
-            (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
+            (Transport::Udp, AppConfig::Cbr { rate_bps, size, .. }) => {
                 (size, rate_bps as f64 / (8.0 * size.max(1) as f64), None, 0.0)
             }
             // at most the burst rate

@@ -5,6 +5,7 @@ pub mod check;
 pub mod ctx;
 pub mod dsdv;
 pub mod emu;
+pub mod god;
 pub mod guard;
 pub mod ids;
 pub mod loss;

@@ -256,6 +256,8 @@ pub struct Network {
     pub(crate) real: Box<RealFrames>,
     /// The DSDV routing agents (none unless a WLAN has `routing = "dsdv"`).
     pub dsdv: Dsdv,
+    /// ns-2's God, when the scenario has its hop counts (`set_dist`).
+    pub god: Option<crate::god::God>,
     /// A scratch list of an update's entries as they are processed.
     adverts: Vec<Advert>,
 }
@@ -299,6 +301,7 @@ impl Network {
             forwarding_last: false,
             real: Box::default(),
             dsdv: Dsdv::default(),
+            god: None,
             adverts: Vec::new(),
         };
         net.mip.start(&mut net.ctx, &net.wifi);
@@ -322,12 +325,17 @@ impl Network {
     /// An agent-level line of the wireless trace for a packet in the pool.
     fn trace_agent(&mut self, ev: char, node: NodeId, id: PacketId) {
         if self.ctx.tracer.wireless.is_some() {
-            let pkt = *self.ctx.pkts.get(id);
             // a packet received keeps the MAC header of the frame that brought it
             let header = if ev == 'r' { self.wifi.take_mac_header(id) } else { None };
             if self.ctx.tracer.no_agent_lines {
                 return;
             }
+            if let (Some(god), 's') = (&mut self.god, ev) {
+                // ns-2's agent send trace stamps the packet with God's hop count
+                let now = self.ctx.now_secs();
+                god.stamp(now, self.ctx.pkts.get_mut(id));
+            }
+            let pkt = *self.ctx.pkts.get(id);
             // with base stations, a packet received without a MAC header came off a wired link:
             // no radio hop to count
             let hops = if self.ctx.tracer.addressing.is_some() { 's' } else { ev };
@@ -417,18 +425,9 @@ impl Network {
     /// the last request goes to its DSDV agent's failure callback instead, if it has one
     /// (`arpresolve`), which drops it as `D RTR CBK`.
     fn arp_drop(&mut self, from: RadioId, id: PacketId, refused: bool) {
-        let why = if refused && self.ctx.pkts.get(id).next_hop.is_some() { "CBK" } else { "ARP" };
-        self.arp_drop_as(from, id, why);
-    }
-
-    /// `arp_drop` for reason `why` (`RTR` for CBK, `IFQ` otherwise).
-    fn arp_drop_as(&mut self, from: RadioId, id: PacketId, why: &'static str) {
         let (node, pkt) = (self.wifi.stations[from.index()].node, *self.ctx.pkts.get(id));
-        // a packet DSDV forwards keeps the duration and destination of the frame that brought it
-        let (duration, dst) =
-            if pkt.forwards > 0 && pkt.next_hop.is_some() { (pkt.rx_duration, node.get()) } else { (0, 0) };
-        let header = RxHeader::plain((duration.into(), dst, node.get(), 0x800), 'D');
-        let layer = if why == "CBK" { "RTR" } else { "IFQ" };
+        let header = crate::wifi::arp::held_header(node, &pkt);
+        let (layer, why) = if refused && pkt.next_hop.is_some() { ("RTR", "CBK") } else { ("IFQ", "ARP") };
         self.wifi.write_radio_packet(&mut self.ctx, 'D', node, layer, why, &pkt, header);
         self.drop_packet(id);
     }
@@ -443,11 +442,8 @@ impl Network {
             if self.wifi.stations[r].node != node {
                 continue;
             }
-            for id in self.wifi.purge_queue(&mut self.ctx, radio) {
+            for id in self.wifi.reset(&mut self.ctx, radio) {
                 self.drop_packet(id);
-            }
-            for id in self.wifi.take_arp_held(radio) {
-                self.arp_drop_as(radio, id, "END");
             }
         }
     }

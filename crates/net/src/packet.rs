@@ -169,6 +169,9 @@ pub struct Packet {
     /// before the next MAC sends it print them.
     pub rx_duration: u16,
     pub rx_from: Option<NodeId>,
+    /// God's hop count from source to destination, stamped as the agent's send is traced
+    /// (ns-2's `opt_num_forwards`, crate::god).
+    pub opt_forwards: u32,
 }
 
 /// ns-2's `IP_DEF_TTL`.
@@ -208,6 +211,7 @@ impl Packet {
             next_hop: None,
             rx_duration: 0,
             rx_from: None,
+            opt_forwards: 0,
         }
     }
 

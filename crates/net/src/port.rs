@@ -112,6 +112,7 @@ impl Endpoint {
             next_hop: None,
             rx_duration: 0,
             rx_from: None,
+            opt_forwards: 0,
         }
     }
 }

@@ -522,7 +522,8 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent,
                 put_i64(l, p.seq);
                 l.extend_from_slice(if tcp { b" 0] " } else { b"] " });
                 put_u64(l, e.forwards as u64);
-                l.extend_from_slice(b" 0");
+                l.push(b' ');
+                put_u64(l, p.opt_forwards as u64);
             } else if e.control.is_some() {
                 l.push(b' ');
             }
@@ -586,7 +587,9 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent,
                 put_i64(l, p.seq);
                 l.extend_from_slice(if tcp { b" -Pa 0 -Pf " } else { b" -Pf " });
                 put_u64(l, e.forwards as u64);
-                l.extend_from_slice(b" -Po 0 ");
+                l.extend_from_slice(b" -Po ");
+                put_u64(l, p.opt_forwards as u64);
+                l.push(b' ');
             }
         }
     }

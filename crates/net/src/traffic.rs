@@ -19,8 +19,9 @@ enum Kind {
     /// `interval` 0 tcplib's telnet interarrival times.
     Telnet { interval: f64 },
     /// `Application/Traffic/CBR`: a message every size*8/rate seconds (`rate` in b/s, a double
-    /// as ns-2 keeps it: `set interval_` sets it to size*8/interval).
-    Cbr { rate: f64 },
+    /// as ns-2 keeps it: `set interval_` sets it to size*8/interval), dithered when `random`;
+    /// `limit` messages at most (`maxpkts_`), `sent` so far (`seqno_`).
+    Cbr { rate: f64, random: bool, limit: Option<u64>, sent: u64 },
     /// An on/off source (`OnOff`): bursts at a fixed rate, idle times between.
     OnOff(OnOff),
     /// `Application/Traffic/Trace`: the records (gap in µs, bytes) in turn, from `next`.
@@ -98,9 +99,18 @@ impl Source {
         Source::new(flow, Kind::Telnet { interval }, bytes, segment, draws)
     }
 
-    /// CBR of `size`-byte messages at `rate_bps`.
-    pub fn cbr(flow: FlowId, rate_bps: f64, size: u32, segment: u32) -> Source {
-        Source::new(flow, Kind::Cbr { rate: rate_bps }, size, segment, Draws::Shared)
+    /// CBR of `size`-byte messages at `rate_bps`, its intervals dithered when `random` (by
+    /// draws from `draws`), `limit` messages at most.
+    pub fn cbr(
+        flow: FlowId,
+        rate_bps: f64,
+        size: u32,
+        segment: u32,
+        random: bool,
+        limit: Option<u64>,
+        draws: Draws,
+    ) -> Source {
+        Source::new(flow, Kind::Cbr { rate: rate_bps, random, limit, sent: 0 }, size, segment, draws)
     }
 
     pub fn on_off(flow: FlowId, source: OnOff, segment: u32, draws: Draws) -> Source {
@@ -160,7 +170,7 @@ impl Source {
     pub fn set_interval(&mut self, v: f64) {
         match &mut self.kind {
             Kind::Telnet { interval } => *interval = v,
-            Kind::Cbr { rate } => *rate = (self.bytes as f64) * 8.0 / v,
+            Kind::Cbr { rate, .. } => *rate = (self.bytes as f64) * 8.0 / v,
             Kind::OnOff(_) | Kind::Trace { .. } => unreachable!("validation: set_interval is Telnet's and CBR's"),
         }
     }
@@ -188,8 +198,21 @@ impl Source {
         let delay = match self.kind {
             Kind::Telnet { interval: 0.0 } => crate::tcplib::telnet_interarrival(net.uniform(&mut self.draws)),
             Kind::Telnet { interval } => exponential(net.uniform(&mut self.draws)) * interval,
-            // recomputed each time, as ns-2 does, for a rate changed since
-            Kind::Cbr { rate } => (self.bytes << 3) as f64 / rate,
+            // recomputed each time, as ns-2 does, for a rate changed since; the dither is drawn
+            // and the message counted whether or not another is due (CBR_Traffic::next_interval)
+            Kind::Cbr { rate, random, limit, ref mut sent } => {
+                let interval = (self.bytes << 3) as f64 / rate;
+                let mut t = interval;
+                if random {
+                    t += interval * (-0.5 + net.uniform(&mut self.draws));
+                }
+                *sent += 1;
+                if limit.is_some_and(|n| *sent >= n) {
+                    self.running = false;
+                    return;
+                }
+                t
+            }
             Kind::OnOff(ref mut s) => {
                 let (draws, rng) = (&mut self.draws, net.shared_rng());
                 s.next_interval(|| draws.uniform(rng))
@@ -323,10 +346,10 @@ mod tests {
     #[test]
     fn cbr_on_tcp_sends_at_start_and_per_interval() {
         let mut net = FakePort::default();
-        let mut cbr = Source::cbr(FlowId(0), 400_000.0, 500, 500);
+        let mut cbr = Source::cbr(FlowId(0), 400_000.0, 500, 500, false, None, Draws::Shared);
         assert!(cbr.start(&mut net), "a packet at once");
         assert_eq!(cbr.message_segments(), 1);
-        assert_eq!(Source::cbr(FlowId(0), 400_000.0, 1001, 500).message_segments(), 3);
+        assert_eq!(Source::cbr(FlowId(0), 400_000.0, 1001, 500, false, None, Draws::Shared).message_segments(), 3);
         cbr.rearm(&mut net);
         assert_eq!(net.deadline(TimerKind::App), Some(0.01));
         cbr.set_interval(0.002);

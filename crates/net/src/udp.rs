@@ -1,8 +1,9 @@
-//! A CBR source over UDP (ns-2 `Application/Traffic/CBR` on `Agent/UDP`, without jitter), and
-//! the bare UDP agent the other traffic sources (crate::traffic) send through.
+//! A CBR source over UDP (ns-2 `Application/Traffic/CBR` on `Agent/UDP`), and the bare UDP
+//! agent the other traffic sources (crate::traffic) send through.
 
 use crate::packet::Kind;
 use crate::port::{Endpoint, Port, TimerKind};
+use crate::random::Draws;
 use tcplab_des::Timer;
 
 pub struct CbrSource {
@@ -13,12 +14,28 @@ pub struct CbrSource {
     size: u32,
     /// Seconds between packets, computed as ns-2's CBR_Traffic does.
     interval: f64,
+    /// ns-2's `random_ 1`: where each interval's dither is drawn from.
+    dither: Option<Draws>,
+    /// ns-2's `maxpkts_` (None: no limit) and the messages sent so far (`seqno_`).
+    limit: Option<u64>,
+    sent: u64,
     timer: Timer,
 }
 
 impl CbrSource {
     pub fn new(agent: UdpAgent, rate_bps: u64, size: u32) -> CbrSource {
-        CbrSource { agent, size, interval: (size as f64 * 8.0) / rate_bps as f64, timer: Timer::default() }
+        let interval = (size as f64 * 8.0) / rate_bps as f64;
+        CbrSource { agent, size, interval, dither: None, limit: None, sent: 0, timer: Timer::default() }
+    }
+
+    /// Dithers each interval by a uniform draw from `draws` (ns-2's `random_ 1`).
+    pub fn dithered(self, draws: Draws) -> CbrSource {
+        CbrSource { dither: Some(draws), ..self }
+    }
+
+    /// Stops after `packets` messages (ns-2's `maxpkts_`); each start after that sends one.
+    pub fn limited(self, packets: u64) -> CbrSource {
+        CbrSource { limit: Some(packets), ..self }
     }
 
     /// Sends a packet now and every `interval` after, as ns-2's TrafficGenerator does.
@@ -36,9 +53,19 @@ impl CbrSource {
         }
     }
 
+    /// ns-2's `timeout()`: the message goes, then `next_interval()` draws the dither (a RED
+    /// queue on the way may have drawn before it) and counts the message against `maxpkts_`.
     fn send_and_rearm(&mut self, net: &mut impl Port) {
         self.agent.send(net, self.size);
-        net.arm(&mut self.timer, self.agent.ep.flow, TimerKind::Cbr, self.interval);
+        let mut interval = self.interval;
+        if let Some(draws) = &mut self.dither {
+            // Random::uniform(-0.5, 0.5) = -0.5 + (0.5 - -0.5) * u
+            interval += self.interval * (-0.5 + net.uniform(draws));
+        }
+        self.sent += 1;
+        if self.limit.is_none_or(|n| self.sent < n) {
+            net.arm(&mut self.timer, self.agent.ep.flow, TimerKind::Cbr, interval);
+        }
     }
 }
 
@@ -127,6 +154,39 @@ mod tests {
         let sent: Vec<(i64, u32, Kind)> = net.sent.iter().map(|p| (p.seq, p.size, p.kind)).collect();
         let expected = vec![(0, 1000, Kind::Cbr), (1, 23, Kind::Cbr), (2, 1000, Kind::Cbr), (3, 23, Kind::Cbr)];
         assert_eq!(sent, expected);
+    }
+
+    /// ns-2's `random_ 1`: each interval is interval_ * (1 + uniform(-0.5, 0.5)), one draw
+    /// from ns-2's generator after each packet is sent.
+    #[test]
+    fn dithered_cbr_draws_each_interval_after_its_packet() {
+        let mut net = FakePort::default();
+        let cbr = CbrSource::new(UdpAgent::new(sender_end(), Kind::Cbr, 512), 1024, 512);
+        let mut cbr = cbr.dithered(Draws::Shared);
+        let mut rng = tcplab_des::Ns2Rng::seeded(1);
+        cbr.start(&mut net);
+        let mut at = 0.0;
+        for _ in 0..4 {
+            let due = at + 4.0 + 4.0 * (-0.5 + rng.uniform());
+            let (_, when) = net.expire(|net, _, gen| cbr.on_timer(net, gen)).expect("armed");
+            assert!((when - due).abs() < 1e-12, "{when} vs {due}");
+            at = when;
+        }
+        assert_eq!(net.sent.len(), 5);
+    }
+
+    /// ns-2's `maxpkts_`: the source stops once it has sent that many messages; a start after
+    /// that sends one more and stops again (seqno_ is past maxpkts_).
+    #[test]
+    fn limited_cbr_stops_after_its_packets() {
+        let mut net = FakePort::default();
+        let mut cbr = CbrSource::new(UdpAgent::new(sender_end(), Kind::Cbr, 210), 448_000, 210).limited(3);
+        cbr.start(&mut net);
+        while net.expire(|net, _, gen| cbr.on_timer(net, gen)).is_some() {}
+        assert_eq!(net.sent.len(), 3);
+        cbr.start(&mut net);
+        assert_eq!(net.expire(|net, _, gen| cbr.on_timer(net, gen)), None, "nothing armed");
+        assert_eq!(net.sent.len(), 4);
     }
 
     #[test]

@@ -34,6 +34,11 @@ impl Path {
                 }
                 here = last.3;
             }
+            if m.speed == 0.0 {
+                // ns-2's setdest at speed 0: the node stays where it is, whatever `to`
+                legs.push((m.at, here, m.at, here));
+                continue;
+            }
             let d = ((m.to.0 - here.0).powi(2) + (m.to.1 - here.1).powi(2)).sqrt();
             legs.push((m.at, here, m.at + d / m.speed, m.to));
         }
@@ -75,5 +80,19 @@ mod tests {
         let q = Path::new((0.0, 0.0), &[&Move { node: 0, at: 0.0, to: (30.0, 40.0), speed: 1.0 }]);
         assert_eq!(q.at((0.0, 0.0), 25.0), (15.0, 20.0));
         assert_eq!(q.at((0.0, 0.0), 60.0), (30.0, 40.0));
+    }
+
+    /// setdest at speed 0 (setdest's pauses): the node stays where it is, even when it is
+    /// not at `to`, and a move after starts from there.
+    #[test]
+    fn a_move_at_speed_zero_stays_put() {
+        let a = Move { node: 0, at: 1.0, to: (100.0, 0.0), speed: 10.0 };
+        let pause = Move { node: 0, at: 5.0, to: (100.0, 0.0), speed: 0.0 };
+        let b = Move { node: 0, at: 8.0, to: (40.0, 0.0), speed: 10.0 };
+        let p = Path::new((0.0, 0.0), &[&a, &pause, &b]);
+        assert_eq!(p.at((0.0, 0.0), 7.0), (40.0, 0.0), "cut short at 40 m, and paused there");
+        assert_eq!(p.at((0.0, 0.0), 9.0), (40.0, 0.0));
+        let q = Path::new((0.0, 0.0), &[&Move { node: 0, at: 0.0, to: (30.0, 40.0), speed: 0.0 }]);
+        assert_eq!(q.at((0.0, 0.0), 60.0), (0.0, 0.0));
     }
 }

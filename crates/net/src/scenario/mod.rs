@@ -168,6 +168,8 @@ pub struct Scenario {
     pub addresses: Option<Vec<[u32; 3]>>,
     /// Node movements, and the mobile nodes that run Mobile IPv6.
     pub moves: Vec<crate::mobility::path::Move>,
+    /// ns-2's God's hop counts (`$god_ set-dist`), which the wireless trace prints.
+    pub set_dist: Vec<crate::god::SetDist>,
     pub mobile_nodes: Vec<crate::mobility::config::MobileConfig>,
     pub flows: Vec<FlowConfig>,
     /// ns-2's `Agent/TCP` class variables: the `[tcp]` table over ns-2's defaults. An agent on
@@ -200,10 +202,11 @@ pub struct Scenario {
     pub eot_trace: bool,
     /// Write the wireless trace's AGT lines (false: ns-2's `-agentTrace OFF`).
     pub agent_trace: bool,
+    /// Write a DSDV agent's sends, receipts and forwards (`s`/`r`/`f RTR`; false: ns-2's
+    /// `-routerTrace OFF`, which keeps its drops, `D RTR`).
+    pub router_trace: bool,
     /// Write the wireless trace's MAC lines (false: ns-2's `-macTrace OFF`).
     pub mac_trace: bool,
-    /// Write the routing agents' sends and receipts (false: ns-2's `-routerTrace OFF`).
-    pub router_trace: bool,
     /// The IP version of pcap captures (IPv6 when there are mobile nodes).
     pub pcap_ip: crate::pcap::IpVersion,
     /// Sample each flow's goodput and each link's queue at every multiple of this interval.
@@ -896,8 +899,10 @@ impl ReceiverConfig {
 pub enum AppConfig {
     /// FTP: unlimited backlog, or `packets` segments (ns-2 `produce n`).
     Ftp { packets: Option<u64> },
-    /// Constant bit rate: `size` bytes every size*8/rate seconds.
-    Cbr { rate_bps: u64, size: u32 },
+    /// Constant bit rate: `size` bytes every size*8/rate seconds, each interval dithered by
+    /// up to half of itself either way when `random` (ns-2's `random_ 1`), `packets` messages
+    /// at most (ns-2's `maxpkts_`; None: its default, 2^28).
+    Cbr { rate_bps: u64, size: u32, random: bool, packets: Option<u64> },
     /// ns-2's `Application/Telnet`: a packet at exponential intervals of mean `interval_s`,
     /// or (0) at tcplib's telnet interarrival times; over UDP each is `size` bytes (the agent's
     /// `packetSize_`), over TCP one segment.

@@ -88,6 +88,8 @@ pub struct RawScenario {
     pub positions: Option<std::collections::BTreeMap<String, Vec<f64>>>,
     pub moves: Option<Vec<RawMove>>,
     pub resets: Option<Vec<RawReset>>,
+    /// `[at, a, b, hops]`: ns-2's `$god_ set-dist a b hops` at `at`.
+    pub set_dist: Option<Vec<(Quantity, String, String, i64)>>,
     pub mobile_nodes: Option<Vec<RawMobile>>,
     pub flows: Option<Vec<RawFlow>>,
     pub tcp: Option<RawTcp>,
@@ -335,6 +337,8 @@ pub struct RawFlow {
     pub stop: Option<Quantity>,
     pub packets: Option<i64>,
     pub rate: Option<Quantity>,
+    /// CBR's `random_`: each interval dithered by a uniform draw.
+    pub random: Option<Flag>,
     pub interval: Option<Quantity>,
     pub burst_time: Option<Quantity>,
     pub idle_time: Option<Quantity>,
@@ -540,8 +544,8 @@ pub struct RawOutput {
     pub wireless_format: Option<String>,
     pub eot_trace: Option<Flag>,
     pub agent_trace: Option<Flag>,
-    pub mac_trace: Option<Flag>,
     pub router_trace: Option<Flag>,
+    pub mac_trace: Option<Flag>,
     pub interval: Option<Quantity>,
     pub pcap_ip: Option<String>,
 }

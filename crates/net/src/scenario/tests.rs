@@ -86,7 +86,7 @@ fn a_good_scenario_resolves_names_units_and_knobs() {
         }
         t => panic!("{t:?}"),
     }
-    assert_eq!(s.flows[1].app, AppConfig::Cbr { rate_bps: 64_000, size: 210 });
+    assert_eq!(s.flows[1].app, AppConfig::Cbr { rate_bps: 64_000, size: 210, random: false, packets: None });
     assert_eq!(s.flows[1].start, Time::from_secs(1));
 }
 
@@ -138,7 +138,7 @@ fn malformed_scenarios_name_the_field() {
         ("queue = \"red\"", "queue = \"codel\"", "links[1].queue"),
         ("name = \"C\"", "name = \"A\"", "flows[1].name"),
         ("start = 1", "start = 1\nstop = 0.5", "flows[1].stop"),
-        ("rate = \"64kb\"", "rate = \"64kb\"\npackets = 3", "flows[1].packets"),
+        ("rate = \"64kb\"", "rate = \"64kb\"\npackets = 0", "flows[1].packets"),
         ("duration = \"10s\"", "duration = \"10s\"\nseed = -4", "seed"),
         ("nodes = [\"a\", \"r\", \"b\", \"island\"]", "nodes = [\"a\", \"r\", \"b\", \"a\"]", "nodes[3]"),
         ("from = \"a\"\nto = \"b\"", "from = \"a\"\nto = \"a\"", "flows[0].to"),
@@ -650,6 +650,9 @@ router_trace = false
     assert!(!s.agent_trace && Scenario::from_toml(&good.replace("agent_trace = false", "")).unwrap().agent_trace);
     assert!(!s.mac_trace && Scenario::from_toml(&good.replace("mac_trace = false", "")).unwrap().mac_trace);
     assert!(!s.router_trace && Scenario::from_toml(&good.replace("router_trace = false", "")).unwrap().router_trace);
+    // CBR's `random_ 1` and `maxpkts_`
+    let cbr = Scenario::from_toml(&good.replace("to_port = 1", "to_port = 1\nrandom = true\npackets = 7")).unwrap();
+    assert_eq!(cbr.flows[0].app, AppConfig::Cbr { rate_bps: 448_000, size: 1023, random: true, packets: Some(7) });
     // each node's lowest free port for the agents that name none: a:0, b:1; then a:1, b:0
     assert_eq!(agent_ports(&s.flows, 2), Ok(vec![[0, 1], [1, 0]]));
     let cases: &[(&str, &str, &str)] = &[
@@ -662,6 +665,9 @@ router_trace = false
         ("agent_trace = false", "agent_trace = \"no\"", "output.agent_trace"),
         ("mac_trace = false", "mac_trace = \"off\"", "output.mac_trace"),
         ("router_trace = false", "router_trace = 2", "output.router_trace"),
+        ("to_port = 1", "to_port = 1\nrandom = 2", "flows[0].random"),
+        ("to_port = 1", "to_port = 1\npackets = 0", "flows[0].packets"),
+        ("packet_size = 1023\n", "packet_size = 1023\napp = \"telnet\"\nrandom = true\n", "flows[0].random"),
     ];
     for (from, to, path) in cases {
         let text = good.replacen(from, to, 1);

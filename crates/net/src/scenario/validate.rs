@@ -109,6 +109,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let addresses = super::wireless::addresses(raw.addresses.as_ref(), &nodes, &node_ids, &wlans)?;
     let moves = super::wireless::moves(raw.moves.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
     let resets = super::wireless::resets(raw.resets.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
+    let set_dist = super::wireless::set_dist(raw.set_dist.as_deref().unwrap_or(&[]), &node_ids)?;
     let mobile_nodes = super::wireless::mobile_nodes(raw.mobile_nodes.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
 
     // IPv6: TCP/IP headers of 60 bytes (20 TCP + 40 IPv6) unless the scenario gives its own
@@ -207,8 +208,8 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let mut wireless_format = crate::trace::WirelessFormat::Old;
     let mut eot_trace = false;
     let mut agent_trace = true;
-    let mut mac_trace = true;
     let mut router_trace = true;
+    let mut mac_trace = true;
     let mut interval = None;
     let mut pcap_ip = if mobile_nodes.is_empty() { IpVersion::Ipv4 } else { IpVersion::Ipv6 };
     if let Some(out) = &raw.output {
@@ -293,6 +294,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         tcp_class: defaults.ns2_tcp.clone(),
         resets,
         moves,
+        set_dist,
         mobile_nodes,
         flows,
         losses,
@@ -305,8 +307,8 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         wireless_format,
         eot_trace,
         agent_trace,
-        mac_trace,
         router_trace,
+        mac_trace,
         pcap_ip,
         interval,
         hosts,
@@ -1231,7 +1233,8 @@ fn flow(
             Ok(())
         }
     };
-    only("packets", f.packets.is_some() && app != "ftp", "with app = \"ftp\"")?;
+    only("packets", f.packets.is_some() && app != "ftp" && app != "cbr", "with app = \"ftp\" or \"cbr\"")?;
+    only("random", f.random.is_some() && app != "cbr", "with app = \"cbr\"")?;
     only("rate", f.rate.is_some() && app != "cbr" && !on_off, "with app = \"cbr\", \"exponential\" or \"pareto\"")?;
     only("interval", f.interval.is_some() && app != "telnet", "with app = \"telnet\"")?;
     only("burst_time", f.burst_time.is_some() && !on_off, "with app = \"exponential\" or \"pareto\"")?;
@@ -1250,12 +1253,12 @@ fn flow(
         "with a delayed-ACK sink (delack, sack1_delack)",
     )?;
 
+    let packets = match f.packets {
+        None => None,
+        Some(n) if n >= 1 => Some(n as u64),
+        Some(n) => return err(p("packets"), format!("{n} is not a packet count (expected at least 1)")),
+    };
     let app = if app == "ftp" {
-        let packets = match f.packets {
-            None => None,
-            Some(n) if n >= 1 => Some(n as u64),
-            Some(n) => return err(p("packets"), format!("{n} is not a packet count (expected at least 1)")),
-        };
         AppConfig::Ftp { packets }
     } else if app == "telnet" {
         // ns-2's default interval_ is 1 s
@@ -1311,7 +1314,11 @@ fn flow(
             Some(q) => rate(q, &p("rate"))?,
             None => 448_000,
         };
-        AppConfig::Cbr { rate_bps, size: packet_size.unwrap_or(210) }
+        let random = match f.random {
+            Some(v) => flag(v, &p("random"))?,
+            None => false,
+        };
+        AppConfig::Cbr { rate_bps, size: packet_size.unwrap_or(210), random, packets }
     };
 
     let transport = if is_tcp {

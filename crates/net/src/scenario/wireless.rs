@@ -405,8 +405,9 @@ pub(super) fn moves(raw: &[RawMove], node_ids: &HashMap<&str, usize>, wlans: &[W
         let to = m.to.as_ref().ok_or_else(|| ScenarioError::new(p("to"), "is required ([x, y] in metres)"))?;
         let to = position(to, p("to"))?;
         let speed = m.speed.ok_or_else(|| ScenarioError::new(p("speed"), "is required (m/s)"))?;
-        if !(speed > 0.0 && speed.is_finite()) {
-            return err(p("speed"), format!("{speed} is not a speed (m/s, above zero)"));
+        // 0: setdest's pause, which leaves the node where it is (and writes its `M` line)
+        if !(speed >= 0.0 && speed.is_finite()) {
+            return err(p("speed"), format!("{speed} is not a speed (m/s, 0 or above)"));
         }
         out.push(Move { node, at, to, speed });
     }
@@ -425,6 +426,25 @@ pub(super) fn resets(raw: &[RawReset], node_ids: &HashMap<&str, usize>, wlans: &
         }
         let at = r.at.as_ref().ok_or_else(|| ScenarioError::new(p("at"), "is required (a time)"))?;
         out.push(NodeReset { node, at_s: positive_seconds(at, &p("at"))? });
+    }
+    Ok(out)
+}
+
+/// `set_dist`: God's hop counts, `[at, a, b, hops]` each (ns-2's `$god_ set-dist a b hops`).
+pub(super) fn set_dist(
+    raw: &[(Quantity, String, String, i64)],
+    node_ids: &HashMap<&str, usize>,
+) -> Res<Vec<crate::god::SetDist>> {
+    let mut out = Vec::with_capacity(raw.len());
+    for (i, (at, a, b, hops)) in raw.iter().enumerate() {
+        let p = format!("set_dist[{i}]");
+        let at = positive_seconds(at, &p)?;
+        let node = |name: &String| {
+            node_ids.get(name.as_str()).copied().ok_or_else(|| ScenarioError::new(&p, format!("no node {name:?}")))
+        };
+        let (a, b) = (node(a)?, node(b)?);
+        let hops = u32::try_from(*hops).map_err(|_| ScenarioError::new(&p, format!("{hops} is not a hop count")))?;
+        out.push(crate::god::SetDist { at, a, b, hops });
     }
     Ok(out)
 }

@@ -332,6 +332,7 @@ impl Simulation {
             }
         }
         dsdv_radios.sort_by_key(|&(node, _)| node);
+        net.god = crate::god::God::new(scenario.nodes.len(), &scenario.set_dist);
         // the agents work in ns-2's addresses: hierarchical ones with base stations
         let addrs = match &scenario.addresses {
             Some(_) => net.ctx.tracer.addressing.as_ref().expect("set from the addresses").addr.clone(),
@@ -412,9 +413,16 @@ impl Simulation {
                     };
                     (sender, receiver)
                 }
-                (Transport::Udp, AppConfig::Cbr { rate_bps, size }) => {
+                (Transport::Udp, AppConfig::Cbr { rate_bps, size, random, packets }) => {
                     let agent = UdpAgent::new(sender_end, Kind::Cbr, udp_size(size));
-                    (Sender::Cbr(CbrSource::new(agent, rate_bps, size)), Receiver::Null)
+                    let mut cbr = CbrSource::new(agent, rate_bps, size);
+                    if random {
+                        cbr = cbr.dithered(draws(format!("app/{}", f.name)));
+                    }
+                    if let Some(n) = packets {
+                        cbr = cbr.limited(n);
+                    }
+                    (Sender::Cbr(cbr), Receiver::Null)
                 }
                 // the agent's packetSize_ is the source's size (Telnet's and a trace's: the flow's)
                 (Transport::Udp, AppConfig::Exponential { size, .. }) => {
@@ -438,8 +446,8 @@ impl Simulation {
                 (_, AppConfig::Telnet { interval_s, size }) => {
                     Some(Source::telnet(id, interval_s, size, segment, draws()))
                 }
-                (Transport::Tcp(_), AppConfig::Cbr { rate_bps, size }) => {
-                    Some(Source::cbr(id, rate_bps as f64, size, segment))
+                (Transport::Tcp(_), AppConfig::Cbr { rate_bps, size, random, packets }) => {
+                    Some(Source::cbr(id, rate_bps as f64, size, segment, random, packets, draws()))
                 }
                 (_, AppConfig::Exponential { size, rate_bps, burst_time_s, idle_time_s }) => {
                     let on_off = OnOff::new(size, rate_bps as f64, burst_time_s, idle_time_s, None);

@@ -10,9 +10,9 @@
 //! and `ARP_MAX_REQUEST_COUNT`, which no reply resets).
 
 use super::event::WifiEvent;
-use super::{Wifi, BROADCAST};
+use super::{RxHeader, Wifi, BROADCAST};
 use crate::ctx::{Ctx, Event};
-use crate::ids::RadioId;
+use crate::ids::{NodeId, RadioId};
 use crate::packet::{Kind, Packet, PacketId, ARP_REPLY as REPLY, ARP_REQUEST as REQUEST};
 use crate::trace::NO_NEXT_HOP;
 
@@ -33,6 +33,15 @@ pub enum Resolved {
     /// `MAX_REQUESTS` went unanswered: the packet held, if any, then this one are to be
     /// dropped, and no request goes.
     Refused(Option<PacketId>),
+}
+
+/// The MAC header of a packet that ARP held at `node`, as its drop prints it: LL::sendDown
+/// has written the source and type, not yet the destination; a packet DSDV forwards keeps the
+/// duration and destination of the frame that brought it.
+pub fn held_header(node: NodeId, pkt: &Packet) -> RxHeader {
+    let (duration, dst) =
+        if pkt.forwards > 0 && pkt.next_hop.is_some() { (pkt.rx_duration, node.get()) } else { (0, 0) };
+    RxHeader::plain((duration.into(), dst, node.get(), 0x800), 'D')
 }
 
 impl Wifi {

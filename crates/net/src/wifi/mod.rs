@@ -308,10 +308,10 @@ impl Wifi {
                     sensing: 0,
                     idle_since: 0.0,
                     not_before: 0.0,
+                    defer: false,
                     rx: None,
                     ns2_rx: None,
                     eifs: false,
-                    defer: false,
                     respond: None,
                     access: Timer::near(),
                     timeout: Timer::near(),
@@ -653,12 +653,12 @@ impl Wifi {
             }
             let (tail, tail_to, tail_via) = s.queue.remove(s.queue.len() - 1);
             s.stats.queue_drops += 1;
-            self.trace_queue_drop(ctx, r, tail_to, tail_via, tail);
+            self.trace_queue_drop(ctx, r, tail_to, tail_via, tail, "---");
             return Outcome::Dropped(tail);
         }
         if held >= limit {
             s.stats.queue_drops += 1;
-            self.trace_queue_drop(ctx, r, to, via, id);
+            self.trace_queue_drop(ctx, r, to, via, id, "---");
             return Outcome::Dropped(id);
         }
         s.queue.push_back((id, to, via));
@@ -707,39 +707,9 @@ impl Wifi {
         Outcome::Nothing
     }
 
-    /// `PriQueue::Terminate` at radio `r`: the packets of its interface queue (not the one
-    /// the MAC holds), each traced `D IFQ END`, in queue order.
-    pub fn purge_queue(&mut self, ctx: &mut Ctx, r: RadioId) -> Vec<PacketId> {
-        let mut purged = Vec::new();
-        while self.stations[r.index()].queue.len() > 1 {
-            let (id, to, via) = self.stations[r.index()].queue.remove(1);
-            self.stations[r.index()].stats.queue_drops += 1;
-            self.trace_queue_drop_as(ctx, r, to, via, id, "END");
-            purged.push(id);
-        }
-        purged
-    }
-
-    /// The packets ARP holds at radio `r` for radios it has asked for, newest entry first.
-    pub fn take_arp_held(&mut self, r: RadioId) -> Vec<PacketId> {
-        self.stations[r.index()].arp_held.drain(..).rev().map(|(_, id)| id).collect()
-    }
-
-    /// The interface queue of radio `r` drops packet `id`, for radio `to`, addressed `via`.
-    fn trace_queue_drop(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, via: Via, id: PacketId) {
-        self.trace_queue_drop_as(ctx, r, to, via, id, "---");
-    }
-
-    /// `trace_queue_drop` for reason `why`.
-    fn trace_queue_drop_as(
-        &mut self,
-        ctx: &mut Ctx,
-        r: RadioId,
-        to: RadioId,
-        via: Via,
-        id: PacketId,
-        why: &'static str,
-    ) {
+    /// The interface queue of radio `r` drops packet `id`, for radio `to`, addressed `via`: as
+    /// full (`---`), or at a reset (`END`).
+    fn trace_queue_drop(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, via: Via, id: PacketId, why: &'static str) {
         let (node, pkt, ns2) = (self.stations[r.index()].node, *ctx.pkts.get(id), self.wlan_of(r).ns2_backoff);
         if ns2 && ctx.tracer.wireless.is_some() {
             // the link layer has written the MAC header's addresses and type (arpresolve,
@@ -756,6 +726,37 @@ impl Wifi {
         } else {
             self.trace_radio_packet(ctx, 'D', node, "IFQ", why, &pkt);
         }
+    }
+
+    /// ns-2's `$node reset` (a wireless script's last `$ns at`): its PriQueue, then its ARP
+    /// table, drop what they hold, traced `D ... IFQ END` (`Terminate`); the MAC keeps the
+    /// frame it has. The packets dropped, for the caller to free.
+    pub fn reset(&mut self, ctx: &mut Ctx, r: RadioId) -> Vec<PacketId> {
+        let s = &mut self.stations[r.index()];
+        let mut queued = Vec::new();
+        while s.queue.len() > 1 {
+            queued.push(s.queue.remove(1));
+        }
+        // ARPTable::Terminate: its entries newest first (each made by the first request)
+        let mut held = Vec::new();
+        for &(to, _) in s.arp_requests.iter().rev() {
+            if let Some(i) = s.arp_held.iter().position(|(next, _)| *next == to) {
+                held.push(s.arp_held.swap_remove(i).1);
+            }
+        }
+        let mut dropped = Vec::with_capacity(queued.len() + held.len());
+        for (id, to, via) in queued {
+            self.stations[r.index()].stats.queue_drops += 1;
+            self.trace_queue_drop(ctx, r, to, via, id, "END");
+            dropped.push(id);
+        }
+        let node = self.stations[r.index()].node;
+        for id in held {
+            let pkt = *ctx.pkts.get(id);
+            self.write_radio_packet(ctx, 'D', node, "IFQ", "END", &pkt, arp::held_header(node, &pkt));
+            dropped.push(id);
+        }
+        dropped
     }
 
     /// Starts (or restarts) the countdown towards sending the queue's head, if the medium is idle.

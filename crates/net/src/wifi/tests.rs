@@ -1194,3 +1194,34 @@ fn ns2_an_access_point_with_an_unsent_probe_request_keeps_a_probe_response_that_
         assert!(!bed.wifi.stations[0].infra.as_ref().expect("an access point").unsent_probe);
     }
 }
+
+#[test]
+fn ns2_without_bugfix_timer_defers_through_a_busy_medium_then_backs_off_from_a_grown_window() {
+    // mac-802_11.cc without bugFix_timer_ (test-suite-wireless-lan-newnode.tcl sets it false):
+    // a frame finding the medium idle waits DIFS + (random % cw) slots on the defer timer,
+    // which runs on while the medium is busy; ending on a busy medium (check_pktTx), it grows
+    // the window (31 -> 63) and starts a backoff, paused until the medium has been idle DIFS
+    let cfg = WlanConfig { backoff_when_idle: false, ..ns2(&[(0.0, 0.0), (10.0, 0.0), (20.0, 0.0)], 3000) };
+    let mut bed = Bed::new(cfg);
+    let _ = bed.send(0, 2, 1, 1000);
+    let _ = bed.send(1, 2, 2, 1000);
+    // deferring, not backing off: the slots drawn are in `rtime`
+    let drawn = |s: &Station| {
+        assert!(s.defer && s.backoff.is_none(), "a defer, no backoff");
+        (s.rtime / SLOT).round() as u32
+    };
+    let (a, b) = (drawn(&bed.wifi.stations[0]), drawn(&bed.wifi.stations[1]));
+    assert_ne!(a, b, "this seed draws two different defers");
+    let (first, second): (u32, u32) = if a < b { (0, 1) } else { (1, 0) };
+    let first_start = DIFS + a.min(b) as f64 * SLOT;
+    bed.run_until(first_start + DATA / 2.0); // past the second's defer (at most 30 slots)
+    let s = &bed.wifi.stations[second as usize];
+    assert_eq!((s.cw, s.defer, s.access.pending()), (63, false, false), "a backoff from a grown window, paused");
+    let slots = s.backoff.expect("the backoff drawn as the defer ended") as f64;
+    bed.run_until(1.0);
+    assert!(close(bed.times(Seen::TxEnd(first, FrameKind::Data))[0], first_start + DATA));
+    // the ACK to the first ends at the second one propagation delay after C sent it
+    let ack_heard = bed.times(Seen::TxEnd(2, FrameKind::Ack))[0] + p(10.0 * (2 - second) as f64);
+    let second_end = bed.times(Seen::TxEnd(second, FrameKind::Data))[0];
+    assert!(close(second_end, ack_heard + DIFS + slots * SLOT + DATA), "{second_end} vs {ack_heard} + {slots} slots");
+}
