@@ -97,6 +97,9 @@ class Ns2Suites:
         self.examples = examples
         self.dir = Path(self._tmp.name) / "test"
         shutil.copytree(examples / "test", self.dir)
+        # the wireless suites source their scene files from ../mobility/scene
+        if (examples / "mobility").is_dir():
+            shutil.copytree(examples / "mobility", self.dir.parent / "mobility")
 
     def close(self) -> None:
         self._tmp.cleanup()

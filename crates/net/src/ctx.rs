@@ -38,6 +38,8 @@ pub enum Event {
     Movement(u32),
     /// A DSDV routing agent's timer or update (crate::dsdv).
     Dsdv(crate::dsdv::DsdvEvent),
+    /// A node of an ns2-profile WLAN is reset (`reset_at`: ns-2's `$node reset`).
+    NodeReset(u32),
 }
 
 /// The timers of flows' agents.

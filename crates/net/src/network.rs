@@ -736,7 +736,7 @@ impl Network {
         let link = unsafe { unchecked(&mut self.links, l.index()) };
         let pkt = self.ctx.pkts.get_mut(id);
         for (i, model) in link.losses.iter_mut().enumerate().skip(first) {
-            if !model.picks(pkt.fid, pkt.size, &mut self.ctx.rng) {
+            if !model.picks(pkt.fid, pkt.size, now_s, &mut self.ctx.rng) {
                 continue;
             }
             match model.action {
@@ -820,6 +820,20 @@ impl Network {
     }
 
     /// A packet is lost: counted against its flow and returned to the pool.
+    /// ns-2's `$node reset` of a node of ns2-profile WLANs: each of its radios' interface
+    /// queues and ARP tables drop what they hold (`Wifi::reset`).
+    pub fn reset_node(&mut self, node: usize) {
+        let mut dropped = Vec::new();
+        for w in 0..self.wifi.wlans.len() {
+            if let Some(r) = self.wifi.radio(w, node) {
+                self.wifi.reset(&mut self.ctx, r, &mut dropped);
+            }
+        }
+        for id in dropped {
+            self.drop_packet(id);
+        }
+    }
+
     pub fn drop_packet(&mut self, id: PacketId) {
         let pkt = self.ctx.pkts.release(id);
         if matches!(pkt.kind, Kind::Arp | Kind::Message | Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {

@@ -268,5 +268,7 @@ pub fn wlan(name: &str, nodes: Vec<usize>, positions: Vec<(f64, f64)>, access_po
         queue_limit: 50,
         dsdv: false,
         base_station: None,
+        optimal_hops: Vec::new(),
+        reset_at: None,
     }
 }

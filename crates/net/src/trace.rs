@@ -40,6 +40,11 @@ pub struct Tracer {
     pub no_agent_lines: bool,
     /// ... and no MAC lines, `x` lines and the MAC's drops included (`-macTrace OFF`).
     pub no_mac_lines: bool,
+    /// ... and no routing agent's lines but its drops (`-routerTrace OFF`).
+    pub no_router_lines: bool,
+    /// ns-2's God's hop counts (from, to, hops; either way), which an agent's data packets
+    /// carry when the AGT lines are on (`God::stampPacket` at an AGT send).
+    pub optimal_hops: Vec<(u32, u32, u32)>,
     /// The first write error; writing stops there and the run reports it at the end.
     pub error: Option<io::Error>,
     /// The wired-trace line being built (reused: no allocation per line).
@@ -449,7 +454,7 @@ fn next_hop_addr(e: &WirelessEvent, hier: Option<&Addressing>) -> i64 {
 /// One wireless trace line as cmu-trace.cc writes it (`format_mac_common`, then `format_arp`
 /// or `format_ip` and `format_tcp`/`format_rtp`; the new format's `-X value` pairs when
 /// `$ns use-newtrace`), appended to `l`.
-fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent, hier: Option<&Addressing>) {
+fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent, hops: u32, hier: Option<&Addressing>) {
     let (dur, mut dst, mut src, etype) = e.mac;
     if let Some(h) = hier {
         (dst, src) = (h.mac_of(dst), h.mac_of(src));
@@ -519,7 +524,8 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent,
                 put_i64(l, p.seq);
                 l.extend_from_slice(if tcp { b" 0] " } else { b"] " });
                 put_u64(l, e.forwards as u64);
-                l.extend_from_slice(b" 0");
+                l.push(b' ');
+                put_u64(l, hops as u64);
             } else if e.control.is_some() {
                 l.push(b' ');
             }
@@ -583,7 +589,9 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent,
                 put_i64(l, p.seq);
                 l.extend_from_slice(if tcp { b" -Pa 0 -Pf " } else { b" -Pf " });
                 put_u64(l, e.forwards as u64);
-                l.extend_from_slice(b" -Po 0 ");
+                l.extend_from_slice(b" -Po ");
+                put_u64(l, hops as u64);
+                l.push(b' ');
             }
         }
     }
@@ -724,17 +732,32 @@ impl Tracer {
     /// its time with the trace on.
     pub fn wireless_event(&mut self, e: &WirelessEvent) {
         let Some(format) = self.wireless else { return };
-        if self.error.is_some() || (self.no_mac_lines && e.layer == "MAC") {
+        // ns-2's router drop trace is on whatever -routerTrace says (ns-mobilenode.tcl)
+        let router_off = self.no_router_lines && e.layer == "RTR" && e.ev != 'D';
+        if self.error.is_some() || (self.no_mac_lines && e.layer == "MAC") || router_off {
             return;
         }
+        let hops = if self.optimal_hops.is_empty() { 0 } else { self.optimal_hops_of(e) };
         if let Some(w) = &mut self.ns2 {
             let l = &mut self.line;
             l.clear();
-            put_wireless_line(l, format, e, self.addressing.as_deref());
+            put_wireless_line(l, format, e, hops, self.addressing.as_deref());
             if let Err(e) = w.write_all(l) {
                 self.error = Some(e);
             }
         }
+    }
+
+    /// The hops God stamped on an event's packet: only data packets (`p_info::data_packet`:
+    /// TCP, its ACKs, CBR) between two nodes it was told about; 0 otherwise.
+    fn optimal_hops_of(&self, e: &WirelessEvent) -> u32 {
+        let Some(p) = e.packet.filter(|p| e.control.is_none() && matches!(p.kind, Kind::Tcp | Kind::Ack | Kind::Cbr))
+        else {
+            return 0;
+        };
+        let (a, b) = (p.src.node.get(), p.dst.node.get());
+        let pair = self.optimal_hops.iter().find(|&&(x, y, _)| (x, y) == (a, b) || (x, y) == (b, a));
+        pair.map_or(0, |&(_, _, hops)| hops)
     }
 
     /// ns-2's `M` line for a `setdest` (mobilenode.cc `log_movement`, the same in both wireless

@@ -18,7 +18,7 @@ use tcplab_des::Time;
 
 pub use crate::ids::End;
 
-pub use crate::loss::{LossAction, LossAt, LossConfig, LossModel};
+pub use crate::loss::{LossAction, LossAt, LossConfig, LossModel, LossState};
 pub use crate::queue::{DropTailParams, QueueConfig, QueueKind, RedParams};
 use crate::units::{opt_secs, secs};
 pub use validate::{check_seed, validate};
@@ -190,6 +190,9 @@ pub struct Scenario {
     pub agent_trace: bool,
     /// Write the wireless trace's MAC lines (false: ns-2's `-macTrace OFF`).
     pub mac_trace: bool,
+    /// Write the routing agent's send, receive and forward lines (false: ns-2's `-routerTrace
+    /// OFF`; its drops are written regardless, as ns-2's are).
+    pub router_trace: bool,
     /// The IP version of pcap captures (IPv6 when there are mobile nodes).
     pub pcap_ip: crate::pcap::IpVersion,
     /// Sample each flow's goodput and each link's queue at every multiple of this interval.

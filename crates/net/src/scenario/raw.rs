@@ -147,6 +147,17 @@ pub struct RawWlan {
     pub mac_overhead: Option<i64>,
     pub routing: Option<String>,
     pub base_station: Option<String>,
+    pub optimal_hops: Option<Vec<RawHops>>,
+    pub reset_at: Option<Quantity>,
+}
+
+/// Two stations' hop count as ns-2's God is told it (`$god_ set-dist`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawHops {
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub hops: Option<i64>,
 }
 
 /// A station of an ns2-profile WLAN looks for an access point (`crate::wifi::config::Scan`).
@@ -232,6 +243,20 @@ pub struct RawLoss {
     pub burst: Option<f64>,
     pub action: Option<String>,
     pub delay: Option<Quantity>,
+    pub direction: Option<String>,
+    pub data_bits: Option<i64>,
+    pub control_bits: Option<i64>,
+    pub states: Option<Vec<RawLossState>>,
+    pub transitions: Option<Vec<Vec<f64>>>,
+    pub step: Option<String>,
+}
+
+/// A state of a multistate loss model.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawLossState {
+    pub rate: Option<f64>,
+    pub period: Option<Quantity>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -522,6 +547,7 @@ pub struct RawOutput {
     pub eot_trace: Option<Flag>,
     pub agent_trace: Option<Flag>,
     pub mac_trace: Option<Flag>,
+    pub router_trace: Option<Flag>,
     pub interval: Option<Quantity>,
     pub pcap_ip: Option<String>,
 }

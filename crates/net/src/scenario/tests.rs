@@ -641,12 +641,14 @@ protocol = "udp"
 [output]
 agent_trace = false
 mac_trace = false
+router_trace = false
 "#;
     let s = Scenario::from_toml(good).expect("a good scenario");
     let f = &s.flows[0];
     assert_eq!((f.udp_packet_size, f.from_port, f.to_port), (Some(1000), None, Some(1)));
     assert!(!s.agent_trace && Scenario::from_toml(&good.replace("agent_trace = false", "")).unwrap().agent_trace);
     assert!(!s.mac_trace && Scenario::from_toml(&good.replace("mac_trace = false", "")).unwrap().mac_trace);
+    assert!(!s.router_trace && Scenario::from_toml(&good.replace("router_trace = false", "")).unwrap().router_trace);
     // each node's lowest free port for the agents that name none: a:0, b:1; then a:1, b:0
     assert_eq!(agent_ports(&s.flows, 2), Ok(vec![[0, 1], [1, 0]]));
     let cases: &[(&str, &str, &str)] = &[
@@ -658,6 +660,7 @@ mac_trace = false
         ("protocol = \"udp\"\n[output]", "protocol = \"udp\"\nto_port = 1\n[output]", "flows[1].to_port"),
         ("agent_trace = false", "agent_trace = \"no\"", "output.agent_trace"),
         ("mac_trace = false", "mac_trace = \"off\"", "output.mac_trace"),
+        ("router_trace = false", "router_trace = 2", "output.router_trace"),
     ];
     for (from, to, path) in cases {
         let text = good.replacen(from, to, 1);

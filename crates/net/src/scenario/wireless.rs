@@ -1,6 +1,6 @@
 //! The `[[wlans]]` tables and `[positions]`: 802.11b LANs and where their radios are.
 
-use super::fields::{err, flag, int_in, node_id, node_named, one_of, seconds, Res};
+use super::fields::{err, exact_seconds, flag, int_in, node_id, node_named, one_of, seconds, Res};
 use super::raw::{Quantity, RawMobile, RawMove, RawScan, RawWlan};
 use super::{Profile, ScenarioError};
 use crate::mobility::config::MobileConfig;
@@ -153,6 +153,12 @@ pub(super) fn wlans(
         if cw_max < cw_min {
             return err(p("cw_max"), format!("{cw_max} is below cw_min ({cw_min})"));
         }
+        let optimal_hops = optimal_hops(w, ns2, &nodes, node_ids, &p)?;
+        let reset_at = match &w.reset_at {
+            Some(_) if !ns2 => return err(p("reset_at"), "is ns-2's `$node reset`: it needs profile = \"ns2\""),
+            Some(q) => Some(exact_seconds(q, &p("reset_at"))?),
+            None => None,
+        };
         out.push(WlanConfig {
             name,
             nodes,
@@ -176,7 +182,39 @@ pub(super) fn wlans(
             queue_limit: int(w.queue_limit, "queue_limit", 1, 1_000_000, 50)?,
             dsdv,
             base_station,
+            optimal_hops,
+            reset_at,
         });
+    }
+    Ok(out)
+}
+
+/// `optimal_hops`: ns-2's God's hop counts (ns2 profile), between two of the WLAN's nodes.
+fn optimal_hops(
+    w: &RawWlan,
+    ns2: bool,
+    nodes: &[usize],
+    node_ids: &HashMap<&str, usize>,
+    p: &dyn Fn(&str) -> String,
+) -> Res<Vec<(usize, usize, u32)>> {
+    let Some(list) = &w.optimal_hops else { return Ok(Vec::new()) };
+    if !ns2 {
+        return err(p("optimal_hops"), "is what ns-2's God prints in its traces: it needs profile = \"ns2\"");
+    }
+    let mut out = Vec::with_capacity(list.len());
+    for (k, h) in list.iter().enumerate() {
+        let path = |f: &str| format!("{}[{k}].{f}", p("optimal_hops"));
+        let end = |name: &Option<String>, f: &str| -> Res<usize> {
+            let name = name.as_deref().ok_or_else(|| ScenarioError::new(path(f), "is required"))?;
+            let id = node_id(name, &path(f), node_ids)?;
+            if !nodes.contains(&id) {
+                return err(path(f), format!("{name:?} is not one of the WLAN's nodes"));
+            }
+            Ok(id)
+        };
+        let (from, to) = (end(&h.from, "from")?, end(&h.to, "to")?);
+        let hops = h.hops.ok_or_else(|| ScenarioError::new(path("hops"), "is required"))?;
+        out.push((from, to, int_in(hops, 0, 1_000_000, &path("hops"))?));
     }
     Ok(out)
 }

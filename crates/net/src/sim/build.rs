@@ -221,6 +221,13 @@ impl Simulation {
                 tracer.eot = scenario.eot_trace;
                 tracer.no_agent_lines = !scenario.agent_trace;
                 tracer.no_mac_lines = !scenario.mac_trace;
+                tracer.no_router_lines = !scenario.router_trace;
+                // God stamps a packet as its AGT send is traced, and hierarchical addresses
+                // are beyond its table (god.cc `stampPacket`)
+                if scenario.agent_trace && tracer.addressing.is_none() {
+                    let pairs = scenario.wlans.iter().flat_map(|w| &w.optimal_hops);
+                    tracer.optimal_hops = pairs.map(|&(a, b, h)| (a as u32, b as u32, h)).collect();
+                }
             }
         }
         if traces.nam {
@@ -271,7 +278,7 @@ impl Simulation {
             let loss = Loss::new(l, draws(format!("loss/{i}")));
             match l.at {
                 LossAt::Link { link } => links[link].losses.insert(0, loss), // the newest meets packets first
-                LossAt::Radio { wlan, node } => radio_losses.push((wlan, node, loss)),
+                LossAt::Radio { wlan, node, outgoing } => radio_losses.push((wlan, node, outgoing, loss)),
             }
         }
         // ns-2's generator (unused, and so seeded 1, with per-component streams)
@@ -281,9 +288,10 @@ impl Simulation {
         wifi.draw_beacon_starts(&mut shared);
         let (phases, peer_phases) = clock_phases(&scenario, seed, &mut shared);
         wifi.paths = scenario.paths();
-        for (wlan, node, loss) in radio_losses {
+        for (wlan, node, outgoing, loss) in radio_losses {
             let r = wifi.radio(wlan, node).expect("validated: the node is on the WLAN");
-            wifi.stations[r.index()].losses.push(loss);
+            let s = &mut wifi.stations[r.index()];
+            if outgoing { &mut s.out_losses } else { &mut s.losses }.push(loss);
         }
         // each mobile node's radios, with the access point of their WLAN
         let access = |node: usize| -> Vec<(RadioId, RadioId)> {
@@ -479,6 +487,12 @@ impl Simulation {
         }
         for (i, a) in scenario.actions.iter().enumerate() {
             net.ctx.sched.schedule_exact(a.at_s, Event::Act(ActionId(i as u32)));
+        }
+        // `$node reset` of each node, in node order, as ns-2's scripts write it before `finish`
+        for w in &scenario.wlans {
+            for &node in w.nodes.iter().filter(|_| w.reset_at.is_some()) {
+                net.ctx.sched.schedule_exact(w.reset_at.unwrap_or_default(), Event::NodeReset(node as u32));
+            }
         }
         let at_end = first_action..net.ctx.sched.reserve();
         let sampler = scenario.interval.filter(|_| !opts.skip_series).map(|interval| {

@@ -368,6 +368,7 @@ impl Simulation {
             }
             Event::Mip(m, which, gen) => net.on_mip(m, which, gen),
             Event::Dsdv(ev) => net.on_dsdv(ev),
+            Event::NodeReset(node) => net.reset_node(node as usize),
             Event::Movement(i) => {
                 let m = &self.scenario.moves[i as usize];
                 let now = net.ctx.now_secs();

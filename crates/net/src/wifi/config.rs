@@ -46,6 +46,15 @@ pub struct WlanConfig {
     /// only): ns-2's mobile node with `-wiredRouting ON`. With one, addresses are hierarchical.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub base_station: Option<usize>,
+    /// Hop counts between pairs of its nodes, either way, as ns-2's God is told them (`$god_
+    /// set-dist`, scene files' lines): an agent's data packets carry theirs, and the wireless
+    /// trace prints it (ns2 profile; `optimal_hops`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub optimal_hops: Vec<(usize, usize, u32)>,
+    /// When its nodes are reset, in their order (ns2 profile; ns-2's `$node reset`, which
+    /// scripts write for every mobile node as they stop), s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reset_at: Option<f64>,
 }
 
 /// ns-2's infrastructure mode on a WLAN (mac-802_11.cc, `command("ap")` and `"ScanType"`).

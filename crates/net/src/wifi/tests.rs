@@ -44,7 +44,7 @@ fn hidden(mut cfg: WlanConfig) -> WlanConfig {
 /// A loss model at a radio's receiver, for the frames of `fids` (every frame when empty;
 /// control frames carry no flow id and match only then).
 fn loss(model: LossModel, fids: Vec<u32>) -> Loss {
-    let cfg = LossConfig { at: LossAt::Radio { wlan: 0, node: 0 }, fids, model, action: LossAction::Drop };
+    let cfg = LossConfig { at: LossAt::Radio { wlan: 0, node: 0, outgoing: false }, fids, model, action: LossAction::Drop };
     Loss::new(&cfg, Draws::Own(Rng::stream(7, "loss")))
 }
 
