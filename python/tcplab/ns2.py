@@ -865,6 +865,10 @@ def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | N
         else:
             obj = f"$app{a['flow']}" + ("to" if peer else "")
         emit(f'$ns at {_num(a["at_s"])} "{obj} {what}"')
+    for w in s["wlans"]:
+        # reset_at: each mobile node's interface queue and ARP table drop what they hold
+        for node in w["nodes"] if w.get("reset_at") is not None else []:
+            emit(f'$ns at {_num(w["reset_at"])} "$n{node} reset"')
     emit("")
 
     # output.trace_flows: only those flows' senders write to the cwnd trace
