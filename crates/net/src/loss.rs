@@ -317,6 +317,64 @@ mod tests {
         }
     }
 
+    /// ns-2's bit unit with datapktsize 1000 and cntrlpktsize 80 (test-suite-wireless-lan-
+    /// newnode-err): a packet of 1000 bytes or more is intact with (1 − ber)^1000, a smaller one
+    /// with (1 − ber)^80, from one draw each: lost when the draw is not below that.
+    #[test]
+    fn sized_ber_counts_packets_as_data_or_control_bits() {
+        let ber = 1e-3;
+        let sized = LossModel::Ber { ber, data_bits: Some(1000), control_bits: Some(80) };
+        let cfg = LossConfig { at: LossAt::Link { link: 0 }, fids: vec![], model: sized, action: LossAction::Drop };
+        let mut m = Loss::new(&cfg, Draws::Shared);
+        let (mut shared, mut replay) = (Ns2Rng::seeded(1), Ns2Rng::seeded(1));
+        for size in [40u32, 999, 1000, 1500].into_iter().cycle().take(400) {
+            let intact = (1.0 - ber).powf(if size >= 1000 { 1000.0 } else { 80.0 });
+            assert_eq!(m.picks(0, size, 0.0, &mut shared), replay.uniform() >= intact, "{size} B");
+        }
+    }
+
+    fn multistate(rates: &[f64], periods: &[f64], transitions: Vec<Vec<f64>>, by_time: bool) -> Loss {
+        let states = rates.iter().zip(periods).map(|(&rate, &period)| LossState { rate, period }).collect();
+        let cfg = LossConfig {
+            at: LossAt::Link { link: 0 },
+            fids: vec![],
+            model: LossModel::Multistate { states, transitions, by_time },
+            action: LossAction::Drop,
+        };
+        Loss::new(&cfg, Draws::Shared)
+    }
+
+    /// A time-based chain that alternates between a clean state (period 0: it steps at the next
+    /// packet) and a lossy one of 10 ms.
+    #[test]
+    fn multistate_by_time_steps_once_the_states_period_is_over() {
+        let mut m = multistate(&[0.0, 1.0], &[0.0, 0.01], vec![vec![0.0, 1.0], vec![1.0, 0.0]], true);
+        let mut rng = Ns2Rng::seeded(1);
+        let lost: Vec<bool> = [0.0, 0.005, 0.0099, 0.01, 0.011, 0.02, 0.0215]
+            .iter()
+            .map(|&t| m.picks(0, 100, t, &mut rng))
+            .collect();
+        // 0: steps to lossy (since 0); 0.01: back to clean; 0.011: lossy again (since 0.011)
+        assert_eq!(lost, [true, true, true, false, true, true, false]);
+    }
+
+    /// ns-2 quirk kept: a step that stays in its state does not start the period again, so
+    /// the chain then steps (a draw) at every packet; a packet-based chain steps at every one.
+    #[test]
+    fn multistate_draws_a_step_at_every_packet_once_a_period_ran_out() {
+        let stay = vec![vec![1.0, 0.0], vec![0.0, 1.0]];
+        for (by_time, draws) in [(true, 1 + 2 + 2), (false, 2 + 2 + 2)] {
+            let mut m = multistate(&[0.0, 0.0], &[0.01, 0.01], stay.clone(), by_time);
+            let mut rng = Ns2Rng::seeded(1);
+            for t in [0.0, 0.02, 0.021] {
+                assert!(!m.picks(0, 100, t, &mut rng));
+            }
+            let mut replay = Ns2Rng::seeded(1);
+            (0..draws).for_each(|_| _ = replay.uniform());
+            assert_eq!(rng.uniform(), replay.uniform(), "by_time {by_time}: {draws} draws");
+        }
+    }
+
     #[test]
     fn gilbert_loses_the_stationary_share_in_bursts() {
         // stationary bad share 0.01/(0.01 + 0.1) = 1/11, all lost there: loss 9.1%

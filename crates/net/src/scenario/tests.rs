@@ -716,3 +716,69 @@ protocol = "tahoe"
         assert_eq!(&e.path, path, "wrong path for {to:?}: {e}");
     }
 }
+
+#[test]
+fn radio_error_models_take_a_direction_sizes_and_states_naming_the_field() {
+    let good = r#"
+name = "err"
+duration = "10s"
+nodes = ["a", "b", "c"]
+[positions]
+a = [0, 0]
+b = [100, 0]
+c = [200, 0]
+[[wlans]]
+nodes = ["a", "b", "c"]
+routing = "dsdv"
+reset_at = "10s"
+optimal_hops = [{ from = "a", to = "c", hops = 2 }]
+[[flows]]
+from = "a"
+to = "b"
+protocol = "tahoe"
+[[losses]]
+wlan = "wlan0"
+node = "a"
+direction = "out"
+model = "ber"
+ber = 1e-5
+data_bits = 1000
+control_bits = 80
+[[losses]]
+wlan = "wlan0"
+node = "b"
+model = "multistate"
+states = [{ rate = 0, period = "0s" }, { rate = 0.9, period = "7.5ms" }]
+transitions = [[0.95, 0.05], [1, 0]]
+step = "time"
+"#;
+    let s = Scenario::from_toml(good).expect("a good scenario");
+    assert_eq!(s.losses[0].at, LossAt::Radio { wlan: 0, node: 0, outgoing: true });
+    assert_eq!(s.losses[0].model, LossModel::Ber { ber: 1e-5, data_bits: Some(1000), control_bits: Some(80) });
+    assert_eq!(s.losses[1].at, LossAt::Radio { wlan: 0, node: 1, outgoing: false });
+    let LossModel::Multistate { states, by_time: true, .. } = &s.losses[1].model else { panic!("multistate by time") };
+    assert_eq!(states[1], LossState { rate: 0.9, period: 0.0075 });
+    assert_eq!((s.wlans[0].optimal_hops.clone(), s.wlans[0].reset_at), (vec![(0, 2, 2)], Some(10.0)));
+    let cases: &[(&str, &str, &str)] = &[
+        ("direction = \"out\"", "direction = \"up\"", "losses[0].direction"),
+        ("control_bits = 80\n", "", "losses[0].control_bits"),
+        ("model = \"ber\"", "model = \"uniform\"\nrate = 0.1", "losses[0].data_bits"),
+        ("transitions = [[0.95, 0.05], [1, 0]]", "transitions = [[0.95, 0.05]]", "losses[1].transitions"),
+        ("transitions = [[0.95, 0.05], [1, 0]]", "transitions = [[0.9, 0.05], [1, 0]]", "losses[1].transitions[0]"),
+        ("{ rate = 0, period = \"0s\" }", "{ rate = 0 }", "losses[1].states[0].period"),
+        ("step = \"time\"", "step = \"bytes\"", "losses[1].step"),
+        ("hops = 2", "hops = -1", "wlans[0].optimal_hops[0].hops"),
+        ("to = \"c\", hops", "to = \"x\", hops", "wlans[0].optimal_hops[0].to"),
+        ("routing = \"dsdv\"", "profile = \"standard\"", "wlans[0].optimal_hops"),
+        (
+            "routing = \"dsdv\"\nreset_at = \"10s\"\noptimal_hops = [{ from = \"a\", to = \"c\", hops = 2 }]",
+            "profile = \"standard\"\nreset_at = \"10s\"",
+            "wlans[0].reset_at",
+        ),
+    ];
+    for (from, to, path) in cases {
+        let text = good.replacen(from, to, 1);
+        let e = Scenario::from_toml(&text).expect_err(&format!("case {path} should fail"));
+        assert_eq!(&e.path, path, "wrong path for {to:?}: {e}");
+    }
+}
