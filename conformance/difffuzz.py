@@ -708,6 +708,44 @@ def radio_losses(seed: int, index: int, nodes: list[str]) -> list[dict]:
     return losses
 
 
+def error_models(seed: int, index: int, nodes: list[str]) -> list[dict]:
+    """`--errmodels`: error models on 1-3 radios, incoming or outgoing or both (ns-2's
+    -IncomingErrProc, -OutgoingErrProc), drawn among all kinds the translator writes, ns-2's
+    bit unit with datapktsize/cntrlpktsize and MultiState (by time or by packet) included.
+    Drawn from a stream of their own; they replace the case's radio losses."""
+    r = random.Random(f"difffuzz-wlan-errmodels-{seed}-{index}")
+    losses = []
+    for node in r.sample(nodes, r.randint(1, min(3, len(nodes)))):
+        for direction in r.choice([["in"], ["out"], ["in", "out"]]):
+            loss: dict = {"wlan": "wlan0", "node": node, "direction": direction}
+            model = r.choice(["uniform", "bits", "bits", "multistate", "multistate", "list", "periodic"])
+            if model == "uniform":
+                loss.update(model="uniform", rate=r.choice([0.01, 0.05, 0.1]))
+            elif model == "bits":
+                loss.update(model="ber", ber=r.choice([1e-6, 1e-5, 5e-5]), data_bits=r.choice([500, 1000, 1500]),
+                            control_bits=r.choice([40, 80, 200]))
+            elif model == "multistate":
+                n = r.randint(2, 3)
+                rows = []
+                for _ in range(n):
+                    w = [r.randint(0, 4) for _ in range(n)]
+                    w[r.randrange(n)] += 1
+                    rows.append([x / sum(w) for x in w])
+                    rows[-1][-1] = 1.0 - sum(rows[-1][:-1])  # a row sums to 1 as ns-2 adds it up
+                step = r.choice(["time", "packet"])
+                states = [{"rate": r.choice([0.0, 0.0, 0.1, 0.5, 0.9])} for _ in range(n)]
+                if step == "time":
+                    for st in states:
+                        st["period"] = r.choice(["0s", "2ms", "7.5ms", "50ms", "0.5s"])
+                loss.update(model="multistate", states=states, transitions=rows, step=step)
+            elif model == "list":
+                loss.update(model="list", packets=sorted(r.sample(range(200), r.randint(1, 8))))
+            else:
+                loss.update(model="periodic", period=r.randint(3, 40), offset=r.randint(0, 5))
+            losses.append(loss)
+    return losses
+
+
 # ---------------------------------------------------------------------------------------------
 # Running both simulators
 # ---------------------------------------------------------------------------------------------
@@ -729,18 +767,18 @@ def read_lines(path: str | None) -> list[str]:
 
 
 def run_case(seed: int, index: int, out_dir: str, ns_timeout: float, wlan: bool = False,
-             infra: bool = False, dsdv: bool = False, wired: bool = False) -> dict:
+             infra: bool = False, dsdv: bool = False, wired: bool = False, errmodels: bool = False) -> dict:
     """Generate, validate and run one scenario (a WLAN's with `wlan`, routed by DSDV with
     `dsdv`); returns {"status", "reason"?, "detail"?}."""
     t0 = time.time()
-    res = _run_case(seed, index, out_dir, ns_timeout, wlan, infra, dsdv, wired)
+    res = _run_case(seed, index, out_dir, ns_timeout, wlan, infra, dsdv, wired, errmodels)
     res["wall_s"] = time.time() - t0
     return res
 
 
 def _run_case(seed: int, index: int, out_dir: str, ns_timeout: float, wlan: bool = False,
-              infra: bool = False, dsdv: bool = False, wired: bool = False) -> dict:
-    s = case_scenario(seed, index, wlan, infra, dsdv, wired)
+              infra: bool = False, dsdv: bool = False, wired: bool = False, errmodels: bool = False) -> dict:
+    s = case_scenario(seed, index, wlan, infra, dsdv, wired, errmodels)
     try:
         tcplab.validate(s)
         events = tcplab.estimate(s)["estimate"]["events"]
@@ -827,13 +865,18 @@ def first_misdelivery(trace: str) -> int | None:
     return None
 
 
-def case_scenario(seed: int, index: int, wlan: bool, infra: bool, dsdv: bool, wired: bool = False) -> dict:
+def case_scenario(seed: int, index: int, wlan: bool, infra: bool, dsdv: bool, wired: bool = False,
+                  errmodels: bool = False) -> dict:
     """The index-th scenario of the kind the options ask for."""
     if wired:
-        return wired_dsdv_scenario(seed, index)
-    if dsdv:
-        return dsdv_scenario(seed, index)
-    return wlan_scenario(seed, index, infra) if wlan else scenario(seed, index)
+        s = wired_dsdv_scenario(seed, index)
+    elif dsdv:
+        s = dsdv_scenario(seed, index)
+    else:
+        s = wlan_scenario(seed, index, infra) if wlan else scenario(seed, index)
+    if errmodels:
+        s["losses"] = error_models(seed, index, s["wlans"][0]["nodes"])
+    return s
 
 
 def keep(s: dict, out_dir: str, seed: int, index: int, work: str, status: str, detail: str) -> dict:
@@ -868,7 +911,12 @@ def main(argv=None) -> int:
                    help="with --wlan: chains and grids of 3-6 stations routed by ns-2's DSDV, flows over several hops")
     p.add_argument("--wired", action="store_true",
                    help="with --wlan --dsdv: the first station a base station with 1-3 wired nodes behind it")
+    p.add_argument("--errmodels", action="store_true",
+                   help="with --wlan: every case's radios get error models, incoming and outgoing, of every kind"
+                        " (ns-2's bit unit and MultiState included), instead of a quarter's incoming ones")
     args = p.parse_args(argv)
+    if args.errmodels and not args.wlan:
+        p.error("--errmodels puts error models on radios: add --wlan")
     if args.wired and not args.dsdv:
         p.error("--wired joins a DSDV WLAN to wired nodes: add --wlan --dsdv")
     if (args.infra or args.dsdv) and not args.wlan:
@@ -879,7 +927,7 @@ def main(argv=None) -> int:
     indices = [args.only] if args.only is not None else list(range(args.first, args.first + args.count))
     if args.print:
         for i in indices:
-            print(json.dumps(case_scenario(args.seed, i, args.wlan, args.infra, args.dsdv, args.wired)))
+            print(json.dumps(case_scenario(args.seed, i, args.wlan, args.infra, args.dsdv, args.wired, args.errmodels)))
         return 0
     if not args.out:
         p.error("--out is required to run the scenarios")
@@ -890,7 +938,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(run_case, args.seed, i, args.out, args.ns_timeout, args.wlan, args.infra, args.dsdv,
-                               args.wired): i
+                               args.wired, args.errmodels): i
                    for i in indices}
         for n, fut in enumerate(futures, 1):
             i = futures[fut]
@@ -911,7 +959,8 @@ def main(argv=None) -> int:
                 print(f"... {n}/{len(indices)} in {time.time() - t0:.0f} s: {dict(counts)}", flush=True)
 
     ran = sum(counts.values()) - counts["skipped"]
-    summary = {"seed": args.seed, "wlan": args.wlan, "infra": args.infra, "dsdv": args.dsdv, "generated": len(indices), "run": ran,
+    summary = {"seed": args.seed, "wlan": args.wlan, "infra": args.infra, "dsdv": args.dsdv,
+               "errmodels": args.errmodels, "generated": len(indices), "run": ran,
                "identical": counts["identical"], "stopped_by_both": counts["stopped by both"],
                "ns2_misdelivers": counts["ns-2 misdelivers"],
                "different": counts["different"],
@@ -921,6 +970,7 @@ def main(argv=None) -> int:
                "cases": [f"{args.seed}-{i}" for i, _ in findings],
                "wall_s": round(time.time() - t0, 1)}
     kind = "wlan-dsdv-wired-" if args.wired else "wlan-dsdv-" if args.dsdv else "wlan-infra-" if args.infra else "wlan-" if args.wlan else ""
+    kind += "err-" if args.errmodels else ""
     with open(os.path.join(args.out, f"summary-{kind}{args.seed}-{indices[0]}.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(f"seed {args.seed}: generated {len(indices)}, run {ran}, identical {counts['identical']}, "
