@@ -200,8 +200,7 @@ impl Loss {
             Kind::SizedBer { data_bits, intact_data, intact_control } => {
                 let intact = if size >= *data_bits { *intact_data } else { *intact_control };
                 // ns-2 counts the errored bits: none when its cumulative first term exceeds u
-                let u = draws.uniform(shared);
-                !(intact > u)
+                draws.uniform(shared) >= intact
             }
             Kind::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad, bad } => {
                 let lost = draws.uniform(shared) < if *bad { *loss_bad } else { *loss_good };
