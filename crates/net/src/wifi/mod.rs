@@ -1155,8 +1155,8 @@ impl Wifi {
             s.idle_since = now;
         }
         let frame = self.frames[f.index()];
-        let release = self.unref(f); // after this receiver has read it
         let received = received && !self.corrupted(ctx, r, f);
+        let release = self.unref(f); // after this receiver has read it
         if collided && frame.dst == r {
             if let Some(id) = frame.pkt {
                 let (node, pkt) = (self.stations[r.index()].node, *ctx.pkts.get(id));
