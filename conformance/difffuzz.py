@@ -709,6 +709,44 @@ def radio_losses(seed: int, index: int, nodes: list[str]) -> list[dict]:
     return losses
 
 
+def error_models(seed: int, index: int, nodes: list[str]) -> list[dict]:
+    """`--errmodels`: error models on 1-3 radios, incoming or outgoing or both (ns-2's
+    -IncomingErrProc, -OutgoingErrProc), drawn among all kinds the translator writes, ns-2's
+    bit unit with datapktsize/cntrlpktsize and MultiState (by time or by packet) included.
+    Drawn from a stream of their own; they replace the case's radio losses."""
+    r = random.Random(f"difffuzz-wlan-errmodels-{seed}-{index}")
+    losses = []
+    for node in r.sample(nodes, r.randint(1, min(3, len(nodes)))):
+        for direction in r.choice([["in"], ["out"], ["in", "out"]]):
+            loss: dict = {"wlan": "wlan0", "node": node, "direction": direction}
+            model = r.choice(["uniform", "bits", "bits", "multistate", "multistate", "list", "periodic"])
+            if model == "uniform":
+                loss.update(model="uniform", rate=r.choice([0.01, 0.05, 0.1]))
+            elif model == "bits":
+                loss.update(model="ber", ber=r.choice([1e-6, 1e-5, 5e-5]), data_bits=r.choice([500, 1000, 1500]),
+                            control_bits=r.choice([40, 80, 200]))
+            elif model == "multistate":
+                n = r.randint(2, 3)
+                rows = []
+                for _ in range(n):
+                    w = [r.randint(0, 4) for _ in range(n)]
+                    w[r.randrange(n)] += 1
+                    rows.append([x / sum(w) for x in w])
+                    rows[-1][-1] = 1.0 - sum(rows[-1][:-1])  # a row sums to 1 as ns-2 adds it up
+                step = r.choice(["time", "packet"])
+                states = [{"rate": r.choice([0.0, 0.0, 0.1, 0.5, 0.9])} for _ in range(n)]
+                if step == "time":
+                    for st in states:
+                        st["period"] = r.choice(["0s", "2ms", "7.5ms", "50ms", "0.5s"])
+                loss.update(model="multistate", states=states, transitions=rows, step=step)
+            elif model == "list":
+                loss.update(model="list", packets=sorted(r.sample(range(200), r.randint(1, 8))))
+            else:
+                loss.update(model="periodic", period=r.randint(3, 40), offset=r.randint(0, 5))
+            losses.append(loss)
+    return losses
+
+
 # ---------------------------------------------------------------------------------------------
 # Running both simulators
 # ---------------------------------------------------------------------------------------------
@@ -733,12 +771,14 @@ def read_lines(path: str | None) -> list[str]:
 class Draw:
     """What kind of scenario to draw: wired networks, or WLANs (ad hoc; in infrastructure
     mode; routed by DSDV, behind a base station with `wired`), with ns-2's defer timer instead
-    of its backoff on an idle medium (`defer`: `bugFix_timer_ false`)."""
+    of its backoff on an idle medium (`defer`: `bugFix_timer_ false`), with error models,
+    incoming and outgoing, of every kind (`errmodels`)."""
     wlan: bool = False
     infra: bool = False
     dsdv: bool = False
     wired: bool = False
     defer: bool = False
+    errmodels: bool = False
 
 
 def run_case(seed: int, index: int, out_dir: str, ns_timeout: float, draw: Draw = Draw()) -> dict:
@@ -848,6 +888,8 @@ def case_scenario(seed: int, index: int, draw: Draw) -> dict:
         s = wlan_scenario(seed, index, draw.infra) if draw.wlan else scenario(seed, index)
     if draw.defer:
         s["wlans"][0]["backoff_when_idle"] = False
+    if draw.errmodels:
+        s["losses"] = error_models(seed, index, s["wlans"][0]["nodes"])
     return s
 
 
@@ -885,7 +927,12 @@ def main(argv=None) -> int:
                    help="with --wlan --dsdv: the first station a base station with 1-3 wired nodes behind it")
     p.add_argument("--defer", action="store_true",
                    help="with --wlan (ad hoc): ns-2's defer timer on an idle medium (bugFix_timer_ false)")
+    p.add_argument("--errmodels", action="store_true",
+                   help="with --wlan: every case's radios get error models, incoming and outgoing, of every kind"
+                        " (ns-2's bit unit and MultiState included), instead of a quarter's incoming ones")
     args = p.parse_args(argv)
+    if args.errmodels and not args.wlan:
+        p.error("--errmodels puts error models on radios: add --wlan")
     if args.wired and not args.dsdv:
         p.error("--wired joins a DSDV WLAN to wired nodes: add --wlan --dsdv")
     if (args.infra or args.dsdv) and not args.wlan:
@@ -894,7 +941,7 @@ def main(argv=None) -> int:
         p.error("--dsdv routes ad hoc WLANs: not with --infra")
     if args.defer and (args.infra or not args.wlan):
         p.error("--defer draws ad hoc WLANs: add --wlan, without --infra")
-    draw = Draw(args.wlan, args.infra, args.dsdv, args.wired, args.defer)
+    draw = Draw(args.wlan, args.infra, args.dsdv, args.wired, args.defer, args.errmodels)
 
     indices = [args.only] if args.only is not None else list(range(args.first, args.first + args.count))
     if args.print:
@@ -930,6 +977,7 @@ def main(argv=None) -> int:
 
     ran = sum(counts.values()) - counts["skipped"]
     summary = {"seed": args.seed, "wlan": args.wlan, "infra": args.infra, "dsdv": args.dsdv, "defer": args.defer,
+               "errmodels": args.errmodels,
                "generated": len(indices), "run": ran,
                "identical": counts["identical"], "stopped_by_both": counts["stopped by both"],
                "ns2_misdelivers": counts["ns-2 misdelivers"],
@@ -942,6 +990,7 @@ def main(argv=None) -> int:
     kind = ("defer-" if args.defer else "") + (
         "wlan-dsdv-wired-" if args.wired else "wlan-dsdv-" if args.dsdv else "wlan-infra-" if args.infra
         else "wlan-" if args.wlan else "")
+    kind += "err-" if args.errmodels else ""
     with open(os.path.join(args.out, f"summary-{kind}{args.seed}-{indices[0]}.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(f"seed {args.seed}: generated {len(indices)}, run {ran}, identical {counts['identical']}, "

@@ -384,6 +384,27 @@ def _error_model(emit, var: str, loss: dict, i: int) -> None:
         emit(f"set {var} [new ErrorModel/List]")
         emit(f"${var} unit pkt")
         emit(f"${var} droplist {{{' '.join(str(p) for p in loss['packets'])}}}")
+    elif model == "ber" and loss.get("data_bits") is not None:
+        # ns-2's bit unit: a packet counts as datapktsize bits when it has at least datapktsize
+        # bytes, else as cntrlpktsize bits (FECstrength only counts errored bits for an FEC
+        # module; any strength of 1 or more loses the same packets)
+        emit(f"set {var} [new ErrorModel]")
+        emit(f"${var} unit bit")
+        emit(f"${var} set rate_ {_num(loss['ber'])}")
+        emit(f"${var} FECstrength 1")
+        emit(f"${var} datapktsize {loss['data_bits']}")
+        emit(f"${var} cntrlpktsize {loss['control_bits']}")
+    elif model == "multistate":
+        # ErrorModel/MultiState over ErrorModel/Uniform states in packets, starting in the first
+        states = loss["states"]
+        for j, st in enumerate(states):
+            emit(f"set {var}_state{j} [new ErrorModel/Uniform {_num(st['rate'])} pkt]")
+        names = " ".join(f"${var}_state{j}" for j in range(len(states)))
+        periods = " ".join(_num(st["period_s"]) for st in states)
+        matrix = " ".join("{" + " ".join(_num(t) for t in row) + "}" for row in loss["transitions"])
+        step = "time" if loss["by_time"] else "pkt"
+        emit(f"set {var} [new ErrorModel/MultiState [list {names}] {{{periods}}} {{{matrix}}} pkt {step}"
+             f" {len(states)} ${var}_state0]")
     elif model in ("uniform", "ber"):
         # A uniform variable of ns-2's default generator, which tcplab's rng = "ns2" shares.
         # A bit error rate goes in as the byte error rate it implies, computed as tcplab
@@ -404,6 +425,9 @@ def _error_model(emit, var: str, loss: dict, i: int) -> None:
         emit(f"${var} set burstlen_ {_num(float(loss['burst']))}")
     else:
         raise ValueError(f"losses[{i}].model: ns-2 has no per-packet Gilbert-Elliott model")
+    if model == "multistate" and loss["action"] != "drop":
+        raise ValueError(f"losses[{i}].action: ns-2's ErrorModel/MultiState decides by its states' models;"
+                         " the translation writes drops only")
     if loss["action"] == "mark":
         emit(f"${var} set markecn_ true")
     elif loss["action"] == "delay":
@@ -411,10 +435,12 @@ def _error_model(emit, var: str, loss: dict, i: int) -> None:
         emit(f"${var} set delay_ {_num(loss['delay_s'])}")
 
 
-def _radio_error_procs(emit, s: dict) -> dict[int, str]:
+def _radio_error_procs(emit, s: dict) -> dict[tuple[int, bool], str]:
     """For each radio with a loss model, a Tcl proc making its ErrorModel, which node-config's
-    -IncomingErrProc calls as the node is made: ns-2 puts it between the PHY and the MAC, where
-    it judges every frame the radio senses (tcplab's ns2 profile does the same). node -> proc."""
+    -IncomingErrProc (or, for an outgoing model, -OutgoingErrProc) calls as the node is made:
+    ns-2 puts the one between the PHY and the MAC, where it judges every frame the radio senses
+    (tcplab's ns2 profile does the same), the other between the MAC and the PHY.
+    (node, outgoing) -> proc."""
     procs = {}
     for i, loss in enumerate(s["losses"]):
         name = f"radio_errmodel{i}"
@@ -425,7 +451,7 @@ def _radio_error_procs(emit, s: dict) -> dict[int, str]:
             emit(f"    {line}")
         emit("    return $em")
         emit("}")
-        procs[loss["node"]] = name
+        procs[(loss["node"], loss["outgoing"])] = name
     if procs:
         # node-config keeps a proc once given one (it ignores -IncomingErrProc ""): the nodes
         # without a model get one that makes none
@@ -483,16 +509,21 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
         if i not in w["nodes"] and not base_stations:
             raise ValueError(f"nodes: {name!r} has no radio; ns-2's mobile nodes of a WLAN are all its nodes"
                              " (wired nodes need a base station: wlans[0].base_station)")
-    with_model: set[int] = set()
+    with_model: set[tuple[int, bool]] = set()
     for i, loss in enumerate(s["losses"]):
         if loss["fids"]:
             raise ValueError(f"losses[{i}].flows: ns-2's error model on a radio judges every frame the radio"
                              " senses, whatever its flow")
-        if loss["node"] in with_model:
-            raise ValueError(f"losses[{i}].node: ns-2 takes one error model per radio")
+        if (loss["node"], loss["outgoing"]) in with_model:
+            raise ValueError(f"losses[{i}].node: ns-2 takes one error model per radio and direction")
         if loss["model"] == "gilbert":
             raise ValueError(f"losses[{i}].model: ns-2 has no per-packet Gilbert-Elliott model")
-        with_model.add(loss["node"])
+        with_model.add((loss["node"], loss["outgoing"]))
+    for i, d in enumerate(s.get("set_dist", [])):
+        for node in (d["a"], d["b"]):
+            if node >= len(w["nodes"]):
+                raise ValueError(f"set_dist[{i}]: ns-2's God numbers the WLAN's nodes from 0; {s['nodes'][node]!r}"
+                                 f" is node {node}, beyond its {len(w['nodes'])}")
     for node, (x, y) in zip(w["nodes"], w["positions"]):
         if x < 0 or y < 0:
             raise ValueError(f"positions.{s['nodes'][node]}: ns-2's topography starts at (0, 0); a node"
@@ -637,9 +668,11 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     kind = "mobile"
     base_stations = {bs["node"]: bs for bs in w.get("base_stations", [])}
     for i, name in enumerate(s["nodes"]):
-        if errprocs and errprocs.get(i, "no_radio_errmodel") != current:
-            current = errprocs.get(i, "no_radio_errmodel")
-            emit(f"$ns node-config -IncomingErrProc {current}")
+        procs = tuple(errprocs.get((i, out), "no_radio_errmodel") for out in (False, True))
+        if errprocs and procs != current:
+            current = procs
+            outgoing = f" -OutgoingErrProc {procs[1]}" if any(out for _, out in errprocs) else ""
+            emit(f"$ns node-config -IncomingErrProc {procs[0]}{outgoing}")
         if hier is not None:
             # a wired node has no routing agent; the base station is a mobile node with wired routing
             now = "wired" if i not in w["nodes"] else "base" if i in base_stations else "mobile"

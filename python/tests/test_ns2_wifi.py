@@ -249,7 +249,25 @@ def test_translation_puts_a_radios_error_model_between_its_phy_and_mac():
     assert not any("errormodule" in line for line in tcl)  # no link error module
 
 
+def test_translation_puts_an_outgoing_error_model_between_a_radios_mac_and_phy():
+    ber = {"model": "ber", "ber": 1e-5, "data_bits": 1000, "control_bits": 80}
+    states = {"model": "multistate", "states": [{"rate": 0, "period": "0s"}, {"rate": 0.9, "period": "7.5ms"}],
+              "transitions": [[0.95, 0.05], [1, 0]], "step": "time"}
+    losses = [{"wlan": "wlan0", "node": "n1", **ber}, {"wlan": "wlan0", "node": "n1", "direction": "out", **states}]
+    tcl = wlan_tcl({"losses": losses}).splitlines()
+    at = {line: i for i, line in enumerate(tcl)}
+    assert at["set n0 [$ns node]"] < at["$ns node-config -IncomingErrProc radio_errmodel0 -OutgoingErrProc"
+                                        " radio_errmodel1"] < at["set n1 [$ns node]"]
+    for line in ("$em unit bit", "$em set rate_ 1e-05", "$em datapktsize 1000", "$em cntrlpktsize 80",
+                 "set em [new ErrorModel/MultiState [list $em_state0 $em_state1] {0.0 0.0075} {{0.95 0.05} {1.0 0.0}}"
+                 " pkt time 2 $em_state0]"):
+        assert "    " + line in tcl, line
+
+
 @pytest.mark.parametrize("change, field", [
+    ({"losses": [{"wlan": "wlan0", "node": "n1", "direction": "out", "model": "uniform", "rate": 0.1},
+                 {"wlan": "wlan0", "node": "n1", "direction": "out", "model": "list", "packets": [3]}]},
+     "losses[1].node"),
     ({"wlans": [{"nodes": ["n0", "n1"], "profile": "standard"}]}, "wlans[0].profile"),
     ({"wlans": [{"nodes": ["n0", "n1"], "access_point": "n0"}]}, "wlans[0].access_point"),
     ({"wlans": [{"nodes": ["n0", "n1"], "mac_overhead": 36}]}, "wlans[0].mac_overhead"),
@@ -421,6 +439,25 @@ def test_base_stations_of_one_channel_translate_with_their_subnets():
     with pytest.raises(ValueError) as e:
         scenario_to_tcl(tcplab.validate(loop), "/tmp/x.tr")
     assert str(e.value).startswith("links[3]:"), str(e.value)
+
+
+@needs_ns
+def test_a_translated_multistate_err_traces_as_tcplab(tmp_path):
+    """wireless-lan-newnode-err/dsdv-multistate-err.toml (DSDV, MultiState error models in and out
+    of every radio, God's hop counts, the nodes reset at the end) as tcplab.ns2 writes it: ns-2's
+    trace is tcplab's, line for line, `D IFQ END` lines included."""
+    import tomllib
+
+    from tcplab.ns2 import run_ns2
+
+    doc = tomllib.loads((INFRA / "wireless-lan-newnode-err" / "dsdv-multistate-err.toml").read_text())
+    theirs = Path(run_ns2(doc, str(tmp_path / "ns2"), cwnd=False)["trace"]).read_text().splitlines()
+    tcplab.run(doc, out=tmp_path / "out", trace=["ns2"])
+    ours = (tmp_path / "out" / "trace.tr").read_text().splitlines()
+    for n, (a, b) in enumerate(zip(theirs, ours), 1):
+        assert a == b, f"line {n}:\n ns-2:   {a}\n tcplab: {b}"
+    assert len(ours) == len(theirs) > 10000
+    assert sum(" RTR  CBK " in ln for ln in ours) > 100 and any(" IFQ  END " in ln for ln in ours)
 
 
 @needs_ns

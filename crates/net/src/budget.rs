@@ -452,7 +452,8 @@ fn held_by_delays(scenario: &Scenario, demands: &[Demand], sent: &[f64], end: f6
                 continue;
             }
             LossModel::Uniform { rate } => *rate,
-            LossModel::Ber { ber } => 1.0 - (1.0 - ber).powf(8.0 * 1500.0),
+            LossModel::Ber { ber, .. } => 1.0 - (1.0 - ber).powf(8.0 * 1500.0),
+            LossModel::Multistate { states, .. } => states.iter().map(|s| s.rate).fold(0.0, f64::max),
             LossModel::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad } => {
                 let bad = p_good_bad / (p_good_bad + p_bad_good).max(f64::MIN_POSITIVE);
                 bad * loss_bad + (1.0 - bad) * loss_good

@@ -25,8 +25,10 @@ pub struct LossConfig {
 pub enum LossAt {
     /// At the head of a simplex link: 2i for links[i] from->to, 2i+1 for to->from.
     Link { link: usize },
-    /// At a radio's receiver: frames for `node` on `wlans[wlan]` it picks arrive corrupted.
-    Radio { wlan: usize, node: usize },
+    /// At a radio: frames for `node` on `wlans[wlan]` it picks arrive corrupted; with
+    /// `outgoing`, frames `node` sends that it picks go on the air corrupted, for every receiver
+    /// (ns-2's `-OutgoingErrProc`, between the MAC and the PHY).
+    Radio { wlan: usize, node: usize, outgoing: bool },
 }
 
 /// Which packets a loss model picks.
@@ -37,8 +39,17 @@ pub enum LossModel {
     List { packets: Vec<u64> },
     /// Each with probability `rate` (a packet error rate).
     Uniform { rate: f64 },
-    /// Each with probability 1 − (1 − ber)^bits: bigger packets are lost more often.
-    Ber { ber: f64 },
+    /// Each with probability 1 − (1 − ber)^bits: bigger packets are lost more often. With
+    /// `data_bits` and `control_bits` (ns-2's bit unit with `datapktsize` and `cntrlpktsize`), a
+    /// packet counts as `data_bits` bits if it has at least `data_bits` bytes, else as
+    /// `control_bits` bits.
+    Ber {
+        ber: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data_bits: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        control_bits: Option<u32>,
+    },
     /// The two-state Gilbert-Elliott chain, stepped once per packet: in the good state a packet
     /// is lost with `loss_good`, in the bad with `loss_bad`; after each packet the chain moves
     /// good→bad with `p_good_bad` and bad→good with `p_bad_good`.
@@ -46,6 +57,21 @@ pub enum LossModel {
     /// ns-2's `ErrorModel/Periodic` in packets: the `offset`-th packet (counted from 1), then
     /// every `period`-th after the last one picked, each followed by the next `burst` - 1.
     Periodic { offset: u64, period: u64, burst: u64 },
+    /// ns-2's `ErrorModel/MultiState` over uniform states: a Markov chain that starts in the
+    /// first state; each packet is lost with its state's `rate`. The chain steps (a draw on the
+    /// state's row of `transitions`) at every packet, or with `by_time` at the first packet
+    /// once `period` has passed since the chain entered its state (a step that stays does not
+    /// start the period again: it steps at every packet after).
+    Multistate { states: Vec<LossState>, transitions: Vec<Vec<f64>>, by_time: bool },
+}
+
+/// One state of a multistate model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LossState {
+    pub rate: f64,
+    /// How long the chain stays before it steps, with `by_time`.
+    #[serde(rename = "period_s")]
+    pub period: f64,
 }
 
 /// What a loss model does to the packets it picks (ns-2 ErrorModel's drop_, markecn_, delay_pkt_).
@@ -87,6 +113,13 @@ enum Kind {
     Ber {
         byte_rate: f64,
     },
+    /// ns-2's bit unit (`CorruptBit`): a packet of at least `data_bits` bytes is intact with
+    /// probability `intact_data` = (1 − ber)^data_bits, others with `intact_control`.
+    SizedBer {
+        data_bits: u32,
+        intact_data: f64,
+        intact_control: f64,
+    },
     Gilbert {
         p_good_bad: f64,
         p_bad_good: f64,
@@ -102,6 +135,18 @@ enum Kind {
         count: u64,
         started: bool,
     },
+    Multistate {
+        states: Vec<LossState>,
+        transitions: Vec<Vec<f64>>,
+        by_time: bool,
+        state: usize,
+        /// When the chain entered its state (ns-2's `prevTime_`), and whether its period has
+        /// run out since (`texpired_`, which only entering a new state clears).
+        since: f64,
+        expired: bool,
+        /// The chain entered a new state (or has seen no packet yet): `since` is to be set.
+        entered: bool,
+    },
 }
 
 impl Loss {
@@ -109,19 +154,28 @@ impl Loss {
         let kind = match cfg.model.clone() {
             LossModel::List { packets } => Kind::List { picks: packets, next: 0, count: 0 },
             LossModel::Uniform { rate } => Kind::Uniform { rate },
-            LossModel::Ber { ber } => Kind::Ber { byte_rate: 1.0 - (1.0 - ber).powf(8.0) },
+            LossModel::Ber { ber, data_bits: Some(data_bits), control_bits: Some(control_bits) } => {
+                // as ns-2's `ComputeBitErrProb`, whose first term is the chance of no error
+                let intact = |bits: u32| (1.0 - ber).powf(bits as f64);
+                Kind::SizedBer { data_bits, intact_data: intact(data_bits), intact_control: intact(control_bits) }
+            }
+            LossModel::Ber { ber, .. } => Kind::Ber { byte_rate: 1.0 - (1.0 - ber).powf(8.0) },
             LossModel::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad } => {
                 Kind::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad, bad: false }
             }
             LossModel::Periodic { offset, period, burst } => {
                 Kind::Periodic { offset, period, burst, count: 0, started: false }
             }
+            LossModel::Multistate { states, transitions, by_time } => {
+                Kind::Multistate { states, transitions, by_time, state: 0, since: 0.0, expired: false, entered: true }
+            }
         };
         Loss { action: cfg.action, fids: cfg.fids.clone(), kind, draws }
     }
 
-    /// Whether this model picks a packet of flow id `fid` and `size` bytes entering the link.
-    pub fn picks(&mut self, fid: u32, size: u32, shared: &mut Ns2Rng) -> bool {
+    /// Whether this model picks a packet of flow id `fid` and `size` bytes entering the link
+    /// at `now` (seconds).
+    pub fn picks(&mut self, fid: u32, size: u32, now: f64, shared: &mut Ns2Rng) -> bool {
         if !self.fids.is_empty() && !self.fids.contains(&fid) {
             return false; // unbound flow ids pass the error module untouched
         }
@@ -137,6 +191,11 @@ impl Loss {
             }
             Kind::Uniform { rate } => draws.uniform(shared) < *rate,
             Kind::Ber { byte_rate } => draws.uniform(shared) < 1.0 - (1.0 - *byte_rate).powf(size as f64),
+            Kind::SizedBer { data_bits, intact_data, intact_control } => {
+                let intact = if size >= *data_bits { *intact_data } else { *intact_control };
+                // ns-2 counts the errored bits: none when its cumulative first term exceeds u
+                draws.uniform(shared) >= intact
+            }
             Kind::Gilbert { p_good_bad, p_bad_good, loss_good, loss_bad, bad } => {
                 let lost = draws.uniform(shared) < if *bad { *loss_bad } else { *loss_good };
                 let leave = if *bad { *p_bad_good } else { *p_good_bad };
@@ -155,6 +214,34 @@ impl Loss {
                 }
                 *started && *count < *burst
             }
+            Kind::Multistate { states, transitions, by_time, state, since, expired, entered } => {
+                // ns-2's C++ `corrupt`, then its Tcl `corrupt` (time-transition / transition)
+                if *by_time && now - *since >= states[*state].period {
+                    *expired = true;
+                }
+                if !*by_time || *expired {
+                    let p = draws.tcl_uniform(shared);
+                    let mut total = 0.0;
+                    // a row that sums short of p leaves the chain where it is (ns-2 warns)
+                    if let Some(next) = transitions[*state].iter().position(|t| {
+                        total += t;
+                        p <= total
+                    }) {
+                        if next != *state {
+                            *state = next;
+                            *entered = true;
+                        }
+                    }
+                }
+                // the state's ErrorModel/Uniform in packets draws even at rate 0
+                let lost = draws.uniform(shared) < states[*state].rate;
+                if *entered {
+                    *entered = false;
+                    *since = now;
+                    *expired = false;
+                }
+                lost
+            }
         }
     }
 }
@@ -171,7 +258,7 @@ mod tests {
 
     fn share(m: &mut Loss, size: u32, n: usize) -> f64 {
         let mut rng = Ns2Rng::seeded(1);
-        (0..n).filter(|_| m.picks(0, size, &mut rng)).count() as f64 / n as f64
+        (0..n).filter(|_| m.picks(0, size, 0.0, &mut rng)).count() as f64 / n as f64
     }
 
     #[test]
@@ -180,8 +267,8 @@ mod tests {
         let mut rng = Ns2Rng::seeded(1);
         let mut dropped = Vec::new();
         for i in 0..8 {
-            assert!(!m.picks(7, 100, &mut rng), "other flows pass and are not counted");
-            if m.picks(1, 100, &mut rng) {
+            assert!(!m.picks(7, 100, 0.0, &mut rng), "other flows pass and are not counted");
+            if m.picks(1, 100, 0.0, &mut rng) {
                 dropped.push(i);
             }
         }
@@ -200,10 +287,10 @@ mod tests {
     fn periodic_picks_the_offset_then_every_period() {
         let mut m = model(vec![], LossModel::Periodic { offset: 3, period: 5, burst: 0 });
         let mut rng = Ns2Rng::seeded(1);
-        let picked: Vec<usize> = (1..=15).filter(|_| m.picks(0, 100, &mut rng)).collect();
+        let picked: Vec<usize> = (1..=15).filter(|_| m.picks(0, 100, 0.0, &mut rng)).collect();
         assert_eq!(picked, vec![3, 8, 13]);
         let mut m = model(vec![], LossModel::Periodic { offset: 2, period: 10, burst: 3 });
-        let picked: Vec<usize> = (1..=14).filter(|_| m.picks(0, 100, &mut rng)).collect();
+        let picked: Vec<usize> = (1..=14).filter(|_| m.picks(0, 100, 0.0, &mut rng)).collect();
         assert_eq!(picked, vec![2, 3, 4, 12, 13, 14]);
     }
 
@@ -217,9 +304,66 @@ mod tests {
     fn ber_loses_more_of_bigger_packets() {
         let ber = 1e-5;
         for size in [100u32, 1000] {
-            let p = share(&mut model(vec![], LossModel::Ber { ber }), size, 100_000);
+            let p =
+                share(&mut model(vec![], LossModel::Ber { ber, data_bits: None, control_bits: None }), size, 100_000);
             let expected = 1.0 - (1.0 - ber).powi(size as i32 * 8);
             assert!((p - expected).abs() < 0.003, "{size} B: {p} vs {expected}");
+        }
+    }
+
+    /// ns-2's bit unit with datapktsize 1000 and cntrlpktsize 80 (test-suite-wireless-lan-
+    /// newnode-err): a packet of 1000 bytes or more is intact with (1 − ber)^1000, a smaller one
+    /// with (1 − ber)^80, from one draw each: lost when the draw is not below that.
+    #[test]
+    fn sized_ber_counts_packets_as_data_or_control_bits() {
+        let ber = 1e-3;
+        let sized = LossModel::Ber { ber, data_bits: Some(1000), control_bits: Some(80) };
+        let cfg = LossConfig { at: LossAt::Link { link: 0 }, fids: vec![], model: sized, action: LossAction::Drop };
+        let mut m = Loss::new(&cfg, Draws::Shared);
+        let (mut shared, mut replay) = (Ns2Rng::seeded(1), Ns2Rng::seeded(1));
+        for size in [40u32, 999, 1000, 1500].into_iter().cycle().take(400) {
+            let intact = (1.0 - ber).powf(if size >= 1000 { 1000.0 } else { 80.0 });
+            assert_eq!(m.picks(0, size, 0.0, &mut shared), replay.uniform() >= intact, "{size} B");
+        }
+    }
+
+    fn multistate(rates: &[f64], periods: &[f64], transitions: Vec<Vec<f64>>, by_time: bool) -> Loss {
+        let states = rates.iter().zip(periods).map(|(&rate, &period)| LossState { rate, period }).collect();
+        let cfg = LossConfig {
+            at: LossAt::Link { link: 0 },
+            fids: vec![],
+            model: LossModel::Multistate { states, transitions, by_time },
+            action: LossAction::Drop,
+        };
+        Loss::new(&cfg, Draws::Shared)
+    }
+
+    /// A time-based chain that alternates between a clean state (period 0: it steps at the next
+    /// packet) and a lossy one of 10 ms.
+    #[test]
+    fn multistate_by_time_steps_once_the_states_period_is_over() {
+        let mut m = multistate(&[0.0, 1.0], &[0.0, 0.01], vec![vec![0.0, 1.0], vec![1.0, 0.0]], true);
+        let mut rng = Ns2Rng::seeded(1);
+        let lost: Vec<bool> =
+            [0.0, 0.005, 0.0099, 0.01, 0.011, 0.02, 0.0215].iter().map(|&t| m.picks(0, 100, t, &mut rng)).collect();
+        // 0: steps to lossy (since 0); 0.01: back to clean; 0.011: lossy again (since 0.011)
+        assert_eq!(lost, [true, true, true, false, true, true, false]);
+    }
+
+    /// ns-2 quirk kept: a step that stays in its state does not start the period again, so
+    /// the chain then steps (a draw) at every packet; a packet-based chain steps at every one.
+    #[test]
+    fn multistate_draws_a_step_at_every_packet_once_a_period_ran_out() {
+        let stay = vec![vec![1.0, 0.0], vec![0.0, 1.0]];
+        for (by_time, draws) in [(true, 1 + 2 + 2), (false, 2 + 2 + 2)] {
+            let mut m = multistate(&[0.0, 0.0], &[0.01, 0.01], stay.clone(), by_time);
+            let mut rng = Ns2Rng::seeded(1);
+            for t in [0.0, 0.02, 0.021] {
+                assert!(!m.picks(0, 100, t, &mut rng));
+            }
+            let mut replay = Ns2Rng::seeded(1);
+            (0..draws).for_each(|_| _ = replay.uniform());
+            assert_eq!(rng.uniform(), replay.uniform(), "by_time {by_time}: {draws} draws");
         }
     }
 
@@ -229,7 +373,7 @@ mod tests {
         let mut m =
             model(vec![], LossModel::Gilbert { p_good_bad: 0.01, p_bad_good: 0.1, loss_good: 0.0, loss_bad: 1.0 });
         let mut rng = Ns2Rng::seeded(1);
-        let lost: Vec<bool> = (0..200_000).map(|_| m.picks(0, 100, &mut rng)).collect();
+        let lost: Vec<bool> = (0..200_000).map(|_| m.picks(0, 100, 0.0, &mut rng)).collect();
         let p = lost.iter().filter(|&&l| l).count() as f64 / lost.len() as f64;
         assert!((p - 1.0 / 11.0).abs() < 0.005, "{p}");
         // the mean burst is 1/p_bad_good = 10 packets

@@ -760,7 +760,7 @@ impl Network {
         let link = unsafe { unchecked(&mut self.links, l.index()) };
         let pkt = self.ctx.pkts.get_mut(id);
         for (i, model) in link.losses.iter_mut().enumerate().skip(first) {
-            if !model.picks(pkt.fid, pkt.size, &mut self.ctx.rng) {
+            if !model.picks(pkt.fid, pkt.size, now_s, &mut self.ctx.rng) {
                 continue;
             }
             match model.action {

@@ -22,6 +22,15 @@ impl Draws {
         }
     }
 
+    /// Tcl's `uniform 0 1` in ns-2 (ns-random.tcl): `next-random`, an integer in 0..2^31, over
+    /// 0x7fffffff.
+    pub fn tcl_uniform(&mut self, shared: &mut Ns2Rng) -> f64 {
+        match self {
+            Draws::Shared => shared.integer(1 << 31) as f64 / 2_147_483_647.0,
+            Draws::Own(rng) => rng.uniform(),
+        }
+    }
+
     /// An integer in 0..k (ns-2's `Random::integer`).
     pub fn integer(&mut self, k: u32, shared: &mut Ns2Rng) -> u32 {
         match self {

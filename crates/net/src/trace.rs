@@ -1068,6 +1068,41 @@ mod tests {
         assert_eq!(text, expected.map(|l| l.to_string() + "\n").concat());
     }
 
+    /// God's hop counts (`$god_ set-dist 0 3 2`) end the data packets' lines, either way, not the
+    /// ARP packets'; with the router trace off (`-routerTrace OFF`) the RTR lines go but their drops.
+    #[test]
+    fn god_hop_counts_end_data_lines_and_router_drops_outlive_the_router_trace() {
+        let mut packets = wireless_packets();
+        // God stamped the data packets between nodes 0 and 3 at their agents' sends
+        for p in packets.iter_mut().filter(|p| matches!(p.kind, Kind::Tcp | Kind::Ack | Kind::Cbr)) {
+            p.opt_forwards = 2;
+        }
+        let sink = Shared::default();
+        let mut t = Tracer {
+            ns2: Some(Box::new(sink.clone())),
+            wireless: Some(WirelessFormat::Old),
+            no_router_lines: true,
+            ..Tracer::default()
+        };
+        let events = wireless_events(&packets);
+        for e in &events[1..] {
+            t.wireless_event(e);
+        }
+        let [_, _, cbr, ..] = &packets;
+        for (ev, reason) in [('s', "---"), ('D', "CBK")] {
+            t.wireless_event(&WirelessEvent { ev, layer: "RTR", reason, packet: Some(cbr), ..events[5] });
+        }
+        let expected = [
+            "s 1.000095000 _0_ MAC  --- 5 ARP 86 [0 ffffffff 0 806] ------- [REQUEST 0/0 0/1]",
+            "r 1.002503333 _0_ MAC  --- 5 ARP 28 [13a 0 1 806] ------- [REPLY 1/1 0/0]",
+            "D 12.500000000 _0_ MAC  RET 9 tcp 1098 [13a 1 0 800] ------- [0:0 3:0 32 0] [17 0] 0 2",
+            "r 0.000000000 _0_ AGT  --- 10 ack 40 [13a 0 1 800] ------- [3:0 0:0 32 0] [17 0] 1 2",
+            "D 1000.000000000 _2_ IFQ  ARP 11 cbr 512 [0 0 0 800] ------- [0:0 3:0 32 0] [4] 0 2",
+            "D 1000.000000000 _2_ RTR  CBK 11 cbr 512 [0 0 0 800] ------- [0:0 3:0 32 0] [4] 0 2",
+        ];
+        assert_eq!(sink.text(), expected.map(|l| l.to_string() + "\n").concat());
+    }
+
     /// RP=DSDV ns wired-cum-wireless.tcl (DSDV.md §5): wired node 0 is 0.0.0, the base station
     /// (node 1, MAC 0) 1.0.0 = 4194304 and the station (node 2, MAC 1) 1.0.1 = 4194305.
     #[test]

@@ -18,7 +18,7 @@ use tcplab_des::Time;
 
 pub use crate::ids::End;
 
-pub use crate::loss::{LossAction, LossAt, LossConfig, LossModel};
+pub use crate::loss::{LossAction, LossAt, LossConfig, LossModel, LossState};
 pub use crate::queue::{DropTailParams, QueueConfig, QueueKind, RedParams};
 use crate::units::{opt_secs, secs};
 pub use validate::{check_seed, validate};

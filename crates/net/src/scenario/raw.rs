@@ -253,6 +253,20 @@ pub struct RawLoss {
     pub burst: Option<f64>,
     pub action: Option<String>,
     pub delay: Option<Quantity>,
+    pub direction: Option<String>,
+    pub data_bits: Option<i64>,
+    pub control_bits: Option<i64>,
+    pub states: Option<Vec<RawLossState>>,
+    pub transitions: Option<Vec<Vec<f64>>>,
+    pub step: Option<String>,
+}
+
+/// A state of a multistate loss model.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawLossState {
+    pub rate: Option<f64>,
+    pub period: Option<Quantity>,
 }
 
 #[derive(Deserialize, Debug, Default)]

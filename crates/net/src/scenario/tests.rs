@@ -795,3 +795,58 @@ base_stations = [{ node = "bs0", stations = ["m0", "m1"] }, { node = "bs1" }]
     let e = Scenario::from_toml(&flat).expect_err("addresses without base stations");
     assert!(e.path == "addresses" || e.path.starts_with("links"), "{e}");
 }
+
+#[test]
+fn radio_error_models_take_a_direction_sizes_and_states_naming_the_field() {
+    let good = r#"
+name = "err"
+duration = "10s"
+nodes = ["a", "b", "c"]
+[positions]
+a = [0, 0]
+b = [100, 0]
+c = [200, 0]
+[[wlans]]
+nodes = ["a", "b", "c"]
+routing = "dsdv"
+[[flows]]
+from = "a"
+to = "b"
+protocol = "tahoe"
+[[losses]]
+wlan = "wlan0"
+node = "a"
+direction = "out"
+model = "ber"
+ber = 1e-5
+data_bits = 1000
+control_bits = 80
+[[losses]]
+wlan = "wlan0"
+node = "b"
+model = "multistate"
+states = [{ rate = 0, period = "0s" }, { rate = 0.9, period = "7.5ms" }]
+transitions = [[0.95, 0.05], [1, 0]]
+step = "time"
+"#;
+    let s = Scenario::from_toml(good).expect("a good scenario");
+    assert_eq!(s.losses[0].at, LossAt::Radio { wlan: 0, node: 0, outgoing: true });
+    assert_eq!(s.losses[0].model, LossModel::Ber { ber: 1e-5, data_bits: Some(1000), control_bits: Some(80) });
+    assert_eq!(s.losses[1].at, LossAt::Radio { wlan: 0, node: 1, outgoing: false });
+    let LossModel::Multistate { states, by_time: true, .. } = &s.losses[1].model else { panic!("multistate by time") };
+    assert_eq!(states[1], LossState { rate: 0.9, period: 0.0075 });
+    let cases: &[(&str, &str, &str)] = &[
+        ("direction = \"out\"", "direction = \"up\"", "losses[0].direction"),
+        ("control_bits = 80\n", "", "losses[0].control_bits"),
+        ("model = \"ber\"", "model = \"uniform\"\nrate = 0.1", "losses[0].data_bits"),
+        ("transitions = [[0.95, 0.05], [1, 0]]", "transitions = [[0.95, 0.05]]", "losses[1].transitions"),
+        ("transitions = [[0.95, 0.05], [1, 0]]", "transitions = [[0.9, 0.05], [1, 0]]", "losses[1].transitions[0]"),
+        ("{ rate = 0, period = \"0s\" }", "{ rate = 0 }", "losses[1].states[0].period"),
+        ("step = \"time\"", "step = \"bytes\"", "losses[1].step"),
+    ];
+    for (from, to, path) in cases {
+        let text = good.replacen(from, to, 1);
+        let e = Scenario::from_toml(&text).expect_err(&format!("case {path} should fail"));
+        assert_eq!(&e.path, path, "wrong path for {to:?}: {e}");
+    }
+}

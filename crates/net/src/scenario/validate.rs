@@ -513,6 +513,9 @@ fn loss(
             if l.node.is_some() {
                 return err(p("node"), "goes with wlan (a radio's receiver), not with link");
             }
+            if l.direction.is_some() {
+                return err(p("direction"), "goes with wlan (a radio's receiver or sender), not with link");
+            }
             LossAt::Link { link: link_direction(text, nodes, links, &p("link"))? }
         }
         (None, Some(name)) => {
@@ -530,7 +533,8 @@ fn loss(
             if l.action.as_deref().is_some_and(|a| a != "drop") {
                 return err(p("action"), "a radio's loss model corrupts frames: only \"drop\"");
             }
-            LossAt::Radio { wlan, node }
+            let dir = one_of(l.direction.as_deref().unwrap_or("in"), &["in", "out"], "direction", &p("direction"))?;
+            LossAt::Radio { wlan, node, outgoing: dir == "out" }
         }
         (Some(_), Some(_)) => return err(p("wlan"), "a loss model sits on a link or on a WLAN, not both"),
         (None, None) => return err(p("link"), "is required (e.g. \"r1->k1\"), or wlan and node for a radio"),
@@ -565,11 +569,16 @@ fn loss(
 fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
     let kind = one_of(
         l.model.as_deref().unwrap_or("list"),
-        &["list", "uniform", "ber", "gilbert", "periodic"],
+        &["list", "uniform", "ber", "gilbert", "periodic", "multistate"],
         "loss model",
         &p("model"),
     )?;
-    let fields: [(&str, bool); 10] = [
+    let fields: [(&str, bool); 15] = [
+        ("data_bits", l.data_bits.is_some()),
+        ("control_bits", l.control_bits.is_some()),
+        ("states", l.states.is_some()),
+        ("transitions", l.transitions.is_some()),
+        ("step", l.step.is_some()),
         ("offset", l.offset.is_some()),
         ("period", l.period.is_some()),
         ("burst", l.burst.is_some()),
@@ -584,8 +593,9 @@ fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
     let own: &[&str] = match kind {
         "list" => &["packets"],
         "uniform" => &["rate"],
-        "ber" => &["ber"],
+        "ber" => &["ber", "data_bits", "control_bits"],
         "periodic" => &["offset", "period", "burst"],
+        "multistate" => &["states", "transitions", "step"],
         _ => &["p_good_bad", "p_bad_good", "loss_good", "loss_bad"],
     };
     if let Some((field, _)) = fields.iter().find(|(f, set)| *set && !own.contains(f)) {
@@ -600,7 +610,17 @@ fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
     };
     Ok(match kind {
         "uniform" => LossModel::Uniform { rate: prob(l.rate, "rate", None)? },
-        "ber" => LossModel::Ber { ber: prob(l.ber, "ber", None)? },
+        "ber" => {
+            let bits = |v: Option<i64>, field: &str| v.map(|v| int_in(v, 1, 1_000_000, &p(field))).transpose();
+            let (data_bits, control_bits) = (bits(l.data_bits, "data_bits")?, bits(l.control_bits, "control_bits")?);
+            if data_bits.is_some() != control_bits.is_some() {
+                let (missing, given) =
+                    if data_bits.is_none() { ("data_bits", "control_bits") } else { ("control_bits", "data_bits") };
+                return err(p(missing), format!("is required with {given} (ns-2's datapktsize and cntrlpktsize)"));
+            }
+            LossModel::Ber { ber: prob(l.ber, "ber", None)?, data_bits, control_bits }
+        }
+        "multistate" => multistate(l, p)?,
         "periodic" => {
             // ns-2 truncates its doubles to counts
             let count = |v: Option<f64>, field: &str, default: Option<f64>| -> Res<u64> {
@@ -640,6 +660,47 @@ fn loss_model(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
             LossModel::List { packets }
         }
     })
+}
+
+/// A multistate model: its states, the transition matrix (a row per state, each a
+/// probability per state, summing to 1), and when the chain steps.
+fn multistate(l: &RawLoss, p: &impl Fn(&str) -> String) -> Res<LossModel> {
+    let raw = l.states.as_deref().unwrap_or_default();
+    if raw.is_empty() {
+        return err(p("states"), "is required by the multistate model (its states, the first the start)");
+    }
+    let by_time = one_of(l.step.as_deref().unwrap_or("packet"), &["packet", "time"], "step", &p("step"))? == "time";
+    let mut states = Vec::with_capacity(raw.len());
+    for (j, s) in raw.iter().enumerate() {
+        let path = |f: &str| format!("{}[{j}].{f}", p("states"));
+        let rate = s.rate.ok_or_else(|| ScenarioError::new(path("rate"), "is required (a probability per packet)"))?;
+        let rate = real_in(rate, 0.0, 1.0, &path("rate"))?;
+        let period = match (&s.period, by_time) {
+            (Some(q), true) => time(q, &path("period"))?.as_secs_f64(),
+            (None, true) => return err(path("period"), "is required with step = \"time\" (how long the state lasts)"),
+            (Some(_), false) => return err(path("period"), "goes with step = \"time\""),
+            (None, false) => 0.0,
+        };
+        states.push(LossState { rate, period });
+    }
+    let rows = l.transitions.as_deref().unwrap_or_default();
+    if rows.len() != states.len() {
+        return err(p("transitions"), format!("needs a row per state ({}), has {}", states.len(), rows.len()));
+    }
+    for (j, row) in rows.iter().enumerate() {
+        let path = format!("{}[{j}]", p("transitions"));
+        if row.len() != states.len() {
+            return err(path, format!("needs a probability per state ({}), has {}", states.len(), row.len()));
+        }
+        for (k, &t) in row.iter().enumerate() {
+            real_in(t, 0.0, 1.0, &format!("{path}[{k}]"))?;
+        }
+        let sum: f64 = row.iter().sum();
+        if (sum - 1.0).abs() > 1e-9 {
+            return err(path, format!("sums to {sum}, not 1"));
+        }
+    }
+    Ok(LossModel::Multistate { states, transitions: rows.to_vec(), by_time })
 }
 
 /// `[flows.receiver]` over Linux's defaults for the flow's window; ECN as the sender asks

@@ -272,7 +272,7 @@ impl Simulation {
             let loss = Loss::new(l, draws(format!("loss/{i}")));
             match l.at {
                 LossAt::Link { link } => links[link].losses.insert(0, loss), // the newest meets packets first
-                LossAt::Radio { wlan, node } => radio_losses.push((wlan, node, loss)),
+                LossAt::Radio { wlan, node, outgoing } => radio_losses.push((wlan, node, outgoing, loss)),
             }
         }
         // ns-2's generator (unused, and so seeded 1, with per-component streams)
@@ -282,9 +282,10 @@ impl Simulation {
         wifi.draw_beacon_starts(&mut shared);
         let (phases, peer_phases) = clock_phases(&scenario, seed, &mut shared);
         wifi.paths = scenario.paths();
-        for (wlan, node, loss) in radio_losses {
+        for (wlan, node, outgoing, loss) in radio_losses {
             let r = wifi.radio(wlan, node).expect("validated: the node is on the WLAN");
-            wifi.stations[r.index()].losses.push(loss);
+            let s = &mut wifi.stations[r.index()];
+            if outgoing { &mut s.out_losses } else { &mut s.losses }.push(loss);
         }
         // each mobile node's radios, with the access point of their WLAN
         let access = |node: usize| -> Vec<(RadioId, RadioId)> {

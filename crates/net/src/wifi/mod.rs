@@ -188,6 +188,8 @@ pub struct Station {
     probe: Timer,
     /// Loss models at this receiver: frames they pick arrive corrupted.
     pub losses: Vec<crate::loss::Loss>,
+    /// Loss models at this sender: frames they pick go on the air corrupted.
+    pub out_losses: Vec<crate::loss::Loss>,
     pub stats: MacStats,
 }
 
@@ -199,6 +201,9 @@ pub struct Wifi {
     /// The paths of the nodes that move, by node.
     pub paths: Vec<Option<crate::mobility::path::Path>>,
     frames: Vec<Frame>,
+    /// By frame id: the frame went on the air corrupted (its sender's outgoing loss model
+    /// picked it), so that no receiver takes it.
+    sent_corrupted: Vec<bool>,
     free: Vec<FrameId>,
     /// The MAC header (duration in µs, destination, source, ethertype) of the data frame that
     /// brought each packet delivered and not yet handed to an agent, while the wireless trace
@@ -327,6 +332,7 @@ impl Wifi {
                     beacon: Timer::near(),
                     probe: Timer::near(),
                     losses: Vec::new(),
+                    out_losses: Vec::new(),
                     stats: MacStats::default(),
                 });
             }
@@ -336,6 +342,7 @@ impl Wifi {
             stations,
             paths: Vec::new(),
             frames: Vec::new(),
+            sent_corrupted: Vec::new(),
             free: Vec::new(),
             mac_headers: Vec::new(),
             kept_next_hops: Vec::new(),
@@ -382,14 +389,16 @@ impl Wifi {
         Some(self.position(RadioId(r as u32), t))
     }
 
-    fn frame(&mut self, f: Frame) -> FrameId {
+    fn frame(&mut self, f: Frame, corrupted: bool) -> FrameId {
         match self.free.pop() {
             Some(i) => {
                 self.frames[i.index()] = f;
+                self.sent_corrupted[i.index()] = corrupted;
                 i
             }
             None => {
                 self.frames.push(f);
+                self.sent_corrupted.push(corrupted);
                 FrameId(self.frames.len() as u32 - 1)
             }
         }
@@ -874,7 +883,14 @@ impl Wifi {
             FrameKind::Mgmt(_) => {}
         }
         self.trace_frame(ctx, 's', r, &frame, "---");
-        let f = self.frame(frame);
+        // ns-2's OutgoingErrProc, between the MAC and the PHY: judged as `transmit` passes the
+        // frame down, sized as the incoming models size it
+        let corrupted = !self.stations[r.index()].out_losses.is_empty() && {
+            let (fid, size) = self.judged_size(ctx, r, &frame);
+            let s = &mut self.stations[r.index()];
+            s.out_losses.iter_mut().any(|l| l.picks(fid, size, now, &mut ctx.rng))
+        };
+        let f = self.frame(frame, corrupted);
         self.freeze(ctx, r);
         if self.wlans[wlan as usize].ns2_backoff && frame.dst != BROADCAST {
             // check_pktRTS / check_pktTx: txtime + 2 µs + SIFS + the answer's txtime + 2 µs
@@ -1063,7 +1079,7 @@ impl Wifi {
         let was_busy = self.medium_busy(r, now);
         // ns-2's IncomingErrProc sits between the PHY and the MAC: it judges every frame the
         // radio senses, as its first bit comes, and one it picks reaches the MAC errored
-        let picked = self.corrupted(ctx, r, &frame);
+        let picked = self.corrupted(ctx, r, f);
         let s = &mut self.stations[r.index()];
         s.sensing += 1;
         let errored = s.tx_until > now + EPS || power < rx_threshold || picked;
@@ -1181,8 +1197,8 @@ impl Wifi {
             s.idle_since = now;
         }
         let frame = self.frames[f.index()];
+        let received = received && !self.corrupted(ctx, r, f);
         let release = self.unref(f); // after this receiver has read it
-        let received = received && !self.corrupted(ctx, r, &frame);
         if collided && frame.dst == r {
             if let Some(id) = frame.pkt {
                 let (node, pkt) = (self.stations[r.index()].node, *ctx.pkts.get(id));
@@ -1199,15 +1215,31 @@ impl Wifi {
         self.medium_maybe_idle(ctx, r);
     }
 
-    /// Whether a loss model at radio `r` corrupts `frame`. The standard profile's judge the
-    /// frames addressed to the radio as they end; the ns2 profile's, as ns-2's ErrorModel
-    /// between the PHY and the MAC (IncomingErrProc), every frame the radio senses as it begins,
-    /// sized as ns-2 counts it there, the PLCP's bytes included.
-    fn corrupted(&mut self, ctx: &mut Ctx, r: RadioId, frame: &Frame) -> bool {
+    /// Whether frame `f` reaches radio `r` corrupted: sent so, or picked by a loss model at
+    /// the radio. The standard profile's judge the frames addressed to the radio as they end;
+    /// the ns2 profile's, as ns-2's ErrorModel between the PHY and the MAC (IncomingErrProc),
+    /// every frame the radio senses as it begins (a frame sent corrupted too).
+    fn corrupted(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId) -> bool {
+        let frame = self.frames[f.index()];
         let ns2 = self.wlan_of(r).ns2_backoff;
-        if (frame.dst != r && !ns2) || self.stations[r.index()].losses.is_empty() {
-            return false;
+        let judged = (frame.dst == r || ns2) && !self.stations[r.index()].losses.is_empty();
+        let lost = judged && {
+            let (fid, size) = self.judged_size(ctx, r, &frame);
+            let now = ctx.now_secs();
+            let s = &mut self.stations[r.index()];
+            s.losses.iter_mut().any(|l| l.picks(fid, size, now, &mut ctx.rng))
+        };
+        let corrupted = lost || self.sent_corrupted[f.index()];
+        if corrupted && !ns2 {
+            self.stations[r.index()].eifs = true;
         }
+        corrupted
+    }
+
+    /// A frame's flow id and size as radio `r`'s loss models judge it: the MAC's size, and in
+    /// the ns2 profile the PLCP's bytes too, as ns-2 counts them between the MAC and the PHY.
+    fn judged_size(&self, ctx: &Ctx, r: RadioId, frame: &Frame) -> (u32, u32) {
+        let ns2 = self.wlan_of(r).ns2_backoff;
         let (fid, mac_bytes) = match frame.pkt {
             Some(id) => {
                 let p = ctx.pkts.get(id);
@@ -1223,13 +1255,7 @@ impl Wifi {
                 },
             ),
         };
-        let size = mac_bytes + if ns2 { config::NS2_PLCP_BYTES } else { 0 };
-        let s = &mut self.stations[r.index()];
-        let lost = s.losses.iter_mut().any(|l| l.picks(fid, size, &mut ctx.rng));
-        if lost && !ns2 {
-            s.eifs = true;
-        }
-        lost
+        (fid, mac_bytes + if ns2 { config::NS2_PLCP_BYTES } else { 0 })
     }
 
     /// An intact frame arrived at radio `r`.

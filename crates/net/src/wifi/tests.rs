@@ -44,7 +44,8 @@ fn hidden(mut cfg: WlanConfig) -> WlanConfig {
 /// A loss model at a radio's receiver, for the frames of `fids` (every frame when empty;
 /// control frames carry no flow id and match only then).
 fn loss(model: LossModel, fids: Vec<u32>) -> Loss {
-    let cfg = LossConfig { at: LossAt::Radio { wlan: 0, node: 0 }, fids, model, action: LossAction::Drop };
+    let cfg =
+        LossConfig { at: LossAt::Radio { wlan: 0, node: 0, outgoing: false }, fids, model, action: LossAction::Drop };
     Loss::new(&cfg, Draws::Own(Rng::stream(7, "loss")))
 }
 
@@ -634,6 +635,40 @@ fn ns2_loss_models_judge_every_frame_the_radio_senses_as_it_begins() {
 }
 
 #[test]
+fn an_outgoing_loss_model_corrupts_a_frame_for_every_receiver() {
+    // A's outgoing model picks the first frame A sends, its data to B: B does not take it, and
+    // A sends it again. B's incoming model still judges (counts) it, so the second frame it
+    // judges, the one it picks, is A's first retry: a second retry gets through (ns-2's
+    // OutgoingErrProc marks the frame errored between the MAC and the PHY; the receivers'
+    // IncomingErrProc judges every frame they sense, errored or not)
+    let at = [(0.0, 0.0), (10.0, 0.0), (0.0, 10.0)];
+    for (name, cfg) in [("ns2", ns2(&at, 3000)), ("standard", WlanConfig { rts_threshold: 3000, ..wlan(&at) })] {
+        let mut bed = Bed::new(cfg);
+        bed.wifi.stations[0].out_losses.push(loss(LossModel::List { packets: vec![0] }, vec![]));
+        bed.wifi.stations[1].losses.push(loss(LossModel::List { packets: vec![1] }, vec![]));
+        let _ = bed.send(0, 1, 1, 1000);
+        bed.run_until(1.0);
+        assert_eq!(bed.wifi.stations[0].stats.retries, 2, "{name}");
+        assert_eq!(bed.delivered(), [(1, 0, 1)], "{name}: delivered once, the third time");
+    }
+}
+
+#[test]
+fn ns2_reset_drops_the_queue_behind_the_macs_packet() {
+    // `$node reset`: PriQueue::Terminate drops what waits in the interface queue, head first;
+    // the packet the MAC has stays, and goes
+    let mut bed = Bed::new(ns2(&[(0.0, 0.0), (10.0, 0.0)], 3000));
+    for uid in 1..=3 {
+        let _ = bed.send(0, 1, uid, 1000);
+    }
+    let dropped = bed.wifi.reset(&mut bed.ctx, RadioId(0));
+    let uids: Vec<u64> = dropped.iter().map(|&id| bed.ctx.pkts.get(id).uid).collect();
+    assert_eq!(uids, [2, 3]);
+    bed.run_until(1.0);
+    assert_eq!(bed.delivered(), [(1, 0, 1)]);
+}
+
+#[test]
 fn ns2_a_cts_sender_waits_for_the_data_and_refuses_rtss_meanwhile() {
     // A's loss model takes B's first CTS. ns-2's B then waits for the data (MAC_CTS) until
     // check_pktCTRL's timeout: CTS 304 + 2 + its duration 8788 + 2 - SIFS 10 - ACK 304 =
@@ -1162,7 +1197,7 @@ fn ns2_a_loss_model_weighs_a_management_frame_by_its_own_bytes() {
     let heard = |lossy: bool| {
         let mut bed = Bed::new(infra(&[(0.0, 0.0), (10.0, 0.0)], &[0], &[]));
         if lossy {
-            bed.wifi.stations[1].losses.push(loss(LossModel::Ber { ber }, vec![]));
+            bed.wifi.stations[1].losses.push(loss(LossModel::Ber { ber, data_bits: None, control_bits: None }, vec![]));
         }
         bed.wifi.transmit_mgmt(&mut bed.ctx, RadioId(0), Mgmt::Beacon, BROADCAST);
         bed.run_until(0.01);
