@@ -14,6 +14,8 @@ field set to None is left out, and a dict field becomes a sub-table ([links.red]
 
 from pathlib import Path
 
+from tcplab.ns2scene import toml_value
+
 NODES4 = ["s1", "s2", "r1", "k1"]                  # NodeTopology/4nodes: node ids 0..3
 NODES6 = ["s1", "s2", "r1", "r2", "s3", "s4"]      # NodeTopology/6nodes: node ids 0..5
 
@@ -81,16 +83,8 @@ class Ns2Rng:
 
 
 def value(v) -> str:
-    """A Python bool, number, string or list as a TOML value."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return f'"{v}"'
-    if isinstance(v, list):
-        return "[" + ", ".join(value(x) for x in v) + "]"
-    raise TypeError(f"no TOML value for {v!r}")
+    """A Python bool, number, string, list or table as a TOML value."""
+    return toml_value(v)
 
 
 def table_toml(header: str, fields: dict) -> str:

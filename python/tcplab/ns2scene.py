@@ -249,7 +249,8 @@ def scene_fields(movements: Movements | None, flows: list[dict], nodes: int | No
     return out
 
 
-def _toml_value(v) -> str:
+def toml_value(v) -> str:
+    """A Python bool, number, string, list or dict as a TOML value (a dict inline)."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
@@ -257,21 +258,21 @@ def _toml_value(v) -> str:
     if isinstance(v, str):
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
     if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
+        return "{ " + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + " }"
     raise TypeError(f"no TOML for {v!r}")
 
 
 def to_toml(fields: dict) -> str:
     """`scene_fields`' output as TOML: `nodes`, then `[positions]`, `[[moves]]`, `[[flows]]`."""
-    lines = [f"nodes = {_toml_value(fields['nodes'])}"]
+    lines = [f"nodes = {toml_value(fields['nodes'])}"]
     if fields.get("set_dist"):
         lines += ["# God's hop counts ($god_ set-dist): [at, a, b, hops]", "set_dist = ["]
-        lines += [f"    {_toml_value(entry)}," for entry in fields["set_dist"]] + ["]"]
+        lines += [f"    {toml_value(entry)}," for entry in fields["set_dist"]] + ["]"]
     if "positions" in fields:
-        lines += ["", "[positions]"] + [f"{k} = {_toml_value(v)}" for k, v in fields["positions"].items()]
+        lines += ["", "[positions]"] + [f"{k} = {toml_value(v)}" for k, v in fields["positions"].items()]
     for table in ("moves", "flows"):
         for entry in fields.get(table, []):
-            lines += ["", f"[[{table}]]"] + [f"{k} = {_toml_value(v)}" for k, v in entry.items()]
+            lines += ["", f"[[{table}]]"] + [f"{k} = {toml_value(v)}" for k, v in entry.items()]
     return "\n".join(lines) + "\n"
