@@ -10,11 +10,10 @@
 //! and `ARP_MAX_REQUEST_COUNT`, which no reply resets).
 
 use super::event::WifiEvent;
-use super::{RxHeader, Wifi, BROADCAST};
+use super::{RxHeader, Via, Wifi, BROADCAST};
 use crate::ctx::{Ctx, Event};
 use crate::ids::{NodeId, RadioId};
 use crate::packet::{Kind, Packet, PacketId, ARP_REPLY as REPLY, ARP_REQUEST as REQUEST};
-use crate::trace::NO_NEXT_HOP;
 
 /// `ARPTable delay_` (tcl/lib/ns-mobilenode.tcl), s.
 pub const DELAY: f64 = 5e-6;
@@ -82,8 +81,8 @@ impl Wifi {
 
     /// ns-2's `arpinput`: radio `r` received ARP packet `pkt`, and learns its sender's address
     /// (the packet's, not the frame's: an access point may have relayed it). A reply keeps
-    /// the next hop the request's IP header named.
-    pub(super) fn arp_input(&mut self, ctx: &mut Ctx, r: RadioId, pkt: &Packet, next_hop: i32) {
+    /// the next hop the request's IP header named and the `dh_3a` of the frame it came in.
+    pub(super) fn arp_input(&mut self, ctx: &mut Ctx, r: RadioId, pkt: &Packet, came: Via, sender: RadioId) {
         let now = ctx.now_secs();
         let wlan = self.stations[r.index()].wlan_index();
         let from = self.radio(wlan, pkt.src.node.index()).expect("an ARP sender on the WLAN");
@@ -98,9 +97,10 @@ impl Wifi {
         if pkt.seq == REQUEST && pkt.dst.node == s.node {
             let reply = Packet::of_network(0, Kind::Arp, s.node, pkt.src.node, BYTES, REPLY, now);
             let id = ctx.pkts.alloc(reply);
-            if next_hop != NO_NEXT_HOP {
-                self.kept_next_hops.push((id, next_hop));
-            }
+            // the request's `dh_3a`, if an access point relayed it to its clients (from the DS
+            // only): `recvDATA` wrote the request's sender there
+            let relayed = came.from_ds && !came.to_ds && sender != from;
+            self.kept_next_hops.push((id, came.next_hop, relayed.then_some(from)));
             ctx.sched.schedule_exact(now + DELAY, Event::Wifi(WifiEvent::LlDown(r, from, id)));
         }
     }

@@ -568,6 +568,11 @@ impl Wifi {
         }
     }
 
+    /// Whether radio `r` is a station of an infrastructure WLAN in no BSS (`bss_id_` IBSS_ID).
+    pub(super) fn in_no_bss(&self, r: RadioId) -> bool {
+        self.stations[r.index()].infra.as_ref().is_some_and(|i| !i.ap && i.bss.is_none())
+    }
+
     /// The radio with ns-2's MAC address 0 (node 0's), or `NOWHERE` if node 0 has none.
     fn mac_zero(&self) -> RadioId {
         let r = self.stations.iter().position(|s| s.node.get() == 0);

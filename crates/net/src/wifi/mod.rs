@@ -210,8 +210,8 @@ pub struct Wifi {
     /// is on: ns-2's packet keeps it, and its agent's receipt line prints it.
     mac_headers: Vec<(PacketId, RxHeader)>,
     /// ARP replies on their way to the interface queue that keep the next hop their request's
-    /// IP header named (ns-2's `arpinput` answers in the request's own packet).
-    kept_next_hops: Vec<(PacketId, i32)>,
+    /// IP header named and its `dh_3a` (ns-2's `arpinput` answers in the request's own packet).
+    kept_next_hops: Vec<(PacketId, i32, Option<RadioId>)>,
     /// The packets of broadcast frames an access point relayed a copy of (wifi/infra.rs): the
     /// others are lost once their frame has ended everywhere (`broadcast_ended`).
     relayed_broadcasts: Vec<PacketId>,
@@ -640,7 +640,13 @@ impl Wifi {
     pub fn enqueue(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, id: PacketId) -> Outcome {
         let (ra, mut via) = self.address(r, to);
         if let Some(i) = self.kept_next_hops.iter().position(|k| k.0 == id) {
-            via.next_hop = self.kept_next_hops.swap_remove(i).1;
+            let (_, next_hop, da) = self.kept_next_hops.swap_remove(i);
+            if next_hop != crate::trace::NO_NEXT_HOP {
+                via.next_hop = next_hop;
+            }
+            if let Some(da) = da.filter(|_| self.in_no_bss(r)) {
+                via.da = da; // `hdr_dst` leaves the request's `dh_3a` (wifi/infra.rs `address`)
+            }
         }
         self.enqueue_via(ctx, r, ra, via, id)
     }
@@ -1370,7 +1376,7 @@ impl Wifi {
                 }
                 let pkt = *ctx.pkts.get(frame.pkt.expect("data carries a packet"));
                 if pkt.kind == crate::packet::Kind::Arp {
-                    self.arp_input(ctx, r, &pkt, frame.via.next_hop);
+                    self.arp_input(ctx, r, &pkt, frame.via, frame.src);
                 }
                 if pkt.kind == crate::packet::Kind::Message {
                     // a route update goes up to the node's routing agent (crate::dsdv)
@@ -1415,7 +1421,7 @@ impl Wifi {
                         // recvDATA: a broadcast goes up here too
                     }
                     if pkt.kind == crate::packet::Kind::Arp {
-                        self.arp_input(ctx, r, &pkt, frame.via.next_hop);
+                        self.arp_input(ctx, r, &pkt, frame.via, frame.src);
                         return None;
                     }
                     let node = self.stations[r.index()].node;
