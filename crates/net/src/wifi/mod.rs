@@ -148,6 +148,9 @@ pub struct Station {
     long_retries: u32,
     nav_until: f64,
     tx_until: f64,
+    /// A frame of its own is on the air: ns-2's `tx_state_` is not idle until its `txHandler`
+    /// has run, whatever else comes at that instant (ns2 profile).
+    on_air: bool,
     /// Signals above the carrier-sense threshold on the air here.
     sensing: u32,
     /// When the medium last became idle (physically).
@@ -310,6 +313,7 @@ impl Wifi {
                     long_retries: 0,
                     nav_until: 0.0,
                     tx_until: 0.0,
+                    on_air: false,
                     sensing: 0,
                     idle_since: 0.0,
                     not_before: 0.0,
@@ -583,8 +587,12 @@ impl Wifi {
     fn medium_busy(&self, r: RadioId, now: f64) -> bool {
         let s = &self.stations[r.index()];
         // ns-2's MAC is busy receiving while it has a frame in `pktRx_`, however many it senses
-        let receiving = if self.wlan_of(r).ns2_backoff { s.ns2_rx.is_some() } else { s.sensing > 0 };
-        receiving || s.tx_until > now + EPS || s.nav_until > now + EPS
+        let ns2 = self.wlan_of(r).ns2_backoff;
+        let receiving = if ns2 { s.ns2_rx.is_some() } else { s.sensing > 0 };
+        // and sending until its transmission's end has been handled (a packet that comes at that
+        // very instant, but before it, finds the MAC still sending)
+        let sending = s.tx_until > now + EPS || (ns2 && s.on_air);
+        receiving || sending || s.nav_until > now + EPS
     }
 
     /// ns-2's `is_idle` as the defer timer sees it: nothing received or sent, no NAV, and not in
@@ -922,6 +930,7 @@ impl Wifi {
         {
             let s = &mut self.stations[r.index()];
             s.tx_until = now + air;
+            s.on_air = true;
             if let Some((_, _, intact)) = &mut s.rx {
                 *intact = false; // half duplex: whatever it was receiving is lost
             }
@@ -1002,6 +1011,7 @@ impl Wifi {
         }
         let (timing, ns2) = (self.wlan_of(r).timing.clone(), self.wlan_of(r).ns2_backoff);
         self.stations[r.index()].idle_since = now;
+        self.stations[r.index()].on_air = false;
         let sent_ack = (self.stations[r.index()].state, frame.kind) == (State::Contend, FrameKind::Ack);
         if sent_ack && self.resume_without_rts(ctx, r) {
             return;
