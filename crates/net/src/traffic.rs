@@ -202,10 +202,7 @@ impl Source {
             // and the message counted whether or not another is due (CBR_Traffic::next_interval)
             Kind::Cbr { rate, random, limit, ref mut sent } => {
                 let interval = (self.bytes << 3) as f64 / rate;
-                let mut t = interval;
-                if random {
-                    t += interval * (-0.5 + net.uniform(&mut self.draws));
-                }
+                let t = if random { crate::udp::dithered(interval, net, &mut self.draws) } else { interval };
                 *sent += 1;
                 if limit.is_some_and(|n| *sent >= n) {
                     self.running = false;

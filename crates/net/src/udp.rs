@@ -22,6 +22,12 @@ pub struct CbrSource {
     timer: Timer,
 }
 
+/// ns-2's `CBR_Traffic::next_interval` with `random_ 1`: `interval` plus `interval` times
+/// `Random::uniform(-0.5, 0.5)` (= -0.5 + u), one draw from `draws`.
+pub(crate) fn dithered(interval: f64, net: &mut impl Port, draws: &mut Draws) -> f64 {
+    interval + interval * (-0.5 + net.uniform(draws))
+}
+
 impl CbrSource {
     pub fn new(agent: UdpAgent, rate_bps: u64, size: u32) -> CbrSource {
         let interval = (size as f64 * 8.0) / rate_bps as f64;
@@ -57,11 +63,10 @@ impl CbrSource {
     /// queue on the way may have drawn before it) and counts the message against `maxpkts_`.
     fn send_and_rearm(&mut self, net: &mut impl Port) {
         self.agent.send(net, self.size);
-        let mut interval = self.interval;
-        if let Some(draws) = &mut self.dither {
-            // Random::uniform(-0.5, 0.5) = -0.5 + (0.5 - -0.5) * u
-            interval += self.interval * (-0.5 + net.uniform(draws));
-        }
+        let interval = match &mut self.dither {
+            Some(draws) => dithered(self.interval, net, draws),
+            None => self.interval,
+        };
         self.sent += 1;
         if self.limit.is_none_or(|n| self.sent < n) {
             net.arm(&mut self.timer, self.agent.ep.flow, TimerKind::Cbr, interval);

@@ -335,12 +335,11 @@ impl Simulation {
         dsdv_radios.sort_by_key(|&(node, _)| node);
         net.god = crate::god::God::new(scenario.nodes.len(), &scenario.set_dist);
         // the agents work in ns-2's addresses: hierarchical ones with base stations
-        let addrs = match &scenario.addresses {
-            Some(_) => net.ctx.tracer.addressing.as_ref().expect("set from the addresses").addr.clone(),
-            None => (0..scenario.nodes.len() as u32).collect(),
+        let addrs = match scenario.hierarchical_addresses() {
+            Some(hier) => hier.addr.into_iter().map(|a| a as i32).collect(),
+            None => (0..scenario.nodes.len() as i32).collect(),
         };
         let base_station = |n: NodeId| scenario.wlans.iter().find_map(|w| w.base_station_of(n.index())).map(NodeId::of);
-        let addrs = addrs.into_iter().map(|a| a as i32).collect();
         net.dsdv = crate::dsdv::Dsdv::new(addrs, &dsdv_radios, base_station, Default::default());
         net.dsdv.schedule_start(&mut net.ctx);
 
