@@ -751,6 +751,32 @@ def error_models(seed: int, index: int, nodes: list[str]) -> list[dict]:
 # Running both simulators
 # ---------------------------------------------------------------------------------------------
 
+def moving(seed: int, index: int, s: dict) -> None:
+    """Sets stations of the drawn WLAN `s` moving: some or all of them, each through 1-4
+    setdests (a pause at speed 0 now and then) at walking to driving speeds, for 8-40 s (a
+    DSDV case keeps its length), half the cases in the new trace format, which prints where
+    each station is on every line."""
+    r = random.Random(f"difffuzz-moves-{seed}-{index}")
+    nodes = s["wlans"][0]["nodes"]
+    duration = max(float(s["duration"].rstrip("s")), round(r.uniform(8.0, 40.0), 1))
+    s["duration"] = f"{duration}s"
+    moves = []
+    for node in r.sample(nodes, r.randint(1, len(nodes))):
+        at = r.uniform(0.0, duration * 0.3)
+        for _ in range(r.randint(1, 4)):
+            to = [float(r.randint(1, 900)), float(r.randint(1, 700))]
+            if r.random() < 0.3:
+                to = [round(r.uniform(1, 900), 2), round(r.uniform(1, 700), 2)]
+            speed = r.choice([0.0, 1.0, 2.5, 5.0, 10.0, 20.0, 33.3, 50.0])
+            moves.append({"node": node, "at": f"{at:.6f}s", "to": to, "speed": speed})
+            at += r.uniform(0.5, duration / 2)
+            if at >= duration:
+                break
+    s["moves"] = moves
+    if r.random() < 0.5:
+        s.setdefault("output", {})["wireless_format"] = "new"
+
+
 def skip_reason(e: Exception) -> str:
     """A short, countable reason: the field path without list indices, or the message's gist."""
     text = str(e)
@@ -772,13 +798,15 @@ class Draw:
     """What kind of scenario to draw: wired networks, or WLANs (ad hoc; in infrastructure
     mode; routed by DSDV, behind a base station with `wired`), with ns-2's defer timer instead
     of its backoff on an idle medium (`defer`: `bugFix_timer_ false`), with error models,
-    incoming and outgoing, of every kind (`errmodels`)."""
+    incoming and outgoing, of every kind (`errmodels`), with stations on the move for longer
+    (`moves`)."""
     wlan: bool = False
     infra: bool = False
     dsdv: bool = False
     wired: bool = False
     defer: bool = False
     errmodels: bool = False
+    moves: bool = False
 
 
 def run_case(seed: int, index: int, out_dir: str, ns_timeout: float, draw: Draw = Draw()) -> dict:
@@ -890,6 +918,8 @@ def case_scenario(seed: int, index: int, draw: Draw) -> dict:
         s["wlans"][0]["backoff_when_idle"] = False
     if draw.errmodels:
         s["losses"] = error_models(seed, index, s["wlans"][0]["nodes"])
+    if draw.moves:
+        moving(seed, index, s)
     return s
 
 
@@ -930,7 +960,11 @@ def main(argv=None) -> int:
     p.add_argument("--errmodels", action="store_true",
                    help="with --wlan: every case's radios get error models, incoming and outgoing, of every kind"
                         " (ns-2's bit unit and MultiState included), instead of a quarter's incoming ones")
+    p.add_argument("--moves", action="store_true",
+                   help="with --wlan: stations on the move in every case, several setdests each, for 8-40 s")
     args = p.parse_args(argv)
+    if args.moves and not args.wlan:
+        p.error("--moves moves stations: add --wlan")
     if args.errmodels and not args.wlan:
         p.error("--errmodels puts error models on radios: add --wlan")
     if args.wired and not args.dsdv:
@@ -941,7 +975,7 @@ def main(argv=None) -> int:
         p.error("--dsdv routes ad hoc WLANs: not with --infra")
     if args.defer and (args.infra or not args.wlan):
         p.error("--defer draws ad hoc WLANs: add --wlan, without --infra")
-    draw = Draw(args.wlan, args.infra, args.dsdv, args.wired, args.defer, args.errmodels)
+    draw = Draw(args.wlan, args.infra, args.dsdv, args.wired, args.defer, args.errmodels, args.moves)
 
     indices = [args.only] if args.only is not None else list(range(args.first, args.first + args.count))
     if args.print:
@@ -977,7 +1011,7 @@ def main(argv=None) -> int:
 
     ran = sum(counts.values()) - counts["skipped"]
     summary = {"seed": args.seed, "wlan": args.wlan, "infra": args.infra, "dsdv": args.dsdv, "defer": args.defer,
-               "errmodels": args.errmodels,
+               "errmodels": args.errmodels, "moves": args.moves,
                "generated": len(indices), "run": ran,
                "identical": counts["identical"], "stopped_by_both": counts["stopped by both"],
                "ns2_misdelivers": counts["ns-2 misdelivers"],
@@ -990,7 +1024,7 @@ def main(argv=None) -> int:
     kind = ("defer-" if args.defer else "") + (
         "wlan-dsdv-wired-" if args.wired else "wlan-dsdv-" if args.dsdv else "wlan-infra-" if args.infra
         else "wlan-" if args.wlan else "")
-    kind += "err-" if args.errmodels else ""
+    kind += ("err-" if args.errmodels else "") + ("moves-" if args.moves else "")
     with open(os.path.join(args.out, f"summary-{kind}{args.seed}-{indices[0]}.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(f"seed {args.seed}: generated {len(indices)}, run {ran}, identical {counts['identical']}, "

@@ -730,10 +730,7 @@ impl Tracer {
     /// its time with the trace on.
     pub fn wireless_event(&mut self, e: &WirelessEvent) {
         let Some(format) = self.wireless else { return };
-        if self.error.is_some()
-            || (self.no_mac_lines && e.layer == "MAC")
-            || (self.no_router_lines && e.layer == "RTR" && e.ev != 'D')
-        {
+        if self.error.is_some() || !self.writes_wireless(e.layer, e.ev) {
             return;
         }
         if let Some(w) = &mut self.ns2 {
@@ -744,6 +741,18 @@ impl Tracer {
                 self.error = Some(e);
             }
         }
+    }
+
+    /// Whether a wireless line of `layer` for event `ev` is written (ns-2 has a trace object
+    /// there), the trace on.
+    fn writes_wireless(&self, layer: &str, ev: char) -> bool {
+        !(self.no_mac_lines && layer == "MAC" || self.no_router_lines && layer == "RTR" && ev != 'D')
+    }
+
+    /// Whether a wireless line of `layer` for event `ev` is written with the node's position
+    /// (the new format), for which ns-2 asks the node where it is.
+    pub fn shows_position(&self, layer: &str, ev: char) -> bool {
+        self.wireless == Some(WirelessFormat::New) && self.writes_wireless(layer, ev)
     }
 
     /// ns-2's `M` line for a `setdest` (mobilenode.cc `log_movement`, the same in both wireless

@@ -7,7 +7,7 @@
 //! for AR2 at 100 m/s. With ns-2's radio a frame is received up to 250 m, so AR1 is lost at
 //! 105 + 100 (t - 1) = 250 m, t = 2.45 s, and AR2 is in range from 2.45 s too.
 
-use super::path::{Move, Path};
+use super::path::Move;
 use super::*;
 use crate::ids::NodeId;
 use crate::packet::Addr;
@@ -59,8 +59,7 @@ impl Net {
         let wlans = vec![wlan("home", 0, (-5000.0, 0.0)), wlan("w1", 2, (0.0, 0.0)), wlan("w2", 3, (400.0, 0.0))];
         let mut wifi = Wifi::new(wlans, |name| Draws::Own(Rng::stream(SEED, &name)));
         let to_ar2 = Move { node: MN.index(), at: 1.0, to: (500.0, 0.0), speed: 100.0 };
-        wifi.paths = vec![None; 6];
-        wifi.paths[MN.index()] = Some(Path::new((105.0, 0.0), &[&to_ar2]));
+        wifi.set_moves(&[to_ar2]);
         let cfg = MobileConfig {
             node: MN.index(),
             home_agent: HA.index(),

@@ -333,20 +333,6 @@ pub enum ActionKind {
     SetInterval { interval_s: f64 },
 }
 
-impl Scenario {
-    /// Each node's path (None for nodes that never move), starting from its WLAN position.
-    pub fn paths(&self) -> Vec<Option<crate::mobility::path::Path>> {
-        (0..self.nodes.len())
-            .map(|n| {
-                let moves: Vec<_> = self.moves.iter().filter(|m| m.node == n).collect();
-                let start =
-                    self.wlans.iter().find_map(|w| w.nodes.iter().position(|&x| x == n).map(|i| w.positions[i]))?;
-                (!moves.is_empty()).then(|| crate::mobility::path::Path::new(start, &moves))
-            })
-            .collect()
-    }
-}
-
 impl Traces {
     /// The writers `output.trace` and `--trace` name.
     pub const NAMES: [&'static str; 5] = ["ns2", "cwnd", "pcap", "nam", "rtt"];

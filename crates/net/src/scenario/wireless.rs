@@ -160,7 +160,7 @@ pub(super) fn wlans(
             access_point,
             infrastructure,
             timing,
-            radio: Radio { propagation, light: if ns2 { NS2_LIGHT } else { LIGHT }, ..Radio::default() },
+            radio: Radio { propagation, light: if ns2 { NS2_LIGHT } else { LIGHT }, ns2, ..Radio::default() },
             rts_threshold: int(w.rts_threshold, "rts_threshold", 0, 100_000, if ns2 { 0 } else { 3000 })?,
             cw_min,
             cw_max,

@@ -281,7 +281,7 @@ impl Simulation {
         // `$mac ap` draws as the script makes its nodes, before its agents
         wifi.draw_beacon_starts(&mut shared);
         let (phases, peer_phases) = clock_phases(&scenario, seed, &mut shared);
-        wifi.paths = scenario.paths();
+        wifi.set_moves(&scenario.moves);
         for (wlan, node, outgoing, loss) in radio_losses {
             let r = wifi.radio(wlan, node).expect("validated: the node is on the WLAN");
             let s = &mut wifi.stations[r.index()];

@@ -371,7 +371,7 @@ impl Simulation {
             Event::Movement(i) => {
                 let m = &self.scenario.moves[i as usize];
                 let now = net.ctx.now_secs();
-                let at = net.wifi.node_position(m.node, now).expect("validated: a node that moves has a radio");
+                let at = net.wifi.locate_node(m.node, now).expect("validated: a node that moves has a radio");
                 net.ctx.tracer.movement(now, m.node, at, m.to, m.speed);
             }
             Event::NodeReset(i) => net.reset_node(NodeId::of(self.scenario.resets[i as usize].node)),

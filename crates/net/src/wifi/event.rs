@@ -37,6 +37,8 @@ pub enum WifiEvent {
     /// Frame `1` starts / stops arriving at radio `0`.
     RxStart(RadioId, FrameId),
     RxEnd(RadioId, FrameId),
+    /// A frame from radio `1` reaches radio `0` too faint to sense (wifi/channel.rs).
+    Faint(RadioId, RadioId),
     Timer(RadioId, MacTimer, u32),
     /// An access point's link layer hands packet `3`, which came with header `2`, back to its
     /// interface queue (radio `0`) for radio `1` (ns-2's `recvDATA` relay through

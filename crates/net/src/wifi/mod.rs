@@ -10,6 +10,7 @@
 //! stays in the packet pool until its ACK (or its last retry).
 
 pub mod arp;
+mod channel;
 pub mod config;
 pub mod event;
 pub mod infra;
@@ -201,8 +202,10 @@ pub struct Station {
 pub struct Wifi {
     pub wlans: Vec<WlanConfig>,
     pub stations: Vec<Station>,
-    /// The paths of the nodes that move, by node.
-    pub paths: Vec<Option<crate::mobility::path::Path>>,
+    /// The nodes that move, by node (`set_moves`; wifi/channel.rs).
+    motions: Vec<Option<crate::mobility::path::Motion>>,
+    /// Each ns2-profile WLAN's channel list (wifi/channel.rs); empty for the others.
+    lists: Vec<channel::NodeList>,
     frames: Vec<Frame>,
     /// By frame id: the frame went on the air corrupted (its sender's outgoing loss model
     /// picked it), so that no receiver takes it.
@@ -218,9 +221,9 @@ pub struct Wifi {
     /// The packets of broadcast frames an access point relayed a copy of (wifi/infra.rs): the
     /// others are lost once their frame has ended everywhere (`broadcast_ended`).
     relayed_broadcasts: Vec<PacketId>,
-    /// `ns2_channel_order`'s radios sorted by x, kept between frames so that sending one
+    /// The radios a frame reaches (`transmit`), kept between frames so that sending one
     /// allocates nothing.
-    by_x: Vec<(f64, usize)>,
+    reach: Vec<RadioId>,
 }
 
 /// What a wireless trace line prints of the frame that carries (or brought) a packet: its MAC
@@ -341,17 +344,24 @@ impl Wifi {
                 });
             }
         }
+        let lists = (0..wlans.len() as u32)
+            .map(|w| {
+                let radios = (0..stations.len()).filter(|&r| stations[r].wlan == w).map(|r| RadioId(r as u32));
+                channel::NodeList::new(if wlans[w as usize].ns2_backoff { radios.collect() } else { Vec::new() })
+            })
+            .collect();
         Wifi {
             wlans,
             stations,
-            paths: Vec::new(),
+            motions: Vec::new(),
+            lists,
             frames: Vec::new(),
             sent_corrupted: Vec::new(),
             free: Vec::new(),
             mac_headers: Vec::new(),
             kept_next_hops: Vec::new(),
             relayed_broadcasts: Vec::new(),
-            by_x: Vec::new(),
+            reach: Vec::new(),
         }
     }
 
@@ -376,21 +386,6 @@ impl Wifi {
             first += cfg.nodes.len() as u32;
         }
         edges
-    }
-
-    /// Where radio `r` is at time `t`.
-    pub fn position(&self, r: RadioId, t: f64) -> (f64, f64) {
-        let s = &self.stations[r.index()];
-        match self.paths.get(s.node.index()) {
-            Some(Some(path)) => path.at(s.pos, t),
-            _ => s.pos,
-        }
-    }
-
-    /// Where node `node` is at time `t`, if it has a radio.
-    pub fn node_position(&self, node: usize, t: f64) -> Option<(f64, f64)> {
-        let r = self.stations.iter().position(|s| s.node.index() == node)?;
-        Some(self.position(RadioId(r as u32), t))
     }
 
     fn frame(&mut self, f: Frame, corrupted: bool) -> FrameId {
@@ -497,7 +492,7 @@ impl Wifi {
             ev,
             now,
             node: node(self, r),
-            pos: self.position(r, now),
+            pos: self.traced_position(ctx, r, now, "MAC", ev),
             layer: "MAC",
             reason,
             mac,
@@ -556,7 +551,7 @@ impl Wifi {
             ev,
             now,
             node,
-            pos: self.position(RadioId(r as u32), now),
+            pos: self.traced_position(ctx, RadioId(r as u32), now, layer, ev),
             layer,
             reason,
             mac: header.mac,
@@ -939,44 +934,35 @@ impl Wifi {
             }
         }
         ctx.sched.schedule_exact(now + air, Event::Wifi(WifiEvent::TxEnd(r, f)));
-        let from = self.position(r, now);
         let ns2 = self.wlans[wlan as usize].ns2_backoff;
-        let mut by_x = std::mem::take(&mut self.by_x);
-        by_x.clear();
-        let at = if ns2 { self.ns2_channel_order(r, now, &mut by_x) } else { 0 };
-        let (below, above) = by_x.split_at(at);
-        let order = below.iter().rev().chain(above.iter().skip(1)).map(|&(_, o)| o); // r is above[0]
-        let others = (0..self.stations.len()).filter(|&o| !ns2 && o != r.index()).chain(order);
-        let cfg = &self.wlans[wlan as usize];
-        for o in others {
-            if self.stations[o].wlan != wlan {
+        let mut reach = std::mem::take(&mut self.reach);
+        if ns2 {
+            self.ns2_reach(r, now, &mut reach);
+        } else {
+            reach.clear();
+            let others = (0..self.stations.len() as u32).map(RadioId);
+            reach.extend(others.filter(|&o| o != r && self.stations[o.index()].wlan == wlan));
+        }
+        for &o in &reach {
+            // ns-2's `get_pdelay`: the sender, then the receiver, moved on to now
+            let from = self.locate(r, now);
+            let d = distance(from, self.locate(o, now));
+            let radio = &self.wlans[wlan as usize].radio;
+            // two nodes at one place are 2 DBL_EPSILON apart in ns-2
+            let prop = if ns2 && d == 0.0 { 2.0 * f64::EPSILON } else { d / radio.light };
+            // sensed or not as the frame leaves (ns-2 decides as it arrives, a propagation
+            // delay later, by then moving nodes have moved µm)
+            if radio.rx_power(d) < radio.cs_threshold {
+                if ns2 {
+                    self.schedule_faint(ctx, now + prop, o, r);
+                }
                 continue;
             }
-            let d = distance(from, self.position(RadioId(o as u32), now));
-            if cfg.radio.rx_power(d) < cfg.radio.cs_threshold {
-                continue;
-            }
-            let prop = d / cfg.radio.light;
-            ctx.sched.schedule_exact(now + prop, Event::Wifi(WifiEvent::RxStart(RadioId(o as u32), f)));
-            ctx.sched.schedule_exact(now + prop + air, Event::Wifi(WifiEvent::RxEnd(RadioId(o as u32), f)));
+            ctx.sched.schedule_exact(now + prop, Event::Wifi(WifiEvent::RxStart(o, f)));
+            ctx.sched.schedule_exact(now + prop + air, Event::Wifi(WifiEvent::RxEnd(o, f)));
             self.frames[f.index()].refs += 1;
         }
-        self.by_x = by_x;
-    }
-
-    /// The radios of `r`'s WLAN sorted by x (equal x in the order they were made), into
-    /// `sorted`, and `r`'s place there: ns-2's channel hands a frame to the others from the
-    /// sender's place down, then up (`WirelessChannel::getAffectedNodes`). Frames that arrive
-    /// at the same instant are taken in this order.
-    fn ns2_channel_order(&self, r: RadioId, now: f64, sorted: &mut Vec<(f64, usize)>) -> usize {
-        let wlan = self.stations[r.index()].wlan;
-        sorted.extend(
-            (0..self.stations.len())
-                .filter(|&o| self.stations[o].wlan == wlan)
-                .map(|o| (self.position(RadioId(o as u32), now).0, o)),
-        );
-        sorted.sort_by(|a, b| a.0.total_cmp(&b.0)); // stable: equal x keep their order
-        sorted.iter().position(|&(_, o)| o == r.index()).expect("the sender is on its WLAN")
+        self.reach = reach;
     }
 
     /// Handles a radio event: a packet may come out of it, delivered or given up.
@@ -988,6 +974,7 @@ impl Wifi {
                 return self.unref(f).map_or(Outcome::Nothing, |p| self.broadcast_ended(ctx, p));
             }
             WifiEvent::RxStart(r, f) => self.rx_start(ctx, r, f),
+            WifiEvent::Faint(r, src) => self.faint_arrival(ctx, r, src),
             WifiEvent::RxEnd(r, f) => return self.rx_end(ctx, r, f),
             WifiEvent::Timer(r, which, gen) => return self.mac_timer(ctx, r, which, gen),
             WifiEvent::Relay(r, da, header, id) => {
@@ -1058,8 +1045,8 @@ impl Wifi {
     fn rx_start(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId) {
         let now = ctx.now_secs();
         let frame = self.frames[f.index()];
+        let power = self.arrival_power(r, frame.src, now);
         let cfg = self.wlan_of(r);
-        let power = cfg.radio.rx_power(distance(self.position(frame.src, now), self.position(r, now)));
         let (rx_threshold, capture) = (cfg.radio.rx_threshold, cfg.radio.capture_ratio);
         if cfg.ns2_backoff {
             return self.rx_start_ns2(ctx, r, f, power);
@@ -1165,7 +1152,7 @@ impl Wifi {
             self.stations[r.index()].eifs = false; // the NAV is the EIFS here
             self.set_nav(ctx, r, now, eifs);
         } else {
-            out = self.mac_receive(ctx, r, frame);
+            out = self.mac_receive(ctx, r, frame, rx.power);
         }
         self.after_rx(ctx, r, release, out)
     }
@@ -1201,12 +1188,12 @@ impl Wifi {
         let now = ctx.now_secs();
         let s = &mut self.stations[r.index()];
         s.sensing -= 1;
-        let (received, collided) = match s.rx {
-            Some((g, _, intact)) if g == f => {
+        let (received, collided, power) = match s.rx {
+            Some((g, power, intact)) if g == f => {
                 s.rx = None;
-                (intact, !intact)
+                (intact, !intact, power)
             }
-            _ => (false, false),
+            _ => (false, false, 0.0),
         };
         s.eifs = !received;
         if s.sensing == 0 {
@@ -1221,7 +1208,7 @@ impl Wifi {
                 self.trace_radio_packet(ctx, 'D', node, "MAC", "COL", &pkt);
             }
         }
-        let out = if received { self.mac_receive(ctx, r, frame) } else { None };
+        let out = if received { self.mac_receive(ctx, r, frame, power) } else { None };
         self.after_rx(ctx, r, release, out)
     }
 
@@ -1274,8 +1261,8 @@ impl Wifi {
         (fid, mac_bytes + if ns2 { config::NS2_PLCP_BYTES } else { 0 })
     }
 
-    /// An intact frame arrived at radio `r`.
-    fn mac_receive(&mut self, ctx: &mut Ctx, r: RadioId, frame: Frame) -> Option<Outcome> {
+    /// An intact frame arrived at radio `r`, with `power` (W) as it began.
+    fn mac_receive(&mut self, ctx: &mut Ctx, r: RadioId, frame: Frame, power: f64) -> Option<Outcome> {
         let now = ctx.now_secs();
         let timing = self.wlan_of(r).timing.clone();
         if frame.dst != r && frame.dst != BROADCAST {
@@ -1294,8 +1281,6 @@ impl Wifi {
             return None;
         }
         if let FrameKind::Mgmt(m) = frame.kind {
-            let cfg = self.wlan_of(r);
-            let power = cfg.radio.rx_power(distance(self.position(frame.src, now), self.position(r, now)));
             self.receive_mgmt(ctx, r, frame, m, power);
             return None;
         }

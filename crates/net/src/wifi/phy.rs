@@ -45,7 +45,15 @@ pub struct Radio {
     /// The speed of light the propagation delay and the wavelength use, m/s (`LIGHT`, or
     /// ns-2's `NS2_LIGHT` in the ns2 profile).
     pub light: f64,
+    /// Powers computed as ns-2's propagation models compute them (the ns2 profile): its π
+    /// (`PI`, 13 decimals), its products in its order, Friis up to and at the crossover.
+    #[serde(skip)]
+    pub ns2: bool,
 }
+
+/// ns-2's π (mobile/propagation.h), 13 decimals: its powers round with it.
+#[allow(clippy::approx_constant)]
+const NS2_PI: f64 = 3.1415926535897;
 
 impl Default for Radio {
     fn default() -> Self {
@@ -59,6 +67,7 @@ impl Default for Radio {
             antenna_height: 1.5,
             system_loss: 1.0,
             light: LIGHT,
+            ns2: false,
         }
     }
 }
@@ -66,6 +75,9 @@ impl Default for Radio {
 impl Radio {
     /// Received power (W) at distance `d` metres (antenna gains 1).
     pub fn rx_power(&self, d: f64) -> f64 {
+        if self.ns2 {
+            return self.ns2_rx_power(d);
+        }
         let lambda = self.light / self.frequency;
         let friis =
             |d: f64| self.tx_power * lambda * lambda / ((4.0 * std::f64::consts::PI * d).powi(2) * self.system_loss);
@@ -80,6 +92,39 @@ impl Radio {
                 } else {
                     self.tx_power * h * h * h * h / (d.powi(4) * self.system_loss)
                 }
+            }
+        }
+    }
+
+    /// `rx_power` as ns-2 computes it: `TwoRayGround::Pr` or `FreeSpace::Pr` with omni antennas
+    /// (gains 1) at equal heights.
+    fn ns2_rx_power(&self, d: f64) -> f64 {
+        let (pt, l) = (self.tx_power, self.system_loss);
+        let lambda = self.light / self.frequency;
+        let friis = |d: f64| {
+            if d == 0.0 {
+                return pt;
+            }
+            let m = lambda / (4.0 * NS2_PI * d);
+            (pt * (m * m)) / l
+        };
+        let h = self.antenna_height;
+        match self.propagation {
+            Propagation::FreeSpace => friis(d),
+            Propagation::TwoRayGround if d <= (4.0 * NS2_PI * h * h) / lambda => friis(d),
+            Propagation::TwoRayGround => pt * (h * h * h * h) / (d * d * d * d * l),
+        }
+    }
+
+    /// How far ns-2's channel looks for radios that may sense a frame (`calcHighestAntennaZ`:
+    /// the propagation model's `getDist` at the carrier-sense threshold, gains 1).
+    pub fn ns2_cs_distance(&self) -> f64 {
+        let (pt, pr, h) = (self.tx_power, self.cs_threshold, self.antenna_height);
+        match self.propagation {
+            Propagation::TwoRayGround => (pt * (h * h * h * h) / pr).sqrt().sqrt(),
+            Propagation::FreeSpace => {
+                let lambda = self.light / self.frequency;
+                ((pt * lambda * lambda) / (self.system_loss * pr)).sqrt() / (4.0 * NS2_PI)
             }
         }
     }
@@ -169,6 +214,26 @@ mod tests {
         let r = Radio::default();
         assert!((r.rx_range() - 250.0).abs() < 0.5, "{}", r.rx_range());
         assert!((r.cs_range() - 550.0).abs() < 1.0, "{}", r.cs_range());
+    }
+
+    /// In the ns2 profile, powers are ns-2's to the last bit: its π (13 decimals), its order of
+    /// products, Friis at the crossover distance itself, all the power at distance 0.
+    #[test]
+    #[allow(clippy::approx_constant)]
+    fn ns2_powers_round_as_ns2s() {
+        let mut radio = Radio { ns2: true, light: NS2_LIGHT, ..Radio::default() };
+        let (pi, lambda) = (3.1415926535897, 3e8 / 914e6);
+        let crossover = (4.0 * pi * 1.5 * 1.5) / lambda;
+        let friis = |d: f64| {
+            let m = lambda / (4.0 * pi * d);
+            0.28183815 * (m * m) / 1.0
+        };
+        assert_eq!(radio.rx_power(crossover), friis(crossover));
+        assert_eq!(radio.rx_power(250.0), 0.28183815 * (1.5 * 1.5 * 1.5 * 1.5) / (250.0 * 250.0 * 250.0 * 250.0 * 1.0));
+        assert_eq!(radio.rx_power(0.0), 0.28183815);
+        assert_eq!(radio.ns2_cs_distance(), f64::sqrt(f64::sqrt(0.28183815 * (1.5 * 1.5 * 1.5 * 1.5) / 1.559e-11)));
+        radio.ns2 = false;
+        assert_ne!(radio.rx_power(crossover * 0.5), friis(crossover * 0.5), "the standard profile's π");
     }
 
     #[test]
