@@ -188,11 +188,14 @@ impl Wifi {
     }
 
     /// The backoff `sendBEACON` and the others start for their frame: none while the defer
-    /// timer runs the SIFS before a CTS or ACK on an idle medium (an ACK held by a send timer
-    /// waits for no defer timer yet).
+    /// timer runs the SIFS before a CTS, an ACK or the data a CTS answered, on an idle medium
+    /// (an ACK held by a send timer waits for no defer timer yet).
     fn mgmt_backoff(&mut self, ctx: &mut Ctx, r: RadioId) {
         let now = ctx.now_secs();
-        let busy = self.medium_busy(r, now) || self.tx_busy(r, now);
+        let s = &self.stations[r.index()];
+        // `recvCTS`'s `tx_resume` leaves the MAC idle (MAC_IDLE) for the SIFS before the data
+        let data_due = s.state == State::WaitCts && s.response.pending();
+        let busy = self.medium_busy(r, now) || (self.tx_busy(r, now) && !data_due);
         let s = &self.stations[r.index()];
         if s.backoff.is_none() && (busy || !s.response.pending()) {
             let slots = self.draw_backoff(ctx, r);
