@@ -17,7 +17,7 @@ use super::{distance, Wifi};
 use crate::ctx::{Ctx, Event};
 use crate::ids::RadioId;
 use crate::mobility::path::{Motion, Move};
-use crate::wifi::phy::Propagation;
+use crate::wifi::phy::{Propagation, Radio};
 use crate::wifi::WifiEvent;
 
 /// A moving node not asked where it is for longer than this is moved on as any frame goes out
@@ -30,11 +30,13 @@ const STALE_AFTER: f64 = 1.0;
 pub(super) struct NodeList {
     order: Vec<RadioId>,
     sorted: bool,
+    /// How far from a sender in x and y the channel looks (`distCST_` + 5 m).
+    radius: f64,
 }
 
 impl NodeList {
-    pub(super) fn new(order: Vec<RadioId>) -> NodeList {
-        NodeList { order, sorted: false }
+    pub(super) fn new(order: Vec<RadioId>, radio: &Radio) -> NodeList {
+        NodeList { order, sorted: false, radius: radio.ns2_cs_distance() + 5.0 }
     }
 
     /// Sorted by x, radios of equal x in the order they were in (`sortLists`, a bubble sort).
@@ -86,19 +88,26 @@ impl Wifi {
             .collect();
     }
 
+    #[inline(always)]
     fn motion(&self, r: RadioId) -> Option<&Motion> {
+        if self.motions.is_empty() {
+            return None; // nothing moves (the common case: no lookup)
+        }
         self.motions.get(self.stations[r.index()].node.index())?.as_ref()
     }
 
     /// Where radio `r` was when last asked (ns-2's `X_`, `Y_`, as its channel reads them).
+    #[inline(always)]
     fn kept_position(&self, r: RadioId) -> (f64, f64) {
         self.motion(r).map_or(self.stations[r.index()].pos, Motion::at)
     }
 
     /// Where radio `r` is at `now`, its node moved on to then (ns-2's `getLoc`).
+    #[inline(always)]
     pub fn locate(&mut self, r: RadioId, now: f64) -> (f64, f64) {
-        let node = self.stations[r.index()].node.index();
-        self.move_on(node, now, true);
+        if !self.motions.is_empty() {
+            self.move_on(self.stations[r.index()].node.index(), now, true);
+        }
         self.kept_position(r)
     }
 
@@ -163,17 +172,21 @@ impl Wifi {
         for node in 0..self.motions.len() {
             self.move_on(node, now, false); // the setdests due: ns-2 has run them by now
         }
-        let mut list = std::mem::take(&mut self.lists[wlan]);
-        list.sort(|o| self.kept_position(o).0);
-        reach.clear();
-        reach.extend_from_slice(&list.order); // the order before any moves on
-        self.lists[wlan] = list;
-        for &o in reach.iter() {
-            if self.motion(o).is_some_and(|m| m.speed() != 0.0 && now - m.since() > STALE_AFTER) {
-                self.move_on(self.stations[o.index()].node.index(), now, true);
+        if !self.lists[wlan].sorted {
+            let mut list = std::mem::take(&mut self.lists[wlan]);
+            list.sort(|o| self.kept_position(o).0);
+            self.lists[wlan] = list;
+        }
+        if !self.motions.is_empty() {
+            reach.clear();
+            reach.extend_from_slice(&self.lists[wlan].order); // the order before any moves on
+            for &o in reach.iter() {
+                if self.motion(o).is_some_and(|m| m.speed() != 0.0 && now - m.since() > STALE_AFTER) {
+                    self.move_on(self.stations[o.index()].node.index(), now, true);
+                }
             }
         }
-        let radius = self.wlans[wlan].radio.ns2_cs_distance() + 5.0;
+        let radius = self.lists[wlan].radius;
         let (x, y) = self.kept_position(r);
         let order = &self.lists[wlan].order;
         let at = order.iter().position(|&o| o == r).expect("the sender is on its channel");
@@ -186,7 +199,12 @@ impl Wifi {
 
     /// The power at radio `r` of a frame from radio `src` arriving now, both moved on to now in
     /// the order ns-2's propagation model asks (two-ray ground: the receiver first).
+    #[inline]
     pub(super) fn arrival_power(&mut self, r: RadioId, src: RadioId, now: f64) -> f64 {
+        if self.motions.is_empty() {
+            let (at, from) = (self.stations[r.index()].pos, self.stations[src.index()].pos);
+            return self.wlan_of(r).radio.rx_power(distance(from, at));
+        }
         let (at, from) = match self.wlan_of(r).radio.propagation {
             Propagation::TwoRayGround => {
                 let at = self.locate(r, now);
@@ -202,6 +220,7 @@ impl Wifi {
 
     /// A frame radio `src` sent reaches radio `r` too faint to sense: ns-2's PHY still computes
     /// its power, moving both nodes on (in a run where nodes move).
+    #[cold]
     pub(super) fn faint_arrival(&mut self, ctx: &mut Ctx, r: RadioId, src: RadioId) {
         let _ = self.arrival_power(r, src, ctx.now_secs());
     }
@@ -228,7 +247,7 @@ mod tests {
         let xs = std::cell::RefCell::new(vec![0.0, 10.0, 20.0, 20.0, 30.0, 40.0]);
         let x = |r: RadioId| xs.borrow()[r.index()];
         let names = |l: &NodeList| l.order.iter().map(|r| r.0).collect::<Vec<_>>();
-        let mut list = NodeList::new([3, 2, 0, 1, 4, 5].map(RadioId).to_vec());
+        let mut list = NodeList::new([3, 2, 0, 1, 4, 5].map(RadioId).to_vec(), &Radio::default());
         list.sort(x);
         assert_eq!(names(&list), [0, 1, 3, 2, 4, 5], "stable: 3 was made before 2");
         xs.borrow_mut()[1] = 20.0; // up to the x of 3 and 2, but still in order: stays

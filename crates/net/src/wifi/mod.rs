@@ -347,7 +347,8 @@ impl Wifi {
         let lists = (0..wlans.len() as u32)
             .map(|w| {
                 let radios = (0..stations.len()).filter(|&r| stations[r].wlan == w).map(|r| RadioId(r as u32));
-                channel::NodeList::new(if wlans[w as usize].ns2_backoff { radios.collect() } else { Vec::new() })
+                let cfg = &wlans[w as usize];
+                channel::NodeList::new(if cfg.ns2_backoff { radios.collect() } else { Vec::new() }, &cfg.radio)
             })
             .collect();
         Wifi {

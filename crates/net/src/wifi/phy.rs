@@ -74,6 +74,7 @@ impl Default for Radio {
 
 impl Radio {
     /// Received power (W) at distance `d` metres (antenna gains 1).
+    #[inline]
     pub fn rx_power(&self, d: f64) -> f64 {
         if self.ns2 {
             return self.ns2_rx_power(d);
