@@ -799,7 +799,7 @@ class Draw:
     mode; routed by DSDV, behind a base station with `wired`), with ns-2's defer timer instead
     of its backoff on an idle medium (`defer`: `bugFix_timer_ false`), with error models,
     incoming and outgoing, of every kind (`errmodels`), with stations on the move for longer
-    (`moves`)."""
+    (`moves`), with the WLAN's stations listed in another order than the nodes (`shuffle`)."""
     wlan: bool = False
     infra: bool = False
     dsdv: bool = False
@@ -807,6 +807,7 @@ class Draw:
     defer: bool = False
     errmodels: bool = False
     moves: bool = False
+    shuffle: bool = False
 
 
 def run_case(seed: int, index: int, out_dir: str, ns_timeout: float, draw: Draw = Draw()) -> dict:
@@ -920,6 +921,11 @@ def case_scenario(seed: int, index: int, draw: Draw) -> dict:
         s["losses"] = error_models(seed, index, s["wlans"][0]["nodes"])
     if draw.moves:
         moving(seed, index, s)
+    if draw.shuffle:
+        # the WLAN lists its stations in any order; ns-2's channel keeps them in creation order
+        stations = list(s["wlans"][0]["nodes"])  # a copy: the draw may share the list with `nodes`
+        random.Random(f"difffuzz-shuffle-{seed}-{index}").shuffle(stations)
+        s["wlans"][0]["nodes"] = stations
     return s
 
 
@@ -962,7 +968,11 @@ def main(argv=None) -> int:
                         " (ns-2's bit unit and MultiState included), instead of a quarter's incoming ones")
     p.add_argument("--moves", action="store_true",
                    help="with --wlan: stations on the move in every case, several setdests each, for 8-40 s")
+    p.add_argument("--shuffle", action="store_true",
+                   help="with --wlan: the WLAN lists its stations in a shuffled order")
     args = p.parse_args(argv)
+    if args.shuffle and not args.wlan:
+        p.error("--shuffle reorders a WLAN's stations: add --wlan")
     if args.moves and not args.wlan:
         p.error("--moves moves stations: add --wlan")
     if args.errmodels and not args.wlan:
@@ -975,7 +985,7 @@ def main(argv=None) -> int:
         p.error("--dsdv routes ad hoc WLANs: not with --infra")
     if args.defer and (args.infra or not args.wlan):
         p.error("--defer draws ad hoc WLANs: add --wlan, without --infra")
-    draw = Draw(args.wlan, args.infra, args.dsdv, args.wired, args.defer, args.errmodels, args.moves)
+    draw = Draw(args.wlan, args.infra, args.dsdv, args.wired, args.defer, args.errmodels, args.moves, args.shuffle)
 
     indices = [args.only] if args.only is not None else list(range(args.first, args.first + args.count))
     if args.print:
@@ -1011,7 +1021,7 @@ def main(argv=None) -> int:
 
     ran = sum(counts.values()) - counts["skipped"]
     summary = {"seed": args.seed, "wlan": args.wlan, "infra": args.infra, "dsdv": args.dsdv, "defer": args.defer,
-               "errmodels": args.errmodels, "moves": args.moves,
+               "errmodels": args.errmodels, "moves": args.moves, "shuffle": args.shuffle,
                "generated": len(indices), "run": ran,
                "identical": counts["identical"], "stopped_by_both": counts["stopped by both"],
                "ns2_misdelivers": counts["ns-2 misdelivers"],
@@ -1024,7 +1034,7 @@ def main(argv=None) -> int:
     kind = ("defer-" if args.defer else "") + (
         "wlan-dsdv-wired-" if args.wired else "wlan-dsdv-" if args.dsdv else "wlan-infra-" if args.infra
         else "wlan-" if args.wlan else "")
-    kind += ("err-" if args.errmodels else "") + ("moves-" if args.moves else "")
+    kind += ("err-" if args.errmodels else "") + ("moves-" if args.moves else "") + ("shuffle-" if args.shuffle else "")
     with open(os.path.join(args.out, f"summary-{kind}{args.seed}-{indices[0]}.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(f"seed {args.seed}: generated {len(indices)}, run {ran}, identical {counts['identical']}, "

@@ -165,8 +165,8 @@ impl Wifi {
 
     /// The radios a frame radio `r` sends at `now` reaches in the ns2 profile, into `reach`, in
     /// ns-2's order (`getAffectedNodes`): the moving nodes not asked for a second moved on
-    /// first, then those within `cs_distance() + 5` m of the sender in x and y, by the list,
-    /// down from the sender and then up.
+    /// first, then those within `Radio::ns2_cs_distance` + 5 m of the sender in x and y by
+    /// where they were when last asked, by the list, down from the sender and then up.
     pub(super) fn ns2_reach(&mut self, r: RadioId, now: f64, reach: &mut Vec<RadioId>) {
         let wlan = self.stations[r.index()].wlan as usize;
         for node in 0..self.motions.len() {

@@ -146,15 +146,19 @@ impl Wifi {
         }
     }
 
-    /// Arms the access points' beacon timers and the stations' scans.
+    /// Arms the access points' beacon timers, then the stations' scans, each in the order the
+    /// WLAN lists them (a script's `$mac ap` lines, then its `ScanType` ones: timers that end at
+    /// one instant go in the order they were started).
     pub fn start_infrastructure(&mut self, ctx: &mut Ctx) {
-        for r in 0..self.stations.len() {
-            let r = RadioId(r as u32);
-            let Some(infra) = &self.stations[r.index()].infra else { continue };
-            if infra.ap {
-                let at = infra.first_beacon;
+        for w in 0..self.wlans.len() {
+            let Some(infra) = self.wlans[w].infrastructure.clone() else { continue };
+            for ap in infra.access_points {
+                let r = self.radio(w, ap).expect("validated: the access point is on the WLAN");
+                let at = self.stations[r.index()].infra.as_ref().expect("in infrastructure mode").first_beacon;
                 self.arm_mac(ctx, r, MacTimer::Beacon, at);
-            } else if let Some(scan) = infra.scan {
+            }
+            for scan in infra.scans {
+                let r = self.radio(w, scan.node).expect("validated: the station is on the WLAN");
                 self.arm_mac(ctx, r, MacTimer::Probe, scan.at);
             }
         }

@@ -344,11 +344,16 @@ impl Wifi {
                 });
             }
         }
+        // ns-2's channel lists its nodes in the order they were made (`add-node`): by node
         let lists = (0..wlans.len() as u32)
             .map(|w| {
-                let radios = (0..stations.len()).filter(|&r| stations[r].wlan == w).map(|r| RadioId(r as u32));
                 let cfg = &wlans[w as usize];
-                channel::NodeList::new(if cfg.ns2_backoff { radios.collect() } else { Vec::new() }, &cfg.radio)
+                let mut radios: Vec<RadioId> = (0..stations.len() as u32)
+                    .filter(|&r| cfg.ns2_backoff && stations[r as usize].wlan == w)
+                    .map(RadioId)
+                    .collect();
+                radios.sort_by_key(|r| stations[r.index()].node);
+                channel::NodeList::new(radios, &cfg.radio)
             })
             .collect();
         Wifi {
