@@ -164,9 +164,9 @@ impl Wifi {
     }
 
     /// The radios a frame radio `r` sends at `now` reaches in the ns2 profile, into `reach`, in
-    /// ns-2's order (`getAffectedNodes`): the moving nodes not asked for a second moved on
-    /// first, then those within `Radio::ns2_cs_distance` + 5 m of the sender in x and y by
-    /// where they were when last asked, by the list, down from the sender and then up.
+    /// ns-2's order (`getAffectedNodes`): those within `Radio::ns2_cs_distance` + 5 m in x and y
+    /// of where the sender was when last asked, by where each is once the moving nodes not
+    /// asked for a second have been moved on, by the list, down from the sender and then up.
     pub(super) fn ns2_reach(&mut self, r: RadioId, now: f64, reach: &mut Vec<RadioId>) {
         let wlan = self.stations[r.index()].wlan as usize;
         for node in 0..self.motions.len() {
@@ -177,6 +177,8 @@ impl Wifi {
             list.sort(|o| self.kept_position(o).0);
             self.lists[wlan] = list;
         }
+        // the box is centred where the sender was when last asked, before the refresh below
+        let (x, y) = self.kept_position(r);
         if !self.motions.is_empty() {
             reach.clear();
             reach.extend_from_slice(&self.lists[wlan].order); // the order before any moves on
@@ -187,7 +189,6 @@ impl Wifi {
             }
         }
         let radius = self.lists[wlan].radius;
-        let (x, y) = self.kept_position(r);
         let order = &self.lists[wlan].order;
         let at = order.iter().position(|&o| o == r).expect("the sender is on its channel");
         let in_y = |o: RadioId| (y - radius..=y + radius).contains(&self.kept_position(o).1);
@@ -297,5 +298,22 @@ mod tests {
         assert!((wifi.kept_position(RadioId(2)).0 - 470.0).abs() < 1e-9);
         wifi.ns2_reach(RadioId(2), 5.3, &mut reach);
         assert_eq!(reach, [RadioId(1), RadioId(0)], "down the list from 2 (x 470); 3 is beyond in y");
+    }
+
+    /// The box is centred where the sender was when last asked, before the moving nodes not
+    /// asked for a second (the sender among them) are moved on (`getAffectedNodes` computes it
+    /// first): a radio in range of where the sender is, but not of where it was, is not reached.
+    #[test]
+    fn the_box_is_centred_where_the_sender_was_last_asked() {
+        let away = Move { node: 1, at: 0.0, to: (1000.0, 0.0), speed: 100.0 };
+        let mut wifi = ns2_wifi(vec![(0.0, 300.0), (0.0, 0.0), (-90.0, 0.0)], &[away]);
+        let mut reach = Vec::new();
+        wifi.ns2_reach(RadioId(1), 0.5, &mut reach); // kept at 0 m: not asked since it set off
+        assert_eq!(reach, [RadioId(0), RadioId(2)], "down the list: 0 (x 0, made first), then 2");
+        wifi.ns2_reach(RadioId(1), 5.0, &mut reach); // at 500 m, 590 from radio 2
+        assert_eq!(reach, [RadioId(0), RadioId(2)], "the box around 0 m, where it was asked last");
+        assert_eq!(wifi.kept_position(RadioId(1)), (500.0, 0.0), "moved on after the box was set");
+        wifi.ns2_reach(RadioId(1), 5.5, &mut reach); // asked half a second ago: not moved on
+        assert_eq!(reach, [RadioId(0)], "the box around 500 m");
     }
 }
