@@ -112,13 +112,6 @@ impl Motion {
         self.now.update(now)
     }
 
-    /// Where the node is at `now`, its moves due by then taken, the steps recorded.
-    pub fn locate(&mut self, now: f64) -> (f64, f64) {
-        while self.take_due_move(now).is_some() {}
-        self.update(now);
-        self.now.at
-    }
-
     /// Where the node would be found at `now`, nothing recorded (for models outside ns-2's).
     pub fn peek(&self, now: f64) -> (f64, f64) {
         let mut step = self.now;
@@ -133,6 +126,16 @@ impl Motion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Motion {
+        /// Where the node is at `now`, its moves due by then taken, the steps recorded (as
+        /// wifi/channel.rs asks, without its lists).
+        fn locate(&mut self, now: f64) -> (f64, f64) {
+            while self.take_due_move(now).is_some() {}
+            self.update(now);
+            self.at()
+        }
+    }
 
     fn close(a: (f64, f64), b: (f64, f64)) -> bool {
         (a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9

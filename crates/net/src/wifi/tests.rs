@@ -10,7 +10,7 @@ use super::*;
 use crate::loss::{Loss, LossAction, LossAt, LossConfig, LossModel};
 use crate::testing::packet;
 use crate::trace::Tracer;
-use phy::LIGHT;
+use phy::{Radio, LIGHT, NS2_LIGHT};
 use tcplab_des::{Ns2Rng, Rng, Time};
 
 const US: f64 = 1e-6;
@@ -1259,4 +1259,28 @@ fn ns2_without_bugfix_timer_defers_through_a_busy_medium_then_backs_off_from_a_g
     let ack_heard = bed.times(Seen::TxEnd(2, FrameKind::Ack))[0] + p(10.0 * (2 - second) as f64);
     let second_end = bed.times(Seen::TxEnd(second, FrameKind::Data))[0];
     assert!(close(second_end, ack_heard + DIFS + slots * SLOT + DATA), "{second_end} vs {ack_heard} + {slots} slots");
+}
+
+/// ns-2's PHY computes the power of every frame that reaches a radio in its channel's box, even
+/// one too faint to sense, and so asks both nodes where they are as it arrives (`getLoc`): a
+/// moving node far off is moved on at the arrival of the last frame near it, a propagation
+/// delay after that frame left (wifi/channel.rs, `WifiEvent::Faint`).
+#[test]
+fn ns2_a_frame_too_faint_to_sense_moves_the_node_on_as_it_arrives() {
+    let cfg = WlanConfig {
+        radio: Radio { ns2: true, light: NS2_LIGHT, ..Radio::default() },
+        ..ns2(&[(0.0, 0.0), (0.0, 100.0), (552.0, 0.0)], 3000)
+    };
+    let mut bed = Bed::new(cfg);
+    let away = crate::mobility::path::Move { node: 2, at: 0.0, to: (1000.0, 0.0), speed: 1.0 };
+    bed.wifi.set_moves(&[away]);
+    let _ = bed.send(0, 1, 5, 100);
+    bed.run_until(0.1);
+    assert_eq!(bed.delivered(), [(1, 0, 5)]);
+    let ack_end = bed.times(Seen::TxEnd(1, FrameKind::Ack))[0];
+    let ack_start = ack_end - bed.wifi.wlans[0].timing.control(ACK_BYTES);
+    let since = bed.wifi.motions[2].as_ref().expect("node 2 moves").since();
+    // 561 m from the ACK's sender (beyond the 550 m of carrier sense, within the box's 555 in x)
+    let flight = f64::hypot(552.0, 100.0) / NS2_LIGHT;
+    assert!((since - ack_start - flight).abs() < 1e-9, "moved on {:e} s after the ACK left", since - ack_start);
 }
