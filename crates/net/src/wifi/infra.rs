@@ -311,6 +311,14 @@ impl Wifi {
         self.medium_maybe_idle(ctx, r);
     }
 
+    /// A beacon's send timer ran out (`send_timer`, MAC_BCN), which frees `pktBEACON_`: a
+    /// beacon the timer made while this one was on the air had taken its place there
+    /// (`sendBEACON` checks for none), and is freed unsent, its entry left in the list.
+    pub(super) fn beacon_sent(&mut self, ctx: &mut Ctx, r: RadioId) {
+        self.infra(r).pending.retain(|p| p.0 != Mgmt::Beacon);
+        self.mgmt_done(ctx, r);
+    }
+
     /// An access point's management frame went (a beacon) or was answered or timed out: a
     /// fresh backoff, from the same window, resumed DIFS after now (`send_timer`, `recvACK`).
     pub(super) fn mgmt_done(&mut self, ctx: &mut Ctx, r: RadioId) {

@@ -1018,7 +1018,7 @@ impl Wifi {
             }
             (State::Send, FrameKind::Data) if frame.dst == BROADCAST => self.sent_ok(ctx, r),
             // a beacon's send timer is its own length (`check_pktBEACON`)
-            (State::Mgmt(Mgmt::Beacon), _) => self.mgmt_done(ctx, r),
+            (State::Mgmt(Mgmt::Beacon), _) => self.beacon_sent(ctx, r),
             (State::Send, FrameKind::Data) => {
                 s.state = State::WaitAck;
                 let by = if ns2 { s.answer_by } else { now + timing.sifs + timing.control(ACK_BYTES) + timing.slot };
@@ -1577,7 +1577,10 @@ impl Wifi {
             return self.start_defer(ctx, r);
         }
         let slots = self.draw_backoff(ctx, r);
-        self.stations[r.index()].backoff = Some(slots);
+        let s = &mut self.stations[r.index()];
+        s.backoff = Some(slots);
+        // `mhBackoff_.start` counts DIFS and the slots from now, however long the medium was idle
+        s.not_before = s.not_before.max(ctx.now_secs());
         self.medium_maybe_idle(ctx, r);
     }
 
@@ -1594,8 +1597,12 @@ impl Wifi {
             return self.transmit_mgmt(ctx, r, kind, to); // before the data (`backoffHandler`)
         }
         let Some(&(id, to, via)) = self.stations[r.index()].queue.front() else {
-            self.stations[r.index()].backoff = None;
-            return; // a post-backoff ran out
+            // a post-backoff ran out, or an access point's management frame waits for its turn
+            // in the list (wifi/infra.rs `order`): nothing contends until a frame comes
+            let s = &mut self.stations[r.index()];
+            s.backoff = None;
+            s.state = State::Idle;
+            return;
         };
         let cfg = self.wlan_of(r);
         let timing = cfg.timing.clone();

@@ -1231,6 +1231,66 @@ fn ns2_an_access_point_with_an_unsent_probe_request_keeps_a_probe_response_that_
 }
 
 #[test]
+fn ns2_a_beacon_made_while_one_is_on_the_air_is_freed_with_it() {
+    // `sendBEACON` puts its frame in `pktBEACON_` whatever is there; the send timer of the
+    // beacon on the air frees `pktBEACON_`, so the new beacon goes unsent, its entry left in
+    // the list (found by the infrastructure fuzz:
+    // conformance/fuzz-cases/wifi_infra_beacon_made_on_the_air_is_lost.json)
+    let mut bed = Bed::new(infra(&[(0.0, 0.0), (1.0, 0.0)], &[0], &[]));
+    bed.wifi.start_infrastructure(&mut bed.ctx); // its first beacon at 0
+    let mut t = 0.0;
+    while bed.wifi.stations[0].state != State::Mgmt(Mgmt::Beacon) {
+        t += 10.0 * US;
+        bed.run_until(t);
+    }
+    bed.wifi.beacon_due(&mut bed.ctx, RadioId(0)); // its timer again, the first still on the air
+    bed.run_until(0.05);
+    assert_eq!(sent(&bed, 0), [FrameKind::Mgmt(Mgmt::Beacon)]);
+    let ap = bed.wifi.stations[0].infra.as_ref().expect("an access point");
+    assert_eq!((ap.pending.len(), ap.order.as_slice()), (0, [Mgmt::Beacon].as_slice()));
+}
+
+#[test]
+fn ns2_an_access_point_whose_management_frame_waits_its_turn_backs_off_for_a_packet() {
+    // An access point's probe response behind a stale entry of the list (a beacon's, its frame
+    // gone) waits; the backoff that ran out sent nothing, and a packet that comes later draws
+    // its own (`send`: `mhBackoff_` is not busy) and goes before the response (found by the
+    // infrastructure fuzz: conformance/fuzz-cases/wifi_infra_data_behind_a_waiting_probe_response.json)
+    let mut bed = Bed::new(infra(&[(0.0, 0.0), (10.0, 0.0)], &[0], &[]));
+    let ap = bed.wifi.stations[0].infra.as_mut().expect("an access point");
+    ap.order = vec![Mgmt::Beacon, Mgmt::Beacon, Mgmt::ProbeRep]; // the first is done now
+    ap.pending = vec![(Mgmt::ProbeRep, RadioId(1))];
+    bed.wifi.mgmt_done(&mut bed.ctx, RadioId(0)); // a backoff for whatever waits
+    bed.run_until(0.01);
+    assert_eq!(bed.wifi.stations[0].backoff, None, "the backoff ran out, nothing sent");
+    let _ = bed.send(0, 1, 1, 500);
+    bed.run_until(0.05);
+    assert_eq!(sent(&bed, 0), [FrameKind::Data]);
+    assert_eq!(bed.wifi.stations[0].infra.as_ref().expect("an access point").pending.len(), 1);
+}
+
+#[test]
+fn ns2_a_backoff_drawn_as_a_management_frame_times_out_counts_from_then() {
+    // A probe response unanswered (station 1 is 1 km away) with an unsent probe request: the
+    // send timer's `tx_resume` starts the backoff of the data waiting, DIFS and its slots from
+    // the timeout, not from the end of the response on the air, and the response, at the head
+    // of the list still, goes again when it ends (found by the infrastructure fuzz:
+    // conformance/fuzz-cases/wifi_infra_backoff_after_a_probe_response_timed_out.json)
+    let mut bed = Bed::new(infra(&[(0.0, 0.0), (1000.0, 0.0)], &[0], &[]));
+    let ap = bed.wifi.stations[0].infra.as_mut().expect("an access point");
+    (ap.unsent_probe, ap.order) = (true, vec![Mgmt::ProbeRep]);
+    let id = bed.ctx.pkts.alloc(Packet { uid: 1, size: 500, ..packet() });
+    bed.wifi.stations[0].queue.push_back((id, RadioId(1), Via::to(RadioId(1))));
+    bed.wifi.transmit_mgmt(&mut bed.ctx, RadioId(0), Mgmt::ProbeRep, RadioId(1));
+    let slots = Draws::Own(Rng::stream(1, "wifi/w/0")).integer(31, &mut Ns2Rng::seeded(1));
+    bed.run_until(0.05);
+    let response = 576.0 * US; // PRRP: 192 + 48 * 8 µs
+    let timeout = response + 2.0 * US + SIFS + ACK + 2.0 * US;
+    let again = bed.times(Seen::TxEnd(0, FrameKind::Mgmt(Mgmt::ProbeRep)))[1] - response;
+    assert!(close(again, timeout + DIFS + slots as f64 * SLOT), "{again} with {slots} slots");
+}
+
+#[test]
 fn ns2_without_bugfix_timer_defers_through_a_busy_medium_then_backs_off_from_a_grown_window() {
     // mac-802_11.cc without bugFix_timer_ (test-suite-wireless-lan-newnode.tcl sets it false):
     // a frame finding the medium idle waits DIFS + (random % cw) slots on the defer timer,
