@@ -10,7 +10,7 @@
 //! and `ARP_MAX_REQUEST_COUNT`, which no reply resets).
 
 use super::event::WifiEvent;
-use super::{RxHeader, Via, Wifi, BROADCAST};
+use super::{Frame, RxHeader, Wifi, BROADCAST};
 use crate::ctx::{Ctx, Event};
 use crate::ids::{NodeId, RadioId};
 use crate::packet::{Kind, Packet, PacketId, ARP_REPLY as REPLY, ARP_REQUEST as REQUEST};
@@ -79,10 +79,13 @@ impl Wifi {
         Resolved::Held(replaced)
     }
 
-    /// ns-2's `arpinput`: radio `r` received ARP packet `pkt`, and learns its sender's address
-    /// (the packet's, not the frame's: an access point may have relayed it). A reply keeps
-    /// the next hop the request's IP header named and the `dh_3a` of the frame it came in.
-    pub(super) fn arp_input(&mut self, ctx: &mut Ctx, r: RadioId, pkt: &Packet, came: Via, sender: RadioId) {
+    /// ns-2's `arpinput`: radio `r` received ARP packet `pkt` in frame `came`, and learns its
+    /// sender's address (the packet's, not the frame's: an access point may have relayed it).
+    /// A reply is the request's packet answered: it keeps the next hop the request's IP header
+    /// named, and the MAC header of the frame it came in (its duration, its `dh_3a`), which an
+    /// interface queue's drop line shows.
+    pub(super) fn arp_input(&mut self, ctx: &mut Ctx, r: RadioId, pkt: &Packet, came: &Frame) {
+        let sender = came.src;
         let now = ctx.now_secs();
         let wlan = self.stations[r.index()].wlan_index();
         let from = self.radio(wlan, pkt.src.node.index()).expect("an ARP sender on the WLAN");
@@ -96,7 +99,8 @@ impl Wifi {
         }
         if pkt.seq == REQUEST && pkt.dst.node == s.node {
             let reply = Packet::of_network(0, Kind::Arp, s.node, pkt.src.node, BYTES, REPLY, now);
-            let id = ctx.pkts.alloc(reply);
+            let id = ctx.pkts.alloc(Packet { rx_duration: (came.nav * 1e6).round() as u16, ..reply });
+            let came = came.via;
             // the request's `dh_3a`, if an access point relayed it to its clients (from the DS
             // only): `recvDATA` wrote the request's sender there
             let relayed = came.from_ds && !came.to_ds && sender != from;

@@ -276,14 +276,18 @@ impl Wifi {
             if kind == Mgmt::ProbeRep && infra.unsent_probe {
                 // `send_timer` frees the unsent probe request first and stops there: the
                 // response waits again, its kind still at the head of the list, and no backoff
-                // starts for it; `tx_resume` sends a held ACK or draws for data
+                // starts for it; `tx_resume` sends a held ACK, or data whose RTS is gone a SIFS
+                // later, or draws for data
                 infra.unsent_probe = false;
                 infra.pending.insert(0, (kind, to));
                 self.stations[r.index()].state = State::Contend;
-                if !self.release_held_ack(ctx, r) && self.stations[r.index()].backoff.is_none() {
-                    return self.resume_backoff(ctx, r);
+                if self.release_held_ack(ctx, r) || self.stations[r.index()].backoff.is_some() {
+                    return self.medium_maybe_idle(ctx, r);
                 }
-                return self.medium_maybe_idle(ctx, r);
+                if !self.resume_without_rts(ctx, r) {
+                    self.resume_backoff(ctx, r);
+                }
+                return;
             }
             if kind == Mgmt::AssocRep {
                 // `update_client_table(associating_node_, 1, 2)`: a client all the same

@@ -1377,7 +1377,7 @@ impl Wifi {
                 }
                 let pkt = *ctx.pkts.get(frame.pkt.expect("data carries a packet"));
                 if pkt.kind == crate::packet::Kind::Arp {
-                    self.arp_input(ctx, r, &pkt, frame.via, frame.src);
+                    self.arp_input(ctx, r, &pkt, &frame);
                 }
                 if pkt.kind == crate::packet::Kind::Message {
                     // a route update goes up to the node's routing agent (crate::dsdv)
@@ -1422,7 +1422,7 @@ impl Wifi {
                         // recvDATA: a broadcast goes up here too
                     }
                     if pkt.kind == crate::packet::Kind::Arp {
-                        self.arp_input(ctx, r, &pkt, frame.via, frame.src);
+                        self.arp_input(ctx, r, &pkt, &frame);
                         return None;
                     }
                     let node = self.stations[r.index()].node;
@@ -1780,9 +1780,10 @@ impl Wifi {
                 // next packet's `send` while one runs
                 s.state = if s.has_frames() { State::Contend } else { State::Idle };
                 self.medium_maybe_idle(ctx, r);
-            } else if ns2 && !s.has_frames() {
+            } else if ns2 && s.queue.is_empty() {
                 // ns-2 starts no backoff when it gives a packet up (`RetransmitRTS/DATA` reset
-                // the window only); the next packet's `send` draws one when it comes
+                // the window only); the next packet's `send` draws one when it comes, and a
+                // management frame waiting (an access point's, left without one) waits for it
                 s.backoff = None;
                 s.state = State::Idle;
             } else {

@@ -1291,6 +1291,62 @@ fn ns2_a_backoff_drawn_as_a_management_frame_times_out_counts_from_then() {
 }
 
 #[test]
+fn ns2_after_a_probe_response_timed_out_data_whose_rts_is_gone_goes_a_sifs_later() {
+    // An access point's own handoff leaves it a probe request it never sends and its data frame
+    // without an RTS, one try from its retry limit. The probe response's send timer (no ACK:
+    // station 1 is 1 km away) frees that request, and `tx_resume` sends the long data a SIFS
+    // later (`mhDefer_`), with no backoff drawn. The data given up, `RetransmitDATA` starts no
+    // backoff, and the response, left without one, waits for a backoff begun for something
+    // else (found by the infrastructure fuzz:
+    // conformance/fuzz-cases/wifi_infra_data_without_rts_after_a_probe_response.json)
+    let mut bed = Bed::new(infra(&[(0.0, 0.0), (1000.0, 0.0)], &[0], &[]));
+    bed.wifi.wlans[0].rts_threshold = 0;
+    let ap = bed.wifi.stations[0].infra.as_mut().expect("an access point");
+    (ap.unsent_probe, ap.handoff, ap.order) = (true, true, vec![Mgmt::ProbeRep]);
+    let id = bed.ctx.pkts.alloc(Packet { uid: 1, size: 500, ..packet() });
+    bed.wifi.stations[0].queue.push_back((id, RadioId(1), Via::to(RadioId(1))));
+    bed.wifi.stations[0].head_rts = HeadRts::Gone;
+    bed.wifi.stations[0].long_retries = bed.wifi.wlans[0].long_retry_limit - 1;
+    bed.wifi.transmit_mgmt(&mut bed.ctx, RadioId(0), Mgmt::ProbeRep, RadioId(1));
+    bed.run_until(0.5);
+    let response = 576.0 * US; // PRRP: 192 + 48 * 8 µs
+    let timeout = response + 2.0 * US + SIFS + ACK + 2.0 * US;
+    let data = 192.0 * US + 534.0 * 8.0 * US; // 500 + 34 bytes at 1 Mb/s
+    let data_end = bed.times(Seen::TxEnd(0, FrameKind::Data))[0];
+    assert!(close(data_end - data, timeout + SIFS), "{data_end}");
+    assert_eq!(sent(&bed, 0), [FrameKind::Mgmt(Mgmt::ProbeRep), FrameKind::Data], "nothing after the data");
+    let ap = &bed.wifi.stations[0];
+    assert_eq!((ap.backoff, ap.infra.as_ref().expect("an access point").pending.len()), (None, 1));
+}
+
+#[test]
+fn ns2_an_arp_reply_keeps_the_duration_of_the_frame_its_request_came_in() {
+    // `arpinput` answers in the request's own packet: its MAC header keeps the request frame's
+    // duration (an ACK's, from a station that sends everything to its access point), which an
+    // interface queue's drop of the reply prints (found by the infrastructure fuzz:
+    // conformance/fuzz-cases/wifi_infra_arp_reply_dropped_with_the_requests_duration.json)
+    let mut bed = Bed::new(infra(&[(0.0, 0.0), (10.0, 0.0)], &[0], &[]));
+    let (ap, station) = (bed.wifi.stations[0].node, bed.wifi.stations[1].node);
+    let request = Packet::of_network(0, crate::packet::Kind::Arp, station, ap, 28, crate::packet::ARP_REQUEST, 0.0);
+    let frame = Frame {
+        kind: FrameKind::Data,
+        src: RadioId(1),
+        dst: RadioId(0),
+        nav: SIFS + ACK,
+        pkt: None,
+        seq: 0,
+        via: Via { to_ds: true, ..Via::to(RadioId(0)) },
+        refs: 1,
+    };
+    bed.wifi.arp_input(&mut bed.ctx, RadioId(0), &request, &frame);
+    let Some(Event::Wifi(WifiEvent::LlDown(_, to, reply))) = bed.ctx.sched.pop_if(|_, _| true) else {
+        panic!("the reply goes down to the link layer");
+    };
+    let reply = bed.ctx.pkts.get(reply);
+    assert_eq!((to, reply.seq, reply.rx_duration), (RadioId(1), crate::packet::ARP_REPLY, 314));
+}
+
+#[test]
 fn ns2_without_bugfix_timer_defers_through_a_busy_medium_then_backs_off_from_a_grown_window() {
     // mac-802_11.cc without bugFix_timer_ (test-suite-wireless-lan-newnode.tcl sets it false):
     // a frame finding the medium idle waits DIFS + (random % cw) slots on the defer timer,
