@@ -1620,8 +1620,12 @@ impl Wifi {
         s.state = State::Send;
         let seq = s.seq;
         if long && rts_to != BROADCAST {
+            // the data as it will go: ns-2's RTS counts the air time `sendDATA` stored, at the
+            // basic rate for a frame that entered the MAC as a broadcast
+            let nav = self.head_data_nav(r);
+            let data = Frame { kind: FrameKind::Data, src: r, dst: rts_to, nav, pkt: Some(id), seq, via, refs: 0 };
             let ack = timing.sifs + timing.control(ACK_BYTES);
-            let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + timing.data(size) + ack;
+            let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + self.air(ctx, &data) + ack;
             let rts = Frame { kind: FrameKind::Rts, src: r, dst: rts_to, nav, pkt: None, seq, via, refs: 1 };
             return self.transmit(ctx, rts);
         }
@@ -1752,11 +1756,10 @@ impl Wifi {
                 // RetransmitRTS/DATA discard the RTS (if it was the RTS that failed) and the data
                 // frame, MAC headers and all: the node sent them, so both are traced
                 let timing = self.wlan_of(r).timing.clone();
-                let size = ctx.pkts.get(id).size;
                 let ack = timing.sifs + timing.control(ACK_BYTES);
                 let data = Frame { kind: FrameKind::Data, src: r, dst: to, nav, pkt: Some(id), seq, via, refs: 0 };
                 if rts {
-                    let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + timing.data(size) + ack;
+                    let nav = timing.sifs + timing.control(CTS_BYTES) + timing.sifs + self.air(ctx, &data) + ack;
                     self.trace_frame(ctx, 'D', r, &Frame { kind: FrameKind::Rts, nav, pkt: None, ..data }, "RET");
                 }
                 let pkt = *ctx.pkts.get(id);

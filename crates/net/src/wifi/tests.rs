@@ -68,6 +68,8 @@ struct Bed {
     ctx: Ctx,
     wifi: Wifi,
     log: Vec<(f64, Seen)>,
+    /// Every frame whose transmission ended, as it went.
+    frames_sent: Vec<Frame>,
     /// Radio 0's contention window after every change, from cw_min.
     cws: Vec<u32>,
 }
@@ -77,7 +79,7 @@ impl Bed {
         let ctx = Ctx::new(1, Tracer::default(), Ns2Rng::seeded(1));
         let cws = vec![cfg.cw_min];
         let wifi = Wifi::new(vec![cfg], |name| Draws::Own(Rng::stream(1, &name)));
-        Bed { ctx, wifi, log: Vec::new(), cws }
+        Bed { ctx, wifi, log: Vec::new(), frames_sent: Vec::new(), cws }
     }
 
     /// Queues an IP packet of `bytes` (uid `uid`) at radio `r` for radio `to`.
@@ -92,7 +94,10 @@ impl Bed {
             let Event::Wifi(ev) = ev else { unreachable!("only radio events here") };
             let now = self.ctx.now_secs();
             match ev {
-                WifiEvent::TxEnd(r, f) => self.log.push((now, Seen::TxEnd(r.0, self.wifi.frames[f.index()].kind))),
+                WifiEvent::TxEnd(r, f) => {
+                    self.log.push((now, Seen::TxEnd(r.0, self.wifi.frames[f.index()].kind)));
+                    self.frames_sent.push(self.wifi.frames[f.index()]);
+                }
                 WifiEvent::RxEnd(r, f) => {
                     let frame = self.wifi.frames[f.index()];
                     self.log.push((now, Seen::RxEnd(r.0, frame.kind, frame.src.0)));
@@ -1344,6 +1349,28 @@ fn ns2_an_arp_reply_keeps_the_duration_of_the_frame_its_request_came_in() {
     };
     let reply = bed.ctx.pkts.get(reply);
     assert_eq!((to, reply.seq, reply.rx_duration), (RadioId(1), crate::packet::ARP_REPLY, 314));
+}
+
+#[test]
+fn ns2_an_rts_counts_the_air_time_its_data_entered_the_mac_with() {
+    // A broadcast (an ARP request) enters a station's MAC before it joins a BSS: `sendDATA`
+    // times it as a broadcast, at the basic rate and duration 0, and `check_pktTx` readdresses
+    // it to the access point the station has joined since. Unacknowledged (the access point is 1 km away), it goes again after an RTS
+    // (`RetransmitDATA`), whose duration counts that stored air time, not the data rate's
+    // (found by the infrastructure fuzz:
+    // conformance/fuzz-cases/wifi_infra_rts_for_a_frame_that_entered_as_a_broadcast.json)
+    let mut cfg = infra(&[(0.0, 0.0), (1000.0, 0.0)], &[0], &[]);
+    (cfg.rts_threshold, cfg.timing.data_rate) = (0, 5.5e6);
+    let mut bed = Bed::new(cfg);
+    let _ = bed.send(1, BROADCAST.0, 1, 28); // in no BSS yet: a broadcast
+    let sta = bed.wifi.stations[1].infra.as_mut().expect("a station");
+    (sta.bss, sta.authenticated, sta.associated) = (Some(RadioId(0)), true, true); // before it goes
+    bed.run_until(0.1);
+    let first = bed.frames_sent[0];
+    assert_eq!((first.kind, first.dst, first.nav), (FrameKind::Data, RadioId(0), 0.0), "readdressed, duration 0");
+    let rts = bed.frames_sent.iter().find(|f| f.kind == FrameKind::Rts).expect("an RTS before the data again");
+    let data = 192.0 * US + (28.0 + 34.0) * 8.0 * US; // at the basic rate, 1 Mb/s
+    assert!(close(rts.nav, SIFS + CTS + SIFS + data + SIFS + ACK), "{}", rts.nav);
 }
 
 #[test]
