@@ -9,6 +9,7 @@ use super::event::MacTimer;
 use super::event::{RelayHeader, WifiEvent};
 use super::{Frame, FrameKind, RadioId, State, Via, Wifi, BROADCAST, NOWHERE};
 use crate::ctx::{Ctx, Event};
+use crate::packet::Packet;
 use tcplab_des::Ns2Rng;
 
 /// A management frame, with the name ns-2's traces give it (cmu-trace.cc, `format_mac_common`).
@@ -280,7 +281,9 @@ impl Wifi {
                 // later, or draws for data
                 infra.unsent_probe = false;
                 infra.pending.insert(0, (kind, to));
-                self.stations[r.index()].state = State::Contend;
+                let s = &mut self.stations[r.index()];
+                s.state = State::Contend;
+                s.not_before = s.not_before.max(now); // a paused backoff resumes DIFS from now
                 if self.release_held_ack(ctx, r) || self.stations[r.index()].backoff.is_some() {
                     return self.medium_maybe_idle(ctx, r);
                 }
@@ -625,7 +628,10 @@ impl Wifi {
         if frame.dst == BROADCAST {
             self.relayed_broadcasts.push(original);
         }
-        let id = ctx.pkts.alloc(*ctx.pkts.get(original));
+        // the copy keeps the MAC header of the frame it came in (its duration, which an
+        // interface queue's drop line prints), not one its packet had before
+        let rx_duration = (frame.nav * 1e6).round() as u16;
+        let id = ctx.pkts.alloc(Packet { rx_duration, ..*ctx.pkts.get(original) });
         let at = ctx.now_secs() + self.wlan_of(r).ll_delay;
         let hops = u16::try_from(frame.via.hops + 1).unwrap_or(u16::MAX);
         let header = RelayHeader { hops, came_acked: frame.nav > 0.0 };

@@ -688,7 +688,8 @@ impl Wifi {
         s.queue.push_back((id, to, via));
         if ns2 && matches!(s.state, State::Mgmt(_)) && s.queue.len() == 1 && s.backoff.is_none() {
             // ns-2's `send` while a management frame holds the MAC draws a backoff, paused; an
-            // access point's send timer draws another, which replaces it (wifi/infra.rs)
+            // access point's send timer draws another, which replaces it, unless the timer frees
+            // an unsent probe request instead and resumes this one (wifi/infra.rs)
             let slots = self.draw_backoff(ctx, r);
             self.stations[r.index()].backoff = Some(slots);
             return Outcome::Nothing;

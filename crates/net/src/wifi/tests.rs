@@ -1277,22 +1277,32 @@ fn ns2_an_access_point_whose_management_frame_waits_its_turn_backs_off_for_a_pac
 #[test]
 fn ns2_a_backoff_drawn_as_a_management_frame_times_out_counts_from_then() {
     // A probe response unanswered (station 1 is 1 km away) with an unsent probe request: the
-    // send timer's `tx_resume` starts the backoff of the data waiting, DIFS and its slots from
-    // the timeout, not from the end of the response on the air, and the response, at the head
-    // of the list still, goes again when it ends (found by the infrastructure fuzz:
+    // send timer's `tx_resume` starts the backoff of the data waiting, or resumes the one its
+    // `send` drew, paused, while the response was out (`setTxState(MAC_IDLE)`): DIFS and its
+    // slots from the timeout, not from the end of the response on the air. The response, at
+    // the head of the list still, goes again when it ends (found by the infrastructure fuzz:
     // conformance/fuzz-cases/wifi_infra_backoff_after_a_probe_response_timed_out.json)
-    let mut bed = Bed::new(infra(&[(0.0, 0.0), (1000.0, 0.0)], &[0], &[]));
-    let ap = bed.wifi.stations[0].infra.as_mut().expect("an access point");
-    (ap.unsent_probe, ap.order) = (true, vec![Mgmt::ProbeRep]);
-    let id = bed.ctx.pkts.alloc(Packet { uid: 1, size: 500, ..packet() });
-    bed.wifi.stations[0].queue.push_back((id, RadioId(1), Via::to(RadioId(1))));
-    bed.wifi.transmit_mgmt(&mut bed.ctx, RadioId(0), Mgmt::ProbeRep, RadioId(1));
-    let slots = Draws::Own(Rng::stream(1, "wifi/w/0")).integer(31, &mut Ns2Rng::seeded(1));
-    bed.run_until(0.05);
-    let response = 576.0 * US; // PRRP: 192 + 48 * 8 µs
-    let timeout = response + 2.0 * US + SIFS + ACK + 2.0 * US;
-    let again = bed.times(Seen::TxEnd(0, FrameKind::Mgmt(Mgmt::ProbeRep)))[1] - response;
-    assert!(close(again, timeout + DIFS + slots as f64 * SLOT), "{again} with {slots} slots");
+    for data_came_during in [false, true] {
+        let mut bed = Bed::new(infra(&[(0.0, 0.0), (1000.0, 0.0)], &[0], &[]));
+        let ap = bed.wifi.stations[0].infra.as_mut().expect("an access point");
+        (ap.unsent_probe, ap.order) = (true, vec![Mgmt::ProbeRep]);
+        if !data_came_during {
+            let id = bed.ctx.pkts.alloc(Packet { uid: 1, size: 500, ..packet() });
+            bed.wifi.stations[0].queue.push_back((id, RadioId(1), Via::to(RadioId(1))));
+        }
+        bed.wifi.transmit_mgmt(&mut bed.ctx, RadioId(0), Mgmt::ProbeRep, RadioId(1));
+        if data_came_during {
+            bed.run_until(100.0 * US);
+            let _ = bed.send(0, 1, 1, 500); // `send` on the busy MAC: a backoff drawn, paused
+        }
+        let slots = Draws::Own(Rng::stream(1, "wifi/w/0")).integer(31, &mut Ns2Rng::seeded(1));
+        bed.run_until(0.05);
+        let response = 576.0 * US; // PRRP: 192 + 48 * 8 µs
+        let timeout = response + 2.0 * US + SIFS + ACK + 2.0 * US;
+        let again = bed.times(Seen::TxEnd(0, FrameKind::Mgmt(Mgmt::ProbeRep)))[1] - response;
+        let case = format!("data came during the response: {data_came_during}");
+        assert!(close(again, timeout + DIFS + slots as f64 * SLOT), "{case}: {again} with {slots} slots");
+    }
 }
 
 #[test]
@@ -1355,9 +1365,9 @@ fn ns2_an_arp_reply_keeps_the_duration_of_the_frame_its_request_came_in() {
 fn ns2_an_rts_counts_the_air_time_its_data_entered_the_mac_with() {
     // A broadcast (an ARP request) enters a station's MAC before it joins a BSS: `sendDATA`
     // times it as a broadcast, at the basic rate and duration 0, and `check_pktTx` readdresses
-    // it to the access point the station has joined since. Unacknowledged (the access point is 1 km away), it goes again after an RTS
-    // (`RetransmitDATA`), whose duration counts that stored air time, not the data rate's
-    // (found by the infrastructure fuzz:
+    // it to the access point the station has joined since. Unacknowledged (the access point is
+    // 1 km away), it goes again after an RTS (`RetransmitDATA`), whose duration counts that
+    // stored air time, not the data rate's (found by the infrastructure fuzz:
     // conformance/fuzz-cases/wifi_infra_rts_for_a_frame_that_entered_as_a_broadcast.json)
     let mut cfg = infra(&[(0.0, 0.0), (1000.0, 0.0)], &[0], &[]);
     (cfg.rts_threshold, cfg.timing.data_rate) = (0, 5.5e6);
