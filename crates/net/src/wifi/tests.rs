@@ -1211,6 +1211,22 @@ fn ns2_a_loss_model_weighs_a_management_frame_by_its_own_bytes() {
     assert_eq!((heard(false), heard(true)), (1, 0));
 }
 
+/// An access point (radio 0) whose priority list holds a probe response for station 1, a
+/// kilometre off (no ACK comes), beside an unsent probe request of its own handoff if `unsent`.
+fn access_point_probe_response(unsent: bool) -> Bed {
+    let mut bed = Bed::new(infra(&[(0.0, 0.0), (1000.0, 0.0)], &[0], &[]));
+    let ap = bed.wifi.stations[0].infra.as_mut().expect("an access point");
+    (ap.unsent_probe, ap.order) = (unsent, vec![Mgmt::ProbeRep]);
+    bed
+}
+
+/// Puts a data frame of `bytes` for station 1 at the head of radio 0's queue, as if it had
+/// entered the MAC before now.
+fn queue_for_station_1(bed: &mut Bed, bytes: u32) {
+    let id = bed.ctx.pkts.alloc(Packet { uid: 1, size: bytes, ..packet() });
+    bed.wifi.stations[0].queue.push_back((id, RadioId(1), Via::to(RadioId(1))));
+}
+
 #[test]
 fn ns2_an_access_point_with_an_unsent_probe_request_keeps_a_probe_response_that_timed_out() {
     // An access point's own handoff leaves it a probe request it never sends; a probe response's
@@ -1219,9 +1235,7 @@ fn ns2_an_access_point_with_an_unsent_probe_request_keeps_a_probe_response_that_
     // response goes again before the next packet, whose `send` draws a backoff (found by the
     // infrastructure fuzz: conformance/fuzz-cases/wifi_infra_unsent_probe_request_keeps_a_response.json)
     for unsent in [false, true] {
-        let mut bed = Bed::new(infra(&[(0.0, 0.0), (1000.0, 0.0)], &[0], &[]));
-        let ap = bed.wifi.stations[0].infra.as_mut().expect("an access point");
-        (ap.unsent_probe, ap.order) = (unsent, vec![Mgmt::ProbeRep]);
+        let mut bed = access_point_probe_response(unsent);
         bed.wifi.transmit_mgmt(&mut bed.ctx, RadioId(0), Mgmt::ProbeRep, RadioId(1));
         bed.run_until(0.05);
         assert_eq!(sent(&bed, 0), [FrameKind::Mgmt(Mgmt::ProbeRep)], "unsent probe request {unsent}");
@@ -1283,12 +1297,9 @@ fn ns2_a_backoff_drawn_as_a_management_frame_times_out_counts_from_then() {
     // the head of the list still, goes again when it ends (found by the infrastructure fuzz:
     // conformance/fuzz-cases/wifi_infra_backoff_after_a_probe_response_timed_out.json)
     for data_came_during in [false, true] {
-        let mut bed = Bed::new(infra(&[(0.0, 0.0), (1000.0, 0.0)], &[0], &[]));
-        let ap = bed.wifi.stations[0].infra.as_mut().expect("an access point");
-        (ap.unsent_probe, ap.order) = (true, vec![Mgmt::ProbeRep]);
+        let mut bed = access_point_probe_response(true);
         if !data_came_during {
-            let id = bed.ctx.pkts.alloc(Packet { uid: 1, size: 500, ..packet() });
-            bed.wifi.stations[0].queue.push_back((id, RadioId(1), Via::to(RadioId(1))));
+            queue_for_station_1(&mut bed, 500);
         }
         bed.wifi.transmit_mgmt(&mut bed.ctx, RadioId(0), Mgmt::ProbeRep, RadioId(1));
         if data_came_during {
@@ -1314,12 +1325,10 @@ fn ns2_after_a_probe_response_timed_out_data_whose_rts_is_gone_goes_a_sifs_later
     // backoff, and the response, left without one, waits for a backoff begun for something
     // else (found by the infrastructure fuzz:
     // conformance/fuzz-cases/wifi_infra_data_without_rts_after_a_probe_response.json)
-    let mut bed = Bed::new(infra(&[(0.0, 0.0), (1000.0, 0.0)], &[0], &[]));
+    let mut bed = access_point_probe_response(true);
     bed.wifi.wlans[0].rts_threshold = 0;
-    let ap = bed.wifi.stations[0].infra.as_mut().expect("an access point");
-    (ap.unsent_probe, ap.handoff, ap.order) = (true, true, vec![Mgmt::ProbeRep]);
-    let id = bed.ctx.pkts.alloc(Packet { uid: 1, size: 500, ..packet() });
-    bed.wifi.stations[0].queue.push_back((id, RadioId(1), Via::to(RadioId(1))));
+    bed.wifi.stations[0].infra.as_mut().expect("an access point").handoff = true;
+    queue_for_station_1(&mut bed, 500);
     bed.wifi.stations[0].head_rts = HeadRts::Gone;
     bed.wifi.stations[0].long_retries = bed.wifi.wlans[0].long_retry_limit - 1;
     bed.wifi.transmit_mgmt(&mut bed.ctx, RadioId(0), Mgmt::ProbeRep, RadioId(1));
