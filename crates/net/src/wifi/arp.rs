@@ -85,7 +85,6 @@ impl Wifi {
     /// named, and the MAC header of the frame it came in (its duration, its `dh_3a`), which an
     /// interface queue's drop line shows.
     pub(super) fn arp_input(&mut self, ctx: &mut Ctx, r: RadioId, pkt: &Packet, came: &Frame) {
-        let sender = came.src;
         let now = ctx.now_secs();
         let wlan = self.stations[r.index()].wlan_index();
         let from = self.radio(wlan, pkt.src.node.index()).expect("an ARP sender on the WLAN");
@@ -99,12 +98,12 @@ impl Wifi {
         }
         if pkt.seq == REQUEST && pkt.dst.node == s.node {
             let reply = Packet::of_network(0, Kind::Arp, s.node, pkt.src.node, BYTES, REPLY, now);
-            let id = ctx.pkts.alloc(Packet { rx_duration: (came.nav * 1e6).round() as u16, ..reply });
-            let came = came.via;
+            let id = ctx.pkts.alloc(Packet { rx_duration: came.duration_us(), ..reply });
             // the request's `dh_3a`, if an access point relayed it to its clients (from the DS
             // only): `recvDATA` wrote the request's sender there
-            let relayed = came.from_ds && !came.to_ds && sender != from;
-            self.kept_next_hops.push((id, came.next_hop, relayed.then_some(from)));
+            let via = came.via;
+            let relayed = via.from_ds && !via.to_ds && came.src != from;
+            self.kept_next_hops.push((id, via.next_hop, relayed.then_some(from)));
             ctx.sched.schedule_exact(now + DELAY, Event::Wifi(WifiEvent::LlDown(r, from, id)));
         }
     }

@@ -21,12 +21,11 @@ pub enum MacTimer {
     Probe,
 }
 
-/// What a relayed packet keeps of the frame it came in on: the hops it has made
-/// (`num_forwards`) and whether that frame asked for an ACK (its duration field).
+/// What a relayed packet keeps of the frame it came in on, beside its duration (the packet's
+/// `rx_duration`): the hops it has made (`num_forwards`).
 #[derive(Debug, Clone, Copy)]
 pub struct RelayHeader {
     pub hops: u16,
-    pub came_acked: bool,
 }
 
 /// Radio events, carried in `Event::Wifi`.

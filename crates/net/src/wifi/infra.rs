@@ -630,11 +630,10 @@ impl Wifi {
         }
         // the copy keeps the MAC header of the frame it came in (its duration, which an
         // interface queue's drop line prints), not one its packet had before
-        let rx_duration = (frame.nav * 1e6).round() as u16;
-        let id = ctx.pkts.alloc(Packet { rx_duration, ..*ctx.pkts.get(original) });
+        let id = ctx.pkts.alloc(Packet { rx_duration: frame.duration_us(), ..*ctx.pkts.get(original) });
         let at = ctx.now_secs() + self.wlan_of(r).ll_delay;
         let hops = u16::try_from(frame.via.hops + 1).unwrap_or(u16::MAX);
-        let header = RelayHeader { hops, came_acked: frame.nav > 0.0 };
+        let header = RelayHeader { hops };
         ctx.sched.schedule_exact(at, Event::Wifi(WifiEvent::Relay(r, da, header, id)));
     }
 

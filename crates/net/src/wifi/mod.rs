@@ -55,17 +55,15 @@ pub(crate) struct Via {
     /// destination (`recvDATA`), and an ARP reply keeps its request's (`arpinput`).
     next_hop: i32,
     /// An access point relays it: once past its link layer its type is IP again
-    /// (`LL::sendDown`) ...
+    /// (`LL::sendDown`); its MAC header keeps the duration of the frame it came in on
+    /// (`Packet::rx_duration`, wifi/infra.rs `relay`).
     typed_ip: bool,
-    /// ... and its MAC header keeps the duration of the frame it came in on until the MAC
-    /// sends it (which an interface-queue drop prints): whether that frame asked for an ACK.
-    came_acked: bool,
 }
 
 impl Via {
     /// Straight to `to`.
     fn to(to: RadioId) -> Via {
-        Via { da: to, to_ds: false, from_ds: false, hops: 0, next_hop: NO_NEXT_HOP, typed_ip: false, came_acked: false }
+        Via { da: to, to_ds: false, from_ds: false, hops: 0, next_hop: NO_NEXT_HOP, typed_ip: false }
     }
 }
 
@@ -82,6 +80,13 @@ struct Frame {
     via: Via,
     /// Events still to come that refer to it (its end at the sender, its ends at receivers).
     refs: u32,
+}
+
+impl Frame {
+    /// The duration field as the MAC header carries it, whole µs (ns-2's `usec`).
+    fn duration_us(&self) -> u16 {
+        (self.nav * 1e6).round() as u16
+    }
 }
 
 /// What a radio's MAC is doing.
@@ -487,7 +492,7 @@ impl Wifi {
         // CTS and ACK carry no transmitter address
         let src = if matches!(frame.kind, FrameKind::Cts | FrameKind::Ack) { 0 } else { node(self, frame.src).get() };
         let dst = if frame.dst == BROADCAST { u32::MAX } else { node(self, frame.dst).get() };
-        let mac = ((frame.nav * 1e6).round() as u32, dst, src, etype);
+        let mac = (u32::from(frame.duration_us()), dst, src, etype);
         let packet = frame.pkt.map(|id| *ctx.pkts.get(id));
         // a packet a DSDV agent routed carries its own hop count (and next hop: trace.rs)
         let hops = match packet.filter(|p| p.next_hop.is_some()) {
@@ -743,9 +748,7 @@ impl Wifi {
             let dst = if to == BROADCAST { u32::MAX } else { self.stations[to.index()].node.get() };
             let arp = pkt.kind == crate::packet::Kind::Arp && !via.typed_ip;
             let etype = if arp { 0x806 } else { 0x800 };
-            let timing = &self.wlan_of(r).timing;
-            let ack = timing.sifs + timing.control(ACK_BYTES);
-            let nav = if via.came_acked { (ack * 1e6).round() as u32 } else { u32::from(pkt.rx_duration) };
+            let nav = u32::from(pkt.rx_duration);
             let header = RxHeader { mac: (nav, dst, node.get(), etype), forwards: via.hops, next_hop: via.next_hop };
             self.write_radio_packet(ctx, 'D', node, "IFQ", why, &pkt, header);
         } else {
@@ -987,8 +990,7 @@ impl Wifi {
             WifiEvent::Relay(r, da, header, id) => {
                 let (ra, via) = self.address(r, da);
                 let next_hop = self.relay_next_hop(da);
-                let (hops, came_acked) = (u32::from(header.hops), header.came_acked);
-                let via = Via { hops, next_hop, typed_ip: true, came_acked, ..via };
+                let via = Via { hops: u32::from(header.hops), next_hop, typed_ip: true, ..via };
                 return self.enqueue_via(ctx, r, ra, via, id);
             }
             WifiEvent::LlDown(..) | WifiEvent::LlUp(..) => unreachable!("the network handles the link layer's events"),
@@ -1386,7 +1388,7 @@ impl Wifi {
                     let from = self.stations[frame.src.index()].node;
                     let id = ctx.pkts.alloc(pkt); // the frame keeps its own for the other radios
                     if ctx.tracer.wireless.is_some() {
-                        let mac = ((frame.nav * 1e6).round() as u32, u32::MAX, from.get(), 0x800);
+                        let mac = (u32::from(frame.duration_us()), u32::MAX, from.get(), 0x800);
                         let header = RxHeader { mac, forwards: frame.via.hops + 1, next_hop: NO_NEXT_HOP };
                         self.mac_headers.push((id, header));
                     }
@@ -1430,14 +1432,14 @@ impl Wifi {
                     let from = self.stations[frame.src.index()].node;
                     // the frame keeps its own until it is done; the copy has made one more hop
                     let (rx_duration, rx_from) = if pkt.next_hop.is_some() {
-                        ((frame.nav * 1e6).round() as u16, Some(from))
+                        (frame.duration_us(), Some(from))
                     } else {
                         (pkt.rx_duration, pkt.rx_from)
                     };
                     let forwards = pkt.forwards.saturating_add(1);
                     let id = ctx.pkts.alloc(Packet { forwards, rx_duration, rx_from, ..pkt });
                     if ctx.tracer.wireless.is_some() {
-                        let mac = ((frame.nav * 1e6).round() as u32, node.get(), from.get(), 0x800);
+                        let mac = (u32::from(frame.duration_us()), node.get(), from.get(), 0x800);
                         let forwards = frame.via.hops + 1;
                         let header = RxHeader { mac, forwards, next_hop: frame.via.next_hop };
                         self.mac_headers.push((id, header));
