@@ -22,8 +22,11 @@ the examples' ``test`` folder beside one of ``mobility`` (scene files unzipped),
 
 A folder whose ``suite.toml`` names one of the examples' scripts (``script =
 "ex/802.11/infra.tcl"``) compares that script: ns-2 runs it in a scratch copy of its folder, and
-the trace it writes (``trace``) is compared with tcplab's run of the folder's one scenario; one
-that tcplab cannot express says why (``skip``), and is reported skipped with that reason.
+the trace it writes (``trace``; ``"-"``: the trace lines of its standard output) is compared
+with tcplab's run of the folder's one scenario; ``args`` are the script's command-line
+arguments (the ex/802.11 validation scripts take their seed there, and with none draw one from
+the clock). One that tcplab cannot express says why (``skip``), and is reported skipped with
+that reason.
 
 A suite whose Tcl runs no test names the folder of Debian's reference outputs instead
 (``outputs = "test-output-wireless-lan"``): each test's ``<test>.gz`` there is ns-2's trace. The
@@ -149,9 +152,11 @@ class Ns2Suites:
             moved[name] = Path(shutil.move(self.dir / name, dest))
         return moved
 
-    def example(self, script: str, dest: Path, name: str) -> Path:
-        """Runs one of the examples' scripts (`script`, relative to the examples' folder) in a
-        scratch copy of its folder and moves the trace it writes there (`name`) to `dest`."""
+    def example(self, script: str, dest: Path, name: str, args: list[str] | None = None) -> Path:
+        """Runs one of the examples' scripts (`script`, relative to the examples' folder, with
+        its command-line `args`) in a scratch copy of its folder and moves the trace it writes
+        there (`name`) to `dest`; `name` "-" is its standard output, of which the trace lines
+        are kept (the script's own `puts` lines and C's are not the trace)."""
         source = self.examples / script
         if not source.is_file():
             raise ConformanceError(f"no {script} in {self.examples}: install ns2-examples")
@@ -159,9 +164,16 @@ class Ns2Suites:
         folder = Path(self._tmp.name) / "examples" / str(Path(script).parent).replace("/", "--")
         if not folder.is_dir():
             shutil.copytree(source.parent, folder)
-        (folder / name).unlink(missing_ok=True)
-        out = subprocess.run([self.ns, source.name], cwd=folder, stdin=subprocess.DEVNULL, capture_output=True,
-                             text=True, timeout=600, env=ns_environment())
+        if name != "-":
+            (folder / name).unlink(missing_ok=True)
+        out = subprocess.run([self.ns, source.name, *(args or [])], cwd=folder, stdin=subprocess.DEVNULL,
+                             capture_output=True, text=True, timeout=600, env=ns_environment())
+        if name == "-":
+            if out.returncode != 0:
+                raise ConformanceError(f"ns-2 failed on {script}: {out.stderr.strip()[-300:]}")
+            dest.write_text("".join(line for line in out.stdout.splitlines(keepends=True)
+                                    if re.match(r"[srDfM] \d", line)))
+            return dest
         if not (folder / name).exists():
             raise ConformanceError(f"ns-2 wrote no {name} for {script}: {out.stderr.strip()[-300:]}")
         return Path(shutil.move(folder / name, dest))
@@ -306,7 +318,7 @@ def run_suite(suite: str, ns2: Ns2Suites, root: Path, work: Path, every: int = 1
         if "skip" in _meta(folder):
             report.skipped.append({"test": test, "reason": _meta(folder)["skip"]})
             return report
-        theirs = ns2.example(script, work / f"{suite}-{test}.ns2.tr", _meta(folder)["trace"])
+        theirs = ns2.example(script, work / f"{suite}-{test}.ns2.tr", _meta(folder)["trace"], _meta(folder).get("args"))
         out = work / f"{suite}-{test}"
         tcplab.run(folder / f"{test}.toml", out=out, trace=["ns2"])
         _compare(report, test, out / "trace.tr", theirs)

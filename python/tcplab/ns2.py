@@ -483,6 +483,10 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
     if len(wlans) > 1:
         raise ValueError("wlans[1]: the ns-2 translation covers one WLAN (one channel, every node on it)")
     w = wlans[0]
+    if w.get("ext") is not None:
+        raise ValueError('wlans[0].mac: Mac/802_11Ext is compared with ns-2 through its own examples'
+                         ' (tcplab conformance ns2 --suite ex-802.11-unicast_validation); the translator'
+                         ' writes Mac/802_11 only')
     if not w["ns2_backoff"]:
         raise ValueError('wlans[0].profile: the standard profile has no ns-2 counterpart (ns-2\'s Mac/802_11'
                          ' is the ns2 profile: use profile = "ns2")')

@@ -272,6 +272,7 @@ def test_translation_puts_an_outgoing_error_model_between_a_radios_mac_and_phy()
     ({"wlans": [{"nodes": ["n0", "n1"], "access_point": "n0"}]}, "wlans[0].access_point"),
     ({"wlans": [{"nodes": ["n0", "n1"], "mac_overhead": 36}]}, "wlans[0].mac_overhead"),
     ({"wlans": [{"nodes": ["n0", "n1"], "preamble": "short"}]}, "wlans[0].preamble"),
+    ({"wlans": [{"nodes": ["n0", "n1"], "mac": "802_11Ext"}]}, "wlans[0].mac"),
     ({"wlans": [{"nodes": ["n0", "n1"]}, {"name": "b", "nodes": ["n0", "n1"]}]}, "wlans[1]"),
     ({"nodes": ["n0", "n1", "n2"]}, "nodes"),
     ({"nodes": ["n0", "n1", "n2"], "links": [{"from": "n1", "to": "n2", "bandwidth": "1Mb", "delay": "1ms"}]},

@@ -40,6 +40,8 @@ pub enum Event {
     NodeReset(u32),
     /// A DSDV routing agent's timer or update (crate::dsdv).
     Dsdv(crate::dsdv::DsdvEvent),
+    /// An `Agent/PBC`'s send (agent, index of the send, or `pbc::PERIODIC`; crate::pbc).
+    Pbc(u32, u32),
 }
 
 /// The timers of flows' agents.

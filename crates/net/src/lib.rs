@@ -14,6 +14,7 @@ pub mod mobility;
 pub mod network;
 pub mod options;
 pub mod packet;
+pub mod pbc;
 pub mod pcap;
 pub mod port;
 pub mod queue;

@@ -316,14 +316,14 @@ impl Network {
             // a FullTcp listener's data goes in `ack` packets: data all the same
             Kind::Ack if pkt.payload == 0 => stats.acks_sent += 1,
             Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.on_data_sent(pkt.size),
-            Kind::Arp | Kind::Message | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
+            Kind::Arp | Kind::Message | Kind::Pbc | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
         }
         self.trace_agent('s', node, id);
         self.forward(node, id);
     }
 
     /// An agent-level line of the wireless trace for a packet in the pool.
-    fn trace_agent(&mut self, ev: char, node: NodeId, id: PacketId) {
+    pub(crate) fn trace_agent(&mut self, ev: char, node: NodeId, id: PacketId) {
         if self.ctx.tracer.wireless.is_some() {
             // a packet received keeps the MAC header of the frame that brought it
             let header = if ev == 'r' { self.wifi.take_mac_header(id) } else { None };
@@ -390,7 +390,7 @@ impl Network {
 
     /// Queues packet `id` at radio `from` for radio `to`, after the link layer's delay if it
     /// has one (ns-2's `LL::sendDown` schedules the interface queue's receipt `delay_` later).
-    fn radio_enqueue(&mut self, from: RadioId, to: RadioId, id: PacketId) {
+    pub(crate) fn radio_enqueue(&mut self, from: RadioId, to: RadioId, id: PacketId) {
         let delay = self.wifi.ll_delay(from);
         if delay > 0.0 {
             if self.wifi.arp(from) {
@@ -473,6 +473,10 @@ impl Network {
         let pkt = self.ctx.pkts.get(id);
         if pkt.kind == Kind::Message {
             self.dsdv_receive_update(node, id);
+            return None;
+        }
+        if pkt.kind == Kind::Pbc {
+            self.pbc_received(node, id);
             return None;
         }
         if !is_home(pkt, node) {
@@ -846,7 +850,10 @@ impl Network {
     /// A packet is lost: counted against its flow and returned to the pool.
     pub fn drop_packet(&mut self, id: PacketId) {
         let pkt = self.ctx.pkts.release(id);
-        if matches!(pkt.kind, Kind::Arp | Kind::Message | Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {
+        if matches!(
+            pkt.kind,
+            Kind::Arp | Kind::Message | Kind::Pbc | Kind::BindingUpdate | Kind::BindingAck | Kind::Real
+        ) {
             if pkt.kind == Kind::Real {
                 self.real.drop_frame(pkt.uid);
             }
@@ -856,7 +863,7 @@ impl Network {
         match pkt.kind {
             Kind::Ack if pkt.payload == 0 => stats.acks_dropped += 1,
             Kind::Tcp | Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Ack => stats.data_dropped += 1,
-            Kind::Arp | Kind::Message | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
+            Kind::Arp | Kind::Message | Kind::Pbc | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {}
         }
         if pkt.kind.is_data() && self.mip.is_mobile(pkt.dst.node) {
             self.mip.drops.push((self.ctx.now_secs(), pkt.flow.0));

@@ -46,6 +46,10 @@ pub enum Kind {
     /// routing agent (port 255) to every neighbour; its entries wait beside the packet
     /// (`Dsdv::advert`). It ends at the neighbours' routing agents.
     Message,
+    /// An `Agent/PBC` broadcast (or unicast) of `size` bytes of payload from `src.node`
+    /// (crate::pbc): to every radio in range (`next_hop` None) or to MAC address `dst.node`.
+    /// It ends at the receivers' agents.
+    Pbc,
     /// Mobile IPv6 signalling: a binding update (`seq`: the care-of router's node) and its
     /// acknowledgement (`seq`: the anchor's node).
     BindingUpdate,
@@ -74,6 +78,7 @@ impl Kind {
             Kind::Udp => "udp",
             Kind::Arp => "ARP",
             Kind::Message => "message",
+            Kind::Pbc => "PBC",
             Kind::BindingUpdate => "BU",
             Kind::BindingAck => "BA",
             Kind::Real => "real",
@@ -172,6 +177,9 @@ pub struct Packet {
     /// God's hop count from source to destination, stamped as the agent's send is traced
     /// (ns-2's `opt_num_forwards`, crate::god).
     pub opt_forwards: u32,
+    /// The OFDM scheme an `802_11Ext` radio sends it with (`ch->mod_scheme_`: 0 BPSK, 1 QPSK,
+    /// 2 QAM16, 3 QAM64), which an `Agent/PBC` sets (crate::pbc).
+    pub mod_scheme: u8,
 }
 
 /// ns-2's `IP_DEF_TTL`.
@@ -212,6 +220,7 @@ impl Packet {
             rx_duration: 0,
             rx_from: None,
             opt_forwards: 0,
+            mod_scheme: 0,
         }
     }
 

@@ -275,7 +275,7 @@ fn transport_header(pkt: &Packet, flow: &FlowWire, t: &mut [u8; 60]) -> (u8, usi
         }
         // a real host's packet is captured with its own bytes (`capture_real`); not here
         // ARP stays on its WLAN, which no capture sees
-        Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Real | Kind::Arp | Kind::Message => {
+        Kind::Cbr | Kind::Exp | Kind::Pareto | Kind::Udp | Kind::Real | Kind::Arp | Kind::Message | Kind::Pbc => {
             ports(t);
             let len = 8 + pkt.payload as usize;
             t[4..6].copy_from_slice(&(len.min(65535) as u16).to_be_bytes());

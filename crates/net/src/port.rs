@@ -113,6 +113,7 @@ impl Endpoint {
             rx_duration: 0,
             rx_from: None,
             opt_forwards: 0,
+            mod_scheme: 0,
         }
     }
 }

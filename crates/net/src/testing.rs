@@ -268,5 +268,6 @@ pub fn wlan(name: &str, nodes: Vec<usize>, positions: Vec<(f64, f64)>, access_po
         queue_limit: 50,
         dsdv: false,
         base_stations: Vec::new(),
+        ext: None,
     }
 }

@@ -40,6 +40,8 @@ pub struct Tracer {
     pub no_agent_lines: bool,
     /// ... and no MAC lines, `x` lines and the MAC's drops included (`-macTrace OFF`) ...
     pub no_mac_lines: bool,
+    /// No PHY lines (ns-2's default `-phyTrace OFF`; only `802_11Ext` radios write them).
+    pub no_phy_lines: bool,
     /// ... and no routing agent's sends and receipts (`-routerTrace OFF`; its drops are traced
     /// whatever the switch: ns-mobilenode.tcl `agenttrace`).
     pub no_router_lines: bool,
@@ -423,15 +425,19 @@ pub fn ns2_flags(f: u8) -> [u8; 7] {
 /// IP_BROADCAST (-1) for a route update, else the event's (an access point's relay, or none).
 fn next_hop(e: &WirelessEvent) -> i32 {
     match e.packet.filter(|_| e.control.is_none()) {
-        Some(p) if p.kind == Kind::Message && p.next_hop.is_none() => -1,
+        Some(p) if matches!(p.kind, Kind::Message | Kind::Pbc) && p.next_hop.is_none() => -1,
         Some(p) => p.next_hop.map_or(e.next_hop, |n| n.get() as i32),
         None => e.next_hop,
     }
 }
 
 /// An address's node in a wireless line: a route update's destination is IP_BROADCAST (-1,
-/// 2147483647 as a hierarchical address).
+/// 2147483647 as a hierarchical address), and so is a PBC broadcast's.
 fn put_node(l: &mut Vec<u8>, p: &Packet, a: crate::packet::Addr, dst: bool, hier: Option<&Addressing>) {
+    if dst && p.kind == Kind::Pbc && p.next_hop.is_none() {
+        l.extend_from_slice(b"-1");
+        return;
+    }
     match hier {
         Some(_) if p.kind == Kind::Message && dst => put_u64(l, HIER_BROADCAST as u64),
         None if p.kind == Kind::Message && dst => l.extend_from_slice(b"-1"),
@@ -485,11 +491,14 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent,
             l.extend_from_slice(name.as_bytes());
             l.push(b' ');
             put_u64(l, e.size as u64);
-            for (sep, v) in [(&b" ["[..], dur), (b" ", dst), (b" ", src), (b" ", etype)] {
-                l.extend_from_slice(sep);
-                put_hex(l, v as u64);
+            // a PHY line has no MAC part (cmu-trace.cc `format_phy`)
+            if e.layer != "PHY" {
+                for (sep, v) in [(&b" ["[..], dur), (b" ", dst), (b" ", src), (b" ", etype)] {
+                    l.extend_from_slice(sep);
+                    put_hex(l, v as u64);
+                }
+                l.push(b']');
             }
-            l.push(b']');
             if let Some((op, sha, spa, tha, tpa)) = arp {
                 l.extend_from_slice(b" ------- [");
                 l.extend_from_slice(op.as_bytes());
@@ -513,8 +522,8 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent,
                 put_u64(l, p.ttl as u64);
                 l.push(b' ');
                 put_u64(l, next_hop_addr(e, hier).max(0) as u64);
-                if p.kind == Kind::Message {
-                    // cmu-trace.cc's `format_msg` writes nothing
+                if matches!(p.kind, Kind::Message | Kind::Pbc) {
+                    // cmu-trace.cc's `format_msg` writes nothing, nor anything for a PBC packet
                     l.extend_from_slice(b"] \n");
                     return;
                 }
@@ -746,7 +755,9 @@ impl Tracer {
     /// Whether a wireless line of `layer` for event `ev` is written (ns-2 has a trace object
     /// there), the trace on.
     fn writes_wireless(&self, layer: &str, ev: char) -> bool {
-        !(self.no_mac_lines && layer == "MAC" || self.no_router_lines && layer == "RTR" && ev != 'D')
+        !(self.no_mac_lines && layer == "MAC"
+            || self.no_phy_lines && layer == "PHY"
+            || self.no_router_lines && layer == "RTR" && ev != 'D')
     }
 
     /// Whether a wireless line of `layer` for event `ev` is written with the node's position

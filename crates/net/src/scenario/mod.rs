@@ -183,6 +183,9 @@ pub struct Scenario {
     /// Nodes with a radio reset mid-run (ns-2's `$node reset`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub resets: Vec<NodeReset>,
+    /// `Agent/PBC`s on the nodes of `802_11Ext` WLANs (crate::pbc).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pbc: Vec<crate::pbc::PbcAgent>,
     /// The records of the trace-driven sources (`AppConfig::Trace`): (gap in microseconds,
     /// bytes), as ns-2's trace files hold them.
     pub traffic_traces: Vec<Vec<(u32, u32)>>,
@@ -207,6 +210,8 @@ pub struct Scenario {
     pub router_trace: bool,
     /// Write the wireless trace's MAC lines (false: ns-2's `-macTrace OFF`).
     pub mac_trace: bool,
+    /// Write the PHY lines of `802_11Ext` radios (`s`/`D PHY`; true: ns-2's `-phyTrace ON`).
+    pub phy_trace: bool,
     /// The IP version of pcap captures (IPv6 when there are mobile nodes).
     pub pcap_ip: crate::pcap::IpVersion,
     /// Sample each flow's goodput and each link's queue at every multiple of this interval.

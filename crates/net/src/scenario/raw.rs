@@ -88,6 +88,7 @@ pub struct RawScenario {
     pub positions: Option<std::collections::BTreeMap<String, Vec<f64>>>,
     pub moves: Option<Vec<RawMove>>,
     pub resets: Option<Vec<RawReset>>,
+    pub pbc: Option<Vec<RawPbc>>,
     /// `[at, a, b, hops]`: ns-2's `$god_ set-dist a b hops` at `at`.
     pub set_dist: Option<Vec<(Quantity, String, String, i64)>>,
     pub mobile_nodes: Option<Vec<RawMobile>>,
@@ -152,6 +153,59 @@ pub struct RawWlan {
     pub routing: Option<String>,
     pub base_station: Option<String>,
     pub base_stations: Option<Vec<RawBaseStation>>,
+    pub mac: Option<String>,
+    pub ext: Option<RawExt>,
+}
+
+/// The knobs of `Mac/802_11Ext` and `Phy/WirelessPhyExt` (`crate::wifi::config::ExtConfig`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawExt {
+    pub tx_power: Option<f64>,
+    pub frequency: Option<f64>,
+    pub cs_threshold: Option<f64>,
+    pub noise_floor: Option<f64>,
+    pub power_monitor_threshold: Option<f64>,
+    pub preamble_capture: Option<Flag>,
+    pub sinr_preamble_capture: Option<f64>,
+    pub data_capture: Option<Flag>,
+    pub sinr_data_capture: Option<f64>,
+    pub slot: Option<Quantity>,
+    pub sifs: Option<Quantity>,
+    pub header_duration: Option<Quantity>,
+    pub symbol_duration: Option<Quantity>,
+    pub basic_modulation: Option<String>,
+    pub use_802_11a: Option<Flag>,
+}
+
+/// An `Agent/PBC` (`crate::pbc::PbcAgent`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawPbc {
+    pub node: Option<String>,
+    pub payload: Option<i64>,
+    pub modulation: Option<String>,
+    pub periodic: Option<Flag>,
+    pub interval: Option<Quantity>,
+    pub variance: Option<Quantity>,
+    pub sends: Option<Vec<RawPbcSend>>,
+}
+
+/// One send of an `Agent/PBC`: a broadcast, or (`to`) to a node named or a MAC address.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawPbcSend {
+    pub at: Option<Quantity>,
+    pub to: Option<RawAddress>,
+    pub payload: Option<i64>,
+}
+
+/// A node's name, or a bare MAC address (a number no node need have).
+#[derive(Deserialize, Debug)]
+#[serde(untagged)]
+pub enum RawAddress {
+    Name(String),
+    Number(i64),
 }
 
 /// A base station of a DSDV WLAN and the stations of its subnet (`crate::wifi::config::BaseStation`).
@@ -560,6 +614,7 @@ pub struct RawOutput {
     pub agent_trace: Option<Flag>,
     pub router_trace: Option<Flag>,
     pub mac_trace: Option<Flag>,
+    pub phy_trace: Option<Flag>,
     pub interval: Option<Quantity>,
     pub pcap_ip: Option<String>,
 }

@@ -109,6 +109,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let addresses = super::wireless::addresses(raw.addresses.as_ref(), &nodes, &node_ids, &wlans)?;
     let moves = super::wireless::moves(raw.moves.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
     let resets = super::wireless::resets(raw.resets.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
+    let pbc = super::wireless::pbc_agents(raw.pbc.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
     let set_dist = super::wireless::set_dist(raw.set_dist.as_deref().unwrap_or(&[]), &node_ids)?;
     let mobile_nodes = super::wireless::mobile_nodes(raw.mobile_nodes.as_deref().unwrap_or(&[]), &node_ids, &wlans)?;
 
@@ -136,8 +137,10 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         modern: raw.modern.as_ref(),
     };
     // A scenario of real hosts (emulation) may have no simulated flows, and so may a DSDV
-    // WLAN's (its route updates are the traffic).
-    let no_flows_ok = raw.hosts.as_ref().is_some_and(|h| !h.is_empty()) || wlans.iter().any(|w| w.dsdv);
+    // WLAN's (its route updates are the traffic) or one of PBC agents.
+    let no_flows_ok = raw.hosts.as_ref().is_some_and(|h| !h.is_empty())
+        || wlans.iter().any(|w| w.dsdv)
+        || raw.pbc.as_ref().is_some_and(|a| !a.is_empty());
     let raw_flows = match raw.flows {
         Some(f) => f,
         None if no_flows_ok => Vec::new(),
@@ -210,6 +213,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
     let mut agent_trace = true;
     let mut router_trace = true;
     let mut mac_trace = true;
+    let mut phy_trace = false;
     let mut interval = None;
     let mut pcap_ip = if mobile_nodes.is_empty() { IpVersion::Ipv4 } else { IpVersion::Ipv6 };
     if let Some(out) = &raw.output {
@@ -248,6 +252,9 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         }
         if let Some(f) = out.mac_trace {
             mac_trace = flag(f, "output.mac_trace")?;
+        }
+        if let Some(f) = out.phy_trace {
+            phy_trace = flag(f, "output.phy_trace")?;
         }
         if let Some(f) = out.router_trace {
             router_trace = flag(f, "output.router_trace")?;
@@ -293,6 +300,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         addresses,
         tcp_class: defaults.ns2_tcp.clone(),
         resets,
+        pbc,
         moves,
         set_dist,
         mobile_nodes,
@@ -309,6 +317,7 @@ pub fn validate(raw: RawScenario, default_name: &str) -> Res<Scenario> {
         agent_trace,
         router_trace,
         mac_trace,
+        phy_trace,
         pcap_ip,
         interval,
         hosts,

@@ -1,12 +1,12 @@
 //! The `[[wlans]]` tables and `[positions]`: 802.11b LANs and where their radios are.
 
-use super::fields::{err, flag, int_in, node_id, node_named, one_of, seconds, Res};
-use super::raw::{Quantity, RawMobile, RawMove, RawReset, RawScan, RawWlan};
+use super::fields::{err, exact_seconds, flag, int_in, node_id, node_named, one_of, real_in, seconds, Res};
+use super::raw::{Quantity, RawAddress, RawExt, RawMobile, RawMove, RawPbc, RawReset, RawScan, RawWlan};
 use super::{NodeReset, Profile, ScenarioError};
 use crate::mobility::config::MobileConfig;
 use crate::mobility::path::Move;
 use crate::units;
-use crate::wifi::config::{BaseStation, Infrastructure, Scan, WlanConfig};
+use crate::wifi::config::{BaseStation, ExtConfig, Infrastructure, Scan, WlanConfig};
 use crate::wifi::phy::{Preamble, Propagation, Radio, Timing, LIGHT, NS2_LIGHT};
 use std::collections::{BTreeMap, HashMap};
 
@@ -148,7 +148,37 @@ pub(super) fn wlans(
                 "false (ns-2's bugFix_timer_ false) is for ad hoc WLANs, not with access_points",
             );
         }
-        let cw_min = int(w.cw_min, "cw_min", 1, 1023, 31)?;
+        let ext = match w.mac.as_deref() {
+            None => None,
+            Some(text) => match one_of(text, &["802_11", "802_11Ext"], "MAC", &p("mac"))? {
+                "802_11" => None,
+                _ => Some(ext_config(w.ext.as_ref(), &p)?),
+            },
+        };
+        if ext.is_none() && w.ext.is_some() {
+            return err(p("ext"), "sets Mac/802_11Ext's knobs: it needs mac = \"802_11Ext\"");
+        }
+        if ext.is_some() {
+            let other = [
+                (!ns2, "profile", "\"802_11Ext\" is ns-2's: it needs profile = \"ns2\""),
+                (
+                    infrastructure.is_some() || access_point.is_some(),
+                    "access_points",
+                    "Mac/802_11Ext has no infrastructure mode",
+                ),
+                (dsdv, "routing", "\"dsdv\" is not modelled over Mac/802_11Ext"),
+                (
+                    w.data_rate.is_some() || w.basic_rate.is_some(),
+                    "data_rate",
+                    "Mac/802_11Ext sends each packet with its agent's modulation (pbc)",
+                ),
+            ];
+            if let Some((_, field, why)) = other.iter().find(|o| o.0) {
+                return err(p(field), *why);
+            }
+        }
+        let (cw_default, rts_default) = if ext.is_some() { (15, 3000) } else { (31, if ns2 { 0 } else { 3000 }) };
+        let cw_min = int(w.cw_min, "cw_min", 1, 1023, cw_default)?;
         let cw_max = int(w.cw_max, "cw_max", 1, 65535, 1023)?;
         if cw_max < cw_min {
             return err(p("cw_max"), format!("{cw_max} is below cw_min ({cw_min})"));
@@ -160,8 +190,11 @@ pub(super) fn wlans(
             access_point,
             infrastructure,
             timing,
-            radio: Radio { propagation, light: if ns2 { NS2_LIGHT } else { LIGHT }, ns2, ..Radio::default() },
-            rts_threshold: int(w.rts_threshold, "rts_threshold", 0, 100_000, if ns2 { 0 } else { 3000 })?,
+            radio: ext_radio(
+                w.ext.as_ref().filter(|_| ext.is_some()),
+                Radio { propagation, light: if ns2 { NS2_LIGHT } else { LIGHT }, ns2, ..Radio::default() },
+            ),
+            rts_threshold: int(w.rts_threshold, "rts_threshold", 0, 100_000, rts_default)?,
             cw_min,
             cw_max,
             short_retry_limit: int(w.short_retry_limit, "short_retry_limit", 1, 255, 7)?,
@@ -169,11 +202,113 @@ pub(super) fn wlans(
             backoff_when_idle,
             ns2_backoff: ns2,
             ll_delay: if ns2 { 25e-6 } else { 0.0 },
-            arp: ns2,
+            arp: ns2 && ext.is_none(),
             queue_limit: int(w.queue_limit, "queue_limit", 1, 1_000_000, 50)?,
             dsdv,
             base_stations,
+            ext,
         });
+    }
+    Ok(out)
+}
+
+/// `mac = "802_11Ext"`'s knobs, ns-2's defaults for those not given.
+fn ext_config(raw: Option<&RawExt>, p: &dyn Fn(&str) -> String) -> Res<ExtConfig> {
+    let d = ExtConfig::default();
+    let Some(x) = raw else { return Ok(d) };
+    let q = |f: &str| p(&format!("ext.{f}"));
+    let power = |v: Option<f64>, f: &str, default: f64| v.map_or(Ok(default), |v| real_in(v, 1e-30, 1e3, &q(f)));
+    let time = |v: &Option<Quantity>, f: &str, default: f64| -> Res<f64> {
+        let s = v.as_ref().map_or(Ok(default), |v| exact_seconds(v, &q(f)))?;
+        if s <= 0.0 {
+            return err(q(f), "must be greater than zero");
+        }
+        Ok(s)
+    };
+    let ratio = |v: Option<f64>, f: &str, default: f64| v.map_or(Ok(default), |v| real_in(v, 0.0, 1e9, &q(f)));
+    let on = |v: Option<super::raw::Flag>, f: &str, default: bool| v.map_or(Ok(default), |v| flag(v, &q(f)));
+    // the radio's own two (`ext_radio`)
+    power(x.tx_power, "tx_power", 0.1)?;
+    x.frequency.map(|v| real_in(v, 1e6, 1e12, &q("frequency"))).transpose()?;
+    Ok(ExtConfig {
+        slot: time(&x.slot, "slot", d.slot)?,
+        sifs: time(&x.sifs, "sifs", d.sifs)?,
+        header_duration: time(&x.header_duration, "header_duration", d.header_duration)?,
+        symbol_duration: time(&x.symbol_duration, "symbol_duration", d.symbol_duration)?,
+        basic_scheme: match &x.basic_modulation {
+            None => d.basic_scheme,
+            Some(m) => modulation(m, &q("basic_modulation"))?,
+        },
+        use_802_11a: on(x.use_802_11a, "use_802_11a", d.use_802_11a)?,
+        cs_threshold: power(x.cs_threshold, "cs_threshold", d.cs_threshold)?,
+        noise_floor: power(x.noise_floor, "noise_floor", d.noise_floor)?,
+        monitor_threshold: power(x.power_monitor_threshold, "power_monitor_threshold", d.monitor_threshold)?,
+        preamble_capture: on(x.preamble_capture, "preamble_capture", d.preamble_capture)?,
+        sinr_preamble_capture: ratio(x.sinr_preamble_capture, "sinr_preamble_capture", d.sinr_preamble_capture)?,
+        data_capture: on(x.data_capture, "data_capture", d.data_capture)?,
+        sinr_data_capture: ratio(x.sinr_data_capture, "sinr_data_capture", d.sinr_data_capture)?,
+    })
+}
+
+/// The radio of an `802_11Ext` WLAN: `Phy/WirelessPhyExt`'s power (0.1 W) and frequency
+/// (5.18 GHz) unless the `ext` table (checked by `ext_config`) sets them.
+fn ext_radio(raw: Option<&RawExt>, radio: Radio) -> Radio {
+    match raw {
+        None => radio,
+        Some(x) => Radio { tx_power: x.tx_power.unwrap_or(0.1), frequency: x.frequency.unwrap_or(5.18e9), ..radio },
+    }
+}
+
+/// An OFDM scheme's name: its index in ns-2's `modulation_table`.
+fn modulation(name: &str, path: &str) -> Res<u8> {
+    let schemes = ["bpsk", "qpsk", "qam16", "qam64"];
+    let m = one_of(name, &schemes, "modulation", path)?;
+    Ok(schemes.iter().position(|&s| s == m).expect("one of them") as u8)
+}
+
+/// The `[[pbc]]` agents (ns-2's `Agent/PBC`), each on a node of an `802_11Ext` WLAN.
+pub(super) fn pbc_agents(
+    raw: &[RawPbc],
+    node_ids: &HashMap<&str, usize>,
+    wlans: &[WlanConfig],
+) -> Res<Vec<crate::pbc::PbcAgent>> {
+    let mut out: Vec<crate::pbc::PbcAgent> = Vec::with_capacity(raw.len());
+    for (i, a) in raw.iter().enumerate() {
+        let p = |f: &str| format!("pbc[{i}].{f}");
+        let node = node_named(&a.node, &p("node"), node_ids)?;
+        let Some(wlan) = wlans.iter().position(|w| w.ext.is_some() && w.nodes.contains(&node)) else {
+            return err(p("node"), "is on no WLAN with mac = \"802_11Ext\": Agent/PBC sends through its radio");
+        };
+        if let Some(j) = out.iter().position(|o| o.node == node) {
+            return err(p("node"), format!("already has pbc[{j}]: one agent per node"));
+        }
+        let bytes = |v: i64, path: &str| int_in(v, 1, 65_000, path);
+        let payload = a.payload.map_or(Ok(200), |v| bytes(v, &p("payload")))?;
+        let modulation = a.modulation.as_deref().map_or(Ok(0), |m| modulation(m, &p("modulation")))?;
+        let periodic = match a.periodic.map(|f| flag(f, &p("periodic"))).transpose()? {
+            Some(true) => {
+                let interval = a.interval.as_ref().map_or(Ok(1.0), |q| exact_seconds(q, &p("interval")))?;
+                let variance = a.variance.as_ref().map_or(Ok(0.1), |q| exact_seconds(q, &p("variance")))?;
+                Some((interval, variance))
+            }
+            _ if a.interval.is_some() || a.variance.is_some() => {
+                return err(p("interval"), "is for a periodic agent (periodic = true)");
+            }
+            _ => None,
+        };
+        let mut sends = Vec::new();
+        for (j, s) in a.sends.iter().flatten().enumerate() {
+            let q = |f: &str| format!("pbc[{i}].sends[{j}].{f}");
+            let at = s.at.as_ref().ok_or_else(|| ScenarioError::new(q("at"), "is required (a time)"))?;
+            let to = match &s.to {
+                None => None,
+                Some(RawAddress::Name(n)) => Some(node_id(n, &q("to"), node_ids)? as u32),
+                Some(RawAddress::Number(n)) => Some(int_in(*n, 0, 1_000_000, &q("to"))?),
+            };
+            let payload = s.payload.map_or(Ok(payload), |v| bytes(v, &q("payload")))?;
+            sends.push(crate::pbc::PbcSend { at_s: positive_seconds(at, &q("at"))?, to, payload });
+        }
+        out.push(crate::pbc::PbcAgent { node, wlan, payload, modulation, periodic, sends });
     }
     Ok(out)
 }

@@ -221,6 +221,7 @@ impl Simulation {
                 tracer.eot = scenario.eot_trace;
                 tracer.no_agent_lines = !scenario.agent_trace;
                 tracer.no_mac_lines = !scenario.mac_trace;
+                tracer.no_phy_lines = !scenario.phy_trace;
                 tracer.no_router_lines = !scenario.router_trace;
             }
         }
@@ -491,6 +492,7 @@ impl Simulation {
         for (i, a) in scenario.actions.iter().enumerate() {
             net.ctx.sched.schedule_exact(a.at_s, Event::Act(ActionId(i as u32)));
         }
+        net.start_pbc(&scenario.pbc);
         for (i, r) in scenario.resets.iter().enumerate() {
             net.ctx.sched.schedule_exact(r.at_s, Event::NodeReset(i as u32));
         }

@@ -368,6 +368,7 @@ impl Simulation {
             }
             Event::Mip(m, which, gen) => net.on_mip(m, which, gen),
             Event::Dsdv(ev) => net.on_dsdv(ev),
+            Event::Pbc(a, which) => net.on_pbc(&self.scenario.pbc, a, which),
             Event::Movement(i) => {
                 let m = &self.scenario.moves[i as usize];
                 let now = net.ctx.now_secs();
@@ -554,7 +555,10 @@ impl Simulation {
     /// Packet `id` reached the node of the agent it is addressed to; returns its flow.
     fn deliver(net: &mut Network, flows: &mut [Flow], id: PacketId) -> usize {
         let pkt = &net.ctx.pkts.release(id);
-        if matches!(pkt.kind, Kind::Arp | Kind::Message | Kind::BindingUpdate | Kind::BindingAck | Kind::Real) {
+        if matches!(
+            pkt.kind,
+            Kind::Arp | Kind::Message | Kind::Pbc | Kind::BindingUpdate | Kind::BindingAck | Kind::Real
+        ) {
             unreachable!("signalling and real frames end in the network"); // their flow is no flow's
         }
         let delay = Time::from_secs_f64(net.ctx.now_secs() - pkt.ts);
@@ -572,7 +576,7 @@ impl Simulation {
                     Receiver::Full(to) => Self::full_recv(&mut flow.sender, to, net, pkt),
                 }
             }
-            Kind::Arp | Kind::Message | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {
+            Kind::Arp | Kind::Message | Kind::Pbc | Kind::BindingUpdate | Kind::BindingAck | Kind::Real => {
                 unreachable!("ruled out above")
             }
             Kind::Ack => {

@@ -49,6 +49,63 @@ pub struct WlanConfig {
     /// `-wiredRouting ON`. With them, addresses are hierarchical.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub base_stations: Vec<BaseStation>,
+    /// ns-2's `Mac/802_11Ext` and `Phy/WirelessPhyExt` (`mac = "802_11Ext"`, wifi/ext.rs) in
+    /// place of `Mac/802_11` and `Phy/WirelessPhy`: their knobs. The radio's power, frequency
+    /// and propagation stay in `radio`; the MAC's windows, limits and threshold in the fields
+    /// above.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ext: Option<ExtConfig>,
+}
+
+/// `Mac/802_11Ext` and `Phy/WirelessPhyExt`'s settings (ns-default.tcl's defaults by
+/// `ExtConfig::default`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ExtConfig {
+    /// `SlotTime_`, `SIFS_`, s.
+    pub slot: f64,
+    pub sifs: f64,
+    /// The PLCP preamble and header (`HeaderDuration_`) and an OFDM symbol
+    /// (`SymbolDuration_`), s.
+    pub header_duration: f64,
+    pub symbol_duration: f64,
+    /// The scheme of control frames and preambles (`BasicModulationScheme_`: 0 BPSK, 1 QPSK,
+    /// 2 QAM16, 3 QAM64).
+    pub basic_scheme: u8,
+    /// 802.11a's 16 SERVICE and 6 tail bits in every frame (`use_802_11a_flag_`).
+    pub use_802_11a: bool,
+    /// The power (W) at which the medium is busy (`CSThresh_`), the noise floor
+    /// (`noise_floor_`), and the weakest signal the power monitor keeps
+    /// (`PowerMonitorThresh_`; it also bounds how far the channel carries a frame).
+    pub cs_threshold: f64,
+    pub noise_floor: f64,
+    pub monitor_threshold: f64,
+    /// A much stronger frame takes over a preamble (`PreambleCaptureSwitch_`,
+    /// `SINR_PreambleCapture_`) or a body (`DataCaptureSwitch_`, `SINR_DataCapture_`) being
+    /// received.
+    pub preamble_capture: bool,
+    pub sinr_preamble_capture: f64,
+    pub data_capture: bool,
+    pub sinr_data_capture: f64,
+}
+
+impl Default for ExtConfig {
+    fn default() -> Self {
+        ExtConfig {
+            slot: 9e-6,
+            sifs: 16e-6,
+            header_duration: 20e-6,
+            symbol_duration: 4e-6,
+            basic_scheme: 0,
+            use_802_11a: true,
+            cs_threshold: 6.30957e-12,
+            noise_floor: 7.96159e-14,
+            monitor_threshold: 2.653e-14,
+            preamble_capture: true,
+            sinr_preamble_capture: 3.1623,
+            data_capture: false,
+            sinr_data_capture: 10.0,
+        }
+    }
 }
 
 /// A base station and the stations of its subnet (ns-2's `domain.cluster`), whose packets for

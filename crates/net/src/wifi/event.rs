@@ -43,6 +43,10 @@ pub enum WifiEvent {
     /// interface queue (radio `0`) for radio `1` (ns-2's `recvDATA` relay through
     /// `LL::sendDown`, its delay later; wifi/infra.rs).
     Relay(RadioId, RadioId, RelayHeader, PacketId),
+    /// Frame `1` of an `802_11Ext` radio reaches radio `0` (wifi/ext.rs).
+    ExtArrive(RadioId, FrameId),
+    /// An `802_11Ext` radio's timer, with its arming's generation.
+    ExtTimer(RadioId, super::ext::ExtTimer, u32),
     /// The link layer hands packet `2` to radio `0`'s interface queue, for radio `1`
     /// (`WlanConfig::ll_delay` after the node sent it). The network handles it.
     LlDown(RadioId, RadioId, PacketId),

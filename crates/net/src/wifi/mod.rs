@@ -13,6 +13,7 @@ pub mod arp;
 mod channel;
 pub mod config;
 pub mod event;
+pub mod ext;
 pub mod infra;
 pub mod phy;
 #[cfg(test)]
@@ -200,6 +201,8 @@ pub struct Station {
     /// Loss models at this sender: frames they pick go on the air corrupted.
     pub out_losses: Vec<crate::loss::Loss>,
     pub stats: MacStats,
+    /// On an `802_11Ext` WLAN, its Ext PHY and MAC (wifi/ext.rs), which then run the radio.
+    ext: Option<Box<ext::ExtRadio>>,
 }
 
 /// All WLANs of a run.
@@ -229,6 +232,9 @@ pub struct Wifi {
     /// The radios a frame reaches (`transmit`), kept between frames so that sending one
     /// allocates nothing.
     reach: Vec<RadioId>,
+    /// The frames of `802_11Ext` radios on the air, and the free slots among them (wifi/ext.rs).
+    ext_frames: Vec<ext::ExtFrame>,
+    ext_free: Vec<FrameId>,
 }
 
 /// What a wireless trace line prints of the frame that carries (or brought) a packet: its MAC
@@ -346,6 +352,7 @@ impl Wifi {
                     losses: Vec::new(),
                     out_losses: Vec::new(),
                     stats: MacStats::default(),
+                    ext: cfg.ext.as_ref().map(|e| Box::new(ext::ExtRadio::new(e, cfg.cw_min, node_count(&wlans)))),
                 });
             }
         }
@@ -358,7 +365,9 @@ impl Wifi {
                     .map(RadioId)
                     .collect();
                 radios.sort_by_key(|r| stations[r.index()].node);
-                channel::NodeList::new(radios, &cfg.radio)
+                // an Ext channel carries a frame as far as the power monitor hears it
+                let reach = cfg.ext.map(|e| phy::Radio { cs_threshold: e.monitor_threshold, ..cfg.radio.clone() });
+                channel::NodeList::new(radios, reach.as_ref().unwrap_or(&cfg.radio))
             })
             .collect();
         Wifi {
@@ -373,6 +382,8 @@ impl Wifi {
             kept_next_hops: Vec::new(),
             relayed_broadcasts: Vec::new(),
             reach: Vec::new(),
+            ext_frames: Vec::new(),
+            ext_free: Vec::new(),
         }
     }
 
@@ -428,6 +439,12 @@ impl Wifi {
         }
         None
     }
+}
+
+/// How many nodes the WLANs' radios belong to, counting up to the highest (ns-2's `god
+/// num_nodes`, which sizes an Ext MAC's duplicate cache).
+fn node_count(wlans: &[WlanConfig]) -> usize {
+    wlans.iter().flat_map(|w| w.nodes.iter()).max().map_or(0, |&n| n + 1)
 }
 
 impl Station {
@@ -652,6 +669,9 @@ impl Wifi {
 
     /// Queues `id` at radio `r` for radio `to`: `Dropped` if the interface queue is full.
     pub fn enqueue(&mut self, ctx: &mut Ctx, r: RadioId, to: RadioId, id: PacketId) -> Outcome {
+        if self.stations[r.index()].ext.is_some() {
+            return self.ext_enqueue(ctx, r, to, id);
+        }
         let (ra, mut via) = self.address(r, to);
         if let Some(i) = self.kept_next_hops.iter().position(|k| k.0 == id) {
             let (_, next_hop, da) = self.kept_next_hops.swap_remove(i);
@@ -762,8 +782,10 @@ impl Wifi {
     pub fn reset(&mut self, ctx: &mut Ctx, r: RadioId) -> Vec<PacketId> {
         let s = &mut self.stations[r.index()];
         let mut queued = Vec::new();
-        while s.queue.len() > 1 {
-            queued.push(s.queue.remove(1));
+        // the packet at the head is the MAC's, but on an Ext radio, which holds its own
+        let mac_has = usize::from(s.ext.is_none());
+        while s.queue.len() > mac_has {
+            queued.push(s.queue.remove(mac_has));
         }
         // ARPTable::Terminate: its entries newest first (each made by the first request)
         let mut held = Vec::new();
@@ -993,6 +1015,8 @@ impl Wifi {
                 let via = Via { hops: u32::from(header.hops), next_hop, typed_ip: true, ..via };
                 return self.enqueue_via(ctx, r, ra, via, id);
             }
+            WifiEvent::ExtArrive(r, f) => self.ext_arrive(ctx, r, f),
+            WifiEvent::ExtTimer(r, which, gen) => return self.ext_timer(ctx, r, which, gen),
             WifiEvent::LlDown(..) | WifiEvent::LlUp(..) => unreachable!("the network handles the link layer's events"),
         }
         Outcome::Nothing
@@ -1224,6 +1248,9 @@ impl Wifi {
     /// Radio `r` looks at the medium again after handing a packet up (`Outcome::Delivered`):
     /// ns-2's MAC passes a frame to the node before it resumes, so the node's sends come first.
     pub fn resume(&mut self, ctx: &mut Ctx, r: RadioId) {
+        if self.stations[r.index()].ext.is_some() {
+            return; // the Ext MAC goes on as it hands a frame up
+        }
         self.medium_maybe_idle(ctx, r);
     }
 
