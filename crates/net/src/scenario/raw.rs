@@ -155,6 +155,18 @@ pub struct RawWlan {
     pub base_stations: Option<Vec<RawBaseStation>>,
     pub mac: Option<String>,
     pub ext: Option<RawExt>,
+    pub nakagami: Option<RawNakagami>,
+}
+
+/// `Propagation/Nakagami`'s knobs (`crate::wifi::config::Nakagami`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawNakagami {
+    pub gamma: Option<Vec<f64>>,
+    pub gamma_distances: Option<Vec<f64>>,
+    pub m: Option<Vec<f64>>,
+    pub m_distances: Option<Vec<f64>>,
+    pub fading: Option<Flag>,
 }
 
 /// The knobs of `Mac/802_11Ext` and `Phy/WirelessPhyExt` (`crate::wifi::config::ExtConfig`).

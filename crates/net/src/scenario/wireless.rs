@@ -1,12 +1,12 @@
 //! The `[[wlans]]` tables and `[positions]`: 802.11b LANs and where their radios are.
 
 use super::fields::{err, exact_seconds, flag, int_in, node_id, node_named, one_of, real_in, seconds, Res};
-use super::raw::{Quantity, RawAddress, RawExt, RawMobile, RawMove, RawPbc, RawReset, RawScan, RawWlan};
+use super::raw::{Quantity, RawAddress, RawExt, RawMobile, RawMove, RawNakagami, RawPbc, RawReset, RawScan, RawWlan};
 use super::{NodeReset, Profile, ScenarioError};
 use crate::mobility::config::MobileConfig;
 use crate::mobility::path::Move;
 use crate::units;
-use crate::wifi::config::{BaseStation, ExtConfig, Infrastructure, Scan, WlanConfig};
+use crate::wifi::config::{BaseStation, ExtConfig, Infrastructure, Nakagami, Scan, WlanConfig};
 use crate::wifi::phy::{Preamble, Propagation, Radio, Timing, LIGHT, NS2_LIGHT};
 use std::collections::{BTreeMap, HashMap};
 
@@ -100,12 +100,13 @@ pub(super) fn wlans(
                 None => 36,
             },
         };
-        let propagation = match one_of(
+        let propagation_name = one_of(
             w.propagation.as_deref().unwrap_or("two_ray_ground"),
-            &["two_ray_ground", "free_space"],
+            &["two_ray_ground", "free_space", "nakagami"],
             "propagation model",
             &p("propagation"),
-        )? {
+        )?;
+        let propagation = match propagation_name {
             "free_space" => Propagation::FreeSpace,
             _ => Propagation::TwoRayGround,
         };
@@ -148,13 +149,23 @@ pub(super) fn wlans(
                 "false (ns-2's bugFix_timer_ false) is for ad hoc WLANs, not with access_points",
             );
         }
-        let ext = match w.mac.as_deref() {
+        let mut ext = match w.mac.as_deref() {
             None => None,
             Some(text) => match one_of(text, &["802_11", "802_11Ext"], "MAC", &p("mac"))? {
                 "802_11" => None,
                 _ => Some(ext_config(w.ext.as_ref(), &p)?),
             },
         };
+        match (propagation_name, &mut ext) {
+            ("nakagami", Some(e)) => e.nakagami = Some(nakagami(w.nakagami.as_ref(), &p)?),
+            ("nakagami", None) => {
+                return err(p("propagation"), "\"nakagami\" is modelled with mac = \"802_11Ext\" only");
+            }
+            _ if w.nakagami.is_some() => {
+                return err(p("nakagami"), "sets Propagation/Nakagami: it needs propagation = \"nakagami\"");
+            }
+            _ => {}
+        }
         if ext.is_none() && w.ext.is_some() {
             return err(p("ext"), "sets Mac/802_11Ext's knobs: it needs mac = \"802_11Ext\"");
         }
@@ -242,12 +253,42 @@ fn ext_config(raw: Option<&RawExt>, p: &dyn Fn(&str) -> String) -> Res<ExtConfig
         use_802_11a: on(x.use_802_11a, "use_802_11a", d.use_802_11a)?,
         cs_threshold: power(x.cs_threshold, "cs_threshold", d.cs_threshold)?,
         noise_floor: power(x.noise_floor, "noise_floor", d.noise_floor)?,
-        monitor_threshold: power(x.power_monitor_threshold, "power_monitor_threshold", d.monitor_threshold)?,
+        // 0: the monitor keeps every signal
+        monitor_threshold: x
+            .power_monitor_threshold
+            .map_or(Ok(d.monitor_threshold), |v| real_in(v, 0.0, 1e3, &q("power_monitor_threshold")))?,
         preamble_capture: on(x.preamble_capture, "preamble_capture", d.preamble_capture)?,
         sinr_preamble_capture: ratio(x.sinr_preamble_capture, "sinr_preamble_capture", d.sinr_preamble_capture)?,
         data_capture: on(x.data_capture, "data_capture", d.data_capture)?,
         sinr_data_capture: ratio(x.sinr_data_capture, "sinr_data_capture", d.sinr_data_capture)?,
+        nakagami: None, // `propagation = "nakagami"`
     })
+}
+
+/// `propagation = "nakagami"`'s knobs, ns-2's defaults for those not given.
+fn nakagami(raw: Option<&RawNakagami>, p: &dyn Fn(&str) -> String) -> Res<Nakagami> {
+    let d = Nakagami::default();
+    let Some(x) = raw else { return Ok(d) };
+    let q = |f: &str| p(&format!("nakagami.{f}"));
+    fn list<const N: usize>(v: &Option<Vec<f64>>, default: [f64; N], path: &str) -> Res<[f64; N]> {
+        let Some(v) = v else { return Ok(default) };
+        let a: [f64; N] = v.clone().try_into().map_err(|_| ScenarioError::new(path, format!("needs {N} numbers")))?;
+        if a.iter().any(|x| !(x.is_finite() && *x >= 0.0)) {
+            return err(path, "takes numbers of 0 or more");
+        }
+        Ok(a)
+    }
+    let n = Nakagami {
+        gamma: list(&x.gamma, d.gamma, &q("gamma"))?,
+        gamma_distances: list(&x.gamma_distances, d.gamma_distances, &q("gamma_distances"))?,
+        m: list(&x.m, d.m, &q("m"))?,
+        m_distances: list(&x.m_distances, d.m_distances, &q("m_distances"))?,
+        fading: x.fading.map_or(Ok(d.fading), |f| flag(f, &q("fading")))?,
+    };
+    if n.fading && n.m.iter().any(|m| *m < 1.0 || m.fract() != 0.0) {
+        return err(q("m"), "with fading, whole shapes of 1 or more (ns-2's Erlang draw; its Gamma draw for a fractional m is not modelled)");
+    }
+    Ok(n)
 }
 
 /// The radio of an `802_11Ext` WLAN: `Phy/WirelessPhyExt`'s power (0.1 W) and frequency

@@ -17,7 +17,7 @@ use super::{distance, Wifi};
 use crate::ctx::{Ctx, Event};
 use crate::ids::RadioId;
 use crate::mobility::path::{Motion, Move};
-use crate::wifi::phy::{Propagation, Radio};
+use crate::wifi::phy::Propagation;
 use crate::wifi::WifiEvent;
 
 /// A moving node not asked where it is for longer than this is moved on as any frame goes out
@@ -35,8 +35,10 @@ pub(super) struct NodeList {
 }
 
 impl NodeList {
-    pub(super) fn new(order: Vec<RadioId>, radio: &Radio) -> NodeList {
-        NodeList { order, sorted: false, radius: radio.ns2_cs_distance() + 5.0 }
+    /// The list of `order`'s radios on a channel that carries a frame `reach` metres
+    /// (`WlanConfig::ns2_channel_reach`).
+    pub(super) fn new(order: Vec<RadioId>, reach: f64) -> NodeList {
+        NodeList { order, sorted: false, radius: reach + 5.0 }
     }
 
     /// Sorted by x, radios of equal x in the order they were in (`sortLists`, a bubble sort).
@@ -238,6 +240,7 @@ impl Wifi {
 mod tests {
     use super::*;
     use crate::random::Draws;
+    use crate::wifi::phy::Radio;
     use tcplab_des::Rng;
 
     /// ns-2's list keeps a radio where it is while that is in order; moved up, it goes ahead of
@@ -248,7 +251,7 @@ mod tests {
         let xs = std::cell::RefCell::new(vec![0.0, 10.0, 20.0, 20.0, 30.0, 40.0]);
         let x = |r: RadioId| xs.borrow()[r.index()];
         let names = |l: &NodeList| l.order.iter().map(|r| r.0).collect::<Vec<_>>();
-        let mut list = NodeList::new([3, 2, 0, 1, 4, 5].map(RadioId).to_vec(), &Radio::default());
+        let mut list = NodeList::new([3, 2, 0, 1, 4, 5].map(RadioId).to_vec(), Radio::default().ns2_cs_distance());
         list.sort(x);
         assert_eq!(names(&list), [0, 1, 3, 2, 4, 5], "stable: 3 was made before 2");
         xs.borrow_mut()[1] = 20.0; // up to the x of 3 and 2, but still in order: stays

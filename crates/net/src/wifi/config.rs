@@ -1,7 +1,7 @@
 //! A WLAN's settings as the scenario gives them: the radios, their positions and the MAC's
 //! knobs. A leaf: the scenario builds it, the MAC (wifi/mod.rs) runs it.
 
-use super::phy::{Radio, Timing, ACK_BYTES};
+use super::phy::{Radio, Timing, ACK_BYTES, NS2_PI};
 use serde::Serialize;
 
 /// A WLAN's MAC and PHY settings.
@@ -86,6 +86,70 @@ pub struct ExtConfig {
     pub sinr_preamble_capture: f64,
     pub data_capture: bool,
     pub sinr_data_capture: f64,
+    /// `Propagation/Nakagami` in place of the radio's propagation model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nakagami: Option<Nakagami>,
+}
+
+/// ns-2's `Propagation/Nakagami` (mobile/nakagami.cc): Friis at 1 m, then a log-distance path
+/// loss with exponent `gamma[i]` in three ranges split at `gamma_distances`; with `fading`,
+/// the power of each frame at each receiver is drawn from a Nakagami distribution of shape
+/// `m[i]` (ranges split at `m_distances`) around that mean: for a whole `m`, an Erlang draw,
+/// `m` exponential draws of the shared generator (`ErlangRandomVariable`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Nakagami {
+    pub gamma: [f64; 3],
+    pub gamma_distances: [f64; 2],
+    pub m: [f64; 3],
+    pub m_distances: [f64; 2],
+    pub fading: bool,
+}
+
+impl Default for Nakagami {
+    /// ns-default.tcl's.
+    fn default() -> Self {
+        Nakagami {
+            gamma: [1.9, 3.8, 3.8],
+            gamma_distances: [200.0, 500.0],
+            m: [1.5, 0.75, 0.75],
+            m_distances: [80.0, 200.0],
+            fading: false,
+        }
+    }
+}
+
+impl Nakagami {
+    /// The mean power (W) at `d` m of a radio sending `radio.tx_power` (`Nakagami::Pr` before
+    /// its draw), in ns-2's arithmetic.
+    pub fn mean_power(&self, radio: &Radio, d: f64) -> f64 {
+        let lambda = radio.light / radio.frequency;
+        let m = lambda / (4.0 * NS2_PI * 1.0);
+        let pr0 = (radio.tx_power * 1.0 * 1.0 * (m * m)) / radio.system_loss;
+        let [g0, g1, g2] = self.gamma;
+        let [d0, d1] = self.gamma_distances;
+        let mut loss_db = 0.0;
+        if d > 0.0 && d <= d0 {
+            loss_db = 10.0 * g0 * (d / 1.0).log10();
+        }
+        if d > d0 && d <= d1 {
+            loss_db = 10.0 * g0 * (d0 / 1.0).log10() + 10.0 * g1 * (d / d0).log10();
+        }
+        if d > d1 {
+            loss_db = 10.0 * g0 * (d0 / 1.0).log10() + 10.0 * g1 * (d1 / d0).log10() + 10.0 * g2 * (d / d1).log10();
+        }
+        pr0 * 10f64.powf(-loss_db / 10.0)
+    }
+
+    /// The shape of the fading at `d` m.
+    pub fn shape(&self, d: f64) -> f64 {
+        if d <= self.m_distances[0] {
+            self.m[0]
+        } else if d <= self.m_distances[1] {
+            self.m[1]
+        } else {
+            self.m[2]
+        }
+    }
 }
 
 impl Default for ExtConfig {
@@ -104,6 +168,7 @@ impl Default for ExtConfig {
             sinr_preamble_capture: 3.1623,
             data_capture: false,
             sinr_data_capture: 10.0,
+            nakagami: None,
         }
     }
 }
@@ -161,6 +226,18 @@ impl WlanConfig {
             t.sifs + t.difs() + f64::from((NS2_PLCP_BYTES + ACK_BYTES) * 8) / NS2_PLCP_RATE
         } else {
             t.eifs()
+        }
+    }
+
+    /// How far ns-2's channel carries a frame (`distCST_`, `calcHighestAntennaZ`): the
+    /// propagation model's distance at the carrier-sense threshold; for an Ext radio, at its
+    /// power monitor's threshold, and under Nakagami fading without bound (its `getDist` is
+    /// DBL_MAX).
+    pub fn ns2_channel_reach(&self) -> f64 {
+        match &self.ext {
+            Some(e) if e.nakagami.is_some() => f64::MAX,
+            Some(e) => Radio { cs_threshold: e.monitor_threshold, ..self.radio.clone() }.ns2_cs_distance(),
+            None => self.radio.ns2_cs_distance(),
         }
     }
 

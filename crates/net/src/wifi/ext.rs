@@ -506,7 +506,7 @@ impl Wifi {
     pub(super) fn ext_arrive(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId) {
         let now = ctx.now_secs();
         let frame = self.ext_frames[f.index()];
-        let power = self.arrival_power(r, frame.src, now);
+        let power = self.ext_power(ctx, r, frame.src, now);
         self.record_power(ctx, r, power, frame.txtime);
         let cfg = *self.ext_cfg(r);
         let basic = SINR[cfg.basic_scheme as usize];
@@ -560,6 +560,23 @@ impl Wifi {
                 }
             }
         }
+    }
+
+    /// The power at radio `r` of a frame from `src` arriving now: the radio's propagation
+    /// model's, or Nakagami's mean with (if it fades) one Erlang draw of `m` exponentials.
+    fn ext_power(&mut self, ctx: &mut Ctx, r: RadioId, src: RadioId, now: f64) -> f64 {
+        let Some(n) = self.ext_cfg(r).nakagami else { return self.arrival_power(r, src, now) };
+        // `Nakagami::Pr` asks the sender where it is, then the receiver
+        let from = self.locate(src, now);
+        let d = super::distance(from, self.locate(r, now));
+        let mean = n.mean_power(&self.wlan_of(r).radio, d);
+        if !n.fading {
+            return mean;
+        }
+        let m = n.shape(d);
+        let scale = mean / m;
+        let draws = &mut self.stations[r.index()].draws;
+        (0..m as u32).fold(0.0, |power, _| power + scale * -draws.uniform(&mut ctx.rng).ln())
     }
 
     /// The PHY drops frame `f` (received at `power`) and lets go of it.
@@ -1105,10 +1122,16 @@ mod tests {
     use crate::options::RunOptions;
     use crate::scenario::Scenario;
     use crate::sim::Simulation;
+    use crate::wifi::config::Nakagami;
 
     /// Three radios at `x` on a line, on ex/802.11's settings, node 1's PBC agent sending
     /// `sends` and node 2's `n2_sends`, run to 1.1 s: the ns-2 trace, MAC and PHY lines on.
     fn run(x: [f64; 3], sends: &str, n2_sends: &str) -> String {
+        run_with(x, sends, n2_sends, "")
+    }
+
+    /// `run` with more settings of the WLAN (`wlan`).
+    fn run_with(x: [f64; 3], sends: &str, n2_sends: &str, wlan: &str) -> String {
         let toml = format!(
             r#"
 name = "ext"
@@ -1123,6 +1146,7 @@ n2 = [{}, 0]
 nodes = ["n0", "n1", "n2"]
 mac = "802_11Ext"
 rts_threshold = 2000
+{wlan}
 ext = {{ tx_power = 0.001, noise_floor = 2.51189e-13, power_monitor_threshold = 2.10319e-12, sinr_preamble_capture = 2.5118, sinr_data_capture = 100.0 }}
 [[pbc]]
 node = "n0"
@@ -1140,7 +1164,7 @@ phy_trace = true
 "#,
             x[0], x[1], x[2]
         );
-        let tag = format!("{}-{}-{}-{}", x[0], x[2], sends.len(), n2_sends.len());
+        let tag = format!("{}-{}-{}-{}-{}", x[0], x[2], sends.len(), n2_sends.len(), wlan.len());
         let dir = std::env::temp_dir().join(format!("tcplab-ext-{}-{tag}", std::process::id()));
         let opts = RunOptions { out_dir: Some(dir.clone()), ..RunOptions::default() };
         let mut sim = Simulation::new(Scenario::from_toml(&toml).unwrap(), &opts).unwrap();
@@ -1234,6 +1258,39 @@ phy_trace = true
         assert!(!trace.lines().any(|l| l.starts_with("r ") && l.contains("_0_ MAC")), "{trace}");
     }
 
+    /// Nakagami's log-distance loss with exponent 2 is Friis: without fading, the radios act
+    /// as over two-ray ground (Friis below its crossover); with fading (m 1: a power drawn
+    /// exponentially around the mean for each frame and receiver) a frame 150 m away is
+    /// sometimes heard, sometimes not, where the mean alone never reaches the monitor.
+    #[test]
+    fn nakagami_of_exponent_2_is_friis_and_fades_around_it() {
+        let n = Nakagami { gamma: [2.0; 3], m: [1.0; 3], ..Nakagami::default() };
+        let radio = crate::wifi::phy::Radio {
+            tx_power: 0.001,
+            frequency: 5.18e9,
+            light: crate::wifi::phy::NS2_LIGHT,
+            propagation: crate::wifi::phy::Propagation::FreeSpace,
+            ns2: true,
+            ..Default::default()
+        };
+        for d in [1.0, 10.0, 150.0, 199.0] {
+            let (a, b) = (n.mean_power(&radio, d), radio.rx_power(d));
+            assert!((a - b).abs() <= 1e-12 * b, "{d} m: {a} against Friis {b}");
+        }
+        let sends = r#"{ at = "0.5s" }, { at = "0.6s" }, { at = "0.7s" }"#;
+        let mean = r#"propagation = "nakagami"
+nakagami = { gamma = [2, 2, 2], fading = false }"#;
+        assert_eq!(run_with([0.0, 10.0, 20.0], sends, "", mean), run([0.0, 10.0, 20.0], sends, ""));
+        let fading = r#"propagation = "nakagami"
+nakagami = { gamma = [2, 2, 2], m = [1, 1, 1], fading = true }"#;
+        let heard = |trace: &str| trace.lines().filter(|l| l.starts_with("r ") && l.contains("_0_ MAC")).count();
+        // node 1 sends; node 0 is 150 m away: the mean is half the monitor's threshold
+        let sends: String = (0..40).map(|i| format!("{{ at = \"{}s\" }}, ", 0.1 + 0.02 * f64::from(i))).collect();
+        assert_eq!(heard(&run([0.0, 150.0, 160.0], &sends, "")), 0);
+        let faded = heard(&run_with([0.0, 150.0, 160.0], &sends, "", fading));
+        assert!(faded > 0 && faded < 40, "{faded} of 40 heard");
+    }
+
     /// Bad settings name their field.
     #[test]
     fn bad_settings_name_their_field() {
@@ -1261,6 +1318,13 @@ node = "n0"
             ("node = \"n0\"", "node = \"n0\"\nmodulation = \"qam256\"", "pbc[0].modulation"),
             ("node = \"n0\"", "node = \"n0\"\nsends = [{ to = \"n1\" }]", "pbc[0].sends[0].at"),
             ("node = \"n0\"", "node = \"n0\"\ninterval = \"1s\"", "pbc[0].interval"),
+            ("mac = \"802_11Ext\"", "propagation = \"nakagami\"", "wlans[0].propagation"),
+            ("mac = \"802_11Ext\"", "mac = \"802_11Ext\"\nnakagami = { fading = true }", "wlans[0].nakagami"),
+            (
+                "mac = \"802_11Ext\"",
+                "mac = \"802_11Ext\"\npropagation = \"nakagami\"\nnakagami = { fading = true }",
+                "wlans[0].nakagami.m",
+            ),
         ] {
             let e = Scenario::from_toml(&base.replace(from, to)).expect_err(to);
             assert_eq!(e.path, field, "{to}: {e}");

@@ -365,9 +365,7 @@ impl Wifi {
                     .map(RadioId)
                     .collect();
                 radios.sort_by_key(|r| stations[r.index()].node);
-                // an Ext channel carries a frame as far as the power monitor hears it
-                let reach = cfg.ext.map(|e| phy::Radio { cs_threshold: e.monitor_threshold, ..cfg.radio.clone() });
-                channel::NodeList::new(radios, reach.as_ref().unwrap_or(&cfg.radio))
+                channel::NodeList::new(radios, cfg.ns2_channel_reach())
             })
             .collect();
         Wifi {

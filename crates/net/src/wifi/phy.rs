@@ -53,7 +53,7 @@ pub struct Radio {
 
 /// ns-2's π (mobile/propagation.h), 13 decimals: its powers round with it.
 #[allow(clippy::approx_constant)]
-const NS2_PI: f64 = 3.1415926535897;
+pub(crate) const NS2_PI: f64 = 3.1415926535897;
 
 impl Default for Radio {
     fn default() -> Self {
