@@ -587,6 +587,106 @@ def wlan_scenario(seed: int, index: int, infra: bool = False) -> dict:
     return s
 
 
+def ext_scenario(seed: int, index: int) -> dict:
+    """The index-th random WLAN of ns-2's Mac/802_11Ext and Phy/WirelessPhyExt radios: 2-6
+    radios (now and then up to 20) close together, spread or in a chain; ex/802.11's radio
+    settings or ns-2's defaults, capture switched on and off; two-ray ground, free space or
+    Nakagami (with fading now and then, whole shapes); RTS/CTS above various thresholds; an
+    Agent/PBC on (almost) every radio, broadcasting periodically and sending broadcasts and
+    unicasts (to radios and to MAC addresses nobody has) of various sizes and schemes; now
+    and then moving."""
+    r = random.Random(f"difffuzz-ext-{seed}-{index}")
+    n = r.randint(7, 20) if r.random() < 0.15 else r.randint(2, 6)
+    nodes = [f"x{i}" for i in range(n)]
+    duration = round(r.uniform(1.0, 5.0), 1)
+    layout = r.choice(["close", "spread", "chain"])
+    positions: dict[str, list[float]] = {}
+    for k, name in enumerate(nodes):
+        while True:
+            if layout == "close":
+                xy = [round(r.uniform(1, 40), r.choice([0, 2])), round(r.uniform(1, 40), r.choice([0, 2]))]
+            elif layout == "spread":
+                xy = [round(r.uniform(1, 300), r.choice([0, 2])), round(r.uniform(1, 300), r.choice([0, 2]))]
+            else:
+                px, py = positions[nodes[k - 1]] if k else (5.0, 50.0)
+                xy = [round(px + r.uniform(20, 110), 1), round(max(1.0, py + r.uniform(-20, 20)), 1)]
+            if xy not in positions.values():
+                break
+        positions[name] = xy
+    ext: dict = {}
+    if r.random() < 0.6:  # ex/802.11's radio
+        ext.update({"tx_power": 0.001, "noise_floor": 2.51189e-13, "power_monitor_threshold": 2.10319e-12,
+                    "sinr_preamble_capture": 2.5118, "sinr_data_capture": 100.0})
+    elif r.random() < 0.5:
+        ext["tx_power"] = r.choice([0.0005, 0.001, 0.01, 0.1])
+    if r.random() < 0.2:
+        ext["preamble_capture"] = False
+    if r.random() < 0.25:
+        ext["data_capture"] = True
+        ext["sinr_data_capture"] = r.choice([10.0, 31.6, 100.0])
+    if r.random() < 0.15:
+        ext["cs_threshold"] = r.choice([6.30957e-13, 6.30957e-11])
+    if r.random() < 0.1:
+        ext["basic_modulation"] = r.choice(["qpsk", "qam16"])
+    wlan: dict = {"nodes": nodes, "mac": "802_11Ext", "ext": ext}
+    prop = r.random()
+    if prop < 0.3:
+        wlan["propagation"] = "nakagami"
+        nak: dict = {"gamma": [round(r.uniform(1.9, 3.8), 1) for _ in range(3)], "m": [float(r.randint(1, 3)) for _ in range(3)]}
+        if r.random() < 0.6:
+            nak["fading"] = True
+        wlan["nakagami"] = nak
+    elif prop < 0.45:
+        wlan["propagation"] = "free_space"
+    wlan["rts_threshold"] = r.choice([3000, 3000, 2000, 500, 100, 0])
+    if r.random() < 0.2:
+        wlan["cw_min"] = r.choice([7, 31])
+    if r.random() < 0.2:
+        wlan["short_retry_limit"] = r.randint(1, 7)
+    if r.random() < 0.2:
+        wlan["long_retry_limit"] = r.randint(1, 4)
+    if r.random() < 0.15:
+        wlan["queue_limit"] = r.choice([2, 5, 10])
+    agents = []
+    for name in nodes:  # every radio has one: ns-2 stops at a broadcast to a node without
+        a: dict = {"node": name, "payload": r.choice([50, 200, 500, 1000, 1500, 2500]),
+                   "modulation": r.choice(["bpsk", "qpsk", "qam16", "qam64"])}
+        if r.random() < 0.6:
+            a["periodic"] = True
+            interval = r.choice([0.05, 0.1, 0.2, 0.5, 1.0, round(r.uniform(0.03, 1.0), 3)])
+            a["interval"] = f"{interval}s"
+            a["variance"] = f"{round(r.uniform(0, interval / 2), 4)}s"
+        sends = []
+        for _ in range(r.choice([0, 0, 1, 3, 6])):
+            send: dict = {"at": pick_time(r, 0, duration)}
+            if r.random() < 0.6:
+                send["to"] = r.choice(nodes) if r.random() < 0.85 else n + r.randint(0, 3)
+            if r.random() < 0.3:
+                send["payload"] = r.choice([20, 100, 1000, 1972, 1973, 2500])
+            sends.append(send)
+        if sends:
+            a["sends"] = sends
+        agents.append(a)
+    s: dict = {"name": f"fx{seed}-{index}", "duration": f"{duration}s", "nodes": nodes, "positions": positions,
+               "wlans": [wlan], "pbc": agents}
+    if r.random() < 0.3:
+        s["seed"] = r.randint(1, 2147483646)
+    if r.random() < 0.25:
+        s["moves"] = [{"node": r.choice(nodes), "at": pick_time(r, 0, duration),
+                       "to": [float(r.randint(1, 400)), float(r.randint(1, 400))],
+                       "speed": r.choice([1.0, 10.0, 30.0, 100.0])} for _ in range(r.randint(1, 3))]
+    output: dict = {}
+    if r.random() < 0.6:
+        output["phy_trace"] = True
+    if r.random() < 0.1:
+        output["mac_trace"] = False
+    if r.random() < 0.2:
+        output["wireless_format"] = "new"
+    if output:
+        s["output"] = output
+    return s
+
+
 def dsdv_scenario(seed: int, index: int) -> dict:
     """The index-th random WLAN routed by ns-2's DSDV (`routing = "dsdv"`): 3-6 stations (now
     and then up to 10) in a chain or a grid whose neighbours are 150-240 m apart (in receive
@@ -808,6 +908,7 @@ class Draw:
     errmodels: bool = False
     moves: bool = False
     shuffle: bool = False
+    ext: bool = False
 
 
 def run_case(seed: int, index: int, out_dir: str, ns_timeout: float, draw: Draw = Draw()) -> dict:
@@ -909,7 +1010,9 @@ def first_misdelivery(trace: str) -> int | None:
 
 def case_scenario(seed: int, index: int, draw: Draw) -> dict:
     """The index-th scenario of the kind `draw` asks for."""
-    if draw.wired:
+    if draw.ext:
+        s = ext_scenario(seed, index)
+    elif draw.wired:
         s = wired_dsdv_scenario(seed, index)
     elif draw.dsdv:
         s = dsdv_scenario(seed, index)
@@ -931,7 +1034,8 @@ def case_scenario(seed: int, index: int, draw: Draw) -> dict:
 
 def keep(s: dict, out_dir: str, seed: int, index: int, work: str, status: str, detail: str) -> dict:
     """Write a disagreement where it can be looked at: the scenario, what differs, the Tcl."""
-    case = os.path.join(out_dir, ("wlan-" if s["name"].startswith("fw") else "") + f"{seed}-{index}")
+    prefix = "wlan-" if s["name"].startswith("fw") else "ext-" if s["name"].startswith("fx") else ""
+    case = os.path.join(out_dir, prefix + f"{seed}-{index}")
     os.makedirs(case, exist_ok=True)
     with open(os.path.join(case, "scenario.json"), "w") as f:
         json.dump(s, f, indent=1)
@@ -970,6 +1074,9 @@ def main(argv=None) -> int:
                    help="with --wlan: stations on the move in every case, several setdests each, for 8-40 s")
     p.add_argument("--shuffle", action="store_true",
                    help="with --wlan: the WLAN lists its stations in a shuffled order")
+    p.add_argument("--ext", action="store_true",
+                   help="with --wlan: WLANs of ns-2's Mac/802_11Ext and Phy/WirelessPhyExt radios with Agent/PBC"
+                        " traffic, over two-ray ground, free space or Nakagami")
     args = p.parse_args(argv)
     if args.shuffle and not args.wlan:
         p.error("--shuffle reorders a WLAN's stations: add --wlan")
@@ -985,7 +1092,10 @@ def main(argv=None) -> int:
         p.error("--dsdv routes ad hoc WLANs: not with --infra")
     if args.defer and (args.infra or not args.wlan):
         p.error("--defer draws ad hoc WLANs: add --wlan, without --infra")
-    draw = Draw(args.wlan, args.infra, args.dsdv, args.wired, args.defer, args.errmodels, args.moves, args.shuffle)
+    if args.ext and (not args.wlan or args.infra or args.dsdv or args.defer or args.errmodels):
+        p.error("--ext draws its own WLANs: add --wlan, without --infra, --dsdv, --defer or --errmodels")
+    draw = Draw(args.wlan, args.infra, args.dsdv, args.wired, args.defer, args.errmodels, args.moves, args.shuffle,
+                args.ext)
 
     indices = [args.only] if args.only is not None else list(range(args.first, args.first + args.count))
     if args.print:
@@ -1020,7 +1130,8 @@ def main(argv=None) -> int:
                 print(f"... {n}/{len(indices)} in {time.time() - t0:.0f} s: {dict(counts)}", flush=True)
 
     ran = sum(counts.values()) - counts["skipped"]
-    summary = {"seed": args.seed, "wlan": args.wlan, "infra": args.infra, "dsdv": args.dsdv, "defer": args.defer,
+    summary = {"seed": args.seed, "wlan": args.wlan, "ext": args.ext, "infra": args.infra, "dsdv": args.dsdv,
+               "defer": args.defer,
                "errmodels": args.errmodels, "moves": args.moves, "shuffle": args.shuffle,
                "generated": len(indices), "run": ran,
                "identical": counts["identical"], "stopped_by_both": counts["stopped by both"],
@@ -1032,7 +1143,7 @@ def main(argv=None) -> int:
                "cases": [f"{args.seed}-{i}" for i, _ in findings],
                "wall_s": round(time.time() - t0, 1)}
     kind = ("defer-" if args.defer else "") + (
-        "wlan-dsdv-wired-" if args.wired else "wlan-dsdv-" if args.dsdv else "wlan-infra-" if args.infra
+        "wlan-ext-" if args.ext else "wlan-dsdv-wired-" if args.wired else "wlan-dsdv-" if args.dsdv else "wlan-infra-" if args.infra
         else "wlan-" if args.wlan else "")
     kind += ("err-" if args.errmodels else "") + ("moves-" if args.moves else "") + ("shuffle-" if args.shuffle else "")
     with open(os.path.join(args.out, f"summary-{kind}{args.seed}-{indices[0]}.json"), "w") as f:

@@ -484,9 +484,11 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
         raise ValueError("wlans[1]: the ns-2 translation covers one WLAN (one channel, every node on it)")
     w = wlans[0]
     if w.get("ext") is not None:
-        raise ValueError('wlans[0].mac: Mac/802_11Ext is compared with ns-2 through its own examples'
-                         ' (tcplab conformance ns2 --suite ex-802.11-unicast_validation); the translator'
-                         ' writes Mac/802_11 only')
+        if s["flows"]:
+            raise ValueError("flows: over Mac/802_11Ext tcplab's radios send without ARP, ns-2's with it;"
+                             " only Agent/PBC traffic ([[pbc]]) is translated there")
+        if s.get("losses"):
+            raise ValueError("losses: error models on Mac/802_11Ext radios are not modelled")
     if not w["ns2_backoff"]:
         raise ValueError('wlans[0].profile: the standard profile has no ns-2 counterpart (ns-2\'s Mac/802_11'
                          ' is the ns2 profile: use profile = "ns2")')
@@ -604,6 +606,55 @@ def _component(start, edges) -> set:
     return reach
 
 
+def _ext_settings(emit, w: dict) -> None:
+    """Mac/802_11Ext's, Phy/WirelessPhyExt's and Propagation/Nakagami's class variables, all of
+    them (the examples set them all too)."""
+    e, radio = w["ext"], w["radio"]
+    mac = {"CWMin_": w["cw_min"], "CWMax_": w["cw_max"], "SlotTime_": e["slot"], "SIFS_": e["sifs"],
+           "ShortRetryLimit_": w["short_retry_limit"], "LongRetryLimit_": w["long_retry_limit"],
+           "HeaderDuration_": e["header_duration"], "SymbolDuration_": e["symbol_duration"],
+           "BasicModulationScheme_": e["basic_scheme"], "RTSThreshold_": w["rts_threshold"]}
+    for var, value in mac.items():
+        emit(f"Mac/802_11Ext set {var} {_num(value)}")
+    emit(f"Mac/802_11Ext set use_802_11a_flag_ {'true' if e['use_802_11a'] else 'false'}")
+    phy = {"CSThresh_": e["cs_threshold"], "Pt_": radio["tx_power"], "freq_": radio["frequency"],
+           "noise_floor_": e["noise_floor"], "L_": radio["system_loss"], "PowerMonitorThresh_": e["monitor_threshold"],
+           "HeaderDuration_": e["header_duration"], "BasicModulationScheme_": e["basic_scheme"],
+           "PreambleCaptureSwitch_": int(e["preamble_capture"]), "DataCaptureSwitch_": int(e["data_capture"]),
+           "SINR_PreambleCapture_": e["sinr_preamble_capture"], "SINR_DataCapture_": e["sinr_data_capture"]}
+    for var, value in phy.items():
+        emit(f"Phy/WirelessPhyExt set {var} {_num(value)}")
+    n = e.get("nakagami")
+    if n is not None:
+        for i in range(3):
+            emit(f"Propagation/Nakagami set gamma{i}_ {_num(n['gamma'][i])}")
+            emit(f"Propagation/Nakagami set m{i}_ {_num(n['m'][i])}")
+        for i in range(2):
+            emit(f"Propagation/Nakagami set d{i}_gamma_ {_num(n['gamma_distances'][i])}")
+            emit(f"Propagation/Nakagami set d{i}_m_ {_num(n['m_distances'][i])}")
+        emit(f"Propagation/Nakagami set use_nakagami_dist_ {'true' if n['fading'] else 'false'}")
+
+
+def _pbc_agents(emit, s: dict) -> None:
+    """The [[pbc]] agents (Agent/PBC), each turned on in turn (a periodic one draws its start
+    as it is), and their sends, each at its own payload."""
+    for i, a in enumerate(s.get("pbc", [])):
+        emit(f"set pbc{i} [new Agent/PBC]")
+        emit(f"$ns attach-agent $n{a['node']} $pbc{i}")
+        emit(f"$pbc{i} set payloadSize {a['payload']}")
+        emit(f"$pbc{i} set modulationScheme {a['modulation']}")
+        if a["periodic"] is not None:
+            interval, variance = a["periodic"]
+            emit(f"$pbc{i} set periodicBroadcastInterval {_num(float(interval))}")
+            emit(f"$pbc{i} set periodicBroadcastVariance {_num(float(variance))}")
+            emit(f"$pbc{i} PeriodicBroadcast ON")
+    for i, a in enumerate(s.get("pbc", [])):
+        for send in a["sends"]:
+            what = "singleBroadcast" if send["to"] is None else f"unicast {send['to']}"
+            emit(f'$ns at {_num(send["at_s"])} "$pbc{i} set payloadSize {send["payload"]}; $pbc{i} {what};'
+                 f' $pbc{i} set payloadSize {a["payload"]}"')
+
+
 def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     """The WLAN as ns-2's mobile nodes: Mac/802_11's class variables where they differ from
     ns-2's defaults, a flat topography holding every position, God, node-config (DumbAgent:
@@ -612,22 +663,25 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     nodes at their positions, infrastructure mode's access points and scans (`$mac ap`,
     `ScanType`), and their moves as setdest."""
     w = s["wlans"][0]
+    ext = w.get("ext") is not None
     mode = "infrastructure mode" if w.get("infrastructure") is not None else "ad hoc"
-    emit(f"# WLAN {_comment(w['name'])}: {mode}, ns-2's mobile nodes")
+    emit(f"# WLAN {_comment(w['name'])}: {mode}, ns-2's mobile nodes" + (", Mac/802_11Ext" if ext else ""))
+    if ext:
+        _ext_settings(emit, w)
     for key, (var, default) in MAC_VARS.items():
-        if w[key] != default:
+        if w[key] != default and not ext:
             emit(f"Mac/802_11 set {var} {w[key]}")
     if not w["backoff_when_idle"]:
         # the defer timer on an idle medium, not the backoff timer (ns-2's default is true)
         emit("Mac/802_11 set bugFix_timer_ false")
     for key, (var, default) in TIMING_VARS.items():
         value = w["timing"][key]
-        if value != default:
+        if value != default and not ext:
             emit(f"Mac/802_11 set {var} {int(value) if key.endswith('rate') else _num(value)}")
     for key, (cls, var, default) in RADIO_VARS.items():
-        if w["radio"][key] != default:
+        if w["radio"][key] != default and not ext:
             emit(f"{cls} set {var} {_num(w['radio'][key])}")
-    if not w["backoff_when_idle"]:
+    if not w["backoff_when_idle"] and not ext:
         emit("Mac/802_11 set bugFix_timer_ false ;# a defer of DIFS + random slots on an idle medium")
     infra = w.get("infrastructure")
     if infra is not None and infra["beacon_interval"] != 0.1:
@@ -657,15 +711,19 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     # routing = "dsdv": ns-2's DSDV agent, whose lines (RTR) the router trace writes
     dsdv = w.get("dsdv", False)
     routing = "DSDV" if dsdv else "DumbAgent"
-    emit(f"$ns node-config -adhocRouting {routing} -llType LL -macType Mac/802_11 -ifqType Queue/DropTail/PriQueue \\")
+    mac_type, phy_type = ("Mac/802_11Ext", "Phy/WirelessPhyExt") if ext else ("Mac/802_11", "Phy/WirelessPhy")
+    emit(f"$ns node-config -adhocRouting {routing} -llType LL -macType {mac_type} -ifqType Queue/DropTail/PriQueue \\")
     prop = PROPAGATION[w["radio"]["propagation"]]
+    if ext and w["ext"].get("nakagami") is not None:
+        prop = "Propagation/Nakagami"
     emit(f"    -ifqLen {w['queue_limit']} -antType Antenna/OmniAntenna -propType {prop} \\")
     on = "ON" if traced and s.get("mac_trace", True) else "OFF"
     agents = "ON" if traced and s.get("agent_trace", True) else "OFF"
-    emit(f"    -phyType Phy/WirelessPhy -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace {agents} \\")
+    emit(f"    -phyType {phy_type} -channelType Channel/WirelessChannel -topoInstance $topo -agentTrace {agents} \\")
     eot = "ON" if s.get("eot_trace") else "OFF"
     router = "ON" if traced and dsdv and s.get("router_trace", True) else "OFF"
-    emit(f"    -routerTrace {router} -macTrace {on} -movementTrace OFF -eotTrace {eot}")
+    phy = "ON" if traced and s.get("phy_trace", False) else "OFF"
+    emit(f"    -routerTrace {router} -macTrace {on} -phyTrace {phy} -movementTrace OFF -eotTrace {eot}")
     errprocs = _radio_error_procs(emit, s)
     emit("# nodes: ns-2 ids follow creation order = position in `nodes`")
     current = None
@@ -709,6 +767,7 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     for m in s["moves"]:
         emit(f'$ns at {_num(m["at"])} "$n{m["node"]} setdest {_num(float(m["to"][0]))} {_num(float(m["to"][1]))}'
              f' {_num(float(m["speed"]))}"')
+    _pbc_agents(emit, s)
 
 
 def scenario_to_tcl(normalized: dict, trace_path: str | None, cwnd_path: str | None = None,

@@ -260,6 +260,8 @@ pub struct Network {
     pub god: Option<crate::god::God>,
     /// A scratch list of an update's entries as they are processed.
     adverts: Vec<Advert>,
+    /// The nodes with an `Agent/PBC` (crate::pbc), by node: only they take its packets.
+    pub(crate) pbc_at: Vec<bool>,
 }
 
 impl Network {
@@ -303,6 +305,7 @@ impl Network {
             dsdv: Dsdv::default(),
             god: None,
             adverts: Vec::new(),
+            pbc_at: Vec::new(),
         };
         net.mip.start(&mut net.ctx, &net.wifi);
         net

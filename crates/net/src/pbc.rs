@@ -44,6 +44,12 @@ impl Network {
     /// Schedules the agents' sends and, for the periodic ones, draws each first send's offset
     /// in the first interval (`PBCTimer::start`, at script time, in the agents' order).
     pub(crate) fn start_pbc(&mut self, agents: &[PbcAgent]) {
+        for agent in agents {
+            if self.pbc_at.len() <= agent.node {
+                self.pbc_at.resize(agent.node + 1, false);
+            }
+            self.pbc_at[agent.node] = true;
+        }
         for (a, agent) in agents.iter().enumerate() {
             if let Some((interval, _)) = agent.periodic {
                 let offset = interval * self.ctx.rng.uniform();
@@ -85,6 +91,10 @@ impl Network {
         };
         let id = self.ctx.pkts.alloc(pkt);
         self.trace_agent('s', node, id);
+        if to == Some(agent.node as u32) {
+            // to its own address: the node's address classifier hands it straight to its port
+            return self.pbc_received(node, id);
+        }
         let receiver = match to {
             None => crate::wifi::BROADCAST,
             Some(n) => self.wifi.radio(agent.wlan, n as usize).unwrap_or(NO_RADIO),
@@ -92,9 +102,15 @@ impl Network {
         self.radio_enqueue(radio, receiver, id);
     }
 
-    /// A PBC packet reached `node`'s agent: its agent line, and it is freed (`PBCAgent::recv`).
+    /// A PBC packet reached `node`: its agent's line, and it is freed (`PBCAgent::recv`). A
+    /// node without one frees it untraced, where ns-2's port classifier finds no agent for it
+    /// and stops the run (`no-slot`).
     pub(crate) fn pbc_received(&mut self, node: NodeId, id: crate::packet::PacketId) {
-        self.trace_agent('r', node, id);
+        if self.pbc_at.get(node.index()).copied().unwrap_or(false) {
+            self.trace_agent('r', node, id);
+        } else {
+            let _ = self.wifi.take_mac_header(id);
+        }
         self.ctx.pkts.release(id);
     }
 }

@@ -582,7 +582,7 @@ fn put_wireless_line(l: &mut Vec<u8>, format: WirelessFormat, e: &WirelessEvent,
                 }
                 l.extend_from_slice(b" -Iv ");
                 put_u64(l, p.ttl as u64);
-                if p.kind == Kind::Message {
+                if matches!(p.kind, Kind::Message | Kind::Pbc) {
                     l.extend_from_slice(b" \n");
                     return;
                 }

@@ -1091,6 +1091,7 @@ fn rts_for(cfg: &ExtConfig, data: &ExtFrame) -> ExtFrame {
     ExtFrame {
         kind: Kind::Rts,
         size: RTS_BYTES,
+        scheme: basic,
         txtime: cfg.txtime(RTS_BYTES, basic),
         duration: usec(t),
         packet: None,
@@ -1127,11 +1128,11 @@ mod tests {
     /// Three radios at `x` on a line, on ex/802.11's settings, node 1's PBC agent sending
     /// `sends` and node 2's `n2_sends`, run to 1.1 s: the ns-2 trace, MAC and PHY lines on.
     fn run(x: [f64; 3], sends: &str, n2_sends: &str) -> String {
-        run_with(x, sends, n2_sends, "")
+        run_with(x, sends, n2_sends, "", "")
     }
 
-    /// `run` with more settings of the WLAN (`wlan`).
-    fn run_with(x: [f64; 3], sends: &str, n2_sends: &str, wlan: &str) -> String {
+    /// `run` with more settings of the WLAN (`wlan`) and of node 1's agent (`agent`).
+    fn run_with(x: [f64; 3], sends: &str, n2_sends: &str, wlan: &str, agent: &str) -> String {
         let toml = format!(
             r#"
 name = "ext"
@@ -1153,6 +1154,7 @@ node = "n0"
 [[pbc]]
 node = "n1"
 payload = 1000
+{agent}
 sends = [{sends}]
 [[pbc]]
 node = "n2"
@@ -1164,7 +1166,7 @@ phy_trace = true
 "#,
             x[0], x[1], x[2]
         );
-        let tag = format!("{}-{}-{}-{}-{}", x[0], x[2], sends.len(), n2_sends.len(), wlan.len());
+        let tag = format!("{}-{}-{}-{}-{}-{}", x[0], x[2], sends.len(), n2_sends.len(), wlan.len(), agent.len());
         let dir = std::env::temp_dir().join(format!("tcplab-ext-{}-{tag}", std::process::id()));
         let opts = RunOptions { out_dir: Some(dir.clone()), ..RunOptions::default() };
         let mut sim = Simulation::new(Scenario::from_toml(&toml).unwrap(), &opts).unwrap();
@@ -1225,6 +1227,20 @@ phy_trace = true
         assert!(trace.contains("MAC  --- 0 RTS 20 [dcc 2 1 0]"), "{trace}");
         assert!(trace.contains("_2_ MAC  --- 0 CTS 14 [d90 1 0 0]"), "{trace}");
         assert!(trace.contains("r ") && trace.contains("_2_ MAC  --- 0 PBC 2500 [3c 2 1 0]"), "{trace}");
+        // the RTS and CTS go at the basic scheme (BPSK) whatever the data's (here QAM64): the
+        // CTS leaves the RTS's 52 µs, 10 m (33 ns) and SIFS after the RTS
+        let sends = r#"{ at = "0.5s", to = "n2", payload = 2500 }"#;
+        let qam = run_with([0.0, 10.0, 20.0], sends, "", "", "modulation = \"qam64\"");
+        let sent = |what: &str| time(qam.lines().find(|l| l.starts_with("s ") && l.contains(what)).unwrap());
+        let gap = sent("MAC  --- 0 CTS") - sent("MAC  --- 0 RTS");
+        assert!((gap - (52e-6 + 10.0 / 3e8 + 16e-6)).abs() < 1e-9, "{gap}: {qam}");
+        assert!(qam.lines().any(|l| l.starts_with("r ") && l.contains("_2_ MAC  --- 0 PBC 2500")), "{qam}");
+        // 40 m apart the SINR (about 50) takes BPSK (3.2) but not QAM64 (316): the RTS is
+        // answered, the data is lost each time, below QAM64's SINR times the noise (`DND`)
+        let far = run_with([0.0, 40.0, 80.0], sends, "", "", "modulation = \"qam64\"");
+        assert!(far.lines().any(|l| l.starts_with("s ") && l.contains("_2_ MAC  --- 0 CTS")), "{far}");
+        assert!(far.lines().any(|l| l.starts_with("D ") && l.contains("_2_ PHY  DND 0 PBC 2528")), "{far}");
+        assert!(!far.lines().any(|l| l.starts_with("r ") && l.contains("_2_ MAC  --- 0 PBC")), "{far}");
     }
 
     /// A signal below the power monitor's threshold is not heard at all: its SINR is 0 and the
@@ -1280,14 +1296,14 @@ phy_trace = true
         let sends = r#"{ at = "0.5s" }, { at = "0.6s" }, { at = "0.7s" }"#;
         let mean = r#"propagation = "nakagami"
 nakagami = { gamma = [2, 2, 2], fading = false }"#;
-        assert_eq!(run_with([0.0, 10.0, 20.0], sends, "", mean), run([0.0, 10.0, 20.0], sends, ""));
+        assert_eq!(run_with([0.0, 10.0, 20.0], sends, "", mean, ""), run([0.0, 10.0, 20.0], sends, ""));
         let fading = r#"propagation = "nakagami"
 nakagami = { gamma = [2, 2, 2], m = [1, 1, 1], fading = true }"#;
         let heard = |trace: &str| trace.lines().filter(|l| l.starts_with("r ") && l.contains("_0_ MAC")).count();
         // node 1 sends; node 0 is 150 m away: the mean is half the monitor's threshold
         let sends: String = (0..40).map(|i| format!("{{ at = \"{}s\" }}, ", 0.1 + 0.02 * f64::from(i))).collect();
         assert_eq!(heard(&run([0.0, 150.0, 160.0], &sends, "")), 0);
-        let faded = heard(&run_with([0.0, 150.0, 160.0], &sends, "", fading));
+        let faded = heard(&run_with([0.0, 150.0, 160.0], &sends, "", fading, ""));
         assert!(faded > 0 && faded < 40, "{faded} of 40 heard");
     }
 
