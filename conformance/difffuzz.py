@@ -594,11 +594,13 @@ def ext_scenario(seed: int, index: int) -> dict:
     Nakagami (with fading now and then, whole shapes); RTS/CTS above various thresholds; an
     Agent/PBC on (almost) every radio, broadcasting periodically and sending broadcasts and
     unicasts (to radios and to MAC addresses nobody has) of various sizes and schemes; now
-    and then moving."""
+    and then moving. A quarter are crowded: 8-30 radios broadcasting every 20-100 ms, whose
+    frames collide, are captured and interrupt one another."""
     r = random.Random(f"difffuzz-ext-{seed}-{index}")
-    n = r.randint(7, 20) if r.random() < 0.15 else r.randint(2, 6)
+    crowded = r.random() < 0.25
+    n = r.randint(8, 30) if crowded else r.randint(7, 20) if r.random() < 0.15 else r.randint(2, 6)
     nodes = [f"x{i}" for i in range(n)]
-    duration = round(r.uniform(1.0, 5.0), 1)
+    duration = round(r.uniform(1.0, 3.0 if crowded else 5.0), 1)
     layout = r.choice(["close", "spread", "chain"])
     positions: dict[str, list[float]] = {}
     for k, name in enumerate(nodes):
@@ -651,9 +653,9 @@ def ext_scenario(seed: int, index: int) -> dict:
     for name in nodes:  # every radio has one: ns-2 stops at a broadcast to a node without
         a: dict = {"node": name, "payload": r.choice([50, 200, 500, 1000, 1500, 2500]),
                    "modulation": r.choice(["bpsk", "qpsk", "qam16", "qam64"])}
-        if r.random() < 0.6:
+        if crowded or r.random() < 0.6:
             a["periodic"] = True
-            interval = r.choice([0.05, 0.1, 0.2, 0.5, 1.0, round(r.uniform(0.03, 1.0), 3)])
+            interval = r.choice([0.02, 0.05, 0.1] if crowded else [0.05, 0.1, 0.2, 0.5, 1.0, round(r.uniform(0.03, 1.0), 3)])
             a["interval"] = f"{interval}s"
             a["variance"] = f"{round(r.uniform(0, interval / 2), 4)}s"
         sends = []
