@@ -308,6 +308,21 @@ def test_a_wlan_differential_fuzz_finds_no_disagreement(tmp_path):
 
 
 @needs_ns
+def test_an_802_11ext_differential_fuzz_finds_no_disagreement(tmp_path):
+    """conformance/difffuzz.py --wlan --ext's first 100 WLANs of Mac/802_11Ext radios of seed 1
+    (a quarter crowded, three propagation models, PBC traffic, both trace formats), as the
+    translator writes them for ns-2: every trace identical."""
+    import json
+    import sys
+
+    fuzz = subprocess.run([sys.executable, str(CASE.parents[1] / "conformance" / "difffuzz.py"), "--wlan", "--ext",
+                           "--count", "100", "--seed", "1", "--out", str(tmp_path)], capture_output=True, text=True)
+    assert fuzz.returncode == 0, fuzz.stdout + fuzz.stderr
+    summary = json.loads((tmp_path / "summary-wlan-ext-1-0.json").read_text())
+    assert summary["identical"] == 100, summary
+
+
+@needs_ns
 def test_a_translated_ex_infra_traces_as_tcplab(tmp_path):
     """ex-802.11-infra/infra.tcl's scenario as tcplab.ns2 writes it (the UDP agents' packetSize_
     below the CBR's messages, sinks attached at port 1, -agentTrace OFF): ns-2's trace is
