@@ -588,10 +588,17 @@ impl Wifi {
     /// `WirelessPhyExt::discard`: the PHY trace's drop line; a frame below the noise floor
     /// times its scheme's SINR is `DND`, below it times the basic scheme's `PND`.
     fn phy_discard(&mut self, ctx: &mut Ctx, r: RadioId, f: FrameId, power: f64, why: &'static str) {
+        let frame = self.ext_frames[f.index()];
+        if !self.motions.is_empty() {
+            // it asks both nodes where they are (for its distance test), this one first:
+            // moving nodes move on, traced or not
+            let now = ctx.now_secs();
+            self.locate(r, now);
+            self.locate(frame.src, now);
+        }
         if ctx.tracer.wireless.is_none() {
             return;
         }
-        let frame = self.ext_frames[f.index()];
         let cfg = self.ext_cfg(r);
         let mut why = why;
         if power < SINR[frame.scheme as usize] * cfg.noise_floor {

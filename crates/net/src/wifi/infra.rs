@@ -590,6 +590,19 @@ impl Wifi {
         }
     }
 
+    /// The head of `r`'s queue enters the MAC (ns-2's `sendDATA`): a station marks it for the
+    /// distribution system if it is in a BSS now, and not if it is in none, whatever BSS its
+    /// link layer addressed it by (`hdr_dst`, perhaps long before, its receiver staying).
+    pub(super) fn head_enters(&mut self, r: RadioId) {
+        let s = &mut self.stations[r.index()];
+        let Some(infra) = s.infra.as_ref().filter(|i| !i.ap) else { return };
+        let in_bss = infra.bss.is_some();
+        if let Some(head) = s.queue.front_mut() {
+            head.2.to_ds = in_bss;
+            head.2.from_ds = false;
+        }
+    }
+
     /// Whether radio `r` is a station of an infrastructure WLAN in no BSS (`bss_id_` IBSS_ID).
     pub(super) fn in_no_bss(&self, r: RadioId) -> bool {
         self.stations[r.index()].infra.as_ref().is_some_and(|i| !i.ap && i.bss.is_none())

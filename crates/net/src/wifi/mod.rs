@@ -709,6 +709,10 @@ impl Wifi {
             return Outcome::Dropped(id);
         }
         s.queue.push_back((id, to, via));
+        if s.queue.len() == 1 {
+            self.head_enters(r);
+        }
+        let s = &mut self.stations[r.index()];
         if ns2 && matches!(s.state, State::Mgmt(_)) && s.queue.len() == 1 && s.backoff.is_none() {
             // ns-2's `send` while a management frame holds the MAC draws a backoff, paused; an
             // access point's send timer draws another, which replaces it, unless the timer frees
@@ -1701,6 +1705,9 @@ impl Wifi {
         s.queue.pop_front();
         s.head_entered_for = None;
         s.head_rts = HeadRts::FromEntry;
+        if !s.queue.is_empty() {
+            self.head_enters(r);
+        }
     }
 
     /// The ACK for the head of the queue came (or, a broadcast, it went out): on to the next

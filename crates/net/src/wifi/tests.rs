@@ -1393,6 +1393,29 @@ fn ns2_an_rts_counts_the_air_time_its_data_entered_the_mac_with() {
 }
 
 #[test]
+fn ns2_a_frame_is_marked_for_the_distribution_system_as_it_enters_the_mac() {
+    // `hdr_dst` addresses a frame as its link layer passes it down; `sendDATA` sets its DS
+    // bits as the frame enters the MAC, by the BSS the station is in then. Two broadcasts
+    // come while the station is in no BSS; it joins one before the second enters the MAC,
+    // which goes marked for the distribution system (so a collision at another station drops
+    // it untraced, `discard`; found by the infrastructure fuzz:
+    // conformance/fuzz-cases/wifi_infra_collision_loser_dropped_untraced.json)
+    let mut bed = Bed::new(infra(&[(0.0, 0.0), (1000.0, 0.0)], &[0], &[]));
+    let _ = bed.send(1, BROADCAST.0, 1, 28);
+    let _ = bed.send(1, BROADCAST.0, 2, 28);
+    let sta = bed.wifi.stations[1].infra.as_mut().expect("a station");
+    (sta.bss, sta.authenticated, sta.associated) = (Some(RadioId(0)), true, true);
+    bed.run_until(0.1);
+    // the first, readdressed to the access point 1 km away, goes unanswered to its retry
+    // limit, and the station hands off; the second goes as it was addressed, a broadcast
+    let data: Vec<_> = bed.frames_sent.iter().filter(|f| f.kind == FrameKind::Data).collect();
+    let marked = |seq| data.iter().filter(|f| f.seq == seq).map(|f| f.via.to_ds).collect::<Vec<_>>();
+    assert!(marked(0).len() > 1 && marked(0).iter().all(|&ds| !ds), "{data:?}");
+    let last = data.last().expect("the second frame");
+    assert_eq!((last.seq, last.dst, last.via.to_ds), (1, BROADCAST, true), "{data:?}");
+}
+
+#[test]
 fn ns2_without_bugfix_timer_defers_through_a_busy_medium_then_backs_off_from_a_grown_window() {
     // mac-802_11.cc without bugFix_timer_ (test-suite-wireless-lan-newnode.tcl sets it false):
     // a frame finding the medium idle waits DIFS + (random % cw) slots on the defer timer,
