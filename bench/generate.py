@@ -1,5 +1,6 @@
 """Writes the generated benchmark scenarios: S3 (the 100-flow 1 Gb/s dumbbell, and its 300-flow
-and 60 s variants are set by the harness) and S4 (a fat tree of 1,024 flows).
+and 60 s variants are set by the harness), S4 (a fat tree of 1,024 flows) and S6-ext (200
+Mac/802_11Ext radios broadcasting).
 
 Run from anywhere: python bench/generate.py
 """
@@ -95,9 +96,40 @@ def fat_tree(k: int, flows_per_host: int, duration: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def ext_broadcasts(radios: int, duration: str) -> str:
+    """S6-ext: ex/802.11/broadcast_validation.tcl's network for longer: `radios` Mac/802_11Ext
+    radios 5 m apart on a line, each broadcasting 1000 bytes with QPSK every 1.0 +- 0.1 s
+    (Agent/PBC), with that script's radio settings."""
+    nodes = [f"n{i}" for i in range(radios)]
+    listed = ", ".join(f'"{n}"' for n in nodes)
+    lines = [
+        f"# S6-ext: {radios} Mac/802_11Ext radios broadcasting, as ex/802.11/broadcast_validation.tcl for",
+        f"# {duration}. Written by bench/generate.py.",
+        f'name = "s6-ext-{radios}"',
+        f'duration = "{duration}"',
+        f"nodes = [{listed}]",
+        "",
+        "[positions]",
+        *[f"{n} = [{5 * i}, 10]" for i, n in enumerate(nodes)],
+        "",
+        "[[wlans]]",
+        f"nodes = [{listed}]",
+        'mac = "802_11Ext"',
+        "rts_threshold = 2000",
+        "queue_limit = 20",
+        "ext = { tx_power = 0.001, cs_threshold = 6.30957e-12, noise_floor = 2.51189e-13, "
+        "power_monitor_threshold = 2.10319e-12, sinr_preamble_capture = 2.5118, sinr_data_capture = 100.0 }",
+    ]
+    for n in nodes:
+        lines += ["", "[[pbc]]", f'node = "{n}"', "payload = 1000", 'modulation = "qpsk"', "periodic = true"]
+    lines += ["", "[output]", "mac_trace = false"]
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
     (HERE / "s3-dumbbell.toml").write_text(dumbbell(100, "30s"))
     (HERE / "s3-dumbbell-300.toml").write_text(dumbbell(300, "30s"))
     (HERE / "s3-cubic.toml").write_text(dumbbell(100, "30s", ca="cubic"))
     (HERE / "s3-modern-cubic.toml").write_text(dumbbell(100, "30s", modern="cubic"))
     (HERE / "s4-fattree.toml").write_text(fat_tree(8, 8, "10s"))
+    (HERE / "s6-ext.toml").write_text(ext_broadcasts(200, "60s"))
