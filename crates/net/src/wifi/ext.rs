@@ -44,7 +44,7 @@ const NDBPS: [u32; 4] = [24, 48, 96, 192];
 const SINR: [f64; 4] = [3.1623, 6.3096, 31.6228, 316.2278];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+enum FrameType {
     Rts,
     Cts,
     Ack,
@@ -54,7 +54,7 @@ enum Kind {
 /// A frame on the air (each receiver holds the copy ns-2's channel hands it by its id).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ExtFrame {
-    kind: Kind,
+    kind: FrameType,
     /// Receiver and transmitter MAC addresses (node numbers; `MAC_BROADCAST`).
     ra: u32,
     ta: u32,
@@ -307,7 +307,7 @@ impl Wifi {
         let txtime = cfg.txtime(size, pkt.mod_scheme);
         let duration = if ra != MAC_BROADCAST { usec(cfg.txtime(ACK_BYTES, cfg.basic_scheme) + cfg.sifs) } else { 0 };
         let frame = ExtFrame {
-            kind: Kind::Data,
+            kind: FrameType::Data,
             ra,
             ta,
             duration,
@@ -367,10 +367,10 @@ impl Wifi {
         self.ext(r).sent_for = sent_for;
         let stats = &mut self.stations[r.index()].stats;
         match frame.kind {
-            Kind::Rts => stats.rts += 1,
-            Kind::Cts => stats.cts += 1,
-            Kind::Ack => stats.acks += 1,
-            Kind::Data => stats.data += 1,
+            FrameType::Rts => stats.rts += 1,
+            FrameType::Cts => stats.cts += 1,
+            FrameType::Ack => stats.acks += 1,
+            FrameType::Data => stats.data += 1,
         }
         self.ext_trace(ctx, 's', r, &frame, "MAC", "---", false);
         self.phy_send(ctx, r, frame);
@@ -381,7 +381,12 @@ impl Wifi {
     fn phy_send(&mut self, ctx: &mut Ctx, r: RadioId, mut frame: ExtFrame) {
         let now = ctx.now_secs();
         match self.ext(r).phy {
-            Phy::Tx => panic!("ns-2: \"wrong in MAC logic case 1\": the MAC sent while sending"),
+            Phy::Tx => {
+                // ns-2 exits here ("wrong in MAC logic case 1"): so does the run, with why
+                let node = self.stations[r.index()].node.get();
+                let why = format!("node {node}'s Mac/802_11Ext sent a frame while sending one, where ns-2.35 exits");
+                return ctx.stop_run(crate::scenario::ScenarioError::new("wlans", why));
+            }
             Phy::Rx | Phy::PreRx => {
                 self.ext_cancel(r, ExtTimer::Rx);
                 self.ext_cancel(r, ExtTimer::PreRx);
@@ -527,6 +532,7 @@ impl Wifi {
                     self.phy_drop(ctx, r, f, power, "PXB");
                 } else {
                     // the preamble is lost; a much stronger newcomer may take its place
+                    self.stations[r.index()].stats.collisions += 1;
                     self.ext(r).rx = None;
                     self.phy_drop(ctx, r, current, current_power, "PXB");
                     self.ext_cancel(r, ExtTimer::PreRx);
@@ -545,8 +551,9 @@ impl Wifi {
                 if self.sinr(r, current_power) >= th {
                     self.phy_drop(ctx, r, f, power, "RXB");
                 } else {
-                    if let Some(rx) = &mut self.ext(r).rx {
+                    if let Some(rx) = self.ext(r).rx.as_mut().filter(|rx| !rx.2) {
                         rx.2 = true;
+                        self.stations[r.index()].stats.collisions += 1;
                     }
                     if cfg.data_capture && self.sinr(r, power) >= cfg.sinr_data_capture {
                         self.ext_cancel(r, ExtTimer::Rx);
@@ -884,6 +891,7 @@ impl Wifi {
         if self.ext(r).short_retries >= limit {
             return self.give_up(ctx, r);
         }
+        self.stations[r.index()].stats.retries += 1;
         let x = self.ext(r);
         x.txc = Txc::RtsPending;
         let cw = x.cw;
@@ -912,6 +920,7 @@ impl Wifi {
         if count >= limit {
             return self.give_up(ctx, r);
         }
+        self.stations[r.index()].stats.retries += 1;
         let x = self.ext(r);
         if data.ra != MAC_BROADCAST && long {
             x.rts = Some(rts_for(&cfg, &data));
@@ -940,7 +949,7 @@ impl Wifi {
         let now = ctx.now_secs();
         let cfg = *self.ext_cfg(r);
         match frame.kind {
-            Kind::Ack => {
+            FrameType::Ack => {
                 if self.ext(r).txc == Txc::WaitAck {
                     self.ext_cancel(r, ExtTimer::AckTimeout);
                     let data = self.ext(r).data.take().expect("the data acknowledged");
@@ -949,19 +958,19 @@ impl Wifi {
                 }
                 self.ext_trace(ctx, 'r', r, &frame, "MAC", "---", false);
             }
-            Kind::Rts => {
+            FrameType::Rts => {
                 let nav = matches!(self.ext(r).cs, Channel::NoCsNav | Channel::CsNav);
                 if !nav {
                     let duration =
                         usec(f64::from(frame.duration) * 1e-6 - cfg.sifs - cfg.txtime(CTS_BYTES, cfg.basic_scheme));
-                    self.ext(r).ctrl = Some(control(&cfg, Kind::Cts, frame.ta, duration, r));
+                    self.ext(r).ctrl = Some(control(&cfg, FrameType::Cts, frame.ta, duration, r));
                 }
                 self.ext_trace(ctx, 'r', r, &frame, "MAC", "---", false);
                 if !nav {
                     self.ext_arm(ctx, r, ExtTimer::RxcSifs, now + cfg.sifs);
                 }
             }
-            Kind::Cts => {
+            FrameType::Cts => {
                 let x = self.ext(r);
                 if x.txc == Txc::WaitCts {
                     x.rts = None;
@@ -972,9 +981,9 @@ impl Wifi {
                 }
                 self.ext_trace(ctx, 'r', r, &frame, "MAC", "---", false);
             }
-            Kind::Data => {
+            FrameType::Data => {
                 if frame.ra == me {
-                    self.ext(r).ctrl = Some(control(&cfg, Kind::Ack, frame.ta, 0, r));
+                    self.ext(r).ctrl = Some(control(&cfg, FrameType::Ack, frame.ta, 0, r));
                     self.ext_arm(ctx, r, ExtTimer::RxcSifs, now + cfg.sifs);
                 }
                 return self.recv_data(ctx, r, &frame);
@@ -1058,10 +1067,10 @@ impl Wifi {
         }
         let now = ctx.now_secs();
         let control = match frame.kind {
-            Kind::Rts => Some("RTS"),
-            Kind::Cts => Some("CTS"),
-            Kind::Ack => Some("ACK"),
-            Kind::Data => None,
+            FrameType::Rts => Some("RTS"),
+            FrameType::Cts => Some("CTS"),
+            FrameType::Ack => Some("ACK"),
+            FrameType::Data => None,
         };
         let size = if received { frame.size - EXT_HEADER_BYTES } else { frame.size };
         let e = WirelessEvent {
@@ -1086,7 +1095,7 @@ impl Wifi {
 /// in a CTS or ACK), and an ether type of 0 (the link layer wrote it where Mac/802_11's
 /// header, which cmu-trace reads, has its fourth address).
 fn ext_mac(frame: &ExtFrame) -> (u32, u32, u32, u32) {
-    let ta = if matches!(frame.kind, Kind::Cts | Kind::Ack) { 0 } else { frame.ta };
+    let ta = if matches!(frame.kind, FrameType::Cts | FrameType::Ack) { 0 } else { frame.ta };
     (u32::from(frame.duration), frame.ra, ta, 0)
 }
 
@@ -1096,7 +1105,7 @@ fn rts_for(cfg: &ExtConfig, data: &ExtFrame) -> ExtFrame {
     let basic = cfg.basic_scheme;
     let t = cfg.sifs + cfg.txtime(CTS_BYTES, basic) + cfg.sifs + data.txtime + cfg.sifs + cfg.txtime(ACK_BYTES, basic);
     ExtFrame {
-        kind: Kind::Rts,
+        kind: FrameType::Rts,
         size: RTS_BYTES,
         scheme: basic,
         txtime: cfg.txtime(RTS_BYTES, basic),
@@ -1107,8 +1116,8 @@ fn rts_for(cfg: &ExtConfig, data: &ExtFrame) -> ExtFrame {
 }
 
 /// A CTS or ACK from radio `src` to MAC address `ra`.
-fn control(cfg: &ExtConfig, kind: Kind, ra: u32, duration: u16, src: RadioId) -> ExtFrame {
-    let size = if kind == Kind::Cts { CTS_BYTES } else { ACK_BYTES };
+fn control(cfg: &ExtConfig, kind: FrameType, ra: u32, duration: u16, src: RadioId) -> ExtFrame {
+    let size = if kind == FrameType::Cts { CTS_BYTES } else { ACK_BYTES };
     ExtFrame {
         kind,
         ra,
