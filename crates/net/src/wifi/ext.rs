@@ -668,17 +668,21 @@ impl Wifi {
     }
 
     fn cs_idle(&mut self, ctx: &mut Ctx, r: RadioId) {
-        let now = ctx.now_secs();
         let x = self.ext(r);
         match x.cs {
-            Channel::CsNoNav => {
-                x.cs = Channel::Wifs;
-                let ifs = x.ifs;
-                self.ext_arm(ctx, r, ExtTimer::Ifs, now + ifs);
-            }
+            Channel::CsNoNav => self.wait_ifs(ctx, r),
             Channel::CsNav => x.cs = Channel::NoCsNav,
             _ => {}
         }
+    }
+
+    /// Carrier and NAV both gone: DIFS or EIFS (`ifs`) before the medium counts as idle.
+    fn wait_ifs(&mut self, ctx: &mut Ctx, r: RadioId) {
+        let now = ctx.now_secs();
+        let x = self.ext(r);
+        x.cs = Channel::Wifs;
+        let ifs = x.ifs;
+        self.ext_arm(ctx, r, ExtTimer::Ifs, now + ifs);
     }
 
     /// `setIFS`: the wait after the next idle; a wait under way starts over with it.
@@ -733,14 +737,9 @@ impl Wifi {
     }
 
     fn nav_ends(&mut self, ctx: &mut Ctx, r: RadioId) {
-        let now = ctx.now_secs();
         let x = self.ext(r);
         match x.cs {
-            Channel::NoCsNav => {
-                x.cs = Channel::Wifs;
-                let ifs = x.ifs;
-                self.ext_arm(ctx, r, ExtTimer::Ifs, now + ifs);
-            }
+            Channel::NoCsNav => self.wait_ifs(ctx, r),
             Channel::CsNav => x.cs = Channel::CsNoNav,
             _ => {}
         }
