@@ -489,6 +489,9 @@ def _check_wireless(s: dict, nam_path: str | None) -> None:
                              " only Agent/PBC traffic ([[pbc]]) is translated there")
         if s.get("losses"):
             raise ValueError("losses: error models on Mac/802_11Ext radios are not modelled")
+        if w["ext"]["monitor_threshold"] == 0 and w["ext"].get("nakagami") is None:
+            raise ValueError("wlans[0].ext.power_monitor_threshold: 0 makes ns-2 divide by zero (its channel's"
+                             " reach, TwoRayGround/FreeSpace getDist); only Nakagami's reach is unbounded")
     if not w["ns2_backoff"]:
         raise ValueError('wlans[0].profile: the standard profile has no ns-2 counterpart (ns-2\'s Mac/802_11'
                          ' is the ns2 profile: use profile = "ns2")')

@@ -102,14 +102,16 @@ impl Network {
         self.radio_enqueue(radio, receiver, id);
     }
 
-    /// A PBC packet reached `node`: its agent's line, and it is freed (`PBCAgent::recv`). A
-    /// node without one frees it untraced, where ns-2's port classifier finds no agent for it
-    /// and stops the run (`no-slot`).
+    /// A PBC packet reached `node`: its agent's line, and it is freed (`PBCAgent::recv`). At a
+    /// node without one, ns-2's port classifier finds no agent for it and stops the run
+    /// (`no-slot`): so does this one, with why.
     pub(crate) fn pbc_received(&mut self, node: NodeId, id: crate::packet::PacketId) {
         if self.pbc_at.get(node.index()).copied().unwrap_or(false) {
             self.trace_agent('r', node, id);
         } else {
             let _ = self.wifi.take_mac_header(id);
+            let why = format!("node {} received a PBC packet and has no agent, where ns-2.35 stops", node.get());
+            self.ctx.stop_run(crate::scenario::ScenarioError::new("pbc", why));
         }
         self.ctx.pkts.release(id);
     }

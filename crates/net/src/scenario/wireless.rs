@@ -285,6 +285,9 @@ fn nakagami(raw: Option<&RawNakagami>, p: &dyn Fn(&str) -> String) -> Res<Nakaga
         m_distances: list(&x.m_distances, d.m_distances, &q("m_distances"))?,
         fading: x.fading.map_or(Ok(d.fading), |f| flag(f, &q("fading")))?,
     };
+    if n.gamma_distances.contains(&0.0) {
+        return err(q("gamma_distances"), "must be above 0 (ns-2 takes their logarithms)");
+    }
     if n.fading && n.m.iter().any(|m| *m < 1.0 || m.fract() != 0.0) {
         return err(q("m"), "with fading, whole shapes of 1 or more (ns-2's Erlang draw; its Gamma draw for a fractional m is not modelled)");
     }

@@ -232,9 +232,10 @@ impl ExtConfig {
     }
 }
 
-/// `usec`: seconds to the duration field's whole µs, rounded.
+/// `usec`: seconds to the duration field's whole µs, rounded, in 16 bits as C's cast keeps
+/// them (an RTS before a frame of 49 kB or more wraps).
 fn usec(t: f64) -> u16 {
-    (t * 1e6 + 0.5).floor() as u16
+    (t * 1e6 + 0.5).floor() as i64 as u16
 }
 
 impl Wifi {
@@ -958,15 +959,11 @@ impl Wifi {
                 self.ext_trace(ctx, 'r', r, &frame, "MAC", "---", false);
             }
             FrameType::Rts => {
-                let nav = matches!(self.ext(r).cs, Channel::NoCsNav | Channel::CsNav);
-                if !nav {
+                self.ext_trace(ctx, 'r', r, &frame, "MAC", "---", false);
+                if !matches!(self.ext(r).cs, Channel::NoCsNav | Channel::CsNav) {
                     let duration =
                         usec(f64::from(frame.duration) * 1e-6 - cfg.sifs - cfg.txtime(CTS_BYTES, cfg.basic_scheme));
-                    self.ext(r).ctrl = Some(control(&cfg, FrameType::Cts, frame.ta, duration, r));
-                }
-                self.ext_trace(ctx, 'r', r, &frame, "MAC", "---", false);
-                if !nav {
-                    self.ext_arm(ctx, r, ExtTimer::RxcSifs, now + cfg.sifs);
+                    self.answer_after_sifs(ctx, r, control(&cfg, FrameType::Cts, frame.ta, duration, r));
                 }
             }
             FrameType::Cts => {
@@ -982,13 +979,28 @@ impl Wifi {
             }
             FrameType::Data => {
                 if frame.ra == me {
-                    self.ext(r).ctrl = Some(control(&cfg, FrameType::Ack, frame.ta, 0, r));
-                    self.ext_arm(ctx, r, ExtTimer::RxcSifs, now + cfg.sifs);
+                    self.answer_after_sifs(ctx, r, control(&cfg, FrameType::Ack, frame.ta, 0, r));
                 }
                 return self.recv_data(ctx, r, &frame);
             }
         }
         Outcome::Nothing
+    }
+
+    /// Reception coordination answers with `ctrl` (a CTS or ACK) a SIFS from now. A second
+    /// answer while one waits makes ns-2 abort (its SIFS timer scheduled twice), which only a
+    /// SIFS longer than the shortest frame allows: so does the run, with why.
+    fn answer_after_sifs(&mut self, ctx: &mut Ctx, r: RadioId, ctrl: ExtFrame) {
+        if self.ext_pending(r, ExtTimer::RxcSifs) {
+            let node = self.stations[r.index()].node.get();
+            let why = format!(
+                "node {node}'s Mac/802_11Ext received a second frame to answer within SIFS, where ns-2.35 aborts (a SIFS longer than the shortest frame)"
+            );
+            return ctx.stop_run(crate::scenario::ScenarioError::new("wlans", why));
+        }
+        self.ext(r).ctrl = Some(ctrl);
+        let at = ctx.now_secs() + self.ext_cfg(r).sifs;
+        self.ext_arm(ctx, r, ExtTimer::RxcSifs, at);
     }
 
     /// `recvDATA`: a unicast frame seen before is a duplicate (`D MAC DUP`); otherwise the MAC
@@ -1322,6 +1334,77 @@ nakagami = { gamma = [2, 2, 2], m = [1, 1, 1], fading = true }"#;
         assert!(faded > 0 && faded < 40, "{faded} of 40 heard");
     }
 
+    /// The duration field keeps 16 bits as C's cast does: an RTS before 50,000 bytes at BPSK
+    /// (66,000 µs and more) wraps, as ns-2's does (`[530 ...]`, where saturating would give
+    /// `ffff`).
+    #[test]
+    fn a_duration_field_wraps_in_16_bits() {
+        assert_eq!(usec(66_864e-6), (66_864 - 65_536) as u16);
+        assert_eq!(usec(-5e-6), 65_531);
+        let c = ExtConfig::default();
+        let data = c.txtime(50_000 + EXT_HEADER_BYTES, 0);
+        let t = c.sifs + c.txtime(CTS_BYTES, 0) + c.sifs + data + c.sifs + c.txtime(ACK_BYTES, 0);
+        assert_eq!(format!("{:x}", usec(t)), "530");
+    }
+
+    /// A PBC packet at a node without an agent stops the run, naming it, as ns-2 stops
+    /// (its port classifier's `no-slot`).
+    #[test]
+    fn a_pbc_packet_at_a_node_without_an_agent_stops_the_run() {
+        let toml = r#"
+name = "ext"
+duration = "1s"
+nodes = ["n0", "n1"]
+[positions]
+n0 = [0, 0]
+n1 = [10, 0]
+[[wlans]]
+nodes = ["n0", "n1"]
+mac = "802_11Ext"
+[[pbc]]
+node = "n0"
+sends = [{ at = "0.5s" }]
+"#;
+        let mut sim = Simulation::new(Scenario::from_toml(toml).unwrap(), &RunOptions::default()).unwrap();
+        sim.advance(sim.end());
+        let why = sim.stopped().expect("stopped");
+        assert!(why.path == "pbc" && why.message.contains("node 1"), "{why}");
+    }
+
+    /// With a SIFS longer than a short frame, a radio may get a second frame to answer while
+    /// its first answer waits: ns-2 aborts (its SIFS timer scheduled twice), and the run stops
+    /// saying why. Two hidden senders 180 m apart, each 90 m from the receiver.
+    #[test]
+    fn a_second_frame_to_answer_within_sifs_stops_the_run() {
+        let toml = r#"
+name = "ext"
+duration = "1s"
+nodes = ["a", "b", "c"]
+[positions]
+a = [10, 10]
+b = [100, 10]
+c = [190, 10]
+[[wlans]]
+nodes = ["a", "b", "c"]
+mac = "802_11Ext"
+ext = { tx_power = 0.001, noise_floor = 2.51189e-13, power_monitor_threshold = 2.10319e-12, sifs = "100us" }
+[[pbc]]
+node = "a"
+payload = 100
+sends = [{ at = "0.1s", to = "b" }]
+[[pbc]]
+node = "b"
+[[pbc]]
+node = "c"
+payload = 1
+sends = [{ at = "0.100197s", to = "b" }]
+"#;
+        let mut sim = Simulation::new(Scenario::from_toml(toml).unwrap(), &RunOptions::default()).unwrap();
+        sim.advance(sim.end());
+        let why = sim.stopped().expect("stopped");
+        assert!(why.path == "wlans" && why.message.contains("within SIFS"), "{why}");
+    }
+
     /// Bad settings name their field.
     #[test]
     fn bad_settings_name_their_field() {
@@ -1355,6 +1438,11 @@ node = "n0"
                 "mac = \"802_11Ext\"",
                 "mac = \"802_11Ext\"\npropagation = \"nakagami\"\nnakagami = { fading = true }",
                 "wlans[0].nakagami.m",
+            ),
+            (
+                "mac = \"802_11Ext\"",
+                "mac = \"802_11Ext\"\npropagation = \"nakagami\"\nnakagami = { gamma_distances = [0, 500] }",
+                "wlans[0].nakagami.gamma_distances",
             ),
         ] {
             let e = Scenario::from_toml(&base.replace(from, to)).expect_err(to);
