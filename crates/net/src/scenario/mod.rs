@@ -185,7 +185,7 @@ pub struct Scenario {
     pub resets: Vec<NodeReset>,
     /// `Agent/PBC`s on the nodes of `802_11Ext` WLANs (crate::pbc).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub pbc: Vec<crate::pbc::PbcAgent>,
+    pub pbc: Vec<crate::pbc::config::PbcAgent>,
     /// The records of the trace-driven sources (`AppConfig::Trace`): (gap in microseconds,
     /// bytes), as ns-2's trace files hold them.
     pub traffic_traces: Vec<Vec<(u32, u32)>>,

@@ -190,7 +190,7 @@ pub struct RawExt {
     pub use_802_11a: Option<Flag>,
 }
 
-/// An `Agent/PBC` (`crate::pbc::PbcAgent`).
+/// An `Agent/PBC` (`crate::pbc::config::PbcAgent`).
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct RawPbc {

@@ -315,8 +315,8 @@ pub(super) fn pbc_agents(
     raw: &[RawPbc],
     node_ids: &HashMap<&str, usize>,
     wlans: &[WlanConfig],
-) -> Res<Vec<crate::pbc::PbcAgent>> {
-    let mut out: Vec<crate::pbc::PbcAgent> = Vec::with_capacity(raw.len());
+) -> Res<Vec<crate::pbc::config::PbcAgent>> {
+    let mut out: Vec<crate::pbc::config::PbcAgent> = Vec::with_capacity(raw.len());
     for (i, a) in raw.iter().enumerate() {
         let p = |f: &str| format!("pbc[{i}].{f}");
         let node = node_named(&a.node, &p("node"), node_ids)?;
@@ -350,9 +350,9 @@ pub(super) fn pbc_agents(
                 Some(RawAddress::Number(n)) => Some(int_in(*n, 0, 1_000_000, &q("to"))?),
             };
             let payload = s.payload.map_or(Ok(payload), |v| bytes(v, &q("payload")))?;
-            sends.push(crate::pbc::PbcSend { at_s: positive_seconds(at, &q("at"))?, to, payload });
+            sends.push(crate::pbc::config::PbcSend { at_s: positive_seconds(at, &q("at"))?, to, payload });
         }
-        out.push(crate::pbc::PbcAgent { node, wlan, payload, modulation, periodic, sends });
+        out.push(crate::pbc::config::PbcAgent { node, wlan, payload, modulation, periodic, sends });
     }
     Ok(out)
 }
