@@ -22,7 +22,7 @@ needs_time = pytest.mark.skipif(not os.access(bench.GNU_TIME, os.X_OK) and not o
 def test_every_benchmark_is_a_valid_scenario_and_the_generated_ones_are_current():
     benchmarks = bench.load()
     assert [b.id for b in benchmarks] == ["S1-vegas", "S1-reno", "S2", "S3", "S3-cubic", "S3-modern-cubic", "S3-60s", "S3-300", "S4",
-                                          "S5", "S5-ns2"]
+                                          "S5", "S5-ns2", "S6-ext"]
     for b in benchmarks:
         tcplab.validate(b.scenario)
     spec = importlib.util.spec_from_file_location("generate", REPO / "bench" / "generate.py")
@@ -33,6 +33,7 @@ def test_every_benchmark_is_a_valid_scenario_and_the_generated_ones_are_current(
     assert (REPO / "bench" / "s3-cubic.toml").read_text() == generate.dumbbell(100, "30s", ca="cubic")
     assert (REPO / "bench" / "s3-modern-cubic.toml").read_text() == generate.dumbbell(100, "30s", modern="cubic")
     assert (REPO / "bench" / "s4-fattree.toml").read_text() == generate.fat_tree(8, 8, "10s")
+    assert (REPO / "bench" / "s6-ext.toml").read_text() == generate.ext_broadcasts(200, "60s")
     s4 = tcplab.validate(REPO / "bench" / "s4-fattree.toml")
     assert len(s4["flows"]) >= 1000 and len(s4["nodes"]) == 128 + 80
 
