@@ -609,6 +609,22 @@ def _component(start, edges) -> set:
     return reach
 
 
+def _mac_802_11_settings(emit, w: dict) -> None:
+    """Mac/802_11's and Phy/WirelessPhy's class variables where they differ from ns-2's defaults."""
+    for key, (var, default) in MAC_VARS.items():
+        if w[key] != default:
+            emit(f"Mac/802_11 set {var} {w[key]}")
+    for key, (var, default) in TIMING_VARS.items():
+        value = w["timing"][key]
+        if value != default:
+            emit(f"Mac/802_11 set {var} {int(value) if key.endswith('rate') else _num(value)}")
+    for key, (cls, var, default) in RADIO_VARS.items():
+        if w["radio"][key] != default:
+            emit(f"{cls} set {var} {_num(w['radio'][key])}")
+    if not w["backoff_when_idle"]:
+        emit("Mac/802_11 set bugFix_timer_ false ;# a defer of DIFS + random slots on an idle medium")
+
+
 def _ext_settings(emit, w: dict) -> None:
     """Mac/802_11Ext's, Phy/WirelessPhyExt's and Propagation/Nakagami's class variables, all of
     them (the examples set them all too)."""
@@ -671,21 +687,8 @@ def _wireless_nodes(emit, s: dict, traced: bool) -> None:
     emit(f"# WLAN {_comment(w['name'])}: {mode}, ns-2's mobile nodes" + (", Mac/802_11Ext" if ext else ""))
     if ext:
         _ext_settings(emit, w)
-    for key, (var, default) in MAC_VARS.items():
-        if w[key] != default and not ext:
-            emit(f"Mac/802_11 set {var} {w[key]}")
-    if not w["backoff_when_idle"]:
-        # the defer timer on an idle medium, not the backoff timer (ns-2's default is true)
-        emit("Mac/802_11 set bugFix_timer_ false")
-    for key, (var, default) in TIMING_VARS.items():
-        value = w["timing"][key]
-        if value != default and not ext:
-            emit(f"Mac/802_11 set {var} {int(value) if key.endswith('rate') else _num(value)}")
-    for key, (cls, var, default) in RADIO_VARS.items():
-        if w["radio"][key] != default and not ext:
-            emit(f"{cls} set {var} {_num(w['radio'][key])}")
-    if not w["backoff_when_idle"] and not ext:
-        emit("Mac/802_11 set bugFix_timer_ false ;# a defer of DIFS + random slots on an idle medium")
+    else:
+        _mac_802_11_settings(emit, w)
     infra = w.get("infrastructure")
     if infra is not None and infra["beacon_interval"] != 0.1:
         emit(f"Mac/802_11 set BeaconInterval_ {_num(infra['beacon_interval'])}")

@@ -434,13 +434,10 @@ fn next_hop(e: &WirelessEvent) -> i32 {
 /// An address's node in a wireless line: a route update's destination is IP_BROADCAST (-1,
 /// 2147483647 as a hierarchical address), and so is a PBC broadcast's.
 fn put_node(l: &mut Vec<u8>, p: &Packet, a: crate::packet::Addr, dst: bool, hier: Option<&Addressing>) {
-    if dst && p.kind == Kind::Pbc && p.next_hop.is_none() {
-        l.extend_from_slice(b"-1");
-        return;
-    }
+    let broadcast = dst && (p.kind == Kind::Message || p.kind == Kind::Pbc && p.next_hop.is_none());
     match hier {
-        Some(_) if p.kind == Kind::Message && dst => put_u64(l, HIER_BROADCAST as u64),
-        None if p.kind == Kind::Message && dst => l.extend_from_slice(b"-1"),
+        Some(_) if broadcast => put_u64(l, HIER_BROADCAST as u64),
+        None if broadcast => l.extend_from_slice(b"-1"),
         Some(h) => put_u64(l, h.addr_of(a.node.get()) as u64),
         None => put_u64(l, a.node.get() as u64),
     }

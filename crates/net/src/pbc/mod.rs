@@ -4,7 +4,7 @@
 //! ns-2's `802_11Ext` examples (wifi/ext.rs); its packets carry the OFDM scheme they go with.
 
 use crate::ctx::Event;
-use crate::ids::{NodeId, RadioId};
+use crate::ids::NodeId;
 use crate::network::Network;
 use crate::packet::{Kind, Packet};
 pub use config::{PbcAgent, PbcSend};
@@ -13,9 +13,6 @@ pub mod config;
 
 /// `Event::Pbc`'s second field for the periodic timer (else the index of a send).
 pub const PERIODIC: u32 = u32::MAX;
-
-/// A MAC address no radio has: `Wifi::ext_enqueue` takes the packet's destination for it.
-const NO_RADIO: RadioId = RadioId(u32::MAX - 1);
 
 impl Network {
     /// Schedules the agents' sends and, for the periodic ones, draws each first send's offset
@@ -74,7 +71,8 @@ impl Network {
         }
         let receiver = match to {
             None => crate::wifi::BROADCAST,
-            Some(n) => self.wifi.radio(agent.wlan, n as usize).unwrap_or(NO_RADIO),
+            // a MAC address no radio has: the MAC writes the packet's destination for it
+            Some(n) => self.wifi.radio(agent.wlan, n as usize).unwrap_or(crate::wifi::NOWHERE),
         };
         self.radio_enqueue(radio, receiver, id);
     }

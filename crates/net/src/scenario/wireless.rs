@@ -201,10 +201,14 @@ pub(super) fn wlans(
             access_point,
             infrastructure,
             timing,
-            radio: ext_radio(
-                w.ext.as_ref().filter(|_| ext.is_some()),
-                Radio { propagation, light: if ns2 { NS2_LIGHT } else { LIGHT }, ns2, ..Radio::default() },
-            ),
+            radio: {
+                let radio = Radio { propagation, light: if ns2 { NS2_LIGHT } else { LIGHT }, ns2, ..Radio::default() };
+                if ext.is_some() {
+                    ext_radio(w.ext.as_ref(), radio)
+                } else {
+                    radio
+                }
+            },
             rts_threshold: int(w.rts_threshold, "rts_threshold", 0, 100_000, rts_default)?,
             cw_min,
             cw_max,
@@ -297,10 +301,8 @@ fn nakagami(raw: Option<&RawNakagami>, p: &dyn Fn(&str) -> String) -> Res<Nakaga
 /// The radio of an `802_11Ext` WLAN: `Phy/WirelessPhyExt`'s power (0.1 W) and frequency
 /// (5.18 GHz) unless the `ext` table (checked by `ext_config`) sets them.
 fn ext_radio(raw: Option<&RawExt>, radio: Radio) -> Radio {
-    match raw {
-        None => radio,
-        Some(x) => Radio { tx_power: x.tx_power.unwrap_or(0.1), frequency: x.frequency.unwrap_or(5.18e9), ..radio },
-    }
+    let tx_power = raw.and_then(|x| x.tx_power).unwrap_or(0.1);
+    Radio { tx_power, frequency: raw.and_then(|x| x.frequency).unwrap_or(5.18e9), ..radio }
 }
 
 /// An OFDM scheme's name: its index in ns-2's `modulation_table`.

@@ -125,6 +125,20 @@ enum SentFor {
     Rxc,
 }
 
+/// The frame a PHY is receiving (`pkt_RX`, `power_RX`), and whether it is errored.
+#[derive(Debug, Clone, Copy)]
+struct Reception {
+    frame: FrameId,
+    power: f64,
+    errored: bool,
+}
+
+impl Reception {
+    fn of(frame: FrameId, power: f64) -> Reception {
+        Reception { frame, power, errored: false }
+    }
+}
+
 /// A radio's timers; each event carries one and the arming's generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExtTimer {
@@ -151,15 +165,18 @@ const TIMERS: usize = 11;
 /// One radio's Ext PHY and MAC.
 pub struct ExtRadio {
     phy: Phy,
-    /// The frame being received (`pkt_RX`), its power, whether it is errored.
-    rx: Option<(FrameId, f64, bool)>,
+    /// The frame being received (`pkt_RX`).
+    rx: Option<Reception>,
     sinr_th_rx: f64,
     /// The power monitor: signals (power, end) by end, and their sum with the noise floor.
     signals: Vec<(f64, f64)>,
     level: f64,
+    /// The channel state manager: its state, the wait it starts when the medium turns idle
+    /// (DIFS after an intact frame, EIFS after an errored one), when the NAV ends.
     cs: Channel,
     ifs: f64,
     nav_end: f64,
+    /// The backoff manager: its state, the slots still to count, when the count (re)started.
     bk: Bk,
     slots: i64,
     bk_start: f64,
@@ -193,8 +210,8 @@ impl ExtRadio {
             ifs: cfg.eifs(),
             nav_end: 0.0,
             bk: Bk::None,
-            slots: -1,
-            bk_start: -1.0,
+            slots: 0,
+            bk_start: 0.0,
             txc: Txc::Idle,
             rts: None,
             data: None,
@@ -230,6 +247,11 @@ impl ExtConfig {
     pub fn eifs(&self) -> f64 {
         self.sifs + self.difs() + self.txtime(ACK_BYTES, self.basic_scheme)
     }
+}
+
+/// `sec`: a duration field's µs in seconds.
+fn sec(us: u16) -> f64 {
+    f64::from(us) * 1e-6
 }
 
 /// `usec`: seconds to the duration field's whole µs, rounded, in 16 bits as C's cast keeps
@@ -391,9 +413,8 @@ impl Wifi {
             Phy::Rx | Phy::PreRx => {
                 self.ext_cancel(r, ExtTimer::Rx);
                 self.ext_cancel(r, ExtTimer::PreRx);
-                let (f, power, _) = self.ext(r).rx.take().expect("a reception in progress");
-                self.phy_discard(ctx, r, f, power, "INT");
-                self.ext_unref(f);
+                let rx = self.ext(r).rx.take().expect("a reception in progress");
+                self.phy_drop(ctx, r, rx.frame, rx.power, "INT");
             }
             Phy::Searching => {}
         }
@@ -520,7 +541,7 @@ impl Wifi {
             Phy::Tx => self.phy_drop(ctx, r, f, power, "TXB"),
             Phy::Searching => {
                 if self.sinr(r, power) >= basic {
-                    self.ext(r).rx = Some((f, power, false));
+                    self.ext(r).rx = Some(Reception::of(f, power));
                     self.phy_state(ctx, r, Phy::PreRx);
                     self.ext_arm(ctx, r, ExtTimer::PreRx, now + cfg.header_duration);
                 } else {
@@ -528,17 +549,17 @@ impl Wifi {
                 }
             }
             Phy::PreRx => {
-                let (current, current_power, _) = self.ext(r).rx.expect("a preamble being received");
-                if self.sinr(r, current_power) >= basic {
+                let current = self.ext(r).rx.expect("a preamble being received");
+                if self.sinr(r, current.power) >= basic {
                     self.phy_drop(ctx, r, f, power, "PXB");
                 } else {
                     // the preamble is lost; a much stronger newcomer may take its place
                     self.stations[r.index()].stats.collisions += 1;
                     self.ext(r).rx = None;
-                    self.phy_drop(ctx, r, current, current_power, "PXB");
+                    self.phy_drop(ctx, r, current.frame, current.power, "PXB");
                     self.ext_cancel(r, ExtTimer::PreRx);
                     if cfg.preamble_capture && self.sinr(r, power) >= cfg.sinr_preamble_capture {
-                        self.ext(r).rx = Some((f, power, false));
+                        self.ext(r).rx = Some(Reception::of(f, power));
                         self.ext_arm(ctx, r, ExtTimer::PreRx, now + cfg.header_duration);
                     } else {
                         self.phy_drop(ctx, r, f, power, "PXB");
@@ -547,19 +568,19 @@ impl Wifi {
                 }
             }
             Phy::Rx => {
-                let (current, current_power, _) = self.ext(r).rx.expect("a body being received");
+                let current = self.ext(r).rx.expect("a body being received");
                 let th = self.ext(r).sinr_th_rx;
-                if self.sinr(r, current_power) >= th {
+                if self.sinr(r, current.power) >= th {
                     self.phy_drop(ctx, r, f, power, "RXB");
                 } else {
-                    if let Some(rx) = self.ext(r).rx.as_mut().filter(|rx| !rx.2) {
-                        rx.2 = true;
+                    if let Some(rx) = self.ext(r).rx.as_mut().filter(|rx| !rx.errored) {
+                        rx.errored = true;
                         self.stations[r.index()].stats.collisions += 1;
                     }
                     if cfg.data_capture && self.sinr(r, power) >= cfg.sinr_data_capture {
                         self.ext_cancel(r, ExtTimer::Rx);
-                        self.ext(r).rx = Some((f, power, false));
-                        self.phy_drop(ctx, r, current, current_power, "RXB");
+                        self.ext(r).rx = Some(Reception::of(f, power));
+                        self.phy_drop(ctx, r, current.frame, current.power, "RXB");
                         self.ext(r).phy = Phy::PreRx;
                         self.ext_arm(ctx, r, ExtTimer::PreRx, now + cfg.header_duration);
                     } else {
@@ -621,14 +642,12 @@ impl Wifi {
     /// The preamble is in: the body follows, errored if the SINR is short of its scheme's.
     fn preamble_ends(&mut self, ctx: &mut Ctx, r: RadioId) {
         let now = ctx.now_secs();
-        let (f, power, _) = self.ext(r).rx.expect("a preamble being received");
-        let frame = self.ext_frames[f.index()];
+        let rx = self.ext(r).rx.expect("a preamble being received");
+        let frame = self.ext_frames[rx.frame.index()];
         let th = SINR[frame.scheme as usize];
         self.ext(r).sinr_th_rx = th;
-        if self.sinr(r, power) < th {
-            if let Some(rx) = &mut self.ext(r).rx {
-                rx.2 = true;
-            }
+        if self.sinr(r, rx.power) < th {
+            self.ext(r).rx = Some(Reception { errored: true, ..rx });
         }
         self.ext(r).phy = Phy::Rx;
         let header = self.ext_cfg(r).header_duration;
@@ -638,15 +657,15 @@ impl Wifi {
     /// The body is in: the MAC hears of the frame, or of an error (EIFS).
     fn body_ends(&mut self, ctx: &mut Ctx, r: RadioId) -> Outcome {
         self.phy_state(ctx, r, Phy::Searching);
-        let (f, power, errored) = self.ext(r).rx.take().expect("a body being received");
-        if errored {
-            self.phy_drop(ctx, r, f, power, "RXB");
+        let rx = self.ext(r).rx.take().expect("a body being received");
+        if rx.errored {
+            self.phy_drop(ctx, r, rx.frame, rx.power, "RXB");
             let eifs = self.ext_cfg(r).eifs();
             self.set_ifs(ctx, r, eifs);
             return Outcome::Nothing;
         }
-        let out = self.mac_rx_end(ctx, r, f);
-        self.ext_unref(f);
+        let out = self.mac_rx_end(ctx, r, rx.frame);
+        self.ext_unref(rx.frame);
         out
     }
 
@@ -757,7 +776,6 @@ impl Wifi {
         let slots = i64::from(s.draws.integer(cw + 1, &mut ctx.rng));
         let x = self.ext(r);
         x.slots = slots;
-        x.bk_start = -1.0;
         if x.cs != Channel::NoCsNoNav {
             x.bk = Bk::Paused;
         } else if slots == 0 {
@@ -773,7 +791,6 @@ impl Wifi {
         let slot = self.ext_cfg(r).slot;
         let x = self.ext(r);
         if x.slots == 0 {
-            x.slots = -1;
             x.bk = Bk::None;
             return self.txc_bk_done(ctx, r);
         }
@@ -792,7 +809,6 @@ impl Wifi {
         x.bk = Bk::Paused;
         // whole slots counted; a partial one is counted again
         x.slots -= ((now - x.bk_start) / slot).floor() as i64;
-        x.bk_start = -1.0;
         self.ext_cancel(r, ExtTimer::Backoff);
     }
 
@@ -805,7 +821,6 @@ impl Wifi {
 
     fn bk_ends(&mut self, ctx: &mut Ctx, r: RadioId) {
         let x = self.ext(r);
-        x.slots = -1;
         if x.bk == Bk::Running {
             x.bk = Bk::None;
             self.txc_bk_done(ctx, r);
@@ -943,7 +958,7 @@ impl Wifi {
         let frame = self.ext_frames[f.index()];
         let me = self.stations[r.index()].node.get();
         if frame.ra != me && frame.ra != MAC_BROADCAST {
-            self.cs_set_nav(ctx, r, f64::from(frame.duration) * 1e-6);
+            self.cs_set_nav(ctx, r, sec(frame.duration));
             return Outcome::Nothing;
         }
         let now = ctx.now_secs();
@@ -961,8 +976,7 @@ impl Wifi {
             FrameType::Rts => {
                 self.ext_trace(ctx, 'r', r, &frame, "MAC", "---", false);
                 if !matches!(self.ext(r).cs, Channel::NoCsNav | Channel::CsNav) {
-                    let duration =
-                        usec(f64::from(frame.duration) * 1e-6 - cfg.sifs - cfg.txtime(CTS_BYTES, cfg.basic_scheme));
+                    let duration = usec(sec(frame.duration) - cfg.sifs - cfg.txtime(CTS_BYTES, cfg.basic_scheme));
                     self.answer_after_sifs(ctx, r, control(&cfg, FrameType::Cts, frame.ta, duration, r));
                 }
             }
@@ -1422,7 +1436,9 @@ mac = "802_11Ext"
 [[pbc]]
 node = "n0"
 "#;
-        assert!(Scenario::from_toml(base).is_ok());
+        // without an `ext` table, Phy/WirelessPhyExt's defaults: 0.1 W at 5.18 GHz
+        let radio = &Scenario::from_toml(base).unwrap().wlans[0].radio;
+        assert_eq!((radio.tx_power, radio.frequency), (0.1, 5.18e9));
         for (from, to, field) in [
             ("mac = \"802_11Ext\"", "mac = \"802_11Ext\"\nprofile = \"standard\"", "wlans[0].profile"),
             ("mac = \"802_11Ext\"", "mac = \"802_11g\"", "wlans[0].mac"),

@@ -290,8 +290,8 @@ enum HeadRts {
 pub const BROADCAST: RadioId = RadioId(u32::MAX);
 
 /// A MAC address no radio has (`Via::da` of a frame addressed to ns-2's MAC 0 where node 0 has
-/// no radio: wifi/infra.rs).
-const NOWHERE: RadioId = RadioId(u32::MAX - 1);
+/// no radio: wifi/infra.rs; an `Agent/PBC`'s unicast to a node without one: wifi/ext.rs).
+pub(crate) const NOWHERE: RadioId = RadioId(u32::MAX - 1);
 
 /// Slack for comparing times computed along different paths.
 const EPS: f64 = 1e-12;
@@ -300,6 +300,7 @@ impl Wifi {
     /// One radio per (WLAN, node); `draws(name)` gives each its random numbers.
     pub fn new(wlans: Vec<WlanConfig>, mut draws: impl FnMut(String) -> Draws) -> Wifi {
         let mut stations = Vec::new();
+        let nodes = node_count(&wlans);
         for (w, cfg) in wlans.iter().enumerate() {
             for (&node, &pos) in cfg.nodes.iter().zip(&cfg.positions) {
                 let infra = cfg.infrastructure.as_ref().map(|i| {
@@ -352,7 +353,7 @@ impl Wifi {
                     losses: Vec::new(),
                     out_losses: Vec::new(),
                     stats: MacStats::default(),
-                    ext: cfg.ext.as_ref().map(|e| Box::new(ext::ExtRadio::new(e, cfg.cw_min, node_count(&wlans)))),
+                    ext: cfg.ext.as_ref().map(|e| Box::new(ext::ExtRadio::new(e, cfg.cw_min, nodes))),
                 });
             }
         }
